@@ -1,0 +1,424 @@
+// This file holds Aff, a quasi-affine expression (integer combination of dimensions, parameters
+// and floor divisions of such expressions), and MultiAff, a tuple of them: the explicit form of
+// access functions and symbolic tensor extents.
+
+package volume
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Aff is a quasi-affine expression Const + Σ Dims[i]·x_i + Σ c·param + Σ c·floor(num/den).
+// The zero Aff is the constant 0. Affs are immutable and kept in a canonical form (no zero
+// terms, parameters sorted, floors of constants folded), so == on their String is equality of form.
+type Aff struct {
+	Const  int64
+	Dims   []int64     // coefficient of dimension i; trailing zeros trimmed
+	Params []ParamTerm // sorted by name
+	Floors []FloorTerm
+}
+
+// ParamTerm is Coef·Name.
+type ParamTerm struct {
+	Name string
+	Coef int64
+}
+
+// FloorTerm is Coef·floor(Num/Den), Den > 1.
+type FloorTerm struct {
+	Coef int64
+	Num  Aff
+	Den  int64
+}
+
+// AffConst returns the constant c.
+func AffConst(c int64) Aff { return Aff{Const: c} }
+
+// AffDim returns dimension i.
+func AffDim(i int) Aff {
+	d := make([]int64, i+1)
+	d[i] = 1
+	return Aff{Dims: d}
+}
+
+// AffParam returns the parameter name.
+func AffParam(name string) Aff { return Aff{Params: []ParamTerm{{name, 1}}} }
+
+// IsConst reports whether a is a constant, and its value.
+func (a Aff) IsConst() (int64, bool) {
+	if len(a.Dims) == 0 && len(a.Params) == 0 && len(a.Floors) == 0 {
+		return a.Const, true
+	}
+	return 0, false
+}
+
+// Add returns a + b.
+func (a Aff) Add(b Aff) Aff { return a.combine(1, b, 1) }
+
+// Sub returns a − b.
+func (a Aff) Sub(b Aff) Aff { return a.combine(1, b, -1) }
+
+// AddConst returns a + c.
+func (a Aff) AddConst(c int64) Aff { return a.Add(AffConst(c)) }
+
+// Mul returns c·a.
+func (a Aff) Mul(c int64) Aff { return a.combine(c, Aff{}, 0) }
+
+// Neg returns −a.
+func (a Aff) Neg() Aff { return a.Mul(-1) }
+
+func (a Aff) combine(ca int64, b Aff, cb int64) Aff {
+	r := Aff{Const: addc(mulc(ca, a.Const), mulc(cb, b.Const))}
+	n := max(len(a.Dims), len(b.Dims))
+	r.Dims = make([]int64, n)
+	for i := range r.Dims {
+		var x, y int64
+		if i < len(a.Dims) {
+			x = a.Dims[i]
+		}
+		if i < len(b.Dims) {
+			y = b.Dims[i]
+		}
+		r.Dims[i] = addc(mulc(ca, x), mulc(cb, y))
+	}
+	pm := map[string]int64{}
+	for _, p := range a.Params {
+		pm[p.Name] = addc(pm[p.Name], mulc(ca, p.Coef))
+	}
+	for _, p := range b.Params {
+		pm[p.Name] = addc(pm[p.Name], mulc(cb, p.Coef))
+	}
+	for n, c := range pm {
+		r.Params = append(r.Params, ParamTerm{n, c})
+	}
+	for _, f := range a.Floors {
+		r.Floors = addFloor(r.Floors, FloorTerm{mulc(ca, f.Coef), f.Num, f.Den})
+	}
+	for _, f := range b.Floors {
+		r.Floors = addFloor(r.Floors, FloorTerm{mulc(cb, f.Coef), f.Num, f.Den})
+	}
+	return r.canon()
+}
+
+func addFloor(fs []FloorTerm, f FloorTerm) []FloorTerm {
+	for i, g := range fs {
+		if g.Den == f.Den && g.Num.Equal(f.Num) {
+			out := slices.Clone(fs)
+			out[i].Coef = addc(out[i].Coef, f.Coef)
+			return out
+		}
+	}
+	return append(slices.Clone(fs), f)
+}
+
+func (a Aff) canon() Aff {
+	for len(a.Dims) > 0 && a.Dims[len(a.Dims)-1] == 0 {
+		a.Dims = a.Dims[:len(a.Dims)-1]
+	}
+	if len(a.Dims) == 0 {
+		a.Dims = nil
+	}
+	ps := a.Params[:0:0]
+	for _, p := range a.Params {
+		if p.Coef != 0 {
+			ps = append(ps, p)
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+	a.Params = ps
+	if len(a.Params) == 0 {
+		a.Params = nil
+	}
+	fs := a.Floors[:0:0]
+	for _, f := range a.Floors {
+		if f.Coef == 0 {
+			continue
+		}
+		if c, ok := f.Num.IsConst(); ok {
+			a.Const = addc(a.Const, mulc(f.Coef, floorDiv(c, f.Den)))
+			continue
+		}
+		fs = append(fs, f)
+	}
+	a.Floors = fs
+	if len(a.Floors) == 0 {
+		a.Floors = nil
+	}
+	return a
+}
+
+// FloorDiv returns floor(a/d) for d > 0. Divisions that are exact on every term are folded:
+// floor((2i + 4)/2) = i + 2.
+func (a Aff) FloorDiv(d int64) Aff {
+	if d <= 0 {
+		panic(fmt.Errorf("%w: FloorDiv by %d", ErrSpaceMismatch, d))
+	}
+	if d == 1 {
+		return a
+	}
+	if c, ok := a.IsConst(); ok {
+		return AffConst(floorDiv(c, d))
+	}
+	exact := true
+	for _, x := range a.Dims {
+		exact = exact && x%d == 0
+	}
+	for _, p := range a.Params {
+		exact = exact && p.Coef%d == 0
+	}
+	for _, f := range a.Floors {
+		exact = exact && f.Coef%d == 0
+	}
+	if exact {
+		// floor((d·q + c)/d) = q + floor(c/d)
+		r := a
+		r.Const = floorDiv(a.Const, d)
+		r.Dims = slices.Clone(a.Dims)
+		for i := range r.Dims {
+			r.Dims[i] /= d
+		}
+		r.Params = slices.Clone(a.Params)
+		for i := range r.Params {
+			r.Params[i].Coef /= d
+		}
+		r.Floors = slices.Clone(a.Floors)
+		for i := range r.Floors {
+			r.Floors[i].Coef /= d
+		}
+		return r.canon()
+	}
+	return Aff{Floors: []FloorTerm{{1, a, d}}}
+}
+
+// CeilDiv returns ceil(a/d) = −floor(−a/d).
+func (a Aff) CeilDiv(d int64) Aff { return a.Neg().FloorDiv(d).Neg() }
+
+// Mod returns a mod d = a − d·floor(a/d), for d > 0.
+func (a Aff) Mod(d int64) Aff { return a.Sub(a.FloorDiv(d).Mul(d)) }
+
+// Equal reports whether a and b have the same canonical form.
+func (a Aff) Equal(b Aff) bool {
+	if a.Const != b.Const || !slices.Equal(a.Dims, b.Dims) || !slices.Equal(a.Params, b.Params) || len(a.Floors) != len(b.Floors) {
+		return false
+	}
+	for i := range a.Floors {
+		if a.Floors[i].Coef != b.Floors[i].Coef || a.Floors[i].Den != b.Floors[i].Den || !a.Floors[i].Num.Equal(b.Floors[i].Num) {
+			return false
+		}
+	}
+	return true
+}
+
+// NDimUsed returns one more than the highest dimension a refers to.
+func (a Aff) NDimUsed() int {
+	n := len(a.Dims)
+	for _, f := range a.Floors {
+		n = max(n, f.Num.NDimUsed())
+	}
+	return n
+}
+
+// ParamNames returns the parameters a refers to.
+func (a Aff) ParamNames() []string {
+	var out []string
+	for _, p := range a.Params {
+		out = append(out, p.Name)
+	}
+	for _, f := range a.Floors {
+		for _, n := range f.Num.ParamNames() {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// Eval evaluates a at the dimension values x with parameter values from param (which reports
+// ok=false for an unbound parameter).
+func (a Aff) Eval(x []int64, param func(string) (int64, bool)) (int64, error) {
+	v := a.Const
+	for i, c := range a.Dims {
+		if c != 0 {
+			if i >= len(x) {
+				return 0, fmt.Errorf("%w: expression uses dimension %d of a %d-dimensional point", ErrSpaceMismatch, i, len(x))
+			}
+			v += c * x[i]
+		}
+	}
+	for _, p := range a.Params {
+		pv, ok := param(p.Name)
+		if !ok {
+			return 0, fmt.Errorf("%w: parameter %s is not bound", ErrSpaceMismatch, p.Name)
+		}
+		v += p.Coef * pv
+	}
+	for _, f := range a.Floors {
+		n, err := f.Num.Eval(x, param)
+		if err != nil {
+			return 0, err
+		}
+		v += f.Coef * floorDiv(n, f.Den)
+	}
+	return v, nil
+}
+
+// EvalFast evaluates a at x with parameters by position in names/vals; it does not check
+// overflow and is meant for hot loops over validated expressions.
+func (a Aff) EvalFast(x []int64, pvals map[string]int64) int64 {
+	v := a.Const
+	for i, c := range a.Dims {
+		v += c * x[i]
+	}
+	for _, p := range a.Params {
+		v += p.Coef * pvals[p.Name]
+	}
+	for _, f := range a.Floors {
+		v += f.Coef * floorDiv(f.Num.EvalFast(x, pvals), f.Den)
+	}
+	return v
+}
+
+// SubstDims returns a with dimension i replaced by sub[i].
+func (a Aff) SubstDims(sub []Aff) Aff {
+	r := AffConst(a.Const)
+	for i, c := range a.Dims {
+		if c != 0 {
+			r = r.Add(sub[i].Mul(c))
+		}
+	}
+	for _, p := range a.Params {
+		r = r.Add(AffParam(p.Name).Mul(p.Coef))
+	}
+	for _, f := range a.Floors {
+		r = r.Add(f.Num.SubstDims(sub).FloorDiv(f.Den).Mul(f.Coef))
+	}
+	return r
+}
+
+// String prints a in isl notation with the given dimension names (d0, d1, … when nil).
+func (a Aff) String(dimNames ...string) string {
+	var sb strings.Builder
+	first := true
+	term := func(c int64, atom string, star bool) {
+		if c == 0 {
+			return
+		}
+		switch {
+		case first && c < 0:
+			sb.WriteString("-")
+		case !first && c < 0:
+			sb.WriteString(" - ")
+		case !first:
+			sb.WriteString(" + ")
+		}
+		if abs64(c) != 1 {
+			sb.WriteString(strconv.FormatInt(abs64(c), 10))
+			if star {
+				sb.WriteString("*")
+			}
+		}
+		sb.WriteString(atom)
+		first = false
+	}
+	for i, c := range a.Dims {
+		name := "d" + strconv.Itoa(i)
+		if i < len(dimNames) && dimNames[i] != "" {
+			name = dimNames[i]
+		}
+		term(c, name, false)
+	}
+	for _, p := range a.Params {
+		term(p.Coef, p.Name, false)
+	}
+	for _, f := range a.Floors {
+		term(f.Coef, "floor(("+f.Num.String(dimNames...)+")/"+strconv.FormatInt(f.Den, 10)+")", true)
+	}
+	switch {
+	case first:
+		sb.WriteString(strconv.FormatInt(a.Const, 10))
+	case a.Const < 0:
+		sb.WriteString(" - " + strconv.FormatInt(-a.Const, 10))
+	case a.Const > 0:
+		sb.WriteString(" + " + strconv.FormatInt(a.Const, 10))
+	}
+	return sb.String()
+}
+
+// row linearises a into a constraint row of b (params by name from params), adding the divs
+// it needs to b. Dimension i of a is column dimCol+i.
+func (b *basic) affRow(a Aff, params []string, dimCol int) []int64 {
+	r := b.newRow()
+	r[0] = a.Const
+	for i, c := range a.Dims {
+		r[dimCol+i] = addc(r[dimCol+i], c)
+	}
+	for _, p := range a.Params {
+		k := slices.Index(params, p.Name)
+		if k < 0 {
+			spaceMismatch("expression uses undeclared parameter %s", p.Name)
+		}
+		r[1+k] = addc(r[1+k], p.Coef)
+	}
+	for _, f := range a.Floors {
+		num := b.affRow(f.Num, params, dimCol)
+		col := b.addDiv(num, f.Den)
+		// addDiv may have inserted a column before the existentials; r has no existentials.
+		if len(r) < b.width() {
+			r = append(r, make([]int64, b.width()-len(r))...)
+		}
+		r[col] = addc(r[col], f.Coef)
+	}
+	return r
+}
+
+// MultiAff is a function from a tuple of dimensions to a tuple of quasi-affine expressions:
+// { In[dims] -> Out[Exprs] }.
+type MultiAff struct {
+	Params  []string
+	InName  string
+	InDims  []string
+	OutName string
+	Exprs   []Aff
+}
+
+// Map returns the graph of f as a Map, restricted to the points of guard when guard has pieces
+// (pass the zero Set for no restriction).
+func (f MultiAff) Map() Map {
+	in := tuple{f.InName, slices.Clone(f.InDims)}
+	out := tuple{f.OutName, make([]string, len(f.Exprs))}
+	params := slices.Clone(f.Params)
+	for _, e := range f.Exprs {
+		for _, p := range e.ParamNames() {
+			if !slices.Contains(params, p) {
+				params = append(params, p)
+			}
+		}
+	}
+	b := newBasic(len(params), in, out)
+	for j, e := range f.Exprs {
+		r := b.affRow(e, params, b.inStart())
+		if len(r) < b.width() {
+			r = append(r, make([]int64, b.width()-len(r))...)
+		}
+		r[b.outStart()+j] = subc(r[b.outStart()+j], 1)
+		b.eqs = append(b.eqs, r)
+		// rows added earlier must be widened if divs were added
+		for i := range b.eqs {
+			if len(b.eqs[i]) < b.width() {
+				b.eqs[i] = append(b.eqs[i], make([]int64, b.width()-len(b.eqs[i]))...)
+			}
+		}
+	}
+	u := union{params: params}
+	u.addSpace(space{in, out})
+	u.pieces = []*basic{b}
+	return Map{u}
+}
+
+// String prints f in isl notation.
+func (f MultiAff) String() string { return f.Map().String() }

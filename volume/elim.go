@@ -1,0 +1,294 @@
+// This file holds exact projection: existential variables are eliminated with the Omega test
+// (unit substitution, Pugh's mod-hat reduction, Fourier–Motzkin, dark shadow and splinters) so
+// that every remaining local variable is a div, a floor division of the remaining variables.
+
+package volume
+
+// tidy normalises the constraints of b (gcd, integer tightening, duplicates, opposite pairs that
+// form equalities). It returns false when b is found to be empty along the way.
+func (b *basic) tidy() bool {
+	eqs := b.eqs[:0]
+	for _, r := range b.eqs {
+		ok, drop := normEq(r)
+		if !ok {
+			return false
+		}
+		if drop {
+			continue
+		}
+		dup := false
+		for _, e := range eqs {
+			if equalRows(e, r) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			eqs = append(eqs, r)
+		}
+	}
+	b.eqs = eqs
+	kept, neweqs, ok := tidyIneqs(b.ineqs)
+	if !ok {
+		return false
+	}
+	b.ineqs = kept
+	if len(neweqs) > 0 {
+		b.eqs = append(b.eqs, neweqs...)
+		return b.tidy()
+	}
+	return true
+}
+
+// isEmpty decides exactly whether b has no integer point.
+func (b *basic) isEmpty() bool {
+	ineqs := make([][]int64, 0, len(b.ineqs)+2*len(b.divs))
+	ineqs = append(ineqs, b.ineqs...)
+	ineqs = append(ineqs, b.allDivConstraints()...)
+	return !feasible(b.eqs, ineqs)
+}
+
+// plainIsEmpty reports whether b is obviously empty (a violated constant constraint), without
+// any computation.
+func (b *basic) plainIsEmpty() bool {
+	for _, r := range b.eqs {
+		if isZeroFrom(r, 1) && r[0] != 0 {
+			return true
+		}
+	}
+	for _, r := range b.ineqs {
+		if isZeroFrom(r, 1) && r[0] < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// eliminateEx removes all existential columns of b exactly. The result is a union of basics with
+// nEx == 0; b is consumed.
+func (b *basic) eliminateEx() []*basic {
+	steps := 0
+	for {
+		steps++
+		if steps > maxOmegaSteps {
+			panic(internalError{"projection does not terminate"})
+		}
+		if !b.tidy() {
+			return nil
+		}
+		if b.nEx == 0 {
+			b.dropUnusedDivs()
+			return []*basic{b}
+		}
+		if b.elimExEquality() {
+			continue
+		}
+		if b.emptyMarked() {
+			return nil
+		}
+		exS, w := b.exStart(), b.width()
+		best, bestCost, bestExact, oneSided := -1, int64(0), false, false
+		for c := exS; c < w; c++ {
+			var nl, nu int64
+			unitL, unitU := true, true
+			for _, r := range b.ineqs {
+				switch {
+				case r[c] > 0:
+					nl++
+					unitL = unitL && r[c] == 1
+				case r[c] < 0:
+					nu++
+					unitU = unitU && r[c] == -1
+				}
+			}
+			if nl == 0 || nu == 0 {
+				best, oneSided = c, true
+				break
+			}
+			exact := unitL || unitU
+			cost := nl*nu - nl - nu
+			if best < 0 || (exact && !bestExact) || (exact == bestExact && cost < bestCost) {
+				best, bestCost, bestExact = c, cost, exact
+			}
+		}
+		c := best
+		switch {
+		case oneSided:
+			b.ineqs = dropWithCol(b.ineqs, c)
+			b.dropCol(c)
+			b.nEx--
+		case bestExact:
+			b.ineqs = fourierMotzkin(b.ineqs, c, 0)
+			b.dropCol(c)
+			b.nEx--
+		default:
+			// Pugh's exact projection: dark shadow ∪ splinters.
+			dark := b.clone()
+			dark.ineqs = fourierMotzkin(b.ineqs, c, 1)
+			dark.dropCol(c)
+			dark.nEx--
+			out := dark.eliminateEx()
+			for _, sp := range splinters(b.ineqs, c) {
+				s := b.clone()
+				s.eqs = append(s.eqs, cloneRow(sp))
+				out = append(out, s.eliminateEx()...)
+			}
+			return out
+		}
+	}
+}
+
+func (b *basic) emptyMarked() bool { return b.plainIsEmpty() }
+
+// elimExEquality handles one equality involving existentials. It returns false when no equality
+// involves an existential.
+func (b *basic) elimExEquality() bool {
+	exS, w := b.exStart(), b.width()
+	for ei, r := range b.eqs {
+		if isZeroFrom(r, exS) {
+			continue
+		}
+		c, k := -1, -1
+		for i := exS; i < w; i++ {
+			if r[i] == 1 || r[i] == -1 {
+				c = i
+				break
+			}
+			if r[i] != 0 && (k < 0 || abs64(r[i]) < abs64(r[k])) {
+				k = i
+			}
+		}
+		if c >= 0 {
+			b.eqs = append(b.eqs[:ei:ei], b.eqs[ei+1:]...)
+			for _, o := range b.eqs {
+				substitute(o, r, c)
+			}
+			for _, o := range b.ineqs {
+				substitute(o, r, c)
+			}
+			b.dropCol(c)
+			b.nEx--
+			return true
+		}
+		g := rowGCD(r, exS)
+		if g > 1 {
+			f := cloneRow(r)
+			for i := exS; i < w; i++ {
+				f[i] = 0
+			}
+			if isZeroFrom(f, 1) {
+				if f[0]%g != 0 {
+					b.markEmpty()
+					return true
+				}
+				for i := range r {
+					r[i] /= g
+				}
+				return true
+			}
+			// g*(E·e) = -f: f must be a multiple of g; d = floor(f/g) = f/g and E·e + d = 0.
+			b.eqs = append(b.eqs[:ei:ei], b.eqs[ei+1:]...)
+			oldEx := exS
+			col := b.addDiv(f, g)
+			shift := b.exStart() - oldEx
+			div := b.newRow()
+			copy(div, f[:oldEx])
+			div[col] = subc(div[col], g)
+			nr := b.newRow()
+			nr[col] = 1
+			for i := oldEx; i < w; i++ {
+				nr[i+shift] = r[i] / g
+			}
+			b.eqs = append(b.eqs, div, nr)
+			return true
+		}
+		// Pugh's mod-hat: new existential sigma, m*sigma = sum modhat(r_i, m) x_i; it gives x_k
+		// a unit coefficient, and substituting x_k shrinks the equality's coefficients.
+		m := abs64(r[k]) + 1
+		b.insertCols(w, 1)
+		b.nEx++
+		r = b.eqs[ei]
+		t := b.newRow()
+		for i := 0; i < w; i++ {
+			t[i] = modHat(r[i], m)
+		}
+		t[w] = -m
+		for _, o := range b.eqs {
+			substitute(o, t, k)
+		}
+		for _, o := range b.ineqs {
+			substitute(o, t, k)
+		}
+		b.dropCol(k)
+		b.nEx--
+		return true
+	}
+	return false
+}
+
+// projectCols existentially quantifies the variable columns in drop (parameters or dimensions,
+// never the constant or divs) and eliminates them. Divs that depend on a dropped column become
+// existentials too. The result's tuples and parameter count are given by the caller.
+func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*basic {
+	ds := b.divStart()
+	tainted := make([]bool, len(b.divs))
+	for k, d := range b.divs {
+		for col, v := range d.num {
+			if v == 0 {
+				continue
+			}
+			if col < ds && drop[col] || col >= ds && col < ds+k && tainted[col-ds] {
+				tainted[k] = true
+				break
+			}
+		}
+	}
+	c := b.clone()
+	for k := range b.divs {
+		if tainted[k] {
+			lo, hi := c.divConstraints(k)
+			c.ineqs = append(c.ineqs, lo, hi)
+		}
+	}
+	newCol := make([]int, c.width())
+	next := 1
+	for col := 1; col < ds; col++ {
+		if !drop[col] {
+			newCol[col] = next
+			next++
+		}
+	}
+	var kept []div
+	for k := range c.divs {
+		if !tainted[k] {
+			newCol[ds+k] = next
+			next++
+			kept = append(kept, c.divs[k])
+		}
+	}
+	nEx := 0
+	for col := 1; col < ds; col++ {
+		if drop[col] {
+			newCol[col] = next
+			next++
+			nEx++
+		}
+	}
+	for k := range c.divs {
+		if tainted[k] {
+			newCol[ds+k] = next
+			next++
+			nEx++
+		}
+	}
+	for col := ds + len(c.divs); col < c.width(); col++ { // existing existentials
+		newCol[col] = next
+		next++
+		nEx++
+	}
+	c.divs = kept
+	// remap rows (the kept divs' numerators never refer to dropped or tainted columns)
+	c.remapRows(newCol, next)
+	c.nParam, c.in, c.out, c.nEx = nParam, in.clone(), out.clone(), nEx
+	return c.eliminateEx()
+}

@@ -1,0 +1,51 @@
+// This file holds the package's sentinel errors and Try, which turns its panics into errors.
+
+package volume
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrSpaceMismatch is the panic value of an operation whose operands live in incompatible
+	// spaces (a programmer error, like a shape mismatch in gonum's mat).
+	ErrSpaceMismatch = errors.New("volume: space mismatch")
+	// ErrOverflow is returned (through Try) when a coefficient leaves the int64 range. No
+	// operation ever returns a wrong answer because of overflow: it stops with this error.
+	ErrOverflow = errors.New("volume: coefficient overflow")
+	// ErrUnbounded is returned by operations that need a bounded set (Card, Points, Lexmin).
+	ErrUnbounded = errors.New("volume: set is unbounded")
+	// ErrInternal reports a bug in the package.
+	ErrInternal = errors.New("volume: internal error")
+)
+
+// Try runs f and converts the panics of this package (ErrOverflow, ErrSpaceMismatch, internal
+// errors) into an error. Other panics propagate. Callers at API boundaries (passes, the
+// calculator, importers) wrap volume computations with Try.
+func Try(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch v := r.(type) {
+			case overflow:
+				err = ErrOverflow
+			case internalError:
+				err = fmt.Errorf("%w: %s", ErrInternal, v.msg)
+			case error:
+				if errors.Is(v, ErrSpaceMismatch) || errors.Is(v, ErrUnbounded) {
+					err = v
+					return
+				}
+				panic(r)
+			default:
+				panic(r)
+			}
+		}
+	}()
+	f()
+	return nil
+}
+
+func spaceMismatch(format string, args ...any) {
+	panic(fmt.Errorf("%w: %s", ErrSpaceMismatch, fmt.Sprintf(format, args...)))
+}

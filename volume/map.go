@@ -1,0 +1,153 @@
+// This file holds Map, a finite union of affine relations between integer tuples.
+
+package volume
+
+// Map is a finite union of basic maps: relations { A[x] -> B[y] : constraints } over named
+// parameters, possibly between several pairs of tuples (isl's union_map). Maps are immutable.
+type Map struct{ u union }
+
+// UniverseMap returns the relation of all pairs of points of the two tuples.
+func UniverseMap(params []string, inName string, inDims []string, outName string, outDims []string) Map {
+	in := tuple{inName, append([]string(nil), inDims...)}
+	out := tuple{outName, append([]string(nil), outDims...)}
+	u := union{params: append([]string(nil), params...), pieces: []*basic{universeBasic(len(params), in, out)}}
+	u.addSpace(space{in, out})
+	return Map{u}
+}
+
+// Params returns the parameter names of m.
+func (m Map) Params() []string { return append([]string(nil), m.u.params...) }
+
+// NPieces returns the number of basic maps in m.
+func (m Map) NPieces() int { return len(m.u.pieces) }
+
+// Reverse returns { y -> x : x -> y ∈ m } (isl_map_reverse; MLIR's inverse).
+func (m Map) Reverse() Map {
+	r := union{params: m.u.params}
+	for _, s := range m.u.spaces {
+		r.addSpace(space{s.out, s.in})
+	}
+	for _, p := range m.u.pieces {
+		ni, no := p.nIn(), p.nOut()
+		dimCol := make([]int, ni+no)
+		for i := 0; i < ni; i++ {
+			dimCol[i] = no + i
+		}
+		for j := 0; j < no; j++ {
+			dimCol[ni+j] = j
+		}
+		r.pieces = append(r.pieces, p.embed(p.out, p.in, dimCol))
+	}
+	return Map{r}
+}
+
+// Domain returns { x : ∃y, x -> y ∈ m }.
+func (m Map) Domain() Set {
+	return Set{m.u.project(func(b *basic) map[int]bool {
+		d := map[int]bool{}
+		for j := 0; j < b.nOut(); j++ {
+			d[b.outStart()+j] = true
+		}
+		return d
+	}, func(b *basic) (tuple, tuple) { return tuple{}, b.in }, len(m.u.params), m.u.params)}
+}
+
+// Range returns { y : ∃x, x -> y ∈ m }.
+func (m Map) Range() Set {
+	return Set{m.u.project(func(b *basic) map[int]bool {
+		d := map[int]bool{}
+		for i := 0; i < b.nIn(); i++ {
+			d[b.inStart()+i] = true
+		}
+		return d
+	}, func(b *basic) (tuple, tuple) { return tuple{}, b.out }, len(m.u.params), m.u.params)}
+}
+
+// Intersect returns m ∩ n.
+func (m Map) Intersect(n Map) Map { return Map{m.u.intersect(n.u)} }
+
+// Union returns m ∪ n.
+func (m Map) Union(n Map) Map { return Map{m.u.unite(n.u)} }
+
+// Subtract returns m − n.
+func (m Map) Subtract(n Map) Map { return Map{m.u.subtract(n.u)} }
+
+// IsEmpty decides exactly whether m has no pair.
+func (m Map) IsEmpty() bool { return m.u.isEmpty() }
+
+// IsSubset decides exactly whether m ⊆ n.
+func (m Map) IsSubset(n Map) bool { return m.u.isSubset(n.u) }
+
+// IsEqual decides exactly whether m and n relate the same pairs.
+func (m Map) IsEqual(n Map) bool { return m.IsSubset(n) && n.IsSubset(m) }
+
+// Simplify returns m without empty pieces, redundant constraints or unused divs.
+func (m Map) Simplify() Map { return Map{m.u.simplify()} }
+
+// FixParam returns m with parameter name bound to v.
+func (m Map) FixParam(name string, v int64) Map { return Map{m.u.fixParam(name, v)} }
+
+// IntersectDomain returns { x -> y ∈ m : x ∈ s }.
+func (m Map) IntersectDomain(s Set) Map {
+	mu, su := align(m.u, s.u)
+	r := union{params: mu.params, spaces: mu.spaces}
+	for _, a := range mu.pieces {
+		for _, b := range su.pieces {
+			if b.out.sameSpace(a.in) {
+				r.addPieces(a.intersect(b.embed(a.in, a.out, seq(0, b.nOut()))))
+			}
+		}
+	}
+	return Map{r}
+}
+
+// IntersectRange returns { x -> y ∈ m : y ∈ s }.
+func (m Map) IntersectRange(s Set) Map {
+	mu, su := align(m.u, s.u)
+	r := union{params: mu.params, spaces: mu.spaces}
+	for _, a := range mu.pieces {
+		for _, b := range su.pieces {
+			if b.out.sameSpace(a.out) {
+				r.addPieces(a.intersect(b.embed(a.in, a.out, seq(a.nIn(), b.nOut()))))
+			}
+		}
+	}
+	return Map{r}
+}
+
+// ApplyRange returns the composition { x -> z : ∃y, x -> y ∈ m, y -> z ∈ n } (isl_map_apply_range;
+// n ∘ m in mathematical notation).
+func (m Map) ApplyRange(n Map) Map {
+	mu, nu := align(m.u, n.u)
+	r := union{params: mu.params}
+	for _, a := range mu.spaces {
+		for _, b := range nu.spaces {
+			if a.out.sameSpace(b.in) {
+				r.addSpace(space{a.in, b.out})
+			}
+		}
+	}
+	for _, a := range mu.pieces {
+		for _, b := range nu.pieces {
+			if !a.out.sameSpace(b.in) {
+				continue
+			}
+			nx, ny, nz := a.nIn(), a.nOut(), b.nOut()
+			mid := tuple{"", make([]string, ny+nz)}
+			ea := a.embed(a.in, mid, seq(0, nx+ny))
+			eb := b.embed(a.in, mid, seq(nx, ny+nz))
+			j := ea.intersect(eb)
+			drop := map[int]bool{}
+			for i := 0; i < ny; i++ {
+				drop[j.outStart()+i] = true
+			}
+			r.addPieces(j.projectCols(drop, j.nParam, a.in, b.out)...)
+		}
+	}
+	return Map{r}
+}
+
+// ApplyDomain returns { z -> y : ∃x, x -> y ∈ m, x -> z ∈ n } (isl_map_apply_domain).
+func (m Map) ApplyDomain(n Map) Map { return m.Reverse().ApplyRange(n).Reverse() }
+
+// Wrap-free helpers used by passes: the image of a set is Set.Apply.

@@ -1,0 +1,370 @@
+// This file holds the Omega test (Pugh 1991): exact integer feasibility of a constraint system and
+// exact elimination of existential variables (dark shadow and splinters).
+
+package volume
+
+// maxOmegaSteps bounds the equality reductions of one problem. Pugh's mod-hat reduction shrinks
+// coefficients geometrically, so real problems need a handful; the bound turns a bug into an error.
+const maxOmegaSteps = 10000
+
+type internalError struct{ msg string }
+
+func (e internalError) Error() string { return "volume: internal error: " + e.msg }
+
+// substitute eliminates column c from row using pivot, whose coefficient at c is ±1.
+func substitute(row, piv []int64, c int) {
+	f := row[c]
+	if f == 0 {
+		return
+	}
+	f = mulc(f, piv[c]) // piv[c]² = 1
+	for i := range row {
+		if piv[i] != 0 {
+			row[i] = subc(row[i], mulc(f, piv[i]))
+		}
+	}
+}
+
+// modHat is Pugh's symmetric remainder a - m*floor(a/m + 1/2).
+func modHat(a, m int64) int64 {
+	return subc(a, mulc(m, floorDiv(addc(mulc(2, a), m), mulc(2, m))))
+}
+
+// normIneq divides an inequality by the gcd of its variable coefficients, rounding the constant
+// down (integer tightening). It reports ok=false for a constant row that is violated and
+// drop=true for a constant row that always holds.
+func normIneq(r []int64) (ok, drop bool) {
+	g := rowGCD(r, 1)
+	if g == 0 {
+		return r[0] >= 0, true
+	}
+	if g != 1 {
+		for i := 1; i < len(r); i++ {
+			r[i] /= g
+		}
+		r[0] = floorDiv(r[0], g)
+	}
+	return true, false
+}
+
+// normEq divides an equality by the gcd of its coefficients. ok=false means it has no integer
+// solution (gcd test); drop=true means it is 0 = 0.
+func normEq(r []int64) (ok, drop bool) {
+	g := rowGCD(r, 1)
+	if g == 0 {
+		return r[0] == 0, true
+	}
+	if r[0]%g != 0 {
+		return false, false
+	}
+	if g != 1 {
+		for i := range r {
+			r[i] /= g
+		}
+	}
+	// canonical sign: first non-zero coefficient positive
+	for i := 1; i < len(r); i++ {
+		if r[i] != 0 {
+			if r[i] < 0 {
+				for j := range r {
+					r[j] = -r[j]
+				}
+			}
+			break
+		}
+	}
+	return true, false
+}
+
+// sameCoeffs reports whether a and b agree on columns 1.. (sign s: b = s*a).
+func sameCoeffs(a, b []int64, s int64) bool {
+	for i := 1; i < len(a); i++ {
+		if a[i] != s*b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// tidyIneqs normalises, removes duplicates (keeping the tighter) and detects contradictory or
+// equality-forming opposite pairs. It returns the kept rows, the new equalities found and ok=false
+// when the system is infeasible.
+func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
+	kept = rows[:0:0]
+	for _, r := range rows {
+		ok, drop := normIneq(r)
+		if !ok {
+			return nil, nil, false
+		}
+		if drop {
+			continue
+		}
+		dup := false
+		for j, k := range kept {
+			if k == nil {
+				continue
+			}
+			if sameCoeffs(r, k, 1) {
+				if r[0] < k[0] {
+					kept[j] = r
+				}
+				dup = true
+				break
+			}
+			if sameCoeffs(r, k, -1) {
+				s := addc(r[0], k[0])
+				if s < 0 {
+					return nil, nil, false
+				}
+				if s == 0 {
+					neweqs = append(neweqs, r)
+					kept[j] = nil
+					dup = true
+					break
+				}
+			}
+		}
+		if !dup {
+			kept = append(kept, r)
+		}
+	}
+	out := kept[:0]
+	for _, k := range kept {
+		if k != nil {
+			out = append(out, k)
+		}
+	}
+	return out, neweqs, true
+}
+
+// feasible decides whether eqs (= 0) and ineqs (>= 0) have an integer solution. All columns but
+// the constant are variables. The rows are not modified.
+func feasible(eqs, ineqs [][]int64) bool {
+	e := make([][]int64, len(eqs))
+	for i, r := range eqs {
+		e[i] = cloneRow(r)
+	}
+	in := make([][]int64, len(ineqs))
+	for i, r := range ineqs {
+		in[i] = cloneRow(r)
+	}
+	return feasibleOwned(e, in, 0)
+}
+
+// feasibleOwned is feasible on rows it may modify.
+func feasibleOwned(eqs, ineqs [][]int64, depth int) bool {
+	steps := 0
+	for len(eqs) > 0 {
+		steps++
+		if steps > maxOmegaSteps {
+			panic(internalError{"equality elimination does not terminate"})
+		}
+		r := eqs[len(eqs)-1]
+		eqs = eqs[:len(eqs)-1]
+		ok, drop := normEq(r)
+		if !ok {
+			return false
+		}
+		if drop {
+			continue
+		}
+		c := -1
+		k := -1
+		for i := 1; i < len(r); i++ {
+			if r[i] == 1 || r[i] == -1 {
+				c = i
+				break
+			}
+			if r[i] != 0 && (k < 0 || abs64(r[i]) < abs64(r[k])) {
+				k = i
+			}
+		}
+		if c >= 0 {
+			for _, o := range eqs {
+				substitute(o, r, c)
+			}
+			for _, o := range ineqs {
+				substitute(o, r, c)
+			}
+			continue
+		}
+		// Pugh's mod-hat step: a new variable sigma with m*sigma = sum modhat(a_i, m) x_i.
+		m := abs64(r[k]) + 1
+		w := len(r) + 1
+		grow := func(x []int64) []int64 { return append(x, 0) }
+		r = grow(r)
+		for i := range eqs {
+			eqs[i] = grow(eqs[i])
+		}
+		for i := range ineqs {
+			ineqs[i] = grow(ineqs[i])
+		}
+		t := make([]int64, w)
+		for i := 0; i < w-1; i++ {
+			t[i] = modHat(r[i], m)
+		}
+		t[w-1] = -m
+		// t[k] = -sign(r[k]): a unit pivot for x_k.
+		substitute(r, t, k)
+		for _, o := range eqs {
+			substitute(o, t, k)
+		}
+		for _, o := range ineqs {
+			substitute(o, t, k)
+		}
+		eqs = append(eqs, r)
+	}
+	return omegaIneqs(ineqs, depth)
+}
+
+// omegaIneqs decides integer feasibility of a system of inequalities.
+func omegaIneqs(rows [][]int64, depth int) bool {
+	for {
+		kept, neweqs, ok := tidyIneqs(rows)
+		if !ok {
+			return false
+		}
+		if len(neweqs) > 0 {
+			return feasibleOwned(neweqs, kept, depth)
+		}
+		rows = kept
+		if len(rows) == 0 {
+			return true
+		}
+		w := len(rows[0])
+		best, bestCost, bestExact := -1, int64(-1), false
+		for c := 1; c < w; c++ {
+			var nl, nu int64
+			unitL, unitU := true, true
+			for _, r := range rows {
+				switch {
+				case r[c] > 0:
+					nl++
+					if r[c] != 1 {
+						unitL = false
+					}
+				case r[c] < 0:
+					nu++
+					if r[c] != -1 {
+						unitU = false
+					}
+				}
+			}
+			if nl == 0 && nu == 0 {
+				continue
+			}
+			if nl == 0 || nu == 0 {
+				// unbounded in one direction: every constraint on x_c can be satisfied.
+				rows = dropWithCol(rows, c)
+				best = -2
+				break
+			}
+			exact := unitL || unitU
+			cost := nl*nu - nl - nu
+			if best < 0 || (exact && !bestExact) || (exact == bestExact && cost < bestCost) {
+				best, bestCost, bestExact = c, cost, exact
+			}
+		}
+		if best == -2 {
+			continue
+		}
+		if best < 0 {
+			return true
+		}
+		c := best
+		if bestExact {
+			rows = fourierMotzkin(rows, c, 0)
+			continue
+		}
+		// Inexact: real shadow, dark shadow, splinters.
+		if !omegaIneqs(cloneRows(fourierMotzkin(rows, c, 0)), depth+1) {
+			return false
+		}
+		if omegaIneqs(fourierMotzkin(rows, c, 1), depth+1) {
+			return true
+		}
+		for _, sp := range splinters(rows, c) {
+			if feasibleOwned([][]int64{sp}, cloneRows(rows), depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func cloneRows(rows [][]int64) [][]int64 {
+	out := make([][]int64, len(rows))
+	for i, r := range rows {
+		out[i] = cloneRow(r)
+	}
+	return out
+}
+
+func dropWithCol(rows [][]int64, c int) [][]int64 {
+	out := rows[:0]
+	for _, r := range rows {
+		if r[c] == 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fourierMotzkin eliminates column c. With dark=1 it builds Pugh's dark shadow instead of the
+// real shadow: every pair (a*x >= L, b*x <= U) gives a*U - b*L >= (a-1)(b-1).
+func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
+	var lows, ups, out [][]int64
+	for _, r := range rows {
+		switch {
+		case r[c] > 0:
+			lows = append(lows, r)
+		case r[c] < 0:
+			ups = append(ups, r)
+		default:
+			out = append(out, cloneRow(r))
+		}
+	}
+	for _, l := range lows {
+		a := l[c]
+		for _, u := range ups {
+			b := -u[c]
+			var n []int64
+			if dark == 0 {
+				g := gcd(a, b)
+				n = combine(b/g, l, a/g, u)
+			} else {
+				n = combine(b, l, a, u)
+				n[0] = subc(n[0], mulc(a-1, b-1))
+			}
+			n[c] = 0
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// splinters returns the equalities a*x + L - j = 0 of Pugh's splinters for column c: for every
+// lower bound a*x + L >= 0 and 0 <= j <= (amax*a - a - amax)/amax, where amax is the largest
+// upper-bound coefficient of x.
+func splinters(rows [][]int64, c int) [][]int64 {
+	var amax int64
+	for _, r := range rows {
+		if -r[c] > amax {
+			amax = -r[c]
+		}
+	}
+	var out [][]int64
+	for _, r := range rows {
+		a := r[c]
+		if a <= 0 {
+			continue
+		}
+		lim := floorDiv(subc(subc(mulc(amax, a), a), amax), amax)
+		for j := int64(0); j <= lim; j++ {
+			e := cloneRow(r)
+			e[0] = subc(e[0], j)
+			out = append(out, e)
+		}
+	}
+	return out
+}

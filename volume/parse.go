@@ -1,0 +1,931 @@
+// This file parses isl notation: "[N] -> { S[i, j] : 0 <= i < N and exists (e : i + j = 2e) }",
+// maps "{ A[i, j] -> B[i + 1, 2j] }", floor/ceil/mod, chains, lists, not, or, and ";"-separated
+// pieces in different tuples.
+
+package volume
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrSyntax is wrapped by every parse error.
+var ErrSyntax = errors.New("volume: syntax error")
+
+// maxParseLen bounds the input accepted by the parsers (1 MiB), so that hostile input cannot make
+// them allocate without bound.
+const maxParseLen = 1 << 20
+
+// maxDisjuncts bounds the disjunctive normal form of one formula.
+const maxDisjuncts = 4096
+
+// ParseSet parses a set in isl notation.
+func ParseSet(s string) (Set, error) {
+	u, isMap, err := parseUnion(s)
+	if err != nil {
+		return Set{}, err
+	}
+	if isMap {
+		return Set{}, fmt.Errorf("%w: expected a set, got a map: %q", ErrSyntax, clip(s))
+	}
+	return Set{u}, nil
+}
+
+// ParseMap parses a map in isl notation.
+func ParseMap(s string) (Map, error) {
+	u, isMap, err := parseUnion(s)
+	if err != nil {
+		return Map{}, err
+	}
+	if !isMap && len(u.spaces) > 0 {
+		return Map{}, fmt.Errorf("%w: expected a map, got a set: %q", ErrSyntax, clip(s))
+	}
+	return Map{u}, nil
+}
+
+// MustParseSet is ParseSet for literals known to be valid; it panics on error.
+func MustParseSet(s string) Set {
+	r, err := ParseSet(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// MustParseMap is ParseMap for literals known to be valid; it panics on error.
+func MustParseMap(s string) Map {
+	r, err := ParseMap(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+func parseUnion(s string) (u union, isMap bool, err error) {
+	if len(s) > maxParseLen {
+		return union{}, false, fmt.Errorf("%w: input of %d bytes exceeds the limit of %d", ErrSyntax, len(s), maxParseLen)
+	}
+	toks, err := tokenize(s)
+	if err != nil {
+		return union{}, false, err
+	}
+	p := &parser{toks: toks, src: s}
+	err = Try(func() { u, isMap, err = p.parseTop() })
+	if err != nil {
+		return union{}, false, err
+	}
+	return u, isMap, nil
+}
+
+// ---- tokens ----
+
+type tokKind int
+
+const (
+	tEOF tokKind = iota
+	tIdent
+	tInt
+	tPunct
+)
+
+type token struct {
+	kind tokKind
+	text string
+	val  int64
+	pos  int
+}
+
+func tokenize(s string) ([]token, error) {
+	var toks []token
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			v, err := strconv.ParseInt(s[i:j], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: integer %s out of range at offset %d", ErrSyntax, s[i:j], i)
+			}
+			toks = append(toks, token{tInt, s[i:j], v, i})
+			i = j
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '$':
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '\'' || s[j] == '$' || s[j] == '.' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			toks = append(toks, token{tIdent, s[i:j], 0, i})
+			i = j
+		default:
+			two := ""
+			if i+1 < len(s) {
+				two = s[i : i+2]
+			}
+			switch two {
+			case "->", "<=", ">=", "!=", "==", ":=", "&&", "||":
+				toks = append(toks, token{tPunct, two, 0, i})
+				i += 2
+				continue
+			}
+			if strings.ContainsRune("{}[](),:;+-*/%=<>", rune(c)) {
+				toks = append(toks, token{tPunct, string(c), 0, i})
+				i++
+				continue
+			}
+			return nil, fmt.Errorf("%w: unexpected character %q at offset %d", ErrSyntax, c, i)
+		}
+	}
+	toks = append(toks, token{tEOF, "", 0, len(s)})
+	return toks, nil
+}
+
+// ---- parser state ----
+
+type varKind int
+
+const (
+	vParam varKind = iota
+	vDim
+	vDiv
+	vEx
+)
+
+type pvar struct {
+	kind varKind
+	idx  int // parameter index, dimension index, or creation order
+	def  lin // div definition numerator
+	den  int64
+}
+
+// lin is an affine expression over the variables of the piece being parsed.
+type lin struct {
+	c int64
+	t map[int]int64
+}
+
+func constLin(c int64) lin { return lin{c: c} }
+
+func varLin(v int) lin { return lin{t: map[int]int64{v: 1}} }
+
+func (a lin) add(b lin, s int64) lin {
+	r := lin{c: addc(a.c, mulc(s, b.c)), t: map[int]int64{}}
+	for k, v := range a.t {
+		r.t[k] = v
+	}
+	for k, v := range b.t {
+		r.t[k] = addc(r.t[k], mulc(s, v))
+		if r.t[k] == 0 {
+			delete(r.t, k)
+		}
+	}
+	return r
+}
+
+func (a lin) scale(s int64) lin {
+	r := lin{c: mulc(a.c, s), t: map[int]int64{}}
+	if s == 0 {
+		return r
+	}
+	for k, v := range a.t {
+		r.t[k] = mulc(v, s)
+	}
+	return r
+}
+
+func (a lin) isConst() bool { return len(a.t) == 0 }
+
+// atom is one constraint: lin = 0 (eq) or lin >= 0.
+type atom struct {
+	l  lin
+	eq bool
+}
+
+// conj is a conjunction of atoms; dnf is a disjunction of conjunctions.
+type conj []atom
+type dnf []conj
+
+type parser struct {
+	toks   []token
+	pos    int
+	src    string
+	params []string
+	// per piece
+	vars  []pvar
+	names map[string]lin // identifiers in scope: dims, exists variables, aliases
+	side  conj           // constraints defining floors of existential expressions
+}
+
+func (p *parser) peek() token       { return p.toks[p.pos] }
+func (p *parser) peekN(n int) token {
+	if p.pos+n < len(p.toks) {
+		return p.toks[p.pos+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+func (p *parser) next() token {
+	t := p.toks[p.pos]
+	if p.pos < len(p.toks)-1 {
+		p.pos++
+	}
+	return t
+}
+func (p *parser) is(text string) bool {
+	t := p.peek()
+	return (t.kind == tPunct || t.kind == tIdent) && t.text == text
+}
+func (p *parser) accept(text string) bool {
+	if p.is(text) {
+		p.next()
+		return true
+	}
+	return false
+}
+func (p *parser) errf(format string, args ...any) error {
+	t := p.peek()
+	where := "end of input"
+	if t.kind != tEOF {
+		where = fmt.Sprintf("%q at offset %d", t.text, t.pos)
+	}
+	return fmt.Errorf("%w: %s (at %s)", ErrSyntax, fmt.Sprintf(format, args...), where)
+}
+func (p *parser) expect(text string) error {
+	if !p.accept(text) {
+		return p.errf("expected %q", text)
+	}
+	return nil
+}
+
+func (p *parser) parseTop() (union, bool, error) {
+	if p.is("[") {
+		// parameter list: [N, M] ->
+		p.next()
+		for !p.is("]") {
+			t := p.next()
+			if t.kind != tIdent || reserved[t.text] {
+				return union{}, false, p.errf("expected a parameter name")
+			}
+			if slices.Contains(p.params, t.text) {
+				return union{}, false, p.errf("parameter %s declared twice", t.text)
+			}
+			p.params = append(p.params, t.text)
+			if !p.accept(",") {
+				break
+			}
+		}
+		if err := p.expect("]"); err != nil {
+			return union{}, false, err
+		}
+		if err := p.expect("->"); err != nil {
+			return union{}, false, err
+		}
+	}
+	if err := p.expect("{"); err != nil {
+		return union{}, false, err
+	}
+	u := union{params: p.params}
+	isMap, first := false, true
+	for !p.is("}") {
+		pieces, sp, pm, err := p.parsePiece()
+		if err != nil {
+			return union{}, false, err
+		}
+		if !first && pm != isMap {
+			return union{}, false, p.errf("cannot mix sets and maps")
+		}
+		isMap, first = pm, false
+		u.addSpace(sp)
+		for _, b := range pieces {
+			if b.tidy() && !b.isEmpty() {
+				b.dropUnusedDivs()
+				u.pieces = append(u.pieces, b)
+			}
+		}
+		if !p.accept(";") {
+			break
+		}
+	}
+	if err := p.expect("}"); err != nil {
+		return union{}, false, err
+	}
+	if p.peek().kind != tEOF {
+		return union{}, false, p.errf("unexpected trailing input")
+	}
+	return u, isMap, nil
+}
+
+// parsePiece parses "tuple [-> tuple] [: formula]".
+func (p *parser) parsePiece() ([]*basic, space, bool, error) {
+	p.vars = nil
+	p.names = map[string]lin{}
+	for i, n := range p.params {
+		p.vars = append(p.vars, pvar{kind: vParam, idx: i})
+		p.names[n] = varLin(len(p.vars) - 1)
+	}
+	var extra conj
+	in, err := p.parseTuple(0, &extra)
+	if err != nil {
+		return nil, space{}, false, err
+	}
+	isMap := false
+	var out tuple
+	if p.accept("->") {
+		isMap = true
+		out, err = p.parseTuple(in.n(), &extra)
+		if err != nil {
+			return nil, space{}, false, err
+		}
+	} else {
+		in, out = tuple{}, in
+	}
+	f := dnf{conj{}}
+	if p.accept(":") {
+		f, err = p.parseOr()
+		if err != nil {
+			return nil, space{}, false, err
+		}
+	}
+	var pieces []*basic
+	for _, c := range f {
+		b := p.build(in, out, append(append(conj{}, extra...), c...))
+		pieces = append(pieces, b.eliminateEx()...)
+	}
+	return pieces, space{in, out}, isMap, nil
+}
+
+// parseTuple parses name[e1, ..., en]; fresh identifiers name new dims, other expressions
+// create anonymous dims constrained to be equal to them.
+func (p *parser) parseTuple(first int, extra *conj) (tuple, error) {
+	var t tuple
+	if p.peek().kind == tIdent && !reserved[p.peek().text] && p.peekN(1).text == "[" {
+		t.name = p.next().text
+	}
+	if err := p.expect("["); err != nil {
+		return t, err
+	}
+	idx := first
+	for !p.is("]") {
+		tk := p.peek()
+		nt := p.peekN(1)
+		if tk.kind == tIdent && !reserved[tk.text] && (nt.text == "," || nt.text == "]") {
+			if _, bound := p.names[tk.text]; !bound {
+				p.next()
+				p.vars = append(p.vars, pvar{kind: vDim, idx: idx})
+				p.names[tk.text] = varLin(len(p.vars) - 1)
+				t.dims = append(t.dims, tk.text)
+				idx++
+				if !p.accept(",") {
+					break
+				}
+				continue
+			}
+		}
+		// "name = expr" or an expression
+		var name string
+		if tk.kind == tIdent && nt.text == "=" {
+			if _, bound := p.names[tk.text]; !bound {
+				name = tk.text
+				p.next()
+				p.next()
+			}
+		}
+		e, err := p.parseExpr()
+		if err != nil {
+			return t, err
+		}
+		p.vars = append(p.vars, pvar{kind: vDim, idx: idx})
+		v := len(p.vars) - 1
+		*extra = append(*extra, atom{varLin(v).add(e, -1), true})
+		if name != "" {
+			p.names[name] = varLin(v)
+		}
+		t.dims = append(t.dims, name)
+		idx++
+		if !p.accept(",") {
+			break
+		}
+	}
+	return t, p.expect("]")
+}
+
+// build turns a conjunction into a basic with existentials for the exists variables.
+func (p *parser) build(in, out tuple, c conj) *basic {
+	b := newBasic(len(p.params), in, out)
+	// divs in creation order (they only refer to earlier variables), then existentials
+	col := map[int]int{}
+	for v, pv := range p.vars {
+		switch pv.kind {
+		case vParam:
+			col[v] = 1 + pv.idx
+		case vDim:
+			col[v] = 1 + len(p.params) + pv.idx
+		}
+	}
+	var exVars []int
+	for v, pv := range p.vars {
+		if pv.kind == vEx {
+			exVars = append(exVars, v)
+		}
+	}
+	for v, pv := range p.vars {
+		if pv.kind != vDiv {
+			continue
+		}
+		num := make([]int64, b.width())
+		num[0] = pv.def.c
+		for k, x := range pv.def.t {
+			num[col[k]] = x
+		}
+		b.insertCols(b.exStart(), 1)
+		num = append(num, 0)
+		b.divs = append(b.divs, div{num: num, den: pv.den})
+		col[v] = b.exStart() - 1
+	}
+	for _, v := range exVars {
+		b.insertCols(b.width(), 1)
+		b.nEx++
+		col[v] = b.width() - 1
+	}
+	row := func(l lin) []int64 {
+		r := b.newRow()
+		r[0] = l.c
+		for k, x := range l.t {
+			r[col[k]] = addc(r[col[k]], x)
+		}
+		return r
+	}
+	for _, a := range c {
+		if a.eq {
+			b.eqs = append(b.eqs, row(a.l))
+		} else {
+			b.ineqs = append(b.ineqs, row(a.l))
+		}
+	}
+	return b
+}
+
+// ---- formulas ----
+
+func (p *parser) parseOr() (dnf, error) {
+	f, err := p.parseAnd()
+	if err != nil {
+		return nil, err
+	}
+	for p.accept("or") || p.accept("||") {
+		g, err := p.parseAnd()
+		if err != nil {
+			return nil, err
+		}
+		f = append(f, g...)
+		if len(f) > maxDisjuncts {
+			return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
+		}
+	}
+	return f, nil
+}
+
+func (p *parser) parseAnd() (dnf, error) {
+	f, err := p.parseNot()
+	if err != nil {
+		return nil, err
+	}
+	for p.accept("and") || p.accept("&&") {
+		g, err := p.parseNot()
+		if err != nil {
+			return nil, err
+		}
+		if len(f)*len(g) > maxDisjuncts {
+			return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
+		}
+		var h dnf
+		for _, a := range f {
+			for _, b := range g {
+				h = append(h, append(append(conj{}, a...), b...))
+			}
+		}
+		f = h
+	}
+	return f, nil
+}
+
+func (p *parser) parseNot() (dnf, error) {
+	if p.accept("not") {
+		nvars := len(p.vars)
+		f, err := p.parseNot()
+		if err != nil {
+			return nil, err
+		}
+		for v := nvars; v < len(p.vars); v++ {
+			if p.vars[v].kind == vEx {
+				return nil, p.errf("negation of an existentially quantified formula is not supported")
+			}
+		}
+		return p.negate(f)
+	}
+	if p.accept("true") {
+		return dnf{conj{}}, nil
+	}
+	if p.accept("false") {
+		return dnf{}, nil
+	}
+	if p.is("exists") {
+		p.next()
+		if err := p.expect("("); err != nil {
+			return nil, err
+		}
+		saved := make(map[string]lin, len(p.names))
+		for k, v := range p.names {
+			saved[k] = v
+		}
+		for {
+			t := p.next()
+			if t.kind != tIdent || reserved[t.text] {
+				return nil, p.errf("expected an existential variable name")
+			}
+			if p.accept("=") {
+				e, err := p.parseExpr()
+				if err != nil {
+					return nil, err
+				}
+				p.names[t.text] = e
+			} else {
+				p.vars = append(p.vars, pvar{kind: vEx})
+				p.names[t.text] = varLin(len(p.vars) - 1)
+			}
+			if !p.accept(",") {
+				break
+			}
+		}
+		if err := p.expect(":"); err != nil {
+			return nil, err
+		}
+		f, err := p.parseOr()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+		p.names = saved
+		return f, nil
+	}
+	if p.is("(") {
+		// a parenthesised formula, or an expression that starts a comparison
+		save, nv := p.pos, len(p.vars)
+		p.next()
+		if f, err := p.parseOr(); err == nil && p.accept(")") && !p.isRelOrArith() {
+			return f, nil
+		}
+		p.pos, p.vars = save, p.vars[:nv]
+	}
+	return p.parseChain()
+}
+
+func (p *parser) isRelOrArith() bool {
+	for _, op := range []string{"<", "<=", ">", ">=", "=", "==", "!=", "+", "-", "*", "/", "%", "mod", ","} {
+		if p.is(op) {
+			return true
+		}
+	}
+	return false
+}
+
+// negate returns the DNF of ¬f.
+func (p *parser) negate(f dnf) (dnf, error) {
+	res := dnf{conj{}}
+	for _, c := range f {
+		// ¬c = ∨ ¬atom
+		var nc dnf
+		for _, a := range c {
+			if a.eq {
+				nc = append(nc, conj{{a.l.add(constLin(1), 1).scale(-1), false}}, conj{{a.l.add(constLin(-1), 1), false}})
+			} else {
+				nc = append(nc, conj{{a.l.scale(-1).add(constLin(-1), 1), false}})
+			}
+		}
+		if len(res)*len(nc) > maxDisjuncts {
+			return nil, p.errf("negation has more than %d disjuncts", maxDisjuncts)
+		}
+		var h dnf
+		for _, a := range res {
+			for _, b := range nc {
+				h = append(h, append(append(conj{}, a...), b...))
+			}
+		}
+		res = h
+	}
+	return res, nil
+}
+
+var relOps = []string{"<=", "<", ">=", ">", "=", "==", "!="}
+
+// parseChain parses "list op list op list ...", e.g. "0 <= i, j < N".
+func (p *parser) parseChain() (dnf, error) {
+	side := p.side
+	p.side = nil
+	defer func() { p.side = side }()
+	lists := [][]lin{}
+	var ops []string
+	l, err := p.parseList()
+	if err != nil {
+		return nil, err
+	}
+	lists = append(lists, l)
+	for {
+		op := ""
+		for _, o := range relOps {
+			if p.is(o) {
+				op = o
+				break
+			}
+		}
+		if op == "" {
+			break
+		}
+		p.next()
+		l, err := p.parseList()
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, op)
+		lists = append(lists, l)
+	}
+	if len(ops) == 0 {
+		return nil, p.errf("expected a comparison")
+	}
+	f := dnf{conj{}}
+	for k, op := range ops {
+		var g dnf
+		for _, a := range lists[k] {
+			for _, b := range lists[k+1] {
+				g = and(g, compare(a, op, b))
+			}
+		}
+		if len(f)*len(g) > maxDisjuncts {
+			return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
+		}
+		var h dnf
+		for _, x := range f {
+			for _, y := range g {
+				h = append(h, append(append(conj{}, x...), y...))
+			}
+		}
+		f = h
+	}
+	if len(p.side) > 0 {
+		for i := range f {
+			f[i] = append(f[i], p.side...)
+		}
+	}
+	return f, nil
+}
+
+func and(f, g dnf) dnf {
+	if f == nil {
+		return g
+	}
+	var h dnf
+	for _, x := range f {
+		for _, y := range g {
+			h = append(h, append(append(conj{}, x...), y...))
+		}
+	}
+	return h
+}
+
+// compare returns the DNF of a op b.
+func compare(a lin, op string, b lin) dnf {
+	switch op {
+	case "<=":
+		return dnf{conj{{b.add(a, -1), false}}}
+	case "<":
+		return dnf{conj{{b.add(a, -1).add(constLin(-1), 1), false}}}
+	case ">=":
+		return dnf{conj{{a.add(b, -1), false}}}
+	case ">":
+		return dnf{conj{{a.add(b, -1).add(constLin(-1), 1), false}}}
+	case "=", "==":
+		return dnf{conj{{a.add(b, -1), true}}}
+	default: // !=
+		return dnf{conj{{b.add(a, -1).add(constLin(-1), 1), false}}, conj{{a.add(b, -1).add(constLin(-1), 1), false}}}
+	}
+}
+
+func (p *parser) parseList() ([]lin, error) {
+	var l []lin
+	for {
+		e, err := p.parseExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = append(l, e)
+		if !p.is(",") {
+			return l, nil
+		}
+		// a comma continues the list only if an expression follows that is not a new piece
+		save := p.pos
+		p.next()
+		if _, err := p.peekExprStart(); err != nil {
+			p.pos = save
+			return l, nil
+		}
+	}
+}
+
+func (p *parser) peekExprStart() (bool, error) {
+	t := p.peek()
+	if t.kind == tInt || t.kind == tIdent && !reserved[t.text] || t.text == "(" || t.text == "-" || t.text == "floor" || t.text == "ceil" {
+		return true, nil
+	}
+	return false, p.errf("expected an expression")
+}
+
+// ---- expressions ----
+
+func (p *parser) parseExpr() (lin, error) {
+	var e lin
+	var err error
+	if p.accept("-") {
+		e, err = p.parseTerm()
+		e = e.scale(-1)
+	} else {
+		p.accept("+")
+		e, err = p.parseTerm()
+	}
+	if err != nil {
+		return lin{}, err
+	}
+	for {
+		switch {
+		case p.accept("+"):
+			t, err := p.parseTerm()
+			if err != nil {
+				return lin{}, err
+			}
+			e = e.add(t, 1)
+		case p.is("-"):
+			p.next()
+			t, err := p.parseTerm()
+			if err != nil {
+				return lin{}, err
+			}
+			e = e.add(t, -1)
+		default:
+			return e, nil
+		}
+	}
+}
+
+func (p *parser) parseTerm() (lin, error) {
+	e, err := p.parseFactor()
+	if err != nil {
+		return lin{}, err
+	}
+	for {
+		switch {
+		case p.accept("*"):
+			f, err := p.parseFactor()
+			if err != nil {
+				return lin{}, err
+			}
+			switch {
+			case e.isConst():
+				e = f.scale(e.c)
+			case f.isConst():
+				e = e.scale(f.c)
+			default:
+				return lin{}, p.errf("non-affine product")
+			}
+		case p.is("mod") || p.is("%"):
+			p.next()
+			t := p.next()
+			if t.kind != tInt || t.val <= 0 {
+				return lin{}, p.errf("expected a positive integer modulus")
+			}
+			q := p.floorDiv(e, t.val)
+			e = e.add(q.scale(t.val), -1)
+		default: // a "/" is left to floor() and ceil(); anywhere else it is a syntax error
+
+			return e, nil
+		}
+	}
+}
+
+func (p *parser) parseFactor() (lin, error) {
+	t := p.peek()
+	switch {
+	case t.kind == tInt:
+		p.next()
+		// juxtaposition: 2i, 2(i + j), 2floor(...)
+		n := p.peek()
+		if n.kind == tIdent && !isOpWord(n.text) || n.text == "(" {
+			f, err := p.parseFactor()
+			if err != nil {
+				return lin{}, err
+			}
+			return f.scale(t.val), nil
+		}
+		return constLin(t.val), nil
+	case t.text == "-":
+		p.next()
+		f, err := p.parseFactor()
+		return f.scale(-1), err
+	case t.text == "(":
+		p.next()
+		e, err := p.parseExpr()
+		if err != nil {
+			return lin{}, err
+		}
+		return e, p.expect(")")
+	case t.kind == tIdent && (t.text == "floor" || t.text == "ceil"):
+		p.next()
+		if err := p.expect("("); err != nil {
+			return lin{}, err
+		}
+		e, err := p.parseExpr()
+		if err != nil {
+			return lin{}, err
+		}
+		d := int64(1)
+		if p.accept("/") {
+			dt := p.next()
+			if dt.kind != tInt || dt.val <= 0 {
+				return lin{}, p.errf("expected a positive integer divisor")
+			}
+			d = dt.val
+		}
+		if err := p.expect(")"); err != nil {
+			return lin{}, err
+		}
+		if d == 1 {
+			return e, nil
+		}
+		if t.text == "ceil" {
+			return p.floorDiv(e.scale(-1), d).scale(-1), nil
+		}
+		return p.floorDiv(e, d), nil
+	case t.kind == tIdent && !reserved[t.text]:
+		p.next()
+		if e, ok := p.names[t.text]; ok {
+			return e, nil
+		}
+		return lin{}, fmt.Errorf("%w: unknown identifier %s at offset %d (declare parameters as [%s] -> { ... })", ErrSyntax, t.text, t.pos, t.text)
+	}
+	return lin{}, p.errf("expected an expression")
+}
+
+func isOpWord(s string) bool { return s == "mod" || s == "and" || s == "or" }
+
+// floorDiv returns a variable equal to floor(e/d): a div when e has no existential, otherwise an
+// existential with d*q <= e <= d*q + d - 1.
+func (p *parser) floorDiv(e lin, d int64) lin {
+	if e.isConst() {
+		return constLin(floorDiv(e.c, d))
+	}
+	hasEx := false
+	for k := range e.t {
+		if p.vars[k].kind == vEx {
+			hasEx = true
+		}
+	}
+	if !hasEx {
+		for v, pv := range p.vars {
+			if pv.kind == vDiv && pv.den == d && linEqual(pv.def, e) {
+				return varLin(v)
+			}
+		}
+		p.vars = append(p.vars, pvar{kind: vDiv, def: e, den: d})
+		return varLin(len(p.vars) - 1)
+	}
+	p.vars = append(p.vars, pvar{kind: vEx})
+	q := varLin(len(p.vars) - 1)
+	// d*q <= e <= d*q + d - 1
+	p.side = append(p.side, atom{e.add(q.scale(d), -1), false}, atom{q.scale(d).add(constLin(d-1), 1).add(e, -1), false})
+	return q
+}
+
+func linEqual(a, b lin) bool {
+	if a.c != b.c || len(a.t) != len(b.t) {
+		return false
+	}
+	for k, v := range a.t {
+		if b.t[k] != v {
+			return false
+		}
+	}
+	return true
+}

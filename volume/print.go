@@ -1,0 +1,446 @@
+// This file prints sets and maps in isl notation, so that any result can be pasted into isl
+// (or iscc) and back.
+
+package volume
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// String prints s in isl notation, e.g. "[N] -> { [i, j] : 0 <= i < N and i <= j < N }".
+func (s Set) String() string { return s.u.print(false) }
+
+// String prints m in isl notation, e.g. "{ [i, j] -> [i + 1, 2j] }".
+func (m Map) String() string { return m.u.print(true) }
+
+func (u union) print(isMap bool) string {
+	var sb strings.Builder
+	if len(u.params) > 0 {
+		sb.WriteString("[" + strings.Join(u.params, ", ") + "] -> ")
+	}
+	sb.WriteString("{ ")
+	var parts []string
+	for _, sp := range u.spaces {
+		var disj []string
+		var head string
+		for _, p := range u.pieces {
+			if !(space{p.in, p.out}).same(sp) {
+				continue
+			}
+			h, body := p.print(u.params, isMap)
+			if head == "" {
+				head = h
+			}
+			if body == "" {
+				disj = []string{""}
+				head = h
+				break
+			}
+			disj = append(disj, body)
+		}
+		if len(disj) == 0 {
+			names := dimNames(sp.in, sp.out, u.params)
+			h := printTuple(sp.out.name, names[sp.in.n():])
+			if isMap {
+				h = printTuple(sp.in.name, names[:sp.in.n()]) + " -> " + h
+			}
+			if len(u.spaces) == 1 {
+				parts = append(parts, h+" : false")
+			}
+			continue
+		}
+		if len(disj) == 1 && disj[0] == "" {
+			parts = append(parts, head)
+			continue
+		}
+		// pieces of one space share their head only when it has no inline expressions
+		if isMap && len(disj) > 1 {
+			for _, p := range u.pieces {
+				if (space{p.in, p.out}).same(sp) {
+					h, body := p.print(u.params, isMap)
+					if body != "" {
+						h += " : " + body
+					}
+					parts = append(parts, h)
+				}
+			}
+			continue
+		}
+		parts = append(parts, head+" : "+strings.Join(disj, " or "))
+	}
+	sb.WriteString(strings.Join(parts, "; "))
+	sb.WriteString(" }")
+	return sb.String()
+}
+
+// dimNames returns printable, unique names for the in and out dims.
+func dimNames(in, out tuple, params []string) []string {
+	used := map[string]bool{}
+	for _, p := range params {
+		used[p] = true
+	}
+	all := append(append([]string(nil), in.dims...), out.dims...)
+	names := make([]string, len(all))
+	for i, n := range all {
+		if n == "" || used[n] || !validIdent(n) {
+			base := "i"
+			k := i
+			if i >= in.n() {
+				if in.n() > 0 {
+					base = "o"
+				}
+				k = i - in.n()
+			}
+			n = base + strconv.Itoa(k)
+			for used[n] {
+				n += "'"
+			}
+		}
+		used[n] = true
+		names[i] = n
+	}
+	return names
+}
+
+func validIdent(s string) bool {
+	if s == "" || reserved[s] {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '\'')) {
+			return false
+		}
+	}
+	return true
+}
+
+var reserved = map[string]bool{"and": true, "or": true, "not": true, "exists": true, "floor": true,
+	"ceil": true, "mod": true, "true": true, "false": true, "min": true, "max": true}
+
+func printTuple(name string, entries []string) string {
+	return name + "[" + strings.Join(entries, ", ") + "]"
+}
+
+// printer renders rows of one basic.
+type printer struct {
+	b     *basic
+	names []string // column names for columns 1..divStart-1 (params, dims)
+}
+
+func (b *basic) print(params []string, isMap bool) (head, body string) {
+	pr := printer{b: b}
+	dn := dimNames(b.in, b.out, params)
+	pr.names = append(append([]string{""}, params...), dn...)
+	eqs := append([][]int64(nil), b.eqs...)
+	outs := append([]string(nil), dn[b.nIn():]...)
+	if isMap {
+		// print output dims defined by an equality over inputs/params inline.
+		for j := 0; j < b.nOut(); j++ {
+			col := b.outStart() + j
+			for k, e := range eqs {
+				if e[col] != 1 && e[col] != -1 {
+					continue
+				}
+				ok := true
+				for c := b.outStart(); c < b.divStart(); c++ {
+					if c != col && e[c] != 0 {
+						ok = false
+					}
+				}
+				for d := range b.divs {
+					if e[b.divStart()+d] != 0 && pr.divUsesOut(d) {
+						ok = false
+					}
+				}
+				if !ok {
+					continue
+				}
+				r := cloneRow(e)
+				if r[col] == 1 {
+					r = negRow(r)
+				}
+				r[col] = 0
+				outs[j] = pr.expr(r)
+				eqs = append(eqs[:k:k], eqs[k+1:]...)
+				break
+			}
+		}
+	}
+	head = printTuple(b.out.name, outs)
+	if isMap {
+		head = printTuple(b.in.name, dn[:b.nIn()]) + " -> " + head
+	}
+	var cons []string
+	for _, e := range eqs {
+		cons = append(cons, pr.constraint(e, true))
+	}
+	cons = append(cons, pr.inequalities(b.ineqs)...)
+	return head, strings.Join(cons, " and ")
+}
+
+func (pr printer) divUsesOut(d int) bool {
+	b := pr.b
+	for c := b.outStart(); c < b.divStart(); c++ {
+		if b.divs[d].num[c] != 0 {
+			return true
+		}
+	}
+	for k := 0; k < d; k++ {
+		if b.divs[d].num[b.divStart()+k] != 0 && pr.divUsesOut(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// term renders coefficient c times column col (c != 0), with sign handled by the caller.
+func (pr printer) atom(col int) string {
+	if col < pr.b.divStart() {
+		return pr.names[col]
+	}
+	d := pr.b.divs[col-pr.b.divStart()]
+	return "floor((" + pr.expr(d.num) + ")/" + strconv.FormatInt(d.den, 10) + ")"
+}
+
+// expr renders row · (1, vars) as an affine expression.
+func (pr printer) expr(r []int64) string {
+	var sb strings.Builder
+	first := true
+	for col := 1; col < len(r); col++ {
+		c := r[col]
+		if c == 0 {
+			continue
+		}
+		a := pr.atom(col)
+		switch {
+		case first && c < 0:
+			sb.WriteString("-")
+		case !first && c < 0:
+			sb.WriteString(" - ")
+		case !first:
+			sb.WriteString(" + ")
+		}
+		ac := abs64(c)
+		if ac != 1 {
+			sb.WriteString(strconv.FormatInt(ac, 10))
+			if col >= pr.b.divStart() {
+				sb.WriteString("*")
+			}
+		}
+		sb.WriteString(a)
+		first = false
+	}
+	if r[0] != 0 || first {
+		switch {
+		case first:
+			sb.WriteString(strconv.FormatInt(r[0], 10))
+		case r[0] < 0:
+			sb.WriteString(" - " + strconv.FormatInt(-r[0], 10))
+		default:
+			sb.WriteString(" + " + strconv.FormatInt(r[0], 10))
+		}
+	}
+	return sb.String()
+}
+
+// modPattern recognises r = s*(num - den*q) + k for a div q, printing "(num) mod den".
+func (pr printer) modPattern(r []int64) (lhs string, rest []int64, ok bool) {
+	b := pr.b
+	for k, d := range b.divs {
+		col := b.divStart() + k
+		for _, s := range []int64{1, -1} {
+			if r[col] != -s*d.den {
+				continue
+			}
+			t := cloneRow(r)
+			t[col] = 0
+			for i := 1; i < len(d.num); i++ {
+				t[i] = subc(t[i], mulc(s, d.num[i]))
+			}
+			if !isZeroFrom(t, 1) {
+				continue
+			}
+			m := "(" + pr.expr(withoutConst(d.num)) + ") mod " + strconv.FormatInt(d.den, 10)
+			// r = s*(num - den*q) + t0 where num's constant is inside the mod: adjust
+			c := subc(t[0], mulc(s, d.num[0]))
+			_ = c
+			if d.num[0] != 0 {
+				continue // keep the general form; the constant would need care
+			}
+			if s < 0 {
+				m = "-" + m
+			}
+			rest = make([]int64, len(r))
+			rest[0] = t[0]
+			return m, rest, true
+		}
+	}
+	return "", nil, false
+}
+
+func withoutConst(r []int64) []int64 {
+	c := cloneRow(r)
+	c[0] = 0
+	return c
+}
+
+// constraint renders one equality (eq) or inequality.
+func (pr printer) constraint(r []int64, eq bool) string {
+	op := " >= "
+	if eq {
+		op = " = "
+	}
+	if m, rest, ok := pr.modPattern(r); ok {
+		return m + op + strconv.FormatInt(-rest[0], 10)
+	}
+	// move negative terms to the right-hand side
+	lhs, rhs := make([]int64, len(r)), make([]int64, len(r))
+	for i, c := range r {
+		if c > 0 {
+			lhs[i] = c
+		} else {
+			rhs[i] = -c
+		}
+	}
+	if eq && isZeroFrom(lhs, 1) {
+		lhs, rhs = rhs, lhs
+	}
+	// keep constants on the side without variables when possible
+	if isZeroFrom(rhs, 1) || isZeroFrom(lhs, 1) {
+		// fine as it is
+	} else if lhs[0] != 0 {
+		rhs[0] = subc(rhs[0], lhs[0])
+		lhs[0] = 0
+		if rhs[0] < 0 {
+			lhs[0], rhs[0] = -rhs[0], 0
+		}
+	}
+	return pr.expr(lhs) + op + pr.expr(rhs)
+}
+
+// bound is an inequality seen as a bound on its pivot column.
+type bound struct {
+	row   []int64
+	pivot int
+	coef  int64 // >0 lower bound coef*x >= -rest, <0 upper bound
+}
+
+// inequalities renders inequalities, chaining a lower and an upper bound of the same variable
+// into "L <= x <= U".
+func (pr printer) inequalities(rows [][]int64) []string {
+	var bs []bound
+	for _, r := range rows {
+		p := 0
+		for c := pr.b.divStart() - 1; c >= 1; c-- {
+			if r[c] != 0 {
+				p = c
+				break
+			}
+		}
+		if p == 0 {
+			bs = append(bs, bound{r, 0, 0})
+			continue
+		}
+		bs = append(bs, bound{r, p, r[p]})
+	}
+	used := make([]bool, len(bs))
+	var out []string
+	for i, lo := range bs {
+		if used[i] {
+			continue
+		}
+		used[i] = true
+		if lo.coef == 0 {
+			out = append(out, pr.constraint(lo.row, false))
+			continue
+		}
+		// find a partner bound on the same pivot with opposite sign and same |coef|
+		partner := -1
+		for j := i + 1; j < len(bs); j++ {
+			if !used[j] && bs[j].pivot == lo.pivot && bs[j].coef == -lo.coef {
+				partner = j
+				break
+			}
+		}
+		if partner < 0 {
+			out = append(out, pr.single(lo))
+			continue
+		}
+		used[partner] = true
+		up := bs[partner]
+		if lo.coef < 0 {
+			lo, up = up, lo
+		}
+		out = append(out, pr.chain(lo, up))
+	}
+	return out
+}
+
+// sideOf returns coef and the other side of a bound: coef*x >= rhs (lower) or coef*x <= rhs.
+func (pr printer) sideOf(bd bound) (x string, rhs []int64) {
+	a := abs64(bd.coef)
+	x = pr.atom(bd.pivot)
+	if a != 1 {
+		if bd.pivot >= pr.b.divStart() {
+			x = strconv.FormatInt(a, 10) + "*" + x
+		} else {
+			x = strconv.FormatInt(a, 10) + x
+		}
+	}
+	rhs = make([]int64, len(bd.row))
+	for i, c := range bd.row {
+		if i != bd.pivot {
+			if bd.coef > 0 {
+				rhs[i] = -c
+			} else {
+				rhs[i] = c
+			}
+		}
+	}
+	return x, rhs
+}
+
+func (pr printer) single(bd bound) string {
+	x, rhs := pr.sideOf(bd)
+	if bd.coef > 0 {
+		return x + " >= " + pr.expr(rhs)
+	}
+	return pr.upper(x, rhs)
+}
+
+// upper prints x <= rhs, as x < rhs + 1 when that reads better (constant bounds).
+func (pr printer) upper(x string, rhs []int64) string {
+	if isZeroFrom(rhs, 1) || rhs[0] == -1 {
+		r := cloneRow(rhs)
+		r[0] = addc(r[0], 1)
+		return x + " < " + pr.expr(r)
+	}
+	return x + " <= " + pr.expr(rhs)
+}
+
+func (pr printer) chain(lo, up bound) string {
+	x, l := pr.sideOf(lo)
+	_, u := pr.sideOf(up)
+	return pr.expr(l) + " <= " + strings.TrimPrefix(pr.upper(x, u), "")
+}
+
+// debugRows renders raw rows (tests and debugging).
+func (b *basic) debugRows() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "params=%d in=%v out=%v divs=%d ex=%d\n", b.nParam, b.in, b.out, len(b.divs), b.nEx)
+	for _, e := range b.eqs {
+		fmt.Fprintf(&sb, "  eq %v\n", e)
+	}
+	for _, e := range b.ineqs {
+		fmt.Fprintf(&sb, "  in %v\n", e)
+	}
+	for _, d := range b.divs {
+		fmt.Fprintf(&sb, "  div %v / %d\n", d.num, d.den)
+	}
+	return sb.String()
+}
+
+var _ = slices.Index[[]string]

@@ -1,0 +1,275 @@
+// This file holds Set, a finite union of integer polyhedra (with divs) over named parameters.
+
+package volume
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Set is a finite union of basic sets: conjunctions of affine constraints over integer
+// dimensions, parameters and floor-division locals, possibly in several named tuples (isl's
+// union_set). The zero Set is the empty set in no space. Sets are immutable.
+type Set struct{ u union }
+
+// Universe returns the set of all integer points of the tuple name[dims...] over params.
+func Universe(params []string, name string, dims []string) Set {
+	t := tuple{name, append([]string(nil), dims...)}
+	b := universeBasic(len(params), tuple{}, t)
+	u := union{params: append([]string(nil), params...), pieces: []*basic{b}}
+	u.addSpace(space{tuple{}, t})
+	return Set{u}
+}
+
+// EmptySet returns the empty set in the space name[dims...] over params.
+func EmptySet(params []string, name string, dims []string) Set {
+	t := tuple{name, append([]string(nil), dims...)}
+	u := union{params: append([]string(nil), params...)}
+	u.addSpace(space{tuple{}, t})
+	return Set{u}
+}
+
+// Params returns the parameter names of s.
+func (s Set) Params() []string { return append([]string(nil), s.u.params...) }
+
+// NDim returns the number of dimensions of s, which must live in a single space.
+func (s Set) NDim() int {
+	if len(s.u.spaces) != 1 {
+		spaceMismatch("NDim of a set in %d spaces", len(s.u.spaces))
+	}
+	return s.u.spaces[0].out.n()
+}
+
+// TupleName returns the tuple name of s, which must live in a single space.
+func (s Set) TupleName() string {
+	if len(s.u.spaces) != 1 {
+		spaceMismatch("TupleName of a set in %d spaces", len(s.u.spaces))
+	}
+	return s.u.spaces[0].out.name
+}
+
+// DimNames returns the dimension names of s (single space).
+func (s Set) DimNames() []string {
+	if len(s.u.spaces) != 1 {
+		spaceMismatch("DimNames of a set in %d spaces", len(s.u.spaces))
+	}
+	return append([]string(nil), s.u.spaces[0].out.dims...)
+}
+
+// NPieces returns the number of basic sets in s.
+func (s Set) NPieces() int { return len(s.u.pieces) }
+
+// SetTupleName returns s with its (single) tuple renamed.
+func (s Set) SetTupleName(name string) Set {
+	r := union{params: s.u.params}
+	for _, sp := range s.u.spaces {
+		r.addSpace(space{tuple{}, tuple{name, sp.out.dims}})
+	}
+	for _, p := range s.u.pieces {
+		c := p.clone()
+		c.out.name = name
+		r.pieces = append(r.pieces, c)
+	}
+	return Set{r}
+}
+
+// SetDimNames returns s with its dimensions renamed (printing only).
+func (s Set) SetDimNames(names []string) Set {
+	r := union{params: s.u.params}
+	for _, sp := range s.u.spaces {
+		if sp.out.n() != len(names) {
+			spaceMismatch("SetDimNames: %d names for %d dims", len(names), sp.out.n())
+		}
+		r.addSpace(space{tuple{}, tuple{sp.out.name, names}})
+	}
+	for _, p := range s.u.pieces {
+		c := p.clone()
+		c.out.dims = append([]string(nil), names...)
+		r.pieces = append(r.pieces, c)
+	}
+	return Set{r}
+}
+
+// Intersect returns s ∩ t (pieces in the same tuple are intersected; isl_union_set_intersect).
+func (s Set) Intersect(t Set) Set { return Set{s.u.intersect(t.u)} }
+
+// Union returns s ∪ t.
+func (s Set) Union(t Set) Set { return Set{s.u.unite(t.u)} }
+
+// Subtract returns s − t. Its pieces are pairwise disjoint when s has one piece.
+func (s Set) Subtract(t Set) Set { return Set{s.u.subtract(t.u)} }
+
+// Complement returns the points of s's spaces that are not in s.
+func (s Set) Complement() Set {
+	var univ union
+	univ.params = s.u.params
+	for _, sp := range s.u.spaces {
+		univ.addSpace(sp)
+		univ.pieces = append(univ.pieces, universeBasic(len(s.u.params), sp.in, sp.out))
+	}
+	return Set{univ.subtract(s.u)}
+}
+
+// IsEmpty decides exactly whether s has no integer point (for some parameter values).
+func (s Set) IsEmpty() bool { return s.u.isEmpty() }
+
+// PlainIsEmpty reports whether s is empty without computation: it has no piece, or each piece
+// has a violated constant constraint. A false answer says nothing.
+func (s Set) PlainIsEmpty() bool { return s.u.plainIsEmpty() }
+
+// IsSubset decides exactly whether s ⊆ t.
+func (s Set) IsSubset(t Set) bool { return s.u.isSubset(t.u) }
+
+// IsEqual decides exactly whether s and t have the same points.
+func (s Set) IsEqual(t Set) bool { return s.IsSubset(t) && t.IsSubset(s) }
+
+// Simplify returns s without empty pieces, redundant constraints or unused divs.
+func (s Set) Simplify() Set { return Set{s.u.simplify()} }
+
+// Apply returns the image of s under m: { y : ∃x ∈ s, x → y ∈ m } (isl_set_apply).
+func (s Set) Apply(m Map) Set {
+	su, mu := align(s.u, m.u)
+	r := union{params: su.params}
+	for _, sp := range mu.spaces {
+		for _, ss := range su.spaces {
+			if sp.in.sameSpace(ss.out) {
+				r.addSpace(space{tuple{}, sp.out})
+			}
+		}
+	}
+	for _, a := range su.pieces {
+		for _, b := range mu.pieces {
+			if !b.in.sameSpace(a.out) {
+				continue
+			}
+			j := a.embed(b.in, b.out, seq(0, a.nOut())).intersect(b)
+			drop := map[int]bool{}
+			for i := 0; i < b.nIn(); i++ {
+				drop[b.inStart()+i] = true
+			}
+			r.addPieces(j.projectCols(drop, j.nParam, tuple{}, b.out)...)
+		}
+	}
+	return Set{r}
+}
+
+// Preimage returns { x : ∃y ∈ s, x → y ∈ m }, the inverse image of s under m.
+func (s Set) Preimage(m Map) Set { return s.Apply(m.Reverse()) }
+
+// ProjectOut existentially quantifies n dimensions starting at first (single space).
+func (s Set) ProjectOut(first, n int) Set {
+	nd := s.NDim()
+	if first < 0 || n < 0 || first+n > nd {
+		spaceMismatch("ProjectOut(%d, %d) of a %d-dimensional set", first, n, nd)
+	}
+	return Set{s.u.project(func(b *basic) map[int]bool {
+		d := map[int]bool{}
+		for i := first; i < first+n; i++ {
+			d[b.outStart()+i] = true
+		}
+		return d
+	}, func(b *basic) (tuple, tuple) {
+		dims := append(append([]string(nil), b.out.dims[:first]...), b.out.dims[first+n:]...)
+		return tuple{}, tuple{b.out.name, dims}
+	}, len(s.u.params), s.u.params)}
+}
+
+// FixParam returns s with parameter name bound to v; the parameter disappears.
+func (s Set) FixParam(name string, v int64) Set { return Set{s.u.fixParam(name, v)} }
+
+// IntersectParams returns s restricted to the parameter values of p (a set with no dims).
+func (s Set) IntersectParams(p Set) Set {
+	su, pu := align(s.u, p.u)
+	r := union{params: su.params, spaces: su.spaces}
+	for _, a := range su.pieces {
+		for _, b := range pu.pieces {
+			if b.nDim() != 0 {
+				spaceMismatch("IntersectParams with a set of %d dims", b.nDim())
+			}
+			r.addPieces(a.intersect(b.embed(a.in, a.out, nil)))
+		}
+	}
+	return Set{r}
+}
+
+func (u union) fixParam(name string, v int64) union {
+	i := slices.Index(u.params, name)
+	if i < 0 {
+		return u
+	}
+	params := append(append([]string(nil), u.params[:i]...), u.params[i+1:]...)
+	r := union{params: params, spaces: u.spaces}
+	col := 1 + i
+	for _, p := range u.pieces {
+		c := p.clone()
+		fix := func(row []int64) {
+			row[0] = addc(row[0], mulc(row[col], v))
+			row[col] = 0
+		}
+		for _, e := range c.eqs {
+			fix(e)
+		}
+		for _, e := range c.ineqs {
+			fix(e)
+		}
+		for k := range c.divs {
+			fix(c.divs[k].num)
+		}
+		c.dropCol(col)
+		c.nParam--
+		r.addPieces(c)
+	}
+	return r
+}
+
+// Contains reports whether the point (of the tuple name) lies in s, for the parameter values
+// given by params (every parameter of s must be bound).
+func (s Set) Contains(name string, point []int64, params map[string]int64) bool {
+	for _, p := range s.u.pieces {
+		if p.out.name != name || p.nOut() != len(point) {
+			continue
+		}
+		vals := make([]int64, 0, p.width())
+		vals = append(vals, 1)
+		for _, pn := range s.u.params {
+			v, ok := params[pn]
+			if !ok {
+				panic(fmt.Errorf("%w: parameter %s is not bound", ErrSpaceMismatch, pn))
+			}
+			vals = append(vals, v)
+		}
+		vals = append(vals, point...)
+		if p.containsVals(vals) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsVals evaluates the constraints at (1, params, dims); divs are computed.
+func (b *basic) containsVals(vals []int64) bool {
+	for _, d := range b.divs {
+		vals = append(vals, floorDiv(dot(d.num[:len(vals)], vals), d.den))
+	}
+	for _, e := range b.eqs {
+		if dot(e, vals) != 0 {
+			return false
+		}
+	}
+	for _, e := range b.ineqs {
+		if dot(e, vals) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func dot(row, vals []int64) int64 {
+	var s int64
+	for i, v := range vals {
+		if row[i] != 0 {
+			s = addc(s, mulc(row[i], v))
+		}
+	}
+	return s
+}

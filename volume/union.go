@@ -1,0 +1,329 @@
+// This file holds union, the finite union of basics shared by Set and Map, and the operations
+// both types implement the same way: parameter alignment, intersection, subtraction, emptiness.
+
+package volume
+
+import "slices"
+
+// space is the pair of tuples of a piece; sets have an empty input tuple.
+type space struct{ in, out tuple }
+
+func (s space) same(t space) bool { return s.in.sameSpace(t.in) && s.out.sameSpace(t.out) }
+
+// union is a finite union of basics over shared parameters. Its pieces are never modified once
+// the union is built: every operation builds new pieces.
+type union struct {
+	params []string
+	spaces []space // the spaces of the union, also when it has no piece there (empty sets)
+	pieces []*basic
+}
+
+func (u union) spaceOf(b *basic) space { return space{b.in, b.out} }
+
+func (u *union) addSpace(s space) {
+	for _, t := range u.spaces {
+		if t.same(s) {
+			return
+		}
+	}
+	u.spaces = append(u.spaces, space{s.in.clone(), s.out.clone()})
+}
+
+func (u union) hasSpace(s space) bool {
+	for _, t := range u.spaces {
+		if t.same(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// withParams remaps b from parameter list old to parameter list new (a superset).
+func (b *basic) withParams(old, new []string) *basic {
+	if slices.Equal(old, new) {
+		return b
+	}
+	delta := len(new) - len(old)
+	newCol := make([]int, b.width())
+	for i, p := range old {
+		newCol[1+i] = 1 + slices.Index(new, p)
+	}
+	for c := 1 + len(old); c < b.width(); c++ {
+		newCol[c] = c + delta
+	}
+	c := b.clone()
+	c.remapRows(newCol, b.width()+delta)
+	c.nParam = len(new)
+	return c
+}
+
+func (u union) withParams(params []string) union {
+	if slices.Equal(u.params, params) {
+		return u
+	}
+	r := union{params: params, spaces: u.spaces}
+	for _, p := range u.pieces {
+		r.pieces = append(r.pieces, p.withParams(u.params, params))
+	}
+	return r
+}
+
+// align returns a and b over the same parameter list (a's parameters first).
+func align(a, b union) (union, union) {
+	if slices.Equal(a.params, b.params) {
+		return a, b
+	}
+	ps := append([]string(nil), a.params...)
+	for _, p := range b.params {
+		if !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	return a.withParams(ps), b.withParams(ps)
+}
+
+// keepNonEmpty appends the pieces of bs that are not empty to u.
+func (u *union) addPieces(bs ...*basic) {
+	for _, b := range bs {
+		if b == nil || !b.tidy() || b.isEmpty() {
+			continue
+		}
+		b.dropUnusedDivs()
+		u.addSpace(space{b.in, b.out})
+		u.pieces = append(u.pieces, b)
+	}
+}
+
+func (u union) intersect(v union) union {
+	u, v = align(u, v)
+	r := union{params: u.params}
+	for _, s := range u.spaces {
+		if v.hasSpace(s) {
+			r.addSpace(s)
+		}
+	}
+	for _, a := range u.pieces {
+		for _, b := range v.pieces {
+			if a.sameSpace(b) {
+				r.addPieces(a.intersect(b))
+			}
+		}
+	}
+	return r
+}
+
+func (u union) unite(v union) union {
+	u, v = align(u, v)
+	r := union{params: u.params}
+	for _, s := range u.spaces {
+		r.addSpace(s)
+	}
+	for _, s := range v.spaces {
+		r.addSpace(s)
+	}
+	r.pieces = append(append([]*basic(nil), u.pieces...), v.pieces...)
+	return r
+}
+
+func (u union) subtract(v union) union {
+	u, v = align(u, v)
+	r := union{params: u.params, spaces: u.spaces}
+	for _, a := range u.pieces {
+		cur := []*basic{a}
+		for _, b := range v.pieces {
+			if !a.sameSpace(b) {
+				continue
+			}
+			var next []*basic
+			for _, c := range cur {
+				next = append(next, c.subtract(b)...)
+			}
+			cur = next
+		}
+		r.pieces = append(r.pieces, cur...)
+	}
+	return r
+}
+
+// subtract returns the pieces of a − c, pairwise disjoint and non-empty.
+func (a *basic) subtract(c *basic) []*basic {
+	// Express c's constraints over a's columns with c's divs appended.
+	base := a.clone()
+	nd := len(a.divs)
+	base.insertCols(base.exStart(), len(c.divs))
+	newCol := make([]int, c.width())
+	for i := 0; i < c.divStart(); i++ {
+		newCol[i] = i
+	}
+	for k := range c.divs {
+		newCol[c.divStart()+k] = base.divStart() + nd + k
+	}
+	cc := c.clone()
+	cc.remapRows(newCol, base.width())
+	base.divs = append(base.divs, cc.divs...)
+	var cons [][]int64
+	for _, e := range cc.eqs {
+		cons = append(cons, e, negRow(e))
+	}
+	cons = append(cons, cc.ineqs...)
+
+	var out []*basic
+	cur := base
+	for _, k := range cons {
+		neg := negRow(k)
+		neg[0] = subc(neg[0], 1)
+		p := cur.clone()
+		p.ineqs = append(p.ineqs, neg)
+		if p.tidy() && !p.isEmpty() {
+			p.mergeDuplicateDivs()
+			p.dropUnusedDivs()
+			out = append(out, p)
+		} else {
+			continue // cur already implies k: adding it changes nothing
+		}
+		cur = cur.clone()
+		cur.ineqs = append(cur.ineqs, cloneRow(k))
+	}
+	return out
+}
+
+func (u union) isEmpty() bool {
+	for _, p := range u.pieces {
+		if !p.isEmpty() {
+			return false
+		}
+	}
+	return true
+}
+
+func (u union) plainIsEmpty() bool {
+	for _, p := range u.pieces {
+		if !p.plainIsEmpty() {
+			return false
+		}
+	}
+	return true
+}
+
+func (u union) isSubset(v union) bool { return u.subtract(v).isEmpty() }
+
+// project quantifies the columns drop of every piece; shape gives the resulting tuples.
+func (u union) project(drop func(b *basic) map[int]bool, shape func(b *basic) (in, out tuple), nParam int, params []string) union {
+	r := union{params: params}
+	for _, s := range u.spaces {
+		var tmp basic
+		tmp.in, tmp.out, tmp.nParam = s.in, s.out, len(u.params)
+		in, out := shape(&tmp)
+		r.addSpace(space{in, out})
+	}
+	for _, p := range u.pieces {
+		in, out := shape(p)
+		r.addPieces(p.projectCols(drop(p), nParam, in, out)...)
+	}
+	return r
+}
+
+// embed returns b's constraints in a space with tuples in and out, dimension i of b (inputs then
+// outputs) going to dimension dimCol[i] (0-based over the new inputs then outputs).
+func (b *basic) embed(in, out tuple, dimCol []int) *basic {
+	nd := in.n() + out.n()
+	newCol := make([]int, b.width())
+	for p := 0; p < b.nParam; p++ {
+		newCol[1+p] = 1 + p
+	}
+	for i := 0; i < b.nDim(); i++ {
+		newCol[1+b.nParam+i] = 1 + b.nParam + dimCol[i]
+	}
+	for k := range b.divs {
+		newCol[b.divStart()+k] = 1 + b.nParam + nd + k
+	}
+	c := b.clone()
+	c.remapRows(newCol, 1+b.nParam+nd+len(b.divs))
+	c.in, c.out = in.clone(), out.clone()
+	return c
+}
+
+func seq(from, n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = from + i
+	}
+	return r
+}
+
+// simplify removes empty pieces, redundant constraints and unused divs of every piece.
+func (u union) simplify() union {
+	r := union{params: u.params, spaces: u.spaces}
+	for _, p := range u.pieces {
+		c := p.clone()
+		if !c.tidy() || c.isEmpty() {
+			continue
+		}
+		c.removeRedundant()
+		c.dropUnusedDivs()
+		r.pieces = append(r.pieces, c)
+	}
+	return r
+}
+
+// removeRedundant drops every inequality implied by the others (exact integer test) and turns
+// inequalities that can only hold with equality into equalities.
+func (b *basic) removeRedundant() {
+	divc := b.allDivConstraints()
+	for i := 0; i < len(b.ineqs); i++ {
+		r := b.ineqs[i]
+		others := make([][]int64, 0, len(b.ineqs)+len(divc))
+		others = append(others, b.ineqs[:i]...)
+		others = append(others, b.ineqs[i+1:]...)
+		others = append(others, divc...)
+		neg := negRow(r)
+		neg[0] = subc(neg[0], 1)
+		if !feasible(b.eqs, append(others, neg)) {
+			b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
+			i--
+			continue
+		}
+		// implicit equality: r >= 1 impossible
+		pos := cloneRow(r)
+		pos[0] = subc(pos[0], 1)
+		all := append(append([][]int64(nil), b.ineqs...), divc...)
+		if !feasible(b.eqs, append(all, pos)) {
+			b.eqs = append(b.eqs, cloneRow(r))
+			b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
+			i--
+		}
+	}
+	b.tidy()
+	b.removeRedundantEqs()
+}
+
+// removeRedundantEqs drops equalities that are linear combinations of the others (rank test by
+// integer-preserving Gaussian elimination).
+func (b *basic) removeRedundantEqs() {
+	var basis [][]int64
+	var kept [][]int64
+	for _, e := range b.eqs {
+		r := cloneRow(e)
+		for _, piv := range basis {
+			p := pivotCol(piv)
+			if r[p] != 0 {
+				g := gcd(r[p], piv[p])
+				r = combine(piv[p]/g, r, -r[p]/g, piv)
+			}
+		}
+		if !isZeroFrom(r, 0) {
+			basis = append(basis, r)
+			kept = append(kept, e)
+		}
+	}
+	b.eqs = kept
+}
+
+func pivotCol(r []int64) int {
+	for i := len(r) - 1; i >= 1; i-- {
+		if r[i] != 0 {
+			return i
+		}
+	}
+	return 0
+}
