@@ -422,3 +422,124 @@ func (f MultiAff) Map() Map {
 
 // String prints f in isl notation.
 func (f MultiAff) String() string { return f.Map().String() }
+
+// AffPiece is one piece of a piecewise quasi-affine function: where Guard (a conjunction over
+// the input dimensions) holds, the outputs are Exprs.
+type AffPiece struct {
+	Guard []Constraint
+	Exprs []Aff
+}
+
+// AffPieces returns m as explicit functions of its input dimensions, one AffPiece per basic map.
+// It fails when some output dimension is not determined by an equality in some piece (the map
+// is not a function in the form isl would print with explicit output expressions).
+func (m Map) AffPieces() (out []AffPiece, err error) {
+	err = Try(func() {
+		for _, p := range m.u.pieces {
+			b := p.clone()
+			exprs := make([]Aff, b.nOut())
+			for j := 0; j < b.nOut(); j++ {
+				col := b.outStart() + j
+				found := -1
+				for k, e := range b.eqs {
+					if e[col] == 1 || e[col] == -1 {
+						found = k
+						break
+					}
+				}
+				if found < 0 {
+					err = fmt.Errorf("%w: output dimension %d of %s is not an affine function of the inputs", ErrSpaceMismatch, j, m)
+					return
+				}
+				piv := b.eqs[found]
+				b.eqs = append(b.eqs[:found:found], b.eqs[found+1:]...)
+				for _, e := range b.eqs {
+					substitute(e, piv, col)
+				}
+				for _, e := range b.ineqs {
+					substitute(e, piv, col)
+				}
+				for k := range b.divs {
+					substitute(b.divs[k].num, piv, col)
+				}
+				for _, prev := range exprs[:j] {
+					_ = prev
+				}
+				// out_j = -(piv without col)/piv[col]
+				r := cloneRow(piv)
+				if r[col] == 1 {
+					r = negRow(r)
+				}
+				r[col] = 0
+				exprs[j] = b.rowAff(r, m.u.params)
+			}
+			// earlier expressions may mention later output dims: substitute them away
+			for j := range exprs {
+				exprs[j] = substituteOuts(exprs[j], b.nIn(), exprs)
+			}
+			var guard []Constraint
+			for _, e := range b.eqs {
+				guard = append(guard, Constraint{Aff: b.rowAff(e, m.u.params), Eq: true})
+			}
+			for _, e := range b.ineqs {
+				guard = append(guard, Constraint{Aff: b.rowAff(e, m.u.params)})
+			}
+			out = append(out, AffPiece{Guard: guard, Exprs: exprs})
+		}
+	})
+	return out, err
+}
+
+// substituteOuts replaces dims nIn+j of a (output dims) by exprs[j], repeatedly.
+func substituteOuts(a Aff, nIn int, exprs []Aff) Aff {
+	for iter := 0; iter <= len(exprs) && a.NDimUsed() > nIn; iter++ {
+		sub := make([]Aff, a.NDimUsed())
+		for i := range sub {
+			if i < nIn {
+				sub[i] = AffDim(i)
+			} else {
+				sub[i] = exprs[i-nIn]
+			}
+		}
+		a = a.SubstDims(sub)
+	}
+	return a
+}
+
+// ParseAff parses a quasi-affine expression in isl notation over the given dimension names;
+// every other identifier is a parameter. Example: ParseAff("floor((N - 3)/2) + 1", nil).
+func ParseAff(expr string, dims []string) (Aff, error) {
+	toks, err := tokenize(expr)
+	if err != nil {
+		return Aff{}, err
+	}
+	var params []string
+	for _, t := range toks {
+		if t.kind == tIdent && !reserved[t.text] && !slices.Contains(dims, t.text) && !slices.Contains(params, t.text) {
+			params = append(params, t.text)
+		}
+	}
+	names := make([]string, len(dims))
+	for i, d := range dims {
+		names[i] = d
+		if d == "" {
+			names[i] = fmt.Sprintf("d%d", i)
+		}
+	}
+	src := "{ [" + strings.Join(names, ", ") + "] -> [" + expr + "] }"
+	if len(params) > 0 {
+		src = "[" + strings.Join(params, ", ") + "] -> " + src
+	}
+	m, err := ParseMap(src)
+	if err != nil {
+		return Aff{}, err
+	}
+	ps, err := m.AffPieces()
+	if err != nil {
+		return Aff{}, err
+	}
+	if len(ps) != 1 || len(ps[0].Guard) != 0 || len(ps[0].Exprs) != 1 {
+		return Aff{}, fmt.Errorf("%w: %q is not a single quasi-affine expression", ErrSyntax, expr)
+	}
+	return ps[0].Exprs[0], nil
+}

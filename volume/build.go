@@ -55,6 +55,9 @@ func SetFromConstraints(params []string, name string, dims []string, cons []Cons
 
 // Box returns { name[dims] : 0 <= dims[k] < extents[k] }.
 func Box(params []string, name string, dims []string, extents []Aff) Set {
+	if dims == nil {
+		dims = make([]string, len(extents))
+	}
 	var cons []Constraint
 	for k, e := range extents {
 		cons = append(cons, GE(AffDim(k), AffConst(0)), LT(AffDim(k), e))

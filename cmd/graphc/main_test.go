@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc/internal/onnxgen"
+	"github.com/graphc/graphc/ir"
+)
+
+var graphcBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "graphc-cli")
+	if err != nil {
+		panic(err)
+	}
+	graphcBin = filepath.Join(dir, "graphc")
+	if out, err := exec.Command("go", "build", "-o", graphcBin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// graphc runs the binary as a subprocess.
+func runCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(graphcBin, args...)
+	cmd.Dir = dir
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func writeModel(t *testing.T, dir, name string, m *onnxgen.Model) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, m.Write(p))
+	return p
+}
+
+func TestCompileDefaultOutputAndDump(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(16, true))
+	_, stderr, code := runCLI(t, dir, "mt.onnx", "--print-ir-after=die", "--report-dead")
+	require.Equal(t, 0, code, stderr)
+	require.FileExists(t, filepath.Join(dir, "mt.ll"))
+	require.Contains(t, stderr, "IR Dump After die")
+	require.Contains(t, stderr, "domain { [i, j, k] : i >= 0 and i <= j < 16 and 0 <= k < 16 }")
+	require.Contains(t, stderr, "%C (matmul): 1920 of 4096 iterations dead (46.9%)")
+	ll, err := os.ReadFile(filepath.Join(dir, "mt.ll"))
+	require.NoError(t, err)
+	require.Contains(t, string(ll), "define i32 @main_graph(")
+	require.Contains(t, string(ll), "define i64 @main_graph_workspace_size(")
+}
+
+func TestEntryAndStdout(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(8, false))
+	out, stderr, code := runCLI(t, dir, "--entry=my_net", "-o", "-", "mt.onnx", "--target=x86-64")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "define i32 @my_net(")
+	require.Contains(t, out, "define i64 @my_net_workspace_size(")
+	require.Contains(t, out, `target triple = "x86_64-unknown-linux-gnu"`)
+}
+
+func TestEmptyPipelineKeepsFullDomain(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(8, true))
+	out, stderr, code := runCLI(t, dir, "mt.onnx", "--pipeline=", "--emit=ir", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, out, "domain", "no pass ran: no domain is restricted")
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "junk.onnx"), []byte("this is not a protobuf \xff\xff\xff"), 0o644))
+	unsupported := onnxgen.New("u", 14)
+	unsupported.Input("X", ir.F32, 4)
+	unsupported.Node("Softsign", "my_softsign", []string{"X"}, []string{"Y"})
+	unsupported.Output("Y", ir.F32, 4)
+	writeModel(t, dir, "unsupported.onnx", unsupported)
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(4, true))
+	cases := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"missing.onnx"}, 1, []string{"missing.onnx", "no such file"}},
+		{[]string{"junk.onnx"}, 1, []string{"junk.onnx", "not an ONNX model"}},
+		{[]string{"unsupported.onnx"}, 1, []string{"unsupported.onnx", `node "my_softsign"`, "Softsign", "opset 14", "supported ops: Add"}},
+		{[]string{"mt.onnx", "--pipeline=die,dcee"}, 1, []string{`unknown pass "dcee"`, `did you mean "dce"`}},
+		{[]string{"mt.onnx", "--print-ir-after=dei"}, 1, []string{`did you mean "die"`}},
+		{[]string{"mt.onnx", "--require=Z[i, j] : i = 0"}, 1, []string{`"Z" is not an output`}},
+		{[]string{"mt.onnx", "--target=arm"}, 1, []string{`unknown target "arm"`}},
+		{[]string{"--bogus", "mt.onnx"}, 2, []string{"bogus"}},
+		{[]string{"--reprot-dead", "mt.onnx"}, 2, []string{"did you mean --report-dead?"}},
+		{[]string{}, 2, []string{"expected exactly one MODEL"}},
+		{[]string{"a.onnx", "b.onnx"}, 2, []string{"expected exactly one MODEL"}},
+		{[]string{"mt.onnx", "--emit=exe"}, 2, []string{"--emit=exe"}},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, stderr, code := runCLI(t, dir, tc.args...)
+			require.Equal(t, tc.code, code, stderr)
+			for _, w := range tc.want {
+				require.Contains(t, stderr, w)
+			}
+			require.NotContains(t, stderr, "goroutine", "no panic dump")
+			require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one-line error: %q", stderr)
+		})
+	}
+}
+
+func TestRequireLastRow(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(16, true))
+	out, stderr, code := runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = 15", "--emit=ir", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "domain { [i, j, k] : i = 15 and j = 15 and 0 <= k < 16 }")
+}

@@ -1,0 +1,248 @@
+// This file parses the command line and runs the compiler.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/passes"
+)
+
+const usageText = `usage: graphc [flags] MODEL
+       graphc calc 'EXPR'
+       graphc ops
+       graphc version
+
+MODEL is an ONNX model (.onnx), a TensorFlow GraphDef (.pb, .pbtxt) or graphc IR text (.graph).
+
+Examples:
+  graphc model.onnx -o model.ll                   compile with the default pipeline
+  graphc model.onnx --print-ir-after=die -o -     show the restricted domains, print the module
+  graphc model.onnx --require='Y[i, j] : i = 127' --report-dead
+  graphc model.onnx --pipeline= -o plain.ll       compile without optimization
+
+Flags:
+`
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+type cliError struct {
+	code int
+	err  error
+}
+
+func (e *cliError) Error() string { return e.err.Error() }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "graphc: internal error: %v\nThis is a bug in graphc; please report it with the model and the command line.\n%s", r, debug.Stack())
+			code = exitInternal
+		}
+	}()
+	if len(args) > 0 {
+		switch args[0] {
+		case "version", "--version", "-version":
+			fmt.Fprintln(stdout, versionString())
+			return exitOK
+		case "ops":
+			return runOps(stdout)
+		case "calc":
+			return runCalc(args[1:], stdin, stdout, stderr)
+		}
+	}
+	err := compileMain(args, stdout, stderr)
+	if err == nil {
+		return exitOK
+	}
+	var ce *cliError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(stderr, "graphc: %v\n", ce.err)
+		return ce.code
+	}
+	var ie *passes.InternalError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(stderr, "graphc: %v\nThis is a bug in graphc; please report it with the model and the command line.\n%s", err, ie.Stack)
+		return exitInternal
+	}
+	fmt.Fprintf(stderr, "graphc: %v\n", err)
+	if errors.Is(err, graphc.ErrInput) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+		return exitInput
+	}
+	fmt.Fprintln(stderr, "This is a bug in graphc; please report it with the model and the command line.")
+	return exitInternal
+}
+
+func versionString() string {
+	v := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return "graphc " + v
+}
+
+func usageErr(format string, args ...any) error {
+	return &cliError{exitUsage, fmt.Errorf(format, args...)}
+}
+
+var emitExt = map[string]string{"llvm": ".ll", "ir": ".graph", "header": ".h", "asm": ".s", "obj": ".o", "lib": ".so", "dot": ".dot"}
+
+func compileMain(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("graphc", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "", "output file (default: MODEL's basename + the emit kind's extension; - = stdout)")
+	target := fs.String("target", "x86-64", "target: x86-64 or hexagon")
+	mcpu := fs.String("mcpu", "", "target CPU, as llc -mcpu (native = the host)")
+	mattr := fs.String("mattr", "", "target features, as llc -mattr (+a,-b)")
+	entry := fs.String("entry", "main_graph", "name of the entry function")
+	emit := fs.String("emit", "llvm", "what to produce: llvm, ir, header, asm, obj, lib")
+	pipeline := fs.String("pipeline", passes.DefaultPipeline, "comma-separated passes (\"\" = no optimization)")
+	var printBefore, printAfter, requires, dims multiFlag
+	fs.Var(&printBefore, "print-ir-before", "print the IR before PASS (to stderr); repeatable")
+	fs.Var(&printAfter, "print-ir-after", "print the IR after PASS (to stderr); repeatable")
+	printBeforeAll := fs.Bool("print-ir-before-all", false, "print the IR before every pass")
+	printAfterAll := fs.Bool("print-ir-after-all", false, "print the IR after every pass")
+	fs.Var(&requires, "require", "required region of an output: 'OUT[i, j] : constraints' (isl notation); repeatable")
+	fs.Var(&dims, "dim", "bind a symbolic dimension: NAME=VALUE; repeatable")
+	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
+	timing := fs.Bool("pass-timing", false, "report the wall time of every pass (to stderr)")
+	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
+	help := fs.Bool("help", false, "show this help")
+	fs.BoolVar(help, "h", false, "show this help")
+
+	var positional []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return usageErr("%v%s", err, suggestFlag(err, fs))
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if *help {
+		fmt.Fprint(stdout, usageText)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return nil
+	}
+	if len(positional) != 1 {
+		return usageErr("expected exactly one MODEL argument, got %d (see graphc --help)", len(positional))
+	}
+	model := positional[0]
+	ext, ok := emitExt[*emit]
+	if !ok {
+		return usageErr("--emit=%s: unknown kind (llvm, ir, header, asm, obj, lib)", *emit)
+	}
+	opts := []graphc.Option{
+		graphc.WithTarget(*target), graphc.WithEntry(*entry), graphc.WithPipeline(*pipeline),
+		graphc.WithCPU(*mcpu), graphc.WithAttrs(*mattr), graphc.WithDumpWriter(stderr),
+		graphc.WithVerifyEach(*verifyEach),
+	}
+	for _, p := range printBefore {
+		opts = append(opts, graphc.WithPrintIRBefore(p))
+	}
+	for _, p := range printAfter {
+		opts = append(opts, graphc.WithPrintIRAfter(p))
+	}
+	if *printBeforeAll {
+		opts = append(opts, graphc.WithPrintIRBefore("*"))
+	}
+	if *printAfterAll {
+		opts = append(opts, graphc.WithPrintIRAfter("*"))
+	}
+	for _, r := range requires {
+		opts = append(opts, graphc.WithRequire(r))
+	}
+	for _, d := range dims {
+		name, val, ok := strings.Cut(d, "=")
+		v, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		if !ok || err != nil || name == "" {
+			return usageErr("--dim %q: want NAME=VALUE", d)
+		}
+		opts = append(opts, graphc.WithDim(strings.TrimSpace(name), v))
+	}
+	if *emit == "ir" {
+		opts = append(opts, graphc.WithoutLowering())
+	}
+	res, err := graphc.Compile(context.Background(), model, opts...)
+	if err != nil {
+		return err
+	}
+	for _, d := range res.Diagnostics {
+		fmt.Fprintf(stderr, "%s: %s\n", model, d)
+	}
+	if *reportDead && res.DeadReport != "" {
+		fmt.Fprint(stderr, res.DeadReport)
+	}
+	if *timing && res.Passes != nil {
+		fmt.Fprint(stderr, res.Passes.TimingReport())
+	}
+	var text string
+	switch *emit {
+	case "llvm":
+		text = res.LLVM
+	case "ir":
+		text = res.Graph.String()
+	case "header":
+		text = res.Header
+	default:
+		return &cliError{exitInput, fmt.Errorf("--emit=%s is not supported yet", *emit)}
+	}
+	dst := *out
+	if dst == "" {
+		dst = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ext
+	}
+	if dst == "-" {
+		_, err := io.WriteString(stdout, text)
+		return err
+	}
+	if err := os.WriteFile(dst, []byte(text), 0o644); err != nil {
+		return &cliError{exitInput, err}
+	}
+	return nil
+}
+
+// suggestFlag adds "did you mean" for an unknown flag.
+func suggestFlag(err error, fs *flag.FlagSet) string {
+	msg := err.Error()
+	const p = "flag provided but not defined: -"
+	if !strings.HasPrefix(msg, p) {
+		return ""
+	}
+	name := strings.TrimLeft(strings.TrimPrefix(msg, p), "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if s := passes.Suggest(name, names); s != "" {
+		return fmt.Sprintf(" (did you mean --%s?)", s)
+	}
+	return ""
+}
+
+func runOps(stdout io.Writer) int {
+	fmt.Fprintln(stdout, "ONNX ops (opset range):")
+	for _, op := range onnxOps() {
+		fmt.Fprintln(stdout, "  "+op)
+	}
+	return exitOK
+}
+
+func runCalc(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "graphc calc: not implemented yet")
+	return exitInput
+}

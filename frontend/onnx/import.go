@@ -1,0 +1,255 @@
+// This file walks the ONNX graph: inputs, initializers, nodes through the op table, outputs.
+
+package onnx
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/proto/onnxpb"
+	"github.com/graphc/graphc/volume"
+)
+
+// Supported opset range of the default domain.
+const (
+	MinOpset = 7
+	MaxOpset = 24
+)
+
+type importer struct {
+	cfg    *config
+	file   string
+	dir    string
+	opset  int64
+	g      *ir.Graph
+	vals   map[string]*ir.Value
+	consts map[string]*ir.Tensor // values whose data is known at import
+}
+
+// NodeError is an import error attached to one node.
+type NodeError struct {
+	File, Node, Op string
+	Opset          int64
+	Err            error
+}
+
+func (e *NodeError) Error() string {
+	return fmt.Sprintf("%s: node %q (%s, opset %d): %v", e.File, e.Node, e.Op, e.Opset, e.Err)
+}
+
+func (e *NodeError) Unwrap() error { return e.Err }
+
+func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
+	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}}
+	im.opset = -1
+	for _, os := range m.OpsetImport {
+		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
+			im.opset = os.GetVersion()
+		}
+	}
+	if im.opset < 0 {
+		if len(m.OpsetImport) == 0 {
+			im.opset = 1 // IR version 2 models without opset_import are opset 1
+		} else {
+			return nil, fmt.Errorf("%s: %w: no opset import for the default ONNX domain", file, ErrUnsupported)
+		}
+	}
+	if im.opset > MaxOpset {
+		return nil, fmt.Errorf("%s: %w: opset %d is newer than the newest supported (%d)", file, ErrUnsupported, im.opset, MaxOpset)
+	}
+	if v := m.GetIrVersion(); v != 0 && (v < 3 || v > 13) {
+		return nil, fmt.Errorf("%s: %w: IR version %d (supported: 3 to 13)", file, ErrUnsupported, v)
+	}
+	gp := m.Graph
+	name := sanitize(gp.GetName())
+	if name == "" {
+		name = "main_graph"
+	}
+	im.g = ir.NewGraph("main_graph")
+	_ = name
+	if err := im.importGraph(gp); err != nil {
+		return nil, err
+	}
+	return im.g, nil
+}
+
+func sanitize(s string) string {
+	var sb strings.Builder
+	for _, c := range s {
+		if c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			sb.WriteRune(c)
+		} else {
+			sb.WriteRune('_')
+		}
+	}
+	return sb.String()
+}
+
+func (im *importer) errf(format string, args ...any) error {
+	return fmt.Errorf("%s: %s", im.file, fmt.Sprintf(format, args...))
+}
+
+func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
+	inits := map[string]*onnxpb.TensorProto{}
+	for _, t := range gp.Initializer {
+		inits[t.GetName()] = t
+	}
+	// graph inputs that are not initializers
+	for _, vi := range gp.Input {
+		if _, ok := inits[vi.GetName()]; ok {
+			continue // an initializer listed as input is a constant unless the user overrides it
+		}
+		t, err := im.valueType(vi)
+		if err != nil {
+			return im.errf("input %q: %v", vi.GetName(), err)
+		}
+		v := im.g.AddInput(vi.GetName(), t)
+		im.vals[vi.GetName()] = v
+	}
+	for _, tp := range gp.Initializer {
+		data, err := im.tensor(tp)
+		if err != nil {
+			return im.errf("initializer %q: %v", tp.GetName(), err)
+		}
+		im.consts[tp.GetName()] = data
+	}
+	for _, n := range gp.Node {
+		if err := im.importNode(n); err != nil {
+			return err
+		}
+	}
+	for _, vi := range gp.Output {
+		v, err := im.value(vi.GetName())
+		if err != nil {
+			return im.errf("output %q: %v", vi.GetName(), err)
+		}
+		im.g.Outputs = append(im.g.Outputs, v)
+	}
+	if len(im.g.Outputs) == 0 {
+		return im.errf("%v: the graph has no outputs", ErrInvalid)
+	}
+	return nil
+}
+
+// value returns the IR value of an ONNX name, materialising known constants on first use.
+func (im *importer) value(name string) (*ir.Value, error) {
+	if v, ok := im.vals[name]; ok {
+		return v, nil
+	}
+	if t, ok := im.consts[name]; ok {
+		v := im.g.AddConst(name, t)
+		im.vals[name] = v
+		return v, nil
+	}
+	return nil, fmt.Errorf("%w: value %q is not produced by any node, input or initializer", ErrInvalid, name)
+}
+
+func (im *importer) tensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
+	if tp.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
+		return im.externalTensor(tp)
+	}
+	return TensorFromProto(tp)
+}
+
+func (im *importer) externalTensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
+	loc := ""
+	for _, kv := range tp.ExternalData {
+		if kv.GetKey() == "location" {
+			loc = kv.GetValue()
+		}
+	}
+	return nil, fmt.Errorf("%w: tensor %q stores its data externally in %q; graphc does not load external data yet", ErrUnsupported, tp.GetName(), loc)
+}
+
+// valueType converts a ValueInfo's tensor type; dim_param names become symbolic dims.
+func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) {
+	tt := vi.GetType().GetTensorType()
+	if tt == nil {
+		return ir.TensorType{}, fmt.Errorf("%w: only tensor inputs are supported", ErrUnsupported)
+	}
+	elem, err := DType(tt.GetElemType())
+	if err != nil {
+		return ir.TensorType{}, err
+	}
+	if tt.Shape == nil {
+		return ir.TensorType{}, fmt.Errorf("%w: input without a shape", ErrUnsupported)
+	}
+	t := ir.TensorType{Elem: elem}
+	for i, d := range tt.Shape.Dim {
+		switch {
+		case d.GetDimParam() != "":
+			p := sanitize(d.GetDimParam())
+			if v, ok := im.cfg.dims[d.GetDimParam()]; ok {
+				t.Shape = append(t.Shape, volume.AffConst(v))
+			} else {
+				t.Shape = append(t.Shape, volume.AffParam(p))
+			}
+		case d.GetDimValue() > 0 || d.GetDimValue() == 0 && hasDimValue(d):
+			t.Shape = append(t.Shape, volume.AffConst(d.GetDimValue()))
+		default:
+			p := fmt.Sprintf("%s_d%d", sanitize(vi.GetName()), i)
+			t.Shape = append(t.Shape, volume.AffParam(p))
+		}
+	}
+	return t, nil
+}
+
+func hasDimValue(d *onnxpb.TensorShapeProto_Dimension) bool {
+	_, ok := d.Value.(*onnxpb.TensorShapeProto_Dimension_DimValue)
+	return ok
+}
+
+func (im *importer) importNode(n *onnxpb.NodeProto) error {
+	nerr := func(err error) error {
+		return &NodeError{File: im.file, Node: n.GetName(), Op: n.GetOpType(), Opset: im.opset, Err: err}
+	}
+	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+		return nerr(fmt.Errorf("%w: op domain %q", ErrUnsupported, d))
+	}
+	def, ok := opTable[n.GetOpType()]
+	if !ok {
+		return nerr(fmt.Errorf("%w: op %s; supported ops: %s", ErrUnsupported, n.GetOpType(), strings.Join(SupportedOps(), ", ")))
+	}
+	if im.opset < int64(def.Since) {
+		return nerr(fmt.Errorf("%w: %s is supported from opset %d", ErrUnsupported, n.GetOpType(), def.Since))
+	}
+	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}}
+	for _, a := range n.Attribute {
+		c.attrs[a.GetName()] = a
+	}
+	if err := def.Import(c); err != nil {
+		return nerr(err)
+	}
+	for i, o := range n.Output {
+		if o == "" {
+			continue
+		}
+		if _, ok := im.vals[o]; !ok {
+			if _, ok := im.consts[o]; !ok {
+				return nerr(fmt.Errorf("internal error: output #%d %q was not produced", i, o))
+			}
+		}
+	}
+	return nil
+}
+
+// SupportedOps returns the ONNX op types the importer handles, sorted.
+func SupportedOps() []string {
+	var out []string
+	for k := range opTable {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// OpRange returns the opset range of a supported op.
+func OpRange(op string) (since, until int, ok bool) {
+	d, ok := opTable[op]
+	if !ok {
+		return 0, 0, false
+	}
+	return d.Since, MaxOpset, true
+}

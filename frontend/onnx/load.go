@@ -1,0 +1,104 @@
+// This file reads ModelProto files and imports them.
+
+package onnx
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/proto/onnxpb"
+)
+
+// ErrUnsupported is wrapped by errors about valid models that graphc cannot handle.
+var ErrUnsupported = errors.New("unsupported")
+
+// ErrInvalid is wrapped by errors about malformed models.
+var ErrInvalid = errors.New("invalid model")
+
+// Option configures the importer.
+type Option func(*config)
+
+type config struct {
+	dims     map[string]int64
+	maxBytes int64
+}
+
+// WithDim binds the symbolic dimension name to v at import.
+func WithDim(name string, v int64) Option { return func(c *config) { c.dims[name] = v } }
+
+// WithMaxFileSize bounds the size of the model file read (default 2 GiB, protobuf's own limit).
+func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxBytes = n } }
+
+func newConfig(opts []Option) *config {
+	c := &config{dims: map[string]int64{}, maxBytes: 2 << 30}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Load reads and imports the ONNX model at path.
+func Load(path string, opts ...Option) (*ir.Graph, error) {
+	cfg := newConfig(opts)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > cfg.maxBytes {
+		return nil, fmt.Errorf("%s: %w: file of %d bytes exceeds the limit of %d", path, ErrInvalid, st.Size(), cfg.maxBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, cfg.maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m, err := Unmarshal(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return importModel(m, path, filepath.Dir(path), cfg)
+}
+
+// Unmarshal decodes a ModelProto.
+func Unmarshal(data []byte) (*onnxpb.ModelProto, error) {
+	m := &onnxpb.ModelProto{}
+	if err := proto.Unmarshal(data, m); err != nil {
+		return nil, fmt.Errorf("%w: not an ONNX model: %v", ErrInvalid, err)
+	}
+	if m.Graph == nil {
+		return nil, fmt.Errorf("%w: not an ONNX model: no graph", ErrInvalid)
+	}
+	return m, nil
+}
+
+// Read imports a model from r; name is used in error messages and to find external data.
+func Read(r io.Reader, name string, opts ...Option) (*ir.Graph, error) {
+	cfg := newConfig(opts)
+	data, err := io.ReadAll(io.LimitReader(r, cfg.maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > cfg.maxBytes {
+		return nil, fmt.Errorf("%s: %w: model exceeds the limit of %d bytes", name, ErrInvalid, cfg.maxBytes)
+	}
+	m, err := Unmarshal(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return importModel(m, name, filepath.Dir(name), cfg)
+}
+
+// Import converts a decoded model.
+func Import(m *onnxpb.ModelProto, name string, opts ...Option) (*ir.Graph, error) {
+	return importModel(m, name, filepath.Dir(name), newConfig(opts))
+}

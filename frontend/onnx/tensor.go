@@ -1,0 +1,123 @@
+// This file converts TensorProtos (initializers, Constant values, test data) to ir.Tensor.
+
+package onnx
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/proto/onnxpb"
+)
+
+// maxTensorElems bounds a tensor the importer materialises (checked before allocating).
+const maxTensorElems = 1 << 31
+
+// DType maps an ONNX element type to graphc's.
+func DType(t int32) (ir.DType, error) {
+	switch onnxpb.TensorProto_DataType(t) {
+	case onnxpb.TensorProto_FLOAT:
+		return ir.F32, nil
+	case onnxpb.TensorProto_DOUBLE:
+		return ir.F64, nil
+	case onnxpb.TensorProto_FLOAT16:
+		return ir.F16, nil
+	case onnxpb.TensorProto_INT64:
+		return ir.I64, nil
+	case onnxpb.TensorProto_INT32:
+		return ir.I32, nil
+	case onnxpb.TensorProto_INT8:
+		return ir.I8, nil
+	case onnxpb.TensorProto_UINT8:
+		return ir.U8, nil
+	case onnxpb.TensorProto_BOOL:
+		return ir.Bool, nil
+	}
+	return ir.Invalid, fmt.Errorf("%w: element type %s", ErrUnsupported, onnxpb.TensorProto_DataType(t))
+}
+
+// TensorFromProto decodes a TensorProto (raw_data or typed fields).
+func TensorFromProto(t *onnxpb.TensorProto) (*ir.Tensor, error) {
+	elem, err := DType(t.GetDataType())
+	if err != nil {
+		return nil, fmt.Errorf("tensor %q: %w", t.GetName(), err)
+	}
+	if t.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
+		return nil, fmt.Errorf("tensor %q: %w: external data must be resolved by the importer", t.GetName(), ErrUnsupported)
+	}
+	shape := make([]int64, len(t.Dims))
+	n := int64(1)
+	for i, d := range t.Dims {
+		if d < 0 {
+			return nil, fmt.Errorf("tensor %q: %w: negative dimension %d", t.GetName(), ErrInvalid, d)
+		}
+		if d > 0 && n > maxTensorElems/d {
+			return nil, fmt.Errorf("tensor %q: %w: shape %v has more than %d elements", t.GetName(), ErrInvalid, t.Dims, int64(maxTensorElems))
+		}
+		n *= d
+		shape[i] = d
+	}
+	if raw := t.GetRawData(); raw != nil || n == 0 && len(t.FloatData)+len(t.DoubleData)+len(t.Int32Data)+len(t.Int64Data) == 0 {
+		if int64(len(raw)) != n*int64(elem.Size()) {
+			return nil, fmt.Errorf("tensor %q: %w: raw_data has %d bytes, shape %v of %s needs %d", t.GetName(), ErrInvalid, len(raw), shape, elem, n*int64(elem.Size()))
+		}
+		return ir.TensorFromBytes(elem, shape, raw)
+	}
+	out := ir.NewTensor(elem, shape)
+	count := func(have int) error {
+		if int64(have) != n {
+			return fmt.Errorf("tensor %q: %w: %d values for shape %v", t.GetName(), ErrInvalid, have, shape)
+		}
+		return nil
+	}
+	switch elem {
+	case ir.F32:
+		if err := count(len(t.FloatData)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.FloatData {
+			out.F[i] = float64(v)
+		}
+	case ir.F64:
+		if err := count(len(t.DoubleData)); err != nil {
+			return nil, err
+		}
+		copy(out.F, t.DoubleData)
+	case ir.F16:
+		// float16 values are stored as uint16 bit patterns in int32_data
+		if err := count(len(t.Int32Data)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Int32Data {
+			var b [2]byte
+			binary.LittleEndian.PutUint16(b[:], uint16(v))
+			tt, _ := ir.TensorFromBytes(ir.F16, []int64{1}, b[:])
+			out.F[i] = tt.F[0]
+		}
+	case ir.I64:
+		if err := count(len(t.Int64Data)); err != nil {
+			return nil, err
+		}
+		copy(out.I, t.Int64Data)
+	case ir.I32, ir.I8, ir.U8, ir.Bool:
+		if err := count(len(t.Int32Data)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Int32Data {
+			out.I[i] = elem.WrapInt(int64(v))
+		}
+	}
+	return out, nil
+}
+
+// TensorToProto encodes a tensor with raw_data (used by tests and model generators).
+func TensorToProto(name string, t *ir.Tensor) *onnxpb.TensorProto {
+	dt := map[ir.DType]onnxpb.TensorProto_DataType{ir.F32: onnxpb.TensorProto_FLOAT, ir.F64: onnxpb.TensorProto_DOUBLE,
+		ir.F16: onnxpb.TensorProto_FLOAT16, ir.I64: onnxpb.TensorProto_INT64, ir.I32: onnxpb.TensorProto_INT32,
+		ir.I8: onnxpb.TensorProto_INT8, ir.U8: onnxpb.TensorProto_UINT8, ir.Bool: onnxpb.TensorProto_BOOL}[t.Elem]
+	d := int32(dt)
+	return &onnxpb.TensorProto{Name: &name, DataType: &d, Dims: append([]int64(nil), t.Shape...), RawData: t.Bytes()}
+}
+
+var _ = math.Float32bits

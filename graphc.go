@@ -1,0 +1,274 @@
+// This file holds the library API: Compile and its functional options.
+
+package graphc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/graphc/graphc/frontend/onnx"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/lower"
+	"github.com/graphc/graphc/passes"
+	"github.com/graphc/graphc/volume"
+)
+
+// Option configures Compile.
+type Option func(*config) error
+
+type config struct {
+	target     string
+	entry      string
+	cpu, attrs string
+	pipeline   string
+	requires   []string
+	dims       map[string]int64
+	popts      passes.Options
+	noLower    bool
+}
+
+// WithTarget selects the target (x86-64, hexagon).
+func WithTarget(name string) Option { return func(c *config) error { c.target = name; return nil } }
+
+// WithEntry names the entry function (default main_graph).
+func WithEntry(name string) Option { return func(c *config) error { c.entry = name; return nil } }
+
+// WithCPU overrides the target CPU (llc's -mcpu).
+func WithCPU(cpu string) Option { return func(c *config) error { c.cpu = cpu; return nil } }
+
+// WithAttrs overrides the target features (llc's -mattr).
+func WithAttrs(a string) Option { return func(c *config) error { c.attrs = a; return nil } }
+
+// WithPipeline sets the pass pipeline ("" runs no pass).
+func WithPipeline(p string) Option { return func(c *config) error { c.pipeline = p; return nil } }
+
+// WithRequire narrows the required region of an output ("OUT[i, j] : constraints").
+func WithRequire(spec string) Option {
+	return func(c *config) error { c.requires = append(c.requires, spec); return nil }
+}
+
+// WithDim binds a symbolic dimension to a value at compile time.
+func WithDim(name string, v int64) Option {
+	return func(c *config) error {
+		if v < 0 {
+			return fmt.Errorf("--dim %s=%d: a dimension cannot be negative", name, v)
+		}
+		c.dims[name] = v
+		return nil
+	}
+}
+
+// WithPrintIRBefore and WithPrintIRAfter dump the graph before/after the named passes ("*" for
+// all) to the dump writer.
+func WithPrintIRBefore(pass string) Option {
+	return func(c *config) error { c.popts.PrintBefore[pass] = true; return nil }
+}
+
+// WithPrintIRAfter dumps the graph after the named pass ("*" for all).
+func WithPrintIRAfter(pass string) Option {
+	return func(c *config) error { c.popts.PrintAfter[pass] = true; return nil }
+}
+
+// WithDumpWriter sets where IR dumps go (default os.Stderr).
+func WithDumpWriter(w io.Writer) Option { return func(c *config) error { c.popts.Dump = w; return nil } }
+
+// WithVerifyEach runs the IR verifier after every pass.
+func WithVerifyEach(on bool) Option { return func(c *config) error { c.popts.VerifyEach = on; return nil } }
+
+// WithoutLowering stops after the passes (Result.Graph only).
+func WithoutLowering() Option { return func(c *config) error { c.noLower = true; return nil } }
+
+// Result is what Compile produces.
+type Result struct {
+	Graph       *ir.Graph
+	Module      *lower.Module // nil with WithoutLowering
+	LLVM        string
+	Header      string
+	DeadReport  string
+	Diagnostics []passes.Diagnostic
+	Passes      *passes.Result
+}
+
+// ErrInput is wrapped by every error caused by the input model or the options (exit status 1
+// in the CLI); other errors are internal.
+var ErrInput = errors.New("bad input")
+
+type inputError struct{ err error }
+
+func (e *inputError) Error() string   { return e.err.Error() }
+func (e *inputError) Unwrap() []error { return []error{ErrInput, e.err} }
+
+func inputErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ie *inputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	return &inputError{err}
+}
+
+// Load imports a model file by its extension: .onnx, or .graph (graphc IR text).
+func Load(ctx context.Context, path string, opts ...Option) (*ir.Graph, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	return c.load(path)
+}
+
+func newConfig(opts []Option) (*config, error) {
+	c := &config{target: "x86-64", pipeline: passes.DefaultPipeline, dims: map[string]int64{},
+		popts: passes.Options{PrintBefore: map[string]bool{}, PrintAfter: map[string]bool{}, Dump: os.Stderr}}
+	for _, o := range opts {
+		if err := o(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *config) load(path string) (*ir.Graph, error) {
+	var g *ir.Graph
+	var err error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".onnx":
+		var oo []onnx.Option
+		for k, v := range c.dims {
+			oo = append(oo, onnx.WithDim(k, v))
+		}
+		g, err = onnx.Load(path, oo...)
+	case ".graph", ".mlir":
+		var data []byte
+		data, err = os.ReadFile(path)
+		if err == nil {
+			g, err = ir.Parse(string(data))
+			if err != nil {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		if err == nil {
+			err = bindDims(g, c.dims)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	default:
+		return nil, inputErr(fmt.Errorf("%s: unknown model format %q (want .onnx, .pb, .pbtxt or .graph)", path, filepath.Ext(path)))
+	}
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if err := ir.Verify(g); err != nil {
+		return nil, inputErr(fmt.Errorf("%s: %w", path, err))
+	}
+	return g, nil
+}
+
+// bindDims substitutes --dim values into a parsed graph by rebuilding its text.
+func bindDims(g *ir.Graph, dims map[string]int64) error {
+	for name := range dims {
+		found := false
+		for _, p := range g.Params {
+			found = found || p == name
+		}
+		if !found {
+			return fmt.Errorf("--dim %s: the graph has no symbolic dim %s (it has %v)", name, name, g.Params)
+		}
+	}
+	if len(dims) > 0 {
+		return fmt.Errorf("--dim for .graph inputs is not supported yet")
+	}
+	return nil
+}
+
+// Compile imports the model at path, runs the pipeline and lowers it.
+func Compile(ctx context.Context, path string, opts ...Option) (*Result, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	g, err := c.load(path)
+	if err != nil {
+		return nil, err
+	}
+	return c.compileGraph(ctx, g)
+}
+
+// CompileGraph runs the pipeline on g (modified in place) and lowers it.
+func CompileGraph(ctx context.Context, g *ir.Graph, opts ...Option) (*Result, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	return c.compileGraph(ctx, g)
+}
+
+func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error) {
+	ps, err := passes.ParsePipeline(c.pipeline)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	for name := range c.popts.PrintAfter {
+		if name != "*" && passes.Lookup(name) == nil {
+			return nil, inputErr(unknownPass("--print-ir-after", name))
+		}
+	}
+	for name := range c.popts.PrintBefore {
+		if name != "*" && passes.Lookup(name) == nil {
+			return nil, inputErr(unknownPass("--print-ir-before", name))
+		}
+	}
+	for _, r := range c.requires {
+		rq, err := passes.ParseRequirement(g, r)
+		if err != nil {
+			return nil, inputErr(err)
+		}
+		c.popts.Require = append(c.popts.Require, rq)
+	}
+	pr, err := passes.Run(ctx, g, ps, &c.popts)
+	if err != nil {
+		var ie *passes.InternalError
+		if errors.As(err, &ie) || errors.Is(err, ir.ErrInvalid) || errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		return nil, inputErr(err)
+	}
+	res := &Result{Graph: g, Passes: pr, Diagnostics: pr.State.Diags}
+	if len(pr.State.Dead) > 0 {
+		res.DeadReport = pr.State.DeadReport()
+	}
+	if c.noLower {
+		return res, nil
+	}
+	t, err := lower.LoadTarget(c.target)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	req := map[*ir.Value]volume.Set{}
+	for v, s := range pr.State.Required {
+		req[v] = s
+	}
+	mod, err := lower.Lower(g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req})
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	res.Module = mod
+	res.LLVM = mod.String()
+	res.Header = mod.Header
+	return res, nil
+}
+
+func unknownPass(flag, name string) error {
+	msg := fmt.Sprintf("%s=%s: unknown pass %q", flag, name, name)
+	if s := passes.Suggest(name, passes.Names()); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return fmt.Errorf("%s; passes are: %s", msg, strings.Join(passes.Names(), ", "))
+}

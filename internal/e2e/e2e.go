@@ -1,0 +1,207 @@
+// Package e2e builds emitted modules into executables with a generated C driver and runs them on
+// concrete tensors: the harness of graphc's end-to-end tests, the demo and the benchmarks.
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/lower"
+)
+
+// ErrNoToolchain is returned when clang (or opt) is not installed.
+var ErrNoToolchain = errors.New("toolchain not found")
+
+// Tool returns the path of an LLVM tool: $envVar if set, else name-19, else name.
+func Tool(envVar, name string) (string, error) {
+	if p := os.Getenv(envVar); p != "" {
+		return p, nil
+	}
+	for _, n := range []string{name + "-19", name} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s-19 (set %s)", ErrNoToolchain, name, envVar)
+}
+
+// Clang returns the clang to use (GRAPHC_CLANG, clang-19, clang).
+func Clang() (string, error) { return Tool("GRAPHC_CLANG", "clang") }
+
+// Verify runs `opt -passes=verify` on an LLVM IR file.
+func Verify(ctx context.Context, llPath string) error {
+	opt, err := Tool("GRAPHC_OPT", "opt")
+	if err != nil {
+		return err
+	}
+	out, err := exec.CommandContext(ctx, opt, "-passes=verify", "-disable-output", llPath).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("opt -passes=verify %s: %v\n%s", llPath, err, out)
+	}
+	return nil
+}
+
+// Program is an executable built from a module and a driver.
+type Program struct {
+	Path  string
+	Dir   string
+	Graph *ir.Graph
+	Mod   *lower.Module
+}
+
+// Build writes the module and a driver to dir and compiles them with clang for the host.
+// cflags are extra clang flags (e.g. -O3, -march=native).
+func Build(ctx context.Context, dir string, g *ir.Graph, mod *lower.Module, cflags ...string) (*Program, error) {
+	clang, err := Clang()
+	if err != nil {
+		return nil, err
+	}
+	ll := filepath.Join(dir, "model.ll")
+	if err := os.WriteFile(ll, []byte(mod.String()), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "model.h"), []byte(mod.Header), 0o644); err != nil {
+		return nil, err
+	}
+	drv := filepath.Join(dir, "driver.c")
+	if err := os.WriteFile(drv, []byte(Driver(g, mod)), 0o644); err != nil {
+		return nil, err
+	}
+	exe := filepath.Join(dir, "model.exe")
+	args := append([]string{"-O2", "-w", "-o", exe, drv, ll, "-lm"}, cflags...)
+	out, err := exec.CommandContext(ctx, clang, args...).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("clang %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return &Program{Path: exe, Dir: dir, Graph: g, Mod: mod}, nil
+}
+
+// Run executes the program on inputs (graph order) with the symbolic dims bound by params and
+// returns the outputs. reps > 1 runs the entry that many times and returns the mean time per
+// call in nanoseconds.
+func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[string]int64, reps int) ([]*ir.Tensor, float64, error) {
+	io := filepath.Join(p.Dir, "io")
+	if err := os.MkdirAll(io, 0o755); err != nil {
+		return nil, 0, err
+	}
+	if len(inputs) != len(p.Graph.Inputs) {
+		return nil, 0, fmt.Errorf("%d inputs for %d graph inputs", len(inputs), len(p.Graph.Inputs))
+	}
+	for i, t := range inputs {
+		if err := os.WriteFile(filepath.Join(io, fmt.Sprintf("in%d.bin", i)), t.Bytes(), 0o644); err != nil {
+			return nil, 0, err
+		}
+	}
+	args := []string{io, strconv.Itoa(max(reps, 1))}
+	shapes := make([][]int64, len(p.Graph.Outputs))
+	for i, o := range p.Graph.Outputs {
+		s, err := o.Type.EvalShape(params)
+		if err != nil {
+			return nil, 0, fmt.Errorf("output %%%s: %w", o.Name, err)
+		}
+		shapes[i] = s
+		args = append(args, strconv.FormatInt(ir.NumElements(s)*int64(o.Type.Elem.Size()), 10))
+	}
+	for _, name := range p.Mod.Params {
+		v, ok := params[name]
+		if !ok {
+			return nil, 0, fmt.Errorf("symbolic dim %s is not bound", name)
+		}
+		args = append(args, strconv.FormatInt(v, 10))
+	}
+	cmd := exec.CommandContext(ctx, p.Path, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %v\n%s", p.Path, err, out)
+	}
+	var ns float64
+	if s := strings.TrimSpace(string(out)); s != "" {
+		ns, _ = strconv.ParseFloat(strings.Fields(s)[0], 64)
+	}
+	res := make([]*ir.Tensor, len(shapes))
+	for i, o := range p.Graph.Outputs {
+		raw, err := os.ReadFile(filepath.Join(io, fmt.Sprintf("out%d.bin", i)))
+		if err != nil {
+			return nil, 0, err
+		}
+		t, err := ir.TensorFromBytes(o.Type.Elem, shapes[i], raw)
+		if err != nil {
+			return nil, 0, err
+		}
+		res[i] = t
+	}
+	return res, ns, nil
+}
+
+// Driver returns the C source of a driver for g: it reads in<i>.bin from the directory argv[1],
+// calls the entry argv[2] times, writes out<i>.bin and prints the mean nanoseconds per call.
+// argv[3..] are the output sizes in bytes, then the symbolic dims.
+func Driver(g *ir.Graph, mod *lower.Module) string {
+	var sb strings.Builder
+	nin, nout, np := len(g.Inputs), len(g.Outputs), len(mod.Params)
+	fmt.Fprintf(&sb, `#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <time.h>
+#include "model.h"
+
+static void *load(const char *dir, const char *name, long *size) {
+  char path[4096]; snprintf(path, sizeof path, "%%s/%%s", dir, name);
+  FILE *f = fopen(path, "rb"); if (!f) { perror(path); exit(2); }
+  fseek(f, 0, SEEK_END); *size = ftell(f); fseek(f, 0, SEEK_SET);
+  void *p = aligned_alloc(128, (*size + 128) / 128 * 128);
+  if (*size && fread(p, 1, *size, f) != (size_t)*size) { perror(path); exit(2); }
+  fclose(f); return p;
+}
+
+int main(int argc, char **argv) {
+  if (argc != %d) { fprintf(stderr, "usage: %%s DIR REPS OUTBYTES... DIMS...\n", argv[0]); return 2; }
+  const char *dir = argv[1]; long reps = atol(argv[2]);
+`, 3+nout+np)
+	for i := 0; i < nin; i++ {
+		fmt.Fprintf(&sb, "  long insz%d; void *in%d = load(dir, \"in%d.bin\", &insz%d);\n", i, i, i, i)
+	}
+	for i := 0; i < nout; i++ {
+		fmt.Fprintf(&sb, "  long outsz%d = atol(argv[%d]); void *out%d = aligned_alloc(128, (outsz%d + 128) / 128 * 128); memset(out%d, 0xA5, outsz%d);\n", i, 3+i, i, i, i, i)
+	}
+	var dimArgs []string
+	for i := 0; i < np; i++ {
+		fmt.Fprintf(&sb, "  int64_t s%d = atoll(argv[%d]);\n", i, 3+nout+i)
+		dimArgs = append(dimArgs, fmt.Sprintf("s%d", i))
+	}
+	fmt.Fprintf(&sb, "  int64_t wsz = %s_workspace_size(%s);\n", mod.Entry, strings.Join(dimArgs, ", "))
+	sb.WriteString("  void *ws = aligned_alloc(128, (wsz + 128) / 128 * 128);\n")
+	var call []string
+	for i := 0; i < nin; i++ {
+		call = append(call, fmt.Sprintf("in%d", i))
+	}
+	for i := 0; i < nout; i++ {
+		call = append(call, fmt.Sprintf("out%d", i))
+	}
+	call = append(call, dimArgs...)
+	call = append(call, "ws")
+	fmt.Fprintf(&sb, `  struct timespec t0, t1; int rc = 0;
+  rc = %[1]s(%[2]s); /* warm-up */
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long r = 1; r < reps && rc == 0; r++) rc = %[1]s(%[2]s);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (rc != 0) { fprintf(stderr, "entry returned %%d\n", rc); return 10 + rc; }
+  double ns = reps > 1 ? ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (reps - 1) : 0;
+`, mod.Entry, strings.Join(call, ", "))
+	for i := 0; i < nout; i++ {
+		fmt.Fprintf(&sb, `  { char path[4096]; snprintf(path, sizeof path, "%%s/out%d.bin", dir); FILE *f = fopen(path, "wb");
+    if (!f || fwrite(out%d, 1, outsz%d, f) != (size_t)outsz%d) { perror(path); return 2; } fclose(f); }
+`, i, i, i, i)
+	}
+	sb.WriteString("  printf(\"%.1f\\n\", ns);\n  return 0;\n}\n")
+	return sb.String()
+}

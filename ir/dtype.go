@@ -1,0 +1,83 @@
+// This file holds DType, the element types of tensors.
+
+package ir
+
+import "fmt"
+
+// DType is a tensor element type.
+type DType uint8
+
+// Element types. Floats are held as float64 by the evaluator and rounded to their type after
+// every operation; integers and bool are held as int64 and wrapped to their width.
+const (
+	Invalid DType = iota
+	F32
+	F64
+	F16
+	I64
+	I32
+	I8
+	U8
+	Bool
+)
+
+var dtypeNames = [...]string{Invalid: "invalid", F32: "f32", F64: "f64", F16: "f16", I64: "i64", I32: "i32", I8: "i8", U8: "u8", Bool: "i1"}
+
+func (t DType) String() string {
+	if int(t) < len(dtypeNames) {
+		return dtypeNames[t]
+	}
+	return fmt.Sprintf("dtype(%d)", uint8(t))
+}
+
+// ParseDType parses the text name of a DType ("f32", "i64", "i1", "bool").
+func ParseDType(s string) (DType, error) {
+	if s == "bool" {
+		return Bool, nil
+	}
+	for i, n := range dtypeNames {
+		if n == s && i != int(Invalid) {
+			return DType(i), nil
+		}
+	}
+	return Invalid, fmt.Errorf("unknown element type %q", s)
+}
+
+// IsFloat reports whether t is a floating-point type.
+func (t DType) IsFloat() bool { return t == F32 || t == F64 || t == F16 }
+
+// IsInt reports whether t is an integer type (bool included).
+func (t DType) IsInt() bool { return t == I64 || t == I32 || t == I8 || t == U8 || t == Bool }
+
+// Size returns the size of one element in bytes (bool occupies one byte).
+func (t DType) Size() int {
+	switch t {
+	case F64, I64:
+		return 8
+	case F32, I32:
+		return 4
+	case F16:
+		return 2
+	case I8, U8, Bool:
+		return 1
+	}
+	return 0
+}
+
+// WrapInt reduces v to the range of integer type t (two's complement wrap-around, bool as 0/1).
+func (t DType) WrapInt(v int64) int64 {
+	switch t {
+	case I32:
+		return int64(int32(v))
+	case I8:
+		return int64(int8(v))
+	case U8:
+		return int64(uint8(v))
+	case Bool:
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	return v
+}

@@ -1,0 +1,92 @@
+// This file prints graphs in the text format: MLIR-flavoured, stable for golden tests, and
+// readable, with each op's domain printed in isl notation when it is smaller than the full box.
+
+package ir
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// maxInlineElems is the largest constant printed as a list of numbers; larger ones are hex.
+const maxInlineElems = 16
+
+// String prints g in the text format.
+func (g *Graph) String() string {
+	var sb strings.Builder
+	g.Print(&sb)
+	return sb.String()
+}
+
+// Print writes g in the text format.
+func (g *Graph) Print(sb *strings.Builder) {
+	fmt.Fprintf(sb, "graph @%s", g.Name)
+	if len(g.Params) > 0 {
+		fmt.Fprintf(sb, "[%s]", strings.Join(g.Params, ", "))
+	}
+	sb.WriteString("(")
+	for i, v := range g.Inputs {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(sb, "%%%s: %s", v.Name, v.Type)
+	}
+	sb.WriteString(") {\n")
+	for _, c := range g.Consts {
+		fmt.Fprintf(sb, "  %%%s = constant %s : %s\n", c.Name, denseString(c.Data), c.Type)
+	}
+	for _, op := range g.Ops {
+		sb.WriteString("  ")
+		sb.WriteString(op.String())
+		sb.WriteString("\n")
+	}
+	sb.WriteString("  return")
+	for i, o := range g.Outputs {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString(" %" + o.Name)
+	}
+	sb.WriteString("\n}\n")
+}
+
+// String prints one op: "%r = kind(%a, %b) {attrs} : type", then its domain when restricted.
+func (op *Op) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%%%s = %s(", op.Result.Name, op.Kind)
+	for i, o := range op.Operands {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("%" + o.Name)
+	}
+	sb.WriteString(")")
+	if a := op.Attrs.String(); a != "" {
+		sb.WriteString(" " + a)
+	}
+	sb.WriteString(" : " + op.Result.Type.String())
+	if op.Name != "" && op.Name != op.Result.Name {
+		fmt.Fprintf(&sb, " loc(%q)", op.Name)
+	}
+	if op.IsRestricted() {
+		sb.WriteString("\n      domain " + op.Domain.String())
+	}
+	return sb.String()
+}
+
+// denseString prints constant data as dense<[...]> or dense<"0x...">.
+func denseString(t *Tensor) string {
+	if t.Len() > maxInlineElems {
+		return `dense<"0x` + strings.ToUpper(hex.EncodeToString(t.Bytes())) + `">`
+	}
+	parts := make([]string, t.Len())
+	for i := range parts {
+		if t.Elem.IsFloat() {
+			parts[i] = formatFloat(t.F[i])
+		} else {
+			parts[i] = fmt.Sprint(t.I[i])
+		}
+	}
+	return "dense<[" + strings.Join(parts, ", ") + "]>"
+}

@@ -1,0 +1,288 @@
+// This file holds the pass table, the ordering constraints, the per-pass options record and the
+// manager that runs a pipeline with dumps, verification, timing and crash reports.
+
+package passes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/graphc/graphc/ir"
+)
+
+// Pass is one named transformation of a graph.
+type Pass struct {
+	// Name is the kebab-case CLI word, dump-file name and test directory.
+	Name    string
+	Summary string
+	// Doc states preconditions and postconditions.
+	Doc string
+	Run func(ctx context.Context, g *ir.Graph, st *State) error
+}
+
+// registry is the single ordered table of passes; DefaultPipeline lists the default run.
+var registry = []*Pass{
+	removeEmptyPass, // first: later passes never see work on empty tensors
+	diePass,
+	dcePass, // last: removes what DIE left without users
+}
+
+// DefaultPipeline is the pipeline run when the user does not give one.
+const DefaultPipeline = "remove-empty,die,dce"
+
+// order lists pairs (Before, After) that a pipeline must respect when it contains both.
+var order = []struct{ Before, After, Why string }{
+	{"remove-empty", "die", "die relies on empty ops being fills so that it never propagates through work that does not exist"},
+	{"die", "dce", "dce removes the ops whose required volume die found empty"},
+	{"remove-empty", "dce", "remove-empty turns empty ops into fills that no longer use their operands, which dce then removes"},
+}
+
+// Lookup returns the pass named name, or nil.
+func Lookup(name string) *Pass {
+	for _, p := range registry {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Names returns the names of every registered pass, in table order.
+func Names() []string {
+	var n []string
+	for _, p := range registry {
+		n = append(n, p.Name)
+	}
+	return n
+}
+
+// Registry returns the registered passes in table order.
+func Registry() []*Pass { return slices.Clone(registry) }
+
+// ErrUnknownPass is wrapped by errors for pass names that are not registered.
+var ErrUnknownPass = errors.New("unknown pass")
+
+// ParsePipeline parses a comma-separated list of pass names ("" is the empty pipeline).
+func ParsePipeline(s string) ([]*Pass, error) {
+	var out []*Pass
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
+		p := Lookup(n)
+		if p == nil {
+			msg := fmt.Sprintf("%q", n)
+			if sug := Suggest(n, Names()); sug != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sug)
+			}
+			return nil, fmt.Errorf("%w %s; passes are: %s", ErrUnknownPass, msg, strings.Join(Names(), ", "))
+		}
+		out = append(out, p)
+	}
+	if err := checkOrder(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func checkOrder(ps []*Pass) error {
+	pos := map[string]int{}
+	for i, p := range ps {
+		if _, ok := pos[p.Name]; !ok {
+			pos[p.Name] = i
+		}
+	}
+	for _, o := range order {
+		a, okA := pos[o.Before]
+		b, okB := pos[o.After]
+		if okA && okB && a > b {
+			return fmt.Errorf("pipeline runs %s before %s, but %s must come first: %s", o.After, o.Before, o.Before, o.Why)
+		}
+	}
+	return nil
+}
+
+// Suggest returns the candidate closest to s by edit distance, or "" if none is close.
+func Suggest(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		d := editDistance(s, c)
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD <= max(2, len(s)/3) {
+		return best
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Options is the per-run options record every debugging flag parses into (one record, so that
+// adding a pass never means adding a flag).
+type Options struct {
+	PrintBefore    map[string]bool // pass names, or "*" for all
+	PrintAfter     map[string]bool
+	VerifyEach     bool
+	Timing         bool
+	Require        []Requirement
+	DumpDir        string    // when set, dumps go to numbered files <dir>/<seq>_<when>_<pass>.graph
+	Dump           io.Writer // where dumps go when DumpDir is empty (stderr in the CLI)
+	ReportOOBAsErr bool
+}
+
+// State is what passes share during one run: the requirements and what the passes found.
+type State struct {
+	Opts  *Options
+	Stats map[string]*Stats
+	// Dead holds DIE's report per op result name.
+	Dead []DeadSpace
+	// Diags are warnings found by the passes (out-of-bounds accesses, approximations).
+	Diags []Diagnostic
+	// Required is DIE's required volume per value (for buffer planning).
+	Required map[*ir.Value]RequiredVolume
+}
+
+// Stats counts what one pass did.
+type Stats struct {
+	OpsRemoved     int
+	OpsRewritten   int
+	DomainsReduced int
+	Time           time.Duration
+}
+
+// Diagnostic is a warning about the graph.
+type Diagnostic struct {
+	Op  string // result name of the op
+	Msg string
+}
+
+func (d Diagnostic) String() string { return fmt.Sprintf("warning: op %%%s: %s", d.Op, d.Msg) }
+
+// Result is what a pipeline run reports.
+type Result struct {
+	State  *State
+	Passes []string
+}
+
+// InternalError reports a panic inside a pass: a bug in graphc.
+type InternalError struct {
+	Pass  string
+	Graph string
+	Value any
+	Stack string
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("internal error: panic during pass %s while compiling @%s: %v", e.Pass, e.Graph, e.Value)
+}
+
+// Run runs the passes on g in order.
+func Run(ctx context.Context, g *ir.Graph, ps []*Pass, opts *Options) (*Result, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	st := &State{Opts: opts, Stats: map[string]*Stats{}, Required: map[*ir.Value]RequiredVolume{}}
+	res := &Result{State: st}
+	seq := 0
+	dump := func(when string, p *Pass) error {
+		seq++
+		header := fmt.Sprintf("// -----// IR Dump %s %s //----- //\n", when, p.Name)
+		if opts.DumpDir != "" {
+			return writeDumpFile(opts.DumpDir, seq, when, p.Name, header+g.String())
+		}
+		if opts.Dump != nil {
+			_, err := io.WriteString(opts.Dump, header+g.String())
+			return err
+		}
+		return nil
+	}
+	for _, p := range ps {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if opts.PrintBefore["*"] || opts.PrintBefore[p.Name] {
+			if err := dump("Before", p); err != nil {
+				return res, err
+			}
+		}
+		stats := &Stats{}
+		st.Stats[p.Name] = stats
+		start := time.Now()
+		if err := runOne(ctx, p, g, st); err != nil {
+			return res, err
+		}
+		stats.Time += time.Since(start)
+		res.Passes = append(res.Passes, p.Name)
+		if opts.VerifyEach {
+			if err := ir.Verify(g); err != nil {
+				return res, fmt.Errorf("after pass %s: %w", p.Name, err)
+			}
+		}
+		if opts.PrintAfter["*"] || opts.PrintAfter[p.Name] {
+			if err := dump("After", p); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+func runOne(ctx context.Context, p *Pass, g *ir.Graph, st *State) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &InternalError{Pass: p.Name, Graph: g.Name, Value: r, Stack: string(debug.Stack())}
+		}
+	}()
+	return p.Run(ctx, g, st)
+}
+
+// TimingReport formats per-pass wall times like MLIR's -mlir-timing.
+func (r *Result) TimingReport() string {
+	var sb strings.Builder
+	var total time.Duration
+	for _, n := range r.Passes {
+		total += r.State.Stats[n].Time
+	}
+	sb.WriteString("===-------------------------------------------------------------------------===\n")
+	sb.WriteString("                         ... Pass execution timing report ...\n")
+	sb.WriteString("===-------------------------------------------------------------------------===\n")
+	fmt.Fprintf(&sb, "  Total Execution Time: %.6f seconds\n\n", total.Seconds())
+	sb.WriteString("  ----Wall Time----  ----Name----\n")
+	for _, n := range r.Passes {
+		t := r.State.Stats[n].Time
+		pct := 0.0
+		if total > 0 {
+			pct = 100 * float64(t) / float64(total)
+		}
+		fmt.Fprintf(&sb, "  %.6f (%5.1f%%)  %s\n", t.Seconds(), pct, n)
+	}
+	fmt.Fprintf(&sb, "  %.6f (100.0%%)  Total\n", total.Seconds())
+	return sb.String()
+}

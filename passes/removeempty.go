@@ -1,0 +1,45 @@
+// This file holds remove-empty: ops over empty iteration domains do no work.
+
+package passes
+
+import (
+	"context"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+var removeEmptyPass = &Pass{
+	Name:    "remove-empty",
+	Summary: "ops whose iteration domain is empty (a zero extent) become fills of their init value",
+	Doc: `A tensor with a zero extent needs no computation (nvFuser's RemoveEmptyPass). In the generic
+form, an op iterating over a zero extent has an empty domain: its result is its init value
+everywhere. That covers reductions over empty axes (sum 0, prod 1, max -inf, min +inf: the
+op's init), matmuls with an empty contraction (zeros) and ops producing empty tensors. Such ops
+become fills, which read nothing, so their producers can be removed by dce.
+Postconditions: no op other than fill has a statically empty domain.`,
+	Run: runRemoveEmpty,
+}
+
+func runRemoveEmpty(ctx context.Context, g *ir.Graph, st *State) error {
+	stats := st.Stats["remove-empty"]
+	for _, op := range g.Ops {
+		if op.Kind == "fill" {
+			continue
+		}
+		empty := op.Domain.PlainIsEmpty()
+		if !empty {
+			_ = volume.Try(func() { empty = op.Domain.IsEmpty() })
+		}
+		if !empty {
+			continue
+		}
+		if err := replaceWithFill(g, op); err != nil {
+			return err
+		}
+		if stats != nil {
+			stats.OpsRewritten++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+// This file parses required-output specifications (--require): the region of an output the
+// user needs, in isl notation, e.g. "Y[i, j] : i = 127" or "[N] -> { Y[i, j] : i = N - 1 }".
+
+package passes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// Requirement is the required region of one graph output.
+type Requirement struct {
+	Output string     // name of the output value
+	Set    volume.Set // in the output's index space, anonymous tuple
+	Text   string     // as the user wrote it
+}
+
+// RequiredVolume is the set of elements of a value that some required output depends on.
+type RequiredVolume = volume.Set
+
+// ParseRequirement parses a --require specification against g: the tuple name must be one of
+// g's outputs and its arity the output's rank. Symbolic dims of g may be used without declaring
+// them.
+func ParseRequirement(g *ir.Graph, text string) (Requirement, error) {
+	s := strings.TrimSpace(text)
+	if !strings.Contains(s, "{") {
+		s = "{ " + s + " }"
+	}
+	if !strings.HasPrefix(s, "[") && len(g.Params) > 0 {
+		s = "[" + strings.Join(g.Params, ", ") + "] -> " + s
+	}
+	set, err := volume.ParseSet(s)
+	if err != nil {
+		return Requirement{}, fmt.Errorf("--require %q: %w", text, err)
+	}
+	var name string
+	err = volume.Try(func() { name = set.TupleName() })
+	if err != nil {
+		return Requirement{}, fmt.Errorf("--require %q: give exactly one output tuple: %w", text, err)
+	}
+	var outNames []string
+	for _, o := range g.Outputs {
+		outNames = append(outNames, o.Name)
+	}
+	i := slices.Index(outNames, name)
+	if i < 0 {
+		msg := fmt.Sprintf("--require %q: %q is not an output of @%s (outputs: %s)", text, name, g.Name, strings.Join(outNames, ", "))
+		if sug := Suggest(name, outNames); sug != "" {
+			msg += fmt.Sprintf("; did you mean %q?", sug)
+		}
+		return Requirement{}, fmt.Errorf("%s", msg)
+	}
+	o := g.Outputs[i]
+	if set.NDim() != o.Type.Rank() {
+		return Requirement{}, fmt.Errorf("--require %q: %s has rank %d, the requirement has %d dims", text, name, o.Type.Rank(), set.NDim())
+	}
+	for _, p := range set.Params() {
+		if !slices.Contains(g.Params, p) {
+			return Requirement{}, fmt.Errorf("--require %q: %s is not a symbolic dim of the graph", text, p)
+		}
+	}
+	return Requirement{Output: name, Set: set.SetTupleName(""), Text: text}, nil
+}
+
+// boxOf returns the index box of a tensor type.
+func boxOf(params []string, t ir.TensorType) volume.Set {
+	return volume.Box(params, "", nil, t.Shape)
+}

@@ -1,0 +1,4 @@
+// Package proto holds Go generated from the protobuf schemas graphc reads (`make proto`):
+// onnxpb from Debian libonnx-dev's onnx.proto (ONNX 1.12 schema, which later IR versions extend
+// compatibly).
+package proto
