@@ -75,10 +75,14 @@ func WithPrintIRAfter(pass string) Option {
 }
 
 // WithDumpWriter sets where IR dumps go (default os.Stderr).
-func WithDumpWriter(w io.Writer) Option { return func(c *config) error { c.popts.Dump = w; return nil } }
+func WithDumpWriter(w io.Writer) Option {
+	return func(c *config) error { c.popts.Dump = w; return nil }
+}
 
 // WithVerifyEach runs the IR verifier after every pass.
-func WithVerifyEach(on bool) Option { return func(c *config) error { c.popts.VerifyEach = on; return nil } }
+func WithVerifyEach(on bool) Option {
+	return func(c *config) error { c.popts.VerifyEach = on; return nil }
+}
 
 // WithoutLowering stops after the passes (Result.Graph only).
 func WithoutLowering() Option { return func(c *config) error { c.noLower = true; return nil } }

@@ -37,12 +37,12 @@ type Attr struct {
 type Attrs map[string]Attr
 
 // IntAttr, FloatAttr, StringAttr, IntsAttr, FloatsAttr and StringsAttr build attribute values.
-func IntAttr(v int64) Attr           { return Attr{Kind: AttrInt, Int: v} }
-func FloatAttr(v float64) Attr       { return Attr{Kind: AttrFloat, Float: v} }
-func StringAttr(v string) Attr       { return Attr{Kind: AttrString, Str: v} }
-func IntsAttr(v ...int64) Attr       { return Attr{Kind: AttrInts, Ints: v} }
-func FloatsAttr(v ...float64) Attr   { return Attr{Kind: AttrFloats, Floats: v} }
-func StringsAttr(v ...string) Attr   { return Attr{Kind: AttrStrings, Strings: v} }
+func IntAttr(v int64) Attr         { return Attr{Kind: AttrInt, Int: v} }
+func FloatAttr(v float64) Attr     { return Attr{Kind: AttrFloat, Float: v} }
+func StringAttr(v string) Attr     { return Attr{Kind: AttrString, Str: v} }
+func IntsAttr(v ...int64) Attr     { return Attr{Kind: AttrInts, Ints: v} }
+func FloatsAttr(v ...float64) Attr { return Attr{Kind: AttrFloats, Floats: v} }
+func StringsAttr(v ...string) Attr { return Attr{Kind: AttrStrings, Strings: v} }
 func BoolAttr(v bool) Attr {
 	if v {
 		return IntAttr(1)

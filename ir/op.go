@@ -13,7 +13,7 @@ import (
 type Value struct {
 	Name string
 	Type TensorType
-	Def  *Op    // producing op; nil for inputs and constants
+	Def  *Op     // producing op; nil for inputs and constants
 	Data *Tensor // constant data
 }
 

@@ -10,7 +10,7 @@ func init() {
 		Summary:     "matrix product with numpy semantics: batch broadcasting, 1-D operands promoted",
 		Example:     "%c = matmul(%a, %b) : f32[512, 512]",
 		MinOperands: 2, MaxOperands: 2,
-		Build:       buildMatmul,
+		Build: buildMatmul,
 	})
 }
 

@@ -230,7 +230,7 @@ type parser struct {
 	side  conj           // constraints defining floors of existential expressions
 }
 
-func (p *parser) peek() token       { return p.toks[p.pos] }
+func (p *parser) peek() token { return p.toks[p.pos] }
 func (p *parser) peekN(n int) token {
 	if p.pos+n < len(p.toks) {
 		return p.toks[p.pos+n]
