@@ -41,3 +41,7 @@ proto:
 
 clean:
 	rm -rf bin
+
+.PHONY: conformance
+conformance:
+	$(GO) run ./cmd/graphc-conformance -v

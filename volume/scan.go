@@ -67,8 +67,7 @@ func scanBasic(b *basic, params []string, stmt int) Node {
 	}
 	rows = append(rows, b.allDivConstraints()...)
 	for k := len(b.divs) - 1; k >= 0; k-- {
-		rows = fourierMotzkin(rows, ds+k, 0)
-		rows, _, _ = tidyIneqs(rows)
+		rows = tidyRows(fourierMotzkin(rows, ds+k, 0))
 	}
 	levels := make([][][]int64, n)
 	for d := n - 1; d >= 0; d-- {
@@ -81,8 +80,7 @@ func scanBasic(b *basic, params []string, stmt int) Node {
 				kept = append(kept, r)
 			}
 		}
-		rows = fourierMotzkin(rows, col, 0)
-		rows, _, _ = tidyIneqs(rows)
+		rows = tidyRows(fourierMotzkin(rows, col, 0))
 		_ = kept
 	}
 	var body Node = &Leaf{Stmt: stmt}
@@ -135,4 +133,20 @@ func appendUnique(as []Aff, a Aff) []Aff {
 		}
 	}
 	return append(as, a)
+}
+
+// tidyRows normalises inequalities and drops duplicates, keeping opposite pairs (equalities) as
+// two inequalities.
+func tidyRows(rows [][]int64) [][]int64 {
+	kept, eqs, ok := tidyIneqs(rows)
+	if !ok {
+		// infeasible: keep an obviously false row so that the loops execute nothing
+		r := make([]int64, len(rows[0]))
+		r[0] = -1
+		return [][]int64{r}
+	}
+	for _, e := range eqs {
+		kept = append(kept, e, negRow(e))
+	}
+	return kept
 }

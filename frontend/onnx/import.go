@@ -26,6 +26,9 @@ type importer struct {
 	g      *ir.Graph
 	vals   map[string]*ir.Value
 	consts map[string]*ir.Tensor // values whose data is known at import
+	// lastOutputs are the outputs of the node being imported; folded the ops folded away.
+	lastOutputs []string
+	folded      map[*ir.Op]bool
 }
 
 // NodeError is an import error attached to one node.
@@ -42,7 +45,7 @@ func (e *NodeError) Error() string {
 func (e *NodeError) Unwrap() error { return e.Err }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}}
+	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, folded: map[*ir.Op]bool{}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -222,6 +225,8 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 	if err := def.Import(c); err != nil {
 		return nerr(err)
 	}
+	im.lastOutputs = n.Output
+	im.foldOutputs(len(n.Output))
 	for i, o := range n.Output {
 		if o == "" {
 			continue

@@ -13,18 +13,25 @@ type opDef struct {
 	Import func(c *nodeCtx) error
 }
 
-var opTable map[string]opDef
+// opTable maps ONNX op types to their importers. Each family of ops registers its entries
+// from its own file (ops_<family>.go) with registerOp.
+var opTable = map[string]opDef{}
+
+func registerOp(name string, since int, fn func(c *nodeCtx) error) {
+	if _, dup := opTable[name]; dup {
+		panic("onnx: op " + name + " registered twice")
+	}
+	opTable[name] = opDef{Since: since, Import: fn}
+}
 
 func init() {
-	opTable = map[string]opDef{
-		"Add":    {7, elementwise("add")},
-		"Sub":    {7, elementwise("sub")},
-		"Mul":    {7, elementwise("mul")},
-		"Div":    {7, elementwise("div")},
-		"Relu":   {6, elementwise("relu")},
-		"MatMul": {1, elementwise("matmul")},
-		"Trilu":  {14, importTrilu},
-	}
+	registerOp("Add", 7, elementwise("add"))
+	registerOp("Sub", 7, elementwise("sub"))
+	registerOp("Mul", 7, elementwise("mul"))
+	registerOp("Div", 7, elementwise("div"))
+	registerOp("Relu", 6, elementwise("relu"))
+	registerOp("MatMul", 1, elementwise("matmul"))
+	registerOp("Trilu", 14, importTrilu)
 }
 
 // elementwise maps a node to one catalogue op over all its inputs.

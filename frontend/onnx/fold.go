@@ -1,0 +1,67 @@
+// This file folds ops whose operands are all known at import into constants, so that shape
+// computations (Shape → Gather → Concat → Reshape …) become the constant inputs later ops need.
+
+package onnx
+
+import (
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
+)
+
+// maxFoldElems bounds the size of a tensor folded at import.
+const maxFoldElems = 1 << 20
+
+// foldOutputs evaluates the ops just emitted for a node when all their operands are constants,
+// replacing their results by constants known to the importer.
+func (im *importer) foldOutputs(n int) {
+	for _, name := range im.lastOutputs {
+		v, ok := im.vals[name]
+		if !ok || v.Def == nil {
+			continue
+		}
+		t, ok := im.tryFold(v)
+		if !ok {
+			continue
+		}
+		im.consts[name] = t
+		delete(im.vals, name)
+	}
+	im.g.RemoveOps(func(op *ir.Op) bool { return im.folded[op] })
+	im.folded = map[*ir.Op]bool{}
+}
+
+// tryFold evaluates v's producer (and, recursively, producers of its operands) when everything
+// it depends on is constant.
+func (im *importer) tryFold(v *ir.Value) (*ir.Tensor, bool) {
+	if v.Data != nil {
+		return v.Data, true
+	}
+	op := v.Def
+	if op == nil {
+		return nil, false
+	}
+	if s, ok := v.Type.StaticShape(); !ok || ir.NumElements(s) > maxFoldElems {
+		return nil, false
+	}
+	g := ir.NewGraph("fold")
+	var operands []*ir.Value
+	for _, o := range op.Operands {
+		t, ok := im.tryFold(o)
+		if !ok {
+			return nil, false
+		}
+		operands = append(operands, g.AddConst(o.Name, t))
+	}
+	cp, err := ir.MakeOp(nil, op.Kind, op.Name, operands, op.Attrs)
+	if err != nil {
+		return nil, false
+	}
+	g.Append(cp, "r")
+	g.Outputs = []*ir.Value{cp.Result}
+	out, err := eval.Run(g, nil)
+	if err != nil {
+		return nil, false
+	}
+	im.folded[op] = true
+	return out[0], true
+}

@@ -1,0 +1,363 @@
+// Package conformance runs the ONNX backend node tests (model.onnx plus input_N.pb and
+// output_N.pb TensorProtos per test) through graphc and reports, per op, how many pass, fail and
+// are skipped (with the reason).
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/graphc/graphc/frontend/onnx"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
+	"github.com/graphc/graphc/proto/onnxpb"
+)
+
+// Status is the outcome of one test.
+type Status int
+
+// Outcomes.
+const (
+	Pass Status = iota
+	Fail
+	Skip
+)
+
+func (s Status) String() string { return [...]string{"pass", "fail", "skip"}[s] }
+
+// Result is the outcome of one test.
+type Result struct {
+	Test   string
+	Op     string
+	Status Status
+	Reason string
+}
+
+// Executor runs an imported graph on inputs (graph order) and returns its outputs: the
+// reference evaluator, or compiled code.
+type Executor func(ctx context.Context, g *ir.Graph, inputs []*ir.Tensor, dir string) ([]*ir.Tensor, error)
+
+// EvalExecutor runs the graph with the reference evaluator after the default pipeline.
+func EvalExecutor(ctx context.Context, g *ir.Graph, inputs []*ir.Tensor, _ string) ([]*ir.Tensor, error) {
+	in := map[string]*ir.Tensor{}
+	for i, v := range g.Inputs {
+		in[v.Name] = inputs[i]
+	}
+	return eval.Run(g, in, eval.WithContext(ctx))
+}
+
+// Prepare transforms the imported graph before execution (e.g. runs the pass pipeline).
+type Prepare func(ctx context.Context, g *ir.Graph) error
+
+// errSkip marks a reason to skip.
+type errSkip struct{ reason string }
+
+func (e errSkip) Error() string { return e.reason }
+
+func skipf(format string, args ...any) error { return errSkip{fmt.Sprintf(format, args...)} }
+
+// RunTest runs one test directory.
+func RunTest(ctx context.Context, dir string, prep Prepare, exec Executor) Result {
+	res := Result{Test: filepath.Base(dir)}
+	err := runTest(ctx, dir, prep, exec, &res)
+	var sk errSkip
+	switch {
+	case err == nil:
+		res.Status = Pass
+	case errors.As(err, &sk):
+		res.Status, res.Reason = Skip, sk.reason
+	default:
+		res.Status, res.Reason = Fail, err.Error()
+	}
+	return res
+}
+
+func runTest(ctx context.Context, dir string, prep Prepare, exec Executor, res *Result) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		return err
+	}
+	m, err := onnx.Unmarshal(data)
+	if err != nil {
+		return err
+	}
+	res.Op = opName(m)
+	for _, n := range m.Graph.Node {
+		if _, _, ok := onnx.OpRange(n.GetOpType()); !ok || n.GetDomain() != "" && n.GetDomain() != "ai.onnx" {
+			return skipf("op %s is not supported", n.GetOpType())
+		}
+	}
+	for _, vi := range append(append([]*onnxpb.ValueInfoProto{}, m.Graph.Input...), m.Graph.Output...) {
+		tt := vi.GetType().GetTensorType()
+		if tt == nil {
+			return skipf("non-tensor value %s (sequence, map or optional)", vi.GetName())
+		}
+		if _, err := onnx.DType(tt.GetElemType()); err != nil {
+			return skipf("value %s: %v", vi.GetName(), err)
+		}
+	}
+	sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
+	if len(sets) == 0 {
+		return skipf("no test data")
+	}
+	for _, set := range sets {
+		inputs, err := readTensors(set, "input")
+		if err != nil {
+			return err
+		}
+		want, err := readTensors(set, "output")
+		if err != nil {
+			return err
+		}
+		g, err := onnx.Import(m, filepath.Join(dir, "model.onnx"), dimsFrom(m, inputs)...)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		// graph inputs that are initializers were folded away: keep the inputs of the others
+		var ins []*ir.Tensor
+		names := map[string]int{}
+		k := 0
+		inits := map[string]bool{}
+		for _, t := range m.Graph.Initializer {
+			inits[t.GetName()] = true
+		}
+		for _, vi := range m.Graph.Input {
+			if inits[vi.GetName()] {
+				continue
+			}
+			names[vi.GetName()] = k
+			k++
+		}
+		if len(g.Inputs) != len(inputs) && len(inputs) == k {
+			// fine: some input is unused
+		}
+		for range g.Inputs {
+		}
+		ins = inputs[:min(len(inputs), len(g.Inputs))]
+		if len(g.Inputs) != len(inputs) {
+			return fmt.Errorf("graph has %d inputs, the test provides %d", len(g.Inputs), len(inputs))
+		}
+		if prep != nil {
+			if err := prep(ctx, g); err != nil {
+				return fmt.Errorf("passes: %w", err)
+			}
+		}
+		got, err := exec(ctx, g, ins, set)
+		if err != nil {
+			return err
+		}
+		if len(got) != len(want) {
+			return fmt.Errorf("%d outputs, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if err := compare(got[i], want[i]); err != nil {
+				return fmt.Errorf("output %d (%s): %w", i, g.Outputs[i].Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// dimsFrom binds symbolic dims of the inputs to the test data's shapes (the backend tests run
+// with concrete shapes).
+func dimsFrom(m *onnxpb.ModelProto, inputs []*ir.Tensor) []onnx.Option {
+	var opts []onnx.Option
+	inits := map[string]bool{}
+	for _, t := range m.Graph.Initializer {
+		inits[t.GetName()] = true
+	}
+	k := 0
+	for _, vi := range m.Graph.Input {
+		if inits[vi.GetName()] {
+			continue
+		}
+		if k >= len(inputs) {
+			break
+		}
+		for d, dim := range vi.GetType().GetTensorType().GetShape().GetDim() {
+			if p := dim.GetDimParam(); p != "" && d < len(inputs[k].Shape) {
+				opts = append(opts, onnx.WithDim(p, inputs[k].Shape[d]))
+			}
+		}
+		k++
+	}
+	return opts
+}
+
+func opName(m *onnxpb.ModelProto) string {
+	if len(m.Graph.Node) == 1 {
+		return m.Graph.Node[0].GetOpType()
+	}
+	seen := map[string]bool{}
+	var ops []string
+	for _, n := range m.Graph.Node {
+		if !seen[n.GetOpType()] {
+			seen[n.GetOpType()] = true
+			ops = append(ops, n.GetOpType())
+		}
+	}
+	if len(ops) == 1 {
+		return ops[0]
+	}
+	return "graph(" + strings.Join(ops, "+") + ")"
+}
+
+func readTensors(dir, prefix string) ([]*ir.Tensor, error) {
+	var out []*ir.Tensor
+	for i := 0; ; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("%s_%d.pb", prefix, i))
+		data, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		tp := &onnxpb.TensorProto{}
+		if err := proto.Unmarshal(data, tp); err != nil {
+			return nil, skipf("%s is not a TensorProto (sequence or optional data)", filepath.Base(p))
+		}
+		t, err := onnx.TensorFromProto(tp)
+		if err != nil {
+			if errors.Is(err, onnx.ErrUnsupported) {
+				return nil, skipf("%s: %v", filepath.Base(p), err)
+			}
+			return nil, err
+		}
+		out = append(out, t)
+	}
+}
+
+// compare uses the ONNX backend's tolerances: rtol 1e-3, atol 1e-7 for floats; exact for
+// integers and bools.
+func compare(got, want *ir.Tensor) error {
+	if got.Elem != want.Elem {
+		return fmt.Errorf("element type %s, want %s", got.Elem, want.Elem)
+	}
+	if fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
+		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
+	}
+	const rtol, atol = 1e-3, 1e-7
+	for i := 0; i < want.Len(); i++ {
+		if want.Elem.IsFloat() {
+			g, w := got.F[i], want.F[i]
+			switch {
+			case math.IsNaN(w):
+				if !math.IsNaN(g) {
+					return fmt.Errorf("element %d: %v, want NaN", i, g)
+				}
+			case math.IsInf(w, 0):
+				if g != w {
+					return fmt.Errorf("element %d: %v, want %v", i, g, w)
+				}
+			case math.Abs(g-w) > atol+rtol*math.Abs(w):
+				return fmt.Errorf("element %d: %v, want %v", i, g, w)
+			}
+		} else if got.I[i] != want.I[i] {
+			return fmt.Errorf("element %d: %d, want %d", i, got.I[i], want.I[i])
+		}
+	}
+	return nil
+}
+
+// RunAll runs every test directory under root whose name matches filter (substring; "" = all).
+func RunAll(ctx context.Context, root, filter string, prep Prepare, exec Executor) ([]Result, error) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, e := range ents {
+		if !e.IsDir() || !strings.Contains(e.Name(), filter) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		out = append(out, RunTest(ctx, filepath.Join(root, e.Name()), prep, exec))
+	}
+	return out, nil
+}
+
+// Summary returns counts.
+func Summary(rs []Result) (pass, fail, skip int) {
+	for _, r := range rs {
+		switch r.Status {
+		case Pass:
+			pass++
+		case Fail:
+			fail++
+		default:
+			skip++
+		}
+	}
+	return
+}
+
+// Table formats a per-op table and the final "N passed, N failed, N skipped" line.
+func Table(rs []Result, verbose bool) string {
+	type row struct{ pass, fail, skip int }
+	per := map[string]*row{}
+	for _, r := range rs {
+		op := r.Op
+		if op == "" {
+			op = "(unreadable)"
+		}
+		if per[op] == nil {
+			per[op] = &row{}
+		}
+		switch r.Status {
+		case Pass:
+			per[op].pass++
+		case Fail:
+			per[op].fail++
+		default:
+			per[op].skip++
+		}
+	}
+	ops := make([]string, 0, len(per))
+	for k := range per {
+		ops = append(ops, k)
+	}
+	sort.Strings(ops)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%-40s %6s %6s %6s\n", "op", "pass", "fail", "skip")
+	for _, op := range ops {
+		r := per[op]
+		fmt.Fprintf(&sb, "%-40s %6d %6d %6d\n", op, r.pass, r.fail, r.skip)
+	}
+	if verbose {
+		sb.WriteString("\nfailures:\n")
+		for _, r := range rs {
+			if r.Status == Fail {
+				fmt.Fprintf(&sb, "  %s (%s): %s\n", r.Test, r.Op, firstLine(r.Reason))
+			}
+		}
+	}
+	p, f, s := Summary(rs)
+	fmt.Fprintf(&sb, "%d passed, %d failed, %d skipped\n", p, f, s)
+	return sb.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
