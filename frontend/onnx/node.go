@@ -74,3 +74,88 @@ func (c *nodeCtx) Output(i int) string {
 	}
 	return ""
 }
+
+// Attr returns the named attribute, or nil.
+func (c *nodeCtx) Attr(name string) *onnxpb.AttributeProto { return c.attrs[name] }
+
+// AttrInts returns integer-list attribute name or def.
+func (c *nodeCtx) AttrInts(name string, def []int64) []int64 {
+	if a, ok := c.attrs[name]; ok {
+		return a.GetInts()
+	}
+	return def
+}
+
+// AttrFloat returns float attribute name or def.
+func (c *nodeCtx) AttrFloat(name string, def float32) float32 {
+	if a, ok := c.attrs[name]; ok {
+		return a.GetF()
+	}
+	return def
+}
+
+// AttrFloats returns float-list attribute name or def.
+func (c *nodeCtx) AttrFloats(name string, def []float32) []float32 {
+	if a, ok := c.attrs[name]; ok {
+		return a.GetFloats()
+	}
+	return def
+}
+
+// AttrString returns string attribute name or def.
+func (c *nodeCtx) AttrString(name, def string) string {
+	if a, ok := c.attrs[name]; ok {
+		return string(a.GetS())
+	}
+	return def
+}
+
+// AttrTensor returns tensor attribute name decoded, or ok=false.
+func (c *nodeCtx) AttrTensor(name string) (*ir.Tensor, bool, error) {
+	a, ok := c.attrs[name]
+	if !ok || a.GetT() == nil {
+		return nil, false, nil
+	}
+	t, err := c.im.tensor(a.GetT())
+	return t, true, err
+}
+
+// ConstInts returns constant input i as a list of integers (ok=false when it is not constant
+// or not an integer tensor).
+func (c *nodeCtx) ConstInts(i int) ([]int64, bool) {
+	t, ok := c.ConstInput(i)
+	if !ok || t.Elem.IsFloat() {
+		return nil, false
+	}
+	return append([]int64(nil), t.I...), true
+}
+
+// ConstFloats returns constant input i as a list of floats.
+func (c *nodeCtx) ConstFloats(i int) ([]float64, bool) {
+	t, ok := c.ConstInput(i)
+	if !ok {
+		return nil, false
+	}
+	out := make([]float64, t.Len())
+	for k := range out {
+		out[k] = t.Float(k)
+	}
+	return out, true
+}
+
+// SetConst binds output i of the node to data known at import (folded shapes, Constant nodes).
+func (c *nodeCtx) SetConst(i int, t *ir.Tensor) {
+	if i < len(c.node.Output) && c.node.Output[i] != "" {
+		c.im.consts[c.node.Output[i]] = t
+		delete(c.im.vals, c.node.Output[i])
+	}
+}
+
+// Opset returns the model's default-domain opset.
+func (c *nodeCtx) Opset() int64 { return c.im.opset }
+
+// Params returns the graph's symbolic dims.
+func (c *nodeCtx) Params() []string { return c.im.g.Params }
+
+// Errorf returns an error about the node (the caller adds the node, op and opset).
+func (c *nodeCtx) Errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
