@@ -177,6 +177,8 @@ func (g *Graph) Append(op *Op, resultName string) {
 
 func attrKindCompatible(have, want AttrKind) bool {
 	switch {
+	case have == AttrInts && (want == AttrFloats || want == AttrStrings):
+		return true // "[]" parses as an empty integer list
 	case have == want:
 		return true
 	case want == AttrFloat && have == AttrInt:
@@ -202,9 +204,9 @@ func coerceAttr(v Attr, want AttrKind) Attr {
 	case want == AttrFloats:
 		switch v.Kind {
 		case AttrInts:
-			f := make([]float64, len(v.Ints))
-			for i, x := range v.Ints {
-				f[i] = float64(x)
+			f := make([]float64, 0, len(v.Ints))
+			for _, x := range v.Ints {
+				f = append(f, float64(x))
 			}
 			return FloatsAttr(f...)
 		case AttrFloat:
@@ -213,6 +215,9 @@ func coerceAttr(v Attr, want AttrKind) Attr {
 			return FloatsAttr(float64(v.Int))
 		}
 	case want == AttrStrings:
+		if v.Kind == AttrInts {
+			return StringsAttr()
+		}
 		return StringsAttr(v.Str)
 	}
 	return v

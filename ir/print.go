@@ -62,7 +62,7 @@ func (op *Op) String() string {
 		sb.WriteString("%" + o.Name)
 	}
 	sb.WriteString(")")
-	if a := op.Attrs.String(); a != "" {
+	if a := op.printedAttrs().String(); a != "" {
 		sb.WriteString(" " + a)
 	}
 	sb.WriteString(" : " + op.Result.Type.String())
@@ -89,4 +89,25 @@ func denseString(t *Tensor) string {
 		}
 	}
 	return "dense<[" + strings.Join(parts, ", ") + "]>"
+}
+
+// printedAttrs returns the attributes that differ from their catalogue defaults.
+func (op *Op) printedAttrs() Attrs {
+	def := LookupOp(op.Kind)
+	out := Attrs{}
+	for k, v := range op.Attrs {
+		if def != nil {
+			skip := false
+			for _, ad := range def.Attrs {
+				if ad.Name == k && ad.Default != nil && coerceAttr(*ad.Default, ad.Kind).Equal(v) {
+					skip = true
+				}
+			}
+			if skip {
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
 }

@@ -1,0 +1,73 @@
+package ir_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc/ir"
+)
+
+// roundTrip checks parse(print(g)) prints the same as g, and that the parsed graph verifies.
+func roundTrip(t *testing.T, g *ir.Graph) {
+	t.Helper()
+	text := g.String()
+	h, err := ir.Parse(text)
+	require.NoError(t, err, "parsing:\n%s", text)
+	require.NoError(t, ir.Verify(h))
+	require.Equal(t, text, h.String())
+}
+
+// TestRoundTripCorpus round-trips every .graph file under testdata (the IR corpus and the pass
+// tests).
+func TestRoundTripCorpus(t *testing.T) {
+	var files []string
+	require.NoError(t, filepath.Walk("../testdata", func(p string, info os.FileInfo, err error) error {
+		if err == nil && filepath.Ext(p) == ".graph" {
+			files = append(files, p)
+		}
+		return err
+	}))
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			g, err := ir.Parse(string(data))
+			if err != nil {
+				t.Skipf("not a single valid graph (negative test file?): %v", err)
+			}
+			require.NoError(t, ir.Verify(g))
+			roundTrip(t, g)
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	filepath.Walk("../testdata/ir", func(p string, info os.FileInfo, err error) error {
+		if err == nil && filepath.Ext(p) == ".graph" {
+			if data, err := os.ReadFile(p); err == nil {
+				f.Add(string(data))
+			}
+		}
+		return nil
+	})
+	f.Fuzz(func(t *testing.T, text string) {
+		g, err := ir.Parse(text)
+		if err != nil {
+			return
+		}
+		if ir.Verify(g) != nil {
+			return
+		}
+		h, err := ir.Parse(g.String())
+		if err != nil {
+			t.Fatalf("printed graph does not parse: %v\n%s", err, g)
+		}
+		if h.String() != g.String() {
+			t.Fatalf("print/parse/print unstable:\n%s\n---\n%s", g, h)
+		}
+	})
+}
