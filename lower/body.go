@@ -1,4 +1,8 @@
-// This file emits an op body (ir.Scalar) at one iteration point as scalar LLVM IR.
+// This file emits an op body (ir.Scalar) at one iteration point, or at vl consecutive points of
+// the innermost dimension as vectors, with the evaluator's semantics for every operation and
+// element type: f16 computes in float and rounds to half precision after every operation,
+// bool is i1 in registers and follows the evaluator's "compute as int64, then != 0" rule,
+// integer division by zero makes the entry return statusDivZero.
 
 package lower
 
@@ -6,6 +10,7 @@ import (
 	"fmt"
 
 	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -13,12 +18,48 @@ import (
 	"github.com/graphc/graphc/ir"
 )
 
+// Status codes returned by the entry function.
+const (
+	statusOK        = 0
+	statusBadDims   = 1 // a symbolic dimension (or an extent computed from them) is negative
+	statusIndexOOB  = 2 // a data-dependent index is outside the operand
+	statusDivZero   = 3 // integer division or remainder by zero
+	statusBadAccess = 4 // reserved
+)
+
+// bodyCtx emits one op's body at the current iteration point.
 type bodyCtx struct {
-	fb      *funcBuilder
-	op      *ir.Op
-	dims    []value.Value
-	strides [][]value.Value
-	memo    map[*ir.Scalar]value.Value
+	kb    *kernelBuilder
+	fb    *funcBuilder
+	op    *ir.Op
+	dims  []value.Value // values of the iteration dims (i64 scalars; the vector base for inner)
+	vl    int           // lanes (0: scalar)
+	inner int           // the vectorized iteration dim when vl > 0
+	memo  map[*ir.Scalar]value.Value
+}
+
+func (bc *bodyCtx) cur() *llvm.Block { return bc.fb.cur }
+
+// ty returns the register type of element type t at the context's width.
+func (bc *bodyCtx) ty(t ir.DType) types.Type { return vecType(regType(t), bc.vl) }
+
+// cnst returns a register constant of type t.
+func (bc *bodyCtx) cnst(t ir.DType, f float64, i int64) value.Value {
+	return splat(scalarConst(t, f, i), bc.vl)
+}
+
+// splatValue broadcasts a scalar to all lanes (the identity in scalar mode).
+func (bc *bodyCtx) splatValue(x value.Value) value.Value {
+	if bc.vl == 0 {
+		return x
+	}
+	if c, ok := x.(constant.Constant); ok {
+		return splat(c, bc.vl)
+	}
+	vt := types.NewVector(uint64(bc.vl), x.Type())
+	ins := bc.cur().NewInsertElement(constant.NewUndef(vt), x, i32c(0))
+	mask := splat(i32c(0), bc.vl)
+	return bc.cur().NewShuffleVector(ins, constant.NewUndef(vt), mask)
 }
 
 func (bc *bodyCtx) emit(s *ir.Scalar) (value.Value, error) {
@@ -33,90 +74,49 @@ func (bc *bodyCtx) emit(s *ir.Scalar) (value.Value, error) {
 	return v, nil
 }
 
-// guard returns the i1 saying whether piece p of operand k's access applies.
-func (bc *bodyCtx) guard(k, p int) value.Value {
-	return bc.fb.conds(bc.op.Access[k].Pieces[p].Guard, bc.dims)
-}
-
-// load reads operand k at its access; guarded pieces are read under a branch so that no
-// out-of-bounds address is ever dereferenced.
-func (bc *bodyCtx) load(k int) (value.Value, error) {
-	fb := bc.fb
-	o := bc.op.Operands[k]
-	ty, err := llType(o.Type.Elem)
-	if err != nil {
-		return nil, err
-	}
-	acc := bc.op.Access[k]
-	if acc.Approx {
-		return nil, fmt.Errorf("operand #%d is read through a data-dependent access; use a dynamic read", k)
-	}
-	addr := func(p int) value.Value {
-		var off value.Value = i64(0)
-		for d, a := range acc.Pieces[p].Index {
-			off = fb.add(off, fb.mul(fb.aff(a, bc.dims), bc.strides[k][d]))
+// mayFail reports whether evaluating s can make the entry fail (a data-dependent read or an
+// integer division): such subexpressions are evaluated lazily under select, as the evaluator does.
+func mayFail(s *ir.Scalar) bool {
+	found := false
+	s.Walk(func(n *ir.Scalar) {
+		if n.Op == ir.SDynRead || (n.Op == ir.SDiv || n.Op == ir.SRem) && n.Type.IsInt() {
+			found = true
 		}
-		return fb.cur.NewGetElementPtr(ty, fb.bufs[o], off)
-	}
-	if len(acc.Pieces) == 1 && len(acc.Pieces[0].Guard) == 0 {
-		return fb.toReg(fb.cur.NewLoad(ty, addr(0)), o.Type.Elem), nil
-	}
-	// chain of guarded pieces: the first whose guard holds is read
-	merge := fb.newBlock("read.end")
-	var incs []*llvm.Incoming
-	for p := range acc.Pieces {
-		c := bc.guard(k, p)
-		then := fb.newBlock("read.piece")
-		next := fb.newBlock("read.next")
-		fb.cur.NewCondBr(c, then, next)
-		fb.cur = then
-		v := fb.toReg(fb.cur.NewLoad(ty, addr(p)), o.Type.Elem)
-		incs = append(incs, llvm.NewIncoming(v, fb.cur))
-		fb.cur.NewBr(merge)
-		fb.cur = next
-	}
-	// no piece applies: the body only reads under avail(k), so the value is never used
-	undef := regConst(o.Type.Elem, 0)
-	incs = append(incs, llvm.NewIncoming(undef, fb.cur))
-	fb.cur.NewBr(merge)
-	fb.cur = merge
-	return fb.cur.NewPhi(incs...), nil
+	})
+	return found
 }
 
 func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
-	fb := bc.fb
-	b := func() *llvm.Block { return fb.cur }
 	switch s.Op {
 	case ir.SRead:
-		return bc.load(s.Arg)
+		return bc.kb.load(bc, s.Arg)
+	case ir.SDynRead:
+		return bc.kb.dynLoad(bc, s)
 	case ir.SAvail:
-		acc := bc.op.Access[s.Arg]
-		var v value.Value
-		for p := range acc.Pieces {
-			c := bc.guard(s.Arg, p)
-			if v == nil {
-				v = c
-			} else {
-				v = b().NewOr(v, c)
-			}
-		}
-		if v == nil {
-			return boolConst(false), nil
-		}
-		return v, nil
+		return bc.splatValue(bc.kb.avail(bc, s.Arg)), nil
 	case ir.SIndex:
-		return bc.dims[s.Arg], nil
-	case ir.SParam:
-		return fb.params[s.Name], nil
-	case ir.SConst:
-		if s.Type.IsFloat() {
-			return regConst(s.Type, s.F), nil
+		if s.Arg < 0 || s.Arg >= len(bc.dims) {
+			return nil, fmt.Errorf("idx(%d) of a %d-dimensional op", s.Arg, len(bc.dims))
 		}
-		return regConst(s.Type, float64(s.I)), nil
+		if bc.vl > 0 && s.Arg == bc.inner {
+			return bc.laneIndex(bc.dims[s.Arg]), nil
+		}
+		return bc.splatValue(bc.dims[s.Arg]), nil
+	case ir.SParam:
+		p, ok := bc.fb.params[s.Name]
+		if !ok {
+			return nil, fmt.Errorf("param(%s) is not a symbolic dim of the graph", s.Name)
+		}
+		return bc.splatValue(p), nil
+	case ir.SConst:
+		return bc.cnst(s.Type, s.F, s.I), nil
 	case ir.SSelect:
 		c, err := bc.emit(s.Args[0])
 		if err != nil {
 			return nil, err
+		}
+		if bc.vl == 0 && (mayFail(s.Args[1]) || mayFail(s.Args[2])) {
+			return bc.lazySelect(c, s.Args[1], s.Args[2])
 		}
 		x, err := bc.emit(s.Args[1])
 		if err != nil {
@@ -126,7 +126,7 @@ func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return b().NewSelect(c, x, y), nil
+		return bc.fb.sel(c, x, y), nil
 	case ir.SCast:
 		x, err := bc.emit(s.Args[0])
 		if err != nil {
@@ -142,53 +142,174 @@ func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
 		}
 		args[i] = v
 	}
-	if s.Op.IsBinary() {
+	switch {
+	case s.Op.IsBinary() && len(args) == 2:
 		return bc.binary(s.Op, s.Args[0].Type, args[0], args[1])
-	}
-	if s.Op.IsUnary() {
+	case s.Op.IsUnary() && len(args) == 1:
 		return bc.unary(s.Op, s.Args[0].Type, args[0])
 	}
-	return nil, fmt.Errorf("lowering of %s is not supported yet", s.Op)
+	return nil, fmt.Errorf("scalar operation %s (%d arguments) has no lowering", s.Op, len(args))
+}
+
+// lazySelect evaluates only the chosen arm (scalar mode).
+func (bc *bodyCtx) lazySelect(c value.Value, a, b *ir.Scalar) (value.Value, error) {
+	var err error
+	arm := func(s *ir.Scalar) func() value.Value {
+		return func() value.Value {
+			saved := bc.memo
+			bc.memo = make(map[*ir.Scalar]value.Value, len(saved))
+			for k, v := range saved {
+				bc.memo[k] = v
+			}
+			v, e := bc.emit(s)
+			bc.memo = saved
+			if e != nil {
+				err = e
+				return constant.NewUndef(bc.ty(s.Type))
+			}
+			return v
+		}
+	}
+	v := bc.fb.ifElse(c, "select", arm(a), arm(b))
+	return v, err
+}
+
+// laneIndex returns <base, base+1, ..., base+vl-1> as an i64 vector.
+func (bc *bodyCtx) laneIndex(base value.Value) value.Value {
+	elems := make([]constant.Constant, bc.vl)
+	for i := range elems {
+		elems[i] = i64(int64(i))
+	}
+	steps := constant.NewVector(types.NewVector(uint64(bc.vl), types.I64), elems...)
+	return bc.cur().NewAdd(bc.splatValue(base), steps)
+}
+
+// roundHalf rounds a float register value to half precision when t is f16.
+func (bc *bodyCtx) roundHalf(v value.Value, t ir.DType) value.Value {
+	if t != ir.F16 {
+		return v
+	}
+	return bc.fb.call(bc.fb.mc.rtHalfFromBits(), bc.fb.call(bc.fb.mc.rtHalfToBits(), v))
 }
 
 func (bc *bodyCtx) binary(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
-	c := bc.fb.cur
 	if t.IsFloat() {
-		switch op {
-		case ir.SAdd:
-			return c.NewFAdd(x, y), nil
-		case ir.SSub:
-			return c.NewFSub(x, y), nil
-		case ir.SMul:
-			return c.NewFMul(x, y), nil
-		case ir.SDiv:
-			return c.NewFDiv(x, y), nil
-		case ir.SRem:
-			return c.NewFRem(x, y), nil
-		case ir.SMax, ir.SMin:
-			pred := enum.FPredOGT
-			if op == ir.SMin {
-				pred = enum.FPredOLT
-			}
-			r := c.NewSelect(c.NewFCmp(pred, x, y), x, y)
-			// NaN in either operand propagates
-			r2 := c.NewSelect(c.NewFCmp(enum.FPredUNO, y, y), y, r)
-			return c.NewSelect(c.NewFCmp(enum.FPredUNO, x, x), x, r2), nil
-		case ir.SEq:
-			return c.NewFCmp(enum.FPredOEQ, x, y), nil
-		case ir.SNe:
-			return c.NewFCmp(enum.FPredUNE, x, y), nil
-		case ir.SLt:
-			return c.NewFCmp(enum.FPredOLT, x, y), nil
-		case ir.SLe:
-			return c.NewFCmp(enum.FPredOLE, x, y), nil
-		case ir.SGt:
-			return c.NewFCmp(enum.FPredOGT, x, y), nil
-		case ir.SGe:
-			return c.NewFCmp(enum.FPredOGE, x, y), nil
+		v, err := bc.binaryF(op, t, x, y)
+		if err != nil || op.IsCompare() {
+			return v, err
 		}
-		return nil, fmt.Errorf("lowering of float %s is not supported yet", op)
+		return bc.roundHalf(v, t), nil
 	}
+	if t == ir.Bool && !op.IsCompare() && op != ir.SAnd && op != ir.SOr && op != ir.SXor {
+		// the evaluator computes bool arithmetic on 0/1 integers and keeps != 0
+		wx := bc.cur().NewZExt(x, bc.ty(ir.I64))
+		wy := bc.cur().NewZExt(y, bc.ty(ir.I64))
+		r, err := bc.binaryI(op, ir.I64, wx, wy)
+		if err != nil {
+			return nil, err
+		}
+		return bc.cur().NewICmp(enum.IPredNE, r, bc.cnst(ir.I64, 0, 0)), nil
+	}
+	return bc.binaryI(op, t, x, y)
+}
+
+func (bc *bodyCtx) binaryF(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
+	c := bc.cur()
+	fb := bc.fb
+	switch op {
+	case ir.SAdd:
+		return c.NewFAdd(x, y), nil
+	case ir.SSub:
+		return c.NewFSub(x, y), nil
+	case ir.SMul:
+		return c.NewFMul(x, y), nil
+	case ir.SDiv:
+		return fb.fdiv(x, y), nil
+	case ir.SRem:
+		return bc.viaF64(x, func(a value.Value) value.Value {
+			return fb.call(fb.mc.rtFunc(rtFmod), a, fb.toF64(y))
+		}), nil
+	case ir.SPow:
+		return bc.viaF64(x, func(a value.Value) value.Value {
+			return fb.call(fb.mc.rtFunc(rtPow), a, fb.toF64(y))
+		}), nil
+	case ir.SMax, ir.SMin:
+		return bc.fminmax(op == ir.SMax, x, y), nil
+	case ir.SAnd, ir.SOr, ir.SXor:
+		zero := floatConstOf(x.Type(), 0)
+		a := c.NewFCmp(enum.FPredUNE, x, zero)
+		b := c.NewFCmp(enum.FPredUNE, y, zero)
+		var r value.Value
+		switch op {
+		case ir.SAnd:
+			r = c.NewAnd(a, b)
+		case ir.SOr:
+			r = c.NewOr(a, b)
+		default:
+			r = c.NewXor(a, b)
+		}
+		return c.NewUIToFP(r, x.Type()), nil
+	case ir.SEq:
+		return c.NewFCmp(enum.FPredOEQ, x, y), nil
+	case ir.SNe:
+		return c.NewFCmp(enum.FPredUNE, x, y), nil
+	case ir.SLt:
+		return c.NewFCmp(enum.FPredOLT, x, y), nil
+	case ir.SLe:
+		return c.NewFCmp(enum.FPredOLE, x, y), nil
+	case ir.SGt:
+		return c.NewFCmp(enum.FPredOGT, x, y), nil
+	case ir.SGe:
+		return c.NewFCmp(enum.FPredOGE, x, y), nil
+	}
+	return nil, fmt.Errorf("%s of %s has no lowering", op, t)
+}
+
+// fminmax is Go's math.Max/Min with NaN propagation: NaN if either operand is NaN, and
+// max(+0, -0) = +0, min(+0, -0) = -0.
+func (bc *bodyCtx) fminmax(isMax bool, x, y value.Value) value.Value {
+	c := bc.cur()
+	pred := enum.FPredOGT
+	if !isMax {
+		pred = enum.FPredOLT
+	}
+	fb := bc.fb
+	r := fb.sel(c.NewFCmp(pred, x, y), x, y)
+	// equal operands: combine the bit patterns so that the signs of zeros resolve as Go does
+	it := intTypeLike(x.Type())
+	bx, by := c.NewBitCast(x, it), c.NewBitCast(y, it)
+	var bits value.Value
+	if isMax {
+		bits = c.NewAnd(bx, by)
+	} else {
+		bits = c.NewOr(bx, by)
+	}
+	r2 := fb.sel(c.NewFCmp(enum.FPredOEQ, x, y), c.NewBitCast(bits, x.Type()), r)
+	return fb.sel(c.NewFCmp(enum.FPredUNO, x, y), c.NewFAdd(x, y), r2)
+}
+
+// intTypeLike returns the integer type of the same width (and lanes) as a float type.
+func intTypeLike(t types.Type) types.Type {
+	if vt, ok := t.(*types.VectorType); ok {
+		return types.NewVector(vt.Len, intTypeLike(vt.ElemType))
+	}
+	if t == types.Double {
+		return types.I64
+	}
+	return types.I32
+}
+
+// viaF64 computes f on x widened to double and narrows the result back to x's type.
+func (bc *bodyCtx) viaF64(x value.Value, f func(value.Value) value.Value) value.Value {
+	r := f(bc.fb.toF64(x))
+	if x.Type() == types.Float {
+		return bc.cur().NewFPTrunc(r, types.Float)
+	}
+	return r
+}
+
+func (bc *bodyCtx) binaryI(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
+	c := bc.cur()
 	unsigned := t == ir.U8 || t == ir.Bool
 	switch op {
 	case ir.SAdd:
@@ -203,6 +324,19 @@ func (bc *bodyCtx) binary(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.V
 		return c.NewOr(x, y), nil
 	case ir.SXor:
 		return c.NewXor(x, y), nil
+	case ir.SDiv, ir.SRem:
+		if bc.vl > 0 {
+			return nil, fmt.Errorf("integer %s in a vector loop", op)
+		}
+		return bc.fb.intDivRem(op == ir.SDiv, unsigned, x, y), nil
+	case ir.SPow:
+		if bc.vl > 0 {
+			return nil, fmt.Errorf("integer pow in a vector loop")
+		}
+		w := bc.fb.widen64(x, unsigned)
+		e := bc.fb.widen64(y, unsigned)
+		r := bc.fb.call(bc.fb.mc.rtFunc(rtIPow), w, e)
+		return bc.fb.narrow(r, x.Type()), nil
 	case ir.SMax, ir.SMin, ir.SEq, ir.SNe, ir.SLt, ir.SLe, ir.SGt, ir.SGe:
 		preds := map[ir.ScalarOp][2]enum.IPred{
 			ir.SMax: {enum.IPredSGT, enum.IPredUGT}, ir.SMin: {enum.IPredSLT, enum.IPredULT},
@@ -220,67 +354,147 @@ func (bc *bodyCtx) binary(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.V
 		}
 		return cmp, nil
 	}
-	return nil, fmt.Errorf("lowering of integer %s is not supported yet", op)
+	return nil, fmt.Errorf("%s of %s has no lowering", op, t)
 }
 
 func (bc *bodyCtx) unary(op ir.ScalarOp, t ir.DType, x value.Value) (value.Value, error) {
-	c := bc.fb.cur
 	if t.IsFloat() {
-		switch op {
-		case ir.SNeg:
-			return c.NewFNeg(x), nil
+		v, err := bc.unaryF(op, t, x)
+		if err != nil || op == ir.SIsNaN || op == ir.SIsInf {
+			return v, err
 		}
-		return nil, fmt.Errorf("lowering of float %s is not supported yet", op)
+		return bc.roundHalf(v, t), nil
+	}
+	c := bc.cur()
+	if t == ir.Bool {
+		switch op {
+		case ir.SNot:
+			return c.NewXor(x, bc.cnst(ir.Bool, 0, 1)), nil
+		case ir.SNeg, ir.SAbs, ir.SSign, ir.SFloor, ir.SCeil, ir.SRound:
+			return x, nil // -b, |b|, sign(b) are != 0 exactly when b is
+		case ir.SIsNaN, ir.SIsInf:
+			return bc.cnst(ir.Bool, 0, 0), nil
+		}
+		return nil, fmt.Errorf("%s of %s has no lowering", op, t)
+	}
+	zero := bc.cnst(t, 0, 0)
+	unsigned := t == ir.U8
+	switch op {
+	case ir.SNeg:
+		return c.NewSub(zero, x), nil
+	case ir.SAbs:
+		if unsigned {
+			return x, nil
+		}
+		return c.NewSelect(c.NewICmp(enum.IPredSLT, x, zero), c.NewSub(zero, x), x), nil
+	case ir.SNot:
+		return c.NewZExt(c.NewICmp(enum.IPredEQ, x, zero), x.Type()), nil
+	case ir.SSign:
+		pos := c.NewZExt(c.NewICmp(enum.IPredSGT, x, zero), x.Type())
+		if unsigned {
+			return c.NewZExt(c.NewICmp(enum.IPredNE, x, zero), x.Type()), nil
+		}
+		neg := c.NewZExt(c.NewICmp(enum.IPredSLT, x, zero), x.Type())
+		return c.NewSub(pos, neg), nil
+	case ir.SFloor, ir.SCeil, ir.SRound:
+		return x, nil
+	case ir.SIsNaN, ir.SIsInf:
+		return bc.cnst(ir.Bool, 0, 0), nil
+	}
+	return nil, fmt.Errorf("%s of %s has no lowering", op, t)
+}
+
+func (bc *bodyCtx) unaryF(op ir.ScalarOp, t ir.DType, x value.Value) (value.Value, error) {
+	c := bc.cur()
+	fb := bc.fb
+	mc := fb.mc
+	ft := x.Type()
+	rt := func(name string) func(value.Value) value.Value {
+		return func(a value.Value) value.Value { return fb.call(mc.rtFunc(name), a) }
 	}
 	switch op {
 	case ir.SNeg:
-		return c.NewSub(regConst(t, 0), x), nil
+		return c.NewFNeg(x), nil
+	case ir.SAbs:
+		return fb.fabs(x), nil
+	case ir.SSqrt:
+		return fb.sqrt(x), nil
+	case ir.SExp:
+		return bc.viaF64(x, rt(rtExp)), nil
+	case ir.SLog:
+		return bc.viaF64(x, rt(rtLog)), nil
+	case ir.STanh:
+		return bc.viaF64(x, rt(rtTanh)), nil
+	case ir.SSigmoid:
+		return bc.viaF64(x, rt(rtSigmoid)), nil
+	case ir.SErf:
+		return bc.viaF64(x, rt(rtErf)), nil
+	case ir.SSin:
+		return bc.viaF64(x, rt(rtSin)), nil
+	case ir.SCos:
+		return bc.viaF64(x, rt(rtCos)), nil
+	case ir.SFloor:
+		return bc.viaF64(x, rt(rtFloor)), nil
+	case ir.SCeil:
+		return bc.viaF64(x, rt(rtCeil)), nil
+	case ir.SRound:
+		return bc.viaF64(x, rt(rtRoundEven)), nil
 	case ir.SNot:
-		return c.NewXor(x, regConst(t, 1)), nil
+		isZero := c.NewFCmp(enum.FPredOEQ, x, floatConstOf(ft, 0))
+		return c.NewUIToFP(isZero, ft), nil
+	case ir.SSign:
+		one, mone := floatConstOf(ft, 1), floatConstOf(ft, -1)
+		r := fb.sel(c.NewFCmp(enum.FPredOLT, x, floatConstOf(ft, 0)), mone, x)
+		return fb.sel(c.NewFCmp(enum.FPredOGT, x, floatConstOf(ft, 0)), one, r), nil
+	case ir.SIsNaN:
+		return c.NewFCmp(enum.FPredUNO, x, x), nil
+	case ir.SIsInf:
+		return c.NewFCmp(enum.FPredOEQ, fb.fabs(x), floatConstOf(ft, posInf)), nil
 	}
-	return nil, fmt.Errorf("lowering of integer %s is not supported yet", op)
+	return nil, fmt.Errorf("%s of %s has no lowering", op, t)
 }
 
-func (bc *bodyCtx) combine(r ir.ReduceKind, t ir.DType, acc, v value.Value) value.Value {
-	var op ir.ScalarOp
-	switch r {
-	case ir.ReduceSum:
-		op = ir.SAdd
-	case ir.ReduceProd:
-		op = ir.SMul
-	case ir.ReduceMax:
-		op = ir.SMax
-	default:
-		op = ir.SMin
-	}
-	res, _ := bc.binary(op, t, acc, v)
-	return res
-}
-
+// cast converts a register value between element types with the evaluator's (ONNX Cast)
+// semantics: float to integer truncates toward zero to int64 and wraps to the width (NaN, ±Inf
+// and values beyond ±2^63 give INT64_MIN, as Go on amd64 does); to bool is != 0.
 func (bc *bodyCtx) cast(x value.Value, from, to ir.DType) (value.Value, error) {
-	c := bc.fb.cur
-	ft, tt := regType(from), regType(to)
+	c := bc.cur()
+	tt := bc.ty(to)
 	switch {
 	case from == to:
 		return x, nil
 	case from.IsFloat() && to.IsFloat():
-		if sizeOf(ft) < sizeOf(tt) {
-			return c.NewFPExt(x, tt), nil
+		v := x
+		switch {
+		case x.Type() == tt:
+		case bitsOfFloat(x.Type()) < bitsOfFloat(tt):
+			v = c.NewFPExt(x, tt)
+		default:
+			v = c.NewFPTrunc(x, tt)
 		}
-		return c.NewFPTrunc(x, tt), nil
+		return bc.roundHalf(v, to), nil
 	case from.IsFloat() && to == ir.Bool:
-		return c.NewFCmp(enum.FPredUNE, x, regConst(from, 0)), nil
+		return c.NewFCmp(enum.FPredUNE, x, floatConstOf(x.Type(), 0)), nil
 	case from.IsFloat():
-		return c.NewFPToSI(x, tt), nil
+		ok := c.NewFCmp(enum.FPredOLT, bc.fb.fabs(x), floatConstOf(x.Type(), 9223372036854775808.0))
+		i := c.NewFPToSI(x, bc.ty(ir.I64))
+		v := c.NewSelect(ok, i, bc.cnst(ir.I64, 0, minInt(64)))
+		return bc.fb.narrow(v, tt), nil
 	case to.IsFloat():
+		var v value.Value
 		if from == ir.U8 || from == ir.Bool {
-			return c.NewUIToFP(x, tt), nil
+			v = c.NewUIToFP(x, tt)
+		} else if from == ir.I64 && to != ir.F64 {
+			// through double, as the evaluator rounds: int64 -> float64 -> narrower
+			v = c.NewFPTrunc(c.NewSIToFP(x, bc.ty(ir.F64)), tt)
+		} else {
+			v = c.NewSIToFP(x, tt)
 		}
-		return c.NewSIToFP(x, tt), nil
+		return bc.roundHalf(v, to), nil
 	case to == ir.Bool:
-		return c.NewICmp(enum.IPredNE, x, regConst(from, 0)), nil
+		return c.NewICmp(enum.IPredNE, x, bc.cnst(from, 0, 0)), nil
 	}
-	fw, tw := intWidth(ft), intWidth(tt)
+	fw, tw := bitWidth(x.Type()), bitWidth(tt)
 	switch {
 	case fw > tw:
 		return c.NewTrunc(x, tt), nil
@@ -292,9 +506,15 @@ func (bc *bodyCtx) cast(x value.Value, from, to ir.DType) (value.Value, error) {
 	return x, nil
 }
 
-func intWidth(t types.Type) uint64 {
-	if it, ok := t.(*types.IntType); ok {
-		return it.BitSize
+func bitsOfFloat(t types.Type) int {
+	if vt, ok := t.(*types.VectorType); ok {
+		t = vt.ElemType
 	}
-	return 0
+	switch t {
+	case types.Double:
+		return 64
+	case types.Float:
+		return 32
+	}
+	return 16
 }

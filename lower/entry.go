@@ -1,5 +1,7 @@
-// This file emits the entry function and the workspace-size function: argument checking,
-// buffer addresses in the workspace, and one loop nest per op.
+// This file emits a graph's ABI functions: ENTRY_workspace_size and ENTRY, which checks the
+// symbolic dims, places every buffer (arguments, constant globals, workspace slots), calls one
+// kernel per op and propagates a non-zero status, then copies the outputs that no op wrote in
+// place (outputs that are inputs, constants or repeated).
 
 package lower
 
@@ -14,172 +16,176 @@ import (
 	"github.com/graphc/graphc/ir"
 )
 
-// wsAlign is the alignment of every buffer in the workspace (the ABI promises 128 bytes).
-const wsAlign = 128
-
-// intermediates returns the op results that need a workspace buffer (not graph outputs).
-func (mc *moduleCtx) intermediates() []*ir.Value {
-	outs := map[*ir.Value]bool{}
-	for _, o := range mc.g.Outputs {
-		outs[o] = true
-	}
-	var vs []*ir.Value
-	for _, op := range mc.g.Ops {
-		if !outs[op.Result] {
-			vs = append(vs, op.Result)
-		}
-	}
-	return vs
+// entryCtx is the state of lowering one graph.
+type entryCtx struct {
+	mc      *moduleCtx
+	g       *ir.Graph
+	entry   string
+	params  []string
+	regions map[*ir.Value]*region
+	plan    *bufPlan
+	consts  map[*ir.Value]*llvm.Global
 }
 
-// layout emits, in fb, the byte offset of every intermediate buffer and the total size.
-func (fb *funcBuilder) layout(vs []*ir.Value) (map[*ir.Value]value.Value, value.Value, error) {
-	offs := map[*ir.Value]value.Value{}
-	var cur value.Value = i64(0)
-	for _, v := range vs {
-		offs[v] = cur
-		n, err := fb.numElements(v.Type)
-		if err != nil {
-			return nil, nil, err
-		}
-		ty, err := llType(v.Type.Elem)
-		if err != nil {
-			return nil, nil, err
-		}
-		size := fb.mul(n, i64(int64(sizeOf(ty))))
-		end := fb.add(cur, size)
-		// round up to wsAlign
-		cur = fb.mul(fb.floorDiv(fb.add(end, i64(wsAlign-1)), wsAlign), i64(wsAlign))
+func (ec *entryCtx) regionOf(v *ir.Value) *region {
+	if r, ok := ec.regions[v]; ok {
+		return r
 	}
-	return offs, cur, nil
+	return fullRegion
 }
 
-func sizeOf(t types.Type) int {
-	switch t {
-	case types.Double, types.I64:
-		return 8
-	case types.Float, types.I32:
-		return 4
-	case types.I16, types.Half:
-		return 2
+// checkDims emits the check that every symbolic dim and every extent computed from them is
+// non-negative, branching to bad otherwise.
+func (ec *entryCtx) checkDims(fb *funcBuilder, bad *llvm.Block) {
+	seen := map[string]bool{}
+	check := func(v value.Value, key string) {
+		if _, ok := isConst(v); ok || seen[key] {
+			return
+		}
+		seen[key] = true
+		ok := fb.cur.NewICmp(enum.IPredSGE, v, i64(0))
+		next := fb.newBlock("dims.ok")
+		fb.cur.NewCondBr(ok, next, bad)
+		fb.cur = next
 	}
-	return 1
+	for _, p := range ec.params {
+		check(fb.params[p], "param "+p)
+	}
+	types := []ir.TensorType{}
+	for _, in := range ec.g.Inputs {
+		types = append(types, in.Type)
+	}
+	for _, op := range ec.g.Ops {
+		types = append(types, op.Result.Type)
+	}
+	for _, t := range types {
+		for _, d := range t.Shape {
+			if _, ok := d.IsConst(); ok {
+				continue
+			}
+			check(fb.aff(d, nil), d.String())
+		}
+	}
 }
 
-func (mc *moduleCtx) emitWorkspaceSize(params []string) error {
+func (ec *entryCtx) emitWorkspaceSize() (*llvm.Func, error) {
+	mc := ec.mc
 	var ps []*llvm.Param
-	for _, p := range params {
+	for _, p := range ec.params {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
-	f := mc.m.NewFunc(mc.cfg.Entry+"_workspace_size", types.I64, ps...)
+	f := mc.m.NewFunc(ec.entry+"_workspace_size", types.I64, ps...)
+	mc.defineAttrs(f)
 	fb := newFuncBuilder(mc, f)
-	for i, p := range params {
+	for i, p := range ec.params {
 		fb.params[p] = ps[i]
 	}
-	_, total, err := fb.layout(mc.intermediates())
-	if err != nil {
-		return err
-	}
+	bad := f.NewBlock("bad_dims")
+	bad.NewRet(i64(-1))
+	ec.checkDims(fb, bad)
+	_, total := ec.layout(fb)
 	fb.cur.NewRet(total)
-	return nil
+	return f, nil
 }
 
-func (mc *moduleCtx) emitEntry(params []string) error {
-	g := mc.g
+func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
+	mc := ec.mc
+	g := ec.g
 	var ps []*llvm.Param
 	for i, in := range g.Inputs {
-		ty, err := llType(in.Type.Elem)
-		if err != nil {
-			return fmt.Errorf("input %%%s: %w", in.Name, err)
-		}
-		p := llvm.NewParam(fmt.Sprintf("in%d", i), types.NewPointer(ty))
+		p := llvm.NewParam(fmt.Sprintf("in%d", i), types.NewPointer(mustMemType(in.Type.Elem)))
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 		ps = append(ps, p)
 	}
 	for i, o := range g.Outputs {
-		ty, err := llType(o.Type.Elem)
-		if err != nil {
-			return fmt.Errorf("output %%%s: %w", o.Name, err)
-		}
-		p := llvm.NewParam(fmt.Sprintf("out%d", i), types.NewPointer(ty))
+		p := llvm.NewParam(fmt.Sprintf("out%d", i), types.NewPointer(mustMemType(o.Type.Elem)))
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
 		ps = append(ps, p)
 	}
-	for _, p := range params {
+	for _, p := range ec.params {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
 	ws := llvm.NewParam("workspace", types.I8Ptr)
 	ws.Attrs = append(ws.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
 	ps = append(ps, ws)
-	f := mc.m.NewFunc(mc.cfg.Entry, types.I32, ps...)
+	f := mc.m.NewFunc(ec.entry, types.I32, ps...)
+	mc.defineAttrs(f)
 	fb := newFuncBuilder(mc, f)
-	for i, p := range params {
-		fb.params[p] = ps[len(g.Inputs)+len(g.Outputs)+i]
+	nio := len(g.Inputs) + len(g.Outputs)
+	for i, p := range ec.params {
+		fb.params[p] = ps[nio+i]
 	}
-	// symbolic dims must give non-negative extents
-	fail := f.NewBlock("bad_dims")
-	fail.NewRet(constI32(1))
-	checked := map[string]bool{}
-	check := func(t ir.TensorType) {
-		for _, d := range t.Shape {
-			if _, ok := d.IsConst(); ok || checked[d.String()] {
-				continue
-			}
-			checked[d.String()] = true
-			v := fb.aff(d, nil)
-			ok := fb.cur.NewICmp(enum.IPredSGE, v, i64(0))
-			next := fb.newBlock("dims_ok")
-			fb.cur.NewCondBr(ok, next, fail)
-			fb.cur = next
-		}
-	}
-	for _, in := range g.Inputs {
-		check(in.Type)
-	}
-	for _, op := range g.Ops {
-		check(op.Result.Type)
-	}
+	ec.checkDims(fb, fb.failBlock(statusBadDims))
+
 	// buffers
+	bufs := map[*ir.Value]value.Value{}
 	for i, in := range g.Inputs {
-		fb.bufs[in] = ps[i]
+		bufs[in] = ps[i]
 	}
 	for i, o := range g.Outputs {
-		if _, taken := fb.bufs[o]; !taken && o.Def != nil {
-			fb.bufs[o] = ps[len(g.Inputs)+i]
+		if _, taken := bufs[o]; !taken && o.Def != nil {
+			bufs[o] = ps[len(g.Inputs)+i]
 		}
 	}
 	for _, c := range g.Consts {
-		gl := mc.constGlobal(c)
-		ty, err := llType(c.Type.Elem)
+		bufs[c] = fb.cur.NewBitCast(ec.constGlobal(c), types.NewPointer(mustMemType(c.Type.Elem)))
+	}
+	offs, _ := ec.layout(fb)
+	slotPtr := func(b *planBuf) value.Value {
+		return fb.cur.NewGetElementPtr(types.I8, ws, offs[b.slot])
+	}
+	for _, b := range ec.plan.bufs {
+		if b.v != nil {
+			bufs[b.v] = fb.cur.NewBitCast(slotPtr(b), types.NewPointer(mustMemType(b.v.Type.Elem)))
+		}
+	}
+	for i, op := range g.Ops {
+		sig, err := ec.emitKernel(i, op)
 		if err != nil {
-			return fmt.Errorf("constant %%%s: %w", c.Name, err)
+			return nil, fmt.Errorf("op %%%s (%s): %w", op.Result.Name, op.Kind, err)
 		}
-		fb.bufs[c] = fb.cur.NewBitCast(gl, types.NewPointer(ty))
-	}
-	offs, _, err := fb.layout(mc.intermediates())
-	if err != nil {
-		return err
-	}
-	for v, off := range offs {
-		ty, _ := llType(v.Type.Elem)
-		p := fb.cur.NewGetElementPtr(types.I8, ws, off)
-		fb.bufs[v] = fb.cur.NewBitCast(p, types.NewPointer(ty))
-	}
-	for _, op := range g.Ops {
-		if err := fb.emitOp(op); err != nil {
-			return fmt.Errorf("op %%%s (%s): %w", op.Result.Name, op.Kind, err)
+		args := []value.Value{bufs[op.Result]}
+		for k, o := range op.Operands {
+			b, ok := bufs[o]
+			if !ok {
+				return nil, fmt.Errorf("op %%%s (%s): operand #%d %%%s is defined after its use", op.Result.Name, op.Kind, k, o.Name)
+			}
+			args = append(args, b)
 		}
+		if sig.scratch {
+			args = append(args, slotPtr(ec.plan.scratch[op]))
+		}
+		for _, p := range ec.params {
+			args = append(args, fb.params[p])
+		}
+		rc := fb.cur.NewCall(sig.f, args...)
+		ok := fb.cur.NewICmp(enum.IPredEQ, rc, i32c(statusOK))
+		next := fb.newBlock("op.ok")
+		fail := fb.newBlock("op.fail")
+		fb.cur.NewCondBr(ok, next, fail)
+		fail.NewRet(rc)
+		fb.cur = next
 	}
-	// outputs that are inputs, constants or repeated need a copy
 	for i, o := range g.Outputs {
 		dst := ps[len(g.Inputs)+i]
-		if fb.bufs[o] == value.Value(dst) {
+		if bufs[o] == value.Value(dst) {
 			continue
 		}
-		if err := fb.emitCopy(o, dst); err != nil {
-			return err
+		if err := ec.emitCopy(fb, o, bufs[o], dst); err != nil {
+			return nil, err
 		}
 	}
-	fb.cur.NewRet(constI32(0))
-	return nil
+	fb.cur.NewRet(i32c(statusOK))
+	return f, nil
+}
+
+// emitCopy copies the whole of value v from src to dst.
+func (ec *entryCtx) emitCopy(fb *funcBuilder, v *ir.Value, src, dst value.Value) error {
+	mt := mustMemType(v.Type.Elem)
+	n := fb.product(fb.extents(v.Type))
+	return fb.loop(i64(0), fb.sub(n, i64(1)), 1, "copy", func(iv value.Value) error {
+		x := fb.cur.NewLoad(mt, fb.cur.NewGetElementPtr(mt, src, iv))
+		fb.cur.NewStore(x, fb.cur.NewGetElementPtr(mt, dst, iv))
+		return nil
+	})
 }

@@ -1,5 +1,6 @@
-// This file holds funcBuilder, the per-function state of emission (current block, parameter
-// and buffer values), and the integer helpers every other file uses.
+// This file holds funcBuilder, the per-function state of emission (current block, values of
+// the symbolic dims), and the integer, control-flow and loop helpers every other file uses.
+// Integer helpers fold constants in Go: LLVM 19 rejects most constant expressions.
 
 package lower
 
@@ -21,12 +22,12 @@ type funcBuilder struct {
 	f      *llvm.Func
 	cur    *llvm.Block
 	params map[string]value.Value // symbolic dims (i64)
-	bufs   map[*ir.Value]value.Value
 	nblk   int
+	fails  map[int64]*llvm.Block // blocks returning an error status
 }
 
 func newFuncBuilder(mc *moduleCtx, f *llvm.Func) *funcBuilder {
-	fb := &funcBuilder{mc: mc, f: f, params: map[string]value.Value{}, bufs: map[*ir.Value]value.Value{}}
+	fb := &funcBuilder{mc: mc, f: f, params: map[string]value.Value{}, fails: map[int64]*llvm.Block{}}
 	fb.cur = f.NewBlock("entry")
 	return fb
 }
@@ -36,7 +37,28 @@ func (fb *funcBuilder) newBlock(hint string) *llvm.Block {
 	return fb.f.NewBlock(fmt.Sprintf("%s.%d", hint, fb.nblk))
 }
 
-func constI32(v int64) *constant.Int { return constant.NewInt(types.I32, v) }
+// failBlock returns a block that returns status code (an i32 function only).
+func (fb *funcBuilder) failBlock(code int64) *llvm.Block {
+	if b, ok := fb.fails[code]; ok {
+		return b
+	}
+	b := fb.f.NewBlock(fmt.Sprintf("fail.%d", code))
+	b.NewRet(i32c(code))
+	fb.fails[code] = b
+	return b
+}
+
+// check continues when ok holds and returns status code otherwise.
+func (fb *funcBuilder) check(ok value.Value, code int64, hint string) {
+	if c, isC := ok.(*constant.Int); isC && c.Typ == types.I1 {
+		if c.X.Sign() != 0 {
+			return
+		}
+	}
+	next := fb.newBlock(hint)
+	fb.cur.NewCondBr(ok, next, fb.failBlock(code))
+	fb.cur = next
+}
 
 func isConst(v value.Value) (int64, bool) {
 	if c, ok := v.(*constant.Int); ok && c.Typ == types.I64 {
@@ -45,7 +67,6 @@ func isConst(v value.Value) (int64, bool) {
 	return 0, false
 }
 
-// add, mul, ... fold constants in Go (LLVM 19 rejects constant expressions).
 func (fb *funcBuilder) add(a, b value.Value) value.Value {
 	x, xok := isConst(a)
 	y, yok := isConst(b)
@@ -88,7 +109,8 @@ func (fb *funcBuilder) mul(a, b value.Value) value.Value {
 	return fb.cur.NewMul(a, b)
 }
 
-// floorDiv returns floor(a/d) for a constant d > 0.
+// floorDiv returns floor(a/d) for a constant d > 0, without a division instruction when d is
+// a power of two (Hexagon has no integer divide).
 func (fb *funcBuilder) floorDiv(a value.Value, d int64) value.Value {
 	if d == 1 {
 		return a
@@ -100,6 +122,15 @@ func (fb *funcBuilder) floorDiv(a value.Value, d int64) value.Value {
 		}
 		return i64(q)
 	}
+	if d&(d-1) == 0 {
+		sh := int64(0)
+		for int64(1)<<sh < d {
+			sh++
+		}
+		return fb.cur.NewAShr(a, i64(sh))
+	}
+	// floor(a/d) = (a >= 0 ? a : a - (d-1)) / d, a signed division by a constant that LLVM
+	// turns into a multiplication on every target
 	neg := fb.cur.NewICmp(enum.IPredSLT, a, i64(0))
 	adj := fb.cur.NewSub(a, i64(d-1))
 	sel := fb.cur.NewSelect(neg, adj, a)
@@ -126,6 +157,51 @@ func (fb *funcBuilder) smin(a, b value.Value) value.Value {
 	return fb.cur.NewSelect(c, a, b)
 }
 
+// sel returns c ? a : b, folding a constant condition.
+func (fb *funcBuilder) sel(c, a, b value.Value) value.Value {
+	if k, ok := c.(*constant.Int); ok && k.Typ == types.I1 {
+		if k.X.Sign() != 0 {
+			return a
+		}
+		return b
+	}
+	if fb.mc.tgt.FloatSelectBarrier {
+		if ft, ok := a.Type().(*types.FloatType); ok {
+			a, b = fb.launder(a, ft), fb.launder(b, ft)
+		}
+	}
+	return fb.cur.NewSelect(c, a, b)
+}
+
+// launder returns x through an empty inline asm statement: the same register, but a value the
+// optimizers cannot see through. LLVM 19's Hexagon backend turns select(a < b, a, b) into
+// sfmin (and the max forms into sfmax), whose NaN handling differs from the select's (qemu
+// implements IEEE minNum); laundering the arms keeps that pattern from matching.
+func (fb *funcBuilder) launder(x value.Value, t types.Type) value.Value {
+	if _, ok := x.(constant.Constant); ok {
+		return x
+	}
+	asm := llvm.NewInlineAsm(types.NewPointer(types.NewFunc(t, t)), "", "=r,0")
+	return fb.cur.NewCall(asm, x)
+}
+
+// and1 returns a && b for i1 values, folding constants.
+func (fb *funcBuilder) and1(a, b value.Value) value.Value {
+	if k, ok := a.(*constant.Int); ok && k.Typ == types.I1 {
+		if k.X.Sign() != 0 {
+			return b
+		}
+		return a
+	}
+	if k, ok := b.(*constant.Int); ok && k.Typ == types.I1 {
+		if k.X.Sign() != 0 {
+			return a
+		}
+		return b
+	}
+	return fb.cur.NewAnd(a, b)
+}
+
 // aff emits a quasi-affine expression; dims are the current values of the iteration dims.
 func (fb *funcBuilder) aff(a volume.Aff, dims []value.Value) value.Value {
 	var v value.Value = i64(a.Const)
@@ -137,7 +213,7 @@ func (fb *funcBuilder) aff(a volume.Aff, dims []value.Value) value.Value {
 	for _, p := range a.Params {
 		pv, ok := fb.params[p.Name]
 		if !ok {
-			panic(fmt.Errorf("lower: symbolic dim %s has no value", p.Name))
+			throw(fmt.Errorf("symbolic dim %s has no value here", p.Name))
 		}
 		v = fb.add(v, fb.mul(pv, i64(p.Coef)))
 	}
@@ -145,6 +221,24 @@ func (fb *funcBuilder) aff(a volume.Aff, dims []value.Value) value.Value {
 		v = fb.add(v, fb.mul(fb.floorDiv(fb.aff(f.Num, dims), f.Den), i64(f.Coef)))
 	}
 	return v
+}
+
+// conds emits the conjunction of constraints as an i1.
+func (fb *funcBuilder) conds(cs []volume.Constraint, dims []value.Value) value.Value {
+	var acc value.Value = boolConst(true)
+	for _, c := range cs {
+		v := fb.aff(c.Aff, dims)
+		var b value.Value
+		if x, ok := isConst(v); ok {
+			b = boolConst(c.Eq && x == 0 || !c.Eq && x >= 0)
+		} else if c.Eq {
+			b = fb.cur.NewICmp(enum.IPredEQ, v, i64(0))
+		} else {
+			b = fb.cur.NewICmp(enum.IPredSGE, v, i64(0))
+		}
+		acc = fb.and1(acc, b)
+	}
+	return acc
 }
 
 // extents returns the extents of a type as i64 values.
@@ -156,17 +250,17 @@ func (fb *funcBuilder) extents(t ir.TensorType) []value.Value {
 	return out
 }
 
-func (fb *funcBuilder) numElements(t ir.TensorType) (value.Value, error) {
+// product returns the product of vs (1 for none).
+func (fb *funcBuilder) product(vs []value.Value) value.Value {
 	var n value.Value = i64(1)
-	for _, e := range fb.extents(t) {
+	for _, e := range vs {
 		n = fb.mul(n, e)
 	}
-	return n, nil
+	return n
 }
 
-// strides returns row-major strides (in elements) of a type.
-func (fb *funcBuilder) strides(t ir.TensorType) []value.Value {
-	ext := fb.extents(t)
+// rowMajor returns the row-major strides (in elements) of a box with the given extents.
+func (fb *funcBuilder) rowMajor(ext []value.Value) []value.Value {
 	out := make([]value.Value, len(ext))
 	var acc value.Value = i64(1)
 	for i := len(ext) - 1; i >= 0; i-- {
@@ -178,6 +272,11 @@ func (fb *funcBuilder) strides(t ir.TensorType) []value.Value {
 
 // loop emits for (iv = lo; iv <= hi; iv += step) body(iv).
 func (fb *funcBuilder) loop(lo, hi value.Value, step int64, hint string, body func(iv value.Value) error) error {
+	if l, ok := isConst(lo); ok {
+		if h, ok := isConst(hi); ok && h < l {
+			return nil
+		}
+	}
 	pre := fb.cur
 	header := fb.newBlock(hint + ".header")
 	bodyB := fb.newBlock(hint + ".body")
@@ -199,6 +298,12 @@ func (fb *funcBuilder) loop(lo, hi value.Value, step int64, hint string, body fu
 
 // ifThen emits if (cond) then().
 func (fb *funcBuilder) ifThen(cond value.Value, hint string, then func() error) error {
+	if k, ok := cond.(*constant.Int); ok && k.Typ == types.I1 {
+		if k.X.Sign() == 0 {
+			return nil
+		}
+		return then()
+	}
 	t := fb.newBlock(hint + ".then")
 	merge := fb.newBlock(hint + ".end")
 	fb.cur.NewCondBr(cond, t, merge)
@@ -209,4 +314,28 @@ func (fb *funcBuilder) ifThen(cond value.Value, hint string, then func() error) 
 	fb.cur.NewBr(merge)
 	fb.cur = merge
 	return nil
+}
+
+// ifElse emits cond ? then() : els() with branches and returns the merged value.
+func (fb *funcBuilder) ifElse(cond value.Value, hint string, then, els func() value.Value) value.Value {
+	if k, ok := cond.(*constant.Int); ok && k.Typ == types.I1 {
+		if k.X.Sign() != 0 {
+			return then()
+		}
+		return els()
+	}
+	t := fb.newBlock(hint + ".then")
+	e := fb.newBlock(hint + ".else")
+	merge := fb.newBlock(hint + ".end")
+	fb.cur.NewCondBr(cond, t, e)
+	fb.cur = t
+	tv := then()
+	tb := fb.cur
+	tb.NewBr(merge)
+	fb.cur = e
+	ev := els()
+	eb := fb.cur
+	eb.NewBr(merge)
+	fb.cur = merge
+	return merge.NewPhi(llvm.NewIncoming(tv, tb), llvm.NewIncoming(ev, eb))
 }

@@ -1,40 +1,57 @@
-// This file turns a scanned loop AST (volume.Node) into LLVM loops.
+// This file turns a scanned loop AST (volume.Node: For, If, Assign, Leaf, Block) into LLVM
+// loops. The innermost loop of a vectorized kernel becomes a loop over vectors of vl lanes and
+// a scalar remainder loop.
 
 package lower
 
 import (
 	"fmt"
 
+	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/value"
 
 	"github.com/graphc/graphc/volume"
 )
 
-// emitAST emits the loops of an AST; leaf is called with the current dimension values.
-func (fb *funcBuilder) emitAST(n volume.Node, dims []value.Value, leaf func(stmt int, dims []value.Value) error) error {
+// astEmitter emits the loops of one AST. lev holds the current values of the scanned dims
+// (levels); leaf runs the statement at them; vecLeaf, when set, runs it at vl consecutive
+// values of the innermost level starting at lev[inner].
+type astEmitter struct {
+	fb      *funcBuilder
+	lev     []value.Value
+	leaf    func(lev []value.Value) error
+	vl      int
+	vecLeaf func(lev []value.Value) error
+}
+
+func (e *astEmitter) emit(n volume.Node) error {
+	fb := e.fb
 	switch n := n.(type) {
 	case nil:
 		return nil
 	case *volume.Block:
 		for _, c := range n.Nodes {
-			if err := fb.emitAST(c, dims, leaf); err != nil {
+			if err := e.emit(c); err != nil {
 				return err
 			}
 		}
 		return nil
 	case *volume.Leaf:
-		return leaf(n.Stmt, dims)
+		return e.leaf(e.lev)
 	case *volume.Assign:
-		dims[n.Dim] = fb.aff(n.Value, dims)
-		return fb.emitAST(n.Body, dims, leaf)
+		saved := e.lev[n.Dim]
+		e.lev[n.Dim] = fb.aff(n.Value, e.lev)
+		err := e.emit(n.Body)
+		e.lev[n.Dim] = saved
+		return err
 	case *volume.If:
-		cond := fb.conds(n.Conds, dims)
-		return fb.ifThen(cond, "guard", func() error { return fb.emitAST(n.Then, dims, leaf) })
+		cond := fb.conds(n.Conds, e.lev)
+		return fb.ifThen(cond, "guard", func() error { return e.emit(n.Then) })
 	case *volume.For:
 		var lo, hi value.Value
 		for i, b := range n.Lower {
-			v := fb.aff(b, dims)
+			v := fb.aff(b, e.lev)
 			if i == 0 {
 				lo = v
 			} else {
@@ -42,7 +59,7 @@ func (fb *funcBuilder) emitAST(n volume.Node, dims []value.Value, leaf func(stmt
 			}
 		}
 		for i, b := range n.Upper {
-			v := fb.aff(b, dims)
+			v := fb.aff(b, e.lev)
 			if i == 0 {
 				hi = v
 			} else {
@@ -54,40 +71,47 @@ func (fb *funcBuilder) emitAST(n volume.Node, dims []value.Value, leaf func(stmt
 		}
 		step := max(n.Stride, 1)
 		if step > 1 {
-			off := fb.aff(n.Offset, dims)
+			off := fb.aff(n.Offset, e.lev)
 			d := fb.sub(off, lo)
 			m := fb.sub(d, fb.mul(fb.floorDiv(d, step), i64(step)))
 			lo = fb.add(lo, m)
 		}
+		saved := e.lev[n.Dim]
+		defer func() { e.lev[n.Dim] = saved }()
+		if _, isLeaf := n.Body.(*volume.Leaf); isLeaf && e.vecLeaf != nil && step == 1 && n.Dim == len(e.lev)-1 {
+			return e.vectorFor(n.Dim, lo, hi)
+		}
 		return fb.loop(lo, hi, step, fmt.Sprintf("d%d", n.Dim), func(iv value.Value) error {
-			saved := dims[n.Dim]
-			dims[n.Dim] = iv
-			err := fb.emitAST(n.Body, dims, leaf)
-			dims[n.Dim] = saved
-			return err
+			e.lev[n.Dim] = iv
+			return e.emit(n.Body)
 		})
 	}
 	return fmt.Errorf("unknown AST node %T", n)
 }
 
-// conds emits the conjunction of constraints as an i1.
-func (fb *funcBuilder) conds(cs []volume.Constraint, dims []value.Value) value.Value {
-	var acc value.Value
-	for _, c := range cs {
-		v := fb.aff(c.Aff, dims)
-		pred := enum.IPredSGE
-		if c.Eq {
-			pred = enum.IPredEQ
-		}
-		var b value.Value = fb.cur.NewICmp(pred, v, i64(0))
-		if acc == nil {
-			acc = b
-		} else {
-			acc = fb.cur.NewAnd(acc, b)
-		}
+// vectorFor emits for (iv = lo; iv + vl - 1 <= hi; iv += vl) vecLeaf; then the scalar
+// remainder for (; iv <= hi; iv++) leaf.
+func (e *astEmitter) vectorFor(dim int, lo, hi value.Value) error {
+	fb := e.fb
+	pre := fb.cur
+	header := fb.newBlock("vec.header")
+	body := fb.newBlock("vec.body")
+	exit := fb.newBlock("vec.exit")
+	pre.NewBr(header)
+	iv := header.NewPhi(llvm.NewIncoming(lo, pre))
+	last := header.NewAdd(iv, i64(int64(e.vl-1)))
+	header.NewCondBr(header.NewICmp(enum.IPredSLE, last, hi), body, exit)
+	fb.cur = body
+	e.lev[dim] = iv
+	if err := e.vecLeaf(e.lev); err != nil {
+		return err
 	}
-	if acc == nil {
-		return boolConst(true)
-	}
-	return acc
+	next := fb.cur.NewAdd(iv, i64(int64(e.vl)))
+	iv.Incs = append(iv.Incs, llvm.NewIncoming(next, fb.cur))
+	fb.cur.NewBr(header)
+	fb.cur = exit
+	return fb.loop(iv, hi, 1, "vec.rem", func(r value.Value) error {
+		e.lev[dim] = r
+		return e.leaf(e.lev)
+	})
 }

@@ -1,9 +1,12 @@
-// This file holds Config, Lower and the module-level state (moduleCtx): the entry function, the
-// workspace-size function, constant globals and the math functions the module calls.
+// This file holds Config, Lower and Builder (several graphs in one module, e.g. to compile many
+// tests with one clang invocation), and the module-level state (moduleCtx): function
+// attributes, constant globals, intrinsic declarations and the runtime functions the module
+// calls.
 
 package lower
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -19,37 +22,67 @@ import (
 
 // Config is what lowering needs besides the graph.
 type Config struct {
-	Target *Target
-	Entry  string // entry function name (default main_graph)
-	CPU    string // overrides Target.CPU
-	Attrs  string // overrides Target.Features (llc -mattr syntax)
-	// Required gives, per value, the elements some output needs (DIE's result). Intermediate
-	// buffers are sized by its bounding box when known.
+	Target *Target // default: x86-64
+	Entry  string  // entry function name (default main_graph)
+	CPU    string  // overrides Target.CPU ("native": no CPU attribute, llc decides)
+	Attrs  string  // overrides Target.Features (llc -mattr syntax)
+	// Required gives, per value, the elements some output needs (DIE's result). Lowering sizes
+	// intermediate buffers by the bounding box of what the (restricted) ops actually write and
+	// read, which DIE makes a subset of the required volume; when Required is given it is
+	// checked to contain the reads (an error otherwise: DIE and lowering disagree).
 	Required map[*ir.Value]volume.Set
+	// VectorBytes overrides the width of explicit vectors: > 0 forces that width (on any
+	// target: the same vector IR runs on x86-64), < 0 disables them, 0 keeps the target's.
+	VectorBytes int
 }
 
 // Module is the result of lowering.
 type Module struct {
-	LLVM   *llvm.Module
+	LLVM    *llvm.Module
+	Header  string // C declarations of every entry
+	Entry   string // the (first) entry
+	Params  []string
+	Entries []*Entry
+	Target  *Target
+	CPU     string
+	Attrs   string
+}
+
+// Entry describes one lowered graph.
+type Entry struct {
+	Name   string
+	Graph  *ir.Graph
+	Params []string // symbolic dims that remain arguments, in ABI order
 	Header string
-	Entry  string
-	// Params are the symbolic dims that remain arguments, in ABI order.
-	Params []string
+	// WorkspaceBytes is the workspace size when it does not depend on symbolic dims, else -1.
+	WorkspaceBytes int64
+	// Strategies lists the kernel strategy chosen for each op (for tests and dumps).
+	Strategies []string
 }
 
 // String returns the textual LLVM IR.
 func (m *Module) String() string { return m.LLVM.String() }
 
 type moduleCtx struct {
-	cfg   Config
-	g     *ir.Graph
-	m     *llvm.Module
-	funcs map[string]*llvm.Func
-	seq   int
+	cfg      Config
+	tgt      *Target
+	cpu      string
+	features string
+	vecBytes int
+	m        *llvm.Module
+	rt       map[string]*llvm.Func
+	intr     map[string]*llvm.Func
+	globals  int
 }
 
-// Lower emits the module for g.
-func Lower(g *ir.Graph, cfg Config) (mod *Module, err error) {
+// Builder lowers several graphs into one module; their runtime functions are shared.
+type Builder struct {
+	mc      *moduleCtx
+	entries []*Entry
+}
+
+// NewBuilder returns a builder for cfg (cfg.Entry is ignored: each Add names its entry).
+func NewBuilder(cfg Config) (*Builder, error) {
 	if cfg.Target == nil {
 		t, err := LoadTarget("x86-64")
 		if err != nil {
@@ -57,24 +90,183 @@ func Lower(g *ir.Graph, cfg Config) (mod *Module, err error) {
 		}
 		cfg.Target = t
 	}
-	if cfg.Entry == "" {
-		cfg.Entry = "main_graph"
+	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, cpu: cfg.Target.CPU, features: cfg.Target.Features,
+		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{}}
+	if cfg.CPU != "" {
+		mc.cpu = cfg.CPU
 	}
-	if !validSymbol(cfg.Entry) {
-		return nil, fmt.Errorf("invalid entry name %q (want a C identifier)", cfg.Entry)
+	if cfg.Attrs != "" {
+		mc.features = cfg.Attrs
 	}
-	mc := &moduleCtx{cfg: cfg, g: g, m: llvm.NewModule(), funcs: map[string]*llvm.Func{}}
+	switch {
+	case cfg.VectorBytes > 0:
+		mc.vecBytes = cfg.VectorBytes
+	case cfg.VectorBytes == 0 && cfg.Target.VectorFeature != "" && featureOn(mc.features, cfg.Target.VectorFeature):
+		mc.vecBytes = cfg.Target.VectorBytes
+	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
-	params := abiParams(g)
-	err = volume.Try(func() { err = mc.emitEntry(params) })
+	return &Builder{mc: mc}, nil
+}
+
+// Add lowers g with the given entry name. On error the module is left as it was.
+func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
+	if !validSymbol(entry) {
+		return nil, fmt.Errorf("invalid entry name %q (want a C identifier)", entry)
+	}
+	for _, old := range b.entries {
+		if old.Name == entry {
+			return nil, fmt.Errorf("entry %s is defined twice", entry)
+		}
+	}
+	mc := b.mc
+	nf, ng := len(mc.m.Funcs), len(mc.m.Globals)
+	defer func() {
+		if err != nil {
+			// forget everything this graph added, runtime functions included
+			for _, f := range mc.m.Funcs[nf:] {
+				for k, rf := range mc.rt {
+					if rf == f {
+						delete(mc.rt, k)
+					}
+				}
+				for k, rf := range mc.intr {
+					if rf == f {
+						delete(mc.intr, k)
+					}
+				}
+			}
+			mc.m.Funcs = mc.m.Funcs[:nf]
+			mc.m.Globals = mc.m.Globals[:ng]
+		}
+	}()
+	if err := checkTypes(g); err != nil {
+		return nil, err
+	}
+	ec := &entryCtx{mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{}}
+	err = protect(func() error {
+		ec.regions = computeRegions(g)
+		if err := ec.checkRequired(b.mc.cfg.Required); err != nil {
+			return err
+		}
+		ec.plan = ec.planBuffers()
+		if _, err := ec.emitEntry(); err != nil {
+			return err
+		}
+		_, err := ec.emitWorkspaceSize()
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := mc.emitWorkspaceSize(params); err != nil {
+	e = &Entry{Name: entry, Graph: g, Params: ec.params, Header: Header(g, entry, ec.params), WorkspaceBytes: -1}
+	if len(g.Params) == 0 {
+		tmp := newFuncBuilder(mc, llvm.NewFunc("graphc.sizing", types.Void))
+		if n, ok := isConst(func() value.Value { _, t := ec.layout(tmp); return t }()); ok {
+			e.WorkspaceBytes = n
+		}
+	}
+	for _, op := range g.Ops {
+		e.Strategies = append(e.Strategies, chooseStrategy(op, mc.vecBytes).String())
+	}
+	b.entries = append(b.entries, e)
+	return e, nil
+}
+
+// Module returns the module with every entry added so far.
+func (b *Builder) Module() *Module {
+	mod := &Module{LLVM: b.mc.m, Entries: b.entries, Target: b.mc.tgt, CPU: b.mc.cpu, Attrs: b.mc.features}
+	var hs []string
+	for _, e := range b.entries {
+		hs = append(hs, e.Header)
+	}
+	mod.Header = strings.Join(hs, "\n")
+	if len(b.entries) > 0 {
+		mod.Entry = b.entries[0].Name
+		mod.Params = b.entries[0].Params
+	}
+	return mod
+}
+
+// Lower emits the module for g.
+func Lower(g *ir.Graph, cfg Config) (*Module, error) {
+	b, err := NewBuilder(cfg)
+	if err != nil {
 		return nil, err
 	}
-	return &Module{LLVM: mc.m, Header: Header(g, cfg.Entry, params), Entry: cfg.Entry, Params: params}, nil
+	entry := cfg.Entry
+	if entry == "" {
+		entry = "main_graph"
+	}
+	if _, err := b.Add(g, entry); err != nil {
+		return nil, err
+	}
+	return b.Module(), nil
+}
+
+// checkRequired checks that DIE's required volumes contain what the ops read.
+func (ec *entryCtx) checkRequired(req map[*ir.Value]volume.Set) error {
+	if req == nil {
+		return nil
+	}
+	params := ec.g.Params
+	for _, op := range ec.g.Ops {
+		for k, o := range op.Operands {
+			r, ok := req[o]
+			if !ok || op.Access[k].Approx {
+				continue
+			}
+			var sub bool
+			if err := volume.Try(func() {
+				reads := op.Domain.Apply(op.AccessMap(params, k)).SetTupleName("")
+				sub = reads.IsSubset(r.SetTupleName(""))
+			}); err != nil {
+				continue // a volume failure only loses the check
+			}
+			if !sub {
+				return fmt.Errorf("op %%%s (%s) reads elements of %%%s outside its required volume %s", op.Result.Name, op.Kind, o.Name, r)
+			}
+		}
+	}
+	return nil
+}
+
+// checkTypes rejects element types without a lowering.
+func checkTypes(g *ir.Graph) error {
+	check := func(what string, v *ir.Value) error {
+		if _, err := memType(v.Type.Elem); err != nil {
+			return fmt.Errorf("%s %%%s: %w", what, v.Name, err)
+		}
+		return nil
+	}
+	for _, v := range g.Inputs {
+		if err := check("input", v); err != nil {
+			return err
+		}
+	}
+	for _, v := range g.Consts {
+		if err := check("constant", v); err != nil {
+			return err
+		}
+	}
+	for _, op := range g.Ops {
+		if err := check("result", op.Result); err != nil {
+			return err
+		}
+		if len(op.Out.Pieces) != 1 || len(op.Out.Pieces[0].Guard) > 0 {
+			return fmt.Errorf("op %%%s (%s): the out map must be one unguarded piece, it has %d", op.Result.Name, op.Kind, len(op.Out.Pieces))
+		}
+		var bad error
+		op.Body.Walk(func(s *ir.Scalar) {
+			if _, err := memType(s.Type); err != nil && bad == nil {
+				bad = fmt.Errorf("op %%%s (%s): body node %s: %w", op.Result.Name, op.Kind, s.Op, err)
+			}
+		})
+		if bad != nil {
+			return bad
+		}
+	}
+	return nil
 }
 
 func validSymbol(s string) bool {
@@ -111,46 +303,43 @@ func abiParams(g *ir.Graph) []string {
 	return out
 }
 
-// llType is the in-memory LLVM type of an element type.
-func llType(t ir.DType) (types.Type, error) {
-	switch t {
-	case ir.F32:
-		return types.Float, nil
-	case ir.F64:
-		return types.Double, nil
-	case ir.I64:
-		return types.I64, nil
-	case ir.I32:
-		return types.I32, nil
-	case ir.I8, ir.U8, ir.Bool:
-		return types.I8, nil
+// defineAttrs sets the attributes of a function graphc defines.
+func (mc *moduleCtx) defineAttrs(f *llvm.Func) {
+	f.FuncAttrs = append(f.FuncAttrs, enum.FuncAttrNoUnwind)
+	if mc.cpu != "" && mc.cpu != "native" {
+		f.FuncAttrs = append(f.FuncAttrs, llvm.AttrPair{Key: "target-cpu", Value: mc.cpu})
 	}
-	return nil, fmt.Errorf("lowering of element type %s is not supported", t)
+	if mc.features != "" && mc.cpu != "native" {
+		f.FuncAttrs = append(f.FuncAttrs, llvm.AttrPair{Key: "target-features", Value: mc.features})
+	}
+	if mc.tgt.NoBuiltins {
+		f.FuncAttrs = append(f.FuncAttrs, llvm.AttrString("no-builtins"))
+	}
 }
 
-// regType is the LLVM type of a value of element type t in registers (bool is i1).
-func regType(t ir.DType) types.Type {
-	if t == ir.Bool {
-		return types.I1
-	}
-	ty, _ := llType(t)
-	return ty
+// vectorAlign returns the alignment to claim for a vector access of w at offset off: the
+// element size, or the vector width when the buffer is a workspace or constant buffer (128-byte
+// aligned) and the offset is a constant multiple of the vector length.
+func (mc *moduleCtx) vectorAlign(w *view, off value.Value, elem int64) int64 {
+	return elem
 }
 
-func i64(v int64) *constant.Int { return constant.NewInt(types.I64, v) }
-
-// constGlobal emits a constant tensor as a private global byte array.
-func (mc *moduleCtx) constGlobal(v *ir.Value) *llvm.Global {
-	mc.seq++
-	name := fmt.Sprintf("const.%d.%s", mc.seq, sanitizeSym(v.Name))
+// constGlobal emits a constant tensor as a private global byte array, 128-byte aligned.
+func (ec *entryCtx) constGlobal(v *ir.Value) *llvm.Global {
+	if gl, ok := ec.consts[v]; ok {
+		return gl
+	}
+	ec.mc.globals++
+	name := fmt.Sprintf("%s.const%d.%s", ec.entry, ec.mc.globals, sanitizeSym(v.Name))
 	data := v.Data.Bytes()
 	if len(data) == 0 {
 		data = []byte{0}
 	}
-	gl := mc.m.NewGlobalDef(name, constant.NewCharArray(data))
+	gl := ec.mc.m.NewGlobalDef(name, constant.NewCharArray(data))
 	gl.Immutable = true
 	gl.Linkage = enum.LinkagePrivate
-	gl.Align = 64
+	gl.Align = wsAlign
+	ec.consts[v] = gl
 	return gl
 }
 
@@ -166,4 +355,32 @@ func sanitizeSym(s string) string {
 	return sb.String()
 }
 
-var _ value.Value
+func i8c(v int64) value.Value { return constant.NewInt(types.I8, v) }
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// lowerPanic carries an error out of deep emission helpers (e.g. an unbound symbolic dim);
+// protect turns it, and the volume package's panics, back into an error.
+type lowerPanic struct{ err error }
+
+func throw(err error) { panic(lowerPanic{err}) }
+
+// protect runs f, converting lowerPanic and volume panics into errors.
+func protect(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(lowerPanic); ok {
+				err = e.err
+				return
+			}
+			panic(r)
+		}
+	}()
+	var inner error
+	if verr := volume.Try(func() { inner = f() }); verr != nil {
+		return verr
+	}
+	return inner
+}
+
+var _ = errors.New

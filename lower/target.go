@@ -1,4 +1,7 @@
-// This file loads target specifications: JSON files with inheritance, as TinyGo does.
+// This file loads target specifications: JSON files with inheritance, as TinyGo does. llir has
+// no target machine to ask, so each file carries its triple and data layout, and the facts
+// about the target that lowering needs (explicit vector width, which operations have no inline
+// lowering and must be emitted by graphc).
 
 package lower
 
@@ -15,16 +18,33 @@ var targetFS embed.FS
 
 // Target is a code generation target.
 type Target struct {
-	Name        string `json:"-"`
-	Inherits    string `json:"inherits"`
-	Triple      string `json:"llvm-target"`
-	DataLayout  string `json:"data-layout"`
-	CPU         string `json:"cpu"`
-	Features    string `json:"features"`
-	VectorBytes int    `json:"vector-bytes"`
-	// Libm says whether the module may call the C math library (otherwise graphc emits its
-	// own math functions and the module references no external symbol).
-	Libm bool `json:"libm"`
+	Name       string `json:"-"`
+	Inherits   string `json:"inherits"`
+	Triple     string `json:"llvm-target"`
+	DataLayout string `json:"data-layout"`
+	CPU        string `json:"cpu"`
+	Features   string `json:"features"`
+	// VectorBytes is the width of the explicit vectors of innermost loops, used when the
+	// features enable VectorFeature ("" = never: LLVM's own vectorizer handles the target).
+	VectorBytes   int    `json:"vector-bytes"`
+	VectorFeature string `json:"vector-feature"`
+	// SoftFloatDiv, SoftSqrt and SoftIntDiv say that f64 division, square root and integer
+	// division by a variable have no inline lowering (they would become libcalls): graphc
+	// emits its own functions instead, and the module references no external symbol.
+	SoftFloatDiv bool `json:"soft-float-div"`
+	SoftSqrt     bool `json:"soft-sqrt"`
+	SoftIntDiv   bool `json:"soft-int-div"`
+	// NoBuiltins marks every function "no-builtins" so that LLVM does not turn loops into
+	// memset/memcpy calls (a freestanding target has no C library).
+	NoBuiltins bool `json:"no-builtins"`
+	// FloatSelectBarrier launders the arms of scalar float selects (see funcBuilder.launder):
+	// LLVM 19's Hexagon backend turns select(a < b, a, b) into sfmin, which returns the other
+	// operand when one is NaN where the select returns b.
+	FloatSelectBarrier bool `json:"float-select-barrier"`
+	// Freestanding says that modules must reference no external symbol.
+	Freestanding bool `json:"freestanding"`
+	// LLCFlags are extra flags llc and clang need for this target.
+	LLCFlags []string `json:"llc-flags"`
 }
 
 // LoadTarget returns the named target with its inherited fields resolved.
@@ -34,38 +54,35 @@ func LoadTarget(name string) (*Target, error) {
 
 func loadTarget(name string, depth int) (*Target, error) {
 	if depth > 8 {
-		return nil, fmt.Errorf("target %q: inheritance chain too deep", name)
+		return nil, fmt.Errorf("target %q: inheritance chain deeper than 8", name)
 	}
 	data, err := targetFS.ReadFile("targets/" + name + ".json")
 	if err != nil {
 		return nil, fmt.Errorf("unknown target %q (targets: %s)", name, strings.Join(Targets(), ", "))
 	}
-	t := &Target{}
-	if err := json.Unmarshal(data, t); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("target %q: %w", name, err)
 	}
-	if t.Inherits != "" {
-		parent, err := loadTarget(t.Inherits, depth+1)
+	t := &Target{}
+	if inh, ok := raw["inherits"]; ok {
+		var parent string
+		if err := json.Unmarshal(inh, &parent); err != nil {
+			return nil, fmt.Errorf("target %q: inherits: %w", name, err)
+		}
+		p, err := loadTarget(parent, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		merged := *parent
-		if t.Triple != "" {
-			merged.Triple = t.Triple
-		}
-		if t.DataLayout != "" {
-			merged.DataLayout = t.DataLayout
-		}
-		if t.CPU != "" {
-			merged.CPU = t.CPU
-		}
-		if t.Features != "" {
-			merged.Features = t.Features
-		}
-		if t.VectorBytes != 0 {
-			merged.VectorBytes = t.VectorBytes
-		}
-		t = &merged
+		*t = *p
+	}
+	// fields present in the child override the parent's (slices append)
+	parentFlags := t.LLCFlags
+	if err := json.Unmarshal(data, t); err != nil {
+		return nil, fmt.Errorf("target %q: %w", name, err)
+	}
+	if _, ok := raw["llc-flags"]; ok && len(parentFlags) > 0 {
+		t.LLCFlags = append(append([]string(nil), parentFlags...), t.LLCFlags...)
 	}
 	t.Name = name
 	return t, nil
@@ -80,4 +97,21 @@ func Targets() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// featureOn reports whether a comma-separated llc feature list enables feature f: "+f" is
+// present and neither "-f" nor "-" of a feature f extends (e.g. "-hvx" disables
+// "hvx-length128b") is.
+func featureOn(features, f string) bool {
+	on := false
+	for _, x := range strings.Split(features, ",") {
+		x = strings.TrimSpace(x)
+		switch {
+		case x == "+"+f:
+			on = true
+		case strings.HasPrefix(x, "-") && strings.HasPrefix(f, x[1:]):
+			return false
+		}
+	}
+	return on
 }

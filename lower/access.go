@@ -1,0 +1,197 @@
+// This file holds views (a tensor's buffer: pointer, box origin and strides) and the accesses
+// through them: rebased addresses, guarded reads that never dereference an address whose guard
+// is false, and bounds-checked data-dependent reads.
+
+package lower
+
+import (
+	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// view is a tensor as one function sees it: the buffer holds the box lo .. lo+ext-1 of the
+// tensor, dense and row-major.
+type view struct {
+	v       *ir.Value
+	ptr     value.Value // memType(elem)*
+	lo, ext []value.Value
+	strides []value.Value
+}
+
+// newView emits the box of v (region r) and its strides.
+func (fb *funcBuilder) newView(v *ir.Value, ptr value.Value, r *region) *view {
+	lo, ext := fb.box(r, v.Type)
+	return &view{v: v, ptr: ptr, lo: lo, ext: ext, strides: fb.rowMajor(ext)}
+}
+
+// offset returns the element offset of index idx in the buffer.
+func (fb *funcBuilder) offset(w *view, idx []value.Value) value.Value {
+	var off value.Value = i64(0)
+	for d, x := range idx {
+		off = fb.add(off, fb.mul(fb.sub(x, w.lo[d]), w.strides[d]))
+	}
+	return off
+}
+
+// elemPtr returns the address of the element at offset off.
+func (fb *funcBuilder) elemPtr(w *view, off value.Value) value.Value {
+	return fb.cur.NewGetElementPtr(mustMemType(w.v.Type.Elem), w.ptr, off)
+}
+
+// indexAt evaluates an access piece's index at the iteration point.
+func (fb *funcBuilder) indexAt(idx []volume.Aff, dims []value.Value) []value.Value {
+	out := make([]value.Value, len(idx))
+	for d, a := range idx {
+		out[d] = fb.aff(a, dims)
+	}
+	return out
+}
+
+// loadElem loads the element at offset off and converts it to its register form.
+func (fb *funcBuilder) loadElem(w *view, off value.Value) value.Value {
+	t := w.v.Type.Elem
+	mt := mustMemType(t)
+	ld := fb.cur.NewLoad(mt, fb.elemPtr(w, off))
+	ld.Align = llvm.Align(byteSize(mt))
+	return fb.toReg(ld, t)
+}
+
+// toReg converts a loaded value (scalar or vector) to its register form.
+func (fb *funcBuilder) toReg(v value.Value, t ir.DType) value.Value {
+	switch t {
+	case ir.Bool:
+		return fb.cur.NewICmp(enum.IPredNE, v, intConstOf(v.Type(), 0))
+	case ir.F16:
+		return fb.call(fb.mc.rtHalfFromBits(), v)
+	}
+	return v
+}
+
+// toMem converts a register value to its in-memory form.
+func (fb *funcBuilder) toMem(v value.Value, t ir.DType) value.Value {
+	switch t {
+	case ir.Bool:
+		it := types.Type(types.I8)
+		if vt, ok := v.Type().(*types.VectorType); ok {
+			it = types.NewVector(vt.Len, types.I8)
+		}
+		return fb.cur.NewZExt(v, it)
+	case ir.F16:
+		return fb.call(fb.mc.rtHalfToBits(), v)
+	}
+	return v
+}
+
+// load reads operand k at its access. Guarded pieces are read under a branch so that no
+// address whose guard is false is ever dereferenced; where no piece applies the value is 0
+// (the body reads such operands only under avail(k) or an unselected select arm).
+func (kb *kernelBuilder) load(bc *bodyCtx, k int) (value.Value, error) {
+	fb := kb.fb
+	w := kb.ops[k]
+	acc := kb.op.Access[k]
+	t := w.v.Type.Elem
+	if bc.vl > 0 {
+		return kb.vload(bc, k), nil
+	}
+	if len(acc.Pieces) == 1 && len(acc.Pieces[0].Guard) == 0 {
+		return fb.loadElem(w, fb.offset(w, fb.indexAt(acc.Pieces[0].Index, bc.dims))), nil
+	}
+	merge := fb.newBlock("read.end")
+	var incs []*llvm.Incoming
+	for p := range acc.Pieces {
+		c := fb.conds(acc.Pieces[p].Guard, bc.dims)
+		then := fb.newBlock("read.piece")
+		next := fb.newBlock("read.next")
+		fb.cur.NewCondBr(c, then, next)
+		fb.cur = then
+		v := fb.loadElem(w, fb.offset(w, fb.indexAt(acc.Pieces[p].Index, bc.dims)))
+		incs = append(incs, llvm.NewIncoming(v, fb.cur))
+		fb.cur.NewBr(merge)
+		fb.cur = next
+	}
+	incs = append(incs, llvm.NewIncoming(scalarConst(t, 0, 0), fb.cur))
+	fb.cur.NewBr(merge)
+	fb.cur = merge
+	return fb.cur.NewPhi(incs...), nil
+}
+
+// vload reads operand k at vl consecutive points of the inner dimension: one vector load when
+// the access is unit-stride in it, one scalar load broadcast when it is invariant (the
+// strategy vectorizes only such accesses).
+func (kb *kernelBuilder) vload(bc *bodyCtx, k int) value.Value {
+	fb := kb.fb
+	w := kb.ops[k]
+	idx := kb.op.Access[k].Pieces[0].Index
+	off := fb.offset(w, fb.indexAt(idx, bc.dims))
+	if accessStride(idx, bc.inner) == strideInvariant {
+		return bc.splatValue(fb.loadElem(w, off))
+	}
+	return fb.vectorLoad(w, off, bc.vl)
+}
+
+// vectorLoad loads vl consecutive elements starting at offset off.
+func (fb *funcBuilder) vectorLoad(w *view, off value.Value, vl int) value.Value {
+	t := w.v.Type.Elem
+	mt := mustMemType(t)
+	vt := types.NewVector(uint64(vl), mt)
+	p := fb.cur.NewBitCast(fb.elemPtr(w, off), types.NewPointer(vt))
+	ld := fb.cur.NewLoad(vt, p)
+	ld.Align = llvm.Align(fb.mc.vectorAlign(w, off, byteSize(mt)))
+	return fb.toReg(ld, t)
+}
+
+// vectorStore stores a vector register value at offset off.
+func (fb *funcBuilder) vectorStore(w *view, off value.Value, v value.Value) {
+	t := w.v.Type.Elem
+	mv := fb.toMem(v, t)
+	p := fb.cur.NewBitCast(fb.elemPtr(w, off), types.NewPointer(mv.Type()))
+	st := fb.cur.NewStore(mv, p)
+	st.Align = llvm.Align(fb.mc.vectorAlign(w, off, byteSize(mustMemType(t))))
+}
+
+// avail returns whether operand k's access is defined at the iteration point.
+func (kb *kernelBuilder) avail(bc *bodyCtx, k int) value.Value {
+	fb := kb.fb
+	var v value.Value = boolConst(false)
+	for _, p := range kb.op.Access[k].Pieces {
+		c := fb.conds(p.Guard, bc.dims)
+		if k, ok := v.(*constant.Int); ok && k.X.Sign() == 0 {
+			v = c
+		} else {
+			v = fb.cur.NewOr(v, c)
+		}
+	}
+	return v
+}
+
+// dynLoad reads operand s.Arg at data-dependent indices. The indices are bounds-checked against
+// the operand's buffer (its box, which DIE's over-approximated map makes cover every index the
+// program can compute): outside it the entry returns statusIndexOOB, as the evaluator fails.
+func (kb *kernelBuilder) dynLoad(bc *bodyCtx, s *ir.Scalar) (value.Value, error) {
+	fb := kb.fb
+	w := kb.ops[s.Arg]
+	idx := make([]value.Value, len(s.Args))
+	for d, a := range s.Args {
+		v, err := bc.emit(a)
+		if err != nil {
+			return nil, err
+		}
+		idx[d] = fb.widen64(v, a.Type == ir.U8 || a.Type == ir.Bool)
+	}
+	if len(idx) != len(w.lo) {
+		return nil, errorf("read of operand #%d with %d indices, it has rank %d", s.Arg, len(idx), len(w.lo))
+	}
+	var ok value.Value = boolConst(true)
+	for d, x := range idx {
+		rel := fb.sub(x, w.lo[d])
+		ok = fb.and1(ok, fb.cur.NewICmp(enum.IPredULT, rel, w.ext[d]))
+	}
+	fb.check(ok, statusIndexOOB, "dynread.ok")
+	return fb.loadElem(w, fb.offset(w, idx)), nil
+}

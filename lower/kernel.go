@@ -1,0 +1,256 @@
+// This file emits one op as a kernel function: it initialises the op's result box, scans the
+// (restricted) domain in the order its strategy chose, and at each point evaluates the body and
+// stores it into, or combines it with, the result element. Kernels take their buffers as
+// noalias pointers, so LLVM may vectorize them without runtime alias checks.
+
+package lower
+
+import (
+	"fmt"
+
+	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// kernelBuilder is the state of one kernel function.
+type kernelBuilder struct {
+	fb    *funcBuilder
+	op    *ir.Op
+	res   *view
+	ops   []*view
+	best  value.Value // double*: arg reductions' best value per result element
+	seen  value.Value // i8*: whether the element has a best value yet
+	strat *strategy
+}
+
+// kernelSig is how the entry calls a kernel.
+type kernelSig struct {
+	f       *llvm.Func
+	scratch bool // takes an i8* scratch argument after the operands
+}
+
+// emitKernel emits the kernel of op (the i-th op of g).
+func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
+	mc := ec.mc
+	var ps []*llvm.Param
+	rp := llvm.NewParam("res", types.NewPointer(mustMemType(op.Result.Type.Elem)))
+	rp.Attrs = append(rp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
+	ps = append(ps, rp)
+	for k, o := range op.Operands {
+		p := llvm.NewParam(fmt.Sprintf("op%d", k), types.NewPointer(mustMemType(o.Type.Elem)))
+		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
+		ps = append(ps, p)
+	}
+	sig := &kernelSig{scratch: op.Reduce.IsArg()}
+	if sig.scratch {
+		sp := llvm.NewParam("scratch", types.I8Ptr)
+		sp.Attrs = append(sp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
+		ps = append(ps, sp)
+	}
+	for _, p := range ec.params {
+		ps = append(ps, llvm.NewParam(p, types.I64))
+	}
+	f := mc.m.NewFunc(fmt.Sprintf("%s.k%d.%s", ec.entry, i, sanitizeSym(op.Kind)), types.I32, ps...)
+	f.Linkage = enum.LinkageInternal
+	mc.defineAttrs(f)
+	sig.f = f
+	fb := newFuncBuilder(mc, f)
+	for j, p := range ec.params {
+		fb.params[p] = ps[len(ps)-len(ec.params)+j]
+	}
+	kb := &kernelBuilder{fb: fb, op: op, strat: chooseStrategy(op, mc.vecBytes)}
+	kb.res = fb.newView(op.Result, rp, ec.regionOf(op.Result))
+	for k, o := range op.Operands {
+		kb.ops = append(kb.ops, fb.newView(o, ps[1+k], ec.regionOf(o)))
+	}
+	n := fb.product(kb.res.ext)
+	if sig.scratch {
+		sp := ps[1+len(op.Operands)]
+		kb.best = fb.cur.NewBitCast(sp, types.NewPointer(types.Double))
+		kb.seen = fb.cur.NewGetElementPtr(types.I8, sp, fb.mul(n, i64(8)))
+	}
+	if err := kb.emitInit(n); err != nil {
+		return nil, err
+	}
+	if err := kb.emitNest(ec.g.Params); err != nil {
+		return nil, err
+	}
+	fb.cur.NewRet(i32c(statusOK))
+	return sig, nil
+}
+
+// emitInit sets every element of the result box to the op's init value (and clears the
+// arg-reduction flags).
+func (kb *kernelBuilder) emitInit(n value.Value) error {
+	fb := kb.fb
+	elem := kb.op.Result.Type.Elem
+	initV := memConst(elem, kb.op.Init)
+	mt := mustMemType(elem)
+	return fb.loop(i64(0), fb.sub(n, i64(1)), 1, "init", func(iv value.Value) error {
+		st := fb.cur.NewStore(initV, fb.cur.NewGetElementPtr(mt, kb.res.ptr, iv))
+		st.Align = llvm.Align(byteSize(mt))
+		if kb.seen != nil {
+			fb.cur.NewStore(i8c(0), fb.cur.NewGetElementPtr(types.I8, kb.seen, iv))
+		}
+		return nil
+	})
+}
+
+// permutedDomain returns the domain with its dims in loop order.
+func (kb *kernelBuilder) permutedDomain() volume.Set {
+	op := kb.op
+	identity := true
+	for l, d := range kb.strat.perm {
+		identity = identity && l == d
+	}
+	if identity {
+		return op.Domain
+	}
+	exprs := make([]volume.Aff, len(kb.strat.perm))
+	for l, d := range kb.strat.perm {
+		exprs[l] = volume.AffDim(d)
+	}
+	m := volume.MultiAff{Params: op.Domain.Params(), InDims: op.Dims, Exprs: exprs}.Map()
+	return op.Domain.Apply(m)
+}
+
+// emitNest emits the loop nest over the domain.
+func (kb *kernelBuilder) emitNest(params []string) error {
+	op := kb.op
+	var ast volume.Node
+	var err error
+	if verr := volume.Try(func() { ast, err = kb.permutedDomain().Scan() }); verr != nil {
+		err = verr
+	}
+	if err != nil {
+		return fmt.Errorf("scanning the domain %s: %w", op.Domain, err)
+	}
+	n := op.NDim()
+	perm := kb.strat.perm
+	toDims := func(lev []value.Value) []value.Value {
+		dims := make([]value.Value, n)
+		for l, d := range perm {
+			dims[d] = lev[l]
+		}
+		return dims
+	}
+	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, n)}
+	e.leaf = func(lev []value.Value) error { return kb.point(toDims(lev), 0) }
+	if kb.strat.vl > 0 && n > 0 {
+		e.vl = kb.strat.vl
+		e.vecLeaf = func(lev []value.Value) error { return kb.point(toDims(lev), kb.strat.vl) }
+	}
+	return e.emit(ast)
+}
+
+// point emits the body at one iteration point (vl = 0) or at vl consecutive points of the
+// innermost dim, and stores or combines the result.
+func (kb *kernelBuilder) point(dims []value.Value, vl int) error {
+	fb := kb.fb
+	op := kb.op
+	bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: dims, vl: vl, memo: map[*ir.Scalar]value.Value{}}
+	if vl > 0 {
+		bc.inner = kb.strat.perm[len(kb.strat.perm)-1]
+	}
+	off := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, dims))
+	v, err := bc.emit(op.Body)
+	if err != nil {
+		return err
+	}
+	elem := op.Result.Type.Elem
+	if op.Reduce.IsArg() {
+		return kb.argCombine(bc, off, v)
+	}
+	if op.Body.Type != elem {
+		if v, err = bc.cast(v, op.Body.Type, elem); err != nil {
+			return err
+		}
+	}
+	if op.Reduce != ir.ReduceNone {
+		var acc value.Value
+		if vl > 0 {
+			acc = fb.vectorLoad(kb.res, off, vl)
+		} else {
+			acc = fb.loadElem(kb.res, off)
+		}
+		if v, err = bc.combine(op.Reduce, elem, acc, v); err != nil {
+			return err
+		}
+	}
+	if vl > 0 {
+		fb.vectorStore(kb.res, off, v)
+		return nil
+	}
+	mt := mustMemType(elem)
+	st := fb.cur.NewStore(fb.toMem(v, elem), fb.elemPtr(kb.res, off))
+	st.Align = llvm.Align(byteSize(mt))
+	return nil
+}
+
+// combine folds v into the accumulator as the evaluator does: sums and products round to the
+// element type; max and min keep a NaN once seen (NaN or greater replaces the accumulator).
+func (bc *bodyCtx) combine(r ir.ReduceKind, t ir.DType, acc, v value.Value) (value.Value, error) {
+	switch r {
+	case ir.ReduceSum:
+		return bc.binary(ir.SAdd, t, acc, v)
+	case ir.ReduceProd:
+		return bc.binary(ir.SMul, t, acc, v)
+	case ir.ReduceMax, ir.ReduceMin:
+		if !t.IsFloat() {
+			return bc.binary(map[bool]ir.ScalarOp{true: ir.SMax, false: ir.SMin}[r == ir.ReduceMax], t, acc, v)
+		}
+		c := bc.cur()
+		pred := enum.FPredOGT
+		if r == ir.ReduceMin {
+			pred = enum.FPredOLT
+		}
+		take := c.NewOr(c.NewFCmp(enum.FPredUNO, v, v), c.NewFCmp(pred, v, acc))
+		return bc.fb.sel(take, v, acc), nil
+	}
+	return nil, fmt.Errorf("reduction %s has no lowering", r)
+}
+
+// argCombine updates an arg reduction: the index of iteration dim ArgDim replaces the result
+// element when the element has no value yet or v beats the best value so far (strictly for the
+// first extremum, or equal for the last one). Values compare as float64, as in the evaluator.
+func (kb *kernelBuilder) argCombine(bc *bodyCtx, off, v value.Value) error {
+	fb := kb.fb
+	op := kb.op
+	c := fb.cur
+	var x value.Value
+	switch t := op.Body.Type; {
+	case t.IsFloat():
+		x = fb.toF64(v)
+	case t == ir.U8 || t == ir.Bool:
+		x = c.NewUIToFP(v, types.Double)
+	default:
+		x = c.NewSIToFP(v, types.Double)
+	}
+	bp := fb.cur.NewGetElementPtr(types.Double, kb.best, off)
+	sp := fb.cur.NewGetElementPtr(types.I8, kb.seen, off)
+	best := fb.cur.NewLoad(types.Double, bp)
+	seen := fb.cur.NewICmp(enum.IPredNE, fb.cur.NewLoad(types.I8, sp), i8c(0))
+	pred := map[ir.ReduceKind]enum.FPred{ir.ReduceArgMax: enum.FPredOGT, ir.ReduceArgMaxLast: enum.FPredOGE,
+		ir.ReduceArgMin: enum.FPredOLT, ir.ReduceArgMinLast: enum.FPredOLE}[op.Reduce]
+	better := fb.cur.NewFCmp(pred, x, best)
+	take := fb.cur.NewOr(fb.cur.NewXor(seen, boolConst(true)), better)
+	if op.ArgDim < 0 || op.ArgDim >= len(bc.dims) {
+		return fmt.Errorf("argdim %d of a %d-dimensional op", op.ArgDim, len(bc.dims))
+	}
+	return fb.ifThen(take, "arg", func() error {
+		fb.cur.NewStore(x, bp)
+		fb.cur.NewStore(i8c(1), sp)
+		elem := op.Result.Type.Elem
+		idx, err := bc.cast(bc.dims[op.ArgDim], ir.I64, elem)
+		if err != nil {
+			return err
+		}
+		fb.cur.NewStore(fb.toMem(idx, elem), fb.elemPtr(kb.res, off))
+		return nil
+	})
+}

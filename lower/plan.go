@@ -1,0 +1,151 @@
+// This file plans the workspace: every intermediate tensor (and the scratch of each arg
+// reduction) gets a buffer sized by its region's box; buffers whose lifetimes (the span of op
+// indices from definition to last use) do not overlap share a slot; slots are laid out one after
+// another, each aligned to 128 bytes. The plan is fixed at compile time; slot sizes are
+// computed at run time when they depend on symbolic dims, by the same code in ENTRY and
+// ENTRY_workspace_size.
+
+package lower
+
+import (
+	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+
+	"github.com/graphc/graphc/ir"
+)
+
+// wsAlign is the alignment of every buffer in the workspace (the ABI promises the workspace is
+// 128-byte aligned; HVX vectors are 128 bytes).
+const wsAlign = 128
+
+// planBuf is one buffer of the workspace.
+type planBuf struct {
+	v          *ir.Value // the tensor; nil for scratch
+	op         *ir.Op    // for scratch: the arg reduction that uses it
+	start, end int       // lifetime in op indices, inclusive
+	slot       int
+	static     int64 // size in bytes when known at compile time, else -1
+}
+
+// bufPlan is the workspace plan of one graph.
+type bufPlan struct {
+	bufs    []*planBuf
+	value   map[*ir.Value]*planBuf
+	scratch map[*ir.Op]*planBuf
+	slots   [][]*planBuf
+}
+
+// bytes emits the size in bytes of buffer b.
+func (ec *entryCtx) bytes(fb *funcBuilder, b *planBuf) value.Value {
+	if b.v != nil {
+		_, ext := fb.box(ec.regionOf(b.v), b.v.Type)
+		return fb.mul(fb.product(ext), i64(int64(b.v.Type.Elem.Size())))
+	}
+	_, ext := fb.box(ec.regionOf(b.op.Result), b.op.Result.Type)
+	return fb.mul(fb.product(ext), i64(9)) // a double and a flag per result element
+}
+
+// staticBytes returns the size of b when it does not depend on symbolic dims, else -1.
+func (ec *entryCtx) staticBytes(b *planBuf) int64 {
+	if len(ec.g.Params) > 0 {
+		return -1
+	}
+	tmp := newFuncBuilder(ec.mc, llvm.NewFunc("graphc.sizing", types.Void))
+	if n, ok := isConst(ec.bytes(tmp, b)); ok {
+		return n
+	}
+	return -1
+}
+
+// planBuffers assigns the intermediates and scratch buffers of the graph to slots.
+func (ec *entryCtx) planBuffers() *bufPlan {
+	g := ec.g
+	p := &bufPlan{value: map[*ir.Value]*planBuf{}, scratch: map[*ir.Op]*planBuf{}}
+	outs := map[*ir.Value]bool{}
+	for _, o := range g.Outputs {
+		outs[o] = true
+	}
+	for i, op := range g.Ops {
+		if op.Reduce.IsArg() {
+			b := &planBuf{op: op, start: i, end: i}
+			p.bufs = append(p.bufs, b)
+			p.scratch[op] = b
+		}
+		if outs[op.Result] {
+			continue
+		}
+		b := &planBuf{v: op.Result, start: i, end: i}
+		p.bufs = append(p.bufs, b)
+		p.value[op.Result] = b
+	}
+	for i, op := range g.Ops {
+		for _, o := range op.Operands {
+			if b, ok := p.value[o]; ok && i > b.end {
+				b.end = i
+			}
+		}
+	}
+	for _, b := range p.bufs {
+		b.static = ec.staticBytes(b)
+	}
+	// greedy in definition order: reuse a slot whose last buffer is dead; with static sizes
+	// take the smallest one that fits (else the largest), with symbolic ones the first
+	slotEnd := []int{}
+	slotSize := []int64{}
+	for _, b := range p.bufs {
+		best := -1
+		for s := range p.slots {
+			if slotEnd[s] >= b.start {
+				continue
+			}
+			switch {
+			case best < 0:
+				best = s
+			case b.static < 0 || slotSize[best] < 0 || slotSize[s] < 0:
+			case slotSize[best] < b.static && slotSize[s] > slotSize[best]:
+				best = s // the current choice is too small: a larger one wastes less growth
+			case slotSize[s] >= b.static && slotSize[s] < slotSize[best]:
+				best = s
+			}
+		}
+		if best < 0 {
+			best = len(p.slots)
+			p.slots = append(p.slots, nil)
+			slotEnd = append(slotEnd, -1)
+			slotSize = append(slotSize, 0)
+		}
+		b.slot = best
+		p.slots[best] = append(p.slots[best], b)
+		slotEnd[best] = b.end
+		if b.static < 0 || slotSize[best] < 0 {
+			slotSize[best] = -1
+		} else {
+			slotSize[best] = max(slotSize[best], b.static)
+		}
+	}
+	return p
+}
+
+// layout emits the byte offset of every slot and the total workspace size.
+func (ec *entryCtx) layout(fb *funcBuilder) ([]value.Value, value.Value) {
+	offs := make([]value.Value, len(ec.plan.slots))
+	var cur value.Value = i64(0)
+	for s, members := range ec.plan.slots {
+		offs[s] = cur
+		var size value.Value = i64(0)
+		for _, b := range members {
+			size = fb.smax(size, ec.bytes(fb, b))
+		}
+		cur = fb.alignUp(fb.add(cur, size), wsAlign)
+	}
+	return offs, cur
+}
+
+// alignUp rounds a non-negative a up to a multiple of the power of two al.
+func (fb *funcBuilder) alignUp(a value.Value, al int64) value.Value {
+	if x, ok := isConst(a); ok {
+		return i64((x + al - 1) &^ (al - 1))
+	}
+	return fb.cur.NewAnd(fb.cur.NewAdd(a, i64(al-1)), i64(^(al - 1)))
+}

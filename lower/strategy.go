@@ -1,0 +1,213 @@
+// This file chooses each op's kernel strategy: the loop order of its nest and whether the
+// innermost loop uses explicit vectors. Today's strategies are the generic scalar nest, the
+// same nest with the output's unit-stride dimension moved innermost (matmul becomes i-k-j), and
+// explicit vectors of the target's width on that innermost loop. Register and cache blocking
+// (issue 11) plug in here as further strategies.
+
+package lower
+
+import (
+	"fmt"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// strategy says how one op's kernel is emitted.
+type strategy struct {
+	name string
+	// perm is the loop order: level l scans iteration dim perm[l].
+	perm []int
+	// vl is the number of lanes of the innermost loop's explicit vectors (0: scalar code).
+	vl int
+}
+
+func (s *strategy) String() string {
+	return fmt.Sprintf("%s perm=%v vl=%d", s.name, s.perm, s.vl)
+}
+
+// stride classes of an access with respect to one iteration dim.
+const (
+	strideInvariant = iota // the dim does not appear
+	strideUnit             // the dim appears only in the last index, with coefficient 1
+	strideOther
+)
+
+// accessStride classifies index (an access piece) with respect to iteration dim d.
+func accessStride(index []volume.Aff, d int) int {
+	cls := strideInvariant
+	for i, a := range index {
+		c := coefOf(a, d)
+		if c == 0 && !floorsUse(a, d) {
+			continue
+		}
+		if i == len(index)-1 && c == 1 && !floorsUse(a, d) {
+			cls = strideUnit
+			continue
+		}
+		return strideOther
+	}
+	return cls
+}
+
+func coefOf(a volume.Aff, d int) int64 {
+	if d < len(a.Dims) {
+		return a.Dims[d]
+	}
+	return 0
+}
+
+func floorsUse(a volume.Aff, d int) bool {
+	for _, f := range a.Floors {
+		if coefOf(f.Num, d) != 0 || floorsUse(f.Num, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// outDim returns the iteration dim that the last index of the op's result is (plus terms in
+// parameters and constants only), or -1. Iterations that write the same element then share
+// that dim's value, so moving it innermost keeps the order in which each element is written
+// or combined: any reduction, argmax included, gives the same bits.
+func outDim(op *ir.Op) int {
+	if len(op.Out.Pieces) != 1 || len(op.Out.Pieces[0].Index) == 0 {
+		return -1
+	}
+	idx := op.Out.Pieces[0].Index
+	last := idx[len(idx)-1]
+	if len(last.Floors) > 0 {
+		return -1
+	}
+	d := -1
+	for i, c := range last.Dims {
+		switch {
+		case c == 0:
+		case c == 1 && d < 0:
+			d = i
+		default:
+			return -1
+		}
+	}
+	if d < 0 {
+		return -1
+	}
+	for _, a := range idx[:len(idx)-1] {
+		if coefOf(a, d) != 0 || floorsUse(a, d) {
+			return -1
+		}
+	}
+	return d
+}
+
+// score counts the accesses that are unit-stride or invariant in dim d (a good innermost dim
+// has many of them).
+func score(op *ir.Op, d int) int {
+	n := 0
+	count := func(acc ir.Access) {
+		for _, p := range acc.Pieces {
+			if accessStride(p.Index, d) != strideOther {
+				n++
+			}
+		}
+	}
+	for _, a := range op.Access {
+		count(a)
+	}
+	count(op.Out)
+	return n
+}
+
+// chooseStrategy picks the strategy of op for a module whose explicit vectors are vecBytes
+// wide (0: none).
+func chooseStrategy(op *ir.Op, vecBytes int) *strategy {
+	n := op.NDim()
+	s := &strategy{name: "scalar-nest", perm: make([]int, n)}
+	for i := range s.perm {
+		s.perm[i] = i
+	}
+	if n == 0 {
+		return s
+	}
+	d := outDim(op)
+	inner := n - 1
+	if d >= 0 && d != n-1 && score(op, d) > score(op, n-1) {
+		// move d innermost, keeping the other dims in order
+		perm := make([]int, 0, n)
+		for i := 0; i < n; i++ {
+			if i != d {
+				perm = append(perm, i)
+			}
+		}
+		s.perm = append(perm, d)
+		s.name = "interchanged"
+		inner = d
+	}
+	if vecBytes > 0 && d == inner {
+		if vl := vectorLanes(op, inner, vecBytes); vl > 1 {
+			s.vl = vl
+			s.name += "+vector"
+		}
+	}
+	return s
+}
+
+// vectorLanes returns the lanes of explicit vectors for op with inner dim d, or 0 when the
+// op's innermost loop cannot use them: every access must be one unguarded piece, unit-stride or
+// invariant in d (the result unit-stride), and every body operation must have a vector lowering.
+func vectorLanes(op *ir.Op, d int, vecBytes int) int {
+	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != strideUnit {
+		return 0
+	}
+	widest := op.Result.Type.Elem.Size()
+	if op.Result.Type.Elem == ir.F16 {
+		return 0
+	}
+	for k, acc := range op.Access {
+		if !op.Body.Reads(k) {
+			continue
+		}
+		if len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 || accessStride(acc.Pieces[0].Index, d) == strideOther {
+			return 0
+		}
+		widest = max(widest, op.Operands[k].Type.Elem.Size())
+	}
+	ok := true
+	op.Body.Walk(func(s *ir.Scalar) {
+		if !vectorizable(s) {
+			ok = false
+		}
+		widest = max(widest, s.Type.Size())
+	})
+	if !ok || widest == 0 {
+		return 0
+	}
+	return vecBytes / widest
+}
+
+// vectorizable reports whether a body node has a lowering on vectors.
+func vectorizable(s *ir.Scalar) bool {
+	if s.Type == ir.F16 {
+		return false
+	}
+	for _, a := range s.Args {
+		if a.Type == ir.F16 {
+			return false
+		}
+	}
+	switch s.Op {
+	case ir.SRead, ir.SIndex, ir.SParam, ir.SConst, ir.SSelect, ir.SNeg, ir.SAbs, ir.SNot,
+		ir.SSign, ir.SIsNaN, ir.SIsInf, ir.SAdd, ir.SSub, ir.SMul, ir.SMax, ir.SMin, ir.SAnd,
+		ir.SOr, ir.SXor, ir.SEq, ir.SNe, ir.SLt, ir.SLe, ir.SGt, ir.SGe:
+		return true
+	case ir.SAvail:
+		return false
+	case ir.SFloor, ir.SCeil, ir.SRound:
+		return s.Type.IsInt()
+	case ir.SCast:
+		// float <-> float and int <-> int conversions and int -> float; float -> int needs
+		// a range check that we keep scalar
+		return !(s.Args[0].Type.IsFloat() && s.Type.IsInt())
+	}
+	return false
+}
