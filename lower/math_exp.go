@@ -24,7 +24,7 @@ func (m mb) frexp(f value.Value) (value.Value, value.Value) {
 	f2, e := m.normalize(f)
 	x := m.bits(f2)
 	exp := m.iadd(e, m.isub(m.and(m.lshr(x, i64(52)), i64(0x7ff)), i64(1022)))
-	x = m.or(m.and(x, i64(^(0x7ff << 52))), i64(1022<<52))
+	x = m.or(m.and(x, i64(^(0x7ff<<52))), i64(1022<<52))
 	return m.sel(special, f, m.fromBits(x)), m.sel(special, i64(0), exp)
 }
 

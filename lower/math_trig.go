@@ -72,7 +72,7 @@ func (m mb) trigReduce(x value.Value) (value.Value, value.Value) {
 	}
 	ix := m.bits(x)
 	exp := m.isub(m.and(m.lshr(ix, i64(52)), i64(0x7ff)), i64(1023+52))
-	ix = m.or(m.and(ix, i64(^(0x7ff << 52))), i64(1<<52))
+	ix = m.or(m.and(ix, i64(^(0x7ff<<52))), i64(1<<52))
 	e61 := m.iadd(exp, i64(61))
 	digit := m.lshr(e61, i64(6))
 	bitshift := m.and(e61, i64(63))

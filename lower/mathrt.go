@@ -229,8 +229,8 @@ func (fb *funcBuilder) intDivRem(div, unsigned bool, x, y value.Value) value.Val
 // manipulation and control flow, on the current block of a funcBuilder.
 type mb struct{ *funcBuilder }
 
-func (m mb) c(v float64) value.Value   { return f64c(v) }
-func (m mb) ic(v int64) value.Value    { return i64(v) }
+func (m mb) c(v float64) value.Value          { return f64c(v) }
+func (m mb) ic(v int64) value.Value           { return i64(v) }
 func (m mb) add(a, b value.Value) value.Value { return m.cur.NewFAdd(a, b) }
 func (m mb) sub(a, b value.Value) value.Value { return m.cur.NewFSub(a, b) }
 func (m mb) mul(a, b value.Value) value.Value { return m.cur.NewFMul(a, b) }

@@ -88,9 +88,9 @@ func byteSize(t types.Type) int64 {
 	return 1
 }
 
-func i64(v int64) *constant.Int   { return constant.NewInt(types.I64, v) }
-func i32c(v int64) *constant.Int  { return constant.NewInt(types.I32, v) }
-func f64c(v float64) value.Value  { return constant.NewFloat(types.Double, v) }
+func i64(v int64) *constant.Int    { return constant.NewInt(types.I64, v) }
+func i32c(v int64) *constant.Int   { return constant.NewInt(types.I32, v) }
+func f64c(v float64) value.Value   { return constant.NewFloat(types.Double, v) }
 func boolConst(b bool) value.Value { return constant.NewBool(b) }
 
 // scalarConst returns the register constant of type t with value f (floats) or i (integers).
