@@ -81,7 +81,15 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		opReq := make([]volume.Set, len(op.Operands))
 		var diags []Diagnostic
 		err := volume.Try(func() {
-			contrib = R.Preimage(op.OutMap(params)).Intersect(op.Domain).Coalesce()
+			// iterations writing outside the result are a bug in the graph: report them
+			outMap := op.OutMap(params)
+			resBox := boxOf(params, op.Result.Type)
+			if bad := op.Domain.Subtract(resBox.Preimage(outMap)); !bad.IsEmpty() {
+				diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
+					"iterations %s of %s write result elements %s outside its index domain %s",
+					bad.Coalesce(), op.Kind, bad.Apply(outMap).Coalesce(), resBox)})
+			}
+			contrib = R.Preimage(outMap).Intersect(op.Domain).Coalesce()
 			for k, o := range op.Operands {
 				acc := op.AccessMap(params, k)
 				rk := contrib.Apply(acc)

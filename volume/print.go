@@ -294,6 +294,19 @@ func (pr printer) constraint(r []int64, eq bool) string {
 	if m, ok := pr.modPattern(r, eq); ok {
 		return m
 	}
+	if eq {
+		// "x = expr" with x the innermost dimension that has a unit coefficient
+		for c := pr.b.divStart() - 1; c > pr.b.nParam; c-- {
+			if r[c] == 1 || r[c] == -1 {
+				rest := cloneRow(r)
+				if r[c] == 1 {
+					rest = negRow(rest)
+				}
+				rest[c] = 0
+				return pr.names[c] + " = " + pr.expr(rest)
+			}
+		}
+	}
 	// move negative terms to the right-hand side
 	lhs, rhs := make([]int64, len(r)), make([]int64, len(r))
 	for i, c := range r {
