@@ -79,7 +79,7 @@ func TestEntryAndStdout(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "define i32 @my_net(")
 	require.Contains(t, out, "define i64 @my_net_workspace_size(")
-	require.Contains(t, out, `target triple = "x86_64-unknown-linux-gnu"`)
+	require.Contains(t, out, `target triple = "x86_64-pc-linux-gnu"`)
 }
 
 func TestEmptyPipelineKeepsFullDomain(t *testing.T) {
