@@ -5,7 +5,6 @@ import (
 	"flag"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/graphc/graphc/internal/randgraph"
