@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,7 +124,8 @@ func inputErr(err error) error {
 }
 
 // Load imports a model file by its extension: .onnx, or .graph (graphc IR text).
-func Load(ctx context.Context, path string, opts ...Option) (*ir.Graph, error) {
+func Load(ctx context.Context, path string, opts ...Option) (g *ir.Graph, err error) {
+	defer recoverInternal(&err)
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, inputErr(err)
@@ -223,8 +225,25 @@ func parseGraph(text string, dims map[string]int64) (*ir.Graph, error) {
 	return ir.Parse(text)
 }
 
+// InternalError reports a panic inside graphc: a bug. Compile and CompileGraph never panic;
+// they return this error with the stack.
+type InternalError struct {
+	Value any
+	Stack string
+}
+
+func (e *InternalError) Error() string { return fmt.Sprintf("internal error: %v", e.Value) }
+
+// recoverInternal turns a panic into an InternalError.
+func recoverInternal(err *error) {
+	if r := recover(); r != nil {
+		*err = &InternalError{Value: r, Stack: string(debug.Stack())}
+	}
+}
+
 // Compile imports the model at path, runs the pipeline and lowers it.
-func Compile(ctx context.Context, path string, opts ...Option) (*Result, error) {
+func Compile(ctx context.Context, path string, opts ...Option) (res *Result, err error) {
+	defer recoverInternal(&err)
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, inputErr(err)
@@ -237,7 +256,8 @@ func Compile(ctx context.Context, path string, opts ...Option) (*Result, error) 
 }
 
 // CompileGraph runs the pipeline on g (modified in place) and lowers it.
-func CompileGraph(ctx context.Context, g *ir.Graph, opts ...Option) (*Result, error) {
+func CompileGraph(ctx context.Context, g *ir.Graph, opts ...Option) (res *Result, err error) {
+	defer recoverInternal(&err)
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, inputErr(err)

@@ -79,6 +79,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "graphc: %v\nThis is a bug in graphc; please report it with the model and the command line.\n%s", err, ie.Stack)
 		return exitInternal
 	}
+	var ge *graphc.InternalError
+	if errors.As(err, &ge) {
+		fmt.Fprintf(stderr, "graphc: %v\nThis is a bug in graphc; please report it with the model and the command line.\n%s", err, ge.Stack)
+		return exitInternal
+	}
 	fmt.Fprintf(stderr, "graphc: %v\n", err)
 	if errors.Is(err, graphc.ErrInput) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 		return exitInput
