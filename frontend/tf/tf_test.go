@@ -58,10 +58,10 @@ node { name: "c" op: "Abs" input: "a" }
 
 func TestErrors(t *testing.T) {
 	cases := map[string]string{
-		`node { name: "y" op: "Frobnicate" input: "x" }` + placeholder:                 `test.pbtxt: node "y" (Frobnicate): unsupported: op Frobnicate; supported ops: Abs, Add`,
-		`node { name: "y" op: "Relu" input: "z" }` + placeholder:                       `node "y" (Relu): invalid graph: input "z" names no node`,
+		`node { name: "y" op: "Frobnicate" input: "x" }` + placeholder:                      `test.pbtxt: node "y" (Frobnicate): unsupported: op Frobnicate; supported ops: Abs, Add`,
+		`node { name: "y" op: "Relu" input: "z" }` + placeholder:                            `node "y" (Relu): invalid graph: input "z" names no node`,
 		`node { name: "a" op: "Relu" input: "b" } node { name: "b" op: "Relu" input: "a" }`: `the graph has a cycle`,
-		placeholder + placeholder:                                                      `two nodes are named "x"`,
+		placeholder + placeholder: `two nodes are named "x"`,
 		`node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } }`: `node "x" (Placeholder): unsupported: element type DT_STRING`,
 	}
 	for text, want := range cases {
