@@ -28,7 +28,10 @@ test: lint
 demo:
 	$(GO) run ./examples/demo
 
+# bench: compiled code against onnxruntime and against --pipeline= (one table), then the Go
+# benchmarks (volume operations, scanning, compile time, MatMul+Trilu die vs no die).
 bench:
+	$(GO) run ./cmd/graphc-bench
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 
 # proto: Go for ONNX's onnx.proto (Debian libonnx-dev) with protoc-gen-go pinned to the
