@@ -2,6 +2,12 @@
 // table and the line "N passed, N failed, N skipped".
 //
 //	go run ./cmd/graphc-conformance [-suite ../shared/onnx-node-tests] [-run FILTER] [-v]
+//	    [-mode=eval|x86|hexagon] [-vec=BYTES] [-batch=N]
+//
+// -mode=eval runs the reference evaluator; -mode=x86 runs every test that passes in the
+// evaluator as compiled x86-64 code; -mode=hexagon runs the floating-point ones as hexagonv67
+// code under qemu-hexagon. -vec forces explicit vectors of that many bytes (e.g. 128, the HVX
+// width) in the compiled modes.
 package main
 
 import (
@@ -11,6 +17,7 @@ import (
 	"os"
 
 	"github.com/graphc/graphc/internal/conformance"
+	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/passes"
 )
@@ -20,6 +27,9 @@ func main() {
 	filter := flag.String("run", "", "only tests whose name contains this")
 	verbose := flag.Bool("v", false, "list every failure with its reason")
 	pipeline := flag.String("pipeline", passes.DefaultPipeline, "passes to run before execution")
+	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled x86-64) or hexagon (compiled hexagonv67 under qemu-hexagon)")
+	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
+	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
 	flag.Parse()
 	ps, err := passes.ParsePipeline(*pipeline)
 	if err != nil {
@@ -30,7 +40,25 @@ func main() {
 		_, err := passes.Run(ctx, g, ps, &passes.Options{VerifyEach: true})
 		return err
 	}
-	rs, err := conformance.RunAll(context.Background(), *suite, *filter, prep, conformance.EvalExecutor)
+	ctx := context.Background()
+	var rs []conformance.Result
+	switch *mode {
+	case "eval":
+		rs, err = conformance.RunAll(ctx, *suite, *filter, prep, conformance.EvalExecutor)
+	case "x86", "hexagon":
+		m := e2e.Host()
+		if *mode == "hexagon" {
+			m = e2e.HexagonScalar()
+		}
+		m.VectorBytes = *vec
+		rs, err = conformance.RunAllCompiled(ctx, *suite, *filter, prep, conformance.CompiledOptions{
+			Machine: m, BatchSize: *batch, FloatOnly: *mode == "hexagon",
+			Progress: func(s string) { fmt.Fprintln(os.Stderr, s) },
+		})
+	default:
+		fmt.Fprintf(os.Stderr, "-mode=%s: want eval, x86 or hexagon\n", *mode)
+		os.Exit(2)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -1,0 +1,165 @@
+// This file runs the node tests as compiled code: every test that passes in the evaluator is
+// lowered, built with many others into one executable (one clang invocation per batch), run on
+// the host or under qemu-hexagon, and compared with its expected outputs by the same runner and
+// tolerances as the evaluator mode.
+
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/graphc/graphc/internal/e2e"
+	"github.com/graphc/graphc/ir"
+)
+
+// CompiledOptions configures RunAllCompiled.
+type CompiledOptions struct {
+	Machine e2e.Machine
+	// BatchSize is the number of test cases built into one executable (default 64).
+	BatchSize int
+	// FloatOnly keeps only the tests whose inputs and outputs are all floating point.
+	FloatOnly bool
+	// Dir holds the build directories (default: a temporary directory, removed afterwards).
+	Dir string
+	// Progress, when set, receives one line per batch.
+	Progress func(string)
+}
+
+// captured is one test data set as the evaluator ran it.
+type captured struct {
+	set    string
+	graph  *ir.Graph
+	inputs []*ir.Tensor
+}
+
+// RunAllCompiled runs every test under root whose name contains filter as compiled code. Tests
+// that do not pass in the evaluator are reported as skipped with the evaluator's reason.
+func RunAllCompiled(ctx context.Context, root, filter string, prep Prepare, opts CompiledOptions) ([]Result, error) {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 64
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	// pass 1: the evaluator, capturing each data set's graph and inputs
+	var mu sync.Mutex
+	var cases []*captured
+	byTest := map[string][]*captured{}
+	var dirs []string
+	var evalRes []Result
+	for _, e := range ents {
+		if !e.IsDir() || !strings.Contains(e.Name(), filter) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dir := filepath.Join(root, e.Name())
+		var mine []*captured
+		capture := func(ctx context.Context, g *ir.Graph, inputs []*ir.Tensor, set string) ([]*ir.Tensor, error) {
+			mu.Lock()
+			mine = append(mine, &captured{set: set, graph: g, inputs: inputs})
+			mu.Unlock()
+			return EvalExecutor(ctx, g, inputs, set)
+		}
+		r := RunTest(ctx, dir, prep, capture)
+		dirs = append(dirs, dir)
+		evalRes = append(evalRes, r)
+		if r.Status == Pass && (!opts.FloatOnly || allFloat(mine)) {
+			byTest[dir] = mine
+			cases = append(cases, mine...)
+		}
+	}
+	// compile and run in batches
+	outputs := map[string]e2e.Result{}
+	base := opts.Dir
+	if base == "" {
+		tmp, err := os.MkdirTemp("", "graphc-conformance-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		base = tmp
+	}
+	for b := 0; b*opts.BatchSize < len(cases); b++ {
+		chunk := cases[b*opts.BatchSize : min((b+1)*opts.BatchSize, len(cases))]
+		res := runChunk(ctx, filepath.Join(base, fmt.Sprintf("batch%03d", b)), opts.Machine, chunk)
+		for i, c := range chunk {
+			outputs[c.set] = res[i]
+		}
+		if opts.Progress != nil {
+			opts.Progress(fmt.Sprintf("batch %d: %d cases", b, len(chunk)))
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	// pass 2: compare the compiled outputs with the expected ones
+	lookup := func(_ context.Context, g *ir.Graph, _ []*ir.Tensor, set string) ([]*ir.Tensor, error) {
+		r, ok := outputs[set]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("no compiled result for %s", set)
+		case r.Err != nil:
+			return nil, r.Err
+		case r.Status != 0:
+			return nil, fmt.Errorf("compiled entry returned status %d", r.Status)
+		}
+		return r.Outputs, nil
+	}
+	var out []Result
+	for i, dir := range dirs {
+		r := evalRes[i]
+		if _, ok := byTest[dir]; !ok {
+			if r.Status == Pass {
+				r.Status, r.Reason = Skip, "not a floating-point test"
+			} else {
+				r.Status, r.Reason = Skip, "evaluator: "+r.Status.String()+": "+r.Reason
+			}
+			out = append(out, r)
+			continue
+		}
+		out = append(out, RunTest(ctx, dir, prep, lookup))
+	}
+	return out, nil
+}
+
+// runChunk builds and runs a batch; when the batch does not build, each case is built alone so
+// that one bad module fails only its own test.
+func runChunk(ctx context.Context, dir string, m e2e.Machine, chunk []*captured) []e2e.Result {
+	cs := make([]*e2e.Case, len(chunk))
+	for i, c := range chunk {
+		cs[i] = &e2e.Case{Graph: c.graph, Inputs: c.inputs}
+	}
+	p, err := e2e.BuildBatch(ctx, dir, m, cs)
+	if err == nil {
+		return p.Run(ctx)
+	}
+	res := make([]e2e.Result, len(chunk))
+	if len(chunk) == 1 {
+		res[0].Err = err
+		return res
+	}
+	for i := range chunk {
+		res[i] = runChunk(ctx, filepath.Join(dir, fmt.Sprint(i)), m, chunk[i:i+1])[0]
+	}
+	return res
+}
+
+// allFloat reports whether every input and output of the captured sets is floating point.
+func allFloat(cs []*captured) bool {
+	for _, c := range cs {
+		for _, v := range append(append([]*ir.Value{}, c.graph.Inputs...), c.graph.Outputs...) {
+			if !v.Type.Elem.IsFloat() {
+				return false
+			}
+		}
+	}
+	return len(cs) > 0
+}
