@@ -30,6 +30,7 @@ func main() {
 	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled x86-64) or hexagon (compiled hexagonv67 under qemu-hexagon)")
 	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
 	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
+	keep := flag.String("keep", "", "compiled modes: keep the build directories (modules, drivers, executables) under this directory")
 	flag.Parse()
 	ps, err := passes.ParsePipeline(*pipeline)
 	if err != nil {
@@ -52,7 +53,7 @@ func main() {
 		}
 		m.VectorBytes = *vec
 		rs, err = conformance.RunAllCompiled(ctx, *suite, *filter, prep, conformance.CompiledOptions{
-			Machine: m, BatchSize: *batch, FloatOnly: *mode == "hexagon",
+			Machine: m, BatchSize: *batch, FloatOnly: *mode == "hexagon", Dir: *keep,
 			Progress: func(s string) { fmt.Fprintln(os.Stderr, s) },
 		})
 	default:
