@@ -175,6 +175,13 @@ func (fb *funcBuilder) fabs(x value.Value) value.Value {
 func (fb *funcBuilder) widen64(x value.Value, unsigned bool) value.Value {
 	t := x.Type()
 	w := bitWidth(t)
+	if c, ok := x.(*constant.Int); ok && w < 64 {
+		v := c.X.Int64()
+		if unsigned || w == 1 {
+			v &= int64(1)<<w - 1
+		}
+		return i64(v)
+	}
 	to := types.Type(types.I64)
 	if vt, ok := t.(*types.VectorType); ok {
 		to = types.NewVector(vt.Len, types.I64)
@@ -203,6 +210,13 @@ func (fb *funcBuilder) intDivRem(div, unsigned bool, x, y value.Value) value.Val
 	t := x.Type()
 	a := fb.widen64(x, unsigned)
 	b := fb.widen64(y, unsigned)
+	if c, ok := b.(*constant.Int); ok && c.X.IsInt64() && c.X.Int64() != 0 && c.X.Int64() != -1 {
+		// a constant divisor: LLVM turns the division into a multiplication on every target
+		if div {
+			return fb.narrow(fb.cur.NewSDiv(a, b), t)
+		}
+		return fb.narrow(fb.cur.NewSRem(a, b), t)
+	}
 	fb.check(fb.cur.NewICmp(enum.IPredNE, b, i64(0)), statusDivZero, "div.ok")
 	minus1 := fb.cur.NewICmp(enum.IPredEQ, b, i64(-1))
 	safeB := fb.cur.NewSelect(minus1, i64(1), b) // avoids the INT64_MIN / -1 overflow trap

@@ -84,7 +84,9 @@ type BatchProgram struct {
 }
 
 // BuildBatch lowers every case's graph into one module (entry t<i>), writes it with a driver to
-// dir and compiles it. Cases whose graph fails to lower report the error when run.
+// dir and compiles it. Cases that share a graph share its entry (a graph with symbolic dims is
+// compiled once and run with each case's dims). Cases whose graph fails to lower report the
+// error when run.
 func BuildBatch(ctx context.Context, dir string, m Machine, cases []*Case) (*BatchProgram, error) {
 	cfg, err := m.Config()
 	if err != nil {
@@ -97,17 +99,28 @@ func BuildBatch(ctx context.Context, dir string, m Machine, cases []*Case) (*Bat
 	p := &BatchProgram{Dir: dir, Machine: m, cases: cases, entry: make([]int, len(cases)), lowErr: make([]error, len(cases)), timeout: 10 * time.Minute}
 	n := 0
 	arena := int64(1 << 20)
+	type lowered struct {
+		entry int
+		err   error
+	}
+	seen := map[*ir.Graph]lowered{}
 	for i, c := range cases {
 		p.entry[i] = -1
-		if _, err := b.Add(c.Graph, fmt.Sprintf("t%d", i)); err != nil {
-			p.lowErr[i] = fmt.Errorf("lower: %w", err)
-			continue
-		}
-		p.entry[i] = n
-		n++
 		if need := arenaBound(c); need > arena {
 			arena = need
 		}
+		if l, ok := seen[c.Graph]; ok {
+			p.entry[i], p.lowErr[i] = l.entry, l.err
+			continue
+		}
+		if _, err := b.Add(c.Graph, fmt.Sprintf("t%d", i)); err != nil {
+			seen[c.Graph] = lowered{-1, fmt.Errorf("lower: %w", err)}
+			p.lowErr[i] = fmt.Errorf("lower: %w", err)
+			continue
+		}
+		seen[c.Graph] = lowered{n, nil}
+		p.entry[i] = n
+		n++
 	}
 	p.Mod = b.Module()
 	if err := p.compile(ctx, arena); err != nil {
@@ -257,6 +270,8 @@ func (p *BatchProgram) runSome(ctx context.Context, idx []int, res []Result) (in
 		}
 	}
 	w(-1)
+	// kept for reruns by hand: batch.exe < stdin.bin (qemu-hexagon -cpu v67 batch.exe for Hexagon)
+	_ = os.WriteFile(filepath.Join(p.Dir, "stdin.bin"), in.Bytes(), 0o644)
 	tctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	cmd, err := p.command(tctx)
