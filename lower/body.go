@@ -8,6 +8,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -125,6 +126,12 @@ func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
 		y, err := bc.emit(s.Args[2])
 		if err != nil {
 			return nil, err
+		}
+		if bc.vl > 0 && s.Type == ir.Bool {
+			// (c & x) | (!c & y): HVX cannot select between i1 vectors
+			cur := bc.cur()
+			nc := cur.NewXor(c, bc.cnst(ir.Bool, 0, 1))
+			return cur.NewOr(cur.NewAnd(c, x), cur.NewAnd(nc, y)), nil
 		}
 		return bc.fb.sel(c, x, y), nil
 	case ir.SCast:
@@ -248,7 +255,7 @@ func (bc *bodyCtx) binaryF(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.
 		default:
 			r = c.NewXor(a, b)
 		}
-		return c.NewUIToFP(r, x.Type()), nil
+		return bc.boolToFloat(r, x.Type()), nil
 	case ir.SEq:
 		return c.NewFCmp(enum.FPredOEQ, x, y), nil
 	case ir.SNe:
@@ -285,7 +292,28 @@ func (bc *bodyCtx) fminmax(isMax bool, x, y value.Value) value.Value {
 		bits = c.NewOr(bx, by)
 	}
 	r2 := fb.sel(c.NewFCmp(enum.FPredOEQ, x, y), c.NewBitCast(bits, x.Type()), r)
-	return fb.sel(c.NewFCmp(enum.FPredUNO, x, y), c.NewFAdd(x, y), r2)
+	return fb.sel(c.NewOr(bc.isNaN(x), bc.isNaN(y)), c.NewFAdd(x, y), r2)
+}
+
+// isNaN tests for NaN: fcmp uno on scalars, the bit pattern on vectors (HVX cannot select
+// unordered vector compares).
+func (bc *bodyCtx) isNaN(x value.Value) value.Value {
+	c := bc.cur()
+	if _, ok := x.Type().(*types.VectorType); !ok {
+		return c.NewFCmp(enum.FPredUNO, x, x)
+	}
+	it := intTypeLike(x.Type())
+	abs, inf := int64(math.MaxInt32), int64(0x7f800000)
+	if bitWidth(it) == 64 {
+		abs, inf = math.MaxInt64, 0x7ff0000000000000
+	}
+	mag := c.NewAnd(c.NewBitCast(x, it), intConstOf(it, abs))
+	return c.NewICmp(enum.IPredUGT, mag, intConstOf(it, inf))
+}
+
+// boolToFloat converts i1 to 0.0 or 1.0 (a select: HVX cannot convert i1 vectors).
+func (bc *bodyCtx) boolToFloat(b value.Value, ft types.Type) value.Value {
+	return bc.cur().NewSelect(b, floatConstOf(ft, 1), floatConstOf(ft, 0))
 }
 
 // intTypeLike returns the integer type of the same width (and lanes) as a float type.
@@ -441,13 +469,13 @@ func (bc *bodyCtx) unaryF(op ir.ScalarOp, t ir.DType, x value.Value) (value.Valu
 		return bc.viaF64(x, rt(rtRoundEven)), nil
 	case ir.SNot:
 		isZero := c.NewFCmp(enum.FPredOEQ, x, floatConstOf(ft, 0))
-		return c.NewUIToFP(isZero, ft), nil
+		return bc.boolToFloat(isZero, ft), nil
 	case ir.SSign:
 		one, mone := floatConstOf(ft, 1), floatConstOf(ft, -1)
 		r := fb.sel(c.NewFCmp(enum.FPredOLT, x, floatConstOf(ft, 0)), mone, x)
 		return fb.sel(c.NewFCmp(enum.FPredOGT, x, floatConstOf(ft, 0)), one, r), nil
 	case ir.SIsNaN:
-		return c.NewFCmp(enum.FPredUNO, x, x), nil
+		return bc.isNaN(x), nil
 	case ir.SIsInf:
 		return c.NewFCmp(enum.FPredOEQ, fb.fabs(x), floatConstOf(ft, posInf)), nil
 	}
@@ -482,7 +510,9 @@ func (bc *bodyCtx) cast(x value.Value, from, to ir.DType) (value.Value, error) {
 		return bc.fb.narrow(v, tt), nil
 	case to.IsFloat():
 		var v value.Value
-		if from == ir.U8 || from == ir.Bool {
+		if from == ir.Bool {
+			v = bc.boolToFloat(x, tt)
+		} else if from == ir.U8 {
 			v = c.NewUIToFP(x, tt)
 		} else if from == ir.I64 && to != ir.F64 {
 			// through double, as the evaluator rounds: int64 -> float64 -> narrower

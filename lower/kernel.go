@@ -209,7 +209,7 @@ func (bc *bodyCtx) combine(r ir.ReduceKind, t ir.DType, acc, v value.Value) (val
 		if r == ir.ReduceMin {
 			pred = enum.FPredOLT
 		}
-		take := c.NewOr(c.NewFCmp(enum.FPredUNO, v, v), c.NewFCmp(pred, v, acc))
+		take := c.NewOr(bc.isNaN(v), c.NewFCmp(pred, v, acc))
 		return bc.fb.sel(take, v, acc), nil
 	}
 	return nil, fmt.Errorf("reduction %s has no lowering", r)

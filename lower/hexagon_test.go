@@ -1,0 +1,164 @@
+// This file tests what is specific to Hexagon and to explicit vectors: HVX instructions in
+// llc-19's output for elementwise and matmul kernels, the same vector IR running right on
+// x86-64, and Hexagon objects that reference no external symbol.
+
+package lower_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc/internal/e2e"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/lower"
+)
+
+// kernelGraphs are the elementwise and matmul kernels the vector strategy must cover.
+func kernelGraphs(t *testing.T) (names []string, gs []*ir.Graph) {
+	add := func(name string, build func(g *ir.Graph) *ir.Value) {
+		g := ir.NewGraph(name)
+		g.Outputs = []*ir.Value{build(g)}
+		require.NoError(t, ir.Verify(g))
+		names = append(names, name)
+		gs = append(gs, g)
+	}
+	op := func(g *ir.Graph, kind string, ins ...*ir.Value) *ir.Value {
+		o, err := g.NewOp(kind, kind, ins, nil)
+		require.NoError(t, err)
+		return o.Result
+	}
+	add("add-f32", func(g *ir.Graph) *ir.Value {
+		return op(g, "add", g.AddInput("a", ir.StaticType(ir.F32, 37, 300)), g.AddInput("b", ir.StaticType(ir.F32, 1, 300)))
+	})
+	add("relu-f32", func(g *ir.Graph) *ir.Value {
+		return op(g, "relu", g.AddInput("a", ir.StaticType(ir.F32, 1000)))
+	})
+	add("mul-i8", func(g *ir.Graph) *ir.Value {
+		return op(g, "mul", g.AddInput("a", ir.StaticType(ir.I8, 5, 260)), g.AddInput("b", ir.StaticType(ir.I8, 5, 260)))
+	})
+	add("max-i32", func(g *ir.Graph) *ir.Value {
+		return op(g, "max", g.AddInput("a", ir.StaticType(ir.I32, 3, 77)), g.AddInput("b", ir.StaticType(ir.I32, 3, 77)))
+	})
+	add("matmul-f32", func(g *ir.Graph) *ir.Value {
+		return op(g, "matmul", g.AddInput("a", ir.StaticType(ir.F32, 33, 20)), g.AddInput("b", ir.StaticType(ir.F32, 20, 70)))
+	})
+	add("matmul-batch-f64", func(g *ir.Graph) *ir.Value {
+		return op(g, "matmul", g.AddInput("a", ir.StaticType(ir.F64, 2, 5, 7)), g.AddInput("b", ir.StaticType(ir.F64, 7, 19)))
+	})
+	return names, gs
+}
+
+func TestVectorStrategy(t *testing.T) {
+	names, gs := kernelGraphs(t)
+	hex, err := lower.LoadTarget("hexagon")
+	require.NoError(t, err)
+	for i, g := range gs {
+		mod, err := lower.Lower(g, lower.Config{Target: hex})
+		require.NoError(t, err)
+		s := mod.Entries[0].Strategies[0]
+		require.Contains(t, s, "+vector", "%s: %s", names[i], s)
+		if strings.HasPrefix(names[i], "matmul") {
+			require.Contains(t, s, "interchanged", "%s: the output's unit-stride dim j goes innermost (i-k-j)", names[i])
+		}
+	}
+	// without HVX the same graphs are scalar
+	v67, err := lower.LoadTarget("hexagon-v67")
+	require.NoError(t, err)
+	mod, err := lower.Lower(gs[0], lower.Config{Target: v67})
+	require.NoError(t, err)
+	require.NotContains(t, mod.Entries[0].Strategies[0], "vector")
+	require.NotContains(t, mod.String(), "<32 x float>")
+}
+
+// hvxPattern matches HVX vector instructions in Hexagon assembly (vector registers vN).
+var hvxPattern = regexp.MustCompile(`\bv\d+(\.\w+)?\s*=\s*v\w+\(|\bvmem[u]?\(|\bv\d+\.\w+\s*=\s*v\d+\.\w+`)
+
+func TestHVXInstructions(t *testing.T) {
+	llc, err := exec.LookPath("llc-19")
+	if err != nil {
+		t.Skip("llc-19 not installed")
+	}
+	names, gs := kernelGraphs(t)
+	hex, err := lower.LoadTarget("hexagon")
+	require.NoError(t, err)
+	for i, g := range gs {
+		if strings.HasSuffix(names[i], "f64") {
+			continue // HVX has no double vectors
+		}
+		mod, err := lower.Lower(g, lower.Config{Target: hex})
+		require.NoError(t, err)
+		text := mod.String()
+		require.Contains(t, text, "x ", "%s: explicit vector types", names[i])
+		dir := t.TempDir()
+		ll := filepath.Join(dir, "m.ll")
+		verifyModule(t, text, ll)
+		out, err := exec.Command(llc, "-O2", "-relocation-model=pic", ll, "-o", "-").CombinedOutput()
+		require.NoError(t, err, "%s: %s", names[i], firstLines(string(out), 20))
+		n := len(hvxPattern.FindAllString(string(out), -1))
+		require.Greater(t, n, 3, "%s: llc-19 for hexagonv68+HVX emits HVX instructions", names[i])
+		if names[i] == "add-f32" || names[i] == "matmul-f32" {
+			require.Regexp(t, `qf32|\.sf`, string(out), "%s: HVX float arithmetic", names[i])
+		}
+	}
+}
+
+func TestVectorIRRunsOnX86(t *testing.T) {
+	// the 128-byte vector IR Hexagon gets, run on x86-64
+	names, gs := kernelGraphs(t)
+	r := rand.New(rand.NewPCG(8, 8))
+	var cases []*e2e.Case
+	for _, g := range gs {
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, true)})
+	}
+	sn, sc := scalarCases(t, allTypes, 9)
+	names = append(names, sn...)
+	cases = append(cases, sc...)
+	m := e2e.Host()
+	m.VectorBytes = 128
+	runCases(t, m, names, cases)
+	// and as scalar hexagonv67 code under qemu
+	runCases(t, e2e.HexagonScalar(), names[:len(gs)], cases[:len(gs)])
+}
+
+func TestHexagonNoExternalSymbols(t *testing.T) {
+	llc, err := exec.LookPath("llc-19")
+	if err != nil {
+		t.Skip("llc-19 not installed")
+	}
+	nm, err := exec.LookPath("llvm-nm-19")
+	if err != nil {
+		t.Skip("llvm-nm-19 not installed")
+	}
+	// every operation that could become a libcall: math functions, f64 and integer division,
+	// remainders, square roots, f16 conversions, integer power
+	_, cases := scalarCases(t, allTypes, 10)
+	for _, target := range []string{"hexagon", "hexagon-v67"} {
+		tg, err := lower.LoadTarget(target)
+		require.NoError(t, err)
+		b, err := lower.NewBuilder(lower.Config{Target: tg})
+		require.NoError(t, err)
+		for i, c := range cases {
+			_, err := b.Add(c.Graph, "t"+itoa(int64(i)))
+			require.NoError(t, err)
+		}
+		dir := t.TempDir()
+		ll := filepath.Join(dir, "m.ll")
+		require.NoError(t, os.WriteFile(ll, []byte(b.Module().String()), 0o644))
+		obj := filepath.Join(dir, "m.o")
+		for _, opt := range []string{"-O0", "-O2"} {
+			out, err := exec.CommandContext(context.Background(), llc, opt, "-relocation-model=pic", "-filetype=obj", ll, "-o", obj).CombinedOutput()
+			require.NoError(t, err, string(out))
+			out, err = exec.Command(nm, "--undefined-only", obj).CombinedOutput()
+			require.NoError(t, err, string(out))
+			require.Empty(t, strings.TrimSpace(string(out)), "%s %s: undefined symbols", target, opt)
+		}
+	}
+}
