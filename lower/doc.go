@@ -1,12 +1,79 @@
-// Package lower turns an optimized ir.Graph into an LLVM IR module (github.com/llir/llvm) with
-// graphc's C ABI:
+// Package lower turns an optimized ir.Graph into an LLVM IR module (github.com/llir/llvm, typed
+// pointers, accepted by LLVM 14 and 19) with graphc's C ABI:
 //
-//	int64_t ENTRY_workspace_size(int64_t s0, ...);
+//	int64_t ENTRY_workspace_size(int64_t s0, ...);   /* -1: invalid symbolic dims */
 //	int32_t ENTRY(const T *in0, ..., T *out0, ..., int64_t s0, ..., void *workspace);
 //
-// Each op's (possibly DIE-restricted) iteration domain is scanned into a loop nest
-// (volume.Set.Scan); the body is emitted as scalar LLVM IR; reductions accumulate into the
-// result, initialised with the op's init value. Intermediate tensors live in the caller's
-// workspace. Targets are JSON files in targets/ with the triple, CPU, features and data layout
-// (llir has no target machine to ask for them).
+// ENTRY returns 0 on success, 1 when a symbolic dim or an extent computed from them is
+// negative, 2 when a data-dependent index is out of bounds, 3 on an integer division by zero
+// (the evaluator fails in the last two cases too).
+//
+// # Lowering is generic
+//
+// Every op is lowered from its generic form (ir/doc.go), so every op of the catalogue lowers:
+// the (DIE-restricted) domain is scanned into a loop nest (volume.Set.Scan: For, If, Assign,
+// Leaf, Block), and at each point the body (ir.Scalar) is evaluated and stored into, or
+// combined with, the result element Out(x). Each op becomes an internal kernel function whose
+// buffers are noalias pointers; ENTRY calls them in order and propagates a non-zero status.
+//
+//   - Reductions: every result element starts at the op's init value; sum and prod combine with
+//     the element type's rounding, max/min keep a NaN once seen, and the arg reductions keep
+//     the best value so far (as float64, per result element) and a flag in workspace scratch.
+//   - Guarded accesses are read under a branch: an address whose guard is false is never
+//     dereferenced (the value is 0 where no piece applies; bodies read such operands only
+//     under avail(k) or an unselected select arm). Selects whose arms may fail (data-dependent
+//     reads, integer divisions) evaluate only the chosen arm, as the evaluator does.
+//   - Data-dependent reads (SDynRead) are bounds-checked, not clamped: an index outside the
+//     operand's buffer makes ENTRY return 2.
+//   - Element types: f32, f64, i64, i32, i8, u8 as themselves; f16 is stored as binary16 and
+//     computed in float, rounded to half precision after every operation (the evaluator's
+//     rounding, with graphc's own conversions: Hexagon has none without a runtime library);
+//     bool is i8 (0/1) in memory and i1 in registers, and its arithmetic is the evaluator's
+//     "compute as integers, then != 0". Integer arithmetic wraps; float to integer casts
+//     truncate to int64 (INT64_MIN for NaN, ±Inf and out-of-range values) and wrap.
+//
+// # Kernel strategies
+//
+// strategy.go chooses how each op's nest is emitted: the generic scalar nest; the same nest
+// with the result's unit-stride dimension moved innermost when more accesses become unit-stride
+// or invariant (matmul runs i-k-j; moving a dimension that the result's last index equals keeps
+// the order in which every element is combined, so results are bit-identical); and explicit
+// vectors of the target's width on that innermost loop when every access is unit-stride or
+// invariant in it and every body operation has a vector lowering. Register and cache blocking
+// are further strategies (issue 11).
+//
+// # Buffers
+//
+// Graph inputs, outputs and constants (private globals, 128-byte aligned) keep their full
+// shapes. Every other op result lives in the caller's workspace, in a buffer sized by the
+// bounding box of the elements that are written or read (after DIE, the required volume: the
+// last row of a 128×32000 product keeps a 1×32000 buffer; accesses are rebased to the box
+// origin). Buffers whose lifetimes do not overlap share a 128-byte aligned slot (plan.go);
+// ENTRY_workspace_size computes the same layout. Inputs are never written; nothing but the
+// outputs and the workspace is, so calls are deterministic and re-entrant with distinct
+// workspaces.
+//
+// # Targets
+//
+// Targets are JSON files in targets/ with inheritance (TinyGo's scheme): triple, data layout,
+// CPU, features, explicit vector width and the operations without an inline lowering.
+// x86-64 uses LLVM's vectorizer; hexagon (default hexagonv68, +hvxv68,+hvx-length128b) gets
+// explicit 128-byte HVX vectors (<32 x float>, <128 x i8>...) on innermost unit-stride loops
+// and 128-byte aligned buffers; with HVX off (hexagon-v67, or --mattr=-hvx) the code is scalar.
+// Hexagon modules reference no external symbol and carry "no-builtins" so that LLVM does not
+// introduce memset/memcpy calls.
+//
+// # Math runtime
+//
+// Functions without an inline lowering are emitted into the module as internal functions
+// (mathrt.go, math_*.go): exp, log, tanh, sigmoid, erf, sin, cos, pow (ports of Go's pure-Go
+// math: fdlibm and Cephes algorithms, same constants and evaluation order), floor, ceil,
+// round-half-even, fmod (exact), correctly rounded f64 division and square root (soft, on
+// Hexagon), int64 division and remainder (soft, on Hexagon), integer power and the binary16
+// conversions. f32 and f16 operations compute in float64 and round once. Accuracy (TestMathAccuracy,
+// 2·10^6 arguments per function, against Go's math package on amd64, whose Exp and Log are
+// assembly): f64 exp ≤ 2 ulp (≤ 1 ulp from the correctly rounded value), log 0, tanh ≤ 2,
+// sigmoid ≤ 4, erf ≤ 1, sin and cos 0 (Payne–Hanek reduction above 2^29), pow ≤ 6 (Go's own
+// pow is not correctly rounded either), sqrt, floor, ceil, round, fmod and division 0; every
+// f32 result 0 ulp on the sweep. Hexagon and x86-64 give the same bits.
 package lower

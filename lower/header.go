@@ -24,8 +24,12 @@ func Header(g *ir.Graph, entry string, params []string) string {
 	for _, p := range params {
 		ps = append(ps, "int64_t "+p)
 	}
-	fmt.Fprintf(&sb, "/* Bytes of scratch memory %s needs (128-byte aligned by the caller). */\n", entry)
-	fmt.Fprintf(&sb, "int64_t %s_workspace_size(%s);\n\n", entry, strings.Join(append(ps, []string{}...), ", "))
+	fmt.Fprintf(&sb, "/* Bytes of scratch memory %s needs (the caller passes a 128-byte aligned block of at least\n * this size, uninitialised); -1 when a symbolic dim is invalid. */\n", entry)
+	wsArgs := strings.Join(ps, ", ")
+	if wsArgs == "" {
+		wsArgs = "void"
+	}
+	fmt.Fprintf(&sb, "int64_t %s_workspace_size(%s);\n\n", entry, wsArgs)
 	var args []string
 	sb.WriteString("/*\n")
 	for i, in := range g.Inputs {
@@ -36,7 +40,10 @@ func Header(g *ir.Graph, entry string, params []string) string {
 		fmt.Fprintf(&sb, " * out%d %%%s : %s\n", i, o.Name, o.Type)
 		args = append(args, fmt.Sprintf("%s *out%d", CType(o.Type.Elem), i))
 	}
-	sb.WriteString(" * Buffers are dense and row-major. Returns 0 on success, non-zero on invalid dims.\n */\n")
+	sb.WriteString(" * Buffers are dense and row-major; inputs are never written. Calls are deterministic and\n" +
+		" * re-entrant with distinct workspaces. Returns 0 on success, 1 when a symbolic dim (or an\n" +
+		" * extent computed from them) is negative, 2 when a data-dependent index is out of bounds,\n" +
+		" * 3 on an integer division by zero.\n */\n")
 	args = append(args, ps...)
 	args = append(args, "void *workspace")
 	fmt.Fprintf(&sb, "int32_t %s(%s);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", entry, strings.Join(args, ", "))

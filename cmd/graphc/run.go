@@ -16,6 +16,7 @@ import (
 
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/viz"
+	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
 )
 
@@ -210,6 +211,12 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	var text string
 	switch *emit {
+	case "asm", "obj", "lib":
+		data, err := lower.Build(context.Background(), res.Module, *emit)
+		if err != nil {
+			return &cliError{exitInput, err}
+		}
+		text = string(data)
 	case "llvm":
 		text = res.LLVM
 	case "ir":
