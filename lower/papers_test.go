@@ -26,7 +26,7 @@ var paperParams = map[string]int64{"M": 37, "P": 23, "H": 140, "W": 133}
 
 var (
 	runPipelineRE = regexp.MustCompile(`--pipeline=(\S*)`)
-	runRequire  = regexp.MustCompile(`--require='([^']*)'`)
+	runRequire    = regexp.MustCompile(`--require='([^']*)'`)
 )
 
 // paperCases parses the example files and keeps the graphs within maxFlops.
