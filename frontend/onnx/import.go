@@ -15,7 +15,7 @@ import (
 // Supported opset range of the default domain.
 const (
 	MinOpset = 7
-	MaxOpset = 24
+	MaxOpset = 28
 )
 
 type importer struct {

@@ -1,0 +1,168 @@
+// This file imports the reductions (ReduceSum/Prod/Max/Min directly; ReduceMean, ReduceL1/L2,
+// ReduceSumSquare, ReduceLogSum, ReduceLogSumExp as compositions), ArgMax/ArgMin, and
+// Softmax/LogSoftmax as max-shifted exponentials normalised by a sum.
+
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/graphc/graphc/ir"
+)
+
+// reduceForm says how a Reduce* op is built around one catalogue reduction.
+type reduceForm struct {
+	kind string // the catalogue reduction
+	pre  string // unary op applied before ("" none, "square", "abs", "exp")
+	post string // op applied after ("" none, "mean", "sqrt", "log")
+	// axesInput is the first opset whose axes are an input rather than an attribute.
+	axesInput int
+}
+
+func init() {
+	for name, f := range map[string]reduceForm{
+		"ReduceSum":       {kind: "reduce_sum", axesInput: 13},
+		"ReduceProd":      {kind: "reduce_prod", axesInput: 18},
+		"ReduceMax":       {kind: "reduce_max", axesInput: 18},
+		"ReduceMin":       {kind: "reduce_min", axesInput: 18},
+		"ReduceMean":      {kind: "reduce_sum", post: "mean", axesInput: 18},
+		"ReduceL1":        {kind: "reduce_sum", pre: "abs", axesInput: 18},
+		"ReduceL2":        {kind: "reduce_sum", pre: "square", post: "sqrt", axesInput: 18},
+		"ReduceSumSquare": {kind: "reduce_sum", pre: "square", axesInput: 18},
+		"ReduceLogSum":    {kind: "reduce_sum", post: "log", axesInput: 18},
+		"ReduceLogSumExp": {kind: "reduce_sum", pre: "exp", post: "log", axesInput: 18},
+	} {
+		registerOp(name, 1, importReduce(f))
+	}
+	registerOp("ArgMax", 1, importArg("argmax"))
+	registerOp("ArgMin", 1, importArg("argmin"))
+	registerOp("Softmax", 1, importSoftmax(false))
+	registerOp("LogSoftmax", 1, importSoftmax(true))
+}
+
+// reduceAxes returns the normalised axes of a Reduce* node, or noop=true when the node is the
+// identity (empty axes with noop_with_empty_axes).
+func reduceAxes(c *nodeCtx, rank, axesInput int) (axes []int, noop bool, err error) {
+	var raw []int64
+	given := false
+	if c.Opset() >= int64(axesInput) {
+		if c.HasInput(1) {
+			v, ok := c.ConstInts(1)
+			if !ok {
+				return nil, false, fmt.Errorf("%w: the axes input must be a constant integer tensor", ErrUnsupported)
+			}
+			raw, given = v, true
+		}
+	} else if a := c.Attr("axes"); a != nil {
+		raw, given = a.GetInts(), true
+	}
+	if !given || len(raw) == 0 {
+		if c.AttrInt("noop_with_empty_axes", 0) != 0 {
+			return nil, true, nil
+		}
+		all := make([]int, rank)
+		for i := range all {
+			all[i] = i
+		}
+		return all, false, nil
+	}
+	axes, err = normAxes(raw, rank)
+	return axes, false, err
+}
+
+func importReduce(f reduceForm) func(c *nodeCtx) error {
+	return func(c *nodeCtx) error {
+		e := c.emitter()
+		x := e.in(0)
+		if x == nil {
+			return e.done()
+		}
+		axes, noop, err := reduceAxes(c, x.Type.Rank(), f.axesInput)
+		if err != nil {
+			return err
+		}
+		if noop {
+			// the identity, except that the elementwise pre- and post-steps still apply
+			axes = nil
+		}
+		switch f.pre {
+		case "square":
+			x = e.op("mul", "", nil, x, x)
+		case "abs":
+			x = e.op("abs", "", nil, x)
+		case "exp":
+			x = e.op("exp", "", nil, x)
+		}
+		name := c.Output(0)
+		if f.post != "" {
+			name = ""
+		}
+		keep := c.AttrInt("keepdims", 1)
+		y := e.op(f.kind, name, ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(keep)}, x)
+		switch f.post {
+		case "mean":
+			y = e.op("div", c.Output(0), nil, y, e.count(x, axes, x.Type.Elem))
+		case "sqrt", "log":
+			y = e.op(f.post, c.Output(0), nil, y)
+		}
+		e.out(0, y)
+		return e.done()
+	}
+}
+
+func importArg(kind string) func(c *nodeCtx) error {
+	return func(c *nodeCtx) error {
+		e := c.emitter()
+		attrs := ir.Attrs{
+			"axis":              ir.IntAttr(c.AttrInt("axis", 0)),
+			"keepdims":          ir.IntAttr(c.AttrInt("keepdims", 1)),
+			"select_last_index": ir.IntAttr(c.AttrInt("select_last_index", 0)),
+		}
+		e.out(0, e.op(kind, c.Output(0), attrs, e.in(0)))
+		return e.done()
+	}
+}
+
+// importSoftmax: exp(x - max) / sum(exp(x - max)), or (x - max) - log(sum(exp(x - max))). Before
+// opset 13 the input is coerced to 2-D at axis (default 1): the reduction runs over every axis
+// from axis on; since, over axis alone (default -1).
+func importSoftmax(logSoftmax bool) func(c *nodeCtx) error {
+	return func(c *nodeCtx) error {
+		e := c.emitter()
+		x := e.in(0)
+		if x == nil {
+			return e.done()
+		}
+		r := x.Type.Rank()
+		if r == 0 {
+			return fmt.Errorf("%w: input must have rank >= 1", ErrInvalid)
+		}
+		var axes []int
+		if c.Opset() < 13 {
+			a, err := normAxes([]int64{c.AttrInt("axis", 1)}, r)
+			if err != nil {
+				return err
+			}
+			for d := a[0]; d < r; d++ {
+				axes = append(axes, d)
+			}
+		} else {
+			a, err := normAxes([]int64{c.AttrInt("axis", -1)}, r)
+			if err != nil {
+				return err
+			}
+			axes = a
+		}
+		keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
+		m := e.op("reduce_max", "", keep, x)
+		d := e.op("sub", "", nil, x, m)
+		ex := e.op("exp", "", nil, d)
+		s := e.op("reduce_sum", "", keep, ex)
+		if logSoftmax {
+			e.out(0, e.op("sub", c.Output(0), nil, d, e.op("log", "", nil, s)))
+		} else {
+			e.out(0, e.op("div", c.Output(0), nil, ex, s))
+		}
+		return e.done()
+	}
+}
