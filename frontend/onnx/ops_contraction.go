@@ -13,6 +13,8 @@ func init() {
 	registerOp("MatMul", 1, elementwise("matmul"))
 	registerOp("Gemm", 7, importGemm)
 	registerOp("Einsum", 12, importEinsum)
+	noteOp("Gemm", "matmul (einsum when an operand is transposed), then alpha and beta * C")
+	noteOp("Einsum", "explicit or implicit output, diagonals, ellipsis with broadcasting")
 }
 
 // importGemm: Y = alpha * A' B' + beta * C with A' = transpose(A) if transA, likewise B'.

@@ -49,6 +49,16 @@ func init() {
 	registerOp("Identity", 1, importIdentity)
 	registerOp("Dropout", 7, importDropout)
 	registerOp("Constant", 1, importConstant)
+	noteOp("Pow", "the exponent is converted to the base's element type")
+	noteOp("Mod", "fmod = 0 (sign of the divisor) for integers, fmod = 1 (sign of the dividend)")
+	noteOp("Clip", "bounds are attributes before opset 11 and optional inputs since")
+	noteOp("Max", "variadic, folded left to right with broadcasting")
+	noteOp("Min", "variadic, folded left to right with broadcasting")
+	noteOp("Sum", "variadic, folded left to right with broadcasting")
+	noteOp("Mean", "variadic: the sum divided by the number of inputs")
+	noteOp("Cast", "to f32, f64, f16, i64, i32, i8, u8 and bool; saturate and round_mode (float8 only) do not apply")
+	noteOp("Dropout", "inference: the output is the input and the mask all true; training mode only with ratio 0")
+	noteOp("Constant", "value, value_float(s), value_int(s); string and sparse values are not supported")
 }
 
 // activation maps a node to a catalogue op whose float attributes have the same names.
@@ -220,7 +230,7 @@ func importDropout(c *nodeCtx) error {
 	if c.Opset() >= 12 && c.HasInput(2) {
 		t, ok := c.ConstInput(2)
 		if !ok {
-			return fmt.Errorf("%w: the training_mode input must be a constant", ErrUnsupported)
+			return c.NotConst(2, "training_mode")
 		}
 		training = t.Len() == 1 && t.Float(0) != 0
 	}
@@ -228,8 +238,11 @@ func importDropout(c *nodeCtx) error {
 		ratio := 0.5
 		if c.HasInput(1) {
 			r, ok := c.ConstFloats(1)
-			if !ok || len(r) != 1 {
-				return fmt.Errorf("%w: the ratio input must be a constant scalar in training mode", ErrUnsupported)
+			if !ok {
+				return c.NotConst(1, "ratio")
+			}
+			if len(r) != 1 {
+				return fmt.Errorf("%w: ratio must be a scalar, got %d values", ErrInvalid, len(r))
 			}
 			ratio = r[0]
 		}

@@ -17,6 +17,9 @@ func init() {
 	registerOp("LayerNormalization", 17, importLayerNorm)
 	registerOp("RMSNormalization", 23, importRMSNorm)
 	registerOp("LRN", 1, importLRN)
+	noteOp("BatchNormalization", "inference, and training_mode (opset 14+) with batch statistics; spatial = 0 is not supported")
+	noteOp("LayerNormalization", "mean, variance and normalisation over the axes from axis on, in stash_type")
+	noteOp("LRN", "channel_window_sum of squares, then x / (bias + alpha / size * s)^beta")
 }
 
 // rangeAxes returns [from, to).

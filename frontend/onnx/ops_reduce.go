@@ -38,6 +38,12 @@ func init() {
 	registerOp("ArgMin", 1, importArg("argmin"))
 	registerOp("Softmax", 1, importSoftmax(false))
 	registerOp("LogSoftmax", 1, importSoftmax(true))
+	for _, name := range []string{"ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean", "ReduceL1", "ReduceL2",
+		"ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"} {
+		noteOp(name, "axes attribute, or constant axes input (opset 13 for ReduceSum, 18 for the others); noop_with_empty_axes")
+	}
+	noteOp("Softmax", "reduce_max, exp(x - max), reduce_sum, div; before opset 13 over every axis from axis on")
+	noteOp("LogSoftmax", "x - max - log(sum(exp(x - max))); before opset 13 over every axis from axis on")
 }
 
 // reduceAxes returns the normalised axes of a Reduce* node, or noop=true when the node is the
@@ -49,7 +55,7 @@ func reduceAxes(c *nodeCtx, rank, axesInput int) (axes []int, noop bool, err err
 		if c.HasInput(1) {
 			v, ok := c.ConstInts(1)
 			if !ok {
-				return nil, false, fmt.Errorf("%w: the axes input must be a constant integer tensor", ErrUnsupported)
+				return nil, false, c.NotConst(1, "axes")
 			}
 			raw, given = v, true
 		}

@@ -122,33 +122,9 @@ func runTest(ctx context.Context, dir string, prep Prepare, exec Executor, res *
 		if err != nil {
 			return err
 		}
-		g, err := onnx.Import(m, filepath.Join(dir, "model.onnx"), dimsFrom(m, inputs)...)
+		g, ins, err := importWith(m, filepath.Join(dir, "model.onnx"), inputs)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
-		}
-		// graph inputs that are initializers were folded away: keep the inputs of the others
-		var ins []*ir.Tensor
-		names := map[string]int{}
-		k := 0
-		inits := map[string]bool{}
-		for _, t := range m.Graph.Initializer {
-			inits[t.GetName()] = true
-		}
-		for _, vi := range m.Graph.Input {
-			if inits[vi.GetName()] {
-				continue
-			}
-			names[vi.GetName()] = k
-			k++
-		}
-		if len(g.Inputs) != len(inputs) && len(inputs) == k {
-			// fine: some input is unused
-		}
-		for range g.Inputs {
-		}
-		ins = inputs[:min(len(inputs), len(g.Inputs))]
-		if len(g.Inputs) != len(inputs) {
-			return fmt.Errorf("graph has %d inputs, the test provides %d", len(g.Inputs), len(inputs))
 		}
 		if prep != nil {
 			if err := prep(ctx, g); err != nil {
@@ -169,6 +145,57 @@ func runTest(ctx context.Context, dir string, prep Prepare, exec Executor, res *
 		}
 	}
 	return nil
+}
+
+// importWith imports the model for one data set and returns the inputs of the graph (the
+// data of the model's runtime inputs, in order). Symbolic dims are bound to the data's shapes,
+// and an input the importer needs as a constant (reduction axes, shapes: a ConstInputError) is
+// bound to the data set's value, as a compiler specialising the model to it would.
+func importWith(m *onnxpb.ModelProto, path string, inputs []*ir.Tensor) (*ir.Graph, []*ir.Tensor, error) {
+	inits := map[string]bool{}
+	for _, t := range m.Graph.Initializer {
+		inits[t.GetName()] = true
+	}
+	byName := map[string]*ir.Tensor{}
+	var order []string
+	for _, vi := range m.Graph.Input {
+		if inits[vi.GetName()] {
+			continue
+		}
+		if len(order) < len(inputs) {
+			byName[vi.GetName()] = inputs[len(order)]
+		}
+		order = append(order, vi.GetName())
+	}
+	if len(order) != len(inputs) {
+		return nil, nil, fmt.Errorf("the model has %d runtime inputs, the test provides %d", len(order), len(inputs))
+	}
+	bound := map[string]bool{}
+	for {
+		opts := dimsFrom(m, inputs)
+		for name := range bound {
+			opts = append(opts, onnx.WithConstInput(name, byName[name]))
+		}
+		g, err := onnx.Import(m, path, opts...)
+		var ce *onnx.ConstInputError
+		if errors.As(err, &ce) && byName[ce.Input] != nil && !bound[ce.Input] {
+			bound[ce.Input] = true
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		var ins []*ir.Tensor
+		for _, name := range order {
+			if !bound[name] {
+				ins = append(ins, byName[name])
+			}
+		}
+		if len(g.Inputs) != len(ins) {
+			return nil, nil, fmt.Errorf("graph has %d inputs, the test provides %d", len(g.Inputs), len(ins))
+		}
+		return g, ins, nil
+	}
 }
 
 // dimsFrom binds symbolic dims of the inputs to the test data's shapes (the backend tests run
