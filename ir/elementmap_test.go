@@ -105,3 +105,10 @@ func TestElementMapsMatchEnumeration(t *testing.T) {
 		})
 	}
 }
+
+func init() {
+	elementMapCases = append(elementMapCases,
+		elementMapCase{name: "diag_part", kind: "diag_part", operands: []ir.TensorType{ir.StaticType(ir.F32, 2, 3, 4)}},
+		elementMapCase{name: "fill", kind: "fill", attrs: ir.Attrs{"type": ir.StringAttr("f32[2, 3]"), "value": ir.FloatAttr(1.5)}},
+	)
+}
