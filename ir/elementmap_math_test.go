@@ -11,11 +11,14 @@ func init() {
 	i := func(shape ...int64) ir.TensorType { return ir.StaticType(ir.I32, shape...) }
 	var cases []elementMapCase
 	for _, k := range []string{"erf", "floor", "ceil", "round", "sign", "sin", "cos", "reciprocal", "softplus", "softsign",
-		"leaky_relu", "elu", "celu", "selu", "hard_sigmoid", "hard_swish", "thresholded_relu", "gelu"} {
+		"leaky_relu", "elu", "celu", "selu", "hard_sigmoid", "hard_swish", "thresholded_relu", "gelu", "shrink", "swish", "mish", "is_nan", "is_inf"} {
 		cases = append(cases, elementMapCase{name: k, kind: k, operands: []ir.TensorType{f(2, 3)}})
 	}
 	for _, k := range []string{"equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "rem", "mod", "sub", "mul", "div", "max", "min", "pow"} {
 		cases = append(cases, elementMapCase{name: k + "_bcast", kind: k, operands: []ir.TensorType{f(2, 1, 3), f(4, 1)}})
+	}
+	for _, k := range []string{"bitwise_and", "bitwise_or", "bitwise_xor"} {
+		cases = append(cases, elementMapCase{name: k + "_bcast", kind: k, operands: []ir.TensorType{i(3, 1), i(1, 4)}})
 	}
 	for _, k := range []string{"and", "or", "xor"} {
 		cases = append(cases, elementMapCase{name: k + "_bcast", kind: k, operands: []ir.TensorType{b(3, 1), b(1, 4)}})
@@ -43,6 +46,11 @@ func init() {
 		elementMapCase{name: "einsum_implicit", kind: "einsum", operands: []ir.TensorType{f(3, 4), f(4)}, attrs: ir.Attrs{"equation": ir.StringAttr("ij,j")}},
 		elementMapCase{name: "einsum_ellipsis_bcast", kind: "einsum", operands: []ir.TensorType{f(2, 1, 3, 4), f(5, 4, 2)}, attrs: ir.Attrs{"equation": ir.StringAttr("...ij,...jk->...ik")}},
 		elementMapCase{name: "einsum_trace", kind: "einsum", operands: []ir.TensorType{f(3, 3)}, attrs: ir.Attrs{"equation": ir.StringAttr("ii->")}},
+		elementMapCase{name: "bitwise_not", kind: "bitwise_not", operands: []ir.TensorType{i(3)}},
+		elementMapCase{name: "cumsum", kind: "cumsum", operands: []ir.TensorType{f(3, 4)}, attrs: ir.Attrs{"axis": ir.IntAttr(1)}},
+		elementMapCase{name: "cumsum_exclusive_reverse", kind: "cumsum", operands: []ir.TensorType{f(4, 2)}, attrs: ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1), "reverse": ir.IntAttr(1)}},
+		elementMapCase{name: "cumprod_exclusive", kind: "cumprod", operands: []ir.TensorType{f(5)}, attrs: ir.Attrs{"exclusive": ir.IntAttr(1)}},
+		elementMapCase{name: "one_hot", kind: "one_hot", operands: []ir.TensorType{i(2, 3)}, attrs: ir.Attrs{"axis": ir.IntAttr(1), "depth": ir.IntAttr(4), "type": ir.StringAttr("f32")}},
 	)
 	elementMapCases = append(elementMapCases, cases...)
 }

@@ -40,6 +40,21 @@ func logicDef(name, summary string, op ScalarOp) *OpDef {
 	return d
 }
 
+// intBinaryDef declares a binary op on integers (not bool).
+func intBinaryDef(name, summary string, op ScalarOp) *OpDef {
+	d := binaryDef(name, summary, op)
+	build := d.Build
+	d.Build = func(b *Builder) error {
+		for k := 0; k < b.NumIn(); k++ {
+			if t := b.In(k).Elem; t.IsFloat() || t == Bool {
+				return b.Errorf("operand #%d must be an integer tensor, got %s", k, b.In(k))
+			}
+		}
+		return build(b)
+	}
+	return d
+}
+
 // SELU's default constants (the float32 values ONNX specifies).
 const (
 	seluAlpha = 1.67326319217681884765625
@@ -118,6 +133,21 @@ func init() {
 				}
 				return Bin(SMul, Bin(SMul, c(x, 0.5), x), Bin(SAdd, c(x, 1), phi))
 			}),
+		unaryAttrDef("shrink", "x < -lambd ? x + bias : x > lambd ? x - bias : 0", "%y = shrink(%x) {lambd = 1.5} : f32[4, 3]",
+			[]AttrDef{floatAttr("bias", 0, "shift of the kept values"), floatAttr("lambd", 0.5, "threshold")},
+			func(a Attrs, x *Scalar) *Scalar {
+				l, bias := a.Float("lambd", 0.5), a.Float("bias", 0)
+				return Select(Bin(SLt, x, c(x, -l)), Bin(SAdd, x, c(x, bias)),
+					Select(Bin(SGt, x, c(x, l)), Bin(SSub, x, c(x, bias)), c(x, 0)))
+			}),
+		unaryAttrDef("swish", "x * sigmoid(alpha * x)", "%y = swish(%x) {alpha = 2.0} : f32[4, 3]",
+			[]AttrDef{floatAttr("alpha", 1, "scale inside the sigmoid")},
+			func(a Attrs, x *Scalar) *Scalar {
+				return Bin(SMul, x, Un(SSigmoid, Bin(SMul, c(x, a.Float("alpha", 1)), x)))
+			}),
+		unaryDef("mish", "x * tanh(softplus(x))", func(x *Scalar) *Scalar {
+			return Bin(SMul, x, Un(STanh, Un(SLog, Bin(SAdd, Un(SExp, x), c(x, 1)))))
+		}),
 		binaryDef("equal", "x == y, elementwise with numpy broadcasting", SEq),
 		binaryDef("not_equal", "x != y, elementwise with numpy broadcasting", SNe),
 		binaryDef("greater", "x > y, elementwise with numpy broadcasting", SGt),
@@ -128,6 +158,50 @@ func init() {
 		logicDef("and", "logical and of booleans with numpy broadcasting", SAnd),
 		logicDef("or", "logical or of booleans with numpy broadcasting", SOr),
 		logicDef("xor", "logical exclusive or of booleans with numpy broadcasting", SXor),
+		intBinaryDef("bitwise_and", "bitwise and of integers with numpy broadcasting", SAnd),
+		intBinaryDef("bitwise_or", "bitwise or of integers with numpy broadcasting", SOr),
+		intBinaryDef("bitwise_xor", "bitwise exclusive or of integers with numpy broadcasting", SXor),
+		&OpDef{Name: "bitwise_not", Summary: "bitwise complement of integers", MinOperands: 1, MaxOperands: 1,
+			Example: "%y = bitwise_not(%x) : i32[4, 3]",
+			Build: func(b *Builder) error {
+				if t := b.In(0).Elem; t.IsFloat() || t == Bool {
+					return b.Errorf("operand must be an integer tensor, got %s", b.In(0))
+				}
+				return elementwise(b, Invalid, func(in []*Scalar) *Scalar { return Bin(SXor, in[0], ConstI(in[0].Type, -1)) })
+			}},
+		&OpDef{Name: "is_nan", Summary: "whether x is NaN", MinOperands: 1, MaxOperands: 1,
+			Example: "%y = is_nan(%x) : i1[4, 3]",
+			Build: func(b *Builder) error {
+				if !b.In(0).Elem.IsFloat() {
+					return b.Errorf("operand must be a float tensor, got %s", b.In(0))
+				}
+				return elementwise(b, Bool, func(in []*Scalar) *Scalar { return Un(SIsNaN, in[0]) })
+			}},
+		&OpDef{Name: "is_inf", Summary: "whether x is an infinity (of the signs selected)", MinOperands: 1, MaxOperands: 1,
+			Example: "%y = is_inf(%x) {detect_negative = 0} : i1[4, 3]",
+			Attrs: []AttrDef{
+				{Name: "detect_positive", Kind: AttrInt, Default: dflt(IntAttr(1)), Doc: "1 detects +inf"},
+				{Name: "detect_negative", Kind: AttrInt, Default: dflt(IntAttr(1)), Doc: "1 detects -inf"},
+			},
+			Build: func(b *Builder) error {
+				if !b.In(0).Elem.IsFloat() {
+					return b.Errorf("operand must be a float tensor, got %s", b.In(0))
+				}
+				pos, neg := b.Op.Attrs.Int("detect_positive", 1) != 0, b.Op.Attrs.Int("detect_negative", 1) != 0
+				return elementwise(b, Bool, func(in []*Scalar) *Scalar {
+					x := in[0]
+					inf := Un(SIsInf, x)
+					switch {
+					case pos && neg:
+						return inf
+					case pos:
+						return Bin(SAnd, inf, Bin(SGt, x, Const(x.Type, 0)))
+					case neg:
+						return Bin(SAnd, inf, Bin(SLt, x, Const(x.Type, 0)))
+					}
+					return Bin(SNe, x, x) // never true: NaN is not an infinity
+				})
+			}},
 		&OpDef{Name: "mod", Summary: "remainder with the sign of the divisor (Python %), with numpy broadcasting",
 			MinOperands: 2, MaxOperands: 2, Example: "%z = mod(%x, %y) : i32[4, 3]",
 			Build: func(b *Builder) error {

@@ -26,6 +26,8 @@ func init() {
 		{"Less", 7, "less"}, {"LessOrEqual", 12, "less_equal"},
 		{"Not", 1, "not"}, {"And", 7, "and"}, {"Or", 7, "or"}, {"Xor", 7, "xor"},
 		{"Where", 9, "where"},
+		{"BitwiseAnd", 18, "bitwise_and"}, {"BitwiseOr", 18, "bitwise_or"}, {"BitwiseXor", 18, "bitwise_xor"},
+		{"BitwiseNot", 18, "bitwise_not"}, {"IsNaN", 9, "is_nan"}, {"Mish", 18, "mish"},
 	} {
 		registerOp(op.onnx, op.since, elementwise(op.kind))
 	}
@@ -36,14 +38,18 @@ func init() {
 	registerOp("HardSigmoid", 6, activation("hard_sigmoid", "alpha", "beta"))
 	registerOp("ThresholdedRelu", 10, activation("thresholded_relu", "alpha"))
 	registerOp("Gelu", 20, importGelu)
+	registerOp("Shrink", 9, activation("shrink", "bias", "lambd"))
+	registerOp("Swish", 24, activation("swish", "alpha"))
+	registerOp("IsInf", 10, importIsInf)
 	registerOp("Pow", 7, importPow)
 	registerOp("Mod", 10, importMod)
 	registerOp("PRelu", 7, importPRelu)
 	registerOp("Clip", 6, importClip)
-	registerOp("Max", 8, variadic("max", false))
-	registerOp("Min", 8, variadic("min", false))
-	registerOp("Sum", 8, variadic("add", false))
-	registerOp("Mean", 8, variadic("add", true))
+	// before opset 8 the inputs had equal shapes, where broadcasting changes nothing
+	registerOp("Max", 6, variadic("max", false))
+	registerOp("Min", 6, variadic("min", false))
+	registerOp("Sum", 6, variadic("add", false))
+	registerOp("Mean", 6, variadic("add", true))
 	registerOp("Cast", 6, importCast)
 	registerOp("CastLike", 15, importCastLike)
 	registerOp("Identity", 1, importIdentity)
@@ -83,6 +89,13 @@ func importGelu(c *nodeCtx) error {
 		return fmt.Errorf("%w: approximate = %q (want none or tanh)", ErrInvalid, approx)
 	}
 	e.out(0, e.op("gelu", c.Output(0), ir.Attrs{"approximate": ir.StringAttr(approx)}, e.in(0)))
+	return e.done()
+}
+
+func importIsInf(c *nodeCtx) error {
+	e := c.emitter()
+	attrs := ir.Attrs{"detect_positive": ir.IntAttr(c.AttrInt("detect_positive", 1)), "detect_negative": ir.IntAttr(c.AttrInt("detect_negative", 1))}
+	e.out(0, e.op("is_inf", c.Output(0), attrs, e.in(0)))
 	return e.done()
 }
 

@@ -17,6 +17,7 @@ func init() {
 	registerOp("LayerNormalization", 17, importLayerNorm)
 	registerOp("RMSNormalization", 23, importRMSNorm)
 	registerOp("LRN", 1, importLRN)
+	registerOp("MeanVarianceNormalization", 9, importMVN)
 	noteOp("BatchNormalization", "inference, and training_mode (opset 14+) with batch statistics; spatial = 0 is not supported")
 	noteOp("LayerNormalization", "mean, variance and normalisation over the axes from axis on, in stash_type")
 	noteOp("LRN", "channel_window_sum of squares, then x / (bias + alpha / size * s)^beta")
@@ -195,5 +196,28 @@ func importLRN(c *nodeCtx) error {
 	s := e.op("channel_window_sum", "", ir.Attrs{"size": ir.IntAttr(size)}, e.op("mul", "", nil, x, x))
 	den := e.op("add", "", nil, e.scalar(t, bias), e.op("mul", "", nil, e.scalar(t, alpha/float64(size)), s))
 	e.out(0, e.op("div", c.Output(0), nil, x, e.op("pow", "", nil, den, e.scalar(t, beta))))
+	return e.done()
+}
+
+// importMVN follows the ONNX reference: (x - E[x]) / (sqrt(E[x²] - E[x]²) + 1e-9) over axes
+// (default [0, 2, 3]).
+func importMVN(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.in(0)
+	if x == nil {
+		return e.done()
+	}
+	axes, err := normAxes(c.AttrInts("axes", []int64{0, 2, 3}), x.Type.Rank())
+	if err != nil {
+		return err
+	}
+	t := x.Type.Elem
+	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
+	n := e.count(x, axes, t)
+	mean := e.op("div", "", nil, e.op("reduce_sum", "", keep, x), n)
+	meanSq := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, x, x)), n)
+	std := e.op("sqrt", "", nil, e.op("sub", "", nil, meanSq, e.op("mul", "", nil, mean, mean)))
+	den := e.op("add", "", nil, std, e.scalar(t, 1e-9))
+	e.out(0, e.op("div", c.Output(0), nil, e.op("sub", "", nil, x, mean), den))
 	return e.done()
 }

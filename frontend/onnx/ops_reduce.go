@@ -38,6 +38,12 @@ func init() {
 	registerOp("ArgMin", 1, importArg("argmin"))
 	registerOp("Softmax", 1, importSoftmax(false))
 	registerOp("LogSoftmax", 1, importSoftmax(true))
+	registerOp("Hardmax", 1, importHardmax)
+	registerOp("LpNormalization", 1, importLpNorm)
+	registerOp("CumSum", 11, importCumulative("cumsum"))
+	registerOp("CumProd", 26, importCumulative("cumprod"))
+	noteOp("Hardmax", "argmax then one_hot; before opset 13 only with axis = rank - 1")
+	noteOp("CumSum", "constant axis input; a triangular domain")
 	for _, name := range []string{"ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean", "ReduceL1", "ReduceL2",
 		"ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"} {
 		noteOp(name, "axes attribute, or constant axes input (opset 13 for ReduceSum, 18 for the others); noop_with_empty_axes")
@@ -143,21 +149,9 @@ func importSoftmax(logSoftmax bool) func(c *nodeCtx) error {
 		if r == 0 {
 			return fmt.Errorf("%w: input must have rank >= 1", ErrInvalid)
 		}
-		var axes []int
-		if c.Opset() < 13 {
-			a, err := normAxes([]int64{c.AttrInt("axis", 1)}, r)
-			if err != nil {
-				return err
-			}
-			for d := a[0]; d < r; d++ {
-				axes = append(axes, d)
-			}
-		} else {
-			a, err := normAxes([]int64{c.AttrInt("axis", -1)}, r)
-			if err != nil {
-				return err
-			}
-			axes = a
+		axes, err := softmaxAxes(c, r)
+		if err != nil {
+			return err
 		}
 		keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
 		m := e.op("reduce_max", "", keep, x)
@@ -169,6 +163,93 @@ func importSoftmax(logSoftmax bool) func(c *nodeCtx) error {
 		} else {
 			e.out(0, e.op("div", c.Output(0), nil, ex, s))
 		}
+		return e.done()
+	}
+}
+
+// softmaxAxes returns the axes Softmax, LogSoftmax and Hardmax work over: before opset 13 every
+// axis from axis (default 1) on, since, axis alone (default -1).
+func softmaxAxes(c *nodeCtx, r int) ([]int, error) {
+	if c.Opset() < 13 {
+		a, err := normAxes([]int64{c.AttrInt("axis", 1)}, r)
+		if err != nil {
+			return nil, err
+		}
+		return rangeAxes(a[0], r), nil
+	}
+	return normAxes([]int64{c.AttrInt("axis", -1)}, r)
+}
+
+// importHardmax: one_hot(argmax(x, axis), depth = extent of axis).
+func importHardmax(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.in(0)
+	if x == nil {
+		return e.done()
+	}
+	r := x.Type.Rank()
+	if r == 0 {
+		return fmt.Errorf("%w: input must have rank >= 1", ErrInvalid)
+	}
+	axes, err := softmaxAxes(c, r)
+	if err != nil {
+		return err
+	}
+	if len(axes) != 1 {
+		return fmt.Errorf("%w: hardmax over the %d trailing axes of a 2-D coercion", ErrUnsupported, len(axes))
+	}
+	depth, ok := x.Type.Dim(axes[0])
+	if !ok {
+		return fmt.Errorf("%w: hardmax along a symbolic axis", ErrUnsupported)
+	}
+	am := e.op("argmax", "", ir.Attrs{"axis": ir.IntAttr(int64(axes[0])), "keepdims": ir.IntAttr(0)}, x)
+	e.out(0, e.op("one_hot", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axes[0])), "depth": ir.IntAttr(depth),
+		"type": ir.StringAttr(x.Type.Elem.String())}, am))
+	return e.done()
+}
+
+// importLpNorm: x / ||x||_p along axis, p in {1, 2}.
+func importLpNorm(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.in(0)
+	if x == nil {
+		return e.done()
+	}
+	ax, err := normAxes([]int64{c.AttrInt("axis", -1)}, x.Type.Rank())
+	if err != nil {
+		return err
+	}
+	keep := ir.Attrs{"axes": ints(ax), "keepdims": ir.IntAttr(1)}
+	var norm *ir.Value
+	switch p := c.AttrInt("p", 2); p {
+	case 1:
+		norm = e.op("reduce_sum", "", keep, e.op("abs", "", nil, x))
+	case 2:
+		norm = e.op("sqrt", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, x, x)))
+	default:
+		return fmt.Errorf("%w: p = %d (want 1 or 2)", ErrInvalid, p)
+	}
+	e.out(0, e.op("div", c.Output(0), nil, x, norm))
+	return e.done()
+}
+
+// importCumulative maps CumSum/CumProd; the axis input must be known at import.
+func importCumulative(kind string) func(c *nodeCtx) error {
+	return func(c *nodeCtx) error {
+		e := c.emitter()
+		x := e.in(0)
+		if x == nil {
+			return e.done()
+		}
+		axis, ok := c.ConstInts(1)
+		if !ok {
+			return c.NotConst(1, "axis")
+		}
+		if len(axis) != 1 {
+			return fmt.Errorf("%w: axis must be a scalar, got %d values", ErrInvalid, len(axis))
+		}
+		attrs := ir.Attrs{"axis": ir.IntAttr(axis[0]), "exclusive": ir.IntAttr(c.AttrInt("exclusive", 0)), "reverse": ir.IntAttr(c.AttrInt("reverse", 0))}
+		e.out(0, e.op(kind, c.Output(0), attrs, x))
 		return e.done()
 	}
 }

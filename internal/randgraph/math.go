@@ -110,6 +110,14 @@ func init() {
 			}
 			return TryOp(g, "batch_norm", append([]*ir.Value{x}, stats...), nil)
 		},
+		func(r *rand.Rand, g *ir.Graph, vals []*ir.Value) *ir.Op { // running sums and products: triangular domains
+			v := Pick(r, vals)
+			if v.Type.Rank() == 0 {
+				return nil
+			}
+			return TryOp(g, []string{"cumsum", "cumprod"}[r.IntN(2)], []*ir.Value{v}, ir.Attrs{"axis": ir.IntAttr(int64(r.IntN(v.Type.Rank()))),
+				"exclusive": ir.IntAttr(int64(r.IntN(2))), "reverse": ir.IntAttr(int64(r.IntN(2)))})
+		},
 		func(r *rand.Rand, g *ir.Graph, vals []*ir.Value) *ir.Op { // LRN's window
 			x := Pick(r, vals)
 			return TryOp(g, "channel_window_sum", []*ir.Value{x}, ir.Attrs{"size": ir.IntAttr(int64(1 + r.IntN(4)))})

@@ -69,6 +69,28 @@ var goldenCases = []goldenCase{
 	// Φ(1) = 0.8413447; the tanh approximation gives 0.8411920
 	{"gelu", "gelu", nil, []in{f32(s(2), 1, 0)}, f32(s(2), 0.8413447461, 0)},
 	{"gelu_tanh", "gelu", ir.Attrs{"approximate": ir.StringAttr("tanh")}, []in{f32(s(1), 1)}, f32(s(1), 0.8411919906)},
+	{"shrink", "shrink", ir.Attrs{"lambd": ir.FloatAttr(1), "bias": ir.FloatAttr(0.5)}, []in{f32(s(4), -2, -1, 0.5, 3)}, f32(s(4), -1.5, 0, 0, 2.5)},
+	// swish(1) = sigmoid(1) = 0.7310586; mish(1) = tanh(ln(1 + e)) = 0.8650984
+	{"swish", "swish", nil, []in{f32(s(2), 1, 0)}, f32(s(2), 0.7310585786, 0)},
+	{"mish", "mish", nil, []in{f32(s(1), 1)}, f32(s(1), 0.8650983882)},
+	{"is_nan", "is_nan", nil, []in{f32(s(3), math.NaN(), inf, 1)}, bl(s(3), 1, 0, 0)},
+	{"is_inf", "is_inf", nil, []in{f32(s(4), math.NaN(), inf, -inf, 1)}, bl(s(4), 0, 1, 1, 0)},
+	{"is_inf_negative", "is_inf", ir.Attrs{"detect_positive": ir.IntAttr(0)}, []in{f32(s(3), inf, -inf, 1)}, bl(s(3), 0, 1, 0)},
+	{"bitwise_and", "bitwise_and", nil, []in{i32(s(2), 12, -1), i32(s(2), 10, 7)}, i32(s(2), 8, 7)},
+	{"bitwise_or", "bitwise_or", nil, []in{i32(s(2), 12, -8), i32(s(2), 10, 7)}, i32(s(2), 14, -1)},
+	{"bitwise_xor", "bitwise_xor", nil, []in{i32(s(2), 12, -1), i32(s(2), 10, 0)}, i32(s(2), 6, -1)},
+	{"bitwise_not_u8", "bitwise_not", nil, []in{tensorOf(ir.U8, s(2), 0, 5)}, tensorOf(ir.U8, s(2), 255, 250)},
+	// running sums of [1, 2, 3, 4]: inclusive, exclusive, reversed
+	{"cumsum", "cumsum", nil, []in{f32(s(4), 1, 2, 3, 4)}, f32(s(4), 1, 3, 6, 10)},
+	{"cumsum_exclusive", "cumsum", ir.Attrs{"exclusive": ir.IntAttr(1)}, []in{f32(s(4), 1, 2, 3, 4)}, f32(s(4), 0, 1, 3, 6)},
+	{"cumsum_reverse", "cumsum", ir.Attrs{"reverse": ir.IntAttr(1)}, []in{f32(s(4), 1, 2, 3, 4)}, f32(s(4), 10, 9, 7, 4)},
+	{"cumsum_axis1", "cumsum", ir.Attrs{"axis": ir.IntAttr(-1)}, []in{i32(s(2, 2), 1, 2, 3, 4)}, i32(s(2, 2), 1, 3, 3, 7)},
+	{"cumprod_reverse_exclusive", "cumprod", ir.Attrs{"reverse": ir.IntAttr(1), "exclusive": ir.IntAttr(1)}, []in{f32(s(4), 1, 2, 3, 4)}, f32(s(4), 24, 12, 4, 1)},
+	// one_hot of [1, -1, 5] with depth 3 (5 is out of range: all off)
+	{"one_hot", "one_hot", ir.Attrs{"depth": ir.IntAttr(3), "type": ir.StringAttr("f32"), "on": ir.FloatAttr(2), "off": ir.FloatAttr(-1)},
+		[]in{i64(s(3), 1, -1, 5)}, f32(s(3, 3), -1, 2, -1, -1, -1, 2, -1, -1, -1)},
+	{"one_hot_axis0", "one_hot", ir.Attrs{"axis": ir.IntAttr(0), "depth": ir.IntAttr(2), "type": ir.StringAttr("i32")},
+		[]in{f32(s(2), 0, 1.5)}, i32(s(2, 2), 1, 0, 0, 0)},
 	// comparisons and logic
 	{"equal", "equal", nil, []in{f32(s(3), 1, 2, 3), f32(s(3), 1, 0, 3)}, bl(s(3), 1, 0, 1)},
 	{"greater_bcast", "greater", nil, []in{i64(s(2, 2), 1, 5, 3, 2), i64(s(2), 2, 2)}, bl(s(2, 2), 0, 1, 1, 0)},
