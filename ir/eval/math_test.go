@@ -59,12 +59,12 @@ var goldenCases = []goldenCase{
 	{"softplus", "softplus", nil, []in{f32(s(2), 0, 1)}, f32(s(2), math.Ln2, 1.3132616875)},
 	{"softsign", "softsign", nil, []in{f32(s(2), -3, 1)}, f32(s(2), -0.75, 0.5)},
 	{"leaky_relu", "leaky_relu", ir.Attrs{"alpha": ir.FloatAttr(0.1)}, []in{f32(s(2), -2, 3)}, f32(s(2), -0.2, 3)},
-	{"elu", "elu", ir.Attrs{"alpha": ir.FloatAttr(2)}, []in{f32(s(2), -1, 2)}, f32(s(2), 2 * (math.Exp(-1) - 1), 2)},
-	{"celu", "celu", nil, []in{f32(s(2), -1, 2)}, f32(s(2), math.Exp(-1) - 1, 2)},
+	{"elu", "elu", ir.Attrs{"alpha": ir.FloatAttr(2)}, []in{f32(s(2), -1, 2)}, f32(s(2), 2*(math.Exp(-1)-1), 2)},
+	{"celu", "celu", nil, []in{f32(s(2), -1, 2)}, f32(s(2), math.Exp(-1)-1, 2)},
 	// ONNX Selu example: selu([-1, 0, 1]) = [-1.1113307, 0, 1.050701]
 	{"selu", "selu", nil, []in{f32(s(3), -1, 0, 1)}, f32(s(3), -1.1113307, 0, 1.050701)},
 	{"hard_sigmoid", "hard_sigmoid", nil, []in{f32(s(4), -3, 0, 1, 3)}, f32(s(4), 0, 0.5, 0.7, 1)},
-	{"hard_swish", "hard_swish", nil, []in{f32(s(3), -4, 1, 4)}, f32(s(3), 0, 1 * (1.0/6 + 0.5), 4)},
+	{"hard_swish", "hard_swish", nil, []in{f32(s(3), -4, 1, 4)}, f32(s(3), 0, 1*(1.0/6+0.5), 4)},
 	{"thresholded_relu", "thresholded_relu", ir.Attrs{"alpha": ir.FloatAttr(1)}, []in{f32(s(3), 0.5, 1, 2)}, f32(s(3), 0, 0, 2)},
 	// Φ(1) = 0.8413447; the tanh approximation gives 0.8411920
 	{"gelu", "gelu", nil, []in{f32(s(2), 1, 0)}, f32(s(2), 0.8413447461, 0)},
