@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/graphc/graphc/frontend/onnx"
+	"github.com/graphc/graphc/frontend/tf"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
@@ -32,6 +33,7 @@ type config struct {
 	pipeline   string
 	requires   []string
 	dims       map[string]int64
+	outputs    []string
 	popts      passes.Options
 	noLower    bool
 }
@@ -54,6 +56,11 @@ func WithPipeline(p string) Option { return func(c *config) error { c.pipeline =
 // WithRequire narrows the required region of an output ("OUT[i, j] : constraints").
 func WithRequire(spec string) Option {
 	return func(c *config) error { c.requires = append(c.requires, spec); return nil }
+}
+
+// WithOutputs selects the outputs of a TensorFlow graph ("name" or "name:port").
+func WithOutputs(names ...string) Option {
+	return func(c *config) error { c.outputs = append(c.outputs, names...); return nil }
 }
 
 // WithDim binds a symbolic dimension to a value at compile time.
@@ -154,6 +161,15 @@ func (c *config) load(path string) (*ir.Graph, error) {
 			oo = append(oo, onnx.WithDim(k, v))
 		}
 		g, err = onnx.Load(path, oo...)
+	case ".pb", ".pbtxt", ".txt":
+		var to []tf.Option
+		for k, v := range c.dims {
+			to = append(to, tf.WithDim(k, v))
+		}
+		if len(c.outputs) > 0 {
+			to = append(to, tf.WithOutputs(c.outputs...))
+		}
+		g, err = tf.Load(path, to...)
 	case ".graph", ".mlir":
 		var data []byte
 		data, err = os.ReadFile(path)

@@ -40,3 +40,40 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	register(&OpDef{
+		Name:        "band_part",
+		Summary:     "keeps a band of the last two dims: i - j <= lower (if lower >= 0) and j - i <= upper (if upper >= 0), zeroing the rest (TensorFlow's MatrixBandPart)",
+		Example:     "%b = band_part(%x) {lower = 0, upper = -1} : f32[512, 512]",
+		MinOperands: 1, MaxOperands: 1,
+		Attrs: []AttrDef{
+			{Name: "lower", Kind: AttrInt, Default: dflt(IntAttr(-1)), Doc: "sub-diagonals kept (-1: all)"},
+			{Name: "upper", Kind: AttrInt, Default: dflt(IntAttr(-1)), Doc: "super-diagonals kept (-1: all)"},
+		},
+		Build: func(b *Builder) error {
+			x := b.In(0)
+			r := x.Rank()
+			if r < 2 {
+				return b.Errorf("operand must have rank >= 2, got %s", x)
+			}
+			b.SetBox(dimNames(r), x.Shape, nil)
+			i, j := volume.AffDim(r-2), volume.AffDim(r-1)
+			var guard []volume.Constraint
+			if lo := b.Op.Attrs.Int("lower", -1); lo >= 0 {
+				guard = append(guard, volume.GE(volume.AffConst(lo), i.Sub(j)))
+			}
+			if up := b.Op.Attrs.Int("upper", -1); up >= 0 {
+				guard = append(guard, volume.GE(volume.AffConst(up), j.Sub(i)))
+			}
+			b.Op.Access = []Access{{Pieces: []AccessPiece{{Guard: guard, Index: identity(0, r)}}}}
+			b.Op.Out = AffAccess(identity(0, r)...)
+			b.Op.Body = Select(Avail(0), Read(0, x.Elem), Const(x.Elem, 0))
+			if len(guard) == 0 {
+				b.Op.Body = Read(0, x.Elem)
+			}
+			b.Result = x
+			return nil
+		},
+	})
+}

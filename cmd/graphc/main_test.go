@@ -151,3 +151,18 @@ func TestPrintIRAfterAllGolden(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(want), stderr)
 }
+
+// TestTensorFlowPaperExamples imports the DIE paper's TensorFlow graphs and shows the
+// triangular and diagonal domains after die.
+func TestTensorFlowPaperExamples(t *testing.T) {
+	models, _ := filepath.Abs("../../testdata/models/tf")
+	_, stderr, code := runCLI(t, models, "matmul_bandpart.pbtxt", "--print-ir-after=die", "--emit=ir", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "domain { [i, j, k] : i >= 0 and i <= j < 64 and 0 <= k < 32 }")
+	_, stderr, code = runCLI(t, models, "matmul_diagpart.pbtxt", "--print-ir-after=die", "--emit=ir", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "domain { [i, j, k] : j = i and 0 <= j < 48 and 0 <= k < 16 }")
+	_, stderr, code = runCLI(t, models, "matmul_bandpart.pbtxt", "--outputs=nosuch", "-o", os.DevNull)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `no node named "nosuch"`)
+}

@@ -125,6 +125,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	printAfterAll := fs.Bool("print-ir-after-all", false, "print the IR after every pass")
 	fs.Var(&requires, "require", "required region of an output: 'OUT[i, j] : constraints' (isl notation); repeatable")
 	fs.Var(&dims, "dim", "bind a symbolic dimension: NAME=VALUE; repeatable")
+	outputs := fs.String("outputs", "", "TensorFlow graphs: the outputs, name[:port],... (default: nodes nobody consumes)")
 	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
 	timing := fs.Bool("pass-timing", false, "report the wall time of every pass (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
@@ -179,6 +180,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, r := range requires {
 		opts = append(opts, graphc.WithRequire(r))
+	}
+	if *outputs != "" {
+		opts = append(opts, graphc.WithOutputs(strings.Split(*outputs, ",")...))
 	}
 	for _, d := range dims {
 		name, val, ok := strings.Cut(d, "=")
