@@ -9,6 +9,11 @@ import (
 	"math"
 )
 
+// floatUnaryDef declares a unary elementwise op defined on floats only.
+func floatUnaryDef(name, summary string, body func(x *Scalar) *Scalar) *OpDef {
+	return unaryAttrDef(name, summary, "%y = "+name+"(%x) : f32[4, 3]", nil, func(_ Attrs, x *Scalar) *Scalar { return body(x) })
+}
+
 // unaryAttrDef declares a unary elementwise op whose body depends on its attributes.
 func unaryAttrDef(name, summary, example string, attrs []AttrDef, body func(a Attrs, x *Scalar) *Scalar) *OpDef {
 	return &OpDef{Name: name, Summary: summary, MinOperands: 1, MaxOperands: 1, Attrs: attrs,
@@ -64,19 +69,19 @@ const (
 func init() {
 	c := func(x *Scalar, v float64) *Scalar { return Const(x.Type, v) }
 	register(
-		unaryDef("erf", "the error function", func(x *Scalar) *Scalar { return Un(SErf, x) }),
+		floatUnaryDef("erf", "the error function", func(x *Scalar) *Scalar { return Un(SErf, x) }),
 		unaryDef("floor", "largest integer not greater than x", func(x *Scalar) *Scalar { return Un(SFloor, x) }),
 		unaryDef("ceil", "smallest integer not less than x", func(x *Scalar) *Scalar { return Un(SCeil, x) }),
 		unaryDef("round", "nearest integer, halves to even", func(x *Scalar) *Scalar { return Un(SRound, x) }),
 		unaryDef("sign", "-1, 0 or 1 by the sign of x", func(x *Scalar) *Scalar { return Un(SSign, x) }),
-		unaryDef("sin", "sine", func(x *Scalar) *Scalar { return Un(SSin, x) }),
-		unaryDef("cos", "cosine", func(x *Scalar) *Scalar { return Un(SCos, x) }),
+		floatUnaryDef("sin", "sine", func(x *Scalar) *Scalar { return Un(SSin, x) }),
+		floatUnaryDef("cos", "cosine", func(x *Scalar) *Scalar { return Un(SCos, x) }),
 		unaryDef("reciprocal", "1 / x", func(x *Scalar) *Scalar { return Bin(SDiv, c(x, 1), x) }),
 		unaryDef("not", "logical negation of a boolean", func(x *Scalar) *Scalar { return Un(SNot, x) }),
-		unaryDef("softplus", "log(exp(x) + 1)", func(x *Scalar) *Scalar {
+		floatUnaryDef("softplus", "log(exp(x) + 1)", func(x *Scalar) *Scalar {
 			return Un(SLog, Bin(SAdd, Un(SExp, x), c(x, 1)))
 		}),
-		unaryDef("softsign", "x / (1 + |x|)", func(x *Scalar) *Scalar {
+		floatUnaryDef("softsign", "x / (1 + |x|)", func(x *Scalar) *Scalar {
 			return Bin(SDiv, x, Bin(SAdd, c(x, 1), Un(SAbs, x)))
 		}),
 		unaryAttrDef("leaky_relu", "x < 0 ? alpha * x : x", "%y = leaky_relu(%x) {alpha = 0.1} : f32[4, 3]",
@@ -145,7 +150,7 @@ func init() {
 			func(a Attrs, x *Scalar) *Scalar {
 				return Bin(SMul, x, Un(SSigmoid, Bin(SMul, c(x, a.Float("alpha", 1)), x)))
 			}),
-		unaryDef("mish", "x * tanh(softplus(x))", func(x *Scalar) *Scalar {
+		floatUnaryDef("mish", "x * tanh(softplus(x))", func(x *Scalar) *Scalar {
 			return Bin(SMul, x, Un(STanh, Un(SLog, Bin(SAdd, Un(SExp, x), c(x, 1)))))
 		}),
 		binaryDef("equal", "x == y, elementwise with numpy broadcasting", SEq),

@@ -314,3 +314,5 @@ func TestFoldKeepsSharedConstants(t *testing.T) {
 	out := run(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{3}, -2, 0, 2)})
 	require.Equal(t, []int64{1, 0, 1}, out[0].I)
 }
+
+func importModel(m *onnxgen.Model) (*ir.Graph, error) { return onnx.Import(m.Proto(), "m.onnx") }

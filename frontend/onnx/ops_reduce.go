@@ -97,6 +97,11 @@ func importReduce(f reduceForm) func(c *nodeCtx) error {
 			// the identity, except that the elementwise pre- and post-steps still apply
 			axes = nil
 		}
+		elem := x.Type.Elem
+		if !elem.IsFloat() && (f.pre == "exp" || f.post == "sqrt" || f.post == "log") {
+			// integer tensors: computed in f64 and truncated back at the end, as numpy's astype does
+			x = e.cast(x, ir.F64)
+		}
 		switch f.pre {
 		case "square":
 			x = e.op("mul", "", nil, x, x)
@@ -106,16 +111,23 @@ func importReduce(f reduceForm) func(c *nodeCtx) error {
 			x = e.op("exp", "", nil, x)
 		}
 		name := c.Output(0)
-		if f.post != "" {
+		if f.post != "" || x != nil && x.Type.Elem != elem {
 			name = ""
 		}
 		keep := c.AttrInt("keepdims", 1)
 		y := e.op(f.kind, name, ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(keep)}, x)
 		switch f.post {
 		case "mean":
-			y = e.op("div", c.Output(0), nil, y, e.count(x, axes, x.Type.Elem))
+			y = e.op("div", c.Output(0), nil, y, e.count(x, axes, elem))
 		case "sqrt", "log":
-			y = e.op(f.post, c.Output(0), nil, y)
+			name := c.Output(0)
+			if y != nil && y.Type.Elem != elem {
+				name = ""
+			}
+			y = e.op(f.post, name, nil, y)
+		}
+		if y != nil && y.Type.Elem != elem {
+			y = e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(elem.String())}, y)
 		}
 		e.out(0, y)
 		return e.done()
