@@ -110,11 +110,11 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	for _, vi := range gp.Input {
 		name := vi.GetName()
 		listed[name] = true
-		if data, ok := im.cfg.consts[name]; ok {
+		if data, ok := im.cfg.constInputs[name]; ok {
 			if err := im.checkConstInput(vi, data); err != nil {
 				return err
 			}
-			im.consts[name] = data
+			im.consts[name] = data // bound at compile time (WithConstInput)
 			continue
 		}
 		if _, ok := inits[name]; ok && !im.cfg.initInputs {
@@ -128,14 +128,14 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 		im.vals[name] = v
 		im.inputs[name] = true
 	}
-	for name := range im.cfg.consts {
+	for name := range im.cfg.constInputs {
 		if !listed[name] {
 			return im.errf("%w: no graph input %q to bind to a constant (inputs: %s)", ErrInvalid, name, inputNames(gp))
 		}
 	}
 	for _, tp := range gp.Initializer {
 		name := tp.GetName()
-		if im.inputs[name] || im.cfg.consts[name] != nil {
+		if im.inputs[name] || im.cfg.constInputs[name] != nil {
 			continue // overridden by the caller
 		}
 		data, err := im.tensor(tp)

@@ -99,9 +99,9 @@ func TestErrorMessages(t *testing.T) {
 		{"no default opset", noDefault, nil,
 			`m.onnx: unsupported: no opset import for the default ONNX domain`},
 		{"axes from a graph input", axesInput.Proto(), nil,
-			`m.onnx: node "r" (ReduceSum, opset 13): unsupported: the axes input must be a constant, and it is graph input "axes"`},
+			`m.onnx: node "r" (ReduceSum, opset 13): unsupported: input "axes" (axes) must be known at compile time (an initializer, a Constant, or computed from shapes); it is a graph input: bind its value at compile time`},
 		{"axes computed at run time", axesComputed.Proto(), nil,
-			`m.onnx: node "r" (ReduceSum, opset 13): unsupported: the axes input must be a constant`},
+			`m.onnx: node "r" (ReduceSum, opset 13): unsupported: input "axes" (axes) must be known at compile time (an initializer, a Constant, or computed from shapes)`},
 		{"string constant", str.Proto(), nil,
 			`m.onnx: node "c" (Constant, opset 14): unsupported: string constants`},
 		{"constant without value", noValue.Proto(), nil,
@@ -151,9 +151,10 @@ func TestConstInput(t *testing.T) {
 	m.Node("ReduceSum", "r", []string{"X", "axes"}, []string{"Y"})
 	m.Output("Y", ir.F32, 1, 3)
 	_, err := onnx.Import(m.Proto(), "m.onnx")
-	var ce *onnx.ConstInputError
+	var ce *onnx.NeedConstError
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "axes", ce.Input)
+	require.True(t, ce.GraphInput)
 	out := run(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{2, 3}, 1, 2, 3, 10, 20, 30)},
 		onnx.WithConstInput("axes", tensor(ir.I64, []int64{1}, 0)))
 	require.Equal(t, []float64{11, 22, 33}, out[0].F)

@@ -25,11 +25,11 @@ var ErrInvalid = errors.New("invalid model")
 type Option func(*config)
 
 type config struct {
-	dims   map[string]int64
-	consts map[string]*ir.Tensor
+	dims        map[string]int64
+	maxBytes    int64
+	constInputs map[string]*ir.Tensor // graph inputs bound to data (WithConstInput)
 	// initInputs makes initializers that are also graph inputs runtime inputs.
 	initInputs bool
-	maxBytes   int64
 }
 
 // WithDim binds the symbolic dimension name to v at import.
@@ -38,20 +38,13 @@ func WithDim(name string, v int64) Option { return func(c *config) { c.dims[name
 // WithMaxFileSize bounds the size of the model file read (default 2 GiB, protobuf's own limit).
 func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxBytes = n } }
 
-// WithConstInput makes graph input name the constant t: the graph is specialised to that value
-// and the input disappears from its signature. It is how inputs that must be known at compile
-// time (reduction axes, shapes) are supplied when a model leaves them to the caller.
-func WithConstInput(name string, t *ir.Tensor) Option {
-	return func(c *config) { c.consts[name] = t }
-}
-
 // WithInitializerInputs makes the initializers that the model also lists as graph inputs
 // runtime inputs (ONNX's "default values the caller may override"); by default they are
 // constants.
 func WithInitializerInputs() Option { return func(c *config) { c.initInputs = true } }
 
 func newConfig(opts []Option) *config {
-	c := &config{dims: map[string]int64{}, consts: map[string]*ir.Tensor{}, maxBytes: 2 << 30}
+	c := &config{dims: map[string]int64{}, maxBytes: 2 << 30}
 	for _, o := range opts {
 		o(c)
 	}

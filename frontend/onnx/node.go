@@ -159,26 +159,3 @@ func (c *nodeCtx) Params() []string { return c.im.g.Params }
 
 // Errorf returns an error about the node (the caller adds the node, op and opset).
 func (c *nodeCtx) Errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
-
-// ConstInputError reports that a node needs one of its inputs at import (axes, a shape), and
-// that input is a runtime graph input. WithConstInput(Input, …) specialises the model to a value.
-type ConstInputError struct {
-	Input string // the graph input
-	What  string // the node's name for it ("axes")
-}
-
-func (e *ConstInputError) Error() string {
-	return fmt.Sprintf("%v: the %s input must be a constant, and it is graph input %q", ErrUnsupported, e.What, e.Input)
-}
-
-// Unwrap makes the error an ErrUnsupported.
-func (e *ConstInputError) Unwrap() error { return ErrUnsupported }
-
-// NotConst returns the error for input i (called what) not being known at import: a
-// ConstInputError when it is a graph input, else a plain unsupported error.
-func (c *nodeCtx) NotConst(i int, what string) error {
-	if c.HasInput(i) && c.im.inputs[c.node.Input[i]] {
-		return &ConstInputError{Input: c.node.Input[i], What: what}
-	}
-	return fmt.Errorf("%w: the %s input must be a constant", ErrUnsupported, what)
-}

@@ -241,18 +241,18 @@ func importDropout(c *nodeCtx) error {
 	}
 	training := false
 	if c.Opset() >= 12 && c.HasInput(2) {
-		t, ok := c.ConstInput(2)
-		if !ok {
-			return c.NotConst(2, "training_mode")
+		t, err := c.RequireConst(2, "training_mode")
+		if err != nil {
+			return err
 		}
 		training = t.Len() == 1 && t.Float(0) != 0
 	}
 	if training {
 		ratio := 0.5
 		if c.HasInput(1) {
-			r, ok := c.ConstFloats(1)
-			if !ok {
-				return c.NotConst(1, "ratio")
+			r, err := c.RequireFloats(1, "ratio")
+			if err != nil {
+				return err
 			}
 			if len(r) != 1 {
 				return fmt.Errorf("%w: ratio must be a scalar, got %d values", ErrInvalid, len(r))

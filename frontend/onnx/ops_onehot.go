@@ -20,16 +20,16 @@ func importOneHot(c *nodeCtx) error {
 	if idx == nil {
 		return e.done()
 	}
-	depth, ok := c.ConstFloats(1)
-	if !ok {
-		return c.NotConst(1, "depth")
+	depth, err := c.RequireFloats(1, "depth")
+	if err != nil {
+		return err
 	}
 	if len(depth) != 1 {
 		return fmt.Errorf("%w: depth must be a scalar, got %d values", ErrInvalid, len(depth))
 	}
-	values, ok := c.ConstInput(2)
-	if !ok {
-		return c.NotConst(2, "values")
+	values, err := c.RequireConst(2, "values")
+	if err != nil {
+		return err
 	}
 	if values.Len() != 2 {
 		return fmt.Errorf("%w: values must hold [off, on], got %d values", ErrInvalid, values.Len())

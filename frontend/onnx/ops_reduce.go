@@ -59,9 +59,9 @@ func reduceAxes(c *nodeCtx, rank, axesInput int) (axes []int, noop bool, err err
 	given := false
 	if c.Opset() >= int64(axesInput) {
 		if c.HasInput(1) {
-			v, ok := c.ConstInts(1)
-			if !ok {
-				return nil, false, c.NotConst(1, "axes")
+			v, err := c.RequireInts(1, "axes")
+			if err != nil {
+				return nil, false, err
 			}
 			raw, given = v, true
 		}
@@ -253,9 +253,9 @@ func importCumulative(kind string) func(c *nodeCtx) error {
 		if x == nil {
 			return e.done()
 		}
-		axis, ok := c.ConstInts(1)
-		if !ok {
-			return c.NotConst(1, "axis")
+		axis, err := c.RequireInts(1, "axis")
+		if err != nil {
+			return err
 		}
 		if len(axis) != 1 {
 			return fmt.Errorf("%w: axis must be a scalar, got %d values", ErrInvalid, len(axis))

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -122,7 +123,7 @@ func runTest(ctx context.Context, dir string, prep Prepare, exec Executor, res *
 		if err != nil {
 			return err
 		}
-		g, ins, err := importWith(m, filepath.Join(dir, "model.onnx"), inputs)
+		g, ins, err := importBinding(m, filepath.Join(dir, "model.onnx"), inputs)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
@@ -147,52 +148,42 @@ func runTest(ctx context.Context, dir string, prep Prepare, exec Executor, res *
 	return nil
 }
 
-// importWith imports the model for one data set and returns the inputs of the graph (the
-// data of the model's runtime inputs, in order). Symbolic dims are bound to the data's shapes,
-// and an input the importer needs as a constant (reduction axes, shapes: a ConstInputError) is
-// bound to the data set's value, as a compiler specialising the model to it would.
-func importWith(m *onnxpb.ModelProto, path string, inputs []*ir.Tensor) (*ir.Graph, []*ir.Tensor, error) {
+// importBinding imports m with the test's input shapes. An input the graph needs at compile
+// time (a Reshape's shape, a Slice's starts …) that the test passes as a graph input is bound
+// to the test's data, as a compiler with static shape operands does; the remaining inputs are
+// returned in graph order.
+func importBinding(m *onnxpb.ModelProto, path string, inputs []*ir.Tensor) (*ir.Graph, []*ir.Tensor, error) {
 	inits := map[string]bool{}
 	for _, t := range m.Graph.Initializer {
 		inits[t.GetName()] = true
 	}
-	byName := map[string]*ir.Tensor{}
-	var order []string
+	var names []string
 	for _, vi := range m.Graph.Input {
-		if inits[vi.GetName()] {
-			continue
+		if !inits[vi.GetName()] {
+			names = append(names, vi.GetName())
 		}
-		if len(order) < len(inputs) {
-			byName[vi.GetName()] = inputs[len(order)]
-		}
-		order = append(order, vi.GetName())
 	}
-	if len(order) != len(inputs) {
-		return nil, nil, fmt.Errorf("the model has %d runtime inputs, the test provides %d", len(order), len(inputs))
-	}
+	opts := dimsFrom(m, inputs)
 	bound := map[string]bool{}
 	for {
-		opts := dimsFrom(m, inputs)
-		for name := range bound {
-			opts = append(opts, onnx.WithConstInput(name, byName[name]))
-		}
 		g, err := onnx.Import(m, path, opts...)
-		var ce *onnx.ConstInputError
-		if errors.As(err, &ce) && byName[ce.Input] != nil && !bound[ce.Input] {
-			bound[ce.Input] = true
-			continue
+		var nc *onnx.NeedConstError
+		if errors.As(err, &nc) && nc.GraphInput && !bound[nc.Input] {
+			k := slices.Index(names, nc.Input)
+			if k >= 0 && k < len(inputs) {
+				bound[nc.Input] = true
+				opts = append(opts, onnx.WithConstInput(nc.Input, inputs[k]))
+				continue
+			}
 		}
 		if err != nil {
 			return nil, nil, err
 		}
 		var ins []*ir.Tensor
-		for _, name := range order {
-			if !bound[name] {
-				ins = append(ins, byName[name])
+		for k, n := range names {
+			if !bound[n] && k < len(inputs) {
+				ins = append(ins, inputs[k])
 			}
-		}
-		if len(g.Inputs) != len(ins) {
-			return nil, nil, fmt.Errorf("graph has %d inputs, the test provides %d", len(g.Inputs), len(ins))
 		}
 		return g, ins, nil
 	}
