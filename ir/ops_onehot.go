@@ -34,7 +34,7 @@ func buildOneHot(b *Builder) error {
 		return b.Errorf("depth must be >= 0, got %d", depth)
 	}
 	r := idx.Rank() + 1
-	ax, err := normAxis(b.Op.Attrs.Int("axis", -1), r)
+	ax, err := resolveAxis(b.Op.Attrs.Int("axis", -1), r)
 	if err != nil {
 		return b.Errorf("%v", err)
 	}

@@ -39,7 +39,7 @@ func argDef(name, summary string, first, last ReduceKind) *OpDef {
 			if err := buildReduceAxes(b, []int64{b.Op.Attrs.Int("axis", 0)}, kind); err != nil {
 				return err
 			}
-			ax, _ := normAxis(b.Op.Attrs.Int("axis", 0), b.In(0).Rank())
+			ax, _ := resolveAxis(b.Op.Attrs.Int("axis", 0), b.In(0).Rank())
 			if b.In(0).Shape[ax].Equal(volume.AffConst(0)) {
 				return b.Errorf("axis %d is empty: there is no extremum to index", ax)
 			}
@@ -60,8 +60,8 @@ func init() {
 	)
 }
 
-// normAxis maps a possibly negative axis into [0, rank).
-func normAxis(a int64, rank int) (int, error) {
+// resolveAxis maps a possibly negative axis into [0, rank).
+func resolveAxis(a int64, rank int) (int, error) {
 	if a < -int64(rank) || a >= int64(rank) {
 		return 0, fmt.Errorf("axis %d out of range for rank %d", a, rank)
 	}
@@ -81,7 +81,7 @@ func buildReduceAxes(b *Builder, axes []int64, kind ReduceKind) error {
 	r := x.Rank()
 	red := make([]bool, r)
 	for _, a := range axes {
-		ax, err := normAxis(a, r)
+		ax, err := resolveAxis(a, r)
 		if err != nil {
 			return b.Errorf("%v", err)
 		}

@@ -30,7 +30,7 @@ func buildCumulative(b *Builder, kind ReduceKind) error {
 	if r == 0 {
 		return b.Errorf("operand must have rank >= 1, got %s", x)
 	}
-	ax, err := normAxis(b.Op.Attrs.Int("axis", 0), r)
+	ax, err := resolveAxis(b.Op.Attrs.Int("axis", 0), r)
 	if err != nil {
 		return b.Errorf("%v", err)
 	}

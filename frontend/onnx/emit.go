@@ -133,8 +133,8 @@ func ints(axes []int) ir.Attr {
 	return ir.IntsAttr(out...)
 }
 
-// normAxes maps possibly negative axes into [0, rank), rejecting repeats.
-func normAxes(axes []int64, rank int) ([]int, error) {
+// resolveAxes maps possibly negative axes into [0, rank), rejecting repeats.
+func resolveAxes(axes []int64, rank int) ([]int, error) {
 	out := make([]int, 0, len(axes))
 	seen := map[int]bool{}
 	for _, a := range axes {

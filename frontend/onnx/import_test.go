@@ -30,8 +30,8 @@ func tensor(elem ir.DType, shape []int64, vals ...float64) *ir.Tensor {
 	return t
 }
 
-// run imports m and evaluates it on the inputs (by ONNX name).
-func run(t *testing.T, m *onnxpb.ModelProto, inputs map[string]*ir.Tensor, opts ...onnx.Option) []*ir.Tensor {
+// runModel imports m and evaluates it on the inputs (by ONNX name).
+func runModel(t *testing.T, m *onnxpb.ModelProto, inputs map[string]*ir.Tensor, opts ...onnx.Option) []*ir.Tensor {
 	t.Helper()
 	g, err := onnx.Import(m, "m.onnx", opts...)
 	require.NoError(t, err)
@@ -138,7 +138,7 @@ func TestIRVersions(t *testing.T) {
 	for v := int64(3); v <= 13; v++ {
 		p := unaryModel("Relu", 14).Proto()
 		p.IrVersion = proto.Int64(v)
-		out := run(t, p, map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{4}, -1, 2, -3, 4)})
+		out := runModel(t, p, map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{4}, -1, 2, -3, 4)})
 		require.Equal(t, []float64{0, 2, 0, 4}, out[0].F, "IR version %d", v)
 	}
 }
@@ -155,7 +155,7 @@ func TestConstInput(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "axes", ce.Input)
 	require.True(t, ce.GraphInput)
-	out := run(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{2, 3}, 1, 2, 3, 10, 20, 30)},
+	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{2, 3}, 1, 2, 3, 10, 20, 30)},
 		onnx.WithConstInput("axes", tensor(ir.I64, []int64{1}, 0)))
 	require.Equal(t, []float64{11, 22, 33}, out[0].F)
 }
@@ -173,12 +173,12 @@ func TestInitializerInputs(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, g.Inputs, 1)
 	x := tensor(ir.F32, []int64{2}, 1, 2)
-	out := run(t, m.Proto(), map[string]*ir.Tensor{"X": x})
+	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": x})
 	require.Equal(t, []float64{11, 22}, out[0].F)
 	g, err = onnx.Import(m.Proto(), "m.onnx", onnx.WithInitializerInputs())
 	require.NoError(t, err)
 	require.Len(t, g.Inputs, 2)
-	out = run(t, m.Proto(), map[string]*ir.Tensor{"X": x, "B": tensor(ir.F32, []int64{2}, 100, 200)}, onnx.WithInitializerInputs())
+	out = runModel(t, m.Proto(), map[string]*ir.Tensor{"X": x, "B": tensor(ir.F32, []int64{2}, 100, 200)}, onnx.WithInitializerInputs())
 	require.Equal(t, []float64{101, 202}, out[0].F)
 }
 
@@ -312,7 +312,7 @@ func TestFoldKeepsSharedConstants(t *testing.T) {
 	m.Node("Less", "lt2", []string{"LC", "X"}, []string{"B"})
 	m.Node("Or", "or", []string{"A", "B"}, []string{"Y"})
 	m.Output("Y", ir.Bool, 3)
-	out := run(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{3}, -2, 0, 2)})
+	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{3}, -2, 0, 2)})
 	require.Equal(t, []int64{1, 0, 1}, out[0].I)
 }
 

@@ -127,7 +127,7 @@ func importLayerNorm(c *nodeCtx) error {
 		return e.err
 	}
 	r := x0.Type.Rank()
-	ax, err := normAxes([]int64{c.AttrInt("axis", -1)}, r)
+	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, r)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func importRMSNorm(c *nodeCtx) error {
 		return e.err
 	}
 	r := x0.Type.Rank()
-	ax, err := normAxes([]int64{c.AttrInt("axis", -1)}, r)
+	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, r)
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func importMVN(c *nodeCtx) error {
 	if x == nil {
 		return e.done()
 	}
-	axes, err := normAxes(c.AttrInts("axes", []int64{0, 2, 3}), x.Type.Rank())
+	axes, err := resolveAxes(c.AttrInts("axes", []int64{0, 2, 3}), x.Type.Rank())
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func reduceAxes(c *nodeCtx, rank, axesInput int) (axes []int, noop bool, err err
 		}
 		return all, false, nil
 	}
-	axes, err = normAxes(raw, rank)
+	axes, err = resolveAxes(raw, rank)
 	return axes, false, err
 }
 
@@ -183,13 +183,13 @@ func importSoftmax(logSoftmax bool) func(c *nodeCtx) error {
 // axis from axis (default 1) on, since, axis alone (default -1).
 func softmaxAxes(c *nodeCtx, r int) ([]int, error) {
 	if c.Opset() < 13 {
-		a, err := normAxes([]int64{c.AttrInt("axis", 1)}, r)
+		a, err := resolveAxes([]int64{c.AttrInt("axis", 1)}, r)
 		if err != nil {
 			return nil, err
 		}
 		return rangeAxes(a[0], r), nil
 	}
-	return normAxes([]int64{c.AttrInt("axis", -1)}, r)
+	return resolveAxes([]int64{c.AttrInt("axis", -1)}, r)
 }
 
 // importHardmax: one_hot(argmax(x, axis), depth = extent of axis).
@@ -227,7 +227,7 @@ func importLpNorm(c *nodeCtx) error {
 	if x == nil {
 		return e.done()
 	}
-	ax, err := normAxes([]int64{c.AttrInt("axis", -1)}, x.Type.Rank())
+	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, x.Type.Rank())
 	if err != nil {
 		return err
 	}

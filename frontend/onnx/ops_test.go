@@ -31,7 +31,7 @@ func TestSoftmaxCoercionBeforeOpset13(t *testing.T) {
 			m.G.Node[0].Attribute = nil // default axis -1
 		}
 		m.Output("Y", ir.F32, 1, 2, 2)
-		out := run(t, m.Proto(), map[string]*ir.Tensor{"X": x})
+		out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": x})
 		require.InDeltaSlice(t, tc.want, out[0].F, 1e-6, "opset %d", tc.opset)
 	}
 }
@@ -42,14 +42,14 @@ func TestClipBoundsAttributesThenInputs(t *testing.T) {
 	old.Input("X", ir.F32, 4)
 	old.Node("Clip", "c", []string{"X"}, []string{"Y"}, onnxgen.FloatAttr("min", -2), onnxgen.FloatAttr("max", 2))
 	old.Output("Y", ir.F32, 4)
-	require.Equal(t, []float64{-2, -1, 1, 2}, run(t, old.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
+	require.Equal(t, []float64{-2, -1, 1, 2}, runModel(t, old.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
 
 	m := onnxgen.New("m", 13)
 	m.Input("X", ir.F32, 4)
 	m.Init("hi", tensor(ir.F32, nil, 0))
 	m.Node("Clip", "c", []string{"X", "", "hi"}, []string{"Y"})
 	m.Output("Y", ir.F32, 4)
-	require.Equal(t, []float64{-3, -1, 0, 0}, run(t, m.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
+	require.Equal(t, []float64{-3, -1, 0, 0}, runModel(t, m.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
 }
 
 func TestReduceAxesAttributeThenInput(t *testing.T) {
@@ -58,26 +58,26 @@ func TestReduceAxesAttributeThenInput(t *testing.T) {
 	old.Input("X", ir.F32, 2, 3)
 	old.Node("ReduceMean", "r", []string{"X"}, []string{"Y"}, onnxgen.IntsAttr("axes", 1), onnxgen.IntAttr("keepdims", 0))
 	old.Output("Y", ir.F32, 2)
-	require.Equal(t, []float64{2, 5}, run(t, old.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
+	require.Equal(t, []float64{2, 5}, runModel(t, old.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
 
 	m := onnxgen.New("m", 18)
 	m.Input("X", ir.F32, 2, 3)
 	m.Init("axes", tensor(ir.I64, []int64{1}, 0))
 	m.Node("ReduceMean", "r", []string{"X", "axes"}, []string{"Y"})
 	m.Output("Y", ir.F32, 1, 3)
-	require.Equal(t, []float64{2.5, 3.5, 4.5}, run(t, m.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
+	require.Equal(t, []float64{2.5, 3.5, 4.5}, runModel(t, m.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
 
 	// no axes: every axis, unless noop_with_empty_axes
 	all := onnxgen.New("m", 18)
 	all.Input("X", ir.F32, 2, 3)
 	all.Node("ReduceMax", "r", []string{"X"}, []string{"Y"}, onnxgen.IntAttr("keepdims", 0))
 	all.Output("Y", ir.F32)
-	require.Equal(t, []float64{6}, run(t, all.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
+	require.Equal(t, []float64{6}, runModel(t, all.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
 	noop := onnxgen.New("m", 18)
 	noop.Input("X", ir.F32, 2, 3)
 	noop.Node("ReduceMax", "r", []string{"X"}, []string{"Y"}, onnxgen.IntAttr("noop_with_empty_axes", 1))
 	noop.Output("Y", ir.F32, 2, 3)
-	require.Equal(t, x.F, run(t, noop.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
+	require.Equal(t, x.F, runModel(t, noop.Proto(), map[string]*ir.Tensor{"X": x})[0].F)
 }
 
 func TestReduceL2OfIntegers(t *testing.T) {
@@ -88,7 +88,7 @@ func TestReduceL2OfIntegers(t *testing.T) {
 	m.G.Node[0].Input = append(m.G.Node[0].Input, "axes")
 	m.Init("axes", tensor(ir.I64, []int64{1}, 1))
 	m.Output("Y", ir.I32, 2)
-	out := run(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.I32, []int64{2, 2}, 3, 4, 1, -1)})
+	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.I32, []int64{2, 2}, 3, 4, 1, -1)})
 	require.Equal(t, []int64{5, 1}, out[0].I)
 }
 
@@ -107,7 +107,7 @@ func TestDropoutInference(t *testing.T) {
 		}
 		m.Output("Y", ir.F32, 3)
 		m.Output("M", mask, 3)
-		out := run(t, m.Proto(), map[string]*ir.Tensor{"X": x})
+		out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": x})
 		require.Equal(t, x.F, out[0].F, "opset %d", opset)
 		require.Equal(t, 3, out[1].Len())
 		for i := 0; i < 3; i++ {
@@ -150,7 +150,7 @@ func TestGemmTransposesAndScales(t *testing.T) {
 	m.Node("Gemm", "g", []string{"At", "B", "C"}, []string{"Y"}, onnxgen.IntAttr("transA", 1),
 		onnxgen.FloatAttr("alpha", 2), onnxgen.FloatAttr("beta", 0.5))
 	m.Output("Y", ir.F32, 2, 2)
-	out := run(t, m.Proto(), map[string]*ir.Tensor{
+	out := runModel(t, m.Proto(), map[string]*ir.Tensor{
 		"At": tensor(ir.F32, []int64{2, 2}, 1, 3, 2, 4),
 		"B":  tensor(ir.F32, []int64{2, 2}, 1, 0, 0, 1),
 		"C":  tensor(ir.F32, []int64{2}, 10, 20),
@@ -164,6 +164,6 @@ func TestPowMixedTypes(t *testing.T) {
 	m.Input("Y", ir.I64, 3)
 	m.Node("Pow", "p", []string{"X", "Y"}, []string{"Z"})
 	m.Output("Z", ir.F32, 3)
-	out := run(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{3}, 2, 3, 4), "Y": tensor(ir.I64, []int64{3}, 3, 2, 0)})
+	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{3}, 2, 3, 4), "Y": tensor(ir.I64, []int64{3}, 3, 2, 0)})
 	require.Equal(t, []float64{8, 9, 1}, out[0].F)
 }
