@@ -51,6 +51,8 @@ func init() {
 		elementMapCase{name: "cumsum_exclusive_reverse", kind: "cumsum", operands: []ir.TensorType{f(4, 2)}, attrs: ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1), "reverse": ir.IntAttr(1)}},
 		elementMapCase{name: "cumprod_exclusive", kind: "cumprod", operands: []ir.TensorType{f(5)}, attrs: ir.Attrs{"exclusive": ir.IntAttr(1)}},
 		elementMapCase{name: "one_hot", kind: "one_hot", operands: []ir.TensorType{i(2, 3)}, attrs: ir.Attrs{"axis": ir.IntAttr(1), "depth": ir.IntAttr(4), "type": ir.StringAttr("f32")}},
+		elementMapCase{name: "nll_pick", kind: "nll_pick", operands: []ir.TensorType{f(2, 3, 2), ir.StaticType(ir.I64, 2, 2), f(3)}},
+		elementMapCase{name: "nll_weight", kind: "nll_weight", operands: []ir.TensorType{ir.StaticType(ir.I64, 2, 2)}, attrs: ir.Attrs{"has_ignore": ir.IntAttr(1)}},
 	)
 	elementMapCases = append(elementMapCases, cases...)
 }

@@ -91,6 +91,14 @@ var goldenCases = []goldenCase{
 		[]in{i64(s(3), 1, -1, 5)}, f32(s(3, 3), -1, 2, -1, -1, -1, 2, -1, -1, -1)},
 	{"one_hot_axis0", "one_hot", ir.Attrs{"axis": ir.IntAttr(0), "depth": ir.IntAttr(2), "type": ir.StringAttr("i32")},
 		[]in{f32(s(2), 0, 1.5)}, i32(s(2, 2), 1, 0, 0, 0)},
+	// NLL picks of logp = [[-1, -2, -3], [-4, -5, -6]] at targets [2, 0] with weights [1, 2, 3];
+	// ignoring class 0 zeroes the second position
+	{"nll_pick", "nll_pick", nil, []in{f32(s(2, 3), -1, -2, -3, -4, -5, -6), i64(s(2), 2, 0), f32(s(3), 1, 2, 3)}, f32(s(2), 9, 4)},
+	{"nll_pick_ignore", "nll_pick", ir.Attrs{"has_ignore": ir.IntAttr(1), "ignore_index": ir.IntAttr(0)},
+		[]in{f32(s(2, 3), -1, -2, -3, -4, -5, -6), i64(s(2), 2, 0)}, f32(s(2), 3, 0)},
+	{"nll_pick_spatial", "nll_pick", nil, []in{f32(s(1, 2, 2), -1, -2, -3, -4), i32(s(1, 2), 1, 0)}, f32(s(1, 2), 3, 2)},
+	{"nll_weight", "nll_weight", ir.Attrs{"has_ignore": ir.IntAttr(1), "ignore_index": ir.IntAttr(-1)},
+		[]in{i64(s(3), 2, -1, 0), f32(s(3), 1, 2, 3)}, f32(s(3), 3, 0, 1)},
 	// comparisons and logic
 	{"equal", "equal", nil, []in{f32(s(3), 1, 2, 3), f32(s(3), 1, 0, 3)}, bl(s(3), 1, 0, 1)},
 	{"greater_bcast", "greater", nil, []in{i64(s(2, 2), 1, 5, 3, 2), i64(s(2), 2, 2)}, bl(s(2, 2), 0, 1, 1, 0)},
