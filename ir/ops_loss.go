@@ -22,15 +22,15 @@ func init() {
 		Summary:     "loss[n, d…] = -input[n, target[n, d…], d…] * weight[target[n, d…]] (weight 1 when absent; 0 for ignored targets)",
 		Example:     "%l = nll_pick(%logp, %target, %w) : f32[4]",
 		MinOperands: 2, MaxOperands: 3,
-		Attrs:       ignore,
-		Build:       buildNLLPick,
+		Attrs: ignore,
+		Build: buildNLLPick,
 	}, &OpDef{
 		Name:        "nll_weight",
 		Summary:     "w[n, d…] = weight[target[n, d…]] (1 when absent; 0 for ignored targets), the mean's denominator",
 		Example:     `%w = nll_weight(%target) {type = "f32"} : f32[4]`,
 		MinOperands: 1, MaxOperands: 2,
-		Attrs:       append([]AttrDef{{Name: "type", Kind: AttrString, Default: dflt(StringAttr("f32")), Doc: "result element type without a weight operand"}}, ignore...),
-		Build:       buildNLLWeight,
+		Attrs: append([]AttrDef{{Name: "type", Kind: AttrString, Default: dflt(StringAttr("f32")), Doc: "result element type without a weight operand"}}, ignore...),
+		Build: buildNLLWeight,
 	})
 }
 
