@@ -55,6 +55,9 @@ func importBatchNorm(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
+	// since opset 15 the parameters may have other float types than x: computed in x's
+	statType := mean.Type.Elem
+	scale, bias, mean, variance = e.cast(scale, x.Type.Elem), e.cast(bias, x.Type.Elem), e.cast(mean, x.Type.Elem), e.cast(variance, x.Type.Elem)
 	if c.Opset() < 9 && c.AttrInt("spatial", 1) == 0 {
 		return fmt.Errorf("%w: spatial = 0 (per-activation statistics)", ErrUnsupported)
 	}
@@ -76,7 +79,11 @@ func importBatchNorm(c *nodeCtx) error {
 	mom := float64(c.AttrFloat("momentum", 0.9))
 	t := x.Type.Elem
 	running := func(in, batch *ir.Value, name string) *ir.Value {
-		return e.op("add", name, nil, e.op("mul", "", nil, in, e.scalar(t, mom)), e.op("mul", "", nil, batch, e.scalar(t, 1-mom)))
+		if statType == t {
+			return e.op("add", name, nil, e.op("mul", "", nil, in, e.scalar(t, mom)), e.op("mul", "", nil, batch, e.scalar(t, 1-mom)))
+		}
+		r := e.op("add", "", nil, e.op("mul", "", nil, in, e.scalar(t, mom)), e.op("mul", "", nil, batch, e.scalar(t, 1-mom)))
+		return e.op("cast", name, ir.Attrs{"to": ir.StringAttr(statType.String())}, r)
 	}
 	if c.Output(1) != "" {
 		e.out(1, running(mean, bm, c.Output(1)))

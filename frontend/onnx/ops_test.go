@@ -167,3 +167,18 @@ func TestPowMixedTypes(t *testing.T) {
 	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F32, []int64{3}, 2, 3, 4), "Y": tensor(ir.I64, []int64{3}, 3, 2, 0)})
 	require.Equal(t, []float64{8, 9, 1}, out[0].F)
 }
+
+func TestBatchNormMixedParameterTypes(t *testing.T) {
+	// opset 15: f16 x with f32 parameters, computed in f16; (x - 1) / sqrt(4 + 0) * 2 + 1
+	m := onnxgen.New("m", 15)
+	m.Input("X", ir.F16, 1, 1, 2)
+	for _, n := range []string{"s", "b", "mean", "var"} {
+		m.Input(n, ir.F32, 1)
+	}
+	m.Node("BatchNormalization", "bn", []string{"X", "s", "b", "mean", "var"}, []string{"Y"}, onnxgen.FloatAttr("epsilon", 0))
+	m.Output("Y", ir.F16, 1, 1, 2)
+	one := func(v float64) *ir.Tensor { return tensor(ir.F32, []int64{1}, v) }
+	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F16, []int64{1, 1, 2}, 1, 5),
+		"s": one(2), "b": one(1), "mean": one(1), "var": one(4)})
+	require.Equal(t, []float64{1, 5}, out[0].F)
+}
