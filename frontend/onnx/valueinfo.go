@@ -73,13 +73,6 @@ func declString(elem ir.DType, dims []int64, hasShape bool) string {
 // checkValueInfo checks the graph's value_info and output types against the imported values.
 func (im *importer) checkValueInfo(gp *onnxpb.GraphProto) error {
 	check := func(what string, vi *onnxpb.ValueInfoProto) error {
-		elem, dims, hasShape, ok, err := declaredType(vi)
-		if err != nil {
-			return im.errf("%s %q: %w", what, vi.GetName(), err)
-		}
-		if !ok {
-			return nil
-		}
 		var t ir.TensorType
 		if v, found := im.vals[vi.GetName()]; found {
 			t = v.Type
@@ -87,6 +80,13 @@ func (im *importer) checkValueInfo(gp *onnxpb.GraphProto) error {
 			t = ir.StaticType(c.Elem, c.Shape...)
 		} else {
 			return nil // a value no node produces is reported where it is used
+		}
+		elem, dims, hasShape, ok, err := declaredType(vi)
+		if err != nil {
+			return im.errf("%s %q: %w", what, vi.GetName(), err)
+		}
+		if !ok {
+			return nil
 		}
 		if diff := conforms(t, elem, dims, hasShape); diff != "" {
 			return im.errf("%w: %s %q is declared %s, the importer computed %s (%s differs)", ErrInvalid, what, vi.GetName(), declString(elem, dims, hasShape), t, diff)
