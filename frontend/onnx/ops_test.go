@@ -1,6 +1,7 @@
 package onnx_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -8,6 +9,8 @@ import (
 
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
+	"github.com/graphc/graphc/passes"
 )
 
 // These tests pin the attribute semantics that changed between opsets (the node-test suite
@@ -181,4 +184,35 @@ func TestBatchNormMixedParameterTypes(t *testing.T) {
 	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.F16, []int64{1, 1, 2}, 1, 5),
 		"s": one(2), "b": one(1), "mean": one(1), "var": one(4)})
 	require.Equal(t, []float64{1, 5}, out[0].F)
+}
+
+// TestSymbolicExtents imports ops over a symbolic batch: the shapes stay symbolic, and a mean
+// over the symbolic axis divides by a count computed at run time.
+func TestSymbolicExtents(t *testing.T) {
+	m := onnxgen.New("m", 18)
+	m.Input("X", ir.F32, "batch", 2)
+	m.Init("axes", tensor(ir.I64, []int64{1}, 0))
+	m.Node("ReduceMean", "mean", []string{"X", "axes"}, []string{"M"}, onnxgen.IntAttr("keepdims", 0))
+	m.Node("Softmax", "sm", []string{"X"}, []string{"S"})
+	m.Node("LayerNormalization", "ln", []string{"X", "g"}, []string{"L"}, onnxgen.FloatAttr("epsilon", 0))
+	m.Init("g", tensor(ir.F32, []int64{2}, 1, 1))
+	m.Output("M", ir.F32, 2)
+	m.Output("S", ir.F32, "batch", 2)
+	m.Output("L", ir.F32, "batch", 2)
+	g, err := importModel(m)
+	require.NoError(t, err)
+	require.Equal(t, []string{"batch"}, g.Params)
+	require.Equal(t, "f32[batch, 2]", g.Outputs[1].Type.String())
+	// the default pipeline keeps the results (DIE through the run-time count)
+	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+	require.NoError(t, err)
+	_, err = passes.Run(context.Background(), g, ps, &passes.Options{VerifyEach: true})
+	require.NoError(t, err)
+	x := tensor(ir.F32, []int64{3, 2}, 1, 2, 3, 6, 5, 10)
+	out, err := eval.Run(g, map[string]*ir.Tensor{"X": x})
+	require.NoError(t, err)
+	require.InDeltaSlice(t, []float64{3, 6}, out[0].F, 1e-6)
+	e := math.Exp(1)
+	require.InDeltaSlice(t, []float64{1 / (1 + e), e / (1 + e)}, out[1].F[:2], 1e-6)
+	require.InDeltaSlice(t, []float64{-1, 1, -1, 1, -1, 1}, out[2].F, 1e-6)
 }
