@@ -76,7 +76,7 @@ func init() {
 		unaryDef("sign", "-1, 0 or 1 by the sign of x", func(x *Scalar) *Scalar { return Un(SSign, x) }),
 		floatUnaryDef("sin", "sine", func(x *Scalar) *Scalar { return Un(SSin, x) }),
 		floatUnaryDef("cos", "cosine", func(x *Scalar) *Scalar { return Un(SCos, x) }),
-		unaryDef("reciprocal", "1 / x", func(x *Scalar) *Scalar { return Bin(SDiv, c(x, 1), x) }),
+		floatUnaryDef("reciprocal", "1 / x", func(x *Scalar) *Scalar { return Bin(SDiv, c(x, 1), x) }),
 		unaryDef("not", "logical negation of a boolean", func(x *Scalar) *Scalar { return Un(SNot, x) }),
 		floatUnaryDef("softplus", "log(exp(x) + 1)", func(x *Scalar) *Scalar {
 			return Un(SLog, Bin(SAdd, Un(SExp, x), c(x, 1)))
