@@ -12,6 +12,8 @@ help:
 	@echo "make test    - gofmt/vet checks and the whole test suite (what CI runs)"
 	@echo "make demo    - compile the bundled MatMul+Trilu model, run it, check it, show what DIE removed"
 	@echo "make bench   - benchmarks (compiled code and compiler)"
+	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
+	@echo "make conformance-hexagon - floating-point ONNX node tests as hexagonv67 code under qemu-hexagon"
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
 
 build:
@@ -47,6 +49,14 @@ proto:
 clean:
 	rm -rf bin
 
-.PHONY: conformance
+.PHONY: conformance conformance-x86 conformance-hexagon
 conformance:
 	$(GO) run ./cmd/graphc-conformance -v
+
+# every test that passes in the evaluator, as compiled x86-64 code
+conformance-x86:
+	$(GO) run ./cmd/graphc-conformance -v -mode=x86
+
+# every floating-point test that passes in the evaluator, as hexagonv67 code under qemu-hexagon
+conformance-hexagon:
+	$(GO) run ./cmd/graphc-conformance -v -mode=hexagon
