@@ -22,6 +22,7 @@ type view struct {
 	ptr     value.Value // memType(elem)*
 	lo, ext []value.Value
 	strides []value.Value
+	aligned bool // the buffer is 128-byte aligned (workspace slot or constant)
 }
 
 // newView emits the box of v (region r) and its strides.
@@ -142,7 +143,7 @@ func (fb *funcBuilder) vectorLoad(w *view, off value.Value, vl int) value.Value 
 	vt := types.NewVector(uint64(vl), mt)
 	p := fb.cur.NewBitCast(fb.elemPtr(w, off), types.NewPointer(vt))
 	ld := fb.cur.NewLoad(vt, p)
-	ld.Align = llvm.Align(fb.mc.vectorAlign(w, off, byteSize(mt)))
+	ld.Align = llvm.Align(fb.vectorAlign(w, off, byteSize(mt), vl))
 	return fb.toReg(ld, t)
 }
 
@@ -152,7 +153,8 @@ func (fb *funcBuilder) vectorStore(w *view, off value.Value, v value.Value) {
 	mv := fb.toMem(v, t)
 	p := fb.cur.NewBitCast(fb.elemPtr(w, off), types.NewPointer(mv.Type()))
 	st := fb.cur.NewStore(mv, p)
-	st.Align = llvm.Align(fb.mc.vectorAlign(w, off, byteSize(mustMemType(t))))
+	lanes := int(mv.Type().(*types.VectorType).Len)
+	st.Align = llvm.Align(fb.vectorAlign(w, off, byteSize(mustMemType(t)), lanes))
 }
 
 // avail returns whether operand k's access is defined at the iteration point.

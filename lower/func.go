@@ -24,10 +24,13 @@ type funcBuilder struct {
 	params map[string]value.Value // symbolic dims (i64)
 	nblk   int
 	fails  map[int64]*llvm.Block // blocks returning an error status
+	// mult records a known divisor of i64 values (offsets, loop counters), so that vector
+	// accesses can claim the alignment they have (see multipleOf).
+	mult map[value.Value]int64
 }
 
 func newFuncBuilder(mc *moduleCtx, f *llvm.Func) *funcBuilder {
-	fb := &funcBuilder{mc: mc, f: f, params: map[string]value.Value{}, fails: map[int64]*llvm.Block{}}
+	fb := &funcBuilder{mc: mc, f: f, params: map[string]value.Value{}, fails: map[int64]*llvm.Block{}, mult: map[value.Value]int64{}}
 	fb.cur = f.NewBlock("entry")
 	return fb
 }
@@ -78,7 +81,7 @@ func (fb *funcBuilder) add(a, b value.Value) value.Value {
 	case yok && y == 0:
 		return a
 	}
-	return fb.cur.NewAdd(a, b)
+	return fb.known(fb.cur.NewAdd(a, b), gcd(fb.multipleOf(a), fb.multipleOf(b)))
 }
 
 func (fb *funcBuilder) sub(a, b value.Value) value.Value {
@@ -90,7 +93,7 @@ func (fb *funcBuilder) sub(a, b value.Value) value.Value {
 	case yok && y == 0:
 		return a
 	}
-	return fb.cur.NewSub(a, b)
+	return fb.known(fb.cur.NewSub(a, b), gcd(fb.multipleOf(a), fb.multipleOf(b)))
 }
 
 func (fb *funcBuilder) mul(a, b value.Value) value.Value {
@@ -106,7 +109,48 @@ func (fb *funcBuilder) mul(a, b value.Value) value.Value {
 	case xok && x == 0 || yok && y == 0:
 		return i64(0)
 	}
-	return fb.cur.NewMul(a, b)
+	ma, mb := fb.multipleOf(a), fb.multipleOf(b)
+	m := int64(0)
+	if ma < 1<<31 && mb < 1<<31 {
+		m = ma * mb
+	}
+	return fb.known(fb.cur.NewMul(a, b), m)
+}
+
+// multipleOf returns a known positive divisor of an i64 value (1 when nothing is known; a
+// large power of two for the constant 0).
+func (fb *funcBuilder) multipleOf(v value.Value) int64 {
+	if c, ok := isConst(v); ok {
+		if c == 0 {
+			return 1 << 30
+		}
+		if c < 0 {
+			c = -c
+		}
+		return c
+	}
+	if m, ok := fb.mult[v]; ok {
+		return m
+	}
+	return 1
+}
+
+// known records that m divides v and returns v.
+func (fb *funcBuilder) known(v value.Value, m int64) value.Value {
+	if m > 1 {
+		fb.mult[v] = m
+	}
+	return v
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	if a < 0 {
+		return -a
+	}
+	return a
 }
 
 // floorDiv returns floor(a/d) for a constant d > 0, without a division instruction when d is

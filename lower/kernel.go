@@ -65,8 +65,11 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	}
 	kb := &kernelBuilder{fb: fb, op: op, strat: chooseStrategy(op, mc.vecBytes)}
 	kb.res = fb.newView(op.Result, rp, ec.regionOf(op.Result))
+	kb.res.aligned = ec.alignedBuffer(op.Result)
 	for k, o := range op.Operands {
-		kb.ops = append(kb.ops, fb.newView(o, ps[1+k], ec.regionOf(o)))
+		w := fb.newView(o, ps[1+k], ec.regionOf(o))
+		w.aligned = ec.alignedBuffer(o)
+		kb.ops = append(kb.ops, w)
 	}
 	n := fb.product(kb.res.ext)
 	if sig.scratch {
@@ -82,6 +85,16 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	}
 	fb.cur.NewRet(i32c(statusOK))
 	return sig, nil
+}
+
+// alignedBuffer reports whether v's buffer is 128-byte aligned: workspace slots and constant
+// globals are; graph inputs and outputs belong to the caller.
+func (ec *entryCtx) alignedBuffer(v *ir.Value) bool {
+	if v.IsConst() {
+		return true
+	}
+	_, ok := ec.plan.value[v]
+	return ok
 }
 
 // emitInit sets every element of the result box to the op's init value (and clears the

@@ -99,6 +99,7 @@ func (e *astEmitter) vectorFor(dim int, lo, hi value.Value) error {
 	exit := fb.newBlock("vec.exit")
 	pre.NewBr(header)
 	iv := header.NewPhi(llvm.NewIncoming(lo, pre))
+	fb.known(iv, gcd(fb.multipleOf(lo), int64(e.vl))) // lo, lo + vl, lo + 2vl, ...
 	last := header.NewAdd(iv, i64(int64(e.vl-1)))
 	header.NewCondBr(header.NewICmp(enum.IPredSLE, last, hi), body, exit)
 	fb.cur = body

@@ -317,10 +317,15 @@ func (mc *moduleCtx) defineAttrs(f *llvm.Func) {
 	}
 }
 
-// vectorAlign returns the alignment to claim for a vector access of w at offset off: the
-// element size, or the vector width when the buffer is a workspace or constant buffer (128-byte
-// aligned) and the offset is a constant multiple of the vector length.
-func (mc *moduleCtx) vectorAlign(w *view, off value.Value, elem int64) int64 {
+// vectorAlign returns the alignment to claim for a vector access of w at offset off (in
+// elements): the vector width when the buffer is 128-byte aligned (a workspace slot or a
+// constant; the caller's buffers carry no alignment promise) and the offset is known to be a
+// multiple of the vector's elements, else the element size.
+func (fb *funcBuilder) vectorAlign(w *view, off value.Value, elem int64, lanes int) int64 {
+	bytes := elem * int64(lanes)
+	if w.aligned && bytes <= wsAlign && (fb.multipleOf(off)*elem)%bytes == 0 {
+		return bytes
+	}
 	return elem
 }
 
