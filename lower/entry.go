@@ -36,7 +36,7 @@ func (ec *entryCtx) regionOf(v *ir.Value) *region {
 
 // checkDims emits the check that every symbolic dim and every extent computed from them is
 // non-negative, branching to bad otherwise.
-func (ec *entryCtx) checkDims(fb *funcBuilder, bad *llvm.Block) {
+func (ec *entryCtx) checkDims(fb *funcBuilder, bad func() *llvm.Block) {
 	seen := map[string]bool{}
 	check := func(v value.Value, key string) {
 		if _, ok := isConst(v); ok || seen[key] {
@@ -45,7 +45,7 @@ func (ec *entryCtx) checkDims(fb *funcBuilder, bad *llvm.Block) {
 		seen[key] = true
 		ok := fb.cur.NewICmp(enum.IPredSGE, v, i64(0))
 		next := fb.newBlock("dims.ok")
-		fb.cur.NewCondBr(ok, next, bad)
+		fb.cur.NewCondBr(ok, next, bad())
 		fb.cur = next
 	}
 	for _, p := range ec.params {
@@ -80,9 +80,14 @@ func (ec *entryCtx) emitWorkspaceSize() (*llvm.Func, error) {
 	for i, p := range ec.params {
 		fb.params[p] = ps[i]
 	}
-	bad := f.NewBlock("bad_dims")
-	bad.NewRet(i64(-1))
-	ec.checkDims(fb, bad)
+	var bad *llvm.Block
+	ec.checkDims(fb, func() *llvm.Block {
+		if bad == nil {
+			bad = f.NewBlock("bad_dims")
+			bad.NewRet(i64(-1))
+		}
+		return bad
+	})
 	_, total := ec.layout(fb)
 	fb.cur.NewRet(total)
 	return f, nil
@@ -115,7 +120,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 	for i, p := range ec.params {
 		fb.params[p] = ps[nio+i]
 	}
-	ec.checkDims(fb, fb.failBlock(statusBadDims))
+	ec.checkDims(fb, func() *llvm.Block { return fb.failBlock(statusBadDims) })
 
 	// buffers
 	bufs := map[*ir.Value]value.Value{}

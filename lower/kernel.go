@@ -77,14 +77,33 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 		kb.best = fb.cur.NewBitCast(sp, types.NewPointer(types.Double))
 		kb.seen = fb.cur.NewGetElementPtr(types.I8, sp, fb.mul(n, i64(8)))
 	}
-	if err := kb.emitInit(n); err != nil {
-		return nil, err
+	if op.Reduce != ir.ReduceNone || !writesWhole(op, ec.g.Params) {
+		if err := kb.emitInit(n); err != nil {
+			return nil, err
+		}
 	}
 	if err := kb.emitNest(ec.g.Params); err != nil {
 		return nil, err
 	}
 	fb.cur.NewRet(i32c(statusOK))
 	return sig, nil
+}
+
+// writesWhole reports whether the op writes every element of its result (for all values of the
+// symbolic dims), so that initialising the result first would be wasted: an exact volume check.
+func writesWhole(op *ir.Op, params []string) bool {
+	whole := false
+	_ = volume.Try(func() {
+		t := op.Result.Type
+		names := make([]string, t.Rank())
+		for i := range names {
+			names[i] = fmt.Sprintf("e%d", i)
+		}
+		box := volume.Box(params, "", names, t.Shape)
+		written := op.Domain.Apply(op.OutMap(params)).SetTupleName("").SetDimNames(names)
+		whole = box.IsSubset(written)
+	})
+	return whole
 }
 
 // alignedBuffer reports whether v's buffer is 128-byte aligned: workspace slots and constant

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -168,6 +169,10 @@ func (p *BatchProgram) compile(ctx context.Context, arena int64) error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(p.Dir, "model.h"), []byte(p.Mod.Header), 0o644); err != nil {
+		return err
+	}
+	// every module the harness builds is verified (opt-19, and opt-14 where installed)
+	if err := Verify(ctx, ll); err != nil && !errors.Is(err, ErrNoToolchain) {
 		return err
 	}
 	drv := filepath.Join(p.Dir, "driver.c")

@@ -45,6 +45,13 @@ func Verify(ctx context.Context, llPath string) error {
 	if err != nil {
 		return fmt.Errorf("opt -passes=verify %s: %v\n%s", llPath, err, out)
 	}
+	// LLVM 14 too, where installed (typed pointers: the modules must stay valid for it)
+	if opt14, err := exec.LookPath("opt-14"); err == nil {
+		out, err := exec.CommandContext(ctx, opt14, "-verify", "-disable-output", llPath).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("opt-14 -verify %s: %v\n%s", llPath, err, out)
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,52 @@
+// This file holds the golden IR tests: testdata/lower/<case>.graph is lowered for each target
+// and compared with <case>.<target>.ll (refresh with go test ./lower -run TestGolden -update).
+// Every module is re-parsed with llir and verified with opt-19 (and opt-14) first.
+
+package lower_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/lower"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("../testdata/lower/*.graph")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		g, err := ir.Parse(string(data))
+		require.NoError(t, err, file)
+		require.NoError(t, ir.Verify(g), file)
+		for _, target := range []string{"x86-64", "hexagon"} {
+			name := strings.TrimSuffix(filepath.Base(file), ".graph") + "." + target
+			t.Run(name, func(t *testing.T) {
+				tg, err := lower.LoadTarget(target)
+				require.NoError(t, err)
+				mod, err := lower.Lower(g, lower.Config{Target: tg})
+				require.NoError(t, err)
+				text := mod.String()
+				verifyModule(t, text, "")
+				golden := strings.TrimSuffix(file, ".graph") + "." + target + ".ll"
+				if *update {
+					require.NoError(t, os.WriteFile(golden, []byte(text), 0o644))
+					return
+				}
+				want, err := os.ReadFile(golden)
+				require.NoError(t, err, "run go test ./lower -run TestGolden -update")
+				require.Equal(t, string(want), text, "%s differs from the golden file (review the diff and refresh with -update)", golden)
+			})
+		}
+	}
+}

@@ -1,0 +1,87 @@
+target datalayout = "e-m:e-p:32:32:32-a:0-n16:32-i64:64:64-i32:32:32-i16:16:16-i1:8:8-f32:32:32-f64:64:64-v32:32:32-v64:64:64-v512:512:512-v1024:1024:1024-v2048:2048:2048"
+target triple = "hexagon-unknown-linux-musl"
+
+define i32 @main_graph(float* noalias nocapture readonly %in0, float* noalias nocapture readonly %in1, float* noalias nocapture %out0, i8* noalias nocapture %workspace) nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
+entry:
+	%0 = call i32 @main_graph.k0.add(float* %out0, float* %in0, float* %in1)
+	%1 = icmp eq i32 %0, 0
+	br i1 %1, label %op.ok.1, label %op.fail.2
+
+op.ok.1:
+	ret i32 0
+
+op.fail.2:
+	ret i32 %0
+}
+
+define internal i32 @main_graph.k0.add(float* noalias nocapture %res, float* noalias nocapture readonly %op0, float* noalias nocapture readonly %op1) nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
+entry:
+	br label %d0.header.1
+
+d0.header.1:
+	%0 = phi i64 [ 0, %entry ], [ %32, %vec.rem.exit.9 ]
+	%1 = icmp sle i64 %0, 3
+	br i1 %1, label %d0.body.2, label %d0.exit.3
+
+d0.body.2:
+	br label %vec.header.4
+
+d0.exit.3:
+	ret i32 0
+
+vec.header.4:
+	%2 = phi i64 [ 0, %d0.body.2 ], [ %18, %vec.body.5 ]
+	%3 = add i64 %2, 31
+	%4 = icmp sle i64 %3, 39
+	br i1 %4, label %vec.body.5, label %vec.exit.6
+
+vec.body.5:
+	%5 = mul i64 %0, 40
+	%6 = add i64 %5, %2
+	%7 = mul i64 %0, 40
+	%8 = add i64 %7, %2
+	%9 = getelementptr float, float* %op0, i64 %8
+	%10 = bitcast float* %9 to <32 x float>*
+	%11 = load <32 x float>, <32 x float>* %10, align 4
+	%12 = getelementptr float, float* %op1, i64 %2
+	%13 = bitcast float* %12 to <32 x float>*
+	%14 = load <32 x float>, <32 x float>* %13, align 4
+	%15 = fadd <32 x float> %11, %14
+	%16 = getelementptr float, float* %res, i64 %6
+	%17 = bitcast float* %16 to <32 x float>*
+	store <32 x float> %15, <32 x float>* %17, align 4
+	%18 = add i64 %2, 32
+	br label %vec.header.4
+
+vec.exit.6:
+	br label %vec.rem.header.7
+
+vec.rem.header.7:
+	%19 = phi i64 [ %2, %vec.exit.6 ], [ %31, %vec.rem.body.8 ]
+	%20 = icmp sle i64 %19, 39
+	br i1 %20, label %vec.rem.body.8, label %vec.rem.exit.9
+
+vec.rem.body.8:
+	%21 = mul i64 %0, 40
+	%22 = add i64 %21, %19
+	%23 = mul i64 %0, 40
+	%24 = add i64 %23, %19
+	%25 = getelementptr float, float* %op0, i64 %24
+	%26 = load float, float* %25, align 4
+	%27 = getelementptr float, float* %op1, i64 %19
+	%28 = load float, float* %27, align 4
+	%29 = fadd float %26, %28
+	%30 = getelementptr float, float* %res, i64 %22
+	store float %29, float* %30, align 4
+	%31 = add i64 %19, 1
+	br label %vec.rem.header.7
+
+vec.rem.exit.9:
+	%32 = add i64 %0, 1
+	br label %d0.header.1
+}
+
+define i64 @main_graph_workspace_size() nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
+entry:
+	ret i64 0
+}
