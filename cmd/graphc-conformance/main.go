@@ -6,7 +6,8 @@
 //
 // -mode=eval runs the reference evaluator; -mode=x86 runs every test that passes in the
 // evaluator as compiled x86-64 code; -mode=hexagon runs the floating-point ones as hexagonv67
-// code under qemu-hexagon. -vec forces explicit vectors of that many bytes (e.g. 128, the HVX
+// code under qemu-hexagon; -mode=hvx-build only builds them all for hexagonv68 with HVX (qemu
+// cannot run HVX floating point). -vec forces explicit vectors of that many bytes (e.g. 128, the HVX
 // width) in the compiled modes.
 package main
 
@@ -27,7 +28,7 @@ func main() {
 	filter := flag.String("run", "", "only tests whose name contains this")
 	verbose := flag.Bool("v", false, "list every failure with its reason")
 	pipeline := flag.String("pipeline", passes.DefaultPipeline, "passes to run before execution")
-	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled x86-64) or hexagon (compiled hexagonv67 under qemu-hexagon)")
+	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled x86-64), hexagon (compiled hexagonv67 under qemu-hexagon) or hvx-build (hexagonv68+HVX modules built, not run)")
 	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
 	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
 	keep := flag.String("keep", "", "compiled modes: keep the build directories (modules, drivers, executables) under this directory")
@@ -46,14 +47,17 @@ func main() {
 	switch *mode {
 	case "eval":
 		rs, err = conformance.RunAll(ctx, *suite, *filter, prep, conformance.EvalExecutor)
-	case "x86", "hexagon":
+	case "x86", "hexagon", "hvx-build":
 		m := e2e.Host()
-		if *mode == "hexagon" {
+		switch *mode {
+		case "hexagon":
 			m = e2e.HexagonScalar()
+		case "hvx-build":
+			m = e2e.Machine{Target: "hexagon"} // hexagonv68 + HVX: built, not run
 		}
 		m.VectorBytes = *vec
 		rs, err = conformance.RunAllCompiled(ctx, *suite, *filter, prep, conformance.CompiledOptions{
-			Machine: m, BatchSize: *batch, FloatOnly: *mode == "hexagon", Dir: *keep,
+			Machine: m, BatchSize: *batch, FloatOnly: *mode == "hexagon", Dir: *keep, BuildOnly: *mode == "hvx-build",
 			Progress: func(s string) { fmt.Fprintln(os.Stderr, s) },
 		})
 	default:

@@ -1,8 +1,9 @@
 package conformance
 
 // This file runs the node tests as compiled code: every test that passes in the evaluator must
-// pass as x86-64 code, and the floating-point ones as hexagonv67 code under qemu-hexagon (a
-// sampled third of them unless -conformance-full; `make conformance-hexagon` runs them all).
+// pass as x86-64 code, and the floating-point ones as hexagonv67 code under qemu-hexagon; the
+// modules must also build for hexagonv68 with HVX (a sampled third of the Hexagon ones unless
+// -conformance-full; `make conformance-hexagon` runs them all).
 
 import (
 	"context"
@@ -71,4 +72,16 @@ func TestConformanceCompiledHexagon(t *testing.T) {
 		every = 1
 	}
 	runCompiled(t, CompiledOptions{Machine: e2e.HexagonScalar(), FloatOnly: true, Every: every})
+}
+
+func TestConformanceHVXBuilds(t *testing.T) {
+	// qemu cannot run HVX floating point: every (sampled) module is built for hexagonv68+HVX
+	if testing.Short() {
+		t.Skip("builds node tests for hexagonv68+HVX")
+	}
+	every := 3
+	if *conformanceFull {
+		every = 1
+	}
+	runCompiled(t, CompiledOptions{Machine: e2e.Machine{Target: "hexagon"}, BuildOnly: true, Every: every})
 }

@@ -215,6 +215,15 @@ func (p *BatchProgram) command(ctx context.Context) (*exec.Cmd, error) {
 	return exec.CommandContext(ctx, p.Path), nil
 }
 
+// Built returns, without running anything, a result per case: the lowering error or none.
+func (p *BatchProgram) Built() []Result {
+	res := make([]Result, len(p.cases))
+	for i := range p.cases {
+		res[i].Err = p.lowErr[i]
+	}
+	return res
+}
+
 // Run runs every case and returns their results in order.
 func (p *BatchProgram) Run(ctx context.Context) []Result {
 	res := make([]Result, len(p.cases))
