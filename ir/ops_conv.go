@@ -23,8 +23,8 @@ func init() {
 			Summary:     "convolution (cross-correlation) of X[N, C, spatial…] with W[M, C/group, kernel…], plus optional bias B[M]",
 			Example:     "%y = conv(%x, %w) {pads = [1, 1, 1, 1]} : f32[1, 8, 16, 16]",
 			MinOperands: 2, MaxOperands: 3,
-			Attrs:       convAttrs,
-			Build:       buildConv,
+			Attrs: convAttrs,
+			Build: buildConv,
 		},
 		&OpDef{
 			Name:        "conv_transpose",

@@ -19,16 +19,16 @@ func init() {
 			Summary:     "out[a.., i.., b..] = data[a.., indices[i..], b..] along axis (negative indices count from the end)",
 			Example:     "%g = gather(%data, %idx) {axis = 0} : f32[2, 4]",
 			MinOperands: 2, MaxOperands: 2,
-			Attrs:       []AttrDef{{Name: "axis", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "the gathered axis of data"}},
-			Build:       buildGather,
+			Attrs: []AttrDef{{Name: "axis", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "the gathered axis of data"}},
+			Build: buildGather,
 		},
 		&OpDef{
 			Name:        "gather_elements",
 			Summary:     "out[x] = data[x with x[axis] replaced by indices[x]] (negative indices count from the end)",
 			Example:     "%g = gather_elements(%data, %idx) {axis = 1} : f32[2, 2]",
 			MinOperands: 2, MaxOperands: 2,
-			Attrs:       []AttrDef{{Name: "axis", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "the gathered axis"}},
-			Build:       buildGatherElements,
+			Attrs: []AttrDef{{Name: "axis", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "the gathered axis"}},
+			Build: buildGatherElements,
 		},
 	)
 }
