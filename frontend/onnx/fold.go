@@ -26,8 +26,22 @@ func (im *importer) foldOutputs(n int) {
 		im.consts[name] = t
 		delete(im.vals, name)
 	}
+	if len(im.folded) == 0 {
+		return
+	}
 	im.g.RemoveOps(func(op *ir.Op) bool { return im.folded[op] })
 	im.folded = map[*ir.Op]bool{}
+	// RemoveOps also dropped the constants only the folded ops read: forget their values, so
+	// that a later use materialises them again instead of reading a value the graph lost.
+	kept := map[*ir.Value]bool{}
+	for _, c := range im.g.Consts {
+		kept[c] = true
+	}
+	for name, v := range im.vals {
+		if v.IsConst() && !kept[v] {
+			delete(im.vals, name)
+		}
+	}
 }
 
 // tryFold evaluates v's producer (and, recursively, producers of its operands) when everything

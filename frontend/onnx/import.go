@@ -15,7 +15,7 @@ import (
 // Supported opset range of the default domain.
 const (
 	MinOpset = 7
-	MaxOpset = 24
+	MaxOpset = 28
 )
 
 type importer struct {
@@ -29,6 +29,8 @@ type importer struct {
 	// lastOutputs are the outputs of the node being imported; folded the ops folded away.
 	lastOutputs []string
 	folded      map[*ir.Op]bool
+	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
+	syms map[string]*symTensor
 }
 
 // NodeError is an import error attached to one node.
@@ -104,6 +106,10 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 		if _, ok := inits[vi.GetName()]; ok {
 			continue // an initializer listed as input is a constant unless the user overrides it
 		}
+		if t, ok := im.cfg.constInputs[vi.GetName()]; ok {
+			im.consts[vi.GetName()] = t // bound at compile time (WithConstInput)
+			continue
+		}
 		t, err := im.valueType(vi)
 		if err != nil {
 			return im.errf("input %q: %v", vi.GetName(), err)
@@ -145,6 +151,9 @@ func (im *importer) value(name string) (*ir.Value, error) {
 		v := im.g.AddConst(name, t)
 		im.vals[name] = v
 		return v, nil
+	}
+	if s, ok := im.syms[name]; ok {
+		return im.materializeSym(name, s)
 	}
 	return nil, fmt.Errorf("%w: value %q is not produced by any node, input or initializer", ErrInvalid, name)
 }
@@ -222,8 +231,10 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 	for _, a := range n.Attribute {
 		c.attrs[a.GetName()] = a
 	}
-	if err := def.Import(c); err != nil {
-		return nerr(err)
+	if !im.trySymbolic(c) {
+		if err := def.Import(c); err != nil {
+			return nerr(err)
+		}
 	}
 	im.lastOutputs = n.Output
 	im.foldOutputs(len(n.Output))
@@ -232,7 +243,7 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 			continue
 		}
 		if _, ok := im.vals[o]; !ok {
-			if _, ok := im.consts[o]; !ok {
+			if _, ok := im.consts[o]; !ok && im.syms[o] == nil {
 				return nerr(fmt.Errorf("internal error: output #%d %q was not produced", i, o))
 			}
 		}

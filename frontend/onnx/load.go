@@ -25,8 +25,9 @@ var ErrInvalid = errors.New("invalid model")
 type Option func(*config)
 
 type config struct {
-	dims     map[string]int64
-	maxBytes int64
+	dims        map[string]int64
+	maxBytes    int64
+	constInputs map[string]*ir.Tensor // graph inputs bound to data (WithConstInput)
 }
 
 // WithDim binds the symbolic dimension name to v at import.
