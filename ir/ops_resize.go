@@ -30,6 +30,7 @@ func init() {
 			{Name: "exclude_outside", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "1 gives taps outside the input weight 0 (renormalised)"},
 			{Name: "extrapolation_value", Kind: AttrFloat, Default: dflt(FloatAttr(0)), Doc: "the value where tf_crop_and_resize samples outside the input"},
 			{Name: "roi", Kind: AttrFloats, Default: dflt(FloatsAttr()), Doc: "tf_crop_and_resize region: starts of every dim, then ends (normalised)"},
+			{Name: "antialias", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "1 stretches the linear or cubic kernel when downsampling"},
 		},
 		Build: buildResize,
 	})
@@ -162,6 +163,8 @@ type resizeAxis struct {
 	table   []int64 // source index before clamping (nearest) or floor(x_ori); -1: outside
 	tapDim  int     // iteration dim of the taps (-1: a single tap of weight 1)
 	tapOff  int64   // tap j reads table + j + tapOff
+	ntap    int64   // taps of an interpolating axis
+	aaScale float64 // antialiasing: the kernel is stretched by 1/aaScale (< 1 when downsampling)
 	trivial bool    // identity: the index is the output index
 }
 
@@ -240,15 +243,28 @@ func buildResize(b *Builder) error {
 			integral = integral && f == v
 			ax.table[i] = int64(f)
 		}
-		if mode != "nearest" && !integral {
+		ax.aaScale = 1
+		if a.Int("antialias", 0) != 0 && scales[d] < 1 {
+			ax.aaScale = scales[d]
+		}
+		if mode != "nearest" && (!integral || ax.aaScale < 1) {
 			ax.tapDim = len(dims)
-			ax.tapOff = 0
+			ax.ntap, ax.tapOff = taps, 0
 			if mode == "cubic" {
 				ax.tapOff = -1
 			}
+			if ax.aaScale < 1 {
+				// the reference's footprint: taps start .. 1 - start around floor(x_ori)
+				support := 1.0
+				if mode == "cubic" {
+					support = 2
+				}
+				start := int64(math.Floor(-support/ax.aaScale)) + 1
+				ax.ntap, ax.tapOff = 2-2*start, start
+			}
 			dims = append(dims, "t"+string(rune('0'+d%10)))
 			iters = append(iters, Reduction)
-			ext = append(ext, volume.AffConst(taps))
+			ext = append(ext, volume.AffConst(ax.ntap))
 		}
 	}
 	b.SetBox(dims, ext, iters)
@@ -329,10 +345,7 @@ func resizePieces(axes []resizeAxis, inShape []volume.Aff) ([]AccessPiece, error
 		segs := fitTable(shifted, slopeCandidates(ax.cm.alpha, 4096))
 		ntap := int64(1)
 		if ax.tapDim >= 0 {
-			ntap = 2
-			if ax.tapOff < 0 {
-				ntap = 4
-			}
+			ntap = ax.ntap
 		}
 		var parts []part
 		for _, s := range segs {
@@ -408,17 +421,42 @@ func tapWeight(ax resizeAxis, d int, mode string, A float64, exclude bool) *Scal
 	xo := ax.cm.scalar(d)
 	fl := Un(SFloor, xo)
 	ratio := Bin(SSub, xo, fl)
+	mul := func(a, b *Scalar) *Scalar { return Bin(SMul, a, b) }
+	add := func(a, b *Scalar) *Scalar { return Bin(SAdd, a, b) }
+	sub := func(a, b *Scalar) *Scalar { return Bin(SSub, a, b) }
 	var coef []*Scalar
-	switch mode {
-	case "linear":
-		coef = []*Scalar{Bin(SSub, k(1), ratio), ratio}
+	switch {
+	case ax.aaScale < 1:
+		// antialiasing: the kernel at (tap offset - ratio)·scale, normalised
+		var sum *Scalar
+		for j := int64(0); j < ax.ntap; j++ {
+			arg := Un(SAbs, mul(sub(k(float64(ax.tapOff+j)), ratio), k(ax.aaScale)))
+			var w *Scalar
+			if mode == "linear" {
+				w = Bin(SMin, Bin(SMax, sub(k(1), arg), k(0)), k(1))
+			} else {
+				x2 := mul(arg, arg)
+				x3 := mul(arg, x2)
+				near := add(sub(mul(k(A+2), x3), mul(k(A+3), x2)), k(1))
+				far := sub(add(sub(mul(k(A), x3), mul(k(5*A), x2)), mul(k(8*A), arg)), k(4*A))
+				w = Select(Bin(SLe, arg, k(1)), near, Select(Bin(SLt, arg, k(2)), far, k(0)))
+			}
+			coef = append(coef, w)
+			if sum == nil {
+				sum = w
+			} else {
+				sum = add(sum, w)
+			}
+		}
+		for j := range coef {
+			coef[j] = Bin(SDiv, coef[j], sum)
+		}
+	case mode == "linear":
+		coef = []*Scalar{sub(k(1), ratio), ratio}
 	default: // cubic, the reference's polynomial forms
-		r1 := Bin(SAdd, ratio, k(1))
-		one := Bin(SSub, k(1), ratio)
-		two := Bin(SAdd, one, k(1))
-		mul := func(a, b *Scalar) *Scalar { return Bin(SMul, a, b) }
-		add := func(a, b *Scalar) *Scalar { return Bin(SAdd, a, b) }
-		sub := func(a, b *Scalar) *Scalar { return Bin(SSub, a, b) }
+		r1 := add(ratio, k(1))
+		one := sub(k(1), ratio)
+		two := add(one, k(1))
 		// ((A(r+1) - 5A)(r+1) + 8A)(r+1) - 4A
 		c0 := sub(mul(add(mul(sub(mul(k(A), r1), k(5*A)), r1), k(8*A)), r1), k(4*A))
 		// ((A+2) r - (A+3)) r r + 1

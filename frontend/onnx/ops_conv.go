@@ -155,11 +155,14 @@ func importConvTranspose(c *nodeCtx) error {
 			if len(outShape) > 0 {
 				want = outShape[i]
 			}
+			// the spec's formulas, with Python's floor division as in the reference (a negative
+			// total extends the output at the end)
 			total := s[i]*(n-1) + op[i] + (k[i]-1)*d[i] + 1 - want
+			half := floorDiv(total, 2)
 			if ap == "SAME_UPPER" {
-				pads[i], pads[ns+i] = total/2, total-total/2
+				pads[i], pads[ns+i] = half, total-half
 			} else {
-				pads[i], pads[ns+i] = total-total/2, total/2
+				pads[i], pads[ns+i] = total-half, half
 			}
 		}
 	} else if ap == "VALID" {
@@ -213,4 +216,13 @@ func importGlobalPool(kind string) func(c *nodeCtx) error {
 		}
 		return emit1(c, kind, []*ir.Value{x}, nil)
 	}
+}
+
+// floorDiv returns ⌊a/b⌋ for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }

@@ -30,9 +30,6 @@ func importResize(c *nodeCtx) error {
 		ctm, nearest = "asymmetric", "floor"
 		roiIn, scalesIn, sizesIn = -1, 1, -1
 	}
-	if c.AttrInt("antialias", 0) != 0 {
-		return fmt.Errorf("%w: antialias", ErrUnsupported)
-	}
 	axes := make([]int, r)
 	for i := range axes {
 		axes[i] = i
@@ -110,7 +107,8 @@ func importResize(c *nodeCtx) error {
 	attrs := ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape)), "scales": ir.FloatsAttr(scales...), "mode": ir.StringAttr(mode),
 		"coordinate_transformation_mode": ir.StringAttr(ctm), "nearest_mode": ir.StringAttr(nearest),
 		"cubic_coeff_a": ir.FloatAttr(float64(c.AttrFloat("cubic_coeff_a", -0.75))), "exclude_outside": ir.IntAttr(c.AttrInt("exclude_outside", 0)),
-		"extrapolation_value": ir.FloatAttr(float64(c.AttrFloat("extrapolation_value", 0)))}
+		"extrapolation_value": ir.FloatAttr(float64(c.AttrFloat("extrapolation_value", 0))),
+		"antialias":           ir.IntAttr(c.AttrInt("antialias", 0))}
 	if ctm == "tf_crop_and_resize" {
 		roi, err := c.RequireFloats(roiIn, "roi")
 		if err != nil {
