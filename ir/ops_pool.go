@@ -44,6 +44,15 @@ func init() {
 			Build: func(b *Builder) error { return buildPool(b, true) },
 		},
 		&OpDef{
+			Name:        "max_pool_index",
+			Summary:     "the flattened index ((n·C + c)·H + h)·W + w of the first maximum of each max_pool window",
+			Example:     "%i = max_pool_index(%x) {kernel = [2, 2], strides = [2, 2]} : i64[1, 3, 16, 16]",
+			MinOperands: 1, MaxOperands: 1,
+			Attrs: append(poolAttrs(false), AttrDef{Name: "storage_order", Kind: AttrInt, Default: dflt(IntAttr(0)),
+				Doc: "1 numbers the spatial positions column-major (h + w·H)"}),
+			Build: buildMaxPoolIndex,
+		},
+		&OpDef{
 			Name:        "global_max_pool",
 			Summary:     "maximum over all spatial positions: [N, C, spatial…] to [N, C, 1, …]",
 			Example:     "%y = global_max_pool(%x) : f32[1, 3, 1, 1]",
@@ -245,5 +254,76 @@ func buildGlobalPool(b *Builder, avg bool) error {
 	}
 	b.Op.Body = Bin(SDiv, v, Cast(count, x.Elem))
 	b.Op.Reduce = ReduceSum
+	return nil
+}
+
+// buildMaxPoolIndex: the iteration domain is [n, c, o…, f] where f runs over the flattened
+// indices of X inside the window of o (the constraints recover each spatial index from f with
+// floor and mod, and keep it in the window and on the dilation grid), so padding is not in the
+// domain at all; an arg-max reduction over f in increasing order returns the first maximum in
+// the window's row-major order, as the reference does.
+func buildMaxPoolIndex(b *Builder) error {
+	// reuse max_pool's checks and output shape
+	attrs := b.Op.Attrs.Clone()
+	delete(attrs, "storage_order")
+	ref := &Builder{Op: &Op{Kind: "max_pool", Attrs: attrs, Operands: b.Op.Operands}, Params: b.Params}
+	if err := buildPool(ref, false); err != nil {
+		return err
+	}
+	x := b.In(0)
+	ns := x.Rank() - 2
+	ext, err := constExtents(x.Shape[1:], "max_pool_index")
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	C, spatial := ext[0], ext[1:]
+	plane := NumElements(spatial)
+	win, err := windowAttrs(b, ns, b.Op.Attrs.Ints("kernel", nil))
+	if err != nil {
+		return err
+	}
+	dims := []string{"n", "c"}
+	for i := 0; i < ns; i++ {
+		dims = append(dims, "o"+string(rune('0'+i)))
+	}
+	dims = append(dims, "f")
+	fd := 2 + ns
+	f := volume.AffDim(fd)
+	image := volume.AffDim(0).Mul(C).Add(volume.AffDim(1)) // n·C + c
+	cons := []volume.Constraint{
+		volume.GE(volume.AffDim(0), volume.AffConst(0)), volume.LT(volume.AffDim(0), x.Shape[0]),
+		volume.GE(volume.AffDim(1), volume.AffConst(0)), volume.LT(volume.AffDim(1), volume.AffConst(C)),
+		volume.GE(f, image.Mul(plane)), volume.LT(f, image.AddConst(1).Mul(plane)),
+	}
+	idx := []volume.Aff{volume.AffDim(0), volume.AffDim(1)}
+	colMajor := b.Op.Attrs.Int("storage_order", 0) != 0
+	for i := 0; i < ns; i++ {
+		o := volume.AffDim(2 + i)
+		cons = append(cons, volume.GE(o, volume.AffConst(0)), volume.LT(o, ref.Result.Shape[2+i]))
+		// the spatial index along dim i: f / (product of the faster dims) mod S_i
+		stride := int64(1)
+		for j := 0; j < ns; j++ {
+			if colMajor && j < i || !colMajor && j > i {
+				stride *= spatial[j]
+			}
+		}
+		q := f.FloorDiv(stride).Mod(spatial[i])
+		idx = append(idx, q)
+		rel := q.Sub(o.Mul(win.s[i])).AddConst(win.pb[i]) // d·k
+		cons = append(cons, volume.GE(rel, volume.AffConst(0)), volume.GE(volume.AffConst(win.d[i]*(win.k[i]-1)), rel))
+		if win.d[i] > 1 {
+			cons = append(cons, volume.EQ(rel.Mod(win.d[i]), volume.AffConst(0)))
+		}
+	}
+	iters := make([]IterKind, len(dims))
+	iters[fd] = Reduction
+	b.Op.Dims, b.Op.Iters = dims, iters
+	b.Op.Full = volume.SetFromConstraints(b.Params, "", dims, cons)
+	b.Op.Access = []Access{AffAccess(idx...)}
+	b.Op.Out = AffAccess(identity(0, 2+ns)...)
+	b.Op.Body = Read(0, x.Elem)
+	b.Op.Reduce = ReduceArgMax
+	b.Op.ArgDim = fd
+	b.Result = TensorType{Elem: I64, Shape: ref.Result.Shape}
 	return nil
 }

@@ -180,9 +180,6 @@ func importPool(kind string) func(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
-		if len(c.node.Output) > 1 && c.Output(1) != "" {
-			return fmt.Errorf("%w: the Indices output of MaxPool", ErrUnsupported)
-		}
 		if x.Type.Rank() < 3 {
 			return fmt.Errorf("%w: X must have rank >= 3, got %s", ErrInvalid, x.Type)
 		}
@@ -190,9 +187,6 @@ func importPool(kind string) func(c *nodeCtx) error {
 		k := c.AttrInts("kernel_shape", nil)
 		if len(k) != ns {
 			return fmt.Errorf("%w: kernel_shape %v for %d spatial dims", ErrInvalid, k, ns)
-		}
-		if c.AttrInt("storage_order", 0) != 0 {
-			return fmt.Errorf("%w: storage_order 1", ErrUnsupported)
 		}
 		s, d := intsOr(c, "strides", ns, 1), intsOr(c, "dilations", ns, 1)
 		pads, err := autoPads(c, x.Type.Shape[2:], k, s, d)
@@ -203,6 +197,19 @@ func importPool(kind string) func(c *nodeCtx) error {
 			"pads": ir.IntsAttr(pads...), "ceil_mode": ir.IntAttr(c.AttrInt("ceil_mode", 0))}
 		if kind == "avg_pool" {
 			attrs["count_include_pad"] = ir.IntAttr(c.AttrInt("count_include_pad", 0))
+		}
+		if c.Output(1) != "" {
+			// MaxPool's Indices output
+			ia := attrs.Clone()
+			ia["storage_order"] = ir.IntAttr(c.AttrInt("storage_order", 0))
+			v, err := c.Emit("max_pool_index", []*ir.Value{x}, ia, c.Output(1))
+			if err != nil {
+				return err
+			}
+			c.SetOutput(1, v)
+		}
+		if c.Output(0) == "" {
+			return nil
 		}
 		return emit1(c, kind, []*ir.Value{x}, attrs)
 	}
