@@ -159,6 +159,7 @@ func (a *basic) subtract(c *basic) []*basic {
 		newCol[c.divStart()+k] = base.divStart() + nd + k
 	}
 	cc := c.clone()
+	// base's new div columns are not counted by width() until its divs are appended
 	cc.remapRows(newCol, base.width()+len(c.divs))
 	base.divs = append(base.divs, cc.divs...)
 	var cons [][]int64

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 )
 
 var graphcBin string
+
+var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "graphc-cli")
@@ -76,7 +79,7 @@ func TestEntryAndStdout(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "define i32 @my_net(")
 	require.Contains(t, out, "define i64 @my_net_workspace_size(")
-	require.Contains(t, out, `target triple = "x86_64-unknown-linux-gnu"`)
+	require.Contains(t, out, `target triple = "x86_64-pc-linux-gnu"`)
 }
 
 func TestEmptyPipelineKeepsFullDomain(t *testing.T) {
@@ -133,4 +136,33 @@ func TestRequireLastRow(t *testing.T) {
 	out, stderr, code := runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = 15", "--emit=ir", "-o", "-")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "domain { [i, j, k] : i = 15 and j = 15 and 0 <= k < 16 }")
+}
+
+// TestPrintIRAfterAllGolden pins the dump of every pass of the default pipeline
+// (go test ./cmd/graphc -run Golden -update rewrites it).
+func TestPrintIRAfterAllGolden(t *testing.T) {
+	_, stderr, code := runCLI(t, "testdata", "print_all.graph", "--print-ir-after-all", "--emit=ir", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	golden := filepath.Join("testdata", "print_all.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(stderr), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	require.Equal(t, string(want), stderr)
+}
+
+// TestTensorFlowPaperExamples imports the DIE paper's TensorFlow graphs and shows the
+// triangular and diagonal domains after die.
+func TestTensorFlowPaperExamples(t *testing.T) {
+	models, _ := filepath.Abs("../../testdata/models/tf")
+	_, stderr, code := runCLI(t, models, "matmul_bandpart.pbtxt", "--print-ir-after=die", "--emit=ir", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "domain { [i, j, k] : i >= 0 and i <= j < 64 and 0 <= k < 32 }")
+	_, stderr, code = runCLI(t, models, "matmul_diagpart.pbtxt", "--print-ir-after=die", "--emit=ir", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "domain { [i, j, k] : j = i and 0 <= j < 48 and 0 <= k < 16 }")
+	_, stderr, code = runCLI(t, models, "matmul_bandpart.pbtxt", "--outputs=nosuch", "-o", os.DevNull)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `no node named "nosuch"`)
 }
