@@ -137,7 +137,7 @@ func importReshape(c *nodeCtx) error {
 		switch {
 		case isConst && k == -1:
 			if neg >= 0 {
-				return fmt.Errorf("%w: more than one -1 in the shape %v", ErrInvalid, target)
+				return fmt.Errorf("%w: more than one -1 in the shape %s", ErrInvalid, ir.ExtentsString(target))
 			}
 			neg = i
 			continue
