@@ -11,6 +11,10 @@ import (
 // maxFoldElems bounds the size of a tensor folded at import.
 const maxFoldElems = 1 << 20
 
+// maxGeneratorFoldElems bounds the size of an op without operands (fill, values) folded at
+// import: small ones feed shape computations, large ones would only bloat the constants.
+const maxGeneratorFoldElems = 1 << 10
+
 // foldOutputs evaluates the ops just emitted for a node when all their operands are constants,
 // replacing their results by constants known to the importer.
 func (im *importer) foldOutputs(n int) {
@@ -54,8 +58,12 @@ func (im *importer) tryFold(v *ir.Value) (*ir.Tensor, bool) {
 	if op == nil {
 		return nil, false
 	}
-	if s, ok := v.Type.StaticShape(); !ok || ir.NumElements(s) > maxFoldElems {
+	s, ok := v.Type.StaticShape()
+	if !ok || ir.NumElements(s) > maxFoldElems {
 		return nil, false
+	}
+	if len(op.Operands) == 0 && ir.NumElements(s) > maxGeneratorFoldElems {
+		return nil, false // a fill is cheaper to run than to embed
 	}
 	g := ir.NewGraph("fold")
 	var operands []*ir.Value

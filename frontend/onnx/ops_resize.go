@@ -1,6 +1,7 @@
 // This file imports Resize (opsets 10, 11, 13, 18, 19): scales or sizes (which must be known
 // at compile time), axes and keep_aspect_ratio_policy (18+), the coordinate transformation and
-// nearest rounding modes. Opset 10 resizes like Upsample: asymmetric coordinates, floor.
+// nearest rounding modes. Opset 10 resizes like Upsample: asymmetric coordinates, and (as
+// onnxruntime does) nearest indices truncated when upsampling, rounded up when downsampling.
 
 package onnx
 
@@ -103,6 +104,20 @@ func importResize(c *nodeCtx) error {
 		}
 	default:
 		return fmt.Errorf("%w: Resize needs scales or sizes", ErrInvalid)
+	}
+	if c.Opset() < 11 && mode == "nearest" {
+		// onnxruntime's opset-10 rounding: truncate when upsampling, ceil when downsampling
+		// (the same on axes of scale 1, whose source coordinates are integers)
+		down, up := false, false
+		for _, s := range scales {
+			down, up = down || s < 1, up || s > 1
+		}
+		if down && up {
+			return fmt.Errorf("%w: opset-10 nearest Resize that upsamples some axes and downsamples others", ErrUnsupported)
+		}
+		if down {
+			nearest = "ceil"
+		}
 	}
 	attrs := ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape)), "scales": ir.FloatsAttr(scales...), "mode": ir.StringAttr(mode),
 		"coordinate_transformation_mode": ir.StringAttr(ctm), "nearest_mode": ir.StringAttr(nearest),
