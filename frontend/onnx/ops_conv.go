@@ -118,8 +118,8 @@ func importConv(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
-	return emit1(c, "conv", ins, ir.Attrs{"strides": ir.IntsAttr(s...), "dilations": ir.IntsAttr(d...),
-		"pads": ir.IntsAttr(pads...), "group": ir.IntAttr(c.AttrInt("group", 1))})
+	return emit1(c, "conv", ins, ir.Attrs{"strides": listAttr(s, 1), "dilations": listAttr(d, 1),
+		"pads": listAttr(pads, 0), "group": ir.IntAttr(c.AttrInt("group", 1))})
 }
 
 func importConvTranspose(c *nodeCtx) error {
@@ -170,8 +170,8 @@ func importConvTranspose(c *nodeCtx) error {
 	} else {
 		pads = intsOr(c, "pads", 2*ns, 0)
 	}
-	return emit1(c, "conv_transpose", ins, ir.Attrs{"strides": ir.IntsAttr(s...), "dilations": ir.IntsAttr(d...),
-		"pads": ir.IntsAttr(pads...), "group": ir.IntAttr(c.AttrInt("group", 1)), "output_padding": ir.IntsAttr(op...)})
+	return emit1(c, "conv_transpose", ins, ir.Attrs{"strides": listAttr(s, 1), "dilations": listAttr(d, 1),
+		"pads": listAttr(pads, 0), "group": ir.IntAttr(c.AttrInt("group", 1)), "output_padding": listAttr(op, 0)})
 }
 
 func importPool(kind string) func(c *nodeCtx) error {
@@ -193,8 +193,8 @@ func importPool(kind string) func(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
-		attrs := ir.Attrs{"kernel": ir.IntsAttr(k...), "strides": ir.IntsAttr(s...), "dilations": ir.IntsAttr(d...),
-			"pads": ir.IntsAttr(pads...), "ceil_mode": ir.IntAttr(c.AttrInt("ceil_mode", 0))}
+		attrs := ir.Attrs{"kernel": ir.IntsAttr(k...), "strides": listAttr(s, 1), "dilations": listAttr(d, 1),
+			"pads": listAttr(pads, 0), "ceil_mode": ir.IntAttr(c.AttrInt("ceil_mode", 0))}
 		if kind == "avg_pool" {
 			attrs["count_include_pad"] = ir.IntAttr(c.AttrInt("count_include_pad", 0))
 		}
@@ -232,4 +232,15 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// listAttr returns v as an attribute, or the empty list (the catalogue's default) when every
+// entry is def, so that printed graphs show only what differs from the defaults.
+func listAttr(v []int64, def int64) ir.Attr {
+	for _, x := range v {
+		if x != def {
+			return ir.IntsAttr(v...)
+		}
+	}
+	return ir.IntsAttr()
 }
