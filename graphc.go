@@ -33,6 +33,7 @@ type config struct {
 	pipeline   string
 	requires   []string
 	dims       map[string]int64
+	initInputs bool
 	outputs    []string
 	popts      passes.Options
 	noLower    bool
@@ -73,6 +74,10 @@ func WithDim(name string, v int64) Option {
 		return nil
 	}
 }
+
+// WithInitializerInputs makes the initializers an ONNX model also lists as graph inputs runtime
+// inputs of the compiled function; by default they are constants embedded in the code.
+func WithInitializerInputs() Option { return func(c *config) error { c.initInputs = true; return nil } }
 
 // WithPrintIRBefore and WithPrintIRAfter dump the graph before/after the named passes ("*" for
 // all) to the dump writer.
@@ -159,6 +164,9 @@ func (c *config) load(path string) (*ir.Graph, error) {
 		var oo []onnx.Option
 		for k, v := range c.dims {
 			oo = append(oo, onnx.WithDim(k, v))
+		}
+		if c.initInputs {
+			oo = append(oo, onnx.WithInitializerInputs())
 		}
 		g, err = onnx.Load(path, oo...)
 	case ".pb", ".pbtxt", ".txt":

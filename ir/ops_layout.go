@@ -21,7 +21,7 @@ func init() {
 		},
 		&OpDef{
 			Name:        "reshape",
-			Summary:     "the same elements in row-major order under a new shape (a quasi-affine map of the flattened index)",
+			Summary:     "the same elements in row-major order under a new shape (a quasi-affine map of the flattened index; it iterates over the side with fewer dims)",
 			Example:     `%r = reshape(%x) {shape = "[N, 12]"} : f32[N, 12]`,
 			MinOperands: 1, MaxOperands: 1,
 			Attrs: []AttrDef{{Name: "shape", Kind: AttrString, Doc: "the result shape, extents quasi-affine in the symbolic dims"}},
@@ -173,12 +173,39 @@ func buildReshape(b *Builder) error {
 	if err != nil {
 		return b.Errorf("%v", err)
 	}
+	if nonUnit(x.Shape) < nonUnit(shape) {
+		// Splitting dims: iterate over the operand and write the result through floors of its
+		// flattened index. The other way round the access would merge several iteration dims
+		// into one index, whose images the passes' exact projections splinter into
+		// exponentially many pieces; preimages through floors stay one piece.
+		out, err := reshapeIndex(shape, x.Shape)
+		if err != nil {
+			return b.Errorf("%s to %s: %v", shapeString(x.Shape), shapeString(shape), err)
+		}
+		b.SetBox(dimNames(x.Rank()), x.Shape, nil)
+		b.Op.Access = []Access{AffAccess(identity(0, x.Rank())...)}
+		b.Op.Out = AffAccess(out...)
+		b.Op.Body = Read(0, x.Elem)
+		b.Result = TensorType{Elem: x.Elem, Shape: shape}
+		return nil
+	}
 	idx, err := reshapeIndex(x.Shape, shape)
 	if err != nil {
 		return b.Errorf("%s to %s: %v", shapeString(x.Shape), shapeString(shape), err)
 	}
 	copyOp(b, shape, AffAccess(idx...))
 	return nil
+}
+
+// nonUnit counts the extents that are not the constant 1.
+func nonUnit(shape []volume.Aff) int {
+	n := 0
+	for _, d := range shape {
+		if c, ok := d.IsConst(); !ok || c != 1 {
+			n++
+		}
+	}
+	return n
 }
 
 // reshapeIndex returns the operand index (of shape in) read for result index r (of shape out)
@@ -274,6 +301,9 @@ func reshapeIndex(in, out []volume.Aff) ([]volume.Aff, error) {
 				stride *= c
 			}
 		}
+		// index k = floor(lin/T_k) - A_k·floor(lin/T_{k-1}) with T_k the stride of dim k: the
+		// floors are shared between neighbouring dims and never nested, which keeps the number
+		// of division variables (and the cost of the passes' Presburger operations) low
 		stride = 1
 		for k := len(gi) - 1; k >= 0; k-- {
 			e := lin.FloorDiv(stride)
@@ -282,7 +312,7 @@ func reshapeIndex(in, out []volume.Aff) ([]volume.Aff, error) {
 				if !ok {
 					return nil, errorf("symbolic extent %s is not the leading dim of its run: the map would not be quasi-affine", in[gi[k]].String())
 				}
-				e = e.Mod(c)
+				e = e.Sub(lin.FloorDiv(stride * c).Mul(c))
 				stride *= c
 			}
 			idx[gi[k]] = e

@@ -42,7 +42,16 @@ func TestNeedConstComputed(t *testing.T) {
 	m.Output("Y", ir.F32, 4)
 	_, err := onnx.Import(m.Proto(), "p.onnx")
 	require.EqualError(t, err, `p.onnx: node "pad" (Pad, opset 13): unsupported: input "Q" (pads) must be known at compile time `+
-		`(an initializer, a Constant, or computed from shapes)`)
+		`(an initializer, a Constant, or computed from shapes); it is computed from the graph inputs ["P"]: bind them at compile time`)
+	var nc *onnx.NeedConstError
+	require.True(t, errors.As(err, &nc))
+	require.Equal(t, []string{"P"}, nc.Inputs())
+	// binding the input it depends on makes the pads fold at import
+	g, err := onnx.Import(m.Proto(), "p.onnx", onnx.WithConstInput("P", i64(-1, 2)))
+	require.NoError(t, err)
+	x := ir.NewTensor(ir.F32, []int64{2})
+	x.F[0], x.F[1] = 3, 4
+	require.Equal(t, []float64{3, 4, 0, 0}, run(t, g, x).F)
 }
 
 func TestWithConstInput(t *testing.T) {

@@ -35,14 +35,14 @@ func (im *importer) foldOutputs(n int) {
 	}
 	im.g.RemoveOps(func(op *ir.Op) bool { return im.folded[op] })
 	im.folded = map[*ir.Op]bool{}
-	// RemoveOps also dropped the constants only the folded ops read: forget their values, so
-	// that a later use materialises them again instead of reading a value the graph lost.
-	kept := map[*ir.Value]bool{}
+	// RemoveOps also dropped the constants only the folded ops used: forget their values (their
+	// data stays in im.consts and is materialised again if a later node reads it)
+	live := map[*ir.Value]bool{}
 	for _, c := range im.g.Consts {
-		kept[c] = true
+		live[c] = true
 	}
 	for name, v := range im.vals {
-		if v.IsConst() && !kept[v] {
+		if v.Data != nil && !live[v] {
 			delete(im.vals, name)
 		}
 	}

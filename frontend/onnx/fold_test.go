@@ -20,7 +20,11 @@ func TestFoldGenerators(t *testing.T) {
 		m := onnxgen.New("c", 13)
 		m.Init("s", i64(tc.shape...))
 		m.Node("ConstantOfShape", "c", []string{"s"}, []string{"Y"})
-		m.Output("Y", ir.F32)
+		dims := make([]any, len(tc.shape))
+		for i, d := range tc.shape {
+			dims[i] = d
+		}
+		m.Output("Y", ir.F32, dims...)
 		g, err := onnx.Import(m.Proto(), "c.onnx")
 		require.NoError(t, err)
 		require.NoError(t, ir.Verify(g))

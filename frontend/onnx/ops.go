@@ -22,15 +22,6 @@ func registerOp(name string, since int, fn func(c *nodeCtx) error) {
 	opTable[name] = opDef{Since: since, Import: fn}
 }
 
-func init() {
-	registerOp("Add", 7, elementwise("add"))
-	registerOp("Sub", 7, elementwise("sub"))
-	registerOp("Mul", 7, elementwise("mul"))
-	registerOp("Div", 7, elementwise("div"))
-	registerOp("Relu", 6, elementwise("relu"))
-	registerOp("MatMul", 1, elementwise("matmul"))
-}
-
 // elementwise maps a node to one catalogue op over all its inputs.
 func elementwise(kind string) func(c *nodeCtx) error {
 	return func(c *nodeCtx) error {

@@ -118,7 +118,7 @@ func importConv(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
-	return emit1(c, "conv", ins, ir.Attrs{"strides": listAttr(s, 1), "dilations": listAttr(d, 1),
+	return emitWide(c, "conv", ins, ir.Attrs{"strides": listAttr(s, 1), "dilations": listAttr(d, 1),
 		"pads": listAttr(pads, 0), "group": ir.IntAttr(c.AttrInt("group", 1))})
 }
 
@@ -170,7 +170,7 @@ func importConvTranspose(c *nodeCtx) error {
 	} else {
 		pads = intsOr(c, "pads", 2*ns, 0)
 	}
-	return emit1(c, "conv_transpose", ins, ir.Attrs{"strides": listAttr(s, 1), "dilations": listAttr(d, 1),
+	return emitWide(c, "conv_transpose", ins, ir.Attrs{"strides": listAttr(s, 1), "dilations": listAttr(d, 1),
 		"pads": listAttr(pads, 0), "group": ir.IntAttr(c.AttrInt("group", 1)), "output_padding": listAttr(op, 0)})
 }
 
@@ -211,6 +211,9 @@ func importPool(kind string) func(c *nodeCtx) error {
 		if c.Output(0) == "" {
 			return nil
 		}
+		if kind == "avg_pool" {
+			return emitWide(c, kind, []*ir.Value{x}, attrs)
+		}
 		return emit1(c, kind, []*ir.Value{x}, attrs)
 	}
 }
@@ -243,4 +246,26 @@ func listAttr(v []int64, def int64) ir.Attr {
 		}
 	}
 	return ir.IntsAttr()
+}
+
+// emitWide emits a reducing op; on f16 operands it computes in f32 and rounds the result
+// once (as the reference and real kernels accumulate f16 products in f32), instead of
+// rounding every partial sum to f16.
+func emitWide(c *nodeCtx, kind string, ins []*ir.Value, attrs ir.Attrs) error {
+	if ins[0].Type.Elem != ir.F16 {
+		return emit1(c, kind, ins, attrs)
+	}
+	wide := make([]*ir.Value, len(ins))
+	for i, v := range ins {
+		w, err := c.Emit("cast", []*ir.Value{v}, ir.Attrs{"to": ir.StringAttr("f32")}, "")
+		if err != nil {
+			return err
+		}
+		wide[i] = w
+	}
+	y, err := c.Emit(kind, wide, attrs, "")
+	if err != nil {
+		return err
+	}
+	return emit1(c, "cast", []*ir.Value{y}, ir.Attrs{"to": ir.StringAttr("f16")})
 }
