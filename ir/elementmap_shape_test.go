@@ -43,6 +43,8 @@ func init() {
 		elementMapCase{name: "avg_pool_pads", kind: "avg_pool", operands: []ir.TensorType{f32(1, 2, 4)}, attrs: ir.Attrs{"kernel": ints(3), "pads": ints(1, 2), "dilations": ints(2)}},
 		elementMapCase{name: "max_pool_index", kind: "max_pool_index", operands: []ir.TensorType{f32(2, 2, 4, 5)},
 			attrs: ir.Attrs{"kernel": ints(2, 2), "strides": ints(1, 2), "pads": ints(1, 0, 0, 1), "dilations": ints(2, 1), "storage_order": i(1)}},
+		elementMapCase{name: "lp_pool", kind: "lp_pool", operands: []ir.TensorType{f32(1, 2, 5)}, attrs: ir.Attrs{"kernel": ints(2), "pads": ints(1, 1), "p": i(3)}},
+		elementMapCase{name: "eye", kind: "eye", attrs: ir.Attrs{"type": s("f32[3, 4]"), "k": i(-1)}},
 		elementMapCase{name: "global_avg_pool", kind: "global_avg_pool", operands: []ir.TensorType{f32(2, 3, 2, 2)}},
 		elementMapCase{name: "global_max_pool", kind: "global_max_pool", operands: []ir.TensorType{f32(1, 2, 3)}},
 		elementMapCase{name: "resize_nearest", kind: "resize", operands: []ir.TensorType{f32(1, 1, 3, 4)},

@@ -120,6 +120,14 @@ var goldenShapeCases = []goldenCase{
   %y = global_max_pool(%x) : f32[1, 2, 1]
   return %y
 }`, [][]float64{{1, 2, 4, 3}}, []float64{2, 4}},
+	{"lp_pool", `graph @g(%x: f32[1, 1, 3]) {
+  %y = lp_pool(%x) {kernel = [2], pads = [1, 0]} : f32[1, 1, 3]
+  return %y
+}`, [][]float64{{1, -2, 3}}, []float64{1, 5, 13}},
+	{"eye", `graph @g() {
+  %y = eye() {k = 1, type = "i64[2, 3]"} : i64[2, 3]
+  return %y
+}`, nil, []float64{0, 1, 0, 0, 0, 1}},
 	{"max_pool_index", `graph @g(%x: f32[2, 1, 2, 2]) {
   %y = max_pool_index(%x) {kernel = [2, 2]} : i64[2, 1, 1, 1]
   return %y

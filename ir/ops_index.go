@@ -1,4 +1,5 @@
-// This file declares ops that select elements by their index: trilu (band part), with a
+// This file declares ops that select elements by their index: eye (a diagonal of ones) and
+// trilu (band part), with a
 // constant diagonal offset (a guarded access, exact) or one read from a tensor at run time (an
 // index-dependent select whose unguarded access over-approximates what it reads).
 
@@ -7,6 +8,17 @@ package ir
 import "github.com/graphc/graphc/volume"
 
 func init() {
+	register(&OpDef{
+		Name:        "eye",
+		Summary:     "ones on the diagonal j - i = k of a matrix, zeros elsewhere",
+		Example:     `%e = eye() {k = 1, type = "f32[3, 4]"} : f32[3, 4]`,
+		MinOperands: 0, MaxOperands: 0,
+		Attrs: []AttrDef{
+			{Name: "type", Kind: AttrString, Doc: "result type (rank 2)"},
+			{Name: "k", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "diagonal offset"},
+		},
+		Build: buildEye,
+	})
 	register(&OpDef{
 		Name:        "trilu",
 		Summary:     "keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the last two dims, zeroing the rest",
@@ -82,5 +94,22 @@ func buildTriluDynamic(b *Builder) error {
 	}
 	b.Op.Body = Select(keep, Read(0, x.Elem), Const(x.Elem, 0))
 	b.Result = x
+	return nil
+}
+
+func buildEye(b *Builder) error {
+	rt, err := ParseType(b.Op.Attrs.Str("type", ""))
+	if err != nil {
+		return b.Errorf("type: %v", err)
+	}
+	if rt.Rank() != 2 {
+		return b.Errorf("type %s must have rank 2", rt)
+	}
+	b.SetBox(dimNames(2), rt.Shape, nil)
+	b.Op.Access = []Access{}
+	b.Op.Out = AffAccess(identity(0, 2)...)
+	diag := Bin(SEq, Bin(SSub, Index(1), Index(0)), ConstI(I64, b.Op.Attrs.Int("k", 0)))
+	b.Op.Body = Select(diag, Const(rt.Elem, 1), Const(rt.Elem, 0))
+	b.Result = rt
 	return nil
 }

@@ -53,6 +53,14 @@ func init() {
 			Build: buildMaxPoolIndex,
 		},
 		&OpDef{
+			Name:        "lp_pool",
+			Summary:     "Σ |x|^p over each window of X[N, C, spatial…] (the p-th root is a separate pow)",
+			Example:     "%y = lp_pool(%x) {kernel = [2, 2], p = 2} : f32[1, 3, 15, 15]",
+			MinOperands: 1, MaxOperands: 1,
+			Attrs:       append(poolAttrs(false), AttrDef{Name: "p", Kind: AttrInt, Default: dflt(IntAttr(2)), Doc: "the norm's exponent"}),
+			Build:       buildLpPool,
+		},
+		&OpDef{
 			Name:        "global_max_pool",
 			Summary:     "maximum over all spatial positions: [N, C, spatial…] to [N, C, 1, …]",
 			Example:     "%y = global_max_pool(%x) : f32[1, 3, 1, 1]",
@@ -325,5 +333,36 @@ func buildMaxPoolIndex(b *Builder) error {
 	b.Op.Reduce = ReduceArgMax
 	b.Op.ArgDim = fd
 	b.Result = TensorType{Elem: I64, Shape: ref.Result.Shape}
+	return nil
+}
+
+// buildLpPool sums |x|^p over max_pool's windows (padding reads nothing, so contributes 0).
+func buildLpPool(b *Builder) error {
+	attrs := b.Op.Attrs.Clone()
+	delete(attrs, "p")
+	ref := &Builder{Op: &Op{Kind: "max_pool", Attrs: attrs, Operands: b.Op.Operands}, Params: b.Params}
+	if err := buildPool(ref, false); err != nil {
+		return err
+	}
+	x := b.In(0)
+	if !x.Elem.IsFloat() {
+		return b.Errorf("lp pooling needs a floating-point operand, got %s", x.Elem)
+	}
+	p := b.Op.Attrs.Int("p", 2)
+	if p <= 0 {
+		return b.Errorf("p %d must be positive", p)
+	}
+	*b.Op = Op{Kind: b.Op.Kind, Name: b.Op.Name, Attrs: b.Op.Attrs, Operands: b.Op.Operands,
+		Dims: ref.Op.Dims, Iters: ref.Op.Iters, Full: ref.Op.Full, Access: ref.Op.Access, Out: ref.Op.Out}
+	v := Un(SAbs, Read(0, x.Elem))
+	if p != 1 {
+		v = Bin(SPow, v, Const(x.Elem, float64(p)))
+	}
+	if len(b.Op.Access[0].Pieces[0].Guard) > 0 {
+		v = Select(Avail(0), v, Const(x.Elem, 0))
+	}
+	b.Op.Body = v
+	b.Op.Reduce = ReduceSum
+	b.Result = ref.Result
 	return nil
 }
