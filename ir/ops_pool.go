@@ -57,8 +57,8 @@ func init() {
 			Summary:     "Σ |x|^p over each window of X[N, C, spatial…] (the p-th root is a separate pow)",
 			Example:     "%y = lp_pool(%x) {kernel = [2, 2], p = 2} : f32[1, 3, 15, 15]",
 			MinOperands: 1, MaxOperands: 1,
-			Attrs:       append(poolAttrs(false), AttrDef{Name: "p", Kind: AttrInt, Default: dflt(IntAttr(2)), Doc: "the norm's exponent"}),
-			Build:       buildLpPool,
+			Attrs: append(poolAttrs(false), AttrDef{Name: "p", Kind: AttrInt, Default: dflt(IntAttr(2)), Doc: "the norm's exponent"}),
+			Build: buildLpPool,
 		},
 		&OpDef{
 			Name:        "global_max_pool",
