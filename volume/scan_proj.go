@@ -1,0 +1,244 @@
+// This file holds the projection scanning uses for loop bounds: the shadow of a basic on its
+// outer dimensions, computed by exact equality elimination (which keeps strides as congruences)
+// and Fourier–Motzkin on the inequalities.
+
+package volume
+
+// shadow returns a basic over the same space as b whose constraints do not involve the dims for
+// which drop returns true: those dims, and the divs that depend on them, are eliminated.
+//
+// Equalities are eliminated exactly: a unit coefficient is substituted, and c·x + e = 0 with x the
+// only eliminated variable gives the congruence e ≡ 0 (mod c) as a new div (this is how
+// { [i, j] : i = 2j } projects onto { [i] : i mod 2 = 0 }). Inequalities go through
+// Fourier–Motzkin, which is exact when every pair has a unit coefficient on one side (the tensor
+// domains) and otherwise returns the real shadow, a superset of the integer projection. Scanning
+// only needs a superset for correctness (the inner levels re-check the exact constraints); the
+// exact case gives loops without empty iterations.
+func shadow(b *basic, drop func(dim int) bool) *basic {
+	np, n := b.nParam, b.nDim()
+	ds := b.divStart()
+	// a div is eliminated when its definition uses a dropped dim (transitively)
+	taint := make([]bool, len(b.divs))
+	any := false
+	for k, d := range b.divs {
+		for i := 0; i < n && !taint[k]; i++ {
+			taint[k] = d.num[1+np+i] != 0 && drop(i)
+		}
+		for k2 := 0; k2 < k && !taint[k]; k2++ {
+			taint[k] = d.num[ds+k2] != 0 && taint[k2]
+		}
+		any = any || taint[k]
+	}
+	elim := make([]bool, b.width())
+	for i := 0; i < n; i++ {
+		if drop(i) {
+			elim[1+np+i] = true
+			any = true
+		}
+	}
+	if !any {
+		return b.clone()
+	}
+	for k := range b.divs {
+		elim[ds+k] = taint[k]
+	}
+	eqs := cloneRows(b.eqs)
+	ineqs := cloneRows(b.ineqs)
+	for k := range b.divs {
+		if taint[k] {
+			lo, hi := b.divConstraints(k)
+			ineqs = append(ineqs, lo, hi)
+		}
+	}
+	var newDivs []div // divs created for congruences, columns appended after b's
+	width := b.width()
+	grow := func() {
+		width++
+		elim = append(elim, false)
+		for i := range eqs {
+			eqs[i] = append(eqs[i], 0)
+		}
+		for i := range ineqs {
+			ineqs[i] = append(ineqs[i], 0)
+		}
+	}
+	// substituteScaled eliminates column v from row using pivot p (p[v] != 0): row·|p[v]| − row[v]·sign(p[v])·p.
+	substituteScaled := func(row, p []int64, v int) []int64 {
+		a := row[v]
+		if a == 0 {
+			return row
+		}
+		c := p[v]
+		if c == 1 || c == -1 {
+			substitute(row, p, v)
+			return row
+		}
+		sc := abs64(c)
+		f := a
+		if c < 0 {
+			f = -a
+		}
+		r := combine(sc, row, -f, p)
+		r[v] = 0
+		return r
+	}
+	empty := false
+	for steps := 0; !empty; steps++ {
+		if steps > maxOmegaSteps {
+			panic(internalError{"scan: projection does not terminate"})
+		}
+		// equalities first
+		done := false
+		for ei := 0; ei < len(eqs) && !done; ei++ {
+			e := eqs[ei]
+			ok, dropRow := normEq(e)
+			if !ok {
+				empty = true
+				break
+			}
+			if dropRow {
+				eqs = append(eqs[:ei:ei], eqs[ei+1:]...)
+				ei--
+				continue
+			}
+			v, nElim := -1, 0
+			for c := 1; c < len(e); c++ {
+				if elim[c] && e[c] != 0 {
+					nElim++
+					if v < 0 || abs64(e[c]) < abs64(e[v]) {
+						v = c
+					}
+				}
+			}
+			if v < 0 {
+				continue
+			}
+			done = true
+			eqs = append(eqs[:ei:ei], eqs[ei+1:]...)
+			if abs64(e[v]) != 1 && nElim == 1 {
+				// c·x + rest = 0 has an integer solution x iff rest ≡ 0 (mod |c|): keep that as
+				// rest = |c|·floor(rest/|c|), a div of the remaining variables.
+				rest := cloneRow(e)
+				rest[v] = 0
+				den := abs64(e[v])
+				grow()
+				rest = append(rest, 0)
+				newDivs = append(newDivs, div{num: cloneRow(rest), den: den})
+				cong := cloneRow(rest)
+				cong[width-1] = -den
+				e = append(e, 0)
+				eqs = append(eqs, cong)
+			}
+			for i := range eqs {
+				eqs[i] = substituteScaled(eqs[i], e, v)
+			}
+			for i := range ineqs {
+				ineqs[i] = substituteScaled(ineqs[i], e, v)
+			}
+		}
+		if empty || done {
+			continue
+		}
+		// then one Fourier–Motzkin step on the cheapest eliminated column
+		best, bestCost, bestExact, oneSided := -1, int64(0), false, false
+		for c := 1; c < width; c++ {
+			if !elim[c] {
+				continue
+			}
+			var nl, nu int64
+			unitL, unitU := true, true
+			for _, r := range ineqs {
+				switch {
+				case r[c] > 0:
+					nl++
+					unitL = unitL && r[c] == 1
+				case r[c] < 0:
+					nu++
+					unitU = unitU && r[c] == -1
+				}
+			}
+			if nl+nu == 0 {
+				continue
+			}
+			if nl == 0 || nu == 0 {
+				best, oneSided = c, true
+				break
+			}
+			exact := unitL || unitU
+			cost := nl*nu - nl - nu
+			if best < 0 || (exact && !bestExact) || (exact == bestExact && cost < bestCost) {
+				best, bestCost, bestExact = c, cost, exact
+			}
+		}
+		if best < 0 {
+			break
+		}
+		if oneSided {
+			ineqs = dropWithCol(ineqs, best)
+		} else {
+			ineqs = fourierMotzkin(ineqs, best, 0)
+		}
+		kept, neweqs, ok := tidyIneqs(ineqs)
+		if !ok {
+			empty = true
+			break
+		}
+		ineqs = kept
+		eqs = append(eqs, neweqs...)
+	}
+	if empty {
+		return emptyBasic(np, n)
+	}
+	// rebuild over the kept columns: constant, parameters, dims, surviving divs, new divs
+	nb := newBasic(np, b.in, b.out)
+	colmap := make([]int, width)
+	for c := range colmap {
+		colmap[c] = -1
+	}
+	next := 0
+	for c := 0; c < ds; c++ {
+		colmap[c] = next
+		next++
+	}
+	for k := range b.divs {
+		if !taint[k] {
+			colmap[ds+k] = next
+			next++
+		}
+	}
+	for k := range newDivs {
+		colmap[b.width()+k] = next
+		next++
+	}
+	pad := func(r []int64) []int64 {
+		if len(r) < width {
+			r = append(cloneRow(r), make([]int64, width-len(r))...)
+		}
+		return r
+	}
+	for k, d := range b.divs {
+		if !taint[k] {
+			nb.divs = append(nb.divs, div{num: remapRow(pad(d.num), colmap, next), den: d.den})
+		}
+	}
+	for _, d := range newDivs {
+		nb.divs = append(nb.divs, div{num: remapRow(pad(d.num), colmap, next), den: d.den})
+	}
+	for _, r := range eqs {
+		nb.eqs = append(nb.eqs, remapRow(r, colmap, next))
+	}
+	for _, r := range ineqs {
+		nb.ineqs = append(nb.ineqs, remapRow(r, colmap, next))
+	}
+	if !nb.tidy() {
+		return emptyBasic(np, n)
+	}
+	nb.mergeDuplicateDivs()
+	nb.dropUnusedDivs()
+	return nb
+}
+
+// shadowOuter returns the shadow of b on its parameters and dims 0..d.
+func shadowOuter(b *basic, d int) *basic {
+	return shadow(b, func(i int) bool { return i > d })
+}
