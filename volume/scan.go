@@ -104,7 +104,7 @@ func scanStmts(params []string, n int, stmts [][]*basic) Node {
 		var ps []*basic
 		for _, p := range pieces {
 			c := setBasic(p, n)
-			if c.tidy() && !c.isEmpty() {
+			if c.tidy() && !scanEmpty(c) {
 				c.dropUnusedDivs()
 				ps = append(ps, c)
 			}

@@ -296,14 +296,33 @@ func (p *cPrinter) constraint(a Aff, eq bool) string {
 	op := " >= "
 	if eq {
 		op = " == "
-		// a remainder test: num - d·floor(num/d) + c == 0
-		if len(a.Floors) == 1 && a.Floors[0].Coef == -a.Floors[0].Den {
-			f := a.Floors[0]
-			rest := a.Sub(f.Num.Mod(f.Den))
-			if c, ok := rest.IsConst(); ok && (c == 0 || p.isNonneg(f.Num)) {
-				return fmt.Sprintf("%s %% %d == %d", p.paren(f.Num), f.Den, -c)
-			}
+	}
+	// a remainder: a = ±(num mod d) + rest, printed num % d when num is known to be
+	// non-negative (or when testing divisibility, which C's % gets right for any sign)
+	for _, f := range a.Floors {
+		if abs64(f.Coef) != f.Den {
+			continue
 		}
+		m := f.Num.Mod(f.Den)
+		rest := a.Add(m) // a = -m + rest
+		if f.Coef < 0 {
+			rest = a.Sub(m) // a = m + rest
+		}
+		if termCount(rest) >= termCount(a) {
+			continue
+		}
+		c, isConst := rest.IsConst()
+		if !p.isNonneg(f.Num) && !(eq && isConst && c == 0) {
+			continue
+		}
+		mod := fmt.Sprintf("%s %% %d", p.paren(f.Num), f.Den)
+		if f.Coef < 0 { // m + rest >= 0
+			return mod + op + p.expr(rest.Neg())
+		}
+		if eq {
+			return mod + op + p.expr(rest)
+		}
+		return mod + " <= " + p.expr(rest)
 	}
 	ts, c := p.terms(a, false)
 	var left, right []cTerm

@@ -54,7 +54,7 @@ func (sc *scanner) gen(doms []scanDom, d int, ctx *basic) Node {
 				bs[i] = a.b
 				for _, k := range a.label {
 					x := intersectBasic(doms[k].b, a.b)
-					if x.tidy() && !x.isEmpty() {
+					if x.tidy() && !scanEmpty(x) {
 						x.dropUnusedDivs()
 						sub = append(sub, scanDom{doms[k].stmt, x})
 					}
@@ -87,20 +87,20 @@ func (sc *scanner) merged(bs []*basic, doms []scanDom, d int, ctx *basic, depth 
 		cb := newBasic(ctx.nParam, ctx.in, ctx.out)
 		cb.ineqs = [][]int64{append(cloneRow(cond[:cb.width()]), make([]int64, 0)...)}
 		sub := intersectBasic(ctx, cb)
-		if !sub.tidy() || sub.isEmpty() {
+		if !sub.tidy() || scanEmpty(sub) {
 			continue
 		}
 		var as []*basic
 		for _, b := range bs {
 			x := intersectBasic(b, cb)
-			if x.tidy() && !x.isEmpty() {
+			if x.tidy() && !scanEmpty(x) {
 				as = append(as, x)
 			}
 		}
 		var ds []scanDom
 		for _, dm := range doms {
 			x := intersectBasic(dm.b, cb)
-			if x.tidy() && !x.isEmpty() {
+			if x.tidy() && !scanEmpty(x) {
 				ds = append(ds, scanDom{dm.stmt, x})
 			}
 		}
@@ -356,7 +356,7 @@ func (sc *scanner) region(r *basic, doms []scanDom, d int, ctx *basic) Node {
 		if nLower == 1 && lower[colD] == 1 {
 			above := cloneRow(lower)
 			above[0] = subc(above[0], 1)
-			if !feasible(j.eqs, append(allIneqs(j), above)) {
+			if !scanFeasible(j.eqs, append(allIneqs(j), above)) {
 				assignRow = lower
 				for _, b := range bounds {
 					if !equalRows(b.row, lower) {
@@ -498,7 +498,7 @@ func (sc *scanner) region(r *basic, doms []scanDom, d int, ctx *basic) Node {
 	var sub []scanDom
 	for _, dm := range doms {
 		b := intersectBasic(dm.b, kept)
-		if !b.tidy() || len(doms) > 1 && b.isEmpty() {
+		if !b.tidy() || len(doms) > 1 && scanEmpty(b) {
 			continue
 		}
 		b.dropUnusedDivs()

@@ -10,7 +10,7 @@ type system struct{ eqs, ineqs [][]int64 }
 
 // implies reports whether every integer point of s satisfies r (r >= 0, or r = 0 when eq).
 func (s system) implies(r []int64, eq bool) bool {
-	if feasible(s.eqs, append(s.ineqs[:len(s.ineqs):len(s.ineqs)], negIneq(r))) {
+	if scanFeasible(s.eqs, append(s.ineqs[:len(s.ineqs):len(s.ineqs)], negIneq(r))) {
 		return false
 	}
 	if !eq {
@@ -18,7 +18,7 @@ func (s system) implies(r []int64, eq bool) bool {
 	}
 	n := cloneRow(r)
 	n[0] = subc(n[0], 1) // r >= 1 is the other way to violate r = 0
-	return !feasible(s.eqs, append(s.ineqs[:len(s.ineqs):len(s.ineqs)], n))
+	return !scanFeasible(s.eqs, append(s.ineqs[:len(s.ineqs):len(s.ineqs)], n))
 }
 
 // plainImplied reports whether ineq r (or eq when eq) is implied by a single row of ctx: a row with
@@ -164,17 +164,18 @@ func withRows(j *basic, eqs, ineqs [][]int64) *basic {
 	return b
 }
 
-// validRows returns the rows of x (every equality as two inequalities), in the columns of j,
-// that hold on all of the systems others.
-func validRows(xEqs, xIneqs [][]int64, others []system) [][]int64 {
-	var out [][]int64
+// splitValid splits the rows of x (every equality as two inequalities) into those that hold on
+// every system of others and the rest. A row with the same coefficients as a tighter row of an
+// other system holds there without a test.
+func splitValid(xEqs, xIneqs [][]int64, others []system) (valid, invalid [][]int64) {
 	try := func(r []int64) {
 		for _, s := range others {
-			if !s.implies(r, false) {
+			if !plainImplied(r, false, s.eqs, s.ineqs) && !s.implies(r, false) {
+				invalid = append(invalid, r)
 				return
 			}
 		}
-		out = append(out, r)
+		valid = append(valid, r)
 	}
 	for _, e := range xEqs {
 		try(e)
@@ -183,12 +184,20 @@ func validRows(xEqs, xIneqs [][]int64, others []system) [][]int64 {
 	for _, r := range xIneqs {
 		try(r)
 	}
-	return out
+	return valid, invalid
+}
+
+// validRows returns the rows of x that hold on all of the systems others.
+func validRows(xEqs, xIneqs [][]int64, others []system) [][]int64 {
+	v, _ := splitValid(xEqs, xIneqs, others)
+	return v
 }
 
 // coalescePair returns a ∪ b as a single basic when that union is convex, and nil otherwise. The
-// candidate is the conjunction of the constraints of each piece that hold on the other (it
-// contains both pieces); it is the union exactly when candidate − a − b is empty.
+// candidate C is the conjunction of the constraints of each piece that hold on the other (it
+// contains both pieces). C − a is the union of C ∧ r1 ∧ … ∧ r(i-1) ∧ ¬ri over the constraints ri
+// of a that fail on b (the others hold on C), and each of these lies in b unless it meets the
+// negation of a constraint of b that fails on a: so C = a ∪ b takes one test per such pair.
 func coalescePair(a, b *basic) *basic {
 	j, beq, bin := joinBasic(a, b)
 	divc := j.allDivConstraints()
@@ -197,17 +206,26 @@ func coalescePair(a, b *basic) *basic {
 	}
 	aEqs, aIneqs := j.eqs[:beq], j.ineqs[:bin]
 	bEqs, bIneqs := j.eqs[beq:], j.ineqs[bin:]
-	cand := validRows(aEqs, aIneqs, []system{sysOf(bEqs, bIneqs)})
-	cand = append(cand, validRows(bEqs, bIneqs, []system{sysOf(aEqs, aIneqs)})...)
+	aValid, aInvalid := splitValid(aEqs, aIneqs, []system{sysOf(bEqs, bIneqs)})
+	if len(aInvalid) == 0 { // b ⊆ a
+		return a
+	}
+	bValid, bInvalid := splitValid(bEqs, bIneqs, []system{sysOf(aEqs, aIneqs)})
+	if len(bInvalid) == 0 { // a ⊆ b
+		return b
+	}
+	cand := append(append([][]int64(nil), aValid...), bValid...)
+	for i, r := range aInvalid {
+		base := append(append(append(append([][]int64(nil), cand...), divc...), aInvalid[:i]...), negIneq(r))
+		for _, s := range bInvalid {
+			if scanFeasible(nil, append(base[:len(base):len(base)], negIneq(s))) {
+				return nil
+			}
+		}
+	}
 	c := withRows(j, nil, cand)
 	if !c.tidy() {
 		return nil
-	}
-	pa, pb := withRows(j, aEqs, aIneqs), withRows(j, bEqs, bIneqs)
-	for _, p := range subtractBasic(c, pa) {
-		if len(subtractBasic(p, pb)) > 0 {
-			return nil
-		}
 	}
 	c.dropUnusedDivs()
 	return c

@@ -28,7 +28,7 @@ func atoms(doms []scanDom, d int) []scanAtom {
 		var next []scanAtom
 		for _, a := range out {
 			in := intersectBasic(a.b, p)
-			if !in.tidy() || in.isEmpty() {
+			if !in.tidy() || scanEmpty(in) {
 				next = append(next, a)
 				continue
 			}
@@ -111,8 +111,8 @@ func orderPair(x, y *basic, d int) (xFirst, yFirst bool) {
 	ge := make([]int64, width) // x_d - y_d >= 0
 	ge[colD], ge[ds] = 1, -1
 	le := negRow(ge)
-	xFirst = !feasible(eqs, append(ineqs[:len(ineqs):len(ineqs)], ge))
-	yFirst = !feasible(eqs, append(ineqs[:len(ineqs):len(ineqs)], le))
+	xFirst = !scanFeasible(eqs, append(ineqs[:len(ineqs):len(ineqs)], ge))
+	yFirst = !scanFeasible(eqs, append(ineqs[:len(ineqs):len(ineqs)], le))
 	return xFirst, yFirst
 }
 

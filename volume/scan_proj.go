@@ -15,6 +15,15 @@ package volume
 // only needs a superset for correctness (the inner levels re-check the exact constraints); the
 // exact case gives loops without empty iterations.
 func shadow(b *basic, drop func(dim int) bool) *basic {
+	r, _ := shadowExact(b, drop)
+	return r
+}
+
+// shadowExact is shadow that also reports whether every step was exact (unit substitutions,
+// congruences, and Fourier–Motzkin steps with unit coefficients on one side), in which case the
+// result is the integer projection.
+func shadowExact(b *basic, drop func(dim int) bool) (*basic, bool) {
+	exact := true
 	np, n := b.nParam, b.nDim()
 	ds := b.divStart()
 	// a div is eliminated when its definition uses a dropped dim (transitively)
@@ -37,7 +46,7 @@ func shadow(b *basic, drop func(dim int) bool) *basic {
 		}
 	}
 	if !any {
-		return b.clone()
+		return b.clone(), true
 	}
 	for k := range b.divs {
 		elim[ds+k] = taint[k]
@@ -115,6 +124,7 @@ func shadow(b *basic, drop func(dim int) bool) *basic {
 			}
 			done = true
 			eqs = append(eqs[:ei:ei], eqs[ei+1:]...)
+			exact = exact && (abs64(e[v]) == 1 || nElim == 1)
 			if abs64(e[v]) != 1 && nElim == 1 {
 				// c·x + rest = 0 has an integer solution x iff rest ≡ 0 (mod |c|): keep that as
 				// rest = |c|·floor(rest/|c|), a div of the remaining variables.
@@ -137,6 +147,18 @@ func shadow(b *basic, drop func(dim int) bool) *basic {
 			}
 		}
 		if empty || done {
+			continue
+		}
+		// integer tightening first (3q + 1 >= 0 is q >= 0), which makes the shadow of
+		// congruences exact: { [i, j] : 0 <= j <= 2i and j mod 3 = 1 } projects onto i >= 1
+		kept, neweqs, ok := tidyIneqs(ineqs)
+		if !ok {
+			empty = true
+			break
+		}
+		ineqs = kept
+		if len(neweqs) > 0 {
+			eqs = append(eqs, neweqs...)
 			continue
 		}
 		// then one Fourier–Motzkin step on the cheapest eliminated column
@@ -173,21 +195,15 @@ func shadow(b *basic, drop func(dim int) bool) *basic {
 		if best < 0 {
 			break
 		}
+		exact = exact && (oneSided || bestExact)
 		if oneSided {
 			ineqs = dropWithCol(ineqs, best)
 		} else {
 			ineqs = fourierMotzkin(ineqs, best, 0)
 		}
-		kept, neweqs, ok := tidyIneqs(ineqs)
-		if !ok {
-			empty = true
-			break
-		}
-		ineqs = kept
-		eqs = append(eqs, neweqs...)
 	}
 	if empty {
-		return emptyBasic(np, n)
+		return emptyBasic(np, n), true
 	}
 	// rebuild over the kept columns: constant, parameters, dims, surviving divs, new divs
 	nb := newBasic(np, b.in, b.out)
@@ -231,14 +247,45 @@ func shadow(b *basic, drop func(dim int) bool) *basic {
 		nb.ineqs = append(nb.ineqs, remapRow(r, colmap, next))
 	}
 	if !nb.tidy() {
-		return emptyBasic(np, n)
+		return emptyBasic(np, n), true
 	}
 	nb.mergeDuplicateDivs()
 	nb.dropUnusedDivs()
-	return nb
+	return nb, exact
 }
 
-// shadowOuter returns the shadow of b on its parameters and dims 0..d.
+// shadowOuter returns the projection of b on its parameters and dims 0..d: the shadow, or the
+// exact integer projection (Omega test) when the shadow may be larger and the exact projection
+// is one convex piece. Loops over an exact projection never run an iteration for nothing.
 func shadowOuter(b *basic, d int) *basic {
-	return shadow(b, func(i int) bool { return i > d })
+	r, exact := shadowExact(b, func(i int) bool { return i > d })
+	// the exact projection (dark shadows and splinters) is only tried on small systems: its cost
+	// grows exponentially with the constraints it combines
+	if exact || r.plainIsEmpty() || len(b.ineqs)+2*len(b.eqs)+2*len(b.divs) > 24 || len(b.divs) > 3 {
+		return r
+	}
+	n := b.nDim()
+	drop := map[int]bool{}
+	for i := d + 1; i < n; i++ {
+		drop[1+b.nParam+i] = true
+	}
+	out := tuple{"", make([]string, d+1)}
+	var ps []*basic
+	if err := Try(func() { ps = b.projectCols(drop, b.nParam, tuple{}, out) }); err != nil {
+		return r
+	}
+	var pieces []*basic
+	for _, p := range ps {
+		if p.tidy() && !scanEmpty(p) {
+			p.dropUnusedDivs()
+			// back to the scanning space: dims d+1.. are unconstrained
+			p.insertCols(1+p.nParam+d+1, n-d-1)
+			p.out = tuple{"", make([]string, n)}
+			pieces = append(pieces, p)
+		}
+	}
+	if pieces = coalesceList(pieces); len(pieces) == 1 {
+		return pieces[0]
+	}
+	return r
 }

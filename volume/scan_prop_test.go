@@ -233,3 +233,47 @@ func TestScanStatementsRandom(t *testing.T) {
 		}
 	}
 }
+
+func TestCardRandomSets(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	cases := *scanCases / 8 // Card scans again for every parameter binding
+	if testing.Short() {
+		cases /= 4
+	}
+	for c := 0; c < cases; c++ {
+		n := 1 + r.IntN(3)
+		params := []string{"N", "M"}[:r.IntN(3)]
+		src := randScanSet(r, "S", n, params)
+		s, err := ParseSet(src)
+		require.NoError(t, err, src)
+		for _, pv := range paramBindings(params) {
+			got, err := s.Card(pv)
+			require.NoError(t, err, src)
+			require.Equal(t, int64(len(bruteForce(s, "S", n, pv))), got, "case %d: %s with %v", c, src, pv)
+		}
+	}
+}
+
+func TestCardLarge(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want int64
+	}{
+		{"{ S[i, j, k] : 0 <= i < 512 and 0 <= j < 512 and 0 <= k < 512 }", 512 * 512 * 512},
+		{"{ S[i, j, k] : 0 <= i < 512 and i <= j < 512 and 0 <= k < 512 }", 512 * 513 / 2 * 512},
+		{"{ S[i, j] : 0 <= i < 512 and 0 <= j < 512 and (i + j) mod 2 = 0 }", 512 * 256},
+		{"{ S[i, j] : 0 <= i < 512 and 0 <= j < 512 and i mod 4 <= 1 }", 256 * 512},
+		{"{ S[i] : 0 <= i < 5; T[i, j] : 0 <= i < 3 and 0 <= j < 3 }", 5 + 9},
+		{"{ S[i, j] : 0 <= i < 10 and 0 <= j < 10 and not (3 <= i < 6 and 4 <= j < 7) }", 100 - 9},
+	} {
+		s, err := ParseSet(c.src)
+		require.NoError(t, err)
+		got, err := s.Card(nil)
+		require.NoError(t, err)
+		require.Equal(t, c.want, got, c.src)
+	}
+	_, err := MustParseSet("{ S[i] : i >= 0 }").Card(nil)
+	require.ErrorIs(t, err, ErrUnbounded)
+	_, err = MustParseSet("[N] -> { S[i] : 0 <= i < N }").Card(nil)
+	require.ErrorIs(t, err, ErrSpaceMismatch)
+}

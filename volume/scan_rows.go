@@ -115,7 +115,7 @@ func subtractBasic(a, c *basic) []*basic {
 	for _, k := range cons {
 		p := cur.clone()
 		p.ineqs = append(p.ineqs, negIneq(k))
-		if !p.tidy() || p.isEmpty() {
+		if !p.tidy() || scanEmpty(p) {
 			continue // cur implies k: adding it changes nothing
 		}
 		p.mergeDuplicateDivs()
