@@ -246,8 +246,9 @@ func (pr printer) expr(r []int64) string {
 	return sb.String()
 }
 
-// modPattern recognises r = s*(num - den*q) + k for a div q, printing "(num) mod den".
-func (pr printer) modPattern(r []int64) (lhs string, rest []int64, ok bool) {
+// modPattern recognises r = s*(num - den*q) + K for a div q = floor(num/den) and renders the
+// constraint with "(num) mod den", e.g. "(i + j + 3) mod 2 = 0".
+func (pr printer) modPattern(r []int64, eq bool) (string, bool) {
 	b := pr.b
 	for k, d := range b.divs {
 		col := b.divStart() + k
@@ -263,22 +264,19 @@ func (pr printer) modPattern(r []int64) (lhs string, rest []int64, ok bool) {
 			if !isZeroFrom(t, 1) {
 				continue
 			}
-			m := "(" + pr.expr(withoutConst(d.num)) + ") mod " + strconv.FormatInt(d.den, 10)
-			// r = s*(num - den*q) + t0 where num's constant is inside the mod: adjust
-			c := subc(t[0], mulc(s, d.num[0]))
-			_ = c
-			if d.num[0] != 0 {
-				continue // keep the general form; the constant would need care
+			k := subc(r[0], mulc(s, d.num[0]))
+			m := "(" + pr.expr(d.num) + ") mod " + strconv.FormatInt(d.den, 10)
+			switch {
+			case eq:
+				return m + " = " + strconv.FormatInt(-s*k, 10), true
+			case s > 0: // m + k >= 0
+				return m + " >= " + strconv.FormatInt(-k, 10), true
+			default: // -m + k >= 0
+				return m + " <= " + strconv.FormatInt(k, 10), true
 			}
-			if s < 0 {
-				m = "-" + m
-			}
-			rest = make([]int64, len(r))
-			rest[0] = t[0]
-			return m, rest, true
 		}
 	}
-	return "", nil, false
+	return "", false
 }
 
 func withoutConst(r []int64) []int64 {
@@ -293,8 +291,21 @@ func (pr printer) constraint(r []int64, eq bool) string {
 	if eq {
 		op = " = "
 	}
-	if m, rest, ok := pr.modPattern(r); ok {
-		return m + op + strconv.FormatInt(-rest[0], 10)
+	if m, ok := pr.modPattern(r, eq); ok {
+		return m
+	}
+	if eq {
+		// "x = expr" with x the innermost dimension that has a unit coefficient
+		for c := pr.b.divStart() - 1; c > pr.b.nParam; c-- {
+			if r[c] == 1 || r[c] == -1 {
+				rest := cloneRow(r)
+				if r[c] == 1 {
+					rest = negRow(rest)
+				}
+				rest[c] = 0
+				return pr.names[c] + " = " + pr.expr(rest)
+			}
+		}
 	}
 	// move negative terms to the right-hand side
 	lhs, rhs := make([]int64, len(r)), make([]int64, len(r))
@@ -413,7 +424,7 @@ func (pr printer) single(bd bound) string {
 
 // upper prints x <= rhs, as x < rhs + 1 when that reads better (constant bounds).
 func (pr printer) upper(x string, rhs []int64) string {
-	if isZeroFrom(rhs, 1) || rhs[0] == -1 {
+	if isZeroFrom(rhs, 1) || rhs[0] < 0 {
 		r := cloneRow(rhs)
 		r[0] = addc(r[0], 1)
 		return x + " < " + pr.expr(r)

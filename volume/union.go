@@ -159,7 +159,8 @@ func (a *basic) subtract(c *basic) []*basic {
 		newCol[c.divStart()+k] = base.divStart() + nd + k
 	}
 	cc := c.clone()
-	cc.remapRows(newCol, base.width())
+	// base's new div columns are not counted by width() until its divs are appended
+	cc.remapRows(newCol, base.width()+len(c.divs))
 	base.divs = append(base.divs, cc.divs...)
 	var cons [][]int64
 	for _, e := range cc.eqs {

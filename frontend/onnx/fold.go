@@ -28,6 +28,17 @@ func (im *importer) foldOutputs(n int) {
 	}
 	im.g.RemoveOps(func(op *ir.Op) bool { return im.folded[op] })
 	im.folded = map[*ir.Op]bool{}
+	// RemoveOps also dropped the constants only the folded ops used: forget their values (their
+	// data stays in im.consts and is materialised again if a later node reads it)
+	live := map[*ir.Value]bool{}
+	for _, c := range im.g.Consts {
+		live[c] = true
+	}
+	for name, v := range im.vals {
+		if v.Data != nil && !live[v] {
+			delete(im.vals, name)
+		}
+	}
 }
 
 // tryFold evaluates v's producer (and, recursively, producers of its operands) when everything

@@ -25,12 +25,6 @@ func registerOp(name string, since int, fn func(c *nodeCtx) error) {
 }
 
 func init() {
-	registerOp("Add", 7, elementwise("add"))
-	registerOp("Sub", 7, elementwise("sub"))
-	registerOp("Mul", 7, elementwise("mul"))
-	registerOp("Div", 7, elementwise("div"))
-	registerOp("Relu", 6, elementwise("relu"))
-	registerOp("MatMul", 1, elementwise("matmul"))
 	registerOp("Trilu", 14, importTrilu)
 }
 
