@@ -74,6 +74,9 @@ func (sc *scanner) gen(doms []scanDom, d int, ctx *basic) Node {
 // is split on the comparison of two candidate bounds, so that one of them holds on both sides:
 // isl would print max(u1, u2) there.
 func (sc *scanner) merged(bs []*basic, doms []scanDom, d int, ctx *basic, depth int) Node {
+	for i, b := range bs {
+		bs[i] = withPlainBounds(b, d)
+	}
 	h := simpleHull(bs)
 	if boundedIn(h, d) {
 		return sc.region(h, doms, d, ctx)
@@ -291,6 +294,7 @@ type crow struct {
 // region returns the loop of dim d over the region r (a basic over dims 0..d) with the statements
 // of doms inside it.
 func (sc *scanner) region(r *basic, doms []scanDom, d int, ctx *basic) Node {
+	r = withPlainBounds(r, d)
 	j, keptEqs, keptIneqs := gistOf(r, ctx, d)
 	lv := divLevels(j)
 	colD := 1 + j.nParam + d

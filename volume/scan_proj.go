@@ -23,6 +23,12 @@ func shadow(b *basic, drop func(dim int) bool) *basic {
 // congruences, and Fourier–Motzkin steps with unit coefficients on one side), in which case the
 // result is the integer projection.
 func shadowExact(b *basic, drop func(dim int) bool) (*basic, bool) {
+	return shadowCols(b, drop, nil)
+}
+
+// shadowCols eliminates the dims for which drop holds, the divs that depend on them, and the divs
+// for which dropDiv holds (nil: none).
+func shadowCols(b *basic, drop func(dim int) bool, dropDiv func(k int) bool) (*basic, bool) {
 	exact := true
 	np, n := b.nParam, b.nDim()
 	ds := b.divStart()
@@ -36,6 +42,7 @@ func shadowExact(b *basic, drop func(dim int) bool) (*basic, bool) {
 		for k2 := 0; k2 < k && !taint[k]; k2++ {
 			taint[k] = d.num[ds+k2] != 0 && taint[k2]
 		}
+		taint[k] = taint[k] || dropDiv != nil && dropDiv(k)
 		any = any || taint[k]
 	}
 	elim := make([]bool, b.width())
@@ -288,4 +295,17 @@ func shadowOuter(b *basic, d int) *basic {
 		return pieces[0]
 	}
 	return r
+}
+
+// withPlainBounds returns b, with bounds on dim d added when b bounds d only through divs of d
+// (floor((i - 1)/2) = 0 bounds i): the shadow of b without those divs, which b implies.
+func withPlainBounds(b *basic, d int) *basic {
+	if boundedIn(b, d) {
+		return b
+	}
+	lv := divLevels(b)
+	p, _ := shadowCols(b, func(int) bool { return false }, func(k int) bool { return lv[k] == d })
+	j, _, _ := joinBasic(b, p)
+	j.tidy()
+	return j
 }

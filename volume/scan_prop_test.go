@@ -55,7 +55,7 @@ func randConjunction(r *rand.Rand, dims, params []string) string {
 		}
 	}
 	for k := r.IntN(4); k > 0; k-- {
-		switch r.IntN(7) {
+		switch r.IntN(8) {
 		case 0, 1: // a half-space (triangles, skewed bounds)
 			cs = append(cs, randAffine(r, dims, params, 2)+" >= 0")
 		case 2: // a diagonal
@@ -73,6 +73,10 @@ func randConjunction(r *rand.Rand, dims, params []string) string {
 			d := dims[r.IntN(len(dims))]
 			e := dims[r.IntN(len(dims))]
 			cs = append(cs, fmt.Sprintf("%s <= floor((%s + %d)/%d) + 1", d, e, r.IntN(3), 2+r.IntN(2)))
+		case 7: // a dimension bounded through its own div only
+			d := dims[r.IntN(len(dims))]
+			e := dims[r.IntN(len(dims))]
+			cs = append(cs, fmt.Sprintf("floor((%s + %d)/%d) = %s", d, r.IntN(3), 2+r.IntN(2), e))
 		}
 	}
 	return strings.Join(cs, " and ")
