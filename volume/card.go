@@ -1,4 +1,4 @@
-// This file counts the points of bounded sets.
+// This file holds Card, which counts the points of bounded sets on their scan.
 
 package volume
 

@@ -69,139 +69,6 @@ func (sc *scanner) gen(doms []scanDom, d int, ctx *basic) Node {
 	return block(nodes)
 }
 
-// merged returns one loop of dim d over the atoms bs, which interleave along d: its bounds are
-// those of their simple hull. When no lower (or upper) bound holds on every atom, the outer space
-// is split on the comparison of two candidate bounds, so that one of them holds on both sides:
-// isl would print max(u1, u2) there.
-func (sc *scanner) merged(bs []*basic, doms []scanDom, d int, ctx *basic, depth int) Node {
-	for i, b := range bs {
-		bs[i] = withPlainBounds(b, d)
-	}
-	h := simpleHull(bs)
-	if boundedIn(h, d) {
-		return sc.region(h, doms, d, ctx)
-	}
-	if depth > 8 {
-		panic(internalError{fmt.Sprintf("scan: no common bound on dimension %d for interleaved pieces", d)})
-	}
-	c := splitRow(h, bs, d, ctx)
-	var nodes []Node
-	for _, cond := range [][]int64{c, negIneq(c)} {
-		cb := newBasic(ctx.nParam, ctx.in, ctx.out)
-		cb.ineqs = [][]int64{append(cloneRow(cond[:cb.width()]), make([]int64, 0)...)}
-		sub := intersectBasic(ctx, cb)
-		if !sub.tidy() || scanEmpty(sub) {
-			continue
-		}
-		var as []*basic
-		for _, b := range bs {
-			x := intersectBasic(b, cb)
-			if x.tidy() && !scanEmpty(x) {
-				as = append(as, x)
-			}
-		}
-		var ds []scanDom
-		for _, dm := range doms {
-			x := intersectBasic(dm.b, cb)
-			if x.tidy() && !scanEmpty(x) {
-				ds = append(ds, scanDom{dm.stmt, x})
-			}
-		}
-		var nd Node
-		switch len(as) {
-		case 0:
-			continue
-		case 1:
-			nd = sc.region(as[0], ds, d, sub)
-		default:
-			nd = sc.merged(as, ds, d, sub, depth+1)
-		}
-		if nd != nil {
-			nodes = append(nodes, &If{Conds: []Constraint{{Aff: cb.rowAff(cb.ineqs[0], sc.params)}}, Then: nd})
-		}
-	}
-	return block(nodes)
-}
-
-// splitRow returns an inequality over the parameters and dims < d (no divs) that splits ctx in
-// two non-empty parts, comparing a bound u on d of some atom with a bound v (same side) of an
-// atom on which u does not hold: where u dominates v, u holds on both atoms, elsewhere v does.
-// Bounds that dominate everywhere in ctx replace the current one, which terminates because the
-// dominance is strict.
-func splitRow(h *basic, bs []*basic, d int, ctx *basic) []int64 {
-	col := 1 + h.nParam + d
-	lower := true
-	for _, r := range h.ineqs {
-		if r[col] > 0 {
-			lower = false // the lower side is fine: split on upper bounds
-		}
-	}
-	sign := int64(-1)
-	if lower {
-		sign = 1
-	}
-	// candidate bounds: plain rows (no divs, no inner dims) of one side
-	cands := func(b *basic) [][]int64 {
-		var out [][]int64
-		rows := append(append(cloneRows(b.ineqs), b.eqs...), negRows(b.eqs)...)
-		for _, r := range rows {
-			if r[col]*sign > 0 && isZeroFrom(r, col+1) {
-				out = append(out, r[:b.divStart()])
-			}
-		}
-		return out
-	}
-	holds := func(r []int64, b *basic) bool {
-		s := system{eqs: b.eqs, ineqs: append(cloneRows(b.ineqs), b.allDivConstraints()...)}
-		return s.implies(append(cloneRow(r), make([]int64, len(b.divs))...), false)
-	}
-	ctxSys := system{eqs: ctx.eqs, ineqs: append(cloneRows(ctx.ineqs), ctx.allDivConstraints()...)}
-	// cmp returns the condition under which u dominates v (u >= v for upper bounds).
-	cmp := func(u, v []int64) []int64 {
-		a1, a2 := abs64(u[col]), abs64(v[col])
-		// upper: x <= f/a; u dominates where a2·fu >= a1·fv, i.e. a2·u − a1·v >= 0 off x
-		c := combine(a2, u, -a1, v)
-		c[col] = 0
-		if sign > 0 {
-			c = negRow(c)
-		}
-		return c
-	}
-	for ia, a := range bs {
-		for _, u := range cands(a) {
-			for steps := 0; steps <= 4*len(bs)*len(bs); steps++ {
-				var b *basic
-				for _, o := range bs {
-					if !holds(u, o) {
-						b = o
-						break
-					}
-				}
-				if b == nil {
-					break // u holds on all: the hull should have had it
-				}
-				replaced := false
-				for _, v := range cands(b) {
-					c := cmp(u, v)
-					cc := append(cloneRow(c), make([]int64, len(ctx.divs))...)
-					if !ctxSys.implies(negIneq(cc), false) && !ctxSys.implies(cc, false) {
-						return c
-					}
-					if ctxSys.implies(negIneq(cc), false) { // v dominates u everywhere
-						u, replaced = v, true
-						break
-					}
-				}
-				if !replaced {
-					break
-				}
-			}
-			_ = ia
-		}
-	}
-	panic(internalError{fmt.Sprintf("scan: interleaved pieces without comparable bounds on dimension %d", d)})
-}
-
 // coalesceDoms merges the pieces of each statement whose union is convex (pieces that were split
 // apart at an outer level can be one loop again inside it).
 func coalesceDoms(doms []scanDom) []scanDom {
@@ -411,40 +278,16 @@ func (sc *scanner) region(r *basic, doms []scanDom, d int, ctx *basic) Node {
 			}
 			panic(fmt.Errorf("%w: dimension %d has no %s bound in %s", ErrUnbounded, d, side, Set{union{params: sc.params, spaces: []space{{r.in, r.out}}, pieces: []*basic{r}}}))
 		}
-		// a congruence c·x + g ≡ 0 (mod m), gcd(c, m) = 1, gives the stride m
-		used := -1
-		for i, s := range strides {
-			if used >= 0 {
+		// a congruence gives the stride; all congruences are checked below (the one used is
+		// implied by the stride when it is exact)
+		for _, st := range strides {
+			if m, off, cong, ok := strideOf(j, lv, st.row, d, sc.params); ok {
+				f.Stride, f.Offset = m, off
+				extra = true
+				base.eqs = append(base.eqs, cong)
 				break
 			}
-			c := s.row[colD]
-			var m int64
-			g := cloneRow(s.row)
-			g[colD] = 0
-			for k, l := range lv {
-				if l == d && s.row[j.divStart()+k] != 0 {
-					m = gcd(m, s.row[j.divStart()+k])
-					g[j.divStart()+k] = 0
-				}
-			}
-			if c == 0 || m <= 1 || gcd(c, m) != 1 {
-				continue
-			}
-			inv := modInverse(modFloor(c, m), m)
-			f.Stride = m
-			f.Offset = reduceMod(j.rowAff(g, sc.params).Mul(-inv), m)
-			cong := append(cloneRow(s.row), 0)
-			for k, l := range lv {
-				if l == d {
-					cong[j.divStart()+k] = 0
-				}
-			}
-			cong[len(cong)-1] = -m
-			extra = true
-			base.eqs = append(base.eqs, cong)
-			used = i
 		}
-		_ = used
 		check = append(check, strides...) // the one used is implied by the congruence when exact
 		check = append(check, rest...)
 		node = func(body Node) Node { f.Body = body; return f }
@@ -536,63 +379,6 @@ func (sc *scanner) region(r *basic, doms []scanDom, d int, ctx *basic) Node {
 		n = &If{Conds: sc.conds(j, e, i), Then: n}
 	}
 	return n
-}
-
-// boundedIn reports whether b has a lower and an upper bound on dim d that loops can use (not
-// involving divs of d).
-func boundedIn(b *basic, d int) bool {
-	col := 1 + b.nParam + d
-	lv := divLevels(b)
-	lo, up := false, false
-	for _, e := range b.eqs {
-		if e[col] != 0 && !usesLevelDiv(b, lv, e, d) {
-			return true
-		}
-	}
-	for _, r := range b.ineqs {
-		if usesLevelDiv(b, lv, r, d) {
-			continue
-		}
-		lo = lo || r[col] > 0
-		up = up || r[col] < 0
-	}
-	return lo && up
-}
-
-func negRows(rows [][]int64) [][]int64 {
-	out := make([][]int64, len(rows))
-	for i, r := range rows {
-		out[i] = negRow(r)
-	}
-	return out
-}
-
-// modInverse returns the inverse of a modulo m (gcd(a, m) = 1, m > 1).
-func modInverse(a, m int64) int64 {
-	// extended Euclid
-	g, x := m, int64(0)
-	r, y := a, int64(1)
-	for r != 0 {
-		q := g / r
-		g, r = r, g-q*r
-		x, y = y, x-q*y
-	}
-	return modFloor(x, m)
-}
-
-// reduceMod returns an expression congruent to a modulo m with every coefficient in [0, m).
-func reduceMod(a Aff, m int64) Aff {
-	r := Aff{Const: modFloor(a.Const, m)}
-	for _, c := range a.Dims {
-		r.Dims = append(r.Dims, modFloor(c, m))
-	}
-	for _, p := range a.Params {
-		r.Params = append(r.Params, ParamTerm{p.Name, modFloor(p.Coef, m)})
-	}
-	for _, f := range a.Floors {
-		r.Floors = append(r.Floors, FloorTerm{modFloor(f.Coef, m), f.Num, f.Den})
-	}
-	return r.canon()
 }
 
 func appendUnique(as []Aff, a Aff) []Aff {
