@@ -6,6 +6,7 @@
 package volume
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -280,4 +281,47 @@ func TestCardLarge(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnbounded)
 	_, err = MustParseSet("[N] -> { S[i] : 0 <= i < N }").Card(nil)
 	require.ErrorIs(t, err, ErrSpaceMismatch)
+}
+
+// FuzzScan scans sets read from isl text (parameters fixed to 3, cut to a small box) and checks
+// the points against brute force.
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{
+		"[N] -> { S[i, j] : 0 <= i <= j < N and (i + j) mod 2 = 0 }",
+		"{ S[i, j] : i = 2j and 0 <= j < 5 }",
+		"{ [i, j] : 0 <= i < 10 and 0 <= j < 10 and not (3 <= i < 6 and 4 <= j < 7) }",
+		"{ [h, w] : (h <= 0 or w <= 0 or h >= 5 or w >= 5) }",
+		"{ [i] : exists (e : i = 4e + 1) }",
+		"{ [i, j, k] : floor((i + 1)/2) = j and k <= i + j }",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := ParseSet(src)
+		if err != nil || len(s.u.spaces) != 1 || s.NDim() == 0 || s.NDim() > 3 || len(s.u.pieces) > 4 {
+			return
+		}
+		for _, p := range s.Params() {
+			s = s.FixParam(p, 3)
+		}
+		sp := s.u.spaces[0].out
+		var box []Constraint
+		for d := range sp.dims {
+			box = append(box, GE(AffDim(d), AffConst(-enumBox)), GE(AffConst(enumBox), AffDim(d)))
+		}
+		s = s.Intersect(SetFromConstraints(nil, sp.name, sp.dims, box))
+		ast, err := s.Scan()
+		if err != nil {
+			if errors.Is(err, ErrOverflow) {
+				return
+			}
+			t.Fatalf("%s: %v", src, err)
+		}
+		want := bruteForce(s, sp.name, sp.n(), nil)
+		var got [][]int64
+		require.NoError(t, Walk(ast, sp.n(), nil, func(_ int, x []int64) { got = append(got, slices.Clone(x)) }))
+		if !slices.EqualFunc(want, got, slices.Equal) {
+			t.Fatalf("%s:\nwant %v\ngot  %v", src, want, got)
+		}
+	})
 }
