@@ -202,10 +202,46 @@ func shadowCols(b *basic, drop func(dim int) bool, dropDiv func(k int) bool) (*b
 		if best < 0 {
 			break
 		}
-		exact = exact && (oneSided || bestExact)
-		if oneSided {
+		switch {
+		case oneSided:
 			ineqs = dropWithCol(ineqs, best)
-		} else {
+		case bestExact:
+			ineqs = fourierMotzkin(ineqs, best, 0)
+		default:
+			if m := congruenceStep(ineqs, best, elim); m > 0 {
+				// L_i <= m·x <= U_j has an integer x iff m·floor(U_j/m) >= L_i for all i, j
+				var out, lows [][]int64
+				var ups []int
+				for _, r := range ineqs {
+					switch {
+					case r[best] > 0:
+						lows = append(lows, r)
+					case r[best] < 0:
+						u := cloneRow(r)
+						u[best] = 0
+						grow()
+						u = append(u, 0)
+						newDivs = append(newDivs, div{num: u, den: m})
+						ups = append(ups, width-1)
+					default:
+						out = append(out, r)
+					}
+				}
+				for i := range out {
+					out[i] = append(out[i], make([]int64, width-len(out[i]))...)
+				}
+				for _, l := range lows {
+					for _, col := range ups {
+						r := append(cloneRow(l), make([]int64, width-len(l))...)
+						r[best] = 0
+						r[col] = m // m·t + (l without x) >= 0
+						out = append(out, r)
+					}
+				}
+				ineqs = out
+				break
+			}
+			exact = false
 			ineqs = fourierMotzkin(ineqs, best, 0)
 		}
 	}
@@ -308,4 +344,33 @@ func withPlainBounds(b *basic, d int) *basic {
 	j, _, _ := joinBasic(b, p)
 	j.tidy()
 	return j
+}
+
+// congruenceStep returns m when every lower bound of column c in rows has coefficient m and
+// every upper bound -m, m > 1, and no upper bound involves another eliminated column: the
+// elimination is then exact with one div per upper bound. It returns 0 otherwise.
+func congruenceStep(rows [][]int64, c int, elim []bool) int64 {
+	var m int64
+	for _, r := range rows {
+		if r[c] == 0 {
+			continue
+		}
+		if m == 0 {
+			m = abs64(r[c])
+		}
+		if abs64(r[c]) != m {
+			return 0
+		}
+		if r[c] < 0 {
+			for k, v := range r {
+				if k != c && v != 0 && elim[k] {
+					return 0
+				}
+			}
+		}
+	}
+	if m < 2 {
+		return 0
+	}
+	return m
 }
