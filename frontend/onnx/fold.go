@@ -50,14 +50,21 @@ func (im *importer) foldOutputs(n int) {
 
 // tryFold evaluates v's producer (and, recursively, producers of its operands) when everything
 // it depends on is constant.
-func (im *importer) tryFold(v *ir.Value) (*ir.Tensor, bool) {
+func (im *importer) tryFold(v *ir.Value) (t *ir.Tensor, ok bool) {
 	if v.Data != nil {
 		return v.Data, true
 	}
 	op := v.Def
-	if op == nil {
+	if op == nil || im.unfoldable[v] {
 		return nil, false
 	}
+	// A value that cannot be folded now never can (its operands do not change): remembering it
+	// keeps import linear in the graph size instead of re-walking every chain back to its inputs.
+	defer func() {
+		if !ok {
+			im.unfoldable[v] = true
+		}
+	}()
 	s, ok := v.Type.StaticShape()
 	if !ok || ir.NumElements(s) > maxFoldElems {
 		return nil, false

@@ -33,6 +33,7 @@ type importer struct {
 	// lastOutputs are the outputs of the node being imported; folded the ops folded away.
 	lastOutputs []string
 	folded      map[*ir.Op]bool
+	unfoldable  map[*ir.Value]bool
 	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
 	syms map[string]*symTensor
 }
@@ -51,7 +52,7 @@ func (e *NodeError) Error() string {
 func (e *NodeError) Unwrap() error { return e.Err }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]bool{}}
+	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]bool{}, unfoldable: map[*ir.Value]bool{}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -241,6 +242,16 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 	}
 	if im.opset < int64(def.Since) {
 		return nerr(fmt.Errorf("%w: %s is supported from opset %d", ErrUnsupported, n.GetOpType(), def.Since))
+	}
+	for _, o := range n.Output {
+		if o == "" {
+			continue
+		}
+		_, isVal := im.vals[o]
+		_, isConst := im.consts[o]
+		if isVal || isConst {
+			return nerr(fmt.Errorf("%w: value %q is produced twice (SSA: every value has one producer)", ErrInvalid, o))
+		}
 	}
 	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}}
 	for _, a := range n.Attribute {
