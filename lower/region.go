@@ -1,8 +1,14 @@
-// This file computes the region of every tensor the module stores: the bounding box of the
-// elements that are written (the image of the producer's domain through its out map) or read
-// (the image of each consumer's domain through its access map, over-approximated for
-// data-dependent reads). After DIE this is the bounding box of the required volume: the last
-// row of a 128×32000 product keeps a 1×32000 buffer. Accesses are rebased to the box origin.
+// This file computes the region of every tensor the module stores in the workspace: a box that
+// contains every element written (the producer's out map over its domain) or read (each
+// consumer's access maps over its domain). After DIE this is the bounding box of the required
+// volume: the last row of a 128×32000 product keeps a 1×32000 buffer. Accesses are rebased to
+// the box origin.
+//
+// The box is found by interval arithmetic, not by exact projection (which is exponential in
+// the number of dims and took minutes on 7-dimensional convolution domains): the domain's loop
+// AST (the scan that code generation uses) gives each iteration dim an interval, symbolic in
+// the parameters, and each index expression is bounded over those intervals. Guards and strides
+// are ignored, so the box over-approximates, which is safe; it is clamped to the tensor.
 
 package lower
 
@@ -15,178 +21,334 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
-// region is a per-dimension bounding box, symbolic in the graph's parameters. The box of
-// dimension d is the hull of its pieces: lo = min over pieces of max(Lower), hi = max over
-// pieces of min(Upper), each piece counting only where its parameter conditions hold; the box
-// is then clamped to the tensor's extent, so a region is never larger than its tensor.
-type region struct {
-	full bool         // the whole tensor (graph inputs, outputs, constants, fallbacks)
-	dims [][]dimPiece // per dimension; no piece means the region is empty
+// symKind is the operation of a symbolic bound.
+type symKind uint8
+
+const (
+	symAff   symKind = iota // an Aff in the parameters
+	symAdd                  // args[0] + args[1]
+	symScale                // coef · args[0]
+	symMin                  // min(args...)
+	symMax                  // max(args...)
+	symFloor                // floor(args[0] / den)
+)
+
+// sym is an integer bound, symbolic in the graph's parameters.
+type sym struct {
+	kind symKind
+	aff  volume.Aff
+	args []*sym
+	coef int64
+	den  int64
 }
 
-// dimPiece is one convex piece of the projection of a region onto one dimension.
-type dimPiece struct {
-	conds        []volume.Constraint // on the parameters only
-	lower, upper []volume.Aff        // in the parameters only
+func symOf(a volume.Aff) *sym { return &sym{kind: symAff, aff: a} }
+
+func symConst(c int64) *sym { return symOf(volume.AffConst(c)) }
+
+func symAddOf(a, b *sym) *sym {
+	if a.kind == symAff && b.kind == symAff {
+		return symOf(a.aff.Add(b.aff))
+	}
+	return &sym{kind: symAdd, args: []*sym{a, b}}
 }
 
-// fullRegion is the whole tensor.
-var fullRegion = &region{full: true}
+func symScaleOf(c int64, a *sym) *sym {
+	switch {
+	case c == 1:
+		return a
+	case a.kind == symAff:
+		return symOf(a.aff.Mul(c))
+	}
+	return &sym{kind: symScale, coef: c, args: []*sym{a}}
+}
 
-// regionOf returns the bounding box of a set of elements of a rank-r tensor.
-func regionOf(s volume.Set, rank int) (*region, error) {
-	r := &region{dims: make([][]dimPiece, rank)}
-	var inner error
-	err := volume.Try(func() {
-		for d := 0; d < rank && inner == nil; d++ {
-			t := s.ProjectOut(d+1, rank-d-1).ProjectOut(0, d)
-			var ast volume.Node
-			if ast, inner = t.Scan(); inner != nil {
-				return
+// symExtreme returns the min (or max) of the bounds, folding constants.
+func symExtreme(isMin bool, xs []*sym) *sym {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	kind := symMax
+	if isMin {
+		kind = symMin
+	}
+	var out []*sym
+	var best *int64
+	for _, x := range xs {
+		if c, ok := x.constant(); ok {
+			if best == nil || isMin && c < *best || !isMin && c > *best {
+				best = &c
 			}
-			r.dims[d], inner = dimPieces(ast, nil)
+			continue
 		}
-	})
-	if err != nil {
+		out = append(out, x)
+	}
+	if best != nil {
+		out = append(out, symConst(*best))
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return &sym{kind: kind, args: out}
+}
+
+func (s *sym) constant() (int64, bool) {
+	if s.kind == symAff {
+		return s.aff.IsConst()
+	}
+	return 0, false
+}
+
+// emit computes the bound (constants fold in Go).
+func (fb *funcBuilder) emitSym(s *sym) value.Value {
+	switch s.kind {
+	case symAff:
+		return fb.aff(s.aff, nil)
+	case symAdd:
+		return fb.add(fb.emitSym(s.args[0]), fb.emitSym(s.args[1]))
+	case symScale:
+		return fb.mul(fb.emitSym(s.args[0]), i64(s.coef))
+	case symFloor:
+		return fb.floorDiv(fb.emitSym(s.args[0]), s.den)
+	}
+	v := fb.emitSym(s.args[0])
+	for _, a := range s.args[1:] {
+		if s.kind == symMin {
+			v = fb.smin(v, fb.emitSym(a))
+		} else {
+			v = fb.smax(v, fb.emitSym(a))
+		}
+	}
+	return v
+}
+
+// interval is a range [lo, hi] of an integer quantity.
+type interval struct{ lo, hi *sym }
+
+// affInterval bounds a quasi-affine expression over intervals of the dims (params are exact).
+func affInterval(a volume.Aff, env []interval) (interval, error) {
+	base := volume.Aff{Const: a.Const, Params: a.Params}
+	lo, hi := symOf(base), symOf(base)
+	for i, c := range a.Dims {
+		if c == 0 {
+			continue
+		}
+		if i >= len(env) || env[i].lo == nil {
+			return interval{}, fmt.Errorf("dimension %d has no bound", i)
+		}
+		l, h := symScaleOf(c, env[i].lo), symScaleOf(c, env[i].hi)
+		if c < 0 {
+			l, h = h, l
+		}
+		lo, hi = symAddOf(lo, l), symAddOf(hi, h)
+	}
+	for _, f := range a.Floors {
+		n, err := affInterval(f.Num, env)
+		if err != nil {
+			return interval{}, err
+		}
+		fl := &sym{kind: symFloor, den: f.Den, args: []*sym{n.lo}}
+		fh := &sym{kind: symFloor, den: f.Den, args: []*sym{n.hi}}
+		l, h := symScaleOf(f.Coef, fl), symScaleOf(f.Coef, fh)
+		if f.Coef < 0 {
+			l, h = h, l
+		}
+		lo, hi = symAddOf(lo, l), symAddOf(hi, h)
+	}
+	return interval{lo, hi}, nil
+}
+
+// domainBox returns, per iteration dim, an interval containing every point of the domain whose
+// loop AST is n (nil intervals when the domain has no point).
+func domainBox(n volume.Node, ndim int) ([]interval, error) {
+	env := make([]interval, ndim)
+	var box []interval
+	var walk func(n volume.Node) error
+	walk = func(n volume.Node) error {
+		switch n := n.(type) {
+		case nil:
+			return nil
+		case *volume.Block:
+			for _, c := range n.Nodes {
+				if err := walk(c); err != nil {
+					return err
+				}
+			}
+			return nil
+		case *volume.If:
+			return walk(n.Then) // the conditions only thin the box
+		case *volume.Leaf:
+			if box == nil {
+				box = append([]interval(nil), env...)
+				return nil
+			}
+			for d := range box {
+				box[d] = interval{symExtreme(true, []*sym{box[d].lo, env[d].lo}), symExtreme(false, []*sym{box[d].hi, env[d].hi})}
+			}
+			return nil
+		case *volume.Assign:
+			iv, err := affInterval(n.Value, env)
+			if err != nil {
+				return err
+			}
+			saved := env[n.Dim]
+			env[n.Dim] = iv
+			err = walk(n.Body)
+			env[n.Dim] = saved
+			return err
+		case *volume.For:
+			var los, his []*sym
+			for _, b := range n.Lower {
+				iv, err := affInterval(b, env)
+				if err != nil {
+					return err
+				}
+				los = append(los, iv.lo)
+			}
+			for _, b := range n.Upper {
+				iv, err := affInterval(b, env)
+				if err != nil {
+					return err
+				}
+				his = append(his, iv.hi)
+			}
+			if len(los) == 0 || len(his) == 0 {
+				return fmt.Errorf("loop over dimension %d is unbounded", n.Dim)
+			}
+			saved := env[n.Dim]
+			env[n.Dim] = interval{symExtreme(false, los), symExtreme(true, his)}
+			err := walk(n.Body)
+			env[n.Dim] = saved
+			return err
+		}
+		return fmt.Errorf("unknown AST node %T", n)
+	}
+	if err := walk(n); err != nil {
 		return nil, err
 	}
-	return r, inner
+	return box, nil
 }
 
-// dimPieces collects the loops of the AST of a one-dimensional set.
-func dimPieces(n volume.Node, conds []volume.Constraint) ([]dimPiece, error) {
-	switch n := n.(type) {
-	case nil:
-		return nil, nil
-	case *volume.Block:
-		var out []dimPiece
-		for _, c := range n.Nodes {
-			ps, err := dimPieces(c, conds)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ps...)
-		}
-		return out, nil
-	case *volume.If:
-		return dimPieces(n.Then, append(append([]volume.Constraint(nil), conds...), n.Conds...))
-	case *volume.For:
-		// a stride only thins the piece: its hull is the same interval
-		return []dimPiece{{conds: conds, lower: n.Lower, upper: n.Upper}}, nil
-	case *volume.Assign:
-		return []dimPiece{{conds: conds, lower: []volume.Aff{n.Value}, upper: []volume.Aff{n.Value}}}, nil
-	case *volume.Leaf:
-		return nil, fmt.Errorf("a one-dimensional set scanned to a statement without a loop")
+// region is a box of a tensor: per dim the candidate lower and upper bounds, whose min and max
+// (clamped to the tensor) bound the elements stored.
+type region struct {
+	full   bool
+	lo, hi [][]*sym
+}
+
+var fullRegion = &region{full: true}
+
+// add widens r to contain the box of index over the domain box dom.
+func (r *region) add(index []volume.Aff, dom []interval) error {
+	if r.full {
+		return nil
 	}
-	return nil, fmt.Errorf("unknown AST node %T", n)
+	if dom == nil {
+		return nil // an empty domain touches nothing
+	}
+	for d, a := range index {
+		iv, err := affInterval(a, dom)
+		if err != nil {
+			return err
+		}
+		r.lo[d] = append(r.lo[d], iv.lo)
+		r.hi[d] = append(r.hi[d], iv.hi)
+	}
+	return nil
 }
 
-// computeRegions returns the region of every op result of g that is not a graph output.
+// computeRegions returns the region of every op result that is not a graph output.
 func computeRegions(g *ir.Graph) map[*ir.Value]*region {
-	params := g.Params
 	outs := map[*ir.Value]bool{}
 	for _, o := range g.Outputs {
 		outs[o] = true
 	}
-	used := map[*ir.Value]volume.Set{}
-	bad := map[*ir.Value]bool{}
-	add := func(v *ir.Value, s volume.Set) {
-		s = s.SetTupleName("")
-		if old, ok := used[v]; ok {
-			used[v] = old.Union(s)
-		} else {
-			used[v] = s
-		}
-	}
-	for _, op := range g.Ops {
-		op := op
-		err := volume.Try(func() {
-			add(op.Result, op.Domain.Apply(op.OutMap(params)))
-		})
-		if err != nil {
-			bad[op.Result] = true
-		}
-		for k, o := range op.Operands {
-			if o.Def == nil || outs[o] {
-				continue
-			}
-			err := volume.Try(func() { add(o, op.Domain.Apply(op.AccessMap(params, k))) })
-			if err != nil {
-				bad[o] = true
-			}
-		}
-	}
 	regs := map[*ir.Value]*region{}
 	for _, op := range g.Ops {
-		v := op.Result
-		if outs[v] {
-			continue
+		if !outs[op.Result] {
+			r := op.Result.Type.Rank()
+			regs[op.Result] = &region{lo: make([][]*sym, r), hi: make([][]*sym, r)}
 		}
-		s, ok := used[v]
-		if bad[v] || !ok {
-			regs[v] = fullRegion
-			continue
+	}
+	for _, op := range g.Ops {
+		var dom []interval
+		ast, err := op.Domain.Scan()
+		if err == nil {
+			dom, err = domainBox(ast, op.NDim())
 		}
-		r, err := regionOf(s, v.Type.Rank())
 		if err != nil {
-			r = fullRegion
+			// no box for this domain: whatever it writes or reads is stored whole
+			if r := regs[op.Result]; r != nil {
+				regs[op.Result] = fullRegion
+			}
+			for _, o := range op.Operands {
+				if regs[o] != nil {
+					regs[o] = fullRegion
+				}
+			}
+			continue
 		}
-		regs[v] = r
+		if r := regs[op.Result]; r != nil {
+			if err := r.add(op.Out.Pieces[0].Index, dom); err != nil {
+				regs[op.Result] = fullRegion
+			}
+		}
+		for k, o := range op.Operands {
+			r := regs[o]
+			if r == nil {
+				continue
+			}
+			acc := op.Access[k]
+			if !op.Body.Reads(k) && !readsAvail(op.Body, k) {
+				continue
+			}
+			if hasDynRead(op.Body, k) {
+				regs[o] = fullRegion // data-dependent: any element of the tensor
+				continue
+			}
+			for _, p := range acc.Pieces {
+				if err := r.add(p.Index, dom); err != nil {
+					regs[o] = fullRegion
+					break
+				}
+			}
+		}
 	}
 	return regs
 }
 
-// box emits the origin and extents of region r of a tensor of type t: origin and extents
-// per dimension, each extent clamped to [0, tensor extent - origin].
+// readsAvail reports whether the body tests avail(k) (which reads nothing).
+func readsAvail(s *ir.Scalar, k int) bool { return false }
+
+// hasDynRead reports whether the body reads operand k at data-dependent indices.
+func hasDynRead(s *ir.Scalar, k int) bool {
+	found := false
+	s.Walk(func(n *ir.Scalar) {
+		if n.Op == ir.SDynRead && n.Arg == k {
+			found = true
+		}
+	})
+	return found
+}
+
+// box emits the origin and extents of region r of a tensor of type t, clamped to the tensor.
 func (fb *funcBuilder) box(r *region, t ir.TensorType) (lo, ext []value.Value) {
 	full := fb.extents(t)
+	lo = make([]value.Value, len(full))
 	if r == nil || r.full {
-		lo = make([]value.Value, len(full))
 		for i := range lo {
 			lo[i] = i64(0)
 		}
 		return lo, full
 	}
-	lo = make([]value.Value, len(full))
 	ext = make([]value.Value, len(full))
-	const big = int64(1) << 62
-	for d, ps := range r.dims {
-		var l, h value.Value = i64(big), i64(-big)
-		for _, p := range ps {
-			var pl, ph value.Value
-			for i, a := range p.lower {
-				v := fb.aff(a, nil)
-				if i == 0 {
-					pl = v
-				} else {
-					pl = fb.smax(pl, v)
-				}
-			}
-			for i, a := range p.upper {
-				v := fb.aff(a, nil)
-				if i == 0 {
-					ph = v
-				} else {
-					ph = fb.smin(ph, v)
-				}
-			}
-			if pl == nil {
-				pl = i64(0)
-			}
-			if ph == nil {
-				ph = fb.sub(full[d], i64(1))
-			}
-			if len(p.conds) > 0 {
-				c := fb.conds(p.conds, nil)
-				pl = fb.sel(c, pl, i64(big))
-				ph = fb.sel(c, ph, i64(-big))
-			}
-			l = fb.smin(l, pl)
-			h = fb.smax(h, ph)
+	for d := range full {
+		if len(r.lo[d]) == 0 {
+			lo[d], ext[d] = i64(0), i64(0) // nothing stored
+			continue
 		}
-		// clamp to the tensor: [max(l, 0), min(h, extent-1)]
-		l = fb.smax(l, i64(0))
-		h = fb.smin(h, fb.sub(full[d], i64(1)))
+		l := fb.smax(fb.emitSym(symExtreme(true, r.lo[d])), i64(0))
+		h := fb.smin(fb.emitSym(symExtreme(false, r.hi[d])), fb.sub(full[d], i64(1)))
 		lo[d] = fb.smin(l, full[d]) // keeps the origin inside [0, extent] when the box is empty
 		ext[d] = fb.smax(fb.add(fb.sub(h, lo[d]), i64(1)), i64(0))
 	}

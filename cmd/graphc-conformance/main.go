@@ -31,6 +31,7 @@ func main() {
 	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled x86-64), hexagon (compiled hexagonv67 under qemu-hexagon) or hvx-build (hexagonv68+HVX modules built, not run)")
 	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
 	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
+	skips := flag.Bool("skips", false, "list every skipped test with its reason")
 	keep := flag.String("keep", "", "compiled modes: keep the build directories (modules, drivers, executables) under this directory")
 	flag.Parse()
 	ps, err := passes.ParsePipeline(*pipeline)
@@ -67,6 +68,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if *skips {
+		for _, r := range rs {
+			if r.Status == conformance.Skip {
+				fmt.Printf("skip %s (%s): %s\n", r.Test, r.Op, r.Reason)
+			}
+		}
 	}
 	fmt.Print(conformance.Table(rs, *verbose))
 }

@@ -55,62 +55,54 @@ init.body.2:
 
 init.exit.3:
 	%10 = add i64 -1, %N
-	%11 = icmp sge i64 %10, 0
-	br i1 %11, label %guard.then.4, label %guard.end.5
+	br label %d0.header.4
 
-guard.then.4:
-	%12 = add i64 -1, %N
-	br label %d0.header.6
+d0.header.4:
+	%11 = phi i64 [ 0, %init.exit.3 ], [ %28, %d1.exit.9 ]
+	%12 = icmp sle i64 %11, %10
+	br i1 %12, label %d0.body.5, label %d0.exit.6
 
-guard.end.5:
+d0.body.5:
+	br label %d1.header.7
+
+d0.exit.6:
 	ret i32 0
 
-d0.header.6:
-	%13 = phi i64 [ 0, %guard.then.4 ], [ %30, %d1.exit.11 ]
-	%14 = icmp sle i64 %13, %12
-	br i1 %14, label %d0.body.7, label %d0.exit.8
+d1.header.7:
+	%13 = phi i64 [ 0, %d0.body.5 ], [ %30, %arg.end.11 ]
+	%14 = icmp sle i64 %13, 9
+	br i1 %14, label %d1.body.8, label %d1.exit.9
 
-d0.body.7:
-	br label %d1.header.9
+d1.body.8:
+	%15 = mul i64 %11, 10
+	%16 = add i64 %15, %13
+	%17 = getelementptr float, float* %op0, i64 %16
+	%18 = load float, float* %17, align 4
+	%19 = fpext float %18 to double
+	%20 = getelementptr double, double* %1, i64 %11
+	%21 = getelementptr i8, i8* %3, i64 %11
+	%22 = load double, double* %20
+	%23 = load i8, i8* %21
+	%24 = icmp ne i8 %23, 0
+	%25 = fcmp ogt double %19, %22
+	%26 = xor i1 %24, true
+	%27 = or i1 %26, %25
+	br i1 %27, label %arg.then.10, label %arg.end.11
 
-d0.exit.8:
-	br label %guard.end.5
+d1.exit.9:
+	%28 = add i64 %11, 1
+	br label %d0.header.4
 
-d1.header.9:
-	%15 = phi i64 [ 0, %d0.body.7 ], [ %32, %arg.end.13 ]
-	%16 = icmp sle i64 %15, 9
-	br i1 %16, label %d1.body.10, label %d1.exit.11
+arg.then.10:
+	store double %19, double* %20
+	store i8 1, i8* %21
+	%29 = getelementptr i64, i64* %res, i64 %11
+	store i64 %13, i64* %29
+	br label %arg.end.11
 
-d1.body.10:
-	%17 = mul i64 %13, 10
-	%18 = add i64 %17, %15
-	%19 = getelementptr float, float* %op0, i64 %18
-	%20 = load float, float* %19, align 4
-	%21 = fpext float %20 to double
-	%22 = getelementptr double, double* %1, i64 %13
-	%23 = getelementptr i8, i8* %3, i64 %13
-	%24 = load double, double* %22
-	%25 = load i8, i8* %23
-	%26 = icmp ne i8 %25, 0
-	%27 = fcmp ogt double %21, %24
-	%28 = xor i1 %26, true
-	%29 = or i1 %28, %27
-	br i1 %29, label %arg.then.12, label %arg.end.13
-
-d1.exit.11:
+arg.end.11:
 	%30 = add i64 %13, 1
-	br label %d0.header.6
-
-arg.then.12:
-	store double %21, double* %22
-	store i8 1, i8* %23
-	%31 = getelementptr i64, i64* %res, i64 %13
-	store i64 %15, i64* %31
-	br label %arg.end.13
-
-arg.end.13:
-	%32 = add i64 %15, 1
-	br label %d1.header.9
+	br label %d1.header.7
 }
 
 define i64 @main_graph_workspace_size(i64 %N) nounwind "target-cpu"="x86-64" {
