@@ -58,10 +58,14 @@ func TestWorkspaceLastRowLogits(t *testing.T) {
 	for v, s := range pr.State.Required {
 		req[v] = s
 	}
-	mod, err := lower.Lower(g, lower.Config{Required: req})
+	mod, err := lower.Lower(g, lower.Config{Required: req, CheckRequired: true})
 	require.NoError(t, err)
 	require.Equal(t, int64(32000*4), mod.Entries[0].WorkspaceBytes, "one row of 32000 floats")
 	verifyModule(t, mod.String(), "")
+	// a required volume that misses what the slice reads is caught
+	bad := map[*ir.Value]volume.Set{g.Ops[0].Result: volume.MustParseSet("{ [i, j] : i = 0 and 0 <= j < 32000 }")}
+	_, err = lower.Lower(g, lower.Config{Required: bad, CheckRequired: true})
+	require.ErrorContains(t, err, "outside its required volume")
 
 	// without DIE the product is computed whole: 128 rows
 	g2 := logitsGraph(t, 128, 4096, 32000)
