@@ -21,11 +21,10 @@ import (
 
 // Status codes returned by the entry function.
 const (
-	statusOK        = 0
-	statusBadDims   = 1 // a symbolic dimension (or an extent computed from them) is negative
-	statusIndexOOB  = 2 // a data-dependent index is outside the operand
-	statusDivZero   = 3 // integer division or remainder by zero
-	statusBadAccess = 4 // reserved
+	statusOK       = 0
+	statusBadDims  = 1 // a symbolic dimension (or an extent computed from them) is negative
+	statusIndexOOB = 2 // a data-dependent index is outside the operand
+	statusDivZero  = 3 // integer division or remainder by zero
 )
 
 // bodyCtx emits one op's body at the current iteration point.

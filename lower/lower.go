@@ -6,7 +6,6 @@
 package lower
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -391,5 +390,3 @@ func protect(f func() error) (err error) {
 	}
 	return inner
 }
-
-var _ = errors.New

@@ -299,8 +299,8 @@ func computeRegions(g *ir.Graph) map[*ir.Value]*region {
 				continue
 			}
 			acc := op.Access[k]
-			if !op.Body.Reads(k) && !readsAvail(op.Body, k) {
-				continue
+			if !op.Body.Reads(k) {
+				continue // only avail(k), which reads nothing
 			}
 			if hasDynRead(op.Body, k) {
 				regs[o] = fullRegion // data-dependent: any element of the tensor
@@ -316,9 +316,6 @@ func computeRegions(g *ir.Graph) map[*ir.Value]*region {
 	}
 	return regs
 }
-
-// readsAvail reports whether the body tests avail(k) (which reads nothing).
-func readsAvail(s *ir.Scalar, k int) bool { return false }
 
 // hasDynRead reports whether the body reads operand k at data-dependent indices.
 func hasDynRead(s *ir.Scalar, k int) bool {
