@@ -57,6 +57,9 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	}
 	f := mc.m.NewFunc(fmt.Sprintf("%s.k%d.%s", ec.entry, i, sanitizeSym(op.Kind)), types.I32, ps...)
 	f.Linkage = enum.LinkageInternal
+	// kernels stay functions: inlining thousands of loop nests into one entry made Hexagon's
+	// code generation superlinear (minutes per module); one call per op costs nothing
+	f.FuncAttrs = append(f.FuncAttrs, enum.FuncAttrNoInline)
 	mc.defineAttrs(f)
 	sig.f = f
 	fb := newFuncBuilder(mc, f)

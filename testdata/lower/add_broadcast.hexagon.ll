@@ -14,7 +14,7 @@ op.fail.2:
 	ret i32 %0
 }
 
-define internal i32 @main_graph.k0.add(float* noalias nocapture %res, float* noalias nocapture readonly %op0, float* noalias nocapture readonly %op1) nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
+define internal i32 @main_graph.k0.add(float* noalias nocapture %res, float* noalias nocapture readonly %op0, float* noalias nocapture readonly %op1) noinline nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
 entry:
 	br label %d0.header.1
 

@@ -31,7 +31,7 @@ op.fail.4:
 	ret i32 %8
 }
 
-define internal i32 @main_graph.k0.generic(i64* noalias nocapture %res, float* noalias nocapture readonly %op0, i8* noalias nocapture %scratch, i64 %N) nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
+define internal i32 @main_graph.k0.generic(i64* noalias nocapture %res, float* noalias nocapture readonly %op0, i8* noalias nocapture %scratch, i64 %N) noinline nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
 entry:
 	%0 = mul i64 10, %N
 	%1 = bitcast i8* %scratch to double*

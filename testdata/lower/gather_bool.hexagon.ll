@@ -24,7 +24,7 @@ op.fail.4:
 	ret i32 %4
 }
 
-define internal i32 @main_graph.k0.generic(float* noalias nocapture %res, float* noalias nocapture readonly %op0, i64* noalias nocapture readonly %op1) nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
+define internal i32 @main_graph.k0.generic(float* noalias nocapture %res, float* noalias nocapture readonly %op0, i64* noalias nocapture readonly %op1) noinline nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
 entry:
 	br label %d0.header.1
 
@@ -72,7 +72,7 @@ fail.2:
 	ret i32 2
 }
 
-define internal i32 @main_graph.k1.generic(i8* noalias nocapture %res, float* noalias nocapture readonly %op0) nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
+define internal i32 @main_graph.k1.generic(i8* noalias nocapture %res, float* noalias nocapture readonly %op0) noinline nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
 entry:
 	br label %d0.header.1
 

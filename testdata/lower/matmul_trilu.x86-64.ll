@@ -24,7 +24,7 @@ op.fail.4:
 	ret i32 %4
 }
 
-define internal i32 @main_graph.k0.matmul(float* noalias nocapture %res, float* noalias nocapture readonly %op0, float* noalias nocapture readonly %op1) nounwind "target-cpu"="x86-64" {
+define internal i32 @main_graph.k0.matmul(float* noalias nocapture %res, float* noalias nocapture readonly %op0, float* noalias nocapture readonly %op1) noinline nounwind "target-cpu"="x86-64" {
 entry:
 	br label %init.header.1
 
@@ -95,7 +95,7 @@ d2.exit.12:
 	br label %d1.header.7
 }
 
-define internal i32 @main_graph.k1.trilu(float* noalias nocapture %res, float* noalias nocapture readonly %op0) nounwind "target-cpu"="x86-64" {
+define internal i32 @main_graph.k1.trilu(float* noalias nocapture %res, float* noalias nocapture readonly %op0) noinline nounwind "target-cpu"="x86-64" {
 entry:
 	br label %d0.header.1
 
