@@ -200,7 +200,7 @@ func (b *basic) intersect(c *basic) *basic {
 		newCol[c.divStart()+k] = r.divStart() + nd + k
 	}
 	cc := c.clone()
-	cc.remapRows(newCol, r.width())
+	cc.remapRows(newCol, r.width()+len(c.divs))
 	for _, d := range cc.divs {
 		r.divs = append(r.divs, div{d.num, d.den})
 	}

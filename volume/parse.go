@@ -80,7 +80,11 @@ func parseUnion(s string) (u union, isMap bool, err error) {
 		return union{}, false, err
 	}
 	p := &parser{toks: toks, src: s}
-	err = Try(func() { u, isMap, err = p.parseTop() })
+	var perr error
+	err = Try(func() { u, isMap, perr = p.parseTop() })
+	if err == nil {
+		err = perr
+	}
 	if err != nil {
 		return union{}, false, err
 	}
@@ -163,6 +167,7 @@ const (
 	vDim
 	vDiv
 	vEx
+	vDefEx // an existential defined as the floor of an expression with existentials
 )
 
 type pvar struct {
@@ -227,7 +232,10 @@ type parser struct {
 	// per piece
 	vars  []pvar
 	names map[string]lin // identifiers in scope: dims, exists variables, aliases
-	side  conj           // constraints defining floors of existential expressions
+	// defs holds the constraints defining floors of expressions with existential variables
+	// (q = floor(e/d) as d*q <= e <= d*q + d - 1). q is a function of the other variables, so the
+	// definitions hold in every disjunct of the piece and are never negated.
+	defs conj
 }
 
 func (p *parser) peek() token { return p.toks[p.pos] }
@@ -331,6 +339,7 @@ func (p *parser) parseTop() (union, bool, error) {
 // parsePiece parses "tuple [-> tuple] [: formula]".
 func (p *parser) parsePiece() ([]*basic, space, bool, error) {
 	p.vars = nil
+	p.defs = nil
 	p.names = map[string]lin{}
 	for i, n := range p.params {
 		p.vars = append(p.vars, pvar{kind: vParam, idx: i})
@@ -361,7 +370,7 @@ func (p *parser) parsePiece() ([]*basic, space, bool, error) {
 	}
 	var pieces []*basic
 	for _, c := range f {
-		b := p.build(in, out, append(append(conj{}, extra...), c...))
+		b := p.build(in, out, append(append(append(conj{}, extra...), p.defs...), c...))
 		pieces = append(pieces, b.eliminateEx()...)
 	}
 	return pieces, space{in, out}, isMap, nil
@@ -437,7 +446,7 @@ func (p *parser) build(in, out tuple, c conj) *basic {
 	}
 	var exVars []int
 	for v, pv := range p.vars {
-		if pv.kind == vEx {
+		if pv.kind == vEx || pv.kind == vDefEx {
 			exVars = append(exVars, v)
 		}
 	}
@@ -635,9 +644,6 @@ var relOps = []string{"<=", "<", ">=", ">", "=", "==", "!="}
 
 // parseChain parses "list op list op list ...", e.g. "0 <= i, j < N".
 func (p *parser) parseChain() (dnf, error) {
-	side := p.side
-	p.side = nil
-	defer func() { p.side = side }()
 	lists := [][]lin{}
 	var ops []string
 	l, err := p.parseList()
@@ -685,11 +691,6 @@ func (p *parser) parseChain() (dnf, error) {
 			}
 		}
 		f = h
-	}
-	if len(p.side) > 0 {
-		for i := range f {
-			f[i] = append(f[i], p.side...)
-		}
 	}
 	return f, nil
 }
@@ -898,7 +899,7 @@ func (p *parser) floorDiv(e lin, d int64) lin {
 	}
 	hasEx := false
 	for k := range e.t {
-		if p.vars[k].kind == vEx {
+		if p.vars[k].kind == vEx || p.vars[k].kind == vDefEx {
 			hasEx = true
 		}
 	}
@@ -911,10 +912,10 @@ func (p *parser) floorDiv(e lin, d int64) lin {
 		p.vars = append(p.vars, pvar{kind: vDiv, def: e, den: d})
 		return varLin(len(p.vars) - 1)
 	}
-	p.vars = append(p.vars, pvar{kind: vEx})
+	p.vars = append(p.vars, pvar{kind: vDefEx})
 	q := varLin(len(p.vars) - 1)
 	// d*q <= e <= d*q + d - 1
-	p.side = append(p.side, atom{e.add(q.scale(d), -1), false}, atom{q.scale(d).add(constLin(d-1), 1).add(e, -1), false})
+	p.defs = append(p.defs, atom{e.add(q.scale(d), -1), false}, atom{q.scale(d).add(constLin(d-1), 1).add(e, -1), false})
 	return q
 }
 

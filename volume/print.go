@@ -136,6 +136,7 @@ func (b *basic) print(params []string, isMap bool) (head, body string) {
 	pr.names = append(append([]string{""}, params...), dn...)
 	eqs := append([][]int64(nil), b.eqs...)
 	outs := append([]string(nil), dn[b.nIn():]...)
+	substituted := false
 	if isMap {
 		// print output dims defined by an equality over inputs/params inline.
 		for j := 0; j < b.nOut(); j++ {
@@ -165,6 +166,22 @@ func (b *basic) print(params []string, isMap bool) (head, body string) {
 				r[col] = 0
 				outs[j] = pr.expr(r)
 				eqs = append(eqs[:k:k], eqs[k+1:]...)
+				// the other constraints must no longer mention the inlined dimension
+				if !substituted {
+					b = b.clone()
+					pr.b = b
+					eqs = cloneRows(eqs)
+					substituted = true
+				}
+				for _, o := range eqs {
+					substitute(o, e, col)
+				}
+				for _, o := range b.ineqs {
+					substitute(o, e, col)
+				}
+				for d := range b.divs {
+					substitute(b.divs[d].num, e, col)
+				}
 				break
 			}
 		}

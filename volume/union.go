@@ -145,28 +145,16 @@ func (u union) subtract(v union) union {
 	return r
 }
 
-// subtract returns the pieces of a − c, pairwise disjoint and non-empty.
+// subtract returns the pieces of a − c, pairwise disjoint and non-empty: a ∧ ¬k1, a ∧ k1 ∧ ¬k2,
+// … for the constraints k of c that a does not imply. When a and c are disjoint it returns a.
 func (a *basic) subtract(c *basic) []*basic {
 	// Express c's constraints over a's columns with c's divs appended.
-	base := a.clone()
-	nd := len(a.divs)
-	base.insertCols(base.exStart(), len(c.divs))
-	newCol := make([]int, c.width())
-	for i := 0; i < c.divStart(); i++ {
-		newCol[i] = i
+	base, cons := a.alignDivs(c)
+	both := base.clone()
+	both.ineqs = append(both.ineqs, cloneRows(cons)...)
+	if !both.tidy() || both.isEmpty() {
+		return []*basic{a.clone()}
 	}
-	for k := range c.divs {
-		newCol[c.divStart()+k] = base.divStart() + nd + k
-	}
-	cc := c.clone()
-	cc.remapRows(newCol, base.width())
-	base.divs = append(base.divs, cc.divs...)
-	var cons [][]int64
-	for _, e := range cc.eqs {
-		cons = append(cons, e, negRow(e))
-	}
-	cons = append(cons, cc.ineqs...)
-
 	var out []*basic
 	cur := base
 	for _, k := range cons {
@@ -174,13 +162,12 @@ func (a *basic) subtract(c *basic) []*basic {
 		neg[0] = subc(neg[0], 1)
 		p := cur.clone()
 		p.ineqs = append(p.ineqs, neg)
-		if p.tidy() && !p.isEmpty() {
-			p.mergeDuplicateDivs()
-			p.dropUnusedDivs()
-			out = append(out, p)
-		} else {
+		if !p.tidy() || p.isEmpty() {
 			continue // cur already implies k: adding it changes nothing
 		}
+		p.mergeDuplicateDivs()
+		p.dropUnusedDivs()
+		out = append(out, p)
 		cur = cur.clone()
 		cur.ineqs = append(cur.ineqs, cloneRow(k))
 	}
