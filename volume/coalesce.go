@@ -13,32 +13,47 @@ func (m Map) Coalesce() Map { return Map{m.u.coalesce()} }
 
 func (u union) coalesce() union {
 	u = u.simplify()
-	pieces := append([]*basic(nil), u.pieces...)
+	return union{params: u.params, spaces: u.spaces, pieces: coalescePieces(u.pieces)}
+}
+
+// coalescePieces drops pieces contained in another and merges pairs whose union is convex. The
+// pieces must be non-empty; the result is a new slice (pieces are not modified).
+func coalescePieces(in []*basic) []*basic {
+	pieces := append([]*basic(nil), in...)
+	// Passes until nothing changes; within a pass, piece i absorbs every later piece it contains
+	// or merges with (and is then compared again with the remaining ones).
 	for changed := true; changed; {
 		changed = false
-	outer:
 		for i := 0; i < len(pieces); i++ {
-			for j := 0; j < len(pieces); j++ {
-				if i == j || !pieces[i].sameSpace(pieces[j]) {
+			for j := i + 1; j < len(pieces); {
+				a, b := pieces[i], pieces[j]
+				if !a.sameSpace(b) {
+					j++
 					continue
 				}
-				if pieces[i].subsetOf(pieces[j]) {
-					pieces = append(pieces[:i:i], pieces[i+1:]...)
-					changed = true
-					break outer
+				var m *basic
+				switch {
+				case b.subsetOf(a):
+					m = a
+				case a.subsetOf(b):
+					m = b
+				default:
+					m = a.merge(b)
 				}
-				if j > i {
-					if m := pieces[i].merge(pieces[j]); m != nil {
-						pieces[i] = m
-						pieces = append(pieces[:j:j], pieces[j+1:]...)
-						changed = true
-						break outer
-					}
+				if m == nil {
+					j++
+					continue
+				}
+				pieces[i] = m
+				pieces = append(pieces[:j:j], pieces[j+1:]...)
+				changed = true
+				if m != a {
+					j = i + 1
 				}
 			}
 		}
 	}
-	return union{params: u.params, spaces: u.spaces, pieces: pieces}
+	return pieces
 }
 
 // alignDivs returns a copy of a extended with the divs of c, and c's constraints (equalities as

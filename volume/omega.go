@@ -101,9 +101,6 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 		}
 		dup := false
 		for j, k := range kept {
-			if k == nil {
-				continue
-			}
 			if sameCoeffs(r, k, 1) {
 				if r[0] < k[0] {
 					kept[j] = r
@@ -111,22 +108,34 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 				dup = true
 				break
 			}
-			if sameCoeffs(r, k, -1) {
-				s := addc(r[0], k[0])
-				if s < 0 {
-					return nil, nil, false
-				}
-				if s == 0 {
-					neweqs = append(neweqs, r)
-					kept[j] = nil
-					dup = true
-					break
-				}
-			}
 		}
 		if !dup {
 			kept = append(kept, r)
 		}
+	}
+	// opposite pairs: contradictions and implicit equalities
+	n := len(kept)
+	for i := 0; i < n; i++ {
+		if kept[i] == nil {
+			continue
+		}
+		for j := i + 1; j < n; j++ {
+			if kept[j] == nil || !sameCoeffs(kept[i], kept[j], -1) {
+				continue
+			}
+			s := addc(kept[i][0], kept[j][0])
+			if s < 0 {
+				return nil, nil, false
+			}
+			if s == 0 {
+				neweqs = append(neweqs, kept[i])
+				kept[i], kept[j] = nil, nil
+			}
+			break
+		}
+	}
+	if len(neweqs) == 0 {
+		return kept, nil, true
 	}
 	out := kept[:0]
 	for _, k := range kept {
@@ -276,12 +285,13 @@ func omegaIneqs(rows [][]int64, depth int) bool {
 			rows = fourierMotzkin(rows, c, 0)
 			continue
 		}
-		// Inexact: real shadow, dark shadow, splinters.
-		if !omegaIneqs(cloneRows(fourierMotzkin(rows, c, 0)), depth+1) {
-			return false
-		}
+		// Inexact: a point of the dark shadow proves feasibility; an empty real shadow (decided
+		// rationally, which is cheap and never branches) disproves it; the splinters decide.
 		if omegaIneqs(fourierMotzkin(rows, c, 1), depth+1) {
 			return true
+		}
+		if !rationalFeasible(fourierMotzkin(rows, c, 0)) {
+			return false
 		}
 		for _, sp := range splinters(rows, c) {
 			if feasibleOwned([][]int64{sp}, cloneRows(rows), depth+1) {
@@ -289,6 +299,52 @@ func omegaIneqs(rows [][]int64, depth int) bool {
 			}
 		}
 		return false
+	}
+}
+
+// maxRationalRows bounds the rows of rationalFeasible: past it, it stops and answers "feasible",
+// which is always sound for its use (refuting before splintering).
+const maxRationalRows = 400
+
+// rationalFeasible is Fourier–Motzkin elimination of every variable, each treated as exact (the
+// real shadow) after integer tightening of every row. false proves that the rows have no integer
+// solution; true proves nothing. rows is consumed.
+func rationalFeasible(rows [][]int64) bool {
+	for {
+		kept, neweqs, ok := tidyIneqs(rows)
+		if !ok {
+			return false
+		}
+		for _, e := range neweqs {
+			kept = append(kept, e, negRow(e))
+		}
+		rows = kept
+		if len(rows) == 0 || len(rows) > maxRationalRows {
+			return true
+		}
+		w := len(rows[0])
+		best, bestCost := -1, int64(0)
+		for c := 1; c < w; c++ {
+			var nl, nu int64
+			for _, r := range rows {
+				if r[c] > 0 {
+					nl++
+				} else if r[c] < 0 {
+					nu++
+				}
+			}
+			if nl == 0 && nu == 0 {
+				continue
+			}
+			cost := nl*nu - nl - nu
+			if best < 0 || cost < bestCost {
+				best, bestCost = c, cost
+			}
+		}
+		if best < 0 {
+			return true
+		}
+		rows = fourierMotzkin(rows, best, 0)
 	}
 }
 

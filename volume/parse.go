@@ -371,7 +371,7 @@ func (p *parser) parsePiece() ([]*basic, space, bool, error) {
 	var pieces []*basic
 	for _, c := range f {
 		b := p.build(in, out, append(append(append(conj{}, extra...), p.defs...), c...))
-		pieces = append(pieces, b.eliminateEx()...)
+		pieces = append(pieces, coalesceProjection(b.eliminateEx())...)
 	}
 	return pieces, space{in, out}, isMap, nil
 }

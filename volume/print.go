@@ -136,56 +136,16 @@ func (b *basic) print(params []string, isMap bool) (head, body string) {
 	pr.names = append(append([]string{""}, params...), dn...)
 	eqs := append([][]int64(nil), b.eqs...)
 	outs := append([]string(nil), dn[b.nIn():]...)
-	substituted := false
 	if isMap {
-		// print output dims defined by an equality over inputs/params inline.
-		for j := 0; j < b.nOut(); j++ {
-			col := b.outStart() + j
-			for k, e := range eqs {
-				if e[col] != 1 && e[col] != -1 {
-					continue
-				}
-				ok := true
-				for c := b.outStart(); c < b.divStart(); c++ {
-					if c != col && e[c] != 0 {
-						ok = false
-					}
-				}
-				for d := range b.divs {
-					if e[b.divStart()+d] != 0 && pr.divUsesOut(d) {
-						ok = false
-					}
-				}
-				if !ok {
-					continue
-				}
-				r := cloneRow(e)
-				if r[col] == 1 {
-					r = negRow(r)
-				}
-				r[col] = 0
-				outs[j] = pr.expr(r)
-				eqs = append(eqs[:k:k], eqs[k+1:]...)
-				// the other constraints must no longer mention the inlined dimension
-				if !substituted {
-					b = b.clone()
-					pr.b = b
-					eqs = cloneRows(eqs)
-					substituted = true
-				}
-				for _, o := range eqs {
-					substitute(o, e, col)
-				}
-				for _, o := range b.ineqs {
-					substitute(o, e, col)
-				}
-				for d := range b.divs {
-					substitute(b.divs[d].num, e, col)
-				}
-				break
-			}
+		// Print output dims defined by an equality over inputs/params inline, substituting them
+		// away from the other constraints (which are tidied again, so that printing is stable).
+		var inlined bool
+		b, inlined = b.inlineOutputs(outs, pr)
+		if inlined {
+			pr.b = b
 		}
 	}
+	eqs = b.eqs
 	head = printTuple(b.out.name, outs)
 	if isMap {
 		head = printTuple(b.in.name, dn[:b.nIn()]) + " -> " + head
@@ -196,6 +156,68 @@ func (b *basic) print(params []string, isMap bool) (head, body string) {
 	}
 	cons = append(cons, pr.inequalities(b.ineqs)...)
 	return head, strings.Join(cons, " and ")
+}
+
+// inlineOutputs finds, for each output dim, an equality defining it as an expression of the
+// inputs, parameters and divs that do not depend on outputs; it writes the expression to outs
+// and returns a copy of b without that dim in its constraints.
+func (b *basic) inlineOutputs(outs []string, pr printer) (*basic, bool) {
+	var c *basic
+	for j := 0; j < b.nOut(); j++ {
+		src := b
+		if c != nil {
+			src = c
+		}
+		col := src.outStart() + j
+		for k, e := range src.eqs {
+			if e[col] != 1 && e[col] != -1 {
+				continue
+			}
+			ok := true
+			for x := src.outStart(); x < src.divStart(); x++ {
+				if x != col && e[x] != 0 {
+					ok = false
+				}
+			}
+			pr.b = src
+			for d := range src.divs {
+				if e[src.divStart()+d] != 0 && pr.divUsesOut(d) {
+					ok = false
+				}
+			}
+			if !ok {
+				continue
+			}
+			if c == nil {
+				c = b.clone()
+			}
+			piv := cloneRow(c.eqs[k])
+			c.eqs = append(c.eqs[:k:k], c.eqs[k+1:]...)
+			for _, o := range c.eqs {
+				substitute(o, piv, col)
+			}
+			for _, o := range c.ineqs {
+				substitute(o, piv, col)
+			}
+			for d := range c.divs {
+				substitute(c.divs[d].num, piv, col)
+			}
+			r := piv
+			if r[col] == 1 {
+				r = negRow(r)
+			}
+			r[col] = 0
+			pr.b = c
+			outs[j] = pr.expr(r)
+			break
+		}
+	}
+	if c == nil {
+		return b, false
+	}
+	c.mergeDuplicateDivs()
+	c.tidy()
+	return c, true
 }
 
 func (pr printer) divUsesOut(d int) bool {
