@@ -4,6 +4,7 @@
 package volume
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -539,17 +540,34 @@ func checkAny(t *testing.T, what, text string, spaces []ospace, got func(sp ospa
 	return ok
 }
 
-// cases runs f for the configured number of random cases, each with its own generator.
+// cases runs f for the configured number of random cases, each with its own generator. A case
+// that stops with ErrTooComplex is skipped; more than 2% of such cases fail the test.
 func cases(t *testing.T, salt uint64, f func(t *testing.T, g *gen) bool) {
 	t.Helper()
 	n := *flagCases
 	if testing.Short() {
 		n = max(n/10, 10)
 	}
+	skipped := 0
 	for i := range n {
 		g := newGen(t, salt*1_000_003+uint64(i))
-		if !f(t, g) {
+		var ok bool
+		err := Try(func() { ok = f(t, g) })
+		if errors.Is(err, ErrTooComplex) {
+			skipped++
+			continue
+		}
+		if err != nil {
+			t.Fatalf("case %d (seed %d, salt %d): %v", i, *flagSeed, salt, err)
+		}
+		if !ok {
 			t.Fatalf("case %d failed (seed %d, salt %d)", i, *flagSeed, salt)
 		}
+	}
+	if skipped > 0 {
+		t.Logf("%d of %d cases too complex for exact elimination", skipped, n)
+	}
+	if skipped*50 > n {
+		t.Fatalf("%d of %d cases too complex", skipped, n)
 	}
 }

@@ -241,6 +241,11 @@ func omegaIneqs(rows [][]int64, depth int) bool {
 			return true
 		}
 		w := len(rows[0])
+		if len(rows) > w {
+			if rows, ok = pruneByBounds(rows); !ok {
+				return false
+			}
+		}
 		best, bestCost, bestExact := -1, int64(-1), false
 		for c := 1; c < w; c++ {
 			var nl, nu int64
@@ -323,6 +328,11 @@ func rationalFeasible(rows [][]int64) bool {
 			return true
 		}
 		w := len(rows[0])
+		if len(rows) > w {
+			if rows, ok = pruneByBounds(rows); !ok {
+				return false
+			}
+		}
 		best, bestCost := -1, int64(0)
 		for c := 1; c < w; c++ {
 			var nl, nu int64
@@ -341,8 +351,8 @@ func rationalFeasible(rows [][]int64) bool {
 				best, bestCost = c, cost
 			}
 		}
-		if best < 0 {
-			return true
+		if best < 0 || bestCost+2*int64(len(rows)) > maxFMRows {
+			return true // nothing left, or too large to decide cheaply: no refutation
 		}
 		rows = fourierMotzkin(rows, best, 0)
 	}
@@ -366,6 +376,13 @@ func dropWithCol(rows [][]int64, c int) [][]int64 {
 	return out
 }
 
+// maxFMRows bounds the rows one Fourier–Motzkin step may create. Dense systems can grow doubly
+// exponentially; past the bound the operation stops with ErrTooComplex instead of exhausting
+// memory (it never answers wrongly).
+const maxFMRows = 20000
+
+type tooComplex struct{ rows int }
+
 // fourierMotzkin eliminates column c. With dark=1 it builds Pugh's dark shadow instead of the
 // real shadow: every pair (a*x >= L, b*x <= U) gives a*U - b*L >= (a-1)(b-1).
 func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
@@ -379,6 +396,9 @@ func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
 		default:
 			out = append(out, cloneRow(r))
 		}
+	}
+	if len(lows)*len(ups) > maxFMRows {
+		panic(tooComplex{len(lows) * len(ups)})
 	}
 	for _, l := range lows {
 		a := l[c]

@@ -15,6 +15,30 @@ import (
 // ErrSyntax is wrapped by every parse error.
 var ErrSyntax = errors.New("volume: syntax error")
 
+// ParseError is a syntax error at a byte offset of the parsed text. It wraps ErrSyntax.
+type ParseError struct {
+	Offset int    // byte offset of the offending token (the input length at its end)
+	Near   string // the offending token, "" at the end of the input
+	Msg    string
+}
+
+func (e *ParseError) Error() string {
+	if e.Near == "" && e.Offset < 0 {
+		return "volume: syntax error: " + e.Msg
+	}
+	where := "end of input"
+	if e.Near != "" {
+		where = fmt.Sprintf("%q at offset %d", e.Near, e.Offset)
+	}
+	return fmt.Sprintf("volume: syntax error: %s (at %s)", e.Msg, where)
+}
+
+func (e *ParseError) Unwrap() error { return ErrSyntax }
+
+func parseErr(offset int, near, format string, args ...any) error {
+	return &ParseError{Offset: offset, Near: near, Msg: fmt.Sprintf(format, args...)}
+}
+
 // maxParseLen bounds the input accepted by the parsers (1 MiB), so that hostile input cannot make
 // them allocate without bound.
 const maxParseLen = 1 << 20
@@ -124,7 +148,7 @@ func tokenize(s string) ([]token, error) {
 			}
 			v, err := strconv.ParseInt(s[i:j], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%w: integer %s out of range at offset %d", ErrSyntax, s[i:j], i)
+				return nil, parseErr(i, s[i:j], "integer %s out of the int64 range", s[i:j])
 			}
 			toks = append(toks, token{tInt, s[i:j], v, i})
 			i = j
@@ -151,7 +175,7 @@ func tokenize(s string) ([]token, error) {
 				i++
 				continue
 			}
-			return nil, fmt.Errorf("%w: unexpected character %q at offset %d", ErrSyntax, c, i)
+			return nil, parseErr(i, string(c), "unexpected character %q", c)
 		}
 	}
 	toks = append(toks, token{tEOF, "", 0, len(s)})
@@ -265,11 +289,7 @@ func (p *parser) accept(text string) bool {
 }
 func (p *parser) errf(format string, args ...any) error {
 	t := p.peek()
-	where := "end of input"
-	if t.kind != tEOF {
-		where = fmt.Sprintf("%q at offset %d", t.text, t.pos)
-	}
-	return fmt.Errorf("%w: %s (at %s)", ErrSyntax, fmt.Sprintf(format, args...), where)
+	return parseErr(t.pos, t.text, format, args...)
 }
 func (p *parser) expect(text string) error {
 	if !p.accept(text) {
@@ -884,7 +904,7 @@ func (p *parser) parseFactor() (lin, error) {
 		if e, ok := p.names[t.text]; ok {
 			return e, nil
 		}
-		return lin{}, fmt.Errorf("%w: unknown identifier %s at offset %d (declare parameters as [%s] -> { ... })", ErrSyntax, t.text, t.pos, t.text)
+		return lin{}, parseErr(t.pos, t.text, "unknown identifier %s (declare parameters as [%s] -> { ... })", t.text, t.text)
 	}
 	return lin{}, p.errf("expected an expression")
 }

@@ -285,8 +285,9 @@ func (pr printer) expr(r []int64) string {
 	return sb.String()
 }
 
-// modPattern recognises r = s*(num - den*q) + k for a div q, printing "(num) mod den".
-func (pr printer) modPattern(r []int64) (lhs string, rest []int64, ok bool) {
+// modConstraint recognises r = s*(num - den*q) + c for a div q = floor(num/den) and s = ±1, and
+// prints it with "mod": "(i + j) mod 2 = 0", "i mod 4 <= 2".
+func (pr printer) modConstraint(r []int64, eq bool) (string, bool) {
 	b := pr.b
 	for k, d := range b.divs {
 		col := b.divStart() + k
@@ -302,22 +303,38 @@ func (pr printer) modPattern(r []int64) (lhs string, rest []int64, ok bool) {
 			if !isZeroFrom(t, 1) {
 				continue
 			}
-			m := "(" + pr.expr(withoutConst(d.num)) + ") mod " + strconv.FormatInt(d.den, 10)
-			// r = s*(num - den*q) + t0 where num's constant is inside the mod: adjust
-			c := subc(t[0], mulc(s, d.num[0]))
-			_ = c
-			if d.num[0] != 0 {
-				continue // keep the general form; the constant would need care
+			c := subc(r[0], mulc(s, d.num[0])) // r = s*(num mod den) + c
+			num := pr.expr(d.num)
+			if !isSimpleTerm(d.num) {
+				num = "(" + num + ")"
 			}
-			if s < 0 {
-				m = "-" + m
+			m := num + " mod " + strconv.FormatInt(d.den, 10)
+			switch {
+			case eq:
+				return m + " = " + strconv.FormatInt(mulc(-s, c), 10), true
+			case s > 0:
+				return m + " >= " + strconv.FormatInt(negc(c), 10), true
+			default:
+				return m + " <= " + strconv.FormatInt(c, 10), true
 			}
-			rest = make([]int64, len(r))
-			rest[0] = t[0]
-			return m, rest, true
 		}
 	}
-	return "", nil, false
+	return "", false
+}
+
+// isSimpleTerm reports whether row is one variable with coefficient 1 and no constant.
+func isSimpleTerm(r []int64) bool {
+	n := 0
+	for i, v := range r {
+		if v == 0 {
+			continue
+		}
+		if i == 0 || v != 1 {
+			return false
+		}
+		n++
+	}
+	return n == 1
 }
 
 func withoutConst(r []int64) []int64 {
@@ -332,8 +349,8 @@ func (pr printer) constraint(r []int64, eq bool) string {
 	if eq {
 		op = " = "
 	}
-	if m, rest, ok := pr.modPattern(r); ok {
-		return m + op + strconv.FormatInt(-rest[0], 10)
+	if m, ok := pr.modConstraint(r, eq); ok {
+		return m
 	}
 	// move negative terms to the right-hand side
 	lhs, rhs := make([]int64, len(r)), make([]int64, len(r))
@@ -371,7 +388,12 @@ type bound struct {
 // into "L <= x <= U".
 func (pr printer) inequalities(rows [][]int64) []string {
 	var bs []bound
+	var out []string
 	for _, r := range rows {
+		if m, ok := pr.modConstraint(r, false); ok {
+			out = append(out, m)
+			continue
+		}
 		p := 0
 		for c := pr.b.divStart() - 1; c >= 1; c-- {
 			if r[c] != 0 {
@@ -386,7 +408,6 @@ func (pr printer) inequalities(rows [][]int64) []string {
 		bs = append(bs, bound{r, p, r[p]})
 	}
 	used := make([]bool, len(bs))
-	var out []string
 	for i, lo := range bs {
 		if used[i] {
 			continue

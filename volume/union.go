@@ -256,6 +256,11 @@ func (u union) simplify() union {
 // removeRedundant drops every inequality implied by the others (exact integer test) and turns
 // inequalities that can only hold with equality into equalities.
 func (b *basic) removeRedundant() {
+	b.divsOutOfIneqs()
+	if !b.tidy() {
+		b.markEmpty()
+		return
+	}
 	divc := b.allDivConstraints()
 	for i := 0; i < len(b.ineqs); i++ {
 		r := b.ineqs[i]
