@@ -12,7 +12,7 @@ func (s Set) Coalesce() Set { return Set{s.u.coalesce()} }
 func (m Map) Coalesce() Map { return Map{m.u.coalesce()} }
 
 func (u union) coalesce() union {
-	u = u.simplify()
+	u = u.simplifyCheap()
 	return union{params: u.params, spaces: u.spaces, pieces: coalescePieces(u.pieces)}
 }
 
@@ -81,6 +81,9 @@ func (a *basic) alignDivs(c *basic) (base *basic, cons [][]int64) {
 
 // implies reports whether every integer point of b satisfies the inequality r (over b's columns).
 func (b *basic) implies(r []int64) bool {
+	if b.plainImplies(r) {
+		return true
+	}
 	neg := negRow(r)
 	neg[0] = subc(neg[0], 1)
 	in := make([][]int64, 0, len(b.ineqs)+2*len(b.divs)+1)
@@ -88,6 +91,24 @@ func (b *basic) implies(r []int64) bool {
 	in = append(in, b.allDivConstraints()...)
 	in = append(in, neg)
 	return !feasible(b.eqs, in)
+}
+
+// plainImplies reports whether b has an inequality with r's coefficients and a constant no larger,
+// or an equality whose multiple is r up to a larger constant: a syntactic proof that b implies r.
+func (b *basic) plainImplies(r []int64) bool {
+	for _, k := range b.ineqs {
+		if k[0] <= r[0] && sameCoeffs(k, r, 1) {
+			return true
+		}
+	}
+	for _, e := range b.eqs {
+		for _, s := range []int64{1, -1} {
+			if s*e[0] <= r[0] && sameCoeffs(r, e, s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // subsetOf decides exactly whether a ⊆ c (same space).

@@ -90,7 +90,10 @@ func sameCoeffs(a, b []int64, s int64) bool {
 // equality-forming opposite pairs. It returns the kept rows, the new equalities found and ok=false
 // when the system is infeasible.
 func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
-	kept = rows[:0:0]
+	kept = make([][]int64, 0, len(rows))
+	// hs[i] is a linear hash of kept[i]'s coefficients, so that -hs[i] hashes the opposite row
+	var hbuf [32]uint64
+	hs := hbuf[:0]
 	for _, r := range rows {
 		ok, drop := normIneq(r)
 		if !ok {
@@ -99,9 +102,10 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 		if drop {
 			continue
 		}
+		h := coeffHash(r)
 		dup := false
 		for j, k := range kept {
-			if sameCoeffs(r, k, 1) {
+			if hs[j] == h && sameCoeffs(r, k, 1) {
 				if r[0] < k[0] {
 					kept[j] = r
 				}
@@ -111,6 +115,7 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 		}
 		if !dup {
 			kept = append(kept, r)
+			hs = append(hs, h)
 		}
 	}
 	// opposite pairs: contradictions and implicit equalities
@@ -120,7 +125,7 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 			continue
 		}
 		for j := i + 1; j < n; j++ {
-			if kept[j] == nil || !sameCoeffs(kept[i], kept[j], -1) {
+			if kept[j] == nil || hs[j] != -hs[i] || !sameCoeffs(kept[i], kept[j], -1) {
 				continue
 			}
 			s := addc(kept[i][0], kept[j][0])
@@ -146,18 +151,38 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 	return out, neweqs, true
 }
 
+// coeffHash is a linear hash of r[1:]: coeffHash(-r) = -coeffHash(r).
+func coeffHash(r []int64) uint64 {
+	var h uint64
+	for i := 1; i < len(r); i++ {
+		if r[i] != 0 {
+			k := uint64(i)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
+			k ^= k >> 29
+			h += uint64(r[i]) * (k | 1)
+		}
+	}
+	return h
+}
+
 // feasible decides whether eqs (= 0) and ineqs (>= 0) have an integer solution. All columns but
 // the constant are variables. The rows are not modified.
 func feasible(eqs, ineqs [][]int64) bool {
-	e := make([][]int64, len(eqs))
-	for i, r := range eqs {
-		e[i] = cloneRow(r)
+	return feasibleOwned(cloneRowsFlat(eqs), cloneRowsFlat(ineqs), 0)
+}
+
+// cloneRowsFlat copies rows into one backing array.
+func cloneRowsFlat(rows [][]int64) [][]int64 {
+	if len(rows) == 0 {
+		return nil
 	}
-	in := make([][]int64, len(ineqs))
-	for i, r := range ineqs {
-		in[i] = cloneRow(r)
+	w := len(rows[0])
+	buf := make([]int64, w*len(rows))
+	out := make([][]int64, len(rows))
+	for i, r := range rows {
+		out[i] = buf[i*w : (i+1)*w : (i+1)*w]
+		copy(out[i], r)
 	}
-	return feasibleOwned(e, in, 0)
+	return out
 }
 
 // feasibleOwned is feasible on rows it may modify.
@@ -241,7 +266,7 @@ func omegaIneqs(rows [][]int64, depth int) bool {
 			return true
 		}
 		w := len(rows[0])
-		if len(rows) > w {
+		if len(rows) > 2*w {
 			if rows, ok = pruneByBounds(rows); !ok {
 				return false
 			}
@@ -386,7 +411,19 @@ type tooComplex struct{ rows int }
 // fourierMotzkin eliminates column c. With dark=1 it builds Pugh's dark shadow instead of the
 // real shadow: every pair (a*x >= L, b*x <= U) gives a*U - b*L >= (a-1)(b-1).
 func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
-	var lows, ups, out [][]int64
+	nl, nu := 0, 0
+	for _, r := range rows {
+		if r[c] > 0 {
+			nl++
+		} else if r[c] < 0 {
+			nu++
+		}
+	}
+	lows := make([][]int64, 0, nl)
+	ups := make([][]int64, 0, nu)
+	out := make([][]int64, 0, len(rows)-nl-nu+nl*nu)
+	w := len(rows[0])
+	buf := make([]int64, w*(len(rows)-nl-nu+nl*nu))
 	for _, r := range rows {
 		switch {
 		case r[c] > 0:
@@ -394,7 +431,10 @@ func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
 		case r[c] < 0:
 			ups = append(ups, r)
 		default:
-			out = append(out, cloneRow(r))
+			n := buf[:w:w]
+			buf = buf[w:]
+			copy(n, r)
+			out = append(out, n)
 		}
 	}
 	if len(lows)*len(ups) > maxFMRows {
@@ -404,12 +444,13 @@ func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
 		a := l[c]
 		for _, u := range ups {
 			b := -u[c]
-			var n []int64
+			n := buf[:w:w]
+			buf = buf[w:]
 			if dark == 0 {
 				g := gcd(a, b)
-				n = combine(b/g, l, a/g, u)
+				combineInto(n, b/g, l, a/g, u)
 			} else {
-				n = combine(b, l, a, u)
+				combineInto(n, b, l, a, u)
 				n[0] = subc(n[0], mulc(a-1, b-1))
 			}
 			n[c] = 0

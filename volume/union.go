@@ -158,6 +158,9 @@ func (a *basic) subtract(c *basic) []*basic {
 	var out []*basic
 	cur := base
 	for _, k := range cons {
+		if cur.plainImplies(k) {
+			continue
+		}
 		neg := negRow(k)
 		neg[0] = subc(neg[0], 1)
 		p := cur.clone()
@@ -247,6 +250,25 @@ func (u union) simplify() union {
 			continue
 		}
 		c.removeRedundant()
+		c.dropUnusedDivs()
+		r.pieces = append(r.pieces, c)
+	}
+	return r
+}
+
+// simplifyCheap removes empty pieces and unused divs of every piece and tidies the rest, without
+// the per-constraint redundancy tests of simplify.
+func (u union) simplifyCheap() union {
+	r := union{params: u.params, spaces: u.spaces}
+	for _, p := range u.pieces {
+		c := p.clone()
+		if !c.tidy() || c.isEmpty() {
+			continue
+		}
+		c.divsOutOfIneqs()
+		if !c.tidy() {
+			continue
+		}
 		c.dropUnusedDivs()
 		r.pieces = append(r.pieces, c)
 	}
