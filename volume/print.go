@@ -154,7 +154,7 @@ func (b *basic) print(params []string, isMap bool) (head, body string) {
 	for _, e := range eqs {
 		cons = append(cons, pr.constraint(e, true))
 	}
-	cons = append(cons, pr.inequalities(b.ineqs)...)
+	cons = append(cons, pr.inequalities(b.withoutDivBounds())...)
 	return head, strings.Join(cons, " and ")
 }
 
@@ -485,6 +485,29 @@ func (pr printer) chain(lo, up bound) string {
 	x, l := pr.sideOf(lo)
 	_, u := pr.sideOf(up)
 	return pr.expr(l) + " <= " + strings.TrimPrefix(pr.upper(x, u), "")
+}
+
+// withoutDivBounds returns the inequalities of b except those implied by the definition of a div
+// (0 <= num - den*q <= den - 1 holds by definition of q = floor(num/den)): printing them adds noise.
+func (b *basic) withoutDivBounds() [][]int64 {
+	if len(b.divs) == 0 {
+		return b.ineqs
+	}
+	defs := b.allDivConstraints()
+	var out [][]int64
+	for _, r := range b.ineqs {
+		implied := false
+		for _, d := range defs {
+			if d[0] <= r[0] && sameCoeffs(d, r, 1) {
+				implied = true
+				break
+			}
+		}
+		if !implied {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // debugRows renders raw rows (tests and debugging).
