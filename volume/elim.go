@@ -169,15 +169,31 @@ func splinterCounts(rows [][]int64, c int) (lo, up int64) {
 		amaxU = max(amaxU, -r[c])
 		amaxL = max(amaxL, r[c])
 	}
+	// floor((amax*a - a - amax)/amax) + 1 <= a: bounded by the coefficient, never overflowing
 	for _, r := range rows {
 		if a := r[c]; a > 0 && amaxU > 0 {
-			lo += max(0, floorDiv(amaxU*a-a-amaxU, amaxU)+1)
+			lo = addSat(lo, max(0, a-a/amaxU-1+boolInt(a%amaxU == 0)))
 		} else if a < 0 && amaxL > 0 {
 			a = -a
-			up += max(0, floorDiv(amaxL*a-a-amaxL, amaxL)+1)
+			up = addSat(up, max(0, a-a/amaxL-1+boolInt(a%amaxL == 0)))
 		}
 	}
 	return lo, up
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// addSat adds non-negative counts, saturating at the int64 maximum.
+func addSat(a, b int64) int64 {
+	if a > 1<<63-1-b {
+		return 1<<63 - 1
+	}
+	return a + b
 }
 
 func (b *basic) emptyMarked() bool { return b.plainIsEmpty() }

@@ -408,6 +408,10 @@ const maxFMRows = 20000
 
 type tooComplex struct{ rows int }
 
+// maxSplinters bounds the splinters of one inexact elimination (their number grows with the
+// coefficients); past it the operation stops with ErrTooComplex.
+const maxSplinters = 4096
+
 // fourierMotzkin eliminates column c. With dark=1 it builds Pugh's dark shadow instead of the
 // real shadow: every pair (a*x >= L, b*x <= U) gives a*U - b*L >= (a-1)(b-1).
 func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
@@ -469,6 +473,9 @@ func splinters(rows [][]int64, c int) [][]int64 {
 		if -r[c] > amax {
 			amax = -r[c]
 		}
+	}
+	if lo, _ := splinterCounts(rows, c); lo > maxSplinters {
+		panic(tooComplex{int(min(lo, 1<<30))})
 	}
 	var out [][]int64
 	for _, r := range rows {

@@ -914,6 +914,9 @@ func isOpWord(s string) bool { return s == "mod" || s == "and" || s == "or" }
 // floorDiv returns a variable equal to floor(e/d): a div when e has no existential, otherwise an
 // existential with d*q <= e <= d*q + d - 1.
 func (p *parser) floorDiv(e lin, d int64) lin {
+	if d == 1 {
+		return e
+	}
 	if e.isConst() {
 		return constLin(floorDiv(e.c, d))
 	}

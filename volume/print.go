@@ -131,6 +131,14 @@ type printer struct {
 }
 
 func (b *basic) print(params []string, isMap bool) (head, body string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(overflow); !ok {
+				panic(r)
+			}
+			head, body = b.printPlain(params, isMap)
+		}
+	}()
 	pr := printer{b: b}
 	dn := dimNames(b.in, b.out, params)
 	pr.names = append(append([]string{""}, params...), dn...)
@@ -473,7 +481,7 @@ func (pr printer) single(bd bound) string {
 
 // upper prints x <= rhs, as x < rhs + 1 when that reads better (constant bounds).
 func (pr printer) upper(x string, rhs []int64) string {
-	if isZeroFrom(rhs, 1) || rhs[0] == -1 {
+	if (isZeroFrom(rhs, 1) || rhs[0] == -1) && rhs[0] < 1<<63-1 {
 		r := cloneRow(rhs)
 		r[0] = addc(r[0], 1)
 		return x + " < " + pr.expr(r)
@@ -485,6 +493,26 @@ func (pr printer) chain(lo, up bound) string {
 	x, l := pr.sideOf(lo)
 	_, u := pr.sideOf(up)
 	return pr.expr(l) + " <= " + strings.TrimPrefix(pr.upper(x, u), "")
+}
+
+// printPlain prints b as "expr >= 0" and "expr = 0" constraints, without any arithmetic that
+// could overflow: the fallback of print for coefficients near the int64 limits.
+func (b *basic) printPlain(params []string, isMap bool) (head, body string) {
+	pr := printer{b: b}
+	dn := dimNames(b.in, b.out, params)
+	pr.names = append(append([]string{""}, params...), dn...)
+	head = printTuple(b.out.name, dn[b.nIn():])
+	if isMap {
+		head = printTuple(b.in.name, dn[:b.nIn()]) + " -> " + head
+	}
+	var cons []string
+	for _, e := range b.eqs {
+		cons = append(cons, pr.expr(e)+" = 0")
+	}
+	for _, e := range b.ineqs {
+		cons = append(cons, pr.expr(e)+" >= 0")
+	}
+	return head, strings.Join(cons, " and ")
 }
 
 // withoutDivBounds returns the inequalities of b except those implied by the definition of a div
