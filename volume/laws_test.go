@@ -135,7 +135,7 @@ func TestOverflow(t *testing.T) {
 	assert.Panics(t, func() { mulc(1<<62, 2) })
 	assert.Panics(t, func() { addc(1<<62, 1<<62) })
 	assert.Panics(t, func() { negc(-1 << 63) })
-	assert.Equal(t, int64(-1<<63), mulc(-(1 << 62), 2))
+	assert.Equal(t, int64(-1<<63), mulc(-(1<<62), 2))
 	err = Try(func() { mulc(1<<40, 1<<40) })
 	assert.ErrorIs(t, err, ErrOverflow)
 	assert.Panics(t, func() { AffConst(1 << 62).Add(AffConst(1 << 62)) })
