@@ -12,7 +12,7 @@ help:
 	@echo "make test    - gofmt/vet checks and the whole test suite (what CI runs)"
 	@echo "make demo    - compile the bundled MatMul+Trilu model, run it, check it, show what DIE removed"
 	@echo "make bench   - benchmarks (compiled code and compiler)"
-	@echo "make proto   - regenerate proto/ from Debian's libonnx-dev onnx.proto"
+	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
 
 build:
 	$(GO) build -o bin/graphc ./cmd/graphc
@@ -28,7 +28,10 @@ test: lint
 demo:
 	$(GO) run ./examples/demo
 
+# bench: compiled code against onnxruntime and against --pipeline= (one table), then the Go
+# benchmarks (volume operations, scanning, compile time, MatMul+Trilu die vs no die).
 bench:
+	$(GO) run ./cmd/graphc-bench
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 
 # proto: Go for ONNX's onnx.proto (Debian libonnx-dev) with protoc-gen-go pinned to the
@@ -38,6 +41,8 @@ proto:
 	PATH="$$PATH:$$($(GO) env GOPATH)/bin" protoc -I/usr/include/onnx \
 	  --go_out=proto/onnxpb --go_opt=paths=source_relative \
 	  --go_opt=Monnx.proto=github.com/graphc/graphc/proto/onnxpb onnx.proto
+	PATH="$$PATH:$$($(GO) env GOPATH)/bin" protoc -I proto/tfpb \
+	  --go_out=proto/tfpb --go_opt=paths=source_relative graph.proto
 
 clean:
 	rm -rf bin

@@ -9,9 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/graphc/graphc/frontend/onnx"
+	"github.com/graphc/graphc/frontend/tf"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
@@ -28,6 +33,8 @@ type config struct {
 	pipeline   string
 	requires   []string
 	dims       map[string]int64
+	initInputs bool
+	outputs    []string
 	popts      passes.Options
 	noLower    bool
 }
@@ -52,6 +59,11 @@ func WithRequire(spec string) Option {
 	return func(c *config) error { c.requires = append(c.requires, spec); return nil }
 }
 
+// WithOutputs selects the outputs of a TensorFlow graph ("name" or "name:port").
+func WithOutputs(names ...string) Option {
+	return func(c *config) error { c.outputs = append(c.outputs, names...); return nil }
+}
+
 // WithDim binds a symbolic dimension to a value at compile time.
 func WithDim(name string, v int64) Option {
 	return func(c *config) error {
@@ -62,6 +74,10 @@ func WithDim(name string, v int64) Option {
 		return nil
 	}
 }
+
+// WithInitializerInputs makes the initializers an ONNX model also lists as graph inputs runtime
+// inputs of the compiled function; by default they are constants embedded in the code.
+func WithInitializerInputs() Option { return func(c *config) error { c.initInputs = true; return nil } }
 
 // WithPrintIRBefore and WithPrintIRAfter dump the graph before/after the named passes ("*" for
 // all) to the dump writer.
@@ -94,6 +110,7 @@ type Result struct {
 	LLVM        string
 	Header      string
 	DeadReport  string
+	Dead        []passes.DeadSpace // per op, what DIE removed
 	Diagnostics []passes.Diagnostic
 	Passes      *passes.Result
 }
@@ -119,7 +136,8 @@ func inputErr(err error) error {
 }
 
 // Load imports a model file by its extension: .onnx, or .graph (graphc IR text).
-func Load(ctx context.Context, path string, opts ...Option) (*ir.Graph, error) {
+func Load(ctx context.Context, path string, opts ...Option) (g *ir.Graph, err error) {
+	defer recoverInternal(&err)
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, inputErr(err)
@@ -147,18 +165,24 @@ func (c *config) load(path string) (*ir.Graph, error) {
 		for k, v := range c.dims {
 			oo = append(oo, onnx.WithDim(k, v))
 		}
+		if c.initInputs {
+			oo = append(oo, onnx.WithInitializerInputs())
+		}
 		g, err = onnx.Load(path, oo...)
+	case ".pb", ".pbtxt", ".txt":
+		var to []tf.Option
+		for k, v := range c.dims {
+			to = append(to, tf.WithDim(k, v))
+		}
+		if len(c.outputs) > 0 {
+			to = append(to, tf.WithOutputs(c.outputs...))
+		}
+		g, err = tf.Load(path, to...)
 	case ".graph", ".mlir":
 		var data []byte
 		data, err = os.ReadFile(path)
 		if err == nil {
-			g, err = ir.Parse(string(data))
-			if err != nil {
-				err = fmt.Errorf("%s: %w", path, err)
-			}
-		}
-		if err == nil {
-			err = bindDims(g, c.dims)
+			g, err = parseGraph(string(data), c.dims)
 			if err != nil {
 				err = fmt.Errorf("%s: %w", path, err)
 			}
@@ -175,25 +199,75 @@ func (c *config) load(path string) (*ir.Graph, error) {
 	return g, nil
 }
 
-// bindDims substitutes --dim values into a parsed graph by rebuilding its text.
-func bindDims(g *ir.Graph, dims map[string]int64) error {
-	for name := range dims {
-		found := false
-		for _, p := range g.Params {
-			found = found || p == name
-		}
-		if !found {
-			return fmt.Errorf("--dim %s: the graph has no symbolic dim %s (it has %v)", name, name, g.Params)
-		}
+// parseGraph parses graphc IR text and binds the symbolic dims given by --dim: each bound dim
+// is replaced by its value wherever it occurs as a whole word outside value names (%name), and
+// removed from the graph's parameter list.
+func parseGraph(text string, dims map[string]int64) (*ir.Graph, error) {
+	g, err := ir.Parse(text)
+	if err != nil || len(dims) == 0 {
+		return g, err
 	}
-	if len(dims) > 0 {
-		return fmt.Errorf("--dim for .graph inputs is not supported yet")
+	for name, v := range dims {
+		if !slices.Contains(g.Params, name) {
+			return nil, fmt.Errorf("--dim %s: the graph has no symbolic dim %s (it has %v)", name, name, g.Params)
+		}
+		re := regexp.MustCompile(`(^|[^%\w.'])` + regexp.QuoteMeta(name) + `\b`)
+		text = re.ReplaceAllString(text, "${1}"+strconv.FormatInt(v, 10))
 	}
-	return nil
+	// the parameter list now holds numbers: drop them
+	hdr := regexp.MustCompile(`(graph\s+@[\w.]+)\[([^\]]*)\]`)
+	text = hdr.ReplaceAllStringFunc(text, func(m string) string {
+		sub := hdr.FindStringSubmatch(m)
+		var keep []string
+		for _, p := range strings.Split(sub[2], ",") {
+			p = strings.TrimSpace(p)
+			if _, err := strconv.Atoi(p); err != nil && p != "" {
+				keep = append(keep, p)
+			}
+		}
+		if len(keep) == 0 {
+			return sub[1]
+		}
+		return sub[1] + "[" + strings.Join(keep, ", ") + "]"
+	})
+	// isl parameter lists "[H, W] ->" inside attributes lose their bound names the same way
+	islParams := regexp.MustCompile(`\[([\w, ]*)\]\s*->\s*\{`)
+	text = islParams.ReplaceAllStringFunc(text, func(m string) string {
+		sub := islParams.FindStringSubmatch(m)
+		var keep []string
+		for _, p := range strings.Split(sub[1], ",") {
+			p = strings.TrimSpace(p)
+			if _, err := strconv.Atoi(p); err != nil && p != "" {
+				keep = append(keep, p)
+			}
+		}
+		if len(keep) == 0 {
+			return "{"
+		}
+		return "[" + strings.Join(keep, ", ") + "] -> {"
+	})
+	return ir.Parse(text)
+}
+
+// InternalError reports a panic inside graphc: a bug. Compile and CompileGraph never panic;
+// they return this error with the stack.
+type InternalError struct {
+	Value any
+	Stack string
+}
+
+func (e *InternalError) Error() string { return fmt.Sprintf("internal error: %v", e.Value) }
+
+// recoverInternal turns a panic into an InternalError.
+func recoverInternal(err *error) {
+	if r := recover(); r != nil {
+		*err = &InternalError{Value: r, Stack: string(debug.Stack())}
+	}
 }
 
 // Compile imports the model at path, runs the pipeline and lowers it.
-func Compile(ctx context.Context, path string, opts ...Option) (*Result, error) {
+func Compile(ctx context.Context, path string, opts ...Option) (res *Result, err error) {
+	defer recoverInternal(&err)
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, inputErr(err)
@@ -206,7 +280,8 @@ func Compile(ctx context.Context, path string, opts ...Option) (*Result, error) 
 }
 
 // CompileGraph runs the pipeline on g (modified in place) and lowers it.
-func CompileGraph(ctx context.Context, g *ir.Graph, opts ...Option) (*Result, error) {
+func CompileGraph(ctx context.Context, g *ir.Graph, opts ...Option) (res *Result, err error) {
+	defer recoverInternal(&err)
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, inputErr(err)
@@ -244,7 +319,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		}
 		return nil, inputErr(err)
 	}
-	res := &Result{Graph: g, Passes: pr, Diagnostics: pr.State.Diags}
+	res := &Result{Graph: g, Passes: pr, Diagnostics: pr.State.Diags, Dead: pr.State.Dead}
 	if len(pr.State.Dead) > 0 {
 		res.DeadReport = pr.State.DeadReport()
 	}

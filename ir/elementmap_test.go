@@ -105,3 +105,17 @@ func TestElementMapsMatchEnumeration(t *testing.T) {
 		})
 	}
 }
+
+func init() {
+	elementMapCases = append(elementMapCases,
+		elementMapCase{name: "diag_part", kind: "diag_part", operands: []ir.TensorType{ir.StaticType(ir.F32, 2, 3, 4)}},
+		elementMapCase{name: "fill", kind: "fill", attrs: ir.Attrs{"type": ir.StringAttr("f32[2, 3]"), "value": ir.FloatAttr(1.5)}},
+	)
+}
+
+func init() {
+	elementMapCases = append(elementMapCases,
+		elementMapCase{name: "band_part", kind: "band_part", operands: []ir.TensorType{ir.StaticType(ir.F32, 5, 6)}, attrs: ir.Attrs{"lower": ir.IntAttr(1), "upper": ir.IntAttr(2)}},
+		elementMapCase{name: "band_part_upper", kind: "band_part", operands: []ir.TensorType{ir.StaticType(ir.F32, 2, 4, 4)}, attrs: ir.Attrs{"lower": ir.IntAttr(0)}},
+	)
+}

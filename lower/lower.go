@@ -67,9 +67,12 @@ func Lower(g *ir.Graph, cfg Config) (mod *Module, err error) {
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
 	params := abiParams(g)
-	err = volume.Try(func() { err = mc.emitEntry(params) })
-	if err != nil {
+	var emitErr error
+	if err := volume.Try(func() { emitErr = mc.emitEntry(params) }); err != nil {
 		return nil, err
+	}
+	if emitErr != nil {
+		return nil, emitErr
 	}
 	if err := mc.emitWorkspaceSize(params); err != nil {
 		return nil, err

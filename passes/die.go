@@ -40,7 +40,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 	req := map[*ir.Value]volume.Set{}
 	add := func(v *ir.Value, s volume.Set) {
 		if old, ok := req[v]; ok {
-			req[v] = old.Union(s)
+			req[v] = old.Union(s).Coalesce()
 		} else {
 			req[v] = s
 		}
@@ -81,7 +81,15 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		opReq := make([]volume.Set, len(op.Operands))
 		var diags []Diagnostic
 		err := volume.Try(func() {
-			contrib = R.Preimage(op.OutMap(params)).Intersect(op.Domain).Simplify()
+			// iterations writing outside the result are a bug in the graph: report them
+			outMap := op.OutMap(params)
+			resBox := boxOf(params, op.Result.Type)
+			if bad := op.Domain.Subtract(resBox.Preimage(outMap)); !bad.IsEmpty() {
+				diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
+					"iterations %s of %s write result elements %s outside its index domain %s",
+					bad.Coalesce(), op.Kind, bad.Apply(outMap).Coalesce(), resBox)})
+			}
+			contrib = R.Preimage(outMap).Intersect(op.Domain).Coalesce()
 			for k, o := range op.Operands {
 				acc := op.AccessMap(params, k)
 				rk := contrib.Apply(acc)
@@ -97,7 +105,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 					diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
 						"operand #%d %%%s is read through a data-dependent access: its required volume is over-approximated", k, o.Name)})
 				}
-				opReq[k] = rk.Simplify()
+				opReq[k] = rk.Coalesce()
 			}
 		})
 		if err != nil {
@@ -114,7 +122,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		ds := DeadSpace{Op: op.Result.Name, Kind: op.Kind, Approximate: err != nil}
 		_ = volume.Try(func() {
-			ds.Dead = before.Subtract(contrib).Simplify()
+			ds.Dead = before.Subtract(contrib).Coalesce()
 			if len(params) == 0 {
 				if t, err := before.Card(nil); err == nil {
 					if d, err := ds.Dead.Card(nil); err == nil {

@@ -27,6 +27,9 @@ func runRemoveEmpty(ctx context.Context, g *ir.Graph, st *State) error {
 		if op.Kind == "fill" {
 			continue
 		}
+		if dropEmptyOperands(g, op) && stats != nil {
+			stats.OpsRewritten++
+		}
 		empty := op.Domain.PlainIsEmpty()
 		if !empty {
 			_ = volume.Try(func() { empty = op.Domain.IsEmpty() })
@@ -42,4 +45,42 @@ func runRemoveEmpty(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 	}
 	return nil
+}
+
+// isEmptyValue reports whether v has a zero extent for every value of the symbolic dims.
+func isEmptyValue(v *ir.Value) bool {
+	for _, d := range v.Type.Shape {
+		if c, ok := d.IsConst(); ok && c == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEmptyOperands rebuilds a variadic op (concat, sum, …) without its empty operands when the
+// catalogue accepts the shorter operand list with the same attributes and the same result type:
+// an empty operand contributes no element, so the op means the same without it.
+func dropEmptyOperands(g *ir.Graph, op *ir.Op) bool {
+	def := ir.LookupOp(op.Kind)
+	if def == nil || def.MaxOperands >= 0 {
+		return false
+	}
+	var keep []*ir.Value
+	for _, o := range op.Operands {
+		if !isEmptyValue(o) {
+			keep = append(keep, o)
+		}
+	}
+	if len(keep) == len(op.Operands) || len(keep) == 0 {
+		return false
+	}
+	nop, err := ir.MakeOp(g.Params, op.Kind, op.Name, keep, op.Attrs)
+	if err != nil || !nop.Result.Type.Equal(op.Result.Type) {
+		return false
+	}
+	res := op.Result
+	*op = *nop
+	op.Result = res
+	res.Def = op
+	return true
 }

@@ -23,9 +23,11 @@ func (st *State) DeadReport() string {
 			fmt.Fprintf(&sb, "  %%%s (%s): %d of %d iterations dead (%.1f%%)\n", d.Op, d.Kind, d.DeadCount, d.Total, pct)
 			total += d.Total
 			dead += d.DeadCount
+		} else if d.Dead.PlainIsEmpty() {
+			fmt.Fprintf(&sb, "  %%%s (%s): no dead iterations\n", d.Op, d.Kind)
 		} else {
 			counted = false
-			fmt.Fprintf(&sb, "  %%%s (%s): dead iterations (symbolic)\n", d.Op, d.Kind)
+			fmt.Fprintf(&sb, "  %%%s (%s): dead iterations (symbolic shape)\n", d.Op, d.Kind)
 		}
 		if d.Approximate {
 			sb.WriteString("      (analysis gave up: the op was kept whole)\n")

@@ -6,6 +6,7 @@ package passes
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/graphc/graphc/ir"
@@ -23,7 +24,8 @@ type Requirement struct {
 type RequiredVolume = volume.Set
 
 // ParseRequirement parses a --require specification against g: the tuple name must be one of
-// g's outputs and its arity the output's rank. Symbolic dims of g may be used without declaring
+// g's outputs (by value name, or out<k> for the k-th output as in the ABI) and its arity the
+// output's rank. Symbolic dims of g may be used without declaring
 // them.
 func ParseRequirement(g *ir.Graph, text string) (Requirement, error) {
 	s := strings.TrimSpace(text)
@@ -47,6 +49,9 @@ func ParseRequirement(g *ir.Graph, text string) (Requirement, error) {
 		outNames = append(outNames, o.Name)
 	}
 	i := slices.Index(outNames, name)
+	if k, err := strconv.Atoi(strings.TrimPrefix(name, "out")); i < 0 && err == nil && strings.HasPrefix(name, "out") && k >= 0 && k < len(outNames) {
+		i = k // out<k>: the k-th output, as in the ABI
+	}
 	if i < 0 {
 		msg := fmt.Sprintf("--require %q: %q is not an output of @%s (outputs: %s)", text, name, g.Name, strings.Join(outNames, ", "))
 		if sug := Suggest(name, outNames); sug != "" {
@@ -63,7 +68,7 @@ func ParseRequirement(g *ir.Graph, text string) (Requirement, error) {
 			return Requirement{}, fmt.Errorf("--require %q: %s is not a symbolic dim of the graph", text, p)
 		}
 	}
-	return Requirement{Output: name, Set: set.SetTupleName(""), Text: text}, nil
+	return Requirement{Output: o.Name, Set: set.SetTupleName(""), Text: text}, nil
 }
 
 // boxOf returns the index box of a tensor type.

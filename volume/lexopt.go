@@ -13,21 +13,21 @@ import (
 // Lexmax).
 var ErrParametric = errors.New("volume: operation needs a set without parameters")
 
-// system is a working copy of the constraints of a basic in which every column but the constant
+// intSystem is a working copy of the constraints of a basic in which every column but the constant
 // (parameters, dims, divs, existentials) is a free integer variable; divs carry their defining
-// inequalities, so the integer points of the system are the points of the basic with their divs.
-type system struct {
+// inequalities, so the integer points of the intSystem are the points of the basic with their divs.
+type intSystem struct {
 	eqs, ineqs [][]int64
 }
 
-func (b *basic) system() system {
+func (b *basic) intSystem() intSystem {
 	in := cloneRows(b.ineqs)
 	in = append(in, b.allDivConstraints()...)
-	return system{eqs: cloneRows(b.eqs), ineqs: in}
+	return intSystem{eqs: cloneRows(b.eqs), ineqs: in}
 }
 
-// feasibleWith decides the system extended with extra inequalities.
-func (s system) feasibleWith(extra ...[]int64) bool {
+// feasibleWith decides the intSystem extended with extra inequalities.
+func (s intSystem) feasibleWith(extra ...[]int64) bool {
 	if len(extra) == 0 {
 		return feasible(s.eqs, s.ineqs)
 	}
@@ -37,7 +37,7 @@ func (s system) feasibleWith(extra ...[]int64) bool {
 	return feasible(s.eqs, in)
 }
 
-func (s system) width() int {
+func (s intSystem) width() int {
 	if len(s.eqs) > 0 {
 		return len(s.eqs[0])
 	}
@@ -47,8 +47,8 @@ func (s system) width() int {
 	return 0
 }
 
-// fix returns the system with column c replaced by the value v.
-func (s system) fix(c int, v int64) system {
+// fix returns the intSystem with column c replaced by the value v.
+func (s intSystem) fix(c int, v int64) intSystem {
 	f := func(rows [][]int64) [][]int64 {
 		out := make([][]int64, len(rows))
 		for i, r := range rows {
@@ -61,7 +61,7 @@ func (s system) fix(c int, v int64) system {
 		}
 		return out
 	}
-	return system{eqs: f(s.eqs), ineqs: f(s.ineqs)}
+	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs)}
 }
 
 // geRow returns the row x_c >= v (sign 1) or x_c <= v (sign -1) of width w.
@@ -72,9 +72,9 @@ func geRow(w, c int, sign, v int64) []int64 {
 	return r
 }
 
-// minFrom returns the smallest v >= lo such that the system with x_c = v is feasible, given that
-// the system with x_c >= lo is. It searches exponentially for an upper end, then bisects.
-func (s system) minFrom(c int, lo int64) int64 {
+// minFrom returns the smallest v >= lo such that the intSystem with x_c = v is feasible, given that
+// the intSystem with x_c >= lo is. It searches exponentially for an upper end, then bisects.
+func (s intSystem) minFrom(c int, lo int64) int64 {
 	w := s.width()
 	step := int64(1)
 	hi := lo
@@ -96,14 +96,14 @@ func (s system) minFrom(c int, lo int64) int64 {
 	return lo
 }
 
-// maxFrom returns the largest v <= hi such that the system with x_c = v is feasible, given that
-// the system with x_c <= hi is.
-func (s system) maxFrom(c int, hi int64) int64 {
+// maxFrom returns the largest v <= hi such that the intSystem with x_c = v is feasible, given that
+// the intSystem with x_c <= hi is.
+func (s intSystem) maxFrom(c int, hi int64) int64 {
 	return negc(s.negate(c).minFrom(c, negc(hi)))
 }
 
-// negate returns the system with column c replaced by its opposite.
-func (s system) negate(c int) system {
+// negate returns the intSystem with column c replaced by its opposite.
+func (s intSystem) negate(c int) intSystem {
 	f := func(rows [][]int64) [][]int64 {
 		out := make([][]int64, len(rows))
 		for i, r := range rows {
@@ -113,12 +113,12 @@ func (s system) negate(c int) system {
 		}
 		return out
 	}
-	return system{eqs: f(s.eqs), ineqs: f(s.ineqs)}
+	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs)}
 }
 
-// pick returns a value of column c for which the (feasible) system stays feasible, choosing the
+// pick returns a value of column c for which the (feasible) intSystem stays feasible, choosing the
 // one of smallest magnitude (non-negative values first).
-func (s system) pick(c int) int64 {
+func (s intSystem) pick(c int) int64 {
 	w := s.width()
 	if s.feasibleWith(geRow(w, c, 1, 0)) {
 		return s.minFrom(c, 0)
@@ -126,10 +126,10 @@ func (s system) pick(c int) int64 {
 	return s.maxFrom(c, -1)
 }
 
-// rationalBounds eliminates every column but c from the system by Fourier–Motzkin (the rational
-// projection) and returns the integer bounds it implies on x_c. ok=false means the system has no
+// rationalBounds eliminates every column but c from the intSystem by Fourier–Motzkin (the rational
+// projection) and returns the integer bounds it implies on x_c. ok=false means the intSystem has no
 // rational solution.
-func (s system) rationalBounds(c int) (lo, hi int64, hasLo, hasHi, ok bool) {
+func (s intSystem) rationalBounds(c int) (lo, hi int64, hasLo, hasHi, ok bool) {
 	rows := cloneRows(s.ineqs)
 	for _, e := range s.eqs {
 		rows = append(rows, cloneRow(e), negRow(e))
@@ -196,7 +196,7 @@ func (s system) rationalBounds(c int) (lo, hi int64, hasLo, hasHi, ok bool) {
 // sampleBasic returns an integer point of b over its columns 1..divStart-1 (parameters, then
 // dims), or ok=false when b is empty. Values of smallest magnitude are preferred.
 func (b *basic) sampleBasic() (vals []int64, ok bool) {
-	s := b.system()
+	s := b.intSystem()
 	if !s.feasibleWith() {
 		return nil, false
 	}
@@ -212,7 +212,7 @@ func (b *basic) sampleBasic() (vals []int64, ok bool) {
 // without parameters, ok=false when it is empty; it panics with ErrUnbounded when the optimum
 // does not exist.
 func (b *basic) lexoptBasic(max bool) (vals []int64, ok bool) {
-	s := b.system()
+	s := b.intSystem()
 	if !s.feasibleWith() {
 		return nil, false
 	}

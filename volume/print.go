@@ -360,6 +360,19 @@ func (pr printer) constraint(r []int64, eq bool) string {
 	if m, ok := pr.modConstraint(r, eq); ok {
 		return m
 	}
+	if eq {
+		// "x = expr" with x the innermost dimension that has a unit coefficient
+		for c := pr.b.divStart() - 1; c > pr.b.nParam; c-- {
+			if r[c] == 1 || r[c] == -1 {
+				rest := cloneRow(r)
+				if r[c] == 1 {
+					rest = negRow(rest)
+				}
+				rest[c] = 0
+				return pr.names[c] + " = " + pr.expr(rest)
+			}
+		}
+	}
 	// move negative terms to the right-hand side
 	lhs, rhs := make([]int64, len(r)), make([]int64, len(r))
 	for i, c := range r {
@@ -481,7 +494,7 @@ func (pr printer) single(bd bound) string {
 
 // upper prints x <= rhs, as x < rhs + 1 when that reads better (constant bounds).
 func (pr printer) upper(x string, rhs []int64) string {
-	if (isZeroFrom(rhs, 1) || rhs[0] == -1) && rhs[0] < 1<<63-1 {
+	if (isZeroFrom(rhs, 1) || rhs[0] < 0) && rhs[0] < 1<<63-1 {
 		r := cloneRow(rhs)
 		r[0] = addc(r[0], 1)
 		return x + " < " + pr.expr(r)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 )
 
 var graphcBin string
+
+var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "graphc-cli")
@@ -76,7 +79,7 @@ func TestEntryAndStdout(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "define i32 @my_net(")
 	require.Contains(t, out, "define i64 @my_net_workspace_size(")
-	require.Contains(t, out, `target triple = "x86_64-unknown-linux-gnu"`)
+	require.Contains(t, out, `target triple = "x86_64-pc-linux-gnu"`)
 }
 
 func TestEmptyPipelineKeepsFullDomain(t *testing.T) {
@@ -92,7 +95,7 @@ func TestErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "junk.onnx"), []byte("this is not a protobuf \xff\xff\xff"), 0o644))
 	unsupported := onnxgen.New("u", 14)
 	unsupported.Input("X", ir.F32, 4)
-	unsupported.Node("Softsign", "my_softsign", []string{"X"}, []string{"Y"})
+	unsupported.Node("TfIdfVectorizer", "my_tfidf", []string{"X"}, []string{"Y"})
 	unsupported.Output("Y", ir.F32, 4)
 	writeModel(t, dir, "unsupported.onnx", unsupported)
 	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(4, true))
@@ -103,7 +106,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{"missing.onnx"}, 1, []string{"missing.onnx", "no such file"}},
 		{[]string{"junk.onnx"}, 1, []string{"junk.onnx", "not an ONNX model"}},
-		{[]string{"unsupported.onnx"}, 1, []string{"unsupported.onnx", `node "my_softsign"`, "Softsign", "opset 14", "supported ops: Add"}},
+		{[]string{"unsupported.onnx"}, 1, []string{"unsupported.onnx", `node "my_tfidf"`, "TfIdfVectorizer", "opset 14", "supported ops: Abs, Add, And"}},
 		{[]string{"mt.onnx", "--pipeline=die,dcee"}, 1, []string{`unknown pass "dcee"`, `did you mean "dce"`}},
 		{[]string{"mt.onnx", "--print-ir-after=dei"}, 1, []string{`did you mean "die"`}},
 		{[]string{"mt.onnx", "--require=Z[i, j] : i = 0"}, 1, []string{`"Z" is not an output`}},
@@ -133,4 +136,33 @@ func TestRequireLastRow(t *testing.T) {
 	out, stderr, code := runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = 15", "--emit=ir", "-o", "-")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "domain { [i, j, k] : i = 15 and j = 15 and 0 <= k < 16 }")
+}
+
+// TestPrintIRAfterAllGolden pins the dump of every pass of the default pipeline
+// (go test ./cmd/graphc -run Golden -update rewrites it).
+func TestPrintIRAfterAllGolden(t *testing.T) {
+	_, stderr, code := runCLI(t, "testdata", "print_all.graph", "--print-ir-after-all", "--emit=ir", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	golden := filepath.Join("testdata", "print_all.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(stderr), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	require.Equal(t, string(want), stderr)
+}
+
+// TestTensorFlowPaperExamples imports the DIE paper's TensorFlow graphs and shows the
+// triangular and diagonal domains after die.
+func TestTensorFlowPaperExamples(t *testing.T) {
+	models, _ := filepath.Abs("../../testdata/models/tf")
+	_, stderr, code := runCLI(t, models, "matmul_bandpart.pbtxt", "--print-ir-after=die", "--emit=ir", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "domain { [i, j, k] : i >= 0 and i <= j < 64 and 0 <= k < 32 }")
+	_, stderr, code = runCLI(t, models, "matmul_diagpart.pbtxt", "--print-ir-after=die", "--emit=ir", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "domain { [i, j, k] : j = i and 0 <= j < 48 and 0 <= k < 16 }")
+	_, stderr, code = runCLI(t, models, "matmul_bandpart.pbtxt", "--outputs=nosuch", "-o", os.DevNull)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `no node named "nosuch"`)
 }

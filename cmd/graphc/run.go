@@ -16,6 +16,7 @@ import (
 
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/calc"
+	"github.com/graphc/graphc/internal/viz"
 	"github.com/graphc/graphc/passes"
 )
 
@@ -79,6 +80,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "graphc: %v\nThis is a bug in graphc; please report it with the model and the command line.\n%s", err, ie.Stack)
 		return exitInternal
 	}
+	var ge *graphc.InternalError
+	if errors.As(err, &ge) {
+		fmt.Fprintf(stderr, "graphc: %v\nThis is a bug in graphc; please report it with the model and the command line.\n%s", err, ge.Stack)
+		return exitInternal
+	}
 	fmt.Fprintf(stderr, "graphc: %v\n", err)
 	if errors.Is(err, graphc.ErrInput) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 		return exitInput
@@ -99,7 +105,7 @@ func usageErr(format string, args ...any) error {
 	return &cliError{exitUsage, fmt.Errorf(format, args...)}
 }
 
-var emitExt = map[string]string{"llvm": ".ll", "ir": ".graph", "header": ".h", "asm": ".s", "obj": ".o", "lib": ".so", "dot": ".dot"}
+var emitExt = map[string]string{"llvm": ".ll", "ir": ".graph", "header": ".h", "asm": ".s", "obj": ".o", "lib": ".so", "dot": ".dot", "svg": ".svg"}
 
 func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("graphc", flag.ContinueOnError)
@@ -109,7 +115,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	mcpu := fs.String("mcpu", "", "target CPU, as llc -mcpu (native = the host)")
 	mattr := fs.String("mattr", "", "target features, as llc -mattr (+a,-b)")
 	entry := fs.String("entry", "main_graph", "name of the entry function")
-	emit := fs.String("emit", "llvm", "what to produce: llvm, ir, header, asm, obj, lib")
+	emit := fs.String("emit", "llvm", "what to produce: llvm, ir, header, asm, obj, lib, dot, svg")
+	opName := fs.String("op", "", "with --emit=svg: the op (result name or source node name) whose domain to draw")
+	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto, e.g. i,j (default: the first two)")
 	pipeline := fs.String("pipeline", passes.DefaultPipeline, "comma-separated passes (\"\" = no optimization)")
 	var printBefore, printAfter, requires, dims multiFlag
 	fs.Var(&printBefore, "print-ir-before", "print the IR before PASS (to stderr); repeatable")
@@ -118,6 +126,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	printAfterAll := fs.Bool("print-ir-after-all", false, "print the IR after every pass")
 	fs.Var(&requires, "require", "required region of an output: 'OUT[i, j] : constraints' (isl notation); repeatable")
 	fs.Var(&dims, "dim", "bind a symbolic dimension: NAME=VALUE; repeatable")
+	outputs := fs.String("outputs", "", "TensorFlow graphs: the outputs, name[:port],... (default: nodes nobody consumes)")
 	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
 	timing := fs.Bool("pass-timing", false, "report the wall time of every pass (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
@@ -148,7 +157,10 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	model := positional[0]
 	ext, ok := emitExt[*emit]
 	if !ok {
-		return usageErr("--emit=%s: unknown kind (llvm, ir, header, asm, obj, lib)", *emit)
+		return usageErr("--emit=%s: unknown kind (llvm, ir, header, asm, obj, lib, dot, svg)", *emit)
+	}
+	if *emit == "svg" && *opName == "" {
+		return usageErr("--emit=svg needs --op=NAME, the op whose iteration domain to draw")
 	}
 	opts := []graphc.Option{
 		graphc.WithTarget(*target), graphc.WithEntry(*entry), graphc.WithPipeline(*pipeline),
@@ -170,6 +182,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	for _, r := range requires {
 		opts = append(opts, graphc.WithRequire(r))
 	}
+	if *outputs != "" {
+		opts = append(opts, graphc.WithOutputs(strings.Split(*outputs, ",")...))
+	}
 	for _, d := range dims {
 		name, val, ok := strings.Cut(d, "=")
 		v, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
@@ -178,7 +193,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		}
 		opts = append(opts, graphc.WithDim(strings.TrimSpace(name), v))
 	}
-	if *emit == "ir" {
+	if *emit == "ir" || *emit == "dot" || *emit == "svg" {
 		opts = append(opts, graphc.WithoutLowering())
 	}
 	res, err := graphc.Compile(context.Background(), model, opts...)
@@ -202,6 +217,13 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		text = res.Graph.String()
 	case "header":
 		text = res.Header
+	case "dot":
+		text = viz.DOT(res.Graph, res.Dead)
+	case "svg":
+		text, err = drawDomain(res, *opName, *projDims, dimValues(dims))
+		if err != nil {
+			return &cliError{exitInput, err}
+		}
 	default:
 		return &cliError{exitInput, fmt.Errorf("--emit=%s is not supported yet", *emit)}
 	}
@@ -265,4 +287,53 @@ func runCalc(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitInput
 	}
 	return exitOK
+}
+
+// dimValues parses the --dim flags (already validated) into a map.
+func dimValues(dims []string) map[string]int64 {
+	out := map[string]int64{}
+	for _, d := range dims {
+		name, val, _ := strings.Cut(d, "=")
+		v, _ := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		out[strings.TrimSpace(name)] = v
+	}
+	return out
+}
+
+// drawDomain renders the SVG picture of one op's iteration domain.
+func drawDomain(res *graphc.Result, name, dims string, params map[string]int64) (string, error) {
+	op := res.Graph.OpByName(strings.TrimPrefix(name, "%"))
+	if op == nil {
+		var names []string
+		for _, o := range res.Graph.Ops {
+			names = append(names, o.Result.Name)
+		}
+		msg := fmt.Sprintf("--op=%s: no such op", name)
+		if s := passes.Suggest(name, names); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return "", fmt.Errorf("%s; ops are: %s", msg, strings.Join(names, ", "))
+	}
+	dr, dc := 0, 1
+	if dims != "" {
+		a, b, ok := strings.Cut(dims, ",")
+		dr, dc = slicesIndex(op.Dims, strings.TrimSpace(a)), slicesIndex(op.Dims, strings.TrimSpace(b))
+		if !ok || dr < 0 || dc < 0 {
+			return "", fmt.Errorf("--dims=%s: op %%%s iterates over [%s]", dims, op.Result.Name, strings.Join(op.Dims, ", "))
+		}
+	}
+	pic, err := viz.Domain(res.Graph, op, dr, dc, params)
+	if err != nil {
+		return "", err
+	}
+	return pic.SVG, nil
+}
+
+func slicesIndex(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
 }

@@ -12,10 +12,13 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
-// Supported opset range of the default domain.
+// Supported opset range of the default domain and IR versions. Each op states the oldest opset
+// whose semantics it implements; MinOpset is the oldest the core ops all handle.
 const (
-	MinOpset = 7
-	MaxOpset = 24
+	MinOpset     = 7
+	MaxOpset     = 28
+	MinIRVersion = 3
+	MaxIRVersion = 13
 )
 
 type importer struct {
@@ -26,9 +29,13 @@ type importer struct {
 	g      *ir.Graph
 	vals   map[string]*ir.Value
 	consts map[string]*ir.Tensor // values whose data is known at import
+	inputs map[string]bool       // ONNX names of the runtime graph inputs
 	// lastOutputs are the outputs of the node being imported; folded the ops folded away.
 	lastOutputs []string
 	folded      map[*ir.Op]bool
+	unfoldable  map[*ir.Value]bool
+	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
+	syms map[string]*symTensor
 }
 
 // NodeError is an import error attached to one node.
@@ -45,7 +52,7 @@ func (e *NodeError) Error() string {
 func (e *NodeError) Unwrap() error { return e.Err }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, folded: map[*ir.Op]bool{}}
+	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]bool{}, unfoldable: map[*ir.Value]bool{}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -62,8 +69,8 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 	if im.opset > MaxOpset {
 		return nil, fmt.Errorf("%s: %w: opset %d is newer than the newest supported (%d)", file, ErrUnsupported, im.opset, MaxOpset)
 	}
-	if v := m.GetIrVersion(); v != 0 && (v < 3 || v > 13) {
-		return nil, fmt.Errorf("%s: %w: IR version %d (supported: 3 to 13)", file, ErrUnsupported, v)
+	if v := m.GetIrVersion(); v != 0 && (v < MinIRVersion || v > MaxIRVersion) {
+		return nil, fmt.Errorf("%s: %w: IR version %d (supported: %d to %d)", file, ErrUnsupported, v, MinIRVersion, MaxIRVersion)
 	}
 	gp := m.Graph
 	name := sanitize(gp.GetName())
@@ -90,8 +97,9 @@ func sanitize(s string) string {
 	return sb.String()
 }
 
+// errf returns an error about the model, prefixed with its file; %w wraps as in fmt.Errorf.
 func (im *importer) errf(format string, args ...any) error {
-	return fmt.Errorf("%s: %s", im.file, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s: "+format, append([]any{im.file}, args...)...)
 }
 
 func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
@@ -99,39 +107,63 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	for _, t := range gp.Initializer {
 		inits[t.GetName()] = t
 	}
-	// graph inputs that are not initializers
+	// graph inputs: runtime inputs, except initializers (constants unless the caller makes them
+	// inputs with WithInitializerInputs) and inputs the caller binds with WithConstInput
+	listed := map[string]bool{}
 	for _, vi := range gp.Input {
-		if _, ok := inits[vi.GetName()]; ok {
-			continue // an initializer listed as input is a constant unless the user overrides it
+		name := vi.GetName()
+		listed[name] = true
+		if data, ok := im.cfg.constInputs[name]; ok {
+			if err := im.checkConstInput(vi, data); err != nil {
+				return err
+			}
+			im.consts[name] = data // bound at compile time (WithConstInput)
+			continue
+		}
+		if _, ok := inits[name]; ok && !im.cfg.initInputs {
+			continue
 		}
 		t, err := im.valueType(vi)
 		if err != nil {
-			return im.errf("input %q: %v", vi.GetName(), err)
+			return im.errf("input %q: %w", name, err)
 		}
-		v := im.g.AddInput(vi.GetName(), t)
-		im.vals[vi.GetName()] = v
+		v := im.g.AddInput(name, t)
+		im.vals[name] = v
+		im.inputs[name] = true
+	}
+	for name := range im.cfg.constInputs {
+		if !listed[name] {
+			return im.errf("%w: no graph input %q to bind to a constant (inputs: %s)", ErrInvalid, name, inputNames(gp))
+		}
 	}
 	for _, tp := range gp.Initializer {
+		name := tp.GetName()
+		if im.inputs[name] || im.cfg.constInputs[name] != nil {
+			continue // overridden by the caller
+		}
 		data, err := im.tensor(tp)
 		if err != nil {
-			return im.errf("initializer %q: %v", tp.GetName(), err)
+			return im.errf("initializer %q: %w", name, err)
 		}
-		im.consts[tp.GetName()] = data
+		im.consts[name] = data
 	}
 	for _, n := range gp.Node {
 		if err := im.importNode(n); err != nil {
 			return err
 		}
 	}
+	if err := im.checkValueInfo(gp); err != nil {
+		return err
+	}
 	for _, vi := range gp.Output {
 		v, err := im.value(vi.GetName())
 		if err != nil {
-			return im.errf("output %q: %v", vi.GetName(), err)
+			return im.errf("output %q: %w", vi.GetName(), err)
 		}
 		im.g.Outputs = append(im.g.Outputs, v)
 	}
 	if len(im.g.Outputs) == 0 {
-		return im.errf("%v: the graph has no outputs", ErrInvalid)
+		return im.errf("%w: the graph has no outputs", ErrInvalid)
 	}
 	return nil
 }
@@ -146,6 +178,9 @@ func (im *importer) value(name string) (*ir.Value, error) {
 		im.vals[name] = v
 		return v, nil
 	}
+	if s, ok := im.syms[name]; ok {
+		return im.materializeSym(name, s)
+	}
 	return nil, fmt.Errorf("%w: value %q is not produced by any node, input or initializer", ErrInvalid, name)
 }
 
@@ -154,16 +189,6 @@ func (im *importer) tensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
 		return im.externalTensor(tp)
 	}
 	return TensorFromProto(tp)
-}
-
-func (im *importer) externalTensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
-	loc := ""
-	for _, kv := range tp.ExternalData {
-		if kv.GetKey() == "location" {
-			loc = kv.GetValue()
-		}
-	}
-	return nil, fmt.Errorf("%w: tensor %q stores its data externally in %q; graphc does not load external data yet", ErrUnsupported, tp.GetName(), loc)
 }
 
 // valueType converts a ValueInfo's tensor type; dim_param names become symbolic dims.
@@ -213,17 +238,29 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 	}
 	def, ok := opTable[n.GetOpType()]
 	if !ok {
-		return nerr(fmt.Errorf("%w: op %s; supported ops: %s", ErrUnsupported, n.GetOpType(), strings.Join(SupportedOps(), ", ")))
+		return nerr(fmt.Errorf("%w: op %s is not supported (supported ops: %s)", ErrUnsupported, n.GetOpType(), strings.Join(SupportedOps(), ", ")))
 	}
 	if im.opset < int64(def.Since) {
 		return nerr(fmt.Errorf("%w: %s is supported from opset %d", ErrUnsupported, n.GetOpType(), def.Since))
+	}
+	for _, o := range n.Output {
+		if o == "" {
+			continue
+		}
+		_, isVal := im.vals[o]
+		_, isConst := im.consts[o]
+		if isVal || isConst {
+			return nerr(fmt.Errorf("%w: value %q is produced twice (SSA: every value has one producer)", ErrInvalid, o))
+		}
 	}
 	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}}
 	for _, a := range n.Attribute {
 		c.attrs[a.GetName()] = a
 	}
-	if err := def.Import(c); err != nil {
-		return nerr(err)
+	if !im.trySymbolic(c) {
+		if err := def.Import(c); err != nil {
+			return nerr(err)
+		}
 	}
 	im.lastOutputs = n.Output
 	im.foldOutputs(len(n.Output))
@@ -232,7 +269,7 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 			continue
 		}
 		if _, ok := im.vals[o]; !ok {
-			if _, ok := im.consts[o]; !ok {
+			if _, ok := im.consts[o]; !ok && im.syms[o] == nil {
 				return nerr(fmt.Errorf("internal error: output #%d %q was not produced", i, o))
 			}
 		}

@@ -25,8 +25,11 @@ var ErrInvalid = errors.New("invalid model")
 type Option func(*config)
 
 type config struct {
-	dims     map[string]int64
-	maxBytes int64
+	dims        map[string]int64
+	maxBytes    int64
+	constInputs map[string]*ir.Tensor // graph inputs bound to data (WithConstInput)
+	// initInputs makes initializers that are also graph inputs runtime inputs.
+	initInputs bool
 }
 
 // WithDim binds the symbolic dimension name to v at import.
@@ -34,6 +37,11 @@ func WithDim(name string, v int64) Option { return func(c *config) { c.dims[name
 
 // WithMaxFileSize bounds the size of the model file read (default 2 GiB, protobuf's own limit).
 func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxBytes = n } }
+
+// WithInitializerInputs makes the initializers that the model also lists as graph inputs
+// runtime inputs (ONNX's "default values the caller may override"); by default they are
+// constants.
+func WithInitializerInputs() Option { return func(c *config) { c.initInputs = true } }
 
 func newConfig(opts []Option) *config {
 	c := &config{dims: map[string]int64{}, maxBytes: 2 << 30}

@@ -156,7 +156,7 @@ func runOp(op *ir.Op, params []string, vals map[*ir.Value]*ir.Tensor, cfg *confi
 			res.F[i] = v
 		}
 	} else if init != 0 {
-		v := elem.WrapInt(int64(init))
+		v := ir.IntInit(elem, init)
 		for i := range res.I {
 			res.I[i] = v
 		}

@@ -1,0 +1,76 @@
+// This file imports the contractions: MatMul, Gemm (a matmul, or an einsum when an operand is
+// transposed, then alpha and beta * C) and Einsum.
+
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/graphc/graphc/ir"
+)
+
+func init() {
+	registerOp("MatMul", 1, elementwise("matmul"))
+	registerOp("Gemm", 7, importGemm)
+	registerOp("Einsum", 12, importEinsum)
+	noteOp("Gemm", "matmul (einsum when an operand is transposed), then alpha and beta * C")
+	noteOp("Einsum", "explicit or implicit output, diagonals, ellipsis with broadcasting")
+}
+
+// importGemm: Y = alpha * A' B' + beta * C with A' = transpose(A) if transA, likewise B'.
+func importGemm(c *nodeCtx) error {
+	e := c.emitter()
+	a, b := e.in(0), e.in(1)
+	if e.err != nil {
+		return e.err
+	}
+	if a.Type.Rank() != 2 || b.Type.Rank() != 2 {
+		return fmt.Errorf("%w: A and B must be matrices, got %s and %s", ErrInvalid, a.Type, b.Type)
+	}
+	ta, tb := c.AttrInt("transA", 0) != 0, c.AttrInt("transB", 0) != 0
+	alpha := float64(c.AttrFloat("alpha", 1))
+	beta := float64(c.AttrFloat("beta", 1))
+	hasC := c.HasInput(2) && beta != 0
+	last := func(done bool) string {
+		if done {
+			return c.Output(0)
+		}
+		return ""
+	}
+	var y *ir.Value
+	if !ta && !tb {
+		y = e.op("matmul", last(alpha == 1 && !hasC), nil, a, b)
+	} else {
+		lhs, rhs := "ik", "kj"
+		if ta {
+			lhs = "ki"
+		}
+		if tb {
+			rhs = "jk"
+		}
+		y = e.op("einsum", last(alpha == 1 && !hasC), ir.Attrs{"equation": ir.StringAttr(lhs + "," + rhs + "->ij")}, a, b)
+	}
+	t := a.Type.Elem
+	if alpha != 1 {
+		y = e.op("mul", last(!hasC), nil, y, e.scalar(t, alpha))
+	}
+	if hasC {
+		cv := e.in(2)
+		if beta != 1 {
+			cv = e.op("mul", "", nil, cv, e.scalar(t, beta))
+		}
+		y = e.op("add", c.Output(0), nil, y, cv)
+	}
+	e.out(0, y)
+	return e.done()
+}
+
+func importEinsum(c *nodeCtx) error {
+	e := c.emitter()
+	var ins []*ir.Value
+	for i := 0; i < c.NumInputs(); i++ {
+		ins = append(ins, e.in(i))
+	}
+	e.out(0, e.op("einsum", c.Output(0), ir.Attrs{"equation": ir.StringAttr(c.AttrString("equation", ""))}, ins...))
+	return e.done()
+}

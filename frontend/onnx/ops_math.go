@@ -1,0 +1,313 @@
+// This file imports the elementwise ONNX ops: arithmetic, unary math, activations, Clip, the
+// variadic Max/Min/Sum/Mean, comparisons and logic, Where, Cast/CastLike, Identity, Dropout
+// (inference) and Constant.
+
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/graphc/graphc/ir"
+)
+
+func init() {
+	for _, op := range []struct {
+		onnx  string
+		since int
+		kind  string
+	}{
+		{"Add", 7, "add"}, {"Sub", 7, "sub"}, {"Mul", 7, "mul"}, {"Div", 7, "div"},
+		{"Sqrt", 6, "sqrt"}, {"Exp", 6, "exp"}, {"Log", 6, "log"}, {"Tanh", 6, "tanh"}, {"Sigmoid", 6, "sigmoid"},
+		{"Relu", 6, "relu"}, {"Neg", 6, "neg"}, {"Abs", 6, "abs"}, {"Reciprocal", 6, "reciprocal"},
+		{"Floor", 6, "floor"}, {"Ceil", 6, "ceil"}, {"Erf", 9, "erf"}, {"Softplus", 1, "softplus"},
+		{"Softsign", 1, "softsign"}, {"Sign", 9, "sign"}, {"Sin", 7, "sin"}, {"Cos", 7, "cos"}, {"Round", 11, "round"},
+		{"HardSwish", 14, "hard_swish"},
+		{"Equal", 7, "equal"}, {"Greater", 7, "greater"}, {"GreaterOrEqual", 12, "greater_equal"},
+		{"Less", 7, "less"}, {"LessOrEqual", 12, "less_equal"},
+		{"Not", 1, "not"}, {"And", 7, "and"}, {"Or", 7, "or"}, {"Xor", 7, "xor"},
+		{"Where", 9, "where"},
+		{"BitwiseAnd", 18, "bitwise_and"}, {"BitwiseOr", 18, "bitwise_or"}, {"BitwiseXor", 18, "bitwise_xor"},
+		{"BitwiseNot", 18, "bitwise_not"}, {"IsNaN", 9, "is_nan"}, {"Mish", 18, "mish"},
+	} {
+		registerOp(op.onnx, op.since, elementwise(op.kind))
+	}
+	registerOp("LeakyRelu", 6, activation("leaky_relu", "alpha"))
+	registerOp("Elu", 6, activation("elu", "alpha"))
+	registerOp("Celu", 12, activation("celu", "alpha"))
+	registerOp("Selu", 6, activation("selu", "alpha", "gamma"))
+	registerOp("HardSigmoid", 6, activation("hard_sigmoid", "alpha", "beta"))
+	registerOp("ThresholdedRelu", 10, activation("thresholded_relu", "alpha"))
+	registerOp("Gelu", 20, importGelu)
+	registerOp("Shrink", 9, activation("shrink", "bias", "lambd"))
+	registerOp("Swish", 24, activation("swish", "alpha"))
+	registerOp("IsInf", 10, importIsInf)
+	registerOp("Pow", 7, importPow)
+	registerOp("Mod", 10, importMod)
+	registerOp("PRelu", 7, importPRelu)
+	registerOp("Clip", 6, importClip)
+	// before opset 8 the inputs had equal shapes, where broadcasting changes nothing
+	registerOp("Max", 6, variadic("max", false))
+	registerOp("Min", 6, variadic("min", false))
+	registerOp("Sum", 6, variadic("add", false))
+	registerOp("Mean", 6, variadic("add", true))
+	registerOp("Cast", 6, importCast)
+	registerOp("CastLike", 15, importCastLike)
+	registerOp("Identity", 1, importIdentity)
+	registerOp("Dropout", 7, importDropout)
+	registerOp("Constant", 1, importConstant)
+	noteOp("Pow", "the exponent is converted to the base's element type")
+	noteOp("Mod", "fmod = 0 (sign of the divisor) for integers, fmod = 1 (sign of the dividend)")
+	noteOp("Clip", "bounds are attributes before opset 11 and optional inputs since")
+	noteOp("Max", "variadic, folded left to right with broadcasting")
+	noteOp("Min", "variadic, folded left to right with broadcasting")
+	noteOp("Sum", "variadic, folded left to right with broadcasting")
+	noteOp("Mean", "variadic: the sum divided by the number of inputs")
+	noteOp("Cast", "to f32, f64, f16, i64, i32, i8, u8 and bool; saturate and round_mode (float8 only) do not apply")
+	noteOp("Dropout", "inference: the output is the input and the mask all true; training mode only with ratio 0")
+	noteOp("Constant", "value, value_float(s), value_int(s); string and sparse values are not supported")
+}
+
+// activation maps a node to a catalogue op whose float attributes have the same names.
+func activation(kind string, attrs ...string) func(c *nodeCtx) error {
+	return func(c *nodeCtx) error {
+		e := c.emitter()
+		a := ir.Attrs{}
+		for _, n := range attrs {
+			if at := c.Attr(n); at != nil {
+				a[n] = ir.FloatAttr(float64(at.GetF()))
+			}
+		}
+		e.out(0, e.op(kind, c.Output(0), a, e.in(0)))
+		return e.done()
+	}
+}
+
+func importGelu(c *nodeCtx) error {
+	e := c.emitter()
+	approx := c.AttrString("approximate", "none")
+	if approx != "none" && approx != "tanh" {
+		return fmt.Errorf("%w: approximate = %q (want none or tanh)", ErrInvalid, approx)
+	}
+	e.out(0, e.op("gelu", c.Output(0), ir.Attrs{"approximate": ir.StringAttr(approx)}, e.in(0)))
+	return e.done()
+}
+
+func importIsInf(c *nodeCtx) error {
+	e := c.emitter()
+	attrs := ir.Attrs{"detect_positive": ir.IntAttr(c.AttrInt("detect_positive", 1)), "detect_negative": ir.IntAttr(c.AttrInt("detect_negative", 1))}
+	e.out(0, e.op("is_inf", c.Output(0), attrs, e.in(0)))
+	return e.done()
+}
+
+// importPow converts the exponent to the base's type (ONNX allows them to differ since opset 12).
+func importPow(c *nodeCtx) error {
+	e := c.emitter()
+	x, y := e.in(0), e.in(1)
+	if x != nil && y != nil {
+		y = e.cast(y, x.Type.Elem)
+	}
+	e.out(0, e.op("pow", c.Output(0), nil, x, y))
+	return e.done()
+}
+
+func importMod(c *nodeCtx) error {
+	e := c.emitter()
+	x, y := e.in(0), e.in(1)
+	kind := "mod"
+	if c.AttrInt("fmod", 0) != 0 {
+		kind = "rem"
+	} else if x != nil && x.Type.Elem.IsFloat() {
+		return fmt.Errorf("%w: Mod of floats needs fmod = 1", ErrInvalid)
+	}
+	e.out(0, e.op(kind, c.Output(0), nil, x, y))
+	return e.done()
+}
+
+// importPRelu: x < 0 ? slope * x : x, with slope broadcast to x.
+func importPRelu(c *nodeCtx) error {
+	e := c.emitter()
+	x, slope := e.in(0), e.in(1)
+	if e.err != nil {
+		return e.err
+	}
+	neg := e.op("less", "", nil, x, e.scalar(x.Type.Elem, 0))
+	e.out(0, e.op("where", c.Output(0), nil, neg, e.op("mul", "", nil, x, slope), x))
+	return e.done()
+}
+
+// importClip emits max(x, min) then min(·, max); the bounds are attributes before opset 11 and
+// optional inputs since.
+func importClip(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.in(0)
+	if x == nil {
+		return e.done()
+	}
+	var lo, hi *ir.Value
+	if c.Opset() < 11 {
+		if a := c.Attr("min"); a != nil {
+			lo = e.scalar(x.Type.Elem, float64(a.GetF()))
+		}
+		if a := c.Attr("max"); a != nil {
+			hi = e.scalar(x.Type.Elem, float64(a.GetF()))
+		}
+	} else {
+		if c.HasInput(1) {
+			lo = e.in(1)
+		}
+		if c.HasInput(2) {
+			hi = e.in(2)
+		}
+	}
+	y := x
+	if lo != nil {
+		name := ""
+		if hi == nil {
+			name = c.Output(0)
+		}
+		y = e.op("max", name, nil, y, lo)
+	}
+	if hi != nil {
+		y = e.op("min", c.Output(0), nil, y, hi)
+	}
+	if y == x {
+		y = e.op("identity", c.Output(0), nil, x)
+	}
+	e.out(0, y)
+	return e.done()
+}
+
+// variadic folds the inputs left to right with a binary op (broadcasting at every step); mean
+// divides the sum by the number of inputs.
+func variadic(kind string, mean bool) func(c *nodeCtx) error {
+	return func(c *nodeCtx) error {
+		e := c.emitter()
+		n := c.NumInputs()
+		if n == 0 {
+			return fmt.Errorf("%w: no inputs", ErrInvalid)
+		}
+		acc := e.in(0)
+		for i := 1; i < n; i++ {
+			name := ""
+			if i == n-1 && !mean {
+				name = c.Output(0)
+			}
+			acc = e.op(kind, name, nil, acc, e.in(i))
+		}
+		switch {
+		case mean && acc != nil:
+			acc = e.op("div", c.Output(0), nil, acc, e.scalar(acc.Type.Elem, float64(n)))
+		case n == 1:
+			acc = e.op("identity", c.Output(0), nil, acc)
+		}
+		e.out(0, acc)
+		return e.done()
+	}
+}
+
+func importCast(c *nodeCtx) error {
+	to, err := DType(int32(c.AttrInt("to", 0)))
+	if err != nil {
+		return err
+	}
+	e := c.emitter()
+	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String())}, e.in(0)))
+	return e.done()
+}
+
+func importCastLike(c *nodeCtx) error {
+	e := c.emitter()
+	x, like := e.in(0), e.in(1)
+	if e.err != nil {
+		return e.err
+	}
+	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(like.Type.Elem.String())}, x))
+	return e.done()
+}
+
+func importIdentity(c *nodeCtx) error {
+	e := c.emitter()
+	e.out(0, e.op("identity", c.Output(0), nil, e.in(0)))
+	return e.done()
+}
+
+// importDropout imports inference-mode dropout: the output is the input and the mask is all
+// true. Training mode with a nonzero ratio draws random numbers and is not supported.
+func importDropout(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.in(0)
+	if x == nil {
+		return e.done()
+	}
+	training := false
+	if c.Opset() >= 12 && c.HasInput(2) {
+		t, err := c.RequireConst(2, "training_mode")
+		if err != nil {
+			return err
+		}
+		training = t.Len() == 1 && t.Float(0) != 0
+	}
+	if training {
+		ratio := 0.5
+		if c.HasInput(1) {
+			r, err := c.RequireFloats(1, "ratio")
+			if err != nil {
+				return err
+			}
+			if len(r) != 1 {
+				return fmt.Errorf("%w: ratio must be a scalar, got %d values", ErrInvalid, len(r))
+			}
+			ratio = r[0]
+		}
+		if ratio != 0 {
+			return fmt.Errorf("%w: training-mode dropout with ratio %g draws random numbers", ErrUnsupported, ratio)
+		}
+	}
+	e.out(0, e.op("identity", c.Output(0), nil, x))
+	if c.Output(1) != "" {
+		mt := ir.Bool
+		if c.Opset() < 10 {
+			mt = x.Type.Elem
+		}
+		t := ir.TensorType{Elem: mt, Shape: x.Type.Shape}
+		e.out(1, e.op("fill", c.Output(1), ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(1)}))
+	}
+	return e.done()
+}
+
+// importConstant binds the node's output to the value of whichever value attribute it has.
+func importConstant(c *nodeCtx) error {
+	var t *ir.Tensor
+	switch {
+	case c.Attr("value") != nil:
+		v, _, err := c.AttrTensor("value")
+		if err != nil {
+			return err
+		}
+		t = v
+	case c.Attr("value_float") != nil:
+		t = ir.NewTensor(ir.F32, nil)
+		t.F[0] = float64(c.AttrFloat("value_float", 0))
+	case c.Attr("value_floats") != nil:
+		fs := c.AttrFloats("value_floats", nil)
+		t = ir.NewTensor(ir.F32, []int64{int64(len(fs))})
+		for i, f := range fs {
+			t.F[i] = float64(f)
+		}
+	case c.Attr("value_int") != nil:
+		t = ir.NewTensor(ir.I64, nil)
+		t.I[0] = c.AttrInt("value_int", 0)
+	case c.Attr("value_ints") != nil:
+		is := c.AttrInts("value_ints", nil)
+		t = ir.NewTensor(ir.I64, []int64{int64(len(is))})
+		copy(t.I, is)
+	case c.Attr("value_string") != nil || c.Attr("value_strings") != nil:
+		return fmt.Errorf("%w: string constants", ErrUnsupported)
+	case c.Attr("sparse_value") != nil:
+		return fmt.Errorf("%w: sparse constants", ErrUnsupported)
+	default:
+		return fmt.Errorf("%w: Constant without a value attribute", ErrInvalid)
+	}
+	c.SetConst(0, t)
+	return nil
+}

@@ -1,0 +1,230 @@
+// This file imports the normalisations: BatchNormalization (inference, and training mode with
+// ratio-free statistics), InstanceNormalization, LayerNormalization, RMSNormalization and LRN,
+// each as reductions and elementwise ops around the catalogue's batch_norm and
+// channel_window_sum.
+
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/graphc/graphc/ir"
+)
+
+func init() {
+	registerOp("BatchNormalization", 7, importBatchNorm)
+	registerOp("InstanceNormalization", 6, importInstanceNorm)
+	registerOp("LayerNormalization", 17, importLayerNorm)
+	registerOp("RMSNormalization", 23, importRMSNorm)
+	registerOp("LRN", 1, importLRN)
+	registerOp("MeanVarianceNormalization", 9, importMVN)
+	noteOp("BatchNormalization", "inference, and training_mode (opset 14+) with batch statistics; spatial = 0 is not supported")
+	noteOp("LayerNormalization", "mean, variance and normalisation over the axes from axis on, in stash_type")
+	noteOp("LRN", "channel_window_sum of squares, then x / (bias + alpha / size * s)^beta")
+}
+
+// rangeAxes returns [from, to).
+func rangeAxes(from, to int) []int {
+	var out []int
+	for a := from; a < to; a++ {
+		out = append(out, a)
+	}
+	return out
+}
+
+// moments returns the mean and the biased variance of x over axes as tensors without those
+// axes, and the mean with them kept (for centring x).
+func (e *emitter) moments(x *ir.Value, axes []int) (mean, variance *ir.Value) {
+	if e.err != nil {
+		return nil, nil
+	}
+	t := x.Type.Elem
+	n := e.count(x, axes, t)
+	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
+	drop := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(0)}
+	mk := e.op("div", "", nil, e.op("reduce_sum", "", keep, x), n)
+	d := e.op("sub", "", nil, x, mk)
+	mean = e.op("div", "", nil, e.op("reduce_sum", "", drop, x), n)
+	variance = e.op("div", "", nil, e.op("reduce_sum", "", drop, e.op("mul", "", nil, d, d)), n)
+	return mean, variance
+}
+
+func importBatchNorm(c *nodeCtx) error {
+	e := c.emitter()
+	x, scale, bias, mean, variance := e.in(0), e.in(1), e.in(2), e.in(3), e.in(4)
+	if e.err != nil {
+		return e.err
+	}
+	// since opset 15 the parameters may have other float types than x: computed in x's
+	statType := mean.Type.Elem
+	scale, bias, mean, variance = e.cast(scale, x.Type.Elem), e.cast(bias, x.Type.Elem), e.cast(mean, x.Type.Elem), e.cast(variance, x.Type.Elem)
+	if c.Opset() < 9 && c.AttrInt("spatial", 1) == 0 {
+		return fmt.Errorf("%w: spatial = 0 (per-activation statistics)", ErrUnsupported)
+	}
+	eps := ir.Attrs{"epsilon": ir.FloatAttr(float64(c.AttrFloat("epsilon", 1e-5)))}
+	training := c.Opset() >= 14 && c.AttrInt("training_mode", 0) != 0
+	if !training {
+		for i := 1; i < len(c.node.Output); i++ {
+			if c.Output(i) != "" {
+				return fmt.Errorf("%w: output #%d (training statistics) outside training mode", ErrUnsupported, i)
+			}
+		}
+		e.out(0, e.op("batch_norm", c.Output(0), eps, x, scale, bias, mean, variance))
+		return e.done()
+	}
+	// training mode: normalise with the batch statistics; running = input * momentum + batch * (1 - momentum)
+	axes := append([]int{0}, rangeAxes(2, x.Type.Rank())...)
+	bm, bv := e.moments(x, axes)
+	e.out(0, e.op("batch_norm", c.Output(0), eps, x, scale, bias, bm, bv))
+	mom := float64(c.AttrFloat("momentum", 0.9))
+	t := x.Type.Elem
+	running := func(in, batch *ir.Value, name string) *ir.Value {
+		if statType == t {
+			return e.op("add", name, nil, e.op("mul", "", nil, in, e.scalar(t, mom)), e.op("mul", "", nil, batch, e.scalar(t, 1-mom)))
+		}
+		r := e.op("add", "", nil, e.op("mul", "", nil, in, e.scalar(t, mom)), e.op("mul", "", nil, batch, e.scalar(t, 1-mom)))
+		return e.op("cast", name, ir.Attrs{"to": ir.StringAttr(statType.String())}, r)
+	}
+	if c.Output(1) != "" {
+		e.out(1, running(mean, bm, c.Output(1)))
+	}
+	if c.Output(2) != "" {
+		e.out(2, running(variance, bv, c.Output(2)))
+	}
+	return e.done()
+}
+
+func importInstanceNorm(c *nodeCtx) error {
+	e := c.emitter()
+	x, scale, bias := e.in(0), e.in(1), e.in(2)
+	if e.err != nil {
+		return e.err
+	}
+	if x.Type.Rank() < 2 {
+		return fmt.Errorf("%w: input must have rank >= 2 (N, C, …), got %s", ErrInvalid, x.Type)
+	}
+	m, v := e.moments(x, rangeAxes(2, x.Type.Rank()))
+	eps := ir.Attrs{"epsilon": ir.FloatAttr(float64(c.AttrFloat("epsilon", 1e-5)))}
+	e.out(0, e.op("batch_norm", c.Output(0), eps, x, scale, bias, m, v))
+	return e.done()
+}
+
+// stash returns the computation type of LayerNormalization and RMSNormalization (stash_type 1
+// is f32) and x converted to it.
+func stash(c *nodeCtx, e *emitter, x *ir.Value) (ir.DType, *ir.Value, error) {
+	t := x.Type.Elem
+	if st := c.AttrInt("stash_type", 1); st != 1 {
+		var err error
+		if t, err = DType(int32(st)); err != nil {
+			return 0, nil, fmt.Errorf("stash_type: %w", err)
+		}
+	} else {
+		t = ir.F32
+	}
+	return t, e.cast(x, t), nil
+}
+
+// importLayerNorm follows the ONNX reference: mean and variance over the axes from axis on,
+// Y = (x - mean) * (1 / sqrt(var + epsilon)) * scale + bias, with outputs Mean and InvStdDev
+// keeping the reduced axes.
+func importLayerNorm(c *nodeCtx) error {
+	e := c.emitter()
+	x0, scale := e.in(0), e.in(1)
+	if e.err != nil {
+		return e.err
+	}
+	r := x0.Type.Rank()
+	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, r)
+	if err != nil {
+		return err
+	}
+	t, x, err := stash(c, e, x0)
+	if err != nil {
+		return err
+	}
+	axes := rangeAxes(ax[0], r)
+	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
+	n := e.count(x, axes, t)
+	mean := e.op("div", c.Output(1), nil, e.op("reduce_sum", "", keep, x), n)
+	d := e.op("sub", "", nil, x, mean)
+	variance := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, d, d)), n)
+	inv := e.op("reciprocal", c.Output(2), nil, e.op("sqrt", "", nil, e.op("add", "", nil, variance, e.scalar(t, float64(c.AttrFloat("epsilon", 1e-5))))))
+	y := e.cast(e.op("mul", "", nil, d, inv), x0.Type.Elem)
+	y = e.op("mul", "", nil, y, scale)
+	if c.HasInput(2) {
+		y = e.op("add", "", nil, y, e.in(2))
+	}
+	e.out(0, e.op("identity", c.Output(0), nil, y))
+	e.out(1, mean)
+	e.out(2, inv)
+	return e.done()
+}
+
+// importRMSNorm: Y = x / sqrt(mean(x²) + epsilon) * scale over the axes from axis on.
+func importRMSNorm(c *nodeCtx) error {
+	e := c.emitter()
+	x0, scale := e.in(0), e.in(1)
+	if e.err != nil {
+		return e.err
+	}
+	r := x0.Type.Rank()
+	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, r)
+	if err != nil {
+		return err
+	}
+	t, x, err := stash(c, e, x0)
+	if err != nil {
+		return err
+	}
+	axes := rangeAxes(ax[0], r)
+	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
+	ms := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, x, x)), e.count(x, axes, t))
+	rms := e.op("sqrt", "", nil, e.op("add", "", nil, ms, e.scalar(t, float64(c.AttrFloat("epsilon", 1e-5)))))
+	y := e.cast(e.op("div", "", nil, x, rms), x0.Type.Elem)
+	e.out(0, e.op("mul", c.Output(0), nil, y, scale))
+	return e.done()
+}
+
+// importLRN: y = x / (bias + alpha / size * Σ window x²)^beta, the window over channels.
+func importLRN(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.in(0)
+	if x == nil {
+		return e.done()
+	}
+	size := c.AttrInt("size", 0)
+	if size < 1 {
+		return fmt.Errorf("%w: size must be at least 1, got %d", ErrInvalid, size)
+	}
+	t := x.Type.Elem
+	alpha := float64(c.AttrFloat("alpha", 1e-4))
+	beta := float64(c.AttrFloat("beta", 0.75))
+	bias := float64(c.AttrFloat("bias", 1))
+	s := e.op("channel_window_sum", "", ir.Attrs{"size": ir.IntAttr(size)}, e.op("mul", "", nil, x, x))
+	den := e.op("add", "", nil, e.scalar(t, bias), e.op("mul", "", nil, e.scalar(t, alpha/float64(size)), s))
+	e.out(0, e.op("div", c.Output(0), nil, x, e.op("pow", "", nil, den, e.scalar(t, beta))))
+	return e.done()
+}
+
+// importMVN follows the ONNX reference: (x - E[x]) / (sqrt(E[x²] - E[x]²) + 1e-9) over axes
+// (default [0, 2, 3]).
+func importMVN(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.in(0)
+	if x == nil {
+		return e.done()
+	}
+	axes, err := resolveAxes(c.AttrInts("axes", []int64{0, 2, 3}), x.Type.Rank())
+	if err != nil {
+		return err
+	}
+	t := x.Type.Elem
+	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
+	n := e.count(x, axes, t)
+	mean := e.op("div", "", nil, e.op("reduce_sum", "", keep, x), n)
+	meanSq := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, x, x)), n)
+	std := e.op("sqrt", "", nil, e.op("sub", "", nil, meanSq, e.op("mul", "", nil, mean, mean)))
+	den := e.op("add", "", nil, std, e.scalar(t, 1e-9))
+	e.out(0, e.op("div", c.Output(0), nil, e.op("sub", "", nil, x, mean), den))
+	return e.done()
+}

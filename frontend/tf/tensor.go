@@ -1,0 +1,118 @@
+// This file converts TensorFlow tensors, types and shapes.
+
+package tf
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/proto/tfpb"
+)
+
+// maxTensorElems bounds a tensor the importer materialises (checked before allocating).
+const maxTensorElems = 1 << 31
+
+// DType maps a TensorFlow element type to graphc's.
+func DType(t tfpb.DataType) (ir.DType, error) {
+	switch t {
+	case tfpb.DataType_DT_FLOAT:
+		return ir.F32, nil
+	case tfpb.DataType_DT_DOUBLE:
+		return ir.F64, nil
+	case tfpb.DataType_DT_HALF:
+		return ir.F16, nil
+	case tfpb.DataType_DT_INT64:
+		return ir.I64, nil
+	case tfpb.DataType_DT_INT32:
+		return ir.I32, nil
+	case tfpb.DataType_DT_INT8:
+		return ir.I8, nil
+	case tfpb.DataType_DT_UINT8:
+		return ir.U8, nil
+	case tfpb.DataType_DT_BOOL:
+		return ir.Bool, nil
+	}
+	return ir.Invalid, fmt.Errorf("%w: element type %s", ErrUnsupported, t)
+}
+
+// TensorFromProto decodes a TensorProto: tensor_content or typed values, where fewer values than
+// elements repeat the last one (TensorFlow's convention for splat constants).
+func TensorFromProto(t *tfpb.TensorProto) (*ir.Tensor, error) {
+	elem, err := DType(t.Dtype)
+	if err != nil {
+		return nil, err
+	}
+	if t.TensorShape.GetUnknownRank() {
+		return nil, fmt.Errorf("%w: constant of unknown rank", ErrInvalid)
+	}
+	var shape []int64
+	n := int64(1)
+	for _, d := range t.TensorShape.GetDim() {
+		if d.Size < 0 {
+			return nil, fmt.Errorf("%w: constant with unknown dimension", ErrInvalid)
+		}
+		if d.Size > 0 && n > maxTensorElems/d.Size {
+			return nil, fmt.Errorf("%w: constant of more than %d elements", ErrInvalid, int64(maxTensorElems))
+		}
+		n *= d.Size
+		shape = append(shape, d.Size)
+	}
+	if len(t.TensorContent) > 0 {
+		if int64(len(t.TensorContent)) != n*int64(elem.Size()) {
+			return nil, fmt.Errorf("%w: tensor_content has %d bytes, shape %v of %s needs %d", ErrInvalid, len(t.TensorContent), shape, elem, n*int64(elem.Size()))
+		}
+		return ir.TensorFromBytes(elem, shape, t.TensorContent)
+	}
+	var vals []float64
+	var ivals []int64
+	switch elem {
+	case ir.F32:
+		for _, v := range t.FloatVal {
+			vals = append(vals, float64(v))
+		}
+	case ir.F64:
+		vals = append(vals, t.DoubleVal...)
+	case ir.F16:
+		for _, v := range t.HalfVal {
+			var b [2]byte
+			binary.LittleEndian.PutUint16(b[:], uint16(v))
+			h, _ := ir.TensorFromBytes(ir.F16, []int64{1}, b[:])
+			vals = append(vals, h.F[0])
+		}
+	case ir.I64:
+		ivals = append(ivals, t.Int64Val...)
+	case ir.Bool:
+		for _, v := range t.BoolVal {
+			if v {
+				ivals = append(ivals, 1)
+			} else {
+				ivals = append(ivals, 0)
+			}
+		}
+	default:
+		for _, v := range t.IntVal {
+			ivals = append(ivals, elem.WrapInt(int64(v)))
+		}
+	}
+	have := int64(len(vals) + len(ivals))
+	if have > n {
+		return nil, fmt.Errorf("%w: %d values for shape %v", ErrInvalid, have, shape)
+	}
+	if have == 0 && n > 0 {
+		return ir.NewTensor(elem, shape), nil // all zeros
+	}
+	out := ir.NewTensor(elem, shape)
+	for i := int64(0); i < n; i++ {
+		j := min(i, have-1)
+		if elem.IsFloat() {
+			out.F[i] = ir.RoundFloat(elem, vals[j])
+		} else {
+			out.I[i] = ivals[j]
+		}
+	}
+	return out, nil
+}
+
+var _ = math.Float32bits

@@ -1,0 +1,185 @@
+package tf_test
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/graphc/graphc/frontend/tf"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
+	"github.com/graphc/graphc/proto/tfpb"
+)
+
+func parseText(t *testing.T, text string, opts ...tf.Option) (*ir.Graph, error) {
+	t.Helper()
+	gd, err := tf.Unmarshal([]byte(text), true)
+	if err != nil {
+		return nil, err
+	}
+	return tf.Import(gd, "test.pbtxt", opts...)
+}
+
+const placeholder = `node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: -1 } dim { size: 4 } } } } }
+`
+
+func TestPlaceholderUnknownDimIsSymbolic(t *testing.T) {
+	g, err := parseText(t, placeholder+`node { name: "y" op: "Relu" input: "x" }`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"x_d0"}, g.Params)
+	require.Equal(t, "f32[x_d0, 4]", g.Inputs[0].Type.String())
+	require.Equal(t, "y", g.Outputs[0].Name)
+	g, err = parseText(t, placeholder+`node { name: "y" op: "Relu" input: "x" }`, tf.WithDim("x_d0", 3))
+	require.NoError(t, err)
+	require.Equal(t, "f32[3, 4]", g.Inputs[0].Type.String())
+}
+
+func TestOutputsAndOrder(t *testing.T) {
+	// nodes out of order, a control input, two sinks
+	text := `node { name: "b" op: "Neg" input: "a" input: "^x" }
+node { name: "a" op: "Relu" input: "x" }
+node { name: "c" op: "Abs" input: "a" }
+` + placeholder
+	g, err := parseText(t, text)
+	require.NoError(t, err)
+	require.Len(t, g.Outputs, 2)
+	require.Equal(t, "b", g.Outputs[0].Name)
+	require.Equal(t, "c", g.Outputs[1].Name)
+	g, err = parseText(t, text, tf.WithOutputs("a:0"))
+	require.NoError(t, err)
+	require.Equal(t, "a", g.Outputs[0].Name)
+}
+
+func TestErrors(t *testing.T) {
+	cases := map[string]string{
+		`node { name: "y" op: "Frobnicate" input: "x" }` + placeholder:                      `test.pbtxt: node "y" (Frobnicate): unsupported: op Frobnicate; supported ops: Abs, Add`,
+		`node { name: "y" op: "Relu" input: "z" }` + placeholder:                            `node "y" (Relu): invalid graph: input "z" names no node`,
+		`node { name: "a" op: "Relu" input: "b" } node { name: "b" op: "Relu" input: "a" }`: `the graph has a cycle`,
+		placeholder + placeholder: `two nodes are named "x"`,
+		`node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } } }`: `node "x" (Placeholder): unsupported: element type DT_STRING`,
+	}
+	for text, want := range cases {
+		_, err := parseText(t, text)
+		require.Error(t, err, text)
+		require.Contains(t, err.Error(), want)
+	}
+	_, err := tf.Unmarshal([]byte("this is { not a graph"), true)
+	require.ErrorContains(t, err, "not a text TensorFlow GraphDef")
+	_, err = tf.Unmarshal([]byte{0xff, 0xff, 0xff}, false)
+	require.ErrorContains(t, err, "not a binary TensorFlow GraphDef")
+}
+
+// TestBinaryMatchesText writes the paper's example as a binary .pb and imports both forms.
+func TestBinaryMatchesText(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/models/tf/matmul_bandpart.pbtxt")
+	require.NoError(t, err)
+	gd, err := tf.Unmarshal(data, true)
+	require.NoError(t, err)
+	bin, err := proto.Marshal(gd)
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "m.pb")
+	require.NoError(t, os.WriteFile(p, bin, 0o644))
+	g1, err := tf.Load(p)
+	require.NoError(t, err)
+	g2, err := tf.Load("../../testdata/models/tf/matmul_bandpart.pbtxt")
+	require.NoError(t, err)
+	require.Equal(t, g2.String(), g1.String())
+	require.Contains(t, g1.String(), "band_part(%tmp) {lower = 0}")
+}
+
+// TestConstSplat checks TensorFlow's convention that fewer values than elements repeat the last.
+func TestConstSplat(t *testing.T) {
+	tp := &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: 2}, {Size: 2}}}, FloatVal: []float32{1, 2}}
+	c, err := tf.TensorFromProto(tp)
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 2, 2, 2}, c.F)
+	tp.TensorShape.Dim[0].Size = 1 << 40
+	_, err = tf.TensorFromProto(tp)
+	require.ErrorContains(t, err, "more than")
+}
+
+// TestSameAsIR builds each supported op's computation as a TF graph and directly in the IR and
+// checks that the evaluator gives identical results on random inputs.
+func TestSameAsIR(t *testing.T) {
+	ops := map[string]string{"Add": "add", "AddV2": "add", "Sub": "sub", "Mul": "mul", "RealDiv": "div",
+		"Maximum": "max", "Minimum": "min", "Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh",
+		"MatMul": "matmul", "BatchMatMulV2": "matmul", "MatrixDiagPart": "diag_part", "BiasAdd": "add"}
+	r := rand.New(rand.NewPCG(5, 5))
+	for tfOp, kind := range ops {
+		t.Run(tfOp, func(t *testing.T) {
+			binary := !strings.Contains("Relu Sigmoid Tanh MatrixDiagPart", tfOp)
+			shapeB := "dim { size: 3 } dim { size: 3 }"
+			if tfOp == "BiasAdd" {
+				shapeB = "dim { size: 3 }"
+			}
+			text := `node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 3 } dim { size: 3 } } } } }
+node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { ` + shapeB + ` } } } }
+`
+			if binary {
+				text += `node { name: "y" op: "` + tfOp + `" input: "a" input: "b" }`
+			} else {
+				text += `node { name: "y" op: "` + tfOp + `" input: "a" }`
+			}
+			g, err := parseText(t, text, tf.WithOutputs("y"))
+			require.NoError(t, err)
+			ref := ir.NewGraph("ref")
+			a := ref.AddInput("a", ir.StaticType(ir.F32, 3, 3))
+			b := ref.AddInput("b", g.Inputs[1].Type)
+			operands := []*ir.Value{a}
+			if binary {
+				operands = append(operands, b)
+			}
+			op, err := ref.NewOp(kind, "", operands, nil)
+			require.NoError(t, err)
+			ref.Outputs = []*ir.Value{op.Result}
+			in := map[string]*ir.Tensor{}
+			for _, v := range g.Inputs {
+				s, _ := v.Type.StaticShape()
+				x := ir.NewTensor(ir.F32, s)
+				for i := range x.F {
+					x.F[i] = ir.RoundFloat(ir.F32, r.Float64()*2-1)
+				}
+				in[v.Name] = x
+			}
+			got, err := eval.Run(g, in)
+			require.NoError(t, err)
+			want, err := eval.Run(ref, in)
+			require.NoError(t, err)
+			require.Equal(t, want[0].F, got[0].F)
+		})
+	}
+}
+
+func FuzzReadText(f *testing.F) {
+	for _, p := range []string{"../../testdata/models/tf/matmul_bandpart.pbtxt", "../../testdata/models/tf/matmul_diagpart.pbtxt"} {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data, true)
+			if gd, err := tf.Unmarshal(data, true); err == nil {
+				if bin, err := proto.Marshal(gd); err == nil {
+					f.Add(bin, false)
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, text bool) {
+		gd, err := tf.Unmarshal(data, text)
+		if err != nil {
+			return
+		}
+		g, err := tf.Import(gd, "fuzz")
+		if err != nil {
+			return
+		}
+		if err := ir.Verify(g); err != nil {
+			t.Fatalf("import produced an invalid graph: %v", err)
+		}
+	})
+}

@@ -1,0 +1,106 @@
+// This file builds the models of `make bench` (issue 11's list).
+
+package onnxgen
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/graphc/graphc/ir"
+)
+
+func randInit(m *Model, name string, r *rand.Rand, scale float64, shape ...int64) {
+	t := ir.NewTensor(ir.F32, shape)
+	for i := range t.F {
+		t.F[i] = ir.RoundFloat(ir.F32, (r.Float64()*2-1)*scale)
+	}
+	m.Init(name, t)
+}
+
+func ints(name string, v ...int64) *ir.Tensor {
+	t := ir.NewTensor(ir.I64, []int64{int64(len(v))})
+	copy(t.I, v)
+	return t
+}
+
+// MatMul is Y = A · B with A m×k and B k×n inputs.
+func MatMul(m, k, n int) *Model {
+	md := New("matmul", 17)
+	md.Input("A", ir.F32, m, k)
+	md.Input("B", ir.F32, k, n)
+	md.Node("MatMul", "matmul", []string{"A", "B"}, []string{"Y"})
+	md.Output("Y", ir.F32, m, n)
+	return md
+}
+
+// LastRowLogits is logits = H · W followed by a Slice of the last row, H s×h, W h×v inputs.
+func LastRowLogits(s, h, v int) *Model {
+	md := New("last_row_logits", 17)
+	md.Input("H", ir.F32, s, h)
+	md.Input("W", ir.F32, h, v)
+	md.Node("MatMul", "logits", []string{"H", "W"}, []string{"L"})
+	md.Init("starts", ints("starts", int64(s-1)))
+	md.Init("ends", ints("ends", int64(s)))
+	md.Init("axes", ints("axes", 0))
+	md.Node("Slice", "last", []string{"L", "starts", "ends", "axes"}, []string{"Y"})
+	md.Output("Y", ir.F32, 1, v)
+	return md
+}
+
+// ConvRelu is a 3×3 convolution (padding 1) of a 1×c×hw×hw image into f channels, then Relu.
+func ConvRelu(c, hw, f int) *Model {
+	r := rand.New(rand.NewPCG(11, 12))
+	md := New("conv_relu", 17)
+	md.Input("X", ir.F32, 1, c, hw, hw)
+	randInit(md, "W", r, 0.3, int64(f), int64(c), 3, 3)
+	randInit(md, "Bias", r, 0.1, int64(f))
+	md.Node("Conv", "conv", []string{"X", "W", "Bias"}, []string{"C"}, IntsAttr("pads", 1, 1, 1, 1), IntsAttr("kernel_shape", 3, 3))
+	md.Node("Relu", "relu", []string{"C"}, []string{"Y"})
+	md.Output("Y", ir.F32, 1, f, hw, hw)
+	return md
+}
+
+// TransformerBlock is one pre-norm-free transformer layer on x (seq×hidden): single-head
+// attention with a causal mask, residual, then an MLP (hidden → 4·hidden → hidden) with Relu and
+// a residual. The causal mask is Trilu(scores) plus a constant -inf strict upper triangle, so
+// the masked scores do not depend on Q·Kᵀ (DIE computes only the lower triangle of it).
+func TransformerBlock(seq, hidden int) *Model {
+	r := rand.New(rand.NewPCG(21, 22))
+	md := New("transformer_block", 17)
+	s, h := int64(seq), int64(hidden)
+	md.Input("x", ir.F32, seq, hidden)
+	sc := 1 / math.Sqrt(float64(hidden))
+	for _, w := range []string{"Wq", "Wk", "Wv", "Wo"} {
+		randInit(md, w, r, sc, h, h)
+	}
+	randInit(md, "W1", r, sc, h, 4*h)
+	randInit(md, "W2", r, 1/math.Sqrt(float64(4*hidden)), 4*h, h)
+	md.Node("MatMul", "q", []string{"x", "Wq"}, []string{"q"})
+	md.Node("MatMul", "k", []string{"x", "Wk"}, []string{"k"})
+	md.Node("MatMul", "v", []string{"x", "Wv"}, []string{"v"})
+	md.Node("Transpose", "kt", []string{"k"}, []string{"kt"}, IntsAttr("perm", 1, 0))
+	md.Node("MatMul", "qk", []string{"q", "kt"}, []string{"qk"})
+	scale := ir.NewTensor(ir.F32, nil)
+	scale.F[0] = ir.RoundFloat(ir.F32, sc)
+	md.Init("scale", scale)
+	md.Node("Mul", "scores", []string{"qk", "scale"}, []string{"scores"})
+	md.Node("Trilu", "lower", []string{"scores"}, []string{"lower"}, IntAttr("upper", 0))
+	neg := ir.NewTensor(ir.F32, []int64{s, s})
+	for i := int64(0); i < s; i++ {
+		for j := i + 1; j < s; j++ {
+			neg.F[i*s+j] = math.Inf(-1)
+		}
+	}
+	md.Init("causal", neg)
+	md.Node("Add", "masked", []string{"lower", "causal"}, []string{"masked"})
+	md.Node("Softmax", "probs", []string{"masked"}, []string{"probs"}, IntAttr("axis", -1))
+	md.Node("MatMul", "attn", []string{"probs", "v"}, []string{"attn"})
+	md.Node("MatMul", "o", []string{"attn", "Wo"}, []string{"o"})
+	md.Node("Add", "res1", []string{"x", "o"}, []string{"res1"})
+	md.Node("MatMul", "up", []string{"res1", "W1"}, []string{"up"})
+	md.Node("Relu", "act", []string{"up"}, []string{"act"})
+	md.Node("MatMul", "down", []string{"act", "W2"}, []string{"down"})
+	md.Node("Add", "y", []string{"res1", "down"}, []string{"y"})
+	md.Output("y", ir.F32, seq, hidden)
+	return md
+}

@@ -1,0 +1,144 @@
+// This file renders a 2-D projection of an op's iteration domain as SVG: live, dead and partly
+// dead cells in three colours.
+
+package viz
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// Cell classes of the picture.
+const (
+	ClassLive    = "live"    // every iteration projecting to the cell is executed
+	ClassDead    = "dead"    // no iteration projecting to the cell is executed
+	ClassPartial = "partial" // some are
+)
+
+// maxCells bounds the pictures (cells of the projection's bounding box).
+const maxCells = 1 << 20
+
+// Picture is a rendered projection.
+type Picture struct {
+	SVG                  string
+	Live, Dead, Partial  int // cells of each class
+	Rows, Cols           int
+	DimRow, DimCol       string
+	RowOrigin, ColOrigin int64
+}
+
+// Domain draws op's iteration domain projected onto iteration dims (dr, dc) (rows, columns):
+// cells where every iteration of the full domain is in op.Domain are live, cells where none is
+// are dead, the others partial. params binds the symbolic dims.
+func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64) (*Picture, error) {
+	if dr == dc || dr < 0 || dc < 0 || dr >= op.NDim() || dc >= op.NDim() {
+		return nil, fmt.Errorf("op %%%s has %d iteration dims; cannot project onto dims %d and %d", op.Result.Name, op.NDim(), dr, dc)
+	}
+	var live, dead volume.Set
+	err := volume.Try(func() {
+		full, dom := op.Full, op.Domain
+		for _, p := range g.Params {
+			v, ok := params[p]
+			if !ok {
+				panic(fmt.Errorf("%w: bind symbolic dim %s (--dim %s=N)", volume.ErrUnbounded, p, p))
+			}
+			full, dom = full.FixParam(p, v), dom.FixParam(p, v)
+		}
+		live = project(dom, dr, dc)
+		dead = project(full.Subtract(dom), dr, dc)
+	})
+	if err != nil {
+		return nil, err
+	}
+	lp, err := live.Points(nil, maxCells)
+	if err != nil {
+		return nil, err
+	}
+	dp, err := dead.Points(nil, maxCells)
+	if err != nil {
+		return nil, err
+	}
+	if len(lp)+len(dp) == 0 {
+		return nil, fmt.Errorf("op %%%s has an empty iteration domain", op.Result.Name)
+	}
+	class := map[[2]int64]string{}
+	for _, p := range lp {
+		class[[2]int64{p[0], p[1]}] = ClassLive
+	}
+	for _, p := range dp {
+		k := [2]int64{p[0], p[1]}
+		if class[k] == ClassLive {
+			class[k] = ClassPartial
+		} else {
+			class[k] = ClassDead
+		}
+	}
+	r0, r1, c0, c1 := int64(1<<62), int64(-1<<62), int64(1<<62), int64(-1<<62)
+	for k := range class {
+		r0, r1, c0, c1 = min(r0, k[0]), max(r1, k[0]), min(c0, k[1]), max(c1, k[1])
+	}
+	rows, cols := int(r1-r0+1), int(c1-c0+1)
+	if int64(rows)*int64(cols) > maxCells {
+		return nil, fmt.Errorf("projection of %d×%d cells is too large to draw", rows, cols)
+	}
+	pic := &Picture{Rows: rows, Cols: cols, DimRow: op.Dims[dr], DimCol: op.Dims[dc], RowOrigin: r0, ColOrigin: c0}
+	cell := max(1, min(16, 640/max(rows, cols)))
+	w, h := cols*cell, rows*cell
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n", w+120, h+40, w+120, h+40)
+	fmt.Fprintf(&sb, "<title>%%%s (%s): iteration domain projected onto (%s, %s)</title>\n", op.Result.Name, op.Kind, pic.DimRow, pic.DimCol)
+	colors := map[string]string{ClassLive: "#2e7d32", ClassDead: "#e0e0e0", ClassPartial: "#f9a825"}
+	sb.WriteString(`<g transform="translate(0,20)">` + "\n")
+	// one rect per horizontal run of cells of the same class
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; {
+			k := class[[2]int64{r0 + int64(r), c0 + int64(c)}]
+			run := 1
+			for c+run < cols && class[[2]int64{r0 + int64(r), c0 + int64(c+run)}] == k {
+				run++
+			}
+			if k != "" {
+				fmt.Fprintf(&sb, `<rect class="%s" x="%d" y="%d" width="%d" height="%d" fill="%s" data-cells="%d"/>`+"\n",
+					k, c*cell, r*cell, run*cell, cell, colors[k], run)
+				switch k {
+				case ClassLive:
+					pic.Live += run
+				case ClassDead:
+					pic.Dead += run
+				default:
+					pic.Partial += run
+				}
+			}
+			c += run
+		}
+	}
+	sb.WriteString("</g>\n")
+	fmt.Fprintf(&sb, `<text x="0" y="14" font-size="12" font-family="Helvetica">%%%s: %s → columns, %s ↓ rows</text>`+"\n", op.Result.Name, pic.DimCol, pic.DimRow)
+	for i, k := range []string{ClassLive, ClassDead, ClassPartial} {
+		fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="10" font-family="Helvetica">%s</text>`+"\n",
+			w+10, 30+16*i, colors[k], w+24, 39+16*i, k)
+	}
+	sb.WriteString("</svg>\n")
+	pic.SVG = sb.String()
+	return pic, nil
+}
+
+// project keeps dims dr and dc (in that order) of s.
+func project(s volume.Set, dr, dc int) volume.Set {
+	n := s.NDim()
+	// move dr and dc to the front by projecting the others out, highest first
+	keep := map[int]bool{dr: true, dc: true}
+	for d := n - 1; d >= 0; d-- {
+		if !keep[d] {
+			s = s.ProjectOut(d, 1)
+		}
+	}
+	if dr > dc {
+		// dims are now (dc, dr): swap
+		s = s.Apply(volume.MustParseMap("{ [a, b] -> [b, a] }"))
+	}
+	return s
+}

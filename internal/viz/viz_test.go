@@ -1,0 +1,121 @@
+package viz_test
+
+import (
+	"context"
+	"encoding/xml"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc/internal/viz"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/passes"
+)
+
+func optimize(t *testing.T, src string, require_ ...string) (*ir.Graph, *passes.State) {
+	t.Helper()
+	g, err := ir.Parse(src)
+	require.NoError(t, err)
+	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+	require.NoError(t, err)
+	opts := &passes.Options{VerifyEach: true}
+	for _, r := range require_ {
+		rq, err := passes.ParseRequirement(g, r)
+		require.NoError(t, err)
+		opts.Require = append(opts.Require, rq)
+	}
+	res, err := passes.Run(context.Background(), g, ps, opts)
+	require.NoError(t, err)
+	return g, res.State
+}
+
+// svgCounts parses the SVG and sums data-cells per class: the picture is checked by its
+// structure, not by eye.
+func svgCounts(t *testing.T, svg string) map[string]int {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(svg))
+	counts := map[string]int{}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "rect" {
+			var class string
+			var cells int
+			for _, a := range se.Attr {
+				switch a.Name.Local {
+				case "class":
+					class = a.Value
+				case "data-cells":
+					cells, _ = strconv.Atoi(a.Value)
+				}
+			}
+			if class != "" {
+				counts[class] += cells
+			}
+		}
+	}
+	return counts
+}
+
+const matmulTrilu = `graph @g(%a: f32[8, 8], %b: f32[8, 8]) {
+  %c = matmul(%a, %b) : f32[8, 8]
+  %y = trilu(%c) : f32[8, 8]
+  return %y
+}`
+
+func TestTriangle(t *testing.T) {
+	g, _ := optimize(t, matmulTrilu)
+	pic, err := viz.Domain(g, g.OpByName("c"), 0, 1, nil)
+	require.NoError(t, err)
+	require.Equal(t, 36, pic.Live, "8·9/2 cells on or above the diagonal")
+	require.Equal(t, 28, pic.Dead)
+	require.Equal(t, 0, pic.Partial)
+	require.Equal(t, map[string]int{"live": 36, "dead": 28}, svgCounts(t, pic.SVG))
+	// projecting onto (i, k) mixes live and dead j: every cell is partly live except row 7's
+	pic, err = viz.Domain(g, g.OpByName("c"), 0, 2, nil)
+	require.NoError(t, err)
+	require.Equal(t, 8, pic.Live, "row i = 7 only has j = 7, which is live")
+	require.Equal(t, 56, pic.Partial)
+}
+
+func TestDiagonalTileCheckerboard(t *testing.T) {
+	g, _ := optimize(t, `graph @g(%a: f32[6, 4], %b: f32[4, 6]) {
+  %c = matmul(%a, %b) : f32[6, 6]
+  %d = diag_part(%c) : f32[6]
+  return %d
+}`)
+	pic, err := viz.Domain(g, g.OpByName("c"), 0, 1, nil)
+	require.NoError(t, err)
+	require.Equal(t, 6, pic.Live)
+	require.Equal(t, 30, pic.Dead)
+
+	g, _ = optimize(t, `graph @g(%x: f32[10, 10]) {
+  %y = relu(%x) : f32[10, 10]
+  return %y
+}`, "y[i, j] : 2 <= i < 5 and 3 <= j < 7")
+	pic, err = viz.Domain(g, g.OpByName("y"), 0, 1, nil)
+	require.NoError(t, err)
+	require.Equal(t, 12, pic.Live, "a 3×4 tile")
+	require.Equal(t, 88, pic.Dead)
+
+	g, _ = optimize(t, `graph @g(%x: f32[6, 6]) {
+  %y = abs(%x) : f32[6, 6]
+  return %y
+}`, "y[i, j] : (i + j) mod 2 = 0")
+	pic, err = viz.Domain(g, g.OpByName("y"), 0, 1, nil)
+	require.NoError(t, err)
+	require.Equal(t, 18, pic.Live)
+	require.Equal(t, 18, pic.Dead)
+}
+
+func TestDOT(t *testing.T) {
+	g, st := optimize(t, matmulTrilu)
+	dot := viz.DOT(g, st.Dead)
+	require.Contains(t, dot, `digraph "g"`)
+	require.Contains(t, dot, `label="%c\nmatmul\nf32[8, 8]\nDIE: 43.8% dead"`)
+	require.Contains(t, dot, "-> out0")
+}
