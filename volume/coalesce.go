@@ -13,7 +13,15 @@ func (m Map) Coalesce() Map { return Map{m.u.coalesce()} }
 
 func (u union) coalesce() union {
 	u = u.simplifyCheap()
-	return union{params: u.params, spaces: u.spaces, pieces: coalescePieces(u.pieces)}
+	pieces := coalescePieces(u.pieces)
+	// redundant constraints go last, when few pieces remain
+	for i, p := range pieces {
+		c := p.clone()
+		c.removeRedundant()
+		c.dropUnusedDivs()
+		pieces[i] = c
+	}
+	return union{params: u.params, spaces: u.spaces, pieces: pieces}
 }
 
 // coalescePieces drops pieces contained in another and merges pairs whose union is convex. The

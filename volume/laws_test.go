@@ -77,7 +77,7 @@ func TestNotation(t *testing.T) {
 		assert.True(t, a.IsEqual(b), "%s != %s (%s vs %s)", c[0], c[1], a, b)
 	}
 	printed := [][2]string{
-		{"[N] -> { S[i, j] : 0 <= i < N and i <= j < N }", "[N] -> { S[i, j] : 0 <= i < N and i <= j < N }"},
+		{"[N] -> { S[i, j] : 0 <= i < N and i <= j < N }", "[N] -> { S[i, j] : i >= 0 and i <= j < N }"},
 		{"{ [i, j] : (i + j) mod 2 = 0 and 0 <= i, j < 4 }", "{ [i, j] : (i + j) mod 2 = 0 and 0 <= i < 4 and 0 <= j < 4 }"},
 		{"{ A[i, j] -> B[i + 1, 2j] }", "{ A[i, j] -> B[i + 1, 2j] }"},
 		{"{ A[i] -> B[floor(i/2)] : 0 <= i < 8 }", "{ A[i] -> B[floor((i)/2)] : 0 <= i < 8 }"},

@@ -15,7 +15,7 @@ var ErrParametric = errors.New("volume: operation needs a set without parameters
 
 // intSystem is a working copy of the constraints of a basic in which every column but the constant
 // (parameters, dims, divs, existentials) is a free integer variable; divs carry their defining
-// inequalities, so the integer points of the intSystem are the points of the basic with their divs.
+// inequalities, so the integer points of the system are the points of the basic with their divs.
 type intSystem struct {
 	eqs, ineqs [][]int64
 }
