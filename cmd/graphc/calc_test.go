@@ -107,10 +107,7 @@ func TestCalcCodegenCompiles(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	src := `#include <stdio.h>
-static inline int floord(int n, int d) { return n >= 0 ? n / d : -((-n + d - 1) / d); }
-static inline int max(int a, int b) { return a > b ? a : b; }
-static inline int min(int a, int b) { return a < b ? a : b; }
+	src := "#include <stdio.h>\n" + volume.CHelpers + `
 #define S(i, j) printf("%d %d\n", i, j)
 int main(void) {
 ` + out + `return 0;

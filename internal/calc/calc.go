@@ -475,28 +475,38 @@ func pointText(params []string, p volume.Point) string {
 	return "[" + strings.Join(params, ", ") + "] -> " + s + " : " + strings.Join(cons, " and ") + " }"
 }
 
-// codegen prints C loops for every tuple of s, with isl's leaf convention S(c0, c1, ...).
+// codegen prints C loops that visit the points of s in lexicographic order, with isl's leaf
+// convention S(c0, c1, ...) (S the tuple name). Tuples of one arity are scanned together.
 func codegen(s volume.Set) (string, error) {
 	var sb strings.Builder
+	groups := map[int]volume.Set{}
+	var order []int
 	for _, part := range s.Tuples() {
-		if part.IsEmpty() {
-			continue
+		n := part.NDim()
+		if g, ok := groups[n]; ok {
+			groups[n] = g.Union(part)
+		} else {
+			groups[n] = part
+			order = append(order, n)
 		}
-		ast, err := part.Scan()
+	}
+	for _, n := range order {
+		g := groups[n]
+		ast, err := g.Scan()
 		if err != nil {
 			return "", err
 		}
-		names := part.DimNames()
-		for i, n := range names {
-			if n == "" {
-				names[i] = "c" + strconv.Itoa(i)
+		names := make([]string, n)
+		if len(g.Tuples()) == 1 {
+			names = g.DimNames()
+		}
+		stmts := g.ScanStmtNames()
+		sb.WriteString(volume.C(ast, names, func(k int) string {
+			if k < len(stmts) && stmts[k] != "" {
+				return stmts[k]
 			}
-		}
-		stmt := part.TupleName()
-		if stmt == "" {
-			stmt = "S"
-		}
-		sb.WriteString(volume.C(ast, names, func(int) string { return stmt }))
+			return "S"
+		}))
 	}
 	return sb.String(), nil
 }
