@@ -17,7 +17,7 @@ func (u union) coalesce() union {
 	// redundant constraints go last, when few pieces remain
 	for i, p := range pieces {
 		c := p.clone()
-		c.removeRedundant()
+		c.removeRedundantIneqs(false)
 		c.dropUnusedDivs()
 		pieces[i] = c
 	}

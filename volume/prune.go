@@ -102,7 +102,7 @@ func addMulSafe(s, a, x int64) (int64, bool) {
 		ux = -ux
 	}
 	hi, p := bits.Mul64(ua, ux)
-	if hi != 0 || p > 1<<62 {
+	if hi != 0 || p > 1<<63-1 {
 		return 0, false
 	}
 	v := int64(p)

@@ -277,7 +277,11 @@ func (u union) simplifyCheap() union {
 
 // removeRedundant drops every inequality implied by the others (exact integer test) and turns
 // inequalities that can only hold with equality into equalities.
-func (b *basic) removeRedundant() {
+func (b *basic) removeRedundant() { b.removeRedundantIneqs(true) }
+
+// removeRedundantIneqs is removeRedundant; detectEqs=false skips the search for implicit
+// equalities (half the feasibility tests).
+func (b *basic) removeRedundantIneqs(detectEqs bool) {
 	b.divsOutOfIneqs()
 	if !b.tidy() {
 		b.markEmpty()
@@ -295,6 +299,9 @@ func (b *basic) removeRedundant() {
 		if !feasible(b.eqs, append(others, neg)) {
 			b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
 			i--
+			continue
+		}
+		if !detectEqs {
 			continue
 		}
 		// implicit equality: r >= 1 impossible
