@@ -4,6 +4,8 @@
 
 package volume
 
+import "fmt"
+
 // tidy normalises the constraints of b (gcd, integer tightening, duplicates, opposite pairs that
 // form equalities). It returns false when b is found to be empty along the way.
 func (b *basic) tidy() bool {
@@ -155,11 +157,19 @@ func (b *basic) eliminateEx() []*basic {
 				if s.tidy() && !s.isEmpty() {
 					out = append(out, s.eliminateEx()...)
 				}
+				if len(out) > maxProjectionPieces {
+					panic(tooComplex{fmt.Sprintf("a projection splits into more than %d pieces", maxProjectionPieces)})
+				}
 			}
 			return out
 		}
 	}
 }
+
+// maxProjectionPieces bounds the pieces (dark shadow and splinters, recursively) of one exact
+// projection; past it the operation stops with ErrTooComplex rather than coalesce thousands of
+// pieces.
+const maxProjectionPieces = 512
 
 // splinterCounts returns how many splinters eliminating column c creates from its lower bounds
 // and from its upper bounds.

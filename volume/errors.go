@@ -34,7 +34,7 @@ func Try(f func()) (err error) {
 			case overflow:
 				err = ErrOverflow
 			case tooComplex:
-				err = fmt.Errorf("%w: a Fourier–Motzkin step would create %d constraints", ErrTooComplex, v.rows)
+				err = fmt.Errorf("%w: %s", ErrTooComplex, v.what)
 			case internalError:
 				err = fmt.Errorf("%w: %s", ErrInternal, v.msg)
 			case error:

@@ -3,6 +3,8 @@
 
 package volume
 
+import "fmt"
+
 // maxOmegaSteps bounds the equality reductions of one problem. Pugh's mod-hat reduction shrinks
 // coefficients geometrically, so real problems need a handful; the bound turns a bug into an error.
 const maxOmegaSteps = 10000
@@ -406,7 +408,8 @@ func dropWithCol(rows [][]int64, c int) [][]int64 {
 // memory (it never answers wrongly).
 const maxFMRows = 20000
 
-type tooComplex struct{ rows int }
+// tooComplex is the panic value behind ErrTooComplex; what says which bound was hit.
+type tooComplex struct{ what string }
 
 // maxSplinters bounds the splinters of one inexact elimination (their number grows with the
 // coefficients); past it the operation stops with ErrTooComplex.
@@ -442,7 +445,7 @@ func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
 		}
 	}
 	if len(lows)*len(ups) > maxFMRows {
-		panic(tooComplex{len(lows) * len(ups)})
+		panic(tooComplex{fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", len(lows)*len(ups))})
 	}
 	for _, l := range lows {
 		a := l[c]
@@ -475,7 +478,7 @@ func splinters(rows [][]int64, c int) [][]int64 {
 		}
 	}
 	if lo, _ := splinterCounts(rows, c); lo > maxSplinters {
-		panic(tooComplex{int(min(lo, 1<<30))})
+		panic(tooComplex{fmt.Sprintf("an inexact elimination would create %d splinters", lo)})
 	}
 	var out [][]int64
 	for _, r := range rows {
