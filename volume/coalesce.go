@@ -17,7 +17,7 @@ func (u union) coalesce() union {
 	// redundant constraints go last, when few pieces remain
 	for i, p := range pieces {
 		c := p.clone()
-		c.removeRedundantIneqs(false)
+		c.removeRedundantIneqs(len(c.divs) > 0) // implicit equalities hide in mods
 		c.dropUnusedDivs()
 		pieces[i] = c
 	}

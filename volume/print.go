@@ -24,56 +24,68 @@ func (u union) print(isMap bool) string {
 	sb.WriteString("{ ")
 	var parts []string
 	for _, sp := range u.spaces {
-		var disj []string
-		var head string
+		names := dimNames(sp.in, sp.out, u.params)
+		plain := printTuple(sp.out.name, names[sp.in.n():])
+		if isMap {
+			plain = printTuple(sp.in.name, names[:sp.in.n()]) + " -> " + plain
+		}
+		var heads, bodies []string
+		universe := false
 		for _, p := range u.pieces {
 			if !(space{p.in, p.out}).same(sp) {
 				continue
 			}
 			h, body := p.print(u.params, isMap)
-			if head == "" {
-				head = h
-			}
-			if body == "" {
-				disj = []string{""}
-				head = h
+			if body == "" && h == plain {
+				universe = true
 				break
 			}
-			disj = append(disj, body)
+			heads = append(heads, h)
+			bodies = append(bodies, body)
 		}
-		if len(disj) == 0 {
-			names := dimNames(sp.in, sp.out, u.params)
-			h := printTuple(sp.out.name, names[sp.in.n():])
-			if isMap {
-				h = printTuple(sp.in.name, names[:sp.in.n()]) + " -> " + h
-			}
+		switch {
+		case universe:
+			parts = append(parts, plain)
+		case len(heads) == 0:
 			if len(u.spaces) == 1 {
-				parts = append(parts, h+" : false")
+				parts = append(parts, plain+" : false")
 			}
-			continue
-		}
-		if len(disj) == 1 && disj[0] == "" {
-			parts = append(parts, head)
-			continue
-		}
-		// pieces of one space share their head only when it has no inline expressions
-		if isMap && len(disj) > 1 {
-			for _, p := range u.pieces {
-				if (space{p.in, p.out}).same(sp) {
-					h, body := p.print(u.params, isMap)
-					if body != "" {
-						h += " : " + body
-					}
-					parts = append(parts, h)
+		case allSame(heads) && !slices.Contains(bodies, ""):
+			parts = append(parts, heads[0]+" : "+strings.Join(bodies, " or "))
+		default:
+			// pieces with the plain tuple share it; those with inline expressions print apart
+			var plainBodies []string
+			for i, h := range heads {
+				if h == plain && bodies[i] != "" {
+					plainBodies = append(plainBodies, bodies[i])
 				}
 			}
-			continue
+			if len(plainBodies) > 0 {
+				parts = append(parts, plain+" : "+strings.Join(plainBodies, " or "))
+			}
+			for i, h := range heads {
+				if h == plain && bodies[i] != "" {
+					continue
+				}
+				if bodies[i] != "" {
+					h += " : " + bodies[i]
+				}
+				parts = append(parts, h)
+			}
 		}
-		parts = append(parts, head+" : "+strings.Join(disj, " or "))
 	}
 	sb.WriteString(strings.Join(parts, "; "))
 	sb.WriteString(" }")
 	return sb.String()
+}
+
+func allSame(l []string) bool {
+	for _, x := range l {
+		if x != l[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // dimNames returns printable, unique names for the in and out dims.
@@ -144,7 +156,7 @@ func (b *basic) print(params []string, isMap bool) (head, body string) {
 	pr.names = append(append([]string{""}, params...), dn...)
 	eqs := append([][]int64(nil), b.eqs...)
 	outs := append([]string(nil), dn[b.nIn():]...)
-	if isMap {
+	{
 		// Print output dims defined by an equality over inputs/params inline, substituting them
 		// away from the other constraints (which are tidied again, so that printing is stable).
 		var inlined bool
@@ -171,7 +183,52 @@ func (b *basic) print(params []string, isMap bool) (head, body string) {
 // and returns a copy of b without that dim in its constraints.
 func (b *basic) inlineOutputs(outs []string, pr printer) (*basic, bool) {
 	var c *basic
-	for j := 0; j < b.nOut(); j++ {
+	done := make([]bool, b.nOut())
+	pivots := make([][]int64, b.nOut())
+	// repeat: inlining one dim can turn another's equality into a definition
+	for again := true; again; {
+		again = false
+		for j := 0; j < b.nOut(); j++ {
+			if done[j] {
+				continue
+			}
+			if c.inlineOne(b, j, pivots, pr, &c) {
+				done[j], again = true, true
+				c.tidy() // may reveal equalities (a pair of opposite bounds)
+			}
+		}
+	}
+	if c == nil {
+		return b, false
+	}
+	if b.nIn() == 0 {
+		// a set's dims keep their names unless the piece is a single constant point: { A[0, 1] }
+		for _, r := range pivots {
+			if r == nil || !isZeroFrom(r, 1) {
+				return b, false
+			}
+		}
+	}
+	pr.b = c
+	for j, r := range pivots {
+		if r != nil {
+			outs[j] = pr.expr(r)
+		}
+	}
+	c.foldConstantDivs()
+	c.mergeDuplicateDivs()
+	c.tidy()
+	c.dropUnusedDivs()
+	return c, true
+}
+
+// inlineOne inlines output dim j of *cp (or of b while *cp is nil, cloning it into *cp) when an
+// equality defines it; it reports whether it did.
+// The defining expressions (rows with the dim's column zeroed) go to pivots[j]; later inlinings
+// are substituted into them too.
+func (_ *basic) inlineOne(b *basic, j int, pivots [][]int64, pr printer, cp **basic) bool {
+	c := *cp
+	{
 		src := b
 		if c != nil {
 			src = c
@@ -181,15 +238,18 @@ func (b *basic) inlineOutputs(outs []string, pr printer) (*basic, bool) {
 			if e[col] != 1 && e[col] != -1 {
 				continue
 			}
+			// a map's output is inlined as an expression of the inputs and parameters; a set's
+			// dimension as one of the parameters and earlier dimensions, without divs
+			isSet := src.nIn() == 0
 			ok := true
 			for x := src.outStart(); x < src.divStart(); x++ {
-				if x != col && e[x] != 0 {
+				if x != col && e[x] != 0 && !(isSet && x < col) {
 					ok = false
 				}
 			}
 			pr.b = src
 			for d := range src.divs {
-				if e[src.divStart()+d] != 0 && pr.divUsesOut(d) {
+				if e[src.divStart()+d] != 0 && (isSet || pr.divUsesOut(d)) {
 					ok = false
 				}
 			}
@@ -203,6 +263,7 @@ func (b *basic) inlineOutputs(outs []string, pr printer) (*basic, bool) {
 			c.eqs = append(c.eqs[:k:k], c.eqs[k+1:]...)
 			for _, o := range c.eqs {
 				substitute(o, piv, col)
+				normEq(o) // a unit coefficient may appear only after division by the gcd
 			}
 			for _, o := range c.ineqs {
 				substitute(o, piv, col)
@@ -210,22 +271,22 @@ func (b *basic) inlineOutputs(outs []string, pr printer) (*basic, bool) {
 			for d := range c.divs {
 				substitute(c.divs[d].num, piv, col)
 			}
+			for _, o := range pivots {
+				if o != nil {
+					substitute(o, piv, col)
+				}
+			}
 			r := piv
 			if r[col] == 1 {
 				r = negRow(r)
 			}
 			r[col] = 0
-			pr.b = c
-			outs[j] = pr.expr(r)
-			break
+			pivots[j] = r
+			*cp = c
+			return true
 		}
 	}
-	if c == nil {
-		return b, false
-	}
-	c.mergeDuplicateDivs()
-	c.tidy()
-	return c, true
+	return false
 }
 
 func (pr printer) divUsesOut(d int) bool {

@@ -45,3 +45,30 @@ func normSign(e []int64, d int64) []int64 {
 	}
 	return negRow(e)
 }
+
+// foldConstantDivs replaces every div whose numerator is a constant by its value.
+func (b *basic) foldConstantDivs() {
+	ds := b.divStart()
+	for k, d := range b.divs {
+		if !isZeroFrom(d.num, 1) {
+			continue
+		}
+		v := floorDiv(d.num[0], d.den)
+		col := ds + k
+		fold := func(r []int64) {
+			if r[col] != 0 {
+				r[0] = addc(r[0], mulc(r[col], v))
+				r[col] = 0
+			}
+		}
+		for _, r := range b.eqs {
+			fold(r)
+		}
+		for _, r := range b.ineqs {
+			fold(r)
+		}
+		for j := k + 1; j < len(b.divs); j++ {
+			fold(b.divs[j].num)
+		}
+	}
+}
