@@ -148,11 +148,12 @@ func (u union) subtract(v union) union {
 // subtract returns the pieces of a − c, pairwise disjoint and non-empty: a ∧ ¬k1, a ∧ k1 ∧ ¬k2,
 // … for the constraints k of c that a does not imply. When a and c are disjoint it returns a.
 func (a *basic) subtract(c *basic) []*basic {
-	// Express c's constraints over a's columns with c's divs appended.
+	// Express c's constraints over a's columns with c's divs appended. base is owned here.
 	base, cons := a.alignDivs(c)
-	both := base.clone()
-	both.ineqs = append(both.ineqs, cloneRows(cons)...)
-	if !both.tidy() || both.isEmpty() {
+	divc := base.allDivConstraints()
+	rows := make([][]int64, 0, len(base.ineqs)+len(divc)+len(cons)+1)
+	rows = append(append(append(rows, base.ineqs...), divc...), cons...)
+	if !feasible(base.eqs, rows) {
 		return []*basic{a.clone()}
 	}
 	var out []*basic
@@ -163,16 +164,17 @@ func (a *basic) subtract(c *basic) []*basic {
 		}
 		neg := negRow(k)
 		neg[0] = subc(neg[0], 1)
-		p := cur.clone()
-		p.ineqs = append(p.ineqs, neg)
-		if !p.tidy() || p.isEmpty() {
+		rows = append(append(append(rows[:0], cur.ineqs...), divc...), neg)
+		if !feasible(cur.eqs, rows) {
 			continue // cur already implies k: adding it changes nothing
 		}
+		p := cur.clone()
+		p.ineqs = append(p.ineqs, neg)
+		p.tidy()
 		p.mergeDuplicateDivs()
 		p.dropUnusedDivs()
 		out = append(out, p)
-		cur = cur.clone()
-		cur.ineqs = append(cur.ineqs, cloneRow(k))
+		cur.ineqs = append(cur.ineqs, k) // cons rows are owned copies
 	}
 	return out
 }
