@@ -88,6 +88,7 @@ func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error)
 	if len(im.g.Outputs) == 0 {
 		return nil, fmt.Errorf("%s: %w: the graph has no outputs (give them with --outputs)", file, ErrInvalid)
 	}
+	im.dropUnusedConsts()
 	return im.g, nil
 }
 
