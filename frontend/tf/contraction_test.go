@@ -151,3 +151,20 @@ func TestMatrixDiagPartSameAsONNX(t *testing.T) {
 	onnxOut(m, "y")
 	checkSame(t, sameCase{tf: tg, onnx: m})
 }
+
+// TestBiasAddNCHW adds the bias along dim 1: ONNX broadcasts a [C, 1, 1] bias.
+func TestBiasAddNCHW(t *testing.T) {
+	needShapeOps(t)
+	tg := tfgen.New()
+	tg.Placeholder("x", ir.F32, 2, 3, 4, 5)
+	tg.Placeholder("b", ir.F32, 3)
+	tg.Node("BiasAdd", "y", []string{"x", "b"}, tfgen.String("data_format", "NCHW"))
+	m := onnxgen.New("m", 18)
+	m.Input("x", ir.F32, 2, 3, 4, 5)
+	m.Input("b", ir.F32, 3)
+	m.Init("shape", i64(3, 1, 1))
+	m.Node("Reshape", "r", []string{"b", "shape"}, []string{"br"})
+	m.Node("Add", "y", []string{"x", "br"}, []string{"y"})
+	onnxOut(m, "y")
+	checkSame(t, sameCase{tf: tg, onnx: m})
+}

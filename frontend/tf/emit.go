@@ -6,8 +6,10 @@ package tf
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // emitter emits the ops of one node, remembering the first error.
@@ -133,8 +135,35 @@ func resolveAxes(axes []int64, rank int) ([]int, error) {
 
 // unitDims appends n unit dims to v ([C] → [C, 1, 1] for n = 2).
 func (e *emitter) unitDims(v *ir.Value, n int) *ir.Value {
-	e.fail(fmt.Errorf("%w: appending unit dims needs the reshape op", ErrUnsupported))
-	return nil
+	if v == nil {
+		return nil
+	}
+	shape := append([]volume.Aff(nil), v.Type.Shape...)
+	for i := 0; i < n; i++ {
+		shape = append(shape, volume.AffConst(1))
+	}
+	return e.reshape(v, shape, false)
+}
+
+// reshape gives v the given shape (the same elements in row-major order).
+func (e *emitter) reshape(v *ir.Value, shape []volume.Aff, final bool) *ir.Value {
+	if e.err != nil {
+		return nil
+	}
+	if ir.LookupOp("reshape") == nil {
+		e.fail(fmt.Errorf("%w: this node needs the reshape op", ErrUnsupported))
+		return nil
+	}
+	return e.op("reshape", final, ir.Attrs{"shape": ir.StringAttr(extentsString(shape))}, v)
+}
+
+// extentsString prints extents as a shape attribute: "[N, 12]".
+func extentsString(shape []volume.Aff) string {
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		parts[i] = d.String()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // transpose permutes the dims of v.
