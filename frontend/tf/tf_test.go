@@ -157,29 +157,3 @@ node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } 
 		})
 	}
 }
-
-func FuzzReadText(f *testing.F) {
-	for _, p := range []string{"../../testdata/models/tf/matmul_bandpart.pbtxt", "../../testdata/models/tf/matmul_diagpart.pbtxt"} {
-		if data, err := os.ReadFile(p); err == nil {
-			f.Add(data, true)
-			if gd, err := tf.Unmarshal(data, true); err == nil {
-				if bin, err := proto.Marshal(gd); err == nil {
-					f.Add(bin, false)
-				}
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte, text bool) {
-		gd, err := tf.Unmarshal(data, text)
-		if err != nil {
-			return
-		}
-		g, err := tf.Import(gd, "fuzz")
-		if err != nil {
-			return
-		}
-		if err := ir.Verify(g); err != nil {
-			t.Fatalf("import produced an invalid graph: %v", err)
-		}
-	})
-}

@@ -115,13 +115,14 @@ func (g *Graph) Int32s(name string, v []int64, shape ...int64) {
 	g.Const(name, t)
 }
 
-// Text returns the graph in text form (.pbtxt).
+// Text returns the graph in text form (.pbtxt). The protobuf library varies the whitespace
+// between builds on purpose, so compare decoded graphs, not bytes.
 func (g *Graph) Text() ([]byte, error) {
 	return prototext.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(g.G)
 }
 
-// Bytes returns the graph in binary form (.pb).
-func (g *Graph) Bytes() ([]byte, error) { return proto.Marshal(g.G) }
+// Bytes returns the graph in binary form (.pb), with attributes in a deterministic order.
+func (g *Graph) Bytes() ([]byte, error) { return proto.MarshalOptions{Deterministic: true}.Marshal(g.G) }
 
 // Import imports the graph with the given options.
 func (g *Graph) Import(opts ...tf.Option) (*ir.Graph, error) { return tf.Import(g.G, "tfgen", opts...) }
