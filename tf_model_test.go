@@ -94,4 +94,3 @@ func TestTensorFlowClassifier(t *testing.T) {
 		}
 	}
 }
-

@@ -122,7 +122,9 @@ func (g *Graph) Text() ([]byte, error) {
 }
 
 // Bytes returns the graph in binary form (.pb), with attributes in a deterministic order.
-func (g *Graph) Bytes() ([]byte, error) { return proto.MarshalOptions{Deterministic: true}.Marshal(g.G) }
+func (g *Graph) Bytes() ([]byte, error) {
+	return proto.MarshalOptions{Deterministic: true}.Marshal(g.G)
+}
 
 // Import imports the graph with the given options.
 func (g *Graph) Import(opts ...tf.Option) (*ir.Graph, error) { return tf.Import(g.G, "tfgen", opts...) }
