@@ -29,6 +29,9 @@ func init() {
 		registerOp(name, passThrough)
 	}
 	registerOp("NoOp", func(*nodeCtx) error { return nil })
+	noteOp("a graph input; unknown dims are symbolic", "Placeholder")
+	noteOp("its default (what a frozen graph computes)", "PlaceholderWithDefault")
+	noteOp("tensor_content or typed values; fewer values than elements repeat the last", "Const")
 }
 
 // simple maps a node with n inputs to one catalogue op.

@@ -19,6 +19,11 @@ func init() {
 	registerOp("BiasAddV1", importBiasAdd)
 	registerOp("MatrixBandPart", importBandPart)
 	registerOp("MatrixDiagPart", simple("diag_part", 1))
+	noteOp("matmul, or einsum when transpose_a or transpose_b is set", "MatMul")
+	noteOp("matmul with batch broadcasting, or einsum when adj_x or adj_y is set (the transpose: real types only); V3 converts to Tout first", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")
+	noteOp("NHWC (last dim) or NCHW (dim 1)", "BiasAdd")
+	noteOp("constant num_lower and num_upper (-1 keeps all): a banded domain", "MatrixBandPart")
+	noteOp("a diagonal domain", "MatrixDiagPart")
 }
 
 // importMatMul: a · b, with either operand transposed (adjoint is the transpose for real

@@ -21,6 +21,11 @@ func init() {
 	registerOp("MaxPool", importPool("max_pool", false))
 	registerOp("MaxPoolV2", importPool("max_pool", true))
 	registerOp("AvgPool", importPool("avg_pool", false))
+	noteOp("NHWC (through transposes) or NCHW; strides, dilations; SAME, VALID or EXPLICIT padding; grouped when the input has a multiple of the filter's channels; static filter shape", "Conv2D")
+	noteOp("a conv with one group per input channel; as Conv2D", "DepthwiseConv2dNative")
+	noteOp("NHWC or NCHW; SAME, VALID or EXPLICIT padding", "MaxPool")
+	noteOp("constant ksize and strides; as MaxPool", "MaxPoolV2")
+	noteOp("NHWC or NCHW; SAME, VALID or EXPLICIT padding; the divisor counts input elements only", "AvgPool")
 }
 
 // layout is the data_format of a 4-D image op.

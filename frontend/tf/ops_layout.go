@@ -21,6 +21,13 @@ func init() {
 	registerOp("Concat", importConcat(true))
 	registerOp("Pack", importPack)
 	registerOp("Shape", importShape)
+	noteOp("constant shape with at most one -1 (inferred, also over one symbolic extent)", "Reshape")
+	noteOp("constant perm", "Transpose")
+	noteOp("a reshape; squeeze_dims or every static unit dim", "Squeeze")
+	noteOp("a reshape; constant dim", "ExpandDims")
+	noteOp("constant axis", "ConcatV2", "Concat")
+	noteOp("a reshape of each input, then concat", "Pack")
+	noteOp("static shapes only: a constant", "Shape")
 }
 
 // numElements returns the element count of shape as a constant times at most one non-constant

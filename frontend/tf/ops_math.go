@@ -40,6 +40,16 @@ func init() {
 	registerOp("Cast", importCast)
 	registerOp("Softmax", importSoftmax(false))
 	registerOp("LogSoftmax", importSoftmax(true))
+	noteOp("min(max(x, 0), 6)", "Relu6")
+	noteOp("1 / sqrt(x)", "Rsqrt")
+	noteOp("x * x", "Square")
+	noteOp("(x - y) * (x - y)", "SquaredDifference")
+	noteOp("integers divide with truncation", "Div")
+	noteOp("the remainder with the sign of the divisor", "FloorMod")
+	noteOp("numpy broadcasting of the three operands", "SelectV2")
+	noteOp("DstT; float to integer truncates", "Cast")
+	noteOp("over the last axis: reduce_max, exp(x - max), reduce_sum, div", "Softmax")
+	noteOp("over the last axis: x - max - log(sum(exp(x - max)))", "LogSoftmax")
 }
 
 // unary returns the node's single input.

@@ -14,6 +14,7 @@ func init() {
 	for _, name := range []string{"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"} {
 		registerOp(name, importFusedBatchNorm)
 	}
+	noteOp("inference (is_training = false) only; NHWC through layout transposes; output y only", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 }
 
 func importFusedBatchNorm(c *nodeCtx) error {

@@ -14,6 +14,9 @@ func init() {
 	registerOp("Pad", importPad)
 	registerOp("PadV2", importPad)
 	registerOp("MirrorPad", importPad)
+	noteOp("constant paddings", "Pad")
+	noteOp("constant paddings and constant_values", "PadV2")
+	noteOp("REFLECT as pad; SYMMETRIC as reversed slices and concat", "MirrorPad")
 }
 
 func importPad(c *nodeCtx) error {

@@ -22,6 +22,9 @@ func init() {
 	registerOp("Any", importReduce("reduce_max", false))
 	registerOp("ArgMax", importArg("argmax"))
 	registerOp("ArgMin", importArg("argmin"))
+	noteOp("constant reduction_indices (scalar or vector; empty reduces nothing); keep_dims", "Sum", "Prod", "Max", "Min", "All", "Any")
+	noteOp("constant reduction_indices; keep_dims; the sum divided by the count (integers truncate)", "Mean")
+	noteOp("constant dimension; output_type int32 or int64; the first extremum", "ArgMax", "ArgMin")
 }
 
 func importReduce(kind string, mean bool) func(c *nodeCtx) error {

@@ -19,6 +19,8 @@ import (
 func init() {
 	registerOp("Slice", importSlice)
 	registerOp("StridedSlice", importStridedSlice)
+	noteOp("constant begin and size (-1: to the end)", "Slice")
+	noteOp("constant begin, end and strides (negative strides too); begin, end, ellipsis, new_axis and shrink_axis masks; bounds over a symbolic extent are assumed inside it", "StridedSlice")
 }
 
 // huge stands for "to the end" (or, negated, "before the start") in slice bounds; the
