@@ -5,6 +5,7 @@
 package tf_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
@@ -168,7 +170,7 @@ func FuzzReadText(f *testing.F) {
 		if err != nil {
 			return
 		}
-		g, err := tf.Import(gd, "fuzz")
+		g, err := tf.Import(gd, "fuzz", tf.WithMaxFileSize(1<<20))
 		if err != nil {
 			return
 		}
@@ -187,7 +189,10 @@ func FuzzReadText(f *testing.F) {
 			}
 			in[v.Name] = ir.NewTensor(v.Type.Elem, shape)
 		}
-		// errors (out-of-bounds reads of a malformed graph, sizes over the bound) are fine
-		_, _ = eval.Run(g, in, eval.WithParams(params), eval.WithMaxElements(1<<14))
+		// errors (out-of-bounds reads of a malformed graph, sizes over the bound, the time limit)
+		// are fine
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, _ = eval.Run(g, in, eval.WithParams(params), eval.WithMaxElements(1<<14), eval.WithContext(ctx))
 	})
 }

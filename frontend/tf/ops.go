@@ -114,7 +114,7 @@ func importConst(c *nodeCtx) error {
 	if a == nil || a.GetTensor() == nil {
 		return fmt.Errorf("%w: Const without a value tensor", ErrInvalid)
 	}
-	t, err := TensorFromProto(a.GetTensor())
+	t, err := tensorFromProto(a.GetTensor(), c.im.cfg.maxBytes)
 	if err != nil {
 		return err
 	}

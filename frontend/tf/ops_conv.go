@@ -166,7 +166,7 @@ func importConv2D(depthwise bool) func(c *nodeCtx) error {
 			w = e.reshape(w, []volume.Aff{volume.AffConst(fs[2] * fs[3]), volume.AffConst(1), volume.AffConst(fs[0]), volume.AffConst(fs[1])}, false)
 		} else {
 			// [kh, kw, C/group, M] → [M, C/group, kh, kw]
-			if fs[2] == 0 || ch%fs[2] != 0 || fs[3]%(ch/fs[2]) != 0 {
+			if fs[2] <= 0 || ch < fs[2] || ch%fs[2] != 0 || fs[3]%(ch/fs[2]) != 0 {
 				return fmt.Errorf("%w: the filter %s does not divide the %d input channels into groups", ErrInvalid, f.Type, ch)
 			}
 			group = ch / fs[2]

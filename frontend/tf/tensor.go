@@ -95,6 +95,12 @@ func TensorToProto(t *ir.Tensor) *tfpb.TensorProto {
 // TensorFromProto decodes a TensorProto: tensor_content or typed values, where fewer values than
 // elements repeat the last one (TensorFlow's convention for splat constants).
 func TensorFromProto(t *tfpb.TensorProto) (*ir.Tensor, error) {
+	return tensorFromProto(t, maxTensorElems)
+}
+
+// tensorFromProto decodes t, expanding a splat (fewer values than elements) to at most
+// maxBytes bytes of dense data: a few bytes of a file must not stand for gigabytes.
+func tensorFromProto(t *tfpb.TensorProto, maxBytes int64) (*ir.Tensor, error) {
 	elem, err := DType(t.Dtype)
 	if err != nil {
 		return nil, err
@@ -154,6 +160,9 @@ func TensorFromProto(t *tfpb.TensorProto) (*ir.Tensor, error) {
 	have := int64(len(vals) + len(ivals))
 	if have > n {
 		return nil, fmt.Errorf("%w: %d values for shape %v", ErrInvalid, have, shape)
+	}
+	if have < n && n > maxBytes/int64(elem.Size()) {
+		return nil, fmt.Errorf("%w: a splat constant of shape %v (%d bytes) exceeds the size limit of %d bytes", ErrInvalid, shape, n*int64(elem.Size()), maxBytes)
 	}
 	if have == 0 && n > 0 {
 		return ir.NewTensor(elem, shape), nil // all zeros

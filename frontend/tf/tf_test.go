@@ -157,3 +157,14 @@ node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } 
 		})
 	}
 }
+
+// TestSplatLimit: a splat constant may not expand beyond the size limit.
+func TestSplatLimit(t *testing.T) {
+	tp := &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: 1000}}}, FloatVal: []float32{1}}
+	gd := &tfpb.GraphDef{Node: []*tfpb.NodeDef{{Name: "c", Op: "Const", Attr: map[string]*tfpb.AttrValue{"value": {Value: &tfpb.AttrValue_Tensor{Tensor: tp}}}},
+		{Name: "y", Op: "Neg", Input: []string{"c"}}}}
+	_, err := tf.Import(gd, "t.pb", tf.WithMaxFileSize(1000))
+	require.ErrorContains(t, err, `t.pb: node "c" (Const): invalid graph: a splat constant of shape [1000] (4000 bytes) exceeds the size limit of 1000 bytes`)
+	_, err = tf.Import(gd, "t.pb", tf.WithMaxFileSize(4000))
+	require.NoError(t, err)
+}
