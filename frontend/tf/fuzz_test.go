@@ -155,7 +155,8 @@ func TestFuzzCorpus(t *testing.T) {
 // accepts or be rejected with an error, and the evaluator must run the graph (symbolic dims
 // bound to 2, zero inputs) without panicking.
 func FuzzReadText(f *testing.F) {
-	for _, p := range []string{"../../testdata/models/tf/matmul_bandpart.pbtxt", "../../testdata/models/tf/matmul_diagpart.pbtxt"} {
+	for _, p := range []string{"../../testdata/models/tf/matmul_bandpart.pbtxt", "../../testdata/models/tf/matmul_diagpart.pbtxt",
+		"../../testdata/models/tf/matmul_transpose_bandpart.pbtxt"} {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data, true)
 			if gd, err := tf.Unmarshal(data, true); err == nil {
