@@ -61,7 +61,25 @@ func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error)
 		}
 		im.nodes[n.Name] = n
 	}
-	order, err := im.topoOrder(gd)
+	outs := cfg.outputs
+	if len(outs) == 0 {
+		outs = im.defaultOutputs(gd)
+	}
+	// only the nodes the outputs depend on are imported: a frozen graph may hold others (its
+	// training or saving part) that graphc does not support
+	roots := gd.Node
+	if len(outs) > 0 {
+		roots = nil
+	}
+	for _, o := range outs {
+		name, _, _ := splitName(o)
+		n, ok := im.nodes[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: --outputs: no node named %q", file, name)
+		}
+		roots = append(roots, n)
+	}
+	order, err := im.topoOrder(roots)
 	if err != nil {
 		return nil, err
 	}
@@ -70,15 +88,8 @@ func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error)
 			return nil, err
 		}
 	}
-	outs := cfg.outputs
-	if len(outs) == 0 {
-		outs = im.defaultOutputs(gd)
-	}
 	for _, o := range outs {
 		name, port, _ := splitName(o)
-		if _, ok := im.nodes[name]; !ok {
-			return nil, fmt.Errorf("%s: --outputs: no node named %q", file, name)
-		}
 		v, err := im.value(key(name, port))
 		if err != nil {
 			return nil, fmt.Errorf("%s: output %s: %w", file, o, err)
@@ -92,11 +103,12 @@ func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error)
 	return im.g, nil
 }
 
-// topoOrder sorts the nodes so that every node comes after its inputs; cycles are errors.
-func (im *importer) topoOrder(gd *tfpb.GraphDef) ([]*tfpb.NodeDef, error) {
+// topoOrder sorts roots and the nodes their data inputs depend on so that every node comes
+// after its inputs (control inputs order nothing graphc computes); cycles are errors.
+func (im *importer) topoOrder(roots []*tfpb.NodeDef) ([]*tfpb.NodeDef, error) {
 	state := map[string]int{} // 0 new, 1 on stack, 2 done
 	var order []*tfpb.NodeDef
-	for _, root := range gd.Node {
+	for _, root := range roots {
 		if state[root.Name] != 0 {
 			continue
 		}
@@ -112,7 +124,10 @@ func (im *importer) topoOrder(gd *tfpb.GraphDef) ([]*tfpb.NodeDef, error) {
 			if top.i < len(top.n.Input) {
 				in := top.n.Input[top.i]
 				top.i++
-				name, _, _ := splitName(in)
+				name, _, control := splitName(in)
+				if control {
+					continue
+				}
 				dep, ok := im.nodes[name]
 				if !ok {
 					return nil, &NodeError{im.file, top.n.Name, top.n.Op, fmt.Errorf("%w: input %q names no node", ErrInvalid, in)}
@@ -134,8 +149,8 @@ func (im *importer) topoOrder(gd *tfpb.GraphDef) ([]*tfpb.NodeDef, error) {
 	return order, nil
 }
 
-// defaultOutputs returns port 0 of the nodes whose outputs no node consumes (placeholders,
-// constants and NoOps excluded), in graph order.
+// defaultOutputs returns port 0 of the nodes no node names as an input, data or control
+// (placeholders, constants and NoOps excluded), in graph order.
 func (im *importer) defaultOutputs(gd *tfpb.GraphDef) []string {
 	used := map[string]bool{}
 	for _, n := range gd.Node {

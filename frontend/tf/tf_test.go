@@ -1,10 +1,8 @@
 package tf_test
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/graphc/graphc/frontend/tf"
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/ir/eval"
 	"github.com/graphc/graphc/proto/tfpb"
 )
 
@@ -104,59 +101,6 @@ func TestConstSplat(t *testing.T) {
 	require.ErrorContains(t, err, "more than")
 }
 
-// TestSameAsIR builds each supported op's computation as a TF graph and directly in the IR and
-// checks that the evaluator gives identical results on random inputs.
-func TestSameAsIR(t *testing.T) {
-	ops := map[string]string{"Add": "add", "AddV2": "add", "Sub": "sub", "Mul": "mul", "RealDiv": "div",
-		"Maximum": "max", "Minimum": "min", "Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh",
-		"MatMul": "matmul", "BatchMatMulV2": "matmul", "MatrixDiagPart": "diag_part", "BiasAdd": "add"}
-	r := rand.New(rand.NewPCG(5, 5))
-	for tfOp, kind := range ops {
-		t.Run(tfOp, func(t *testing.T) {
-			binary := !strings.Contains("Relu Sigmoid Tanh MatrixDiagPart", tfOp)
-			shapeB := "dim { size: 3 } dim { size: 3 }"
-			if tfOp == "BiasAdd" {
-				shapeB = "dim { size: 3 }"
-			}
-			text := `node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-  attr { key: "shape" value { shape { dim { size: 3 } dim { size: 3 } } } } }
-node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-  attr { key: "shape" value { shape { ` + shapeB + ` } } } }
-`
-			if binary {
-				text += `node { name: "y" op: "` + tfOp + `" input: "a" input: "b" }`
-			} else {
-				text += `node { name: "y" op: "` + tfOp + `" input: "a" }`
-			}
-			g, err := parseText(t, text, tf.WithOutputs("y"))
-			require.NoError(t, err)
-			ref := ir.NewGraph("ref")
-			a := ref.AddInput("a", ir.StaticType(ir.F32, 3, 3))
-			b := ref.AddInput("b", g.Inputs[1].Type)
-			operands := []*ir.Value{a}
-			if binary {
-				operands = append(operands, b)
-			}
-			op, err := ref.NewOp(kind, "", operands, nil)
-			require.NoError(t, err)
-			ref.Outputs = []*ir.Value{op.Result}
-			in := map[string]*ir.Tensor{}
-			for _, v := range g.Inputs {
-				s, _ := v.Type.StaticShape()
-				x := ir.NewTensor(ir.F32, s)
-				for i := range x.F {
-					x.F[i] = ir.RoundFloat(ir.F32, r.Float64()*2-1)
-				}
-				in[v.Name] = x
-			}
-			got, err := eval.Run(g, in)
-			require.NoError(t, err)
-			want, err := eval.Run(ref, in)
-			require.NoError(t, err)
-			require.Equal(t, want[0].F, got[0].F)
-		})
-	}
-}
 
 // TestSplatLimit: a splat constant may not expand beyond the size limit.
 func TestSplatLimit(t *testing.T) {
@@ -167,4 +111,24 @@ func TestSplatLimit(t *testing.T) {
 	require.ErrorContains(t, err, `t.pb: node "c" (Const): invalid graph: a splat constant of shape [1000] (4000 bytes) exceeds the size limit of 1000 bytes`)
 	_, err = tf.Import(gd, "t.pb", tf.WithMaxFileSize(4000))
 	require.NoError(t, err)
+}
+
+// TestOnlyWhatTheOutputsNeed: nodes the outputs do not depend on (a saver, an unused feed) are
+// not imported, so an unsupported op there does not matter.
+func TestOnlyWhatTheOutputsNeed(t *testing.T) {
+	text := placeholder + `node { name: "unused" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "save" op: "SaveV2" input: "unused" }
+node { name: "y" op: "Relu" input: "x" input: "^save" }`
+	_, err := parseText(t, text, tf.WithOutputs("save"))
+	require.ErrorContains(t, err, `node "save" (SaveV2): unsupported: op SaveV2`)
+	// by default the outputs are the nodes whose data nobody reads: y (save only orders it)
+	for _, opts := range [][]tf.Option{nil, {tf.WithOutputs("y")}} {
+		g, err := parseText(t, text, opts...)
+		require.NoError(t, err)
+		require.Len(t, g.Inputs, 1)
+		require.Equal(t, "x", g.Inputs[0].Name)
+		require.Len(t, g.Outputs, 1)
+		require.Equal(t, "y", g.Outputs[0].Name)
+	}
 }
