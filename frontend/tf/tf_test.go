@@ -101,7 +101,6 @@ func TestConstSplat(t *testing.T) {
 	require.ErrorContains(t, err, "more than")
 }
 
-
 // TestSplatLimit: a splat constant may not expand beyond the size limit.
 func TestSplatLimit(t *testing.T) {
 	tp := &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: 1000}}}, FloatVal: []float32{1}}
