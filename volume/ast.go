@@ -1,11 +1,12 @@
-// This file holds the loop AST that scanning produces: for loops with max/min bounds and
-// strides, guards, assignments of dimensions fixed by equalities, and leaf statements.
+// This file holds the loop AST that scanning produces (for loops with max/min bounds and
+// strides, guards, assignments of dimensions fixed by equalities, leaf statements) and Walk, its
+// interpreter.
 
 package volume
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 )
 
 // Node is a node of a loop AST: *For, *If, *Assign, *Leaf or *Block.
@@ -39,8 +40,8 @@ type Assign struct {
 	Body  Node
 }
 
-// Leaf executes statement Stmt (the index of the piece or statement being scanned) at the
-// current values of all dimensions.
+// Leaf executes statement Stmt (see Set.Scan and ScanStatements) at the current values of all
+// dimensions.
 type Leaf struct{ Stmt int }
 
 func (*Block) isNode()  {}
@@ -51,169 +52,247 @@ func (*Leaf) isNode()   {}
 
 // Walk visits the points of an AST in execution order: visit receives the statement and the
 // values of the dimensions (a shared slice: copy it to keep it). params binds the parameters.
+// The AST is first compiled with the parameters folded in, so a walk costs a few additions per
+// point; it fails when a parameter is unbound, an expression uses a dimension beyond ndim, or a
+// loop lacks a bound.
 func Walk(n Node, ndim int, params map[string]int64, visit func(stmt int, x []int64)) error {
-	x := make([]int64, ndim)
-	return walk(n, x, params, visit)
-}
-
-func walk(n Node, x []int64, params map[string]int64, visit func(int, []int64)) error {
-	pv := func(name string) (int64, bool) { v, ok := params[name]; return v, ok }
-	switch n := n.(type) {
-	case nil:
-		return nil
-	case *Block:
-		for _, c := range n.Nodes {
-			if err := walk(c, x, params, visit); err != nil {
-				return err
-			}
-		}
-	case *Leaf:
-		visit(n.Stmt, x)
-	case *Assign:
-		v, err := n.Value.Eval(x, pv)
-		if err != nil {
-			return err
-		}
-		x[n.Dim] = v
-		return walk(n.Body, x, params, visit)
-	case *If:
-		for _, c := range n.Conds {
-			v, err := c.Aff.Eval(x, pv)
-			if err != nil {
-				return err
-			}
-			if c.Eq && v != 0 || !c.Eq && v < 0 {
-				return nil
-			}
-		}
-		return walk(n.Then, x, params, visit)
-	case *For:
-		lo, hi := int64(-1<<62), int64(1<<62)
-		for _, b := range n.Lower {
-			v, err := b.Eval(x, pv)
-			if err != nil {
-				return err
-			}
-			lo = max(lo, v)
-		}
-		for _, b := range n.Upper {
-			v, err := b.Eval(x, pv)
-			if err != nil {
-				return err
-			}
-			hi = min(hi, v)
-		}
-		if len(n.Lower) == 0 || len(n.Upper) == 0 {
-			return fmt.Errorf("%w: loop over dimension %d has no %s bound", ErrUnbounded, n.Dim, map[bool]string{true: "lower", false: "upper"}[len(n.Lower) == 0])
-		}
-		step := max(n.Stride, 1)
-		if step > 1 {
-			off, err := n.Offset.Eval(x, pv)
-			if err != nil {
-				return err
-			}
-			lo += modFloor(off-lo, step)
-		}
-		for v := lo; v <= hi; v += step {
-			x[n.Dim] = v
-			if err := walk(n.Body, x, params, visit); err != nil {
-				return err
-			}
-		}
-	default:
-		return fmt.Errorf("%w: unknown AST node %T", ErrInternal, n)
+	c, err := compileAST(n, ndim, params)
+	if err != nil {
+		return err
 	}
+	c.walk(make([]int64, ndim), visit)
 	return nil
 }
 
-// C prints the AST as C statements, calling stmtName(e1, ..., en) at each leaf as isl's codegen
-// does. names gives the dimension names.
-func C(n Node, names []string, stmtName func(int) string) string {
-	var sb strings.Builder
-	printC(&sb, n, names, stmtName, 0)
-	return sb.String()
+// cAff is an Aff with its parameters folded into the constant: Const + Σ Dims[i]·x[i] + Σ floors.
+type cAff struct {
+	c      int64
+	dims   []int64
+	floors []cFloor
 }
 
-func printC(sb *strings.Builder, n Node, names []string, stmtName func(int) string, ind int) {
-	pad := strings.Repeat("  ", ind)
-	switch n := n.(type) {
-	case nil:
-	case *Block:
-		for _, c := range n.Nodes {
-			printC(sb, c, names, stmtName, ind)
-		}
-	case *Leaf:
-		args := make([]string, len(names))
-		copy(args, names)
-		fmt.Fprintf(sb, "%s%s(%s);\n", pad, stmtName(n.Stmt), strings.Join(args, ", "))
-	case *Assign:
-		fmt.Fprintf(sb, "%s{\n%s  int %s = %s;\n", pad, pad, names[n.Dim], cExpr(n.Value, names))
-		printC(sb, n.Body, names, stmtName, ind+1)
-		fmt.Fprintf(sb, "%s}\n", pad)
-	case *If:
-		var cs []string
-		for _, c := range n.Conds {
-			op := " >= 0"
-			if c.Eq {
-				op = " == 0"
-			}
-			cs = append(cs, cExpr(c.Aff, names)+op)
-		}
-		fmt.Fprintf(sb, "%sif (%s) {\n", pad, strings.Join(cs, " && "))
-		printC(sb, n.Then, names, stmtName, ind+1)
-		fmt.Fprintf(sb, "%s}\n", pad)
-	case *For:
-		v := names[n.Dim]
-		lo := cMinMax("max", n.Lower, names)
-		hi := cMinMax("min", n.Upper, names)
-		step := v + " += 1"
-		if n.Stride > 1 {
-			step = fmt.Sprintf("%s += %d", v, n.Stride)
-			lo = fmt.Sprintf("%s + (((%s) - (%s)) %% %d + %d) %% %d", lo, cExpr(n.Offset, names), lo, n.Stride, n.Stride, n.Stride)
-		}
-		fmt.Fprintf(sb, "%sfor (int %s = %s; %s <= %s; %s) {\n", pad, v, lo, v, hi, step)
-		printC(sb, n.Body, names, stmtName, ind+1)
-		fmt.Fprintf(sb, "%s}\n", pad)
-	}
+type cFloor struct {
+	coef, den int64
+	num       cAff
 }
 
-func cMinMax(fn string, bs []Aff, names []string) string {
-	if len(bs) == 0 {
-		return "/* unbounded */ 0"
+func (a *cAff) eval(x []int64) int64 {
+	v := a.c
+	for i, c := range a.dims {
+		v += c * x[i]
 	}
-	s := cExpr(bs[0], names)
-	for _, b := range bs[1:] {
-		s = fmt.Sprintf("%s(%s, %s)", fn, s, cExpr(b, names))
+	for k := range a.floors {
+		f := &a.floors[k]
+		v += f.coef * floorDiv(f.num.eval(x), f.den)
 	}
-	return s
+	return v
 }
 
-// cExpr prints an Aff as a C expression; floor divisions use floord(n, d) as isl's codegen does.
-func cExpr(a Aff, names []string) string {
-	var parts []string
-	add := func(c int64, s string) {
-		switch {
-		case c == 1:
-			parts = append(parts, s)
-		case c == -1:
-			parts = append(parts, "-"+s)
-		default:
-			parts = append(parts, fmt.Sprintf("%d * %s", c, s))
-		}
-	}
-	for i, c := range a.Dims {
+// uses marks in used the dimensions a reads.
+func (a *cAff) uses(used []bool) {
+	for i, c := range a.dims {
 		if c != 0 {
-			add(c, names[i])
+			used[i] = true
 		}
 	}
+	for k := range a.floors {
+		a.floors[k].num.uses(used)
+	}
+}
+
+func compileAff(a Aff, ndim int, params map[string]int64) (cAff, error) {
+	if len(a.Dims) > ndim {
+		for _, c := range a.Dims[ndim:] {
+			if c != 0 {
+				return cAff{}, fmt.Errorf("%w: expression %s uses dimension %d of a %d-dimensional point", ErrSpaceMismatch, a.String(), len(a.Dims)-1, ndim)
+			}
+		}
+	}
+	r := cAff{c: a.Const, dims: slices.Clone(a.Dims[:min(len(a.Dims), ndim)])}
 	for _, p := range a.Params {
-		add(p.Coef, p.Name)
+		v, ok := params[p.Name]
+		if !ok {
+			return cAff{}, fmt.Errorf("%w: parameter %s is not bound", ErrSpaceMismatch, p.Name)
+		}
+		r.c += p.Coef * v
 	}
 	for _, f := range a.Floors {
-		add(f.Coef, fmt.Sprintf("floord(%s, %d)", cExpr(f.Num, names), f.Den))
+		num, err := compileAff(f.Num, ndim, params)
+		if err != nil {
+			return cAff{}, err
+		}
+		r.floors = append(r.floors, cFloor{f.Coef, f.Den, num})
 	}
-	if a.Const != 0 || len(parts) == 0 {
-		parts = append(parts, fmt.Sprint(a.Const))
+	return r, nil
+}
+
+// cNode is a compiled AST node.
+type cNode struct {
+	kind         byte // 'b' block, 'f' for, 'i' if, 'a' assign, 'l' leaf
+	dim          int
+	lower, upper []cAff
+	stride       int64
+	offset       cAff
+	conds        []cAff
+	eqs          []bool
+	kids         []*cNode // block children, or the single body
+	stmt         int
+	// free marks the dimensions the subtree reads before defining them (Card uses it to count
+	// loops whose body does not depend on the loop dimension in one step).
+	free []bool
+}
+
+func compileAST(n Node, ndim int, params map[string]int64) (*cNode, error) {
+	c := &cNode{free: make([]bool, ndim)}
+	body := func(b Node) error {
+		k, err := compileAST(b, ndim, params)
+		if err != nil {
+			return err
+		}
+		c.kids = []*cNode{k}
+		for i, u := range k.free {
+			c.free[i] = c.free[i] || u
+		}
+		return nil
 	}
-	return strings.ReplaceAll(strings.Join(parts, " + "), "+ -", "- ")
+	affs := func(as []Aff) ([]cAff, error) {
+		out := make([]cAff, len(as))
+		for i, a := range as {
+			var err error
+			if out[i], err = compileAff(a, ndim, params); err != nil {
+				return nil, err
+			}
+			out[i].uses(c.free)
+		}
+		return out, nil
+	}
+	var err error
+	switch n := n.(type) {
+	case nil:
+		c.kind = 'b'
+	case *Block:
+		c.kind = 'b'
+		for _, k := range n.Nodes {
+			kc, err := compileAST(k, ndim, params)
+			if err != nil {
+				return nil, err
+			}
+			c.kids = append(c.kids, kc)
+			for i, u := range kc.free {
+				c.free[i] = c.free[i] || u
+			}
+		}
+	case *Leaf:
+		c.kind, c.stmt = 'l', n.Stmt
+	case *Assign:
+		c.kind, c.dim = 'a', n.Dim
+		if n.Dim < 0 || n.Dim >= ndim {
+			return nil, fmt.Errorf("%w: assignment to dimension %d of a %d-dimensional point", ErrSpaceMismatch, n.Dim, ndim)
+		}
+		if err := body(n.Body); err != nil {
+			return nil, err
+		}
+		c.free[n.Dim] = false
+		var v []cAff
+		if v, err = affs([]Aff{n.Value}); err != nil {
+			return nil, err
+		}
+		c.offset = v[0]
+	case *If:
+		c.kind = 'i'
+		if err := body(n.Then); err != nil {
+			return nil, err
+		}
+		for _, k := range n.Conds {
+			var v []cAff
+			if v, err = affs([]Aff{k.Aff}); err != nil {
+				return nil, err
+			}
+			c.conds = append(c.conds, v[0])
+			c.eqs = append(c.eqs, k.Eq)
+		}
+	case *For:
+		c.kind, c.dim, c.stride = 'f', n.Dim, max(n.Stride, 1)
+		if n.Dim < 0 || n.Dim >= ndim {
+			return nil, fmt.Errorf("%w: loop over dimension %d of a %d-dimensional point", ErrSpaceMismatch, n.Dim, ndim)
+		}
+		if len(n.Lower) == 0 || len(n.Upper) == 0 {
+			side := "upper"
+			if len(n.Lower) == 0 {
+				side = "lower"
+			}
+			return nil, fmt.Errorf("%w: loop over dimension %d has no %s bound", ErrUnbounded, n.Dim, side)
+		}
+		if err := body(n.Body); err != nil {
+			return nil, err
+		}
+		c.free[n.Dim] = false
+		if c.lower, err = affs(n.Lower); err != nil {
+			return nil, err
+		}
+		if c.upper, err = affs(n.Upper); err != nil {
+			return nil, err
+		}
+		if c.stride > 1 {
+			var v []cAff
+			if v, err = affs([]Aff{n.Offset}); err != nil {
+				return nil, err
+			}
+			c.offset = v[0]
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown AST node %T", ErrInternal, n)
+	}
+	return c, nil
+}
+
+// bounds returns the first and last values of a for loop at x (first > last: no iteration).
+func (c *cNode) bounds(x []int64) (lo, hi int64) {
+	lo = c.lower[0].eval(x)
+	for k := 1; k < len(c.lower); k++ {
+		lo = max(lo, c.lower[k].eval(x))
+	}
+	hi = c.upper[0].eval(x)
+	for k := 1; k < len(c.upper); k++ {
+		hi = min(hi, c.upper[k].eval(x))
+	}
+	if c.stride > 1 {
+		lo += modFloor(c.offset.eval(x)-lo, c.stride)
+	}
+	return lo, hi
+}
+
+// holds evaluates the conditions of an if at x.
+func (c *cNode) holds(x []int64) bool {
+	for k := range c.conds {
+		v := c.conds[k].eval(x)
+		if c.eqs[k] && v != 0 || !c.eqs[k] && v < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *cNode) walk(x []int64, visit func(int, []int64)) {
+	switch c.kind {
+	case 'b':
+		for _, k := range c.kids {
+			k.walk(x, visit)
+		}
+	case 'l':
+		visit(c.stmt, x)
+	case 'a':
+		x[c.dim] = c.offset.eval(x)
+		c.kids[0].walk(x, visit)
+	case 'i':
+		if c.holds(x) {
+			c.kids[0].walk(x, visit)
+		}
+	case 'f':
+		lo, hi := c.bounds(x)
+		for v := lo; v <= hi; v += c.stride {
+			x[c.dim] = v
+			c.kids[0].walk(x, visit)
+		}
+	}
 }

@@ -1,12 +1,15 @@
-// This file counts the points of bounded sets.
+// This file holds Card, which counts the points of bounded sets on their scan.
 
 package volume
 
 import "fmt"
 
 // Card returns the number of integer points of s for the given parameter values (nil when s
-// has no parameters). The innermost loop of the scan is counted in closed form, so a
-// 512×512×512 domain costs 512² steps, not 512³.
+// has no parameters). It counts the iterations of the scan of s without enumerating them where
+// it can: a loop whose body does not depend on the loop dimension counts as its trip count
+// times one count of the body, so a 512×512×512 box costs three evaluations and a triangle
+// 512² costs 512; loops whose body depends on the dimension (triangles, guards, strides
+// inside) are iterated.
 func (s Set) Card(params map[string]int64) (n int64, err error) {
 	for _, p := range s.u.params {
 		if _, ok := params[p]; !ok {
@@ -16,10 +19,6 @@ func (s Set) Card(params map[string]int64) (n int64, err error) {
 	if len(s.u.pieces) == 0 {
 		return 0, nil
 	}
-	var nd int
-	for _, sp := range s.u.spaces {
-		nd = max(nd, sp.out.n())
-	}
 	total := int64(0)
 	for _, sp := range s.u.spaces {
 		sub := Set{union{params: s.u.params, spaces: []space{sp}}}
@@ -28,142 +27,63 @@ func (s Set) Card(params map[string]int64) (n int64, err error) {
 				sub.u.pieces = append(sub.u.pieces, p)
 			}
 		}
+		if len(sub.u.pieces) == 0 {
+			continue
+		}
 		var ast Node
 		if err := Try(func() { ast = sub.scan() }); err != nil {
 			return 0, err
 		}
-		c, err := countAST(ast, make([]int64, sp.out.n()), params)
+		nd := sp.in.n() + sp.out.n()
+		c, err := compileAST(ast, nd, params)
 		if err != nil {
 			return 0, err
 		}
-		total += c
+		var k int64
+		if err := Try(func() { k = c.count(make([]int64, nd)) }); err != nil {
+			return 0, err
+		}
+		total = addc(total, k)
 	}
 	return total, nil
 }
 
-// countAST counts leaf executions; an innermost For whose body is a Leaf is counted in closed form.
-func countAST(n Node, x []int64, params map[string]int64) (int64, error) {
-	pv := func(name string) (int64, bool) { v, ok := params[name]; return v, ok }
-	switch n := n.(type) {
-	case nil:
-		return 0, nil
-	case *Leaf:
-		return 1, nil
-	case *Block:
+// count returns the number of leaf executions of c at the outer values x (checked arithmetic:
+// it panics with overflow beyond int64).
+func (c *cNode) count(x []int64) int64 {
+	switch c.kind {
+	case 'l':
+		return 1
+	case 'b':
 		var t int64
-		for _, c := range n.Nodes {
-			k, err := countAST(c, x, params)
-			if err != nil {
-				return 0, err
-			}
-			t += k
+		for _, k := range c.kids {
+			t = addc(t, k.count(x))
 		}
-		return t, nil
-	case *For:
-		if _, ok := n.Body.(*Leaf); ok {
-			lo, hi := int64(-1<<62), int64(1<<62)
-			for _, b := range n.Lower {
-				v, err := b.Eval(x, pv)
-				if err != nil {
-					return 0, err
-				}
-				lo = max(lo, v)
-			}
-			for _, b := range n.Upper {
-				v, err := b.Eval(x, pv)
-				if err != nil {
-					return 0, err
-				}
-				hi = min(hi, v)
-			}
-			step := max(n.Stride, 1)
-			if step > 1 {
-				off, err := n.Offset.Eval(x, pv)
-				if err != nil {
-					return 0, err
-				}
-				lo += modFloor(off-lo, step)
-			}
-			if hi < lo {
-				return 0, nil
-			}
-			return (hi-lo)/step + 1, nil
+		return t
+	case 'a':
+		x[c.dim] = c.offset.eval(x)
+		return c.kids[0].count(x)
+	case 'i':
+		if !c.holds(x) {
+			return 0
 		}
+		return c.kids[0].count(x)
+	case 'f':
+		lo, hi := c.bounds(x)
+		if hi < lo {
+			return 0
+		}
+		body := c.kids[0]
+		if !body.free[c.dim] {
+			x[c.dim] = lo
+			return mulc((hi-lo)/c.stride+1, body.count(x))
+		}
+		var t int64
+		for v := lo; v <= hi; v += c.stride {
+			x[c.dim] = v
+			t = addc(t, body.count(x))
+		}
+		return t
 	}
-	var t int64
-	err := walkCount(n, x, params, &t)
-	return t, err
-}
-
-func walkCount(n Node, x []int64, params map[string]int64, t *int64) error {
-	switch f := n.(type) {
-	case *For:
-		if _, ok := f.Body.(*Leaf); ok {
-			c, err := countAST(f, x, params)
-			*t += c
-			return err
-		}
-		pv := func(name string) (int64, bool) { v, ok := params[name]; return v, ok }
-		lo, hi := int64(-1<<62), int64(1<<62)
-		for _, b := range f.Lower {
-			v, err := b.Eval(x, pv)
-			if err != nil {
-				return err
-			}
-			lo = max(lo, v)
-		}
-		for _, b := range f.Upper {
-			v, err := b.Eval(x, pv)
-			if err != nil {
-				return err
-			}
-			hi = min(hi, v)
-		}
-		step := max(f.Stride, 1)
-		if step > 1 {
-			off, err := f.Offset.Eval(x, pv)
-			if err != nil {
-				return err
-			}
-			lo += modFloor(off-lo, step)
-		}
-		for v := lo; v <= hi; v += step {
-			x[f.Dim] = v
-			if err := walkCount(f.Body, x, params, t); err != nil {
-				return err
-			}
-		}
-		return nil
-	case *Block:
-		for _, c := range f.Nodes {
-			if err := walkCount(c, x, params, t); err != nil {
-				return err
-			}
-		}
-		return nil
-	case *Assign:
-		pv := func(name string) (int64, bool) { v, ok := params[name]; return v, ok }
-		v, err := f.Value.Eval(x, pv)
-		if err != nil {
-			return err
-		}
-		x[f.Dim] = v
-		return walkCount(f.Body, x, params, t)
-	case *If:
-		pv := func(name string) (int64, bool) { v, ok := params[name]; return v, ok }
-		for _, c := range f.Conds {
-			v, err := c.Aff.Eval(x, pv)
-			if err != nil {
-				return err
-			}
-			if c.Eq && v != 0 || !c.Eq && v < 0 {
-				return nil
-			}
-		}
-		return walkCount(f.Then, x, params, t)
-	case *Leaf:
-		*t++
-		return nil
-	}
-	return nil
+	return 0
 }

@@ -1,8 +1,7 @@
-// This file scans sets into loop ASTs: every point of the set is visited exactly once.
+// This file holds the entry points of scanning: Set.Scan and ScanStatements turn sets into loop
+// ASTs that visit every point exactly once, in lexicographic order.
 
 package volume
-
-import "fmt"
 
 // rowAff converts columns 1.. of a row of b (params, dims, divs; no existentials) into an Aff
 // over the dims of b (inputs then outputs).
@@ -26,127 +25,117 @@ func (b *basic) rowAff(r []int64, params []string) Aff {
 	return a
 }
 
-// Scan returns a loop AST that visits every point of s exactly once (s must live in one space).
-// Leaf statements are numbered by the disjoint piece they come from.
+// Scan returns a loop AST that visits every point of s exactly once, in lexicographic order (see
+// ScanStatements). The tuples of s are its statements, numbered in the order of s's spaces (one
+// statement, 0, for a set in one space; ScanStmtNames gives their names); they must have the same
+// number of dimensions. The AST of an empty set is an empty Block.
 func (s Set) Scan() (node Node, err error) {
 	err = Try(func() { node = s.scan() })
 	return node, err
 }
 
+// ScanStmtNames returns the tuple names of the statements of s.Scan(), by statement number.
+func (s Set) ScanStmtNames() []string {
+	names := make([]string, len(s.u.spaces))
+	for i, sp := range s.u.spaces {
+		names[i] = sp.out.name
+	}
+	return names
+}
+
 func (s Set) scan() Node {
-	if len(s.u.spaces) != 1 {
-		spaceMismatch("Scan of a set in %d spaces", len(s.u.spaces))
+	if len(s.u.spaces) == 0 {
+		return &Block{}
 	}
-	// disjoint pieces
-	var disjoint []*basic
-	for i, p := range s.u.pieces {
-		cur := union{params: s.u.params, spaces: s.u.spaces, pieces: []*basic{p}}
-		prev := union{params: s.u.params, spaces: s.u.spaces, pieces: s.u.pieces[:i]}
-		disjoint = append(disjoint, cur.subtract(prev).simplify().pieces...)
-	}
-	blk := &Block{}
-	for k, b := range disjoint {
-		blk.Nodes = append(blk.Nodes, scanBasic(b, s.u.params, k))
-	}
-	if len(blk.Nodes) == 1 {
-		return blk.Nodes[0]
-	}
-	return blk
-}
-
-// scanBasic builds the loop nest of one convex piece: bounds at each level come from the real
-// shadow (Fourier–Motzkin) of the inner dimensions; an innermost guard re-checks the exact
-// constraints when the piece has divs.
-func scanBasic(b *basic, params []string, stmt int) Node {
-	n := b.nDim()
-	ds := b.divStart()
-	// system over (1, params, dims, divs) with divs as plain variables
-	rows := append([][]int64(nil), cloneRows(b.ineqs)...)
-	for _, e := range b.eqs {
-		rows = append(rows, cloneRow(e), negRow(e))
-	}
-	rows = append(rows, b.allDivConstraints()...)
-	for k := len(b.divs) - 1; k >= 0; k-- {
-		rows = tidyRows(fourierMotzkin(rows, ds+k, 0))
-	}
-	levels := make([][][]int64, n)
-	for d := n - 1; d >= 0; d-- {
-		col := 1 + b.nParam + d
-		var kept [][]int64
-		for _, r := range rows {
-			if r[col] != 0 {
-				levels[d] = append(levels[d], r)
-			} else {
-				kept = append(kept, r)
+	n := s.u.spaces[0].out.n()
+	stmts := make([][]*basic, len(s.u.spaces))
+	for k, sp := range s.u.spaces {
+		if sp.in.n() != 0 || sp.out.n() != n {
+			spaceMismatch("Scan of a set whose tuples have %d and %d dimensions", n, sp.in.n()+sp.out.n())
+		}
+		for _, p := range s.u.pieces {
+			if (space{p.in, p.out}).same(sp) {
+				stmts[k] = append(stmts[k], p)
 			}
 		}
-		rows = tidyRows(fourierMotzkin(rows, col, 0))
-		_ = kept
 	}
-	var body Node = &Leaf{Stmt: stmt}
-	if len(b.divs) > 0 {
-		var conds []Constraint
-		for _, e := range b.eqs {
-			conds = append(conds, Constraint{Aff: b.rowAff(e, params), Eq: true})
+	return scanStmts(s.u.params, n, stmts)
+}
+
+// ScanStatements returns one loop AST that executes several statements in one lexicographic
+// schedule: statement k runs at the points of sets[k], the points of all statements are visited
+// in lexicographic order, and statements that share a point run in the order of sets. Leaf.Stmt
+// is the index in sets. Every set must live in one space, and all must have the same number of
+// dimensions; parameters are matched by name. This is how partitioned domains (a dense interior
+// and its borders, each with its own body) become one loop nest.
+func ScanStatements(sets []Set) (node Node, err error) {
+	err = Try(func() {
+		var all union
+		for _, s := range sets {
+			all, _ = align(all, s.u)
 		}
-		for _, e := range b.ineqs {
-			conds = append(conds, Constraint{Aff: b.rowAff(e, params)})
+		stmts := make([][]*basic, len(sets))
+		n := -1
+		for k, s := range sets {
+			if len(s.u.spaces) != 1 {
+				spaceMismatch("ScanStatements: set #%d lives in %d spaces", k, len(s.u.spaces))
+			}
+			if nd := s.u.spaces[0].out.n(); n < 0 {
+				n = nd
+			} else if nd != n {
+				spaceMismatch("ScanStatements: set #%d has %d dimensions, set #0 has %d", k, nd, n)
+			}
+			stmts[k] = s.u.withParams(all.params).pieces
 		}
-		body = &If{Conds: conds, Then: body}
-	}
-	for d := n - 1; d >= 0; d-- {
-		col := 1 + b.nParam + d
-		f := &For{Dim: d, Stride: 1, Body: body}
-		for _, r := range levels[d] {
-			a := r[col]
-			rest := cloneRow(r)
-			rest[col] = 0
-			ra := b.rowAff(rest, params)
-			if a > 0 { // a*x + rest >= 0  =>  x >= ceil(-rest/a)
-				f.Lower = appendUnique(f.Lower, ra.Neg().CeilDiv(a))
-			} else { // x <= floor(rest/-a)
-				f.Upper = appendUnique(f.Upper, ra.FloorDiv(-a))
+		if n < 0 {
+			node = &Block{}
+			return
+		}
+		node = scanStmts(all.params, n, stmts)
+	})
+	return node, err
+}
+
+// scanStmts scans the statements whose pieces are given (same parameters, n dims each).
+func scanStmts(params []string, n int, stmts [][]*basic) Node {
+	sc := &scanner{params: params, n: n}
+	var doms []scanDom
+	for k, pieces := range stmts {
+		var ps []*basic
+		for _, p := range pieces {
+			c := setBasic(p, n)
+			if c.tidy() && !scanEmpty(c) {
+				c.dropUnusedDivs()
+				ps = append(ps, c)
 			}
 		}
-		if len(f.Lower) == 0 || len(f.Upper) == 0 {
-			panic(fmt.Errorf("%w: dimension %d of %s", ErrUnbounded, d, Set{union{params: params, spaces: []space{{b.in, b.out}}, pieces: []*basic{b}}}))
-		}
-		body = f
-	}
-	// parameter-only constraints
-	var conds []Constraint
-	for _, r := range rows {
-		if !isZeroFrom(r, 1) {
-			conds = append(conds, Constraint{Aff: b.rowAff(r, params)})
+		ps = coalesceList(ps)
+		ps = coalesceList(disjointPieces(ps))
+		for _, p := range ps {
+			doms = append(doms, scanDom{k, p})
 		}
 	}
-	if len(conds) > 0 {
-		body = &If{Conds: conds, Then: body}
+	ctx := newBasic(len(params), tuple{}, tuple{"", make([]string, n)})
+	if node := sc.gen(doms, 0, ctx); node != nil {
+		return node
 	}
-	return body
+	return &Block{}
 }
 
-func appendUnique(as []Aff, a Aff) []Aff {
-	for _, x := range as {
-		if x.Equal(a) {
-			return as
+// disjointPieces returns pieces with the same union as ps that are pairwise disjoint: each piece
+// minus the ones before it.
+func disjointPieces(ps []*basic) []*basic {
+	var out []*basic
+	for i, p := range ps {
+		cur := []*basic{p}
+		for _, q := range ps[:i] {
+			var next []*basic
+			for _, c := range cur {
+				next = append(next, subtractBasic(c, q)...)
+			}
+			cur = next
 		}
+		out = append(out, cur...)
 	}
-	return append(as, a)
-}
-
-// tidyRows normalises inequalities and drops duplicates, keeping opposite pairs (equalities) as
-// two inequalities.
-func tidyRows(rows [][]int64) [][]int64 {
-	kept, eqs, ok := tidyIneqs(rows)
-	if !ok {
-		// infeasible: keep an obviously false row so that the loops execute nothing
-		r := make([]int64, len(rows[0]))
-		r[0] = -1
-		return [][]int64{r}
-	}
-	for _, e := range eqs {
-		kept = append(kept, e, negRow(e))
-	}
-	return kept
+	return out
 }

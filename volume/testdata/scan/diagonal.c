@@ -1,0 +1,2 @@
+for (int i = 0; i < N; i += 1)
+  S(i, i);

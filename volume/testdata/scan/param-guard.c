@@ -1,0 +1,3 @@
+if (N >= 5)
+  for (int i = 0; i < N; i += 1)
+    S(i);
