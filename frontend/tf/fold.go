@@ -12,6 +12,10 @@ import (
 // maxFoldElems bounds the size of a tensor folded at import.
 const maxFoldElems = 1 << 20
 
+// maxFoldGenerated bounds the size of a folded op without operands (a fill): a loop is
+// cheaper than the constant it would become, unless later nodes read it as data (a shape).
+const maxFoldGenerated = 64
+
 // fold evaluates op when all its operands are constants and its result is small; ok=false
 // leaves the op to be emitted.
 func fold(op *ir.Op) (*ir.Tensor, bool) {
@@ -20,7 +24,11 @@ func fold(op *ir.Op) (*ir.Tensor, bool) {
 			return nil, false
 		}
 	}
-	if s, ok := op.Result.Type.StaticShape(); !ok || ir.NumElements(s) > maxFoldElems {
+	limit := int64(maxFoldElems)
+	if len(op.Operands) == 0 {
+		limit = maxFoldGenerated
+	}
+	if s, ok := op.Result.Type.StaticShape(); !ok || ir.NumElements(s) > limit {
 		return nil, false
 	}
 	g := ir.NewGraph("fold")
