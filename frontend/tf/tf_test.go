@@ -1,3 +1,6 @@
+// This file tests the readers, the walk over the graph (order, outputs, pruning, cycles) and
+// constant decoding.
+
 package tf_test
 
 import (
