@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // NeedConstError says that an op needs an input at compile time which is not known then. When
@@ -17,14 +18,28 @@ type NeedConstError struct {
 	Input      string // the ONNX value name
 	Role       string // what the op uses it for, e.g. "shape"
 	GraphInput bool   // the value is a graph input (not computed by the graph)
+	// DependsOn lists the graph inputs a computed value depends on: binding them all makes
+	// it computable at import.
+	DependsOn []string
 }
 
 func (e *NeedConstError) Error() string {
 	msg := fmt.Sprintf("%v: input %q (%s) must be known at compile time (an initializer, a Constant, or computed from shapes)", ErrUnsupported, e.Input, e.Role)
-	if e.GraphInput {
+	switch {
+	case e.GraphInput:
 		msg += "; it is a graph input: bind its value at compile time"
+	case len(e.DependsOn) > 0:
+		msg += fmt.Sprintf("; it is computed from the graph inputs %q: bind them at compile time", e.DependsOn)
 	}
 	return msg
+}
+
+// Inputs returns the graph inputs whose binding would make the value known.
+func (e *NeedConstError) Inputs() []string {
+	if e.GraphInput {
+		return []string{e.Input}
+	}
+	return e.DependsOn
 }
 
 func (e *NeedConstError) Unwrap() error { return ErrUnsupported }
@@ -47,7 +62,41 @@ func (c *nodeCtx) needConst(i int, role string) error {
 	if v, ok := c.im.vals[name]; ok && v.Def == nil && !v.IsConst() {
 		graphInput = true
 	}
-	return &NeedConstError{Input: name, Role: role, GraphInput: graphInput}
+	e := &NeedConstError{Input: name, Role: role, GraphInput: graphInput}
+	if v, ok := c.im.vals[name]; ok && !graphInput {
+		e.DependsOn = c.im.inputsOf(v)
+	}
+	return e
+}
+
+// inputsOf returns the ONNX names of the graph inputs v is computed from, in graph order.
+func (im *importer) inputsOf(v *ir.Value) []string {
+	seen := map[*ir.Value]bool{}
+	var walk func(v *ir.Value)
+	walk = func(v *ir.Value) {
+		if seen[v] {
+			return
+		}
+		seen[v] = true
+		if v.Def != nil {
+			for _, o := range v.Def.Operands {
+				walk(o)
+			}
+		}
+	}
+	walk(v)
+	var out []string
+	for _, in := range im.g.Inputs {
+		if !seen[in] {
+			continue
+		}
+		for name, w := range im.vals {
+			if w == in {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }
 
 // RequireConst returns the data of input i, which the op needs at compile time.
@@ -72,6 +121,21 @@ func (c *nodeCtx) RequireInts(i int, role string) ([]int64, error) {
 		return nil, fmt.Errorf("%w: input %q (%s) must hold integers, got %s", ErrInvalid, c.node.Input[i], role, t.Elem)
 	}
 	return append([]int64(nil), t.I...), nil
+}
+
+// RequireSymInts returns integer input i as quasi-affine values (constants, or expressions of
+// the symbolic dims), which the op needs at compile time.
+func (c *nodeCtx) RequireSymInts(i int, role string) ([]volume.Aff, error) {
+	if v, ok := c.SymInts(i); ok {
+		return v, nil
+	}
+	if !c.HasInput(i) {
+		return nil, fmt.Errorf("%w: missing input #%d (%s)", ErrInvalid, i, role)
+	}
+	if t, ok := c.ConstInput(i); ok && t.Elem.IsFloat() {
+		return nil, fmt.Errorf("%w: input %q (%s) must hold integers, got %s", ErrInvalid, c.node.Input[i], role, t.Elem)
+	}
+	return nil, c.needConst(i, role)
 }
 
 // RequireFloats returns input i as floats, which the op needs at compile time.

@@ -11,6 +11,10 @@ import (
 // maxFoldElems bounds the size of a tensor folded at import.
 const maxFoldElems = 1 << 20
 
+// maxGeneratorFoldElems bounds the size of an op without operands (fill, values) folded at
+// import: small ones feed shape computations, large ones would only bloat the constants.
+const maxGeneratorFoldElems = 1 << 10
+
 // foldOutputs evaluates the ops just emitted for a node when all their operands are constants,
 // replacing their results by constants known to the importer.
 func (im *importer) foldOutputs(n int) {
@@ -25,6 +29,9 @@ func (im *importer) foldOutputs(n int) {
 		}
 		im.consts[name] = t
 		delete(im.vals, name)
+	}
+	if len(im.folded) == 0 {
+		return
 	}
 	im.g.RemoveOps(func(op *ir.Op) bool { return im.folded[op] })
 	im.folded = map[*ir.Op]bool{}
@@ -43,16 +50,27 @@ func (im *importer) foldOutputs(n int) {
 
 // tryFold evaluates v's producer (and, recursively, producers of its operands) when everything
 // it depends on is constant.
-func (im *importer) tryFold(v *ir.Value) (*ir.Tensor, bool) {
+func (im *importer) tryFold(v *ir.Value) (t *ir.Tensor, ok bool) {
 	if v.Data != nil {
 		return v.Data, true
 	}
 	op := v.Def
-	if op == nil {
+	if op == nil || im.unfoldable[v] {
 		return nil, false
 	}
-	if s, ok := v.Type.StaticShape(); !ok || ir.NumElements(s) > maxFoldElems {
+	// A value that cannot be folded now never can (its operands do not change): remembering it
+	// keeps import linear in the graph size instead of re-walking every chain back to its inputs.
+	defer func() {
+		if !ok {
+			im.unfoldable[v] = true
+		}
+	}()
+	s, ok := v.Type.StaticShape()
+	if !ok || ir.NumElements(s) > maxFoldElems {
 		return nil, false
+	}
+	if len(op.Operands) == 0 && ir.NumElements(s) > maxGeneratorFoldElems {
+		return nil, false // a fill is cheaper to run than to embed
 	}
 	g := ir.NewGraph("fold")
 	var operands []*ir.Value

@@ -33,6 +33,9 @@ type importer struct {
 	// lastOutputs are the outputs of the node being imported; folded the ops folded away.
 	lastOutputs []string
 	folded      map[*ir.Op]bool
+	unfoldable  map[*ir.Value]bool
+	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
+	syms map[string]*symTensor
 }
 
 // NodeError is an import error attached to one node.
@@ -49,7 +52,7 @@ func (e *NodeError) Error() string {
 func (e *NodeError) Unwrap() error { return e.Err }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]bool{}}
+	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]bool{}, unfoldable: map[*ir.Value]bool{}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -175,6 +178,9 @@ func (im *importer) value(name string) (*ir.Value, error) {
 		im.vals[name] = v
 		return v, nil
 	}
+	if s, ok := im.syms[name]; ok {
+		return im.materializeSym(name, s)
+	}
 	return nil, fmt.Errorf("%w: value %q is not produced by any node, input or initializer", ErrInvalid, name)
 }
 
@@ -237,12 +243,24 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 	if im.opset < int64(def.Since) {
 		return nerr(fmt.Errorf("%w: %s is supported from opset %d", ErrUnsupported, n.GetOpType(), def.Since))
 	}
+	for _, o := range n.Output {
+		if o == "" {
+			continue
+		}
+		_, isVal := im.vals[o]
+		_, isConst := im.consts[o]
+		if isVal || isConst {
+			return nerr(fmt.Errorf("%w: value %q is produced twice (SSA: every value has one producer)", ErrInvalid, o))
+		}
+	}
 	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}}
 	for _, a := range n.Attribute {
 		c.attrs[a.GetName()] = a
 	}
-	if err := def.Import(c); err != nil {
-		return nerr(err)
+	if !im.trySymbolic(c) {
+		if err := def.Import(c); err != nil {
+			return nerr(err)
+		}
 	}
 	im.lastOutputs = n.Output
 	im.foldOutputs(len(n.Output))
@@ -251,7 +269,7 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 			continue
 		}
 		if _, ok := im.vals[o]; !ok {
-			if _, ok := im.consts[o]; !ok {
+			if _, ok := im.consts[o]; !ok && im.syms[o] == nil {
 				return nerr(fmt.Errorf("internal error: output #%d %q was not produced", i, o))
 			}
 		}

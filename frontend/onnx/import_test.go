@@ -101,7 +101,7 @@ func TestErrorMessages(t *testing.T) {
 		{"axes from a graph input", axesInput.Proto(), nil,
 			`m.onnx: node "r" (ReduceSum, opset 13): unsupported: input "axes" (axes) must be known at compile time (an initializer, a Constant, or computed from shapes); it is a graph input: bind its value at compile time`},
 		{"axes computed at run time", axesComputed.Proto(), nil,
-			`m.onnx: node "r" (ReduceSum, opset 13): unsupported: input "axes" (axes) must be known at compile time (an initializer, a Constant, or computed from shapes)`},
+			`m.onnx: node "r" (ReduceSum, opset 13): unsupported: input "axes" (axes) must be known at compile time (an initializer, a Constant, or computed from shapes); it is computed from the graph inputs ["A"]: bind them at compile time`},
 		{"string constant", str.Proto(), nil,
 			`m.onnx: node "c" (Constant, opset 14): unsupported: string constants`},
 		{"constant without value", noValue.Proto(), nil,

@@ -3,8 +3,6 @@
 package onnx
 
 import (
-	"fmt"
-
 	"github.com/graphc/graphc/ir"
 )
 
@@ -22,10 +20,6 @@ func registerOp(name string, since int, fn func(c *nodeCtx) error) {
 		panic("onnx: op " + name + " registered twice")
 	}
 	opTable[name] = opDef{Since: since, Import: fn}
-}
-
-func init() {
-	registerOp("Trilu", 14, importTrilu)
 }
 
 // elementwise maps a node to one catalogue op over all its inputs.
@@ -46,29 +40,4 @@ func elementwise(kind string) func(c *nodeCtx) error {
 		c.SetOutput(0, v)
 		return nil
 	}
-}
-
-func importTrilu(c *nodeCtx) error {
-	x, err := c.Input(0)
-	if err != nil {
-		return err
-	}
-	k := int64(0)
-	if c.HasInput(1) {
-		t, ok := c.ConstInput(1)
-		if !ok {
-			return fmt.Errorf("%w: the k input must be a constant", ErrUnsupported)
-		}
-		if t.Len() != 1 || t.Elem.IsFloat() {
-			return fmt.Errorf("%w: k must be an integer scalar, got %s%v", ErrInvalid, t.Elem, t.Shape)
-		}
-		k = t.I[0]
-	}
-	upper := c.AttrInt("upper", 1)
-	v, err := c.Emit("trilu", []*ir.Value{x}, ir.Attrs{"upper": ir.BoolAttr(upper != 0), "k": ir.IntAttr(k)}, c.Output(0))
-	if err != nil {
-		return err
-	}
-	c.SetOutput(0, v)
-	return nil
 }

@@ -168,11 +168,18 @@ func importBinding(m *onnxpb.ModelProto, path string, inputs []*ir.Tensor) (*ir.
 	for {
 		g, err := onnx.Import(m, path, opts...)
 		var nc *onnx.NeedConstError
-		if errors.As(err, &nc) && nc.GraphInput && !bound[nc.Input] {
-			k := slices.Index(names, nc.Input)
-			if k >= 0 && k < len(inputs) {
-				bound[nc.Input] = true
-				opts = append(opts, onnx.WithConstInput(nc.Input, inputs[k]))
+		if errors.As(err, &nc) {
+			// bind the graph inputs the value is (or is computed from)
+			progress := false
+			for _, in := range nc.Inputs() {
+				k := slices.Index(names, in)
+				if !bound[in] && k >= 0 && k < len(inputs) {
+					bound[in] = true
+					opts = append(opts, onnx.WithConstInput(in, inputs[k]))
+					progress = true
+				}
+			}
+			if progress {
 				continue
 			}
 		}

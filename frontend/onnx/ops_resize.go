@@ -1,0 +1,145 @@
+// This file imports Resize (opsets 10, 11, 13, 18, 19): scales or sizes (which must be known
+// at compile time), axes and keep_aspect_ratio_policy (18+), the coordinate transformation and
+// nearest rounding modes. Opset 10 resizes like Upsample: asymmetric coordinates, and (as
+// onnxruntime does) nearest indices truncated when upsampling, rounded up when downsampling.
+
+package onnx
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+func init() {
+	registerOp("Resize", 10, importResize)
+}
+
+func importResize(c *nodeCtx) error {
+	x, err := c.Input(0)
+	if err != nil {
+		return err
+	}
+	r := x.Type.Rank()
+	mode := c.AttrString("mode", "nearest")
+	ctm := c.AttrString("coordinate_transformation_mode", "half_pixel")
+	nearest := c.AttrString("nearest_mode", "round_prefer_floor")
+	roiIn, scalesIn, sizesIn := 1, 2, 3
+	if c.Opset() < 11 {
+		ctm, nearest = "asymmetric", "floor"
+		roiIn, scalesIn, sizesIn = -1, 1, -1
+	}
+	axes := make([]int, r)
+	for i := range axes {
+		axes[i] = i
+	}
+	if a := c.AttrInts("axes", nil); c.Opset() >= 18 && len(a) > 0 {
+		if axes, err = normAxes(a, r); err != nil {
+			return err
+		}
+	}
+	in := make([]int64, r)
+	for _, a := range axes {
+		n, ok := x.Type.Shape[a].IsConst()
+		if !ok {
+			return fmt.Errorf("%w: resizing dim %d needs a static extent, got %s", ErrUnsupported, a, x.Type.Shape[a].String())
+		}
+		in[a] = n
+	}
+	scales := make([]float64, r)
+	shape := append([]volume.Aff(nil), x.Type.Shape...)
+	for i := range scales {
+		scales[i] = 1
+	}
+	given := func(i int) bool {
+		if i < 0 || !c.HasInput(i) {
+			return false
+		}
+		t, ok := c.ConstInput(i)
+		return !ok || t.Len() > 0
+	}
+	switch {
+	case given(sizesIn):
+		sizes, err := c.RequireInts(sizesIn, "sizes")
+		if err != nil {
+			return err
+		}
+		if len(sizes) != len(axes) {
+			return fmt.Errorf("%w: %d sizes for %d axes", ErrInvalid, len(sizes), len(axes))
+		}
+		for i, a := range axes {
+			scales[a] = float64(sizes[i]) / float64(in[a])
+			shape[a] = volume.AffConst(sizes[i])
+		}
+		if pol := c.AttrString("keep_aspect_ratio_policy", "stretch"); pol != "stretch" {
+			s := scales[axes[0]]
+			for _, a := range axes {
+				switch pol {
+				case "not_larger":
+					s = math.Min(s, scales[a])
+				case "not_smaller":
+					s = math.Max(s, scales[a])
+				default:
+					return fmt.Errorf("%w: keep_aspect_ratio_policy %q", ErrInvalid, pol)
+				}
+			}
+			for _, a := range axes {
+				scales[a] = s
+				shape[a] = volume.AffConst(int64(s*float64(in[a]) + 0.5))
+			}
+		}
+	case given(scalesIn):
+		sc, err := c.RequireFloats(scalesIn, "scales")
+		if err != nil {
+			return err
+		}
+		if len(sc) != len(axes) {
+			return fmt.Errorf("%w: %d scales for %d axes", ErrInvalid, len(sc), len(axes))
+		}
+		for i, a := range axes {
+			scales[a] = sc[i]
+			shape[a] = volume.AffConst(int64(math.Floor(sc[i] * float64(in[a]))))
+		}
+	default:
+		return fmt.Errorf("%w: Resize needs scales or sizes", ErrInvalid)
+	}
+	if c.Opset() < 11 && mode == "nearest" {
+		// onnxruntime's opset-10 rounding: truncate when upsampling, ceil when downsampling
+		// (the same on axes of scale 1, whose source coordinates are integers)
+		down, up := false, false
+		for _, s := range scales {
+			down, up = down || s < 1, up || s > 1
+		}
+		if down && up {
+			return fmt.Errorf("%w: opset-10 nearest Resize that upsamples some axes and downsamples others", ErrUnsupported)
+		}
+		if down {
+			nearest = "ceil"
+		}
+	}
+	attrs := ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape)), "scales": ir.FloatsAttr(scales...), "mode": ir.StringAttr(mode),
+		"coordinate_transformation_mode": ir.StringAttr(ctm), "nearest_mode": ir.StringAttr(nearest),
+		"cubic_coeff_a": ir.FloatAttr(float64(c.AttrFloat("cubic_coeff_a", -0.75))), "exclude_outside": ir.IntAttr(c.AttrInt("exclude_outside", 0)),
+		"extrapolation_value": ir.FloatAttr(float64(c.AttrFloat("extrapolation_value", 0))),
+		"antialias":           ir.IntAttr(c.AttrInt("antialias", 0))}
+	if ctm == "tf_crop_and_resize" {
+		roi, err := c.RequireFloats(roiIn, "roi")
+		if err != nil {
+			return err
+		}
+		if len(roi) != 2*len(axes) {
+			return fmt.Errorf("%w: %d roi values for %d axes", ErrInvalid, len(roi), len(axes))
+		}
+		full := make([]float64, 2*r)
+		for i := 0; i < r; i++ {
+			full[r+i] = 1
+		}
+		for i, a := range axes {
+			full[a], full[r+a] = roi[i], roi[len(axes)+i]
+		}
+		attrs["roi"] = ir.FloatsAttr(full...)
+	}
+	return emit1(c, "resize", []*ir.Value{x}, attrs)
+}

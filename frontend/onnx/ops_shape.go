@@ -1,0 +1,158 @@
+// This file imports the ops that compute on shapes: Shape and Size (constants, or symbolic
+// values when dims are symbolic), ConstantOfShape (a fill of a known shape) and Range (folded
+// at import: its length must be known at compile time).
+
+package onnx
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+func init() {
+	registerOp("Shape", 1, importShape)
+	registerOp("Size", 1, importSize)
+	registerOp("ConstantOfShape", 9, importConstantOfShape)
+	registerOp("Range", 11, importRange)
+}
+
+// inputShape returns the shape of input i (its type; the data need not be known).
+func inputShape(c *nodeCtx, i int) ([]volume.Aff, error) {
+	if !c.HasInput(i) {
+		return nil, fmt.Errorf("%w: missing input #%d", ErrInvalid, i)
+	}
+	if t, ok := c.ConstInput(i); ok {
+		out := make([]volume.Aff, len(t.Shape))
+		for k, d := range t.Shape {
+			out[k] = volume.AffConst(d)
+		}
+		return out, nil
+	}
+	if s, ok := c.im.syms[c.node.Input[i]]; ok {
+		out := make([]volume.Aff, len(s.shape))
+		for k, d := range s.shape {
+			out[k] = volume.AffConst(d)
+		}
+		return out, nil
+	}
+	v, err := c.Input(i)
+	if err != nil {
+		return nil, err
+	}
+	return v.Type.Shape, nil
+}
+
+func importShape(c *nodeCtx) error {
+	shape, err := inputShape(c, 0)
+	if err != nil {
+		return err
+	}
+	r := int64(len(shape))
+	start, end := int64(0), r
+	if c.Opset() >= 15 {
+		start, end = c.AttrInt("start", 0), c.AttrInt("end", r)
+		if start < 0 {
+			start += r
+		}
+		if end < 0 {
+			end += r
+		}
+		start, end = min(max(start, 0), r), min(max(end, 0), r)
+	}
+	vals := []volume.Aff{}
+	if start < end {
+		vals = shape[start:end]
+	}
+	c.SetSym(0, ir.I64, []int64{int64(len(vals))}, vals)
+	return nil
+}
+
+func importSize(c *nodeCtx) error {
+	shape, err := inputShape(c, 0)
+	if err != nil {
+		return err
+	}
+	n, err := extentProduct(shape)
+	if err != nil {
+		return err
+	}
+	c.SetSym(0, ir.I64, []int64{}, []volume.Aff{n})
+	return nil
+}
+
+func importConstantOfShape(c *nodeCtx) error {
+	shape, err := c.RequireSymInts(0, "shape")
+	if err != nil {
+		return err
+	}
+	elem, value := ir.F32, 0.0
+	if t, ok, err := c.AttrTensor("value"); err != nil {
+		return err
+	} else if ok {
+		if t.Len() != 1 {
+			return fmt.Errorf("%w: value must have one element, got %d", ErrInvalid, t.Len())
+		}
+		elem, value = t.Elem, t.Float(0)
+	}
+	for i, d := range shape {
+		if k, ok := d.IsConst(); ok && k < 0 {
+			return fmt.Errorf("%w: negative extent %d at dimension %d", ErrInvalid, k, i)
+		}
+	}
+	op, err := ir.NewFill(c.Params(), ir.TensorType{Elem: elem, Shape: shape}, value, c.node.GetName())
+	if err != nil {
+		return err
+	}
+	c.im.g.Append(op, c.Output(0))
+	c.SetOutput(0, op.Result)
+	return nil
+}
+
+func importRange(c *nodeCtx) error {
+	var args [3]*ir.Tensor
+	for i, role := range []string{"start", "limit", "delta"} {
+		t, err := c.RequireConst(i, role)
+		if err != nil {
+			return err
+		}
+		if t.Len() != 1 {
+			return fmt.Errorf("%w: %s must be a scalar, got %d elements", ErrInvalid, role, t.Len())
+		}
+		args[i] = t
+	}
+	elem := args[0].Elem
+	var out *ir.Tensor
+	if elem.IsFloat() {
+		start, limit, delta := args[0].F[0], args[1].F[0], args[2].F[0]
+		if delta == 0 {
+			return fmt.Errorf("%w: delta is 0", ErrInvalid)
+		}
+		n := int64(max(math.Ceil((limit-start)/delta), 0))
+		out = ir.NewTensor(elem, []int64{n})
+		for i := range out.F {
+			out.F[i] = ir.RoundFloat(elem, start+float64(i)*delta)
+		}
+	} else {
+		start, limit, delta := args[0].I[0], args[1].I[0], args[2].I[0]
+		if delta == 0 {
+			return fmt.Errorf("%w: delta is 0", ErrInvalid)
+		}
+		n := max((limit-start+delta-sign(delta))/delta, 0)
+		out = ir.NewTensor(elem, []int64{n})
+		for i := range out.I {
+			out.I[i] = elem.WrapInt(start + int64(i)*delta)
+		}
+	}
+	c.SetConst(0, out)
+	return nil
+}
+
+func sign(v int64) int64 {
+	if v < 0 {
+		return -1
+	}
+	return 1
+}

@@ -1,0 +1,399 @@
+// This file holds symbolic shape values: small integer tensors whose elements are quasi-affine
+// expressions of the symbolic dims (the result of Shape on a tensor of shape [N, 3], and what
+// Gather, Slice, Concat, Unsqueeze, Squeeze, Cast and integer arithmetic make of it). They let
+// shape subgraphs fold at import even when a batch dim stays symbolic, so that Reshape, Expand,
+// ConstantOfShape, Tile … see their target shapes. A symbolic value that an op needs as data
+// is materialised as a values op.
+
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// symTensor is an integer tensor of static shape whose elements are quasi-affine expressions.
+type symTensor struct {
+	elem  ir.DType
+	shape []int64
+	vals  []volume.Aff
+}
+
+// newSym returns a symbolic tensor, or nil with the constant tensor when every element is
+// a constant.
+func newSym(elem ir.DType, shape []int64, vals []volume.Aff) (*symTensor, *ir.Tensor) {
+	t := ir.NewTensor(elem, shape)
+	for i, v := range vals {
+		c, ok := v.IsConst()
+		if !ok {
+			return &symTensor{elem: elem, shape: append([]int64(nil), shape...), vals: vals}, nil
+		}
+		t.I[i] = elem.WrapInt(c)
+	}
+	return nil, t
+}
+
+// known returns input i as quasi-affine elements (constant integers or symbolic), with its
+// element type and shape.
+func (c *nodeCtx) known(i int) (*symTensor, bool) {
+	if !c.HasInput(i) {
+		return nil, false
+	}
+	name := c.node.Input[i]
+	if s, ok := c.im.syms[name]; ok {
+		return s, true
+	}
+	t, ok := c.im.consts[name]
+	if !ok || t.Elem.IsFloat() {
+		return nil, false
+	}
+	vals := make([]volume.Aff, len(t.I))
+	for k, v := range t.I {
+		vals[k] = volume.AffConst(v)
+	}
+	return &symTensor{elem: t.Elem, shape: t.Shape, vals: vals}, true
+}
+
+// SymInts returns input i as a list of quasi-affine integers when it is known at import
+// (constant, or computed from symbolic dims).
+func (c *nodeCtx) SymInts(i int) ([]volume.Aff, bool) {
+	s, ok := c.known(i)
+	if !ok {
+		return nil, false
+	}
+	return s.vals, true
+}
+
+// SetSym binds output i to a symbolic tensor (or to a constant when it has no symbol).
+func (c *nodeCtx) SetSym(i int, elem ir.DType, shape []int64, vals []volume.Aff) {
+	s, t := newSym(elem, shape, vals)
+	if t != nil {
+		c.SetConst(i, t)
+		return
+	}
+	if i < len(c.node.Output) && c.node.Output[i] != "" {
+		if c.im.syms == nil {
+			c.im.syms = map[string]*symTensor{}
+		}
+		c.im.syms[c.node.Output[i]] = s
+		delete(c.im.vals, c.node.Output[i])
+	}
+}
+
+// materializeSym emits a values op for a symbolic tensor that an op reads as data.
+func (im *importer) materializeSym(name string, s *symTensor) (*ir.Value, error) {
+	texts := make([]string, len(s.vals))
+	for i, v := range s.vals {
+		texts[i] = v.String()
+	}
+	t := ir.StaticType(s.elem, s.shape...)
+	op, err := im.g.NewOp("values", name, nil, ir.Attrs{"type": ir.StringAttr(t.String()), "values": ir.StringsAttr(texts...)})
+	if err != nil {
+		return nil, fmt.Errorf("materialising the symbolic value %q: %w", name, err)
+	}
+	im.g.RenameValue(op.Result, name)
+	im.vals[name] = op.Result
+	return op.Result, nil
+}
+
+// symbolicOps evaluate a node on symbolic inputs. They return ok=false when the node does
+// not fit (the importer then imports it as ops on materialised values).
+var symbolicOps = map[string]func(c *nodeCtx, in []*symTensor) bool{
+	"Identity":  symUnary(func(a volume.Aff) (volume.Aff, bool) { return a, true }),
+	"Neg":       symUnary(func(a volume.Aff) (volume.Aff, bool) { return a.Neg(), true }),
+	"Cast":      symCast,
+	"Add":       symBinary(func(a, b volume.Aff) (volume.Aff, bool) { return a.Add(b), true }),
+	"Sub":       symBinary(func(a, b volume.Aff) (volume.Aff, bool) { return a.Sub(b), true }),
+	"Mul":       symBinary(symMul),
+	"Div":       symBinary(symDiv),
+	"Gather":    symGather,
+	"Concat":    symConcat,
+	"Slice":     symSlice,
+	"Squeeze":   symReshapeLike,
+	"Unsqueeze": symReshapeLike,
+	"Reshape":   symReshapeLike,
+	"Flatten":   symReshapeLike,
+}
+
+// trySymbolic evaluates n symbolically when some input is symbolic and all are known.
+func (im *importer) trySymbolic(c *nodeCtx) bool {
+	f, ok := symbolicOps[c.node.GetOpType()]
+	if !ok || len(im.syms) == 0 {
+		return false
+	}
+	anySym := false
+	var in []*symTensor
+	for i := range c.node.Input {
+		if !c.HasInput(i) {
+			in = append(in, nil)
+			continue
+		}
+		if _, ok := im.syms[c.node.Input[i]]; ok {
+			anySym = true
+		}
+		s, ok := c.known(i)
+		if !ok {
+			return false
+		}
+		in = append(in, s)
+	}
+	return anySym && f(c, in)
+}
+
+func symUnary(f func(volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in []*symTensor) bool {
+	return func(c *nodeCtx, in []*symTensor) bool {
+		out := make([]volume.Aff, len(in[0].vals))
+		for i, v := range in[0].vals {
+			r, ok := f(v)
+			if !ok {
+				return false
+			}
+			out[i] = r
+		}
+		c.SetSym(0, in[0].elem, in[0].shape, out)
+		return true
+	}
+}
+
+func symCast(c *nodeCtx, in []*symTensor) bool {
+	to, err := DType(int32(c.AttrInt("to", 0)))
+	if err != nil || to.IsFloat() || to == ir.Bool {
+		return false
+	}
+	c.SetSym(0, to, in[0].shape, in[0].vals)
+	return true
+}
+
+// symBinary applies f with numpy broadcasting of scalars and equal shapes.
+func symBinary(f func(a, b volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in []*symTensor) bool {
+	return func(c *nodeCtx, in []*symTensor) bool {
+		if len(in) != 2 || in[0] == nil || in[1] == nil {
+			return false
+		}
+		a, b := in[0], in[1]
+		n := max(len(a.vals), len(b.vals))
+		if len(a.vals) != n && len(a.vals) != 1 || len(b.vals) != n && len(b.vals) != 1 {
+			return false
+		}
+		shape := a.shape
+		if len(b.vals) > len(a.vals) || len(b.shape) > len(a.shape) {
+			shape = b.shape
+		}
+		out := make([]volume.Aff, n)
+		for i := range out {
+			x, y := a.vals[min(i, len(a.vals)-1)], b.vals[min(i, len(b.vals)-1)]
+			r, ok := f(x, y)
+			if !ok {
+				return false
+			}
+			out[i] = r
+		}
+		c.SetSym(0, a.elem, shape, out)
+		return true
+	}
+}
+
+func symMul(a, b volume.Aff) (volume.Aff, bool) {
+	if k, ok := b.IsConst(); ok {
+		return a.Mul(k), true
+	}
+	if k, ok := a.IsConst(); ok {
+		return b.Mul(k), true
+	}
+	return volume.Aff{}, false // a product of symbols is not quasi-affine
+}
+
+// symDiv is integer division, which truncates; it is a floor division for the non-negative
+// numerators shapes are made of.
+func symDiv(a, b volume.Aff) (volume.Aff, bool) {
+	k, ok := b.IsConst()
+	if !ok || k <= 0 {
+		return volume.Aff{}, false
+	}
+	return a.FloorDiv(k), true
+}
+
+func symGather(c *nodeCtx, in []*symTensor) bool {
+	data, idx := in[0], in[1]
+	if len(data.shape) != 1 || c.AttrInt("axis", 0) != 0 {
+		return false
+	}
+	n := int64(len(data.vals))
+	out := make([]volume.Aff, len(idx.vals))
+	for i, v := range idx.vals {
+		k, ok := v.IsConst()
+		if !ok {
+			return false
+		}
+		if k < 0 {
+			k += n
+		}
+		if k < 0 || k >= n {
+			return false
+		}
+		out[i] = data.vals[k]
+	}
+	c.SetSym(0, data.elem, idx.shape, out)
+	return true
+}
+
+func symConcat(c *nodeCtx, in []*symTensor) bool {
+	var out []volume.Aff
+	for _, s := range in {
+		if s == nil || len(s.shape) != 1 {
+			return false
+		}
+		out = append(out, s.vals...)
+	}
+	c.SetSym(0, in[0].elem, []int64{int64(len(out))}, out)
+	return true
+}
+
+func symSlice(c *nodeCtx, in []*symTensor) bool {
+	data := in[0]
+	if len(data.shape) != 1 {
+		return false
+	}
+	n := int64(len(data.vals))
+	var starts, ends, steps []int64
+	if c.Opset() < 10 {
+		starts, ends = c.AttrInts("starts", nil), c.AttrInts("ends", nil)
+	} else {
+		get := func(i int) []int64 {
+			if i >= len(in) || in[i] == nil {
+				return nil
+			}
+			var v []int64
+			for _, a := range in[i].vals {
+				k, ok := a.IsConst()
+				if !ok {
+					return nil
+				}
+				v = append(v, k)
+			}
+			return v
+		}
+		starts, ends, steps = get(1), get(2), get(4)
+		if axes := get(3); len(axes) > 0 && !(len(axes) == 1 && (axes[0] == 0 || axes[0] == -1)) {
+			return false
+		}
+	}
+	if len(starts) != 1 || len(ends) != 1 {
+		return false
+	}
+	step := int64(1)
+	if len(steps) == 1 {
+		step = steps[0]
+	}
+	if step == 0 {
+		return false
+	}
+	s, e := starts[0], ends[0]
+	if s < 0 {
+		s += n
+	}
+	if e < 0 {
+		e += n
+	}
+	var out []volume.Aff
+	if step > 0 {
+		s, e = min(max(s, 0), n), min(max(e, 0), n)
+		for k := s; k < e; k += step {
+			out = append(out, data.vals[k])
+		}
+	} else {
+		s, e = min(max(s, 0), n-1), min(max(e, -1), n-1)
+		for k := s; k > e; k += step {
+			out = append(out, data.vals[k])
+		}
+	}
+	c.SetSym(0, data.elem, []int64{int64(len(out))}, out)
+	return true
+}
+
+// symReshapeLike handles Squeeze, Unsqueeze, Reshape and Flatten of small integer tensors: the
+// elements keep their order, only the (static) shape changes, which the regular importer
+// computes; here it is enough to know the element count is kept and scalars become vectors.
+func symReshapeLike(c *nodeCtx, in []*symTensor) bool {
+	data := in[0]
+	n := int64(len(data.vals))
+	var shape []int64
+	switch c.node.GetOpType() {
+	case "Unsqueeze":
+		if len(data.shape) > 1 {
+			return false
+		}
+		shape = []int64{n} // [] -> [1] and [k] -> [1, k] are both handled as vectors below
+		axes := c.AttrInts("axes", nil)
+		if c.Opset() >= 13 && len(in) > 1 && in[1] != nil {
+			axes = nil
+			for _, a := range in[1].vals {
+				k, ok := a.IsConst()
+				if !ok {
+					return false
+				}
+				axes = append(axes, k)
+			}
+		}
+		if len(data.shape) == 0 && len(axes) == 1 {
+			shape = []int64{1}
+		} else if len(data.shape) == 1 && len(axes) == 1 && (axes[0] == 0 || axes[0] == -2) {
+			shape = []int64{1, n}
+		} else if len(data.shape) == 1 && len(axes) == 1 && (axes[0] == 1 || axes[0] == -1) {
+			shape = []int64{n, 1}
+		} else {
+			return false
+		}
+	case "Squeeze":
+		if n != 1 {
+			return false
+		}
+		shape = []int64{}
+	case "Flatten":
+		axis := c.AttrInt("axis", 1)
+		if axis < 0 {
+			axis += int64(len(data.shape))
+		}
+		if axis < 0 || axis > int64(len(data.shape)) {
+			return false
+		}
+		shape = []int64{ir.NumElements(data.shape[:axis]), ir.NumElements(data.shape[axis:])}
+	case "Reshape":
+		if len(in) < 2 || in[1] == nil {
+			return false
+		}
+		for _, a := range in[1].vals {
+			k, ok := a.IsConst()
+			if !ok {
+				return false
+			}
+			shape = append(shape, k)
+		}
+		known := int64(1)
+		neg := -1
+		for i, k := range shape {
+			switch {
+			case k == -1:
+				neg = i
+			case k == 0 && i < len(data.shape):
+				shape[i] = data.shape[i]
+				known *= shape[i]
+			default:
+				known *= k
+			}
+		}
+		if neg >= 0 {
+			if known == 0 || n%known != 0 {
+				return false
+			}
+			shape[neg] = n / known
+		}
+		if ir.NumElements(shape) != n {
+			return false
+		}
+	}
+	c.SetSym(0, data.elem, shape, data.vals)
+	return true
+}
