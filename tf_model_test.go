@@ -47,9 +47,6 @@ func TestTensorFlowClassifierFile(t *testing.T) {
 // and checks the optimised graph against the ONNX equivalent in the evaluator (identical
 // results: the same catalogue ops in the same order), and the compiled code against both.
 func TestTensorFlowClassifier(t *testing.T) {
-	if ir.LookupOp("conv") == nil {
-		t.Skip("needs the shape-family catalogue ops (branch onnx-shape)") // TODO(tf): remove once merged
-	}
 	ctx := context.Background()
 	res, err := graphc.Compile(ctx, classifierPath, graphc.WithVerifyEach(true))
 	if err != nil && strings.Contains(err.Error(), "is not supported yet") {

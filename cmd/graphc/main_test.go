@@ -166,12 +166,10 @@ func TestTensorFlowPaperExamples(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, `einsum(%inputA, %inputB) {equation = "ik,jk->ij"} : f32[64, 64]`)
 	require.Contains(t, stderr, "domain { [i, j, k] : i >= 0 and i <= j < 64 and 0 <= k < 32 }")
-	if ir.LookupOp("slice") != nil { // TODO(tf): unconditional once onnx-shape is merged
-		// the last row of the logits: one row of the product
-		_, stderr, code = runCLI(t, models, "last_row_logits.pbtxt", "--print-ir-after=die", "--emit=ir", "-o", os.DevNull)
-		require.Equal(t, 0, code, stderr)
-		require.Contains(t, stderr, "domain { [i, j, k] : i = 15 and 0 <= j < 32 and 0 <= k < 8 }")
-	}
+	// the last row of the logits: one row of the product
+	_, stderr, code = runCLI(t, models, "last_row_logits.pbtxt", "--print-ir-after=die", "--emit=ir", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "domain { [i, j, k] : i = 15 and 0 <= j < 32 and 0 <= k < 8 }")
 	_, stderr, code = runCLI(t, models, "matmul_bandpart.pbtxt", "--outputs=nosuch", "-o", os.DevNull)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `no node named "nosuch"`)

@@ -79,7 +79,6 @@ func perLayout(nhwc bool, h, w int64) []int64 {
 }
 
 func TestConv2DSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	type convCase struct {
 		nhwc           bool
 		h, w, c        int64
@@ -143,7 +142,6 @@ func TestConv2DSameAsONNX(t *testing.T) {
 
 // TestConv2DFilterInput: a filter that is a graph input is transposed at run time.
 func TestConv2DFilterInput(t *testing.T) {
-	needShapeOps(t)
 	tg := tfgen.New()
 	tg.Placeholder("x", ir.F32, 1, 5, 5, 3)
 	tg.Placeholder("f", ir.F32, 3, 3, 3, 2)
@@ -158,7 +156,6 @@ func TestConv2DFilterInput(t *testing.T) {
 
 // TestConv2DSymbolicBatch: SAME padding with stride 1 needs no static extent.
 func TestConv2DSymbolicBatch(t *testing.T) {
-	needShapeOps(t)
 	f := randConst(3, 3, 3, 2, 2)
 	tg := tfgen.New()
 	tg.Placeholder("x", ir.F32, -1, 4, 4, 2)
@@ -174,7 +171,6 @@ func TestConv2DSymbolicBatch(t *testing.T) {
 }
 
 func TestDepthwiseConvSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	for _, nhwc := range []bool{true, false} {
 		for _, padding := range []string{"VALID", "SAME"} {
 			f := randConst(8, 3, 3, 3, 2) // 3 channels, multiplier 2
@@ -198,7 +194,6 @@ func TestDepthwiseConvSameAsONNX(t *testing.T) {
 }
 
 func TestPoolSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	for _, op := range []string{"MaxPool", "MaxPoolV2", "AvgPool"} {
 		for _, nhwc := range []bool{true, false} {
 			for _, tc := range []struct {

@@ -17,7 +17,10 @@
 //
 // Inputs that give shapes, axes, paddings, strides or indices must be known at import. Any op
 // whose operands are all constants is evaluated at import (up to maxFoldElems elements), so
-// that weight rearrangements and shape computations on static shapes (Shape → StridedSlice →
-// Pack → Reshape) become constants. Anything unsupported is reported with the file, the node,
+// that weight rearrangements and shape computations on static shapes become constants. Over a
+// symbolic batch, Shape gives a value whose elements are quasi-affine in the symbolic dims, and
+// StridedSlice, Pack, ConcatV2, Prod, Cast, Add, Sub, Mul and FloorDiv keep it so
+// (symbolic.go), so that the shape subgraphs of exported models (Shape → StridedSlice → Pack →
+// Reshape) resolve at import while the batch stays symbolic. Anything unsupported is reported with the file, the node,
 // the op and the reason (NodeError, wrapping ErrUnsupported or ErrInvalid).
 package tf

@@ -150,10 +150,6 @@ func (e *emitter) reshape(v *ir.Value, shape []volume.Aff, final bool) *ir.Value
 	if e.err != nil {
 		return nil
 	}
-	if ir.LookupOp("reshape") == nil {
-		e.fail(fmt.Errorf("%w: this node needs the reshape op", ErrUnsupported))
-		return nil
-	}
 	return e.op("reshape", final, ir.Attrs{"shape": ir.StringAttr(extentsString(shape))}, v)
 }
 
@@ -168,9 +164,5 @@ func extentsString(shape []volume.Aff) string {
 
 // transpose permutes the dims of v.
 func (e *emitter) transpose(v *ir.Value, perm []int64, final bool) *ir.Value {
-	if ir.LookupOp("transpose") == nil {
-		e.fail(fmt.Errorf("%w: this layout needs the transpose op", ErrUnsupported))
-		return nil
-	}
 	return e.op("transpose", final, ir.Attrs{"perm": ir.IntsAttr(perm...)}, v)
 }

@@ -57,19 +57,20 @@ func TestOpErrors(t *testing.T) {
 		{op: "FusedBatchNorm", inputs: []string{"img", "m", "v2", "v2", "v2"}, attrs: []tfgen.Attr{tfgen.Bool("is_training", false)}, want: "input #1 must be 1-D, got f32[3, 3]"},
 		{op: "FusedBatchNorm", inputs: []string{"xi", "v2", "v2", "v2", "v2"}, attrs: []tfgen.Attr{tfgen.Bool("is_training", false)}, want: "x must be a float tensor, got i32[2, 3, 4]"},
 		// layout
-		{op: "Reshape", inputs: []string{"x", "i"}, want: "input #1 (shape) must be a constant known at import", unsup: true},
-		{op: "Reshape", inputs: []string{"x", "m1m1"}, want: "shape [-1 -1] has extent -1 (only one -1 may be inferred)"},
+		{op: "Reshape", inputs: []string{"x", "i"}, want: "input #1 (shape) must be known at import (a constant, or computed from shapes)", unsup: true},
+		{op: "Reshape", inputs: []string{"x", "m1m1"}, want: "shape [-1, -1] has extent -1 (only one -1 may be inferred)"},
 		{op: "Reshape", inputs: []string{"x", "c5"}, want: "shape [5] has 5 elements, the input [2, 3, 4] has 24"},
-		{op: "Reshape", inputs: []string{"x", "m1five"}, want: "shape [-1 5] does not divide the input [2, 3, 4]"},
-		{op: "Reshape", inputs: []string{"s", "c5"}, want: "shape [5] has no -1 for the symbolic extent s_d0 of [s_d0, 4]"},
-		{op: "Reshape", inputs: []string{"ss", "m1"}, want: "reshape of [ss_d0, ss_d1] with several symbolic extents (bind them with --dim)", unsup: true},
+		{op: "Reshape", inputs: []string{"x", "m1five"}, want: "shape [-1, 5] does not divide the input [2, 3, 4]"},
+		{op: "Reshape", inputs: []string{"s", "c5"}, want: "shape [5] has 5 elements, the input [s_d0, 4] has 4s_d0"},
+		{op: "Reshape", inputs: []string{"ss", "m1"}, want: "reshape of [ss_d0, ss_d1] to [-1] multiplies symbolic extents (bind them with --dim)", unsup: true},
 		{op: "Transpose", inputs: []string{"x", "c2"}, want: "perm [1 1] for an input of rank 3"},
 		{op: "Squeeze", inputs: []string{"x"}, attrs: []tfgen.Attr{tfgen.Ints("squeeze_dims", 1)}, want: "dim 1 of f32[2, 3, 4] is not 1"},
 		{op: "ExpandDims", inputs: []string{"x", "c5_s"}, want: "axis 5 out of range for inserting into rank 3"},
 		{op: "ConcatV2", inputs: []string{"x", "x", "i"}, want: "input #2 (axis) must be a constant known at import", unsup: true},
 		{op: "ConcatV2", inputs: []string{"x", "x", "c5_s"}, want: "axis 5 out of range for rank 3"},
 		{op: "ConcatV2", inputs: []string{"x"}, want: "expected values and an axis, got 1 inputs"},
-		{op: "Shape", inputs: []string{"s"}, want: "the shape of f32[s_d0, 4] is symbolic (bind its dims with --dim)", unsup: true},
+		{op: "Reshape", inputs: []string{"s", "sshape"}, want: "shape [u_d0, 4] does not match the input [s_d0, 4]"},
+		{op: "Reshape", inputs: []string{"x", "fshape"}, want: "input #1 (shape) must hold integers, got f32"},
 		{op: "Shape", inputs: []string{"x"}, attrs: []tfgen.Attr{tfgen.Type("out_type", ir.F32)}, want: "out_type f32 (want int32 or int64)"},
 		// slices
 		{op: "Slice", inputs: []string{"x", "c2", "c2"}, want: "begin [1 1] and size [1 1] for an input of rank 3"},
@@ -124,6 +125,9 @@ func TestOpErrors(t *testing.T) {
 			tg.Const("filt", randConst(1, 3, 3, 2, 4))
 			tg.Const("dfilt", randConst(1, 3, 3, 2, 1))
 			tg.Const("f2", randConst(1, 2))
+			tg.Const("fshape", randConst(1, 2))
+			tg.Placeholder("u", ir.F32, -1, 4)
+			tg.Node("Shape", "sshape", []string{"u"})
 			for name, v := range consts {
 				if name[len(name)-1] == 's' && name[len(name)-2] == '_' {
 					tg.Int32s(name, v, []int64{}...)

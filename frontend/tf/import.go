@@ -16,9 +16,11 @@ type importer struct {
 	cfg  *config
 	file string
 	g    *ir.Graph
-	// vals maps "node:port" to its value; consts holds data known at import.
+	// vals maps "node:port" to its value; consts holds data known at import, syms integer
+	// values known as expressions of the symbolic dims (symbolic.go).
 	vals   map[string]*ir.Value
 	consts map[string]*ir.Tensor
+	syms   map[string]*symTensor
 	nodes  map[string]*tfpb.NodeDef
 }
 
@@ -183,6 +185,9 @@ func (im *importer) value(k string) (*ir.Value, error) {
 		im.vals[k] = v
 		return v, nil
 	}
+	if s, ok := im.syms[k]; ok {
+		return im.materializeSym(k, s)
+	}
 	return nil, fmt.Errorf("%w: %s has no value (an unsupported output port?)", ErrInvalid, k)
 }
 
@@ -196,6 +201,9 @@ func (im *importer) importNode(n *tfpb.NodeDef) error {
 		if _, _, control := splitName(in); !control {
 			c.inputs = append(c.inputs, in)
 		}
+	}
+	if im.trySymbolic(c) {
+		return nil
 	}
 	if err := def(c); err != nil {
 		return &NodeError{im.file, n.Name, n.Op, err}

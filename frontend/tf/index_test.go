@@ -16,7 +16,6 @@ import (
 )
 
 func TestGatherSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	idx := ir.NewTensor(ir.I32, []int64{2, 3})
 	copy(idx.I, []int64{0, 3, 1, 1, 2, 0})
 	for _, tc := range []struct {
@@ -42,12 +41,10 @@ func TestGatherSameAsONNX(t *testing.T) {
 }
 
 func TestTileSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	checkSame(t, unaryWithInts("Tile", []int64{2, 1, 3}, nil, "Tile", []int64{2, 1, 3}, nil, 2, 3, 2))
 }
 
 func TestSplitSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	for _, tc := range []struct {
 		op    string
 		sizes []int64 // SplitV's size_splits
@@ -74,7 +71,6 @@ func TestSplitSameAsONNX(t *testing.T) {
 }
 
 func TestUnpackSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	tg := tfgen.New()
 	tg.Placeholder("x", ir.F32, 2, 3, 4)
 	tg.Node("Unpack", "y", []string{"x"}, tfgen.Int("axis", 1), tfgen.Int("num", 3))

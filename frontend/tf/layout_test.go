@@ -8,9 +8,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphc/graphc/frontend/tf"
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/internal/tfgen"
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
 )
 
 // unaryWithInts is a TF node op(x, const) and the ONNX node onnxOp(x, const) (nil onnxInts:
@@ -51,7 +53,6 @@ func unaryWithInts(tfOp string, tfInts []int64, tfAttrs []tfgen.Attr, onnxOp str
 }
 
 func TestReshapeSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	for _, tc := range []struct {
 		shape []int64
 		to    []int64
@@ -62,14 +63,12 @@ func TestReshapeSameAsONNX(t *testing.T) {
 }
 
 func TestTransposeSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	checkSame(t, unaryWithInts("Transpose", []int64{2, 0, 1}, nil, "Transpose", nil, []onnxgen.Attr{onnxgen.IntsAttr("perm", 2, 0, 1)}, 2, 3, 4))
 	// negative entries count from the end; a symbolic dim moves
 	checkSame(t, unaryWithInts("Transpose", []int64{-1, 0, 1}, nil, "Transpose", nil, []onnxgen.Attr{onnxgen.IntsAttr("perm", 2, 0, 1)}, -1, 3, 4))
 }
 
 func TestSqueezeSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	checkSame(t, unaryWithInts("Squeeze", nil, []tfgen.Attr{tfgen.Ints("squeeze_dims", 1)}, "Squeeze", []int64{1}, nil, 2, 1, 3, 1))
 	checkSame(t, unaryWithInts("Squeeze", nil, []tfgen.Attr{tfgen.Ints("squeeze_dims", -1, 1)}, "Squeeze", []int64{1, 3}, nil, 2, 1, 3, 1))
 	checkSame(t, unaryWithInts("Squeeze", nil, nil, "Squeeze", []int64{1, 3}, nil, 2, 1, 3, 1))
@@ -77,7 +76,6 @@ func TestSqueezeSameAsONNX(t *testing.T) {
 }
 
 func TestExpandDimsSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	for _, tc := range []struct{ tf, onnx int64 }{{0, 0}, {2, 2}, {-1, 3}, {-4, 0}} {
 		tg := unaryWithInts("ExpandDims", nil, nil, "Unsqueeze", []int64{tc.onnx}, nil, 2, 3, 4)
 		tg.tf.G.Node = tg.tf.G.Node[:1]
@@ -88,7 +86,6 @@ func TestExpandDimsSameAsONNX(t *testing.T) {
 }
 
 func TestConcatSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	for _, op := range []string{"ConcatV2", "Concat"} {
 		for _, axis := range []int64{2, -1} {
 			tg := tfgen.New()
@@ -113,7 +110,6 @@ func TestConcatSameAsONNX(t *testing.T) {
 }
 
 func TestPackSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	for _, axis := range []int64{0, 1, -1} {
 		tg := tfgen.New()
 		tg.Placeholder("a", ir.F32, 2, 3)
@@ -138,7 +134,6 @@ func TestPackSameAsONNX(t *testing.T) {
 // TestShapeFolds: Shape of a static tensor is a constant, so a Reshape computed from it (the
 // pattern of exported Keras graphs: Shape → StridedSlice → Pack → Reshape) reads a constant.
 func TestShapeFolds(t *testing.T) {
-	needShapeOps(t)
 	tg := tfgen.New()
 	tg.Placeholder("x", ir.F32, 2, 3, 4)
 	tg.Node("Shape", "s", []string{"x"})
@@ -158,4 +153,66 @@ func TestShapeFolds(t *testing.T) {
 	require.Len(t, g.Ops, 1, g.String())
 	require.Equal(t, "reshape", g.Ops[0].Kind)
 	require.Empty(t, g.Consts, "the folded shape constants are gone")
+}
+
+// kerasFlatten appends Keras' Flatten on x (batch unknown): Shape → StridedSlice [0] → Pack
+// with Prod(Shape[1:]) → Reshape.
+func kerasFlatten(tg *tfgen.Graph, x string) {
+	tg.Node("Shape", "shape", []string{x})
+	tg.Int32s("b0", []int64{0})
+	tg.Int32s("e0", []int64{1})
+	tg.Int32s("b1", []int64{1})
+	tg.Int32s("e1", []int64{0})
+	tg.Int32s("s1", []int64{1})
+	tg.Node("StridedSlice", "batch", []string{"shape", "b0", "e0", "s1"}, tfgen.Int("shrink_axis_mask", 1))
+	tg.Node("StridedSlice", "rest", []string{"shape", "b1", "e1", "s1"}, tfgen.Int("end_mask", 1))
+	tg.Int32s("axis0", []int64{0})
+	tg.Node("Prod", "features", []string{"rest", "axis0"})
+	tg.Node("Pack", "target", []string{"batch", "features"})
+	tg.Node("Reshape", "y", []string{x, "target"})
+}
+
+// TestShapeSymbolic: the shape subgraphs of exported models resolve at import over a symbolic
+// batch, and a symbolic shape read as data is materialised.
+func TestShapeSymbolic(t *testing.T) {
+	tg := tfgen.New()
+	tg.Placeholder("x", ir.F32, -1, 4, 4, 2)
+	kerasFlatten(tg, "x")
+	m := onnxgen.New("m", 18)
+	m.Input("x", ir.F32, "x_d0", 4, 4, 2)
+	m.Init("shape", i64(-1, 32))
+	m.Node("Reshape", "y", []string{"x", "shape"}, []string{"y"})
+	onnxOut(m, "y")
+	for _, n := range []int64{1, 3} {
+		g := checkSame(t, sameCase{tf: tg, onnx: m, params: map[string]int64{"x_d0": n}})
+		require.Len(t, g.Ops, 1, g.String())
+		require.Equal(t, "f32[x_d0, 32]", g.Outputs[0].Type.String())
+	}
+
+	// [batch, 2, -1] through ConcatV2; the shape and 2·batch (Mul) as outputs, materialised
+	tg = tfgen.New()
+	tg.Placeholder("x", ir.F32, -1, 4, 6)
+	tg.Node("Shape", "shape", []string{"x"}, tfgen.Type("out_type", ir.I64))
+	tg.Int64s("b0", []int64{0})
+	tg.Int64s("e0", []int64{1})
+	tg.Int64s("s1", []int64{1})
+	tg.Node("StridedSlice", "batch", []string{"shape", "b0", "e0", "s1"})
+	tg.Int64s("two", []int64{2})
+	tg.Node("Mul", "rows", []string{"batch", "two"})
+	tg.Int64s("m1", []int64{-1})
+	tg.Int32s("axis", []int64{0}, []int64{}...)
+	tg.Node("ConcatV2", "target", []string{"batch", "two", "m1", "axis"})
+	tg.Node("Reshape", "y", []string{"x", "target"})
+	g, err := tg.Import(tf.WithOutputs("y", "shape", "rows"))
+	require.NoError(t, err)
+	require.Equal(t, "f32[x_d0, 2, 12]", g.Outputs[0].Type.String())
+	require.Equal(t, "values", g.Outputs[1].Def.Kind)
+	require.Equal(t, "values", g.Outputs[2].Def.Kind)
+	x := randConst(4, 3, 4, 6)
+	out, err := eval.Run(g, map[string]*ir.Tensor{"x": x}, eval.WithParams(map[string]int64{"x_d0": 3}))
+	require.NoError(t, err)
+	require.Equal(t, []int64{3, 2, 12}, out[0].Shape)
+	require.Equal(t, x.F, out[0].F)
+	require.Equal(t, []int64{3, 4, 6}, out[1].I)
+	require.Equal(t, []int64{6}, out[2].I)
 }

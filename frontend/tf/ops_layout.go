@@ -21,17 +21,18 @@ func init() {
 	registerOp("Concat", importConcat(true))
 	registerOp("Pack", importPack)
 	registerOp("Shape", importShape)
-	noteOp("constant shape with at most one -1 (inferred, also over one symbolic extent)", "Reshape")
+	noteOp("shape known at import (constant, or computed from Shape over symbolic dims); at most one -1", "Reshape")
 	noteOp("constant perm", "Transpose")
 	noteOp("a reshape; squeeze_dims or every static unit dim", "Squeeze")
 	noteOp("a reshape; constant dim", "ExpandDims")
 	noteOp("constant axis", "ConcatV2", "Concat")
 	noteOp("a reshape of each input, then concat", "Pack")
-	noteOp("static shapes only: a constant", "Shape")
+	noteOp("a value known at import: constant, or quasi-affine in the symbolic dims (materialised as a values op when read as data)", "Shape")
 }
 
 // numElements returns the element count of shape as a constant times at most one non-constant
-// extent (sym is the zero Aff and ok=true when all are static; ok=false with two or more).
+// extent, whose constant factor (2N = 2·N) joins c (sym is the zero Aff and ok=true when all
+// are static; ok=false with two or more).
 func numElements(shape []volume.Aff) (c int64, sym volume.Aff, hasSym, ok bool) {
 	c = 1
 	for _, d := range shape {
@@ -42,7 +43,12 @@ func numElements(shape []volume.Aff) (c int64, sym volume.Aff, hasSym, ok bool) 
 		if hasSym {
 			return 0, sym, true, false
 		}
-		sym, hasSym = d, true
+		hasSym = true
+		sym = d
+		if d.Const == 0 && len(d.Floors) == 0 && len(d.Params) == 1 && len(d.Dims) == 0 && d.Params[0].Coef > 0 {
+			c *= d.Params[0].Coef
+			sym = volume.AffParam(d.Params[0].Name)
+		}
 	}
 	return c, sym, hasSym, true
 }
@@ -51,7 +57,7 @@ func importReshape(c *nodeCtx) error {
 	if c.NumInputs() != 2 {
 		return fmt.Errorf("%w: expected 2 inputs (tensor, shape), got %d", ErrInvalid, c.NumInputs())
 	}
-	want, err := c.RequireInts(1, "shape")
+	want, err := c.RequireSymInts(1, "shape")
 	if err != nil {
 		return err
 	}
@@ -68,43 +74,56 @@ func importReshape(c *nodeCtx) error {
 	return e.done()
 }
 
-// reshapeExtents resolves a Reshape shape (at most one -1) against the input extents.
-func reshapeExtents(in []volume.Aff, want []int64) ([]volume.Aff, error) {
-	known, infer := int64(1), -1
+// reshapeExtents resolves a Reshape shape (at most one -1; extents may be symbolic, as computed
+// from Shape) against the input extents. Element counts are compared as a constant times at
+// most one symbolic extent.
+func reshapeExtents(in []volume.Aff, want []volume.Aff) ([]volume.Aff, error) {
+	out := append([]volume.Aff(nil), want...)
+	infer := -1
 	for i, d := range want {
-		switch {
-		case d == -1 && infer < 0:
+		if c, ok := d.IsConst(); ok && c < 0 {
+			if c != -1 || infer >= 0 {
+				return nil, fmt.Errorf("%w: shape %s has extent %d (only one -1 may be inferred)", ErrInvalid, extentsString(want), c)
+			}
 			infer = i
-		case d < 0:
-			return nil, fmt.Errorf("%w: shape %v has extent %d (only one -1 may be inferred)", ErrInvalid, want, d)
-		default:
-			known *= d
 		}
 	}
-	out := make([]volume.Aff, len(want))
+	var rest []volume.Aff // the extents other than the inferred one
 	for i, d := range want {
-		out[i] = volume.AffConst(d)
+		if i != infer {
+			rest = append(rest, d)
+		}
 	}
 	total, sym, hasSym, ok := numElements(in)
-	if !ok {
-		return nil, fmt.Errorf("%w: reshape of %s with several symbolic extents (bind them with --dim)", ErrUnsupported, extentsString(in))
+	known, wsym, wHasSym, wok := numElements(rest)
+	if !ok || !wok {
+		return nil, fmt.Errorf("%w: reshape of %s to %s multiplies symbolic extents (bind them with --dim)", ErrUnsupported, extentsString(in), extentsString(want))
+	}
+	if wHasSym && (!hasSym || !wsym.Equal(sym)) {
+		return nil, fmt.Errorf("%w: shape %s does not match the input %s", ErrInvalid, extentsString(want), extentsString(in))
 	}
 	switch {
-	case infer < 0 && hasSym:
-		return nil, fmt.Errorf("%w: shape %v has no -1 for the symbolic extent %s of %s", ErrInvalid, want, sym.String(), extentsString(in))
-	case infer < 0 && total != known:
-		return nil, fmt.Errorf("%w: shape %v has %d elements, the input %s has %d", ErrInvalid, want, known, extentsString(in), total)
+	case infer < 0 && (hasSym != wHasSym || total != known):
+		return nil, fmt.Errorf("%w: shape %s has %s elements, the input %s has %s", ErrInvalid, extentsString(want), countString(known, wsym, wHasSym), extentsString(in), countString(total, sym, hasSym))
 	case infer < 0:
 	case known == 0:
-		return nil, fmt.Errorf("%w: shape %v infers -1 next to a zero extent", ErrInvalid, want)
+		return nil, fmt.Errorf("%w: shape %s infers -1 next to a zero extent", ErrInvalid, extentsString(want))
 	case total%known != 0:
-		return nil, fmt.Errorf("%w: shape %v does not divide the input %s", ErrInvalid, want, extentsString(in))
-	case hasSym:
+		return nil, fmt.Errorf("%w: shape %s does not divide the input %s", ErrInvalid, extentsString(want), extentsString(in))
+	case hasSym && !wHasSym:
 		out[infer] = sym.Mul(total / known)
 	default:
 		out[infer] = volume.AffConst(total / known)
 	}
 	return out, nil
+}
+
+// countString prints c times sym.
+func countString(c int64, sym volume.Aff, hasSym bool) string {
+	if !hasSym {
+		return fmt.Sprint(c)
+	}
+	return sym.Mul(c).String()
 }
 
 func importTranspose(c *nodeCtx) error {
@@ -266,8 +285,8 @@ func importPack(c *nodeCtx) error {
 	return e.done()
 }
 
-// importShape returns the static shape of its input as a constant of out_type (int32 by
-// default).
+// importShape returns the shape of its input as a value known at import (symbolic extents
+// included), of out_type (int32 by default).
 func importShape(c *nodeCtx) error {
 	e := c.emitter()
 	x := unary(c, e)
@@ -283,12 +302,6 @@ func importShape(c *nodeCtx) error {
 	if to != ir.I32 && to != ir.I64 {
 		return fmt.Errorf("%w: out_type %s (want int32 or int64)", ErrInvalid, to)
 	}
-	shape, ok := x.Type.StaticShape()
-	if !ok {
-		return fmt.Errorf("%w: the shape of %s is symbolic (bind its dims with --dim)", ErrUnsupported, x.Type)
-	}
-	t := ir.NewTensor(to, []int64{int64(len(shape))})
-	copy(t.I, shape)
-	c.SetConst(0, t)
+	c.SetSym(0, to, []int64{int64(x.Type.Rank())}, x.Type.Shape)
 	return nil
 }

@@ -37,10 +37,6 @@ func (e *emitter) slice(x *ir.Value, s []axisSlice, final bool) *ir.Value {
 	if x == nil || e.err != nil {
 		return nil
 	}
-	if ir.LookupOp("slice") == nil {
-		e.fail(fmt.Errorf("%w: this node needs the slice op", ErrUnsupported))
-		return nil
-	}
 	if len(s) == 0 {
 		return e.op("identity", final, nil, x)
 	}
@@ -221,11 +217,9 @@ func resolveAxis(n volume.Aff, a denseAxis) (s axisSlice, whole bool, err error)
 	if a.shrink {
 		b := a.begin
 		if static {
-			if b < 0 {
-				b += c
-			}
-			if b < 0 || b >= c {
-				return s, false, fmt.Errorf("%w: index %d out of range for extent %d", ErrInvalid, a.begin, c)
+			b, _, err := staticRange(c, a)
+			if err != nil {
+				return s, false, err
 			}
 			return axisSlice{start: b, end: b + 1, step: 1}, c == 1, nil
 		}
@@ -251,30 +245,9 @@ func resolveAxis(n volume.Aff, a denseAxis) (s axisSlice, whole bool, err error)
 		}
 		return axisSlice{start: b, end: e, step: st}, st == 1 && b == 0 && e == huge, nil
 	}
-	// static: TensorFlow's canonicalisation, clamped to [0, n] going forward and [-1, n - 1]
-	// going backward
-	canon := func(v int64, all bool, isEnd bool) int64 {
-		lo, hi := int64(0), c
-		if st < 0 {
-			lo, hi = -1, c-1
-		}
-		if all {
-			if (st > 0) == isEnd {
-				return hi
-			}
-			return lo
-		}
-		if v < 0 {
-			v += c
-		}
-		return min(max(v, lo), hi)
-	}
-	b, e := canon(a.begin, a.beginAll, false), canon(a.end, a.endAll, true)
-	var ext int64
-	if st > 0 {
-		ext = max(0, (e-b+st-1)/st)
-	} else {
-		ext = max(0, (b-e-st-1)/-st)
+	b, ext, err := staticRange(c, a)
+	if err != nil {
+		return s, false, err
 	}
 	switch {
 	case ext == 0:
@@ -287,4 +260,44 @@ func resolveAxis(n volume.Aff, a denseAxis) (s axisSlice, whole bool, err error)
 		return axisSlice{start: b, end: -huge, step: st}, false, nil
 	}
 	return axisSlice{start: b, end: last - 1, step: st}, false, nil
+}
+
+// staticRange resolves one axis of a strided slice over a static extent n as TensorFlow does:
+// the first index and the number of elements (1 for a shrunk axis, whose index must lie
+// inside). Bounds are clamped to [0, n] going forward and [-1, n - 1] going backward.
+func staticRange(n int64, a denseAxis) (first, ext int64, err error) {
+	st := a.stride
+	if a.shrink {
+		b := a.begin
+		if b < 0 {
+			b += n
+		}
+		if b < 0 || b >= n {
+			return 0, 0, fmt.Errorf("%w: index %d out of range for extent %d", ErrInvalid, a.begin, n)
+		}
+		return b, 1, nil
+	}
+	canon := func(v int64, all bool, isEnd bool) int64 {
+		lo, hi := int64(0), n
+		if st < 0 {
+			lo, hi = -1, n-1
+		}
+		if all {
+			if (st > 0) == isEnd {
+				return hi
+			}
+			return lo
+		}
+		if v < 0 {
+			v += n
+		}
+		return min(max(v, lo), hi)
+	}
+	b, e := canon(a.begin, a.beginAll, false), canon(a.end, a.endAll, true)
+	if st > 0 {
+		ext = max(0, (e-b+st-1)/st)
+	} else {
+		ext = max(0, (b-e-st-1)/-st)
+	}
+	return b, ext, nil
 }

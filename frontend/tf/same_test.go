@@ -140,12 +140,3 @@ func randConst(seed uint64, shape ...int64) *ir.Tensor {
 func onnxOut(m *onnxgen.Model, name string) {
 	m.G.Output = append(m.G.Output, &onnxpb.ValueInfoProto{Name: proto.String(name)})
 }
-
-// needShapeOps skips a test until the shape-family catalogue ops (onnx-shape) are merged.
-// TODO(tf): remove once main has them.
-func needShapeOps(t *testing.T) {
-	t.Helper()
-	if ir.LookupOp("reshape") == nil {
-		t.Skip("needs the shape-family catalogue ops (branch onnx-shape)")
-	}
-}

@@ -18,7 +18,6 @@ import (
 )
 
 func TestSliceSameAsONNX(t *testing.T) {
-	needShapeOps(t)
 	for _, tc := range []struct {
 		begin, size        []int64
 		starts, ends, axes []int64
@@ -218,7 +217,6 @@ func p64(v int64) *int64 { return &v }
 
 // TestStridedSliceDocExamples: the examples of tf.strided_slice's documentation.
 func TestStridedSliceDocExamples(t *testing.T) {
-	needShapeOps(t)
 	x := f32([]int64{3, 2, 3}, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6)
 	for _, tc := range []struct {
 		begin, end, strides []int64
@@ -276,7 +274,6 @@ func randIndex(r *rand.Rand, rank int, n int64) []pyIndex {
 // TestStridedSliceLikePython compares StridedSlice with numpy-style indexing on random index
 // expressions (integers, slices with any bounds and steps, an ellipsis, new axes).
 func TestStridedSliceLikePython(t *testing.T) {
-	needShapeOps(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	shape := []int64{4, 5, 3}
 	for trial := 0; trial < 400; trial++ {
@@ -304,7 +301,6 @@ func TestStridedSliceLikePython(t *testing.T) {
 // x[..., -1], x[:, ::-1], x[:, newaxis]) keeps the batch symbolic and agrees with Python's
 // indexing for several batch sizes.
 func TestStridedSliceSymbolic(t *testing.T) {
-	needShapeOps(t)
 	all := pyIndex{kind: 's'}
 	for _, items := range [][]pyIndex{
 		{all, {kind: 's', start: p64(1)}},

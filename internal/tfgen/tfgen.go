@@ -94,9 +94,9 @@ func (g *Graph) Const(name string, t *ir.Tensor) {
 	g.Node("Const", name, nil, Type("dtype", t.Elem), Tensor("value", t))
 }
 
-// Ints64 appends an i64 vector constant (an index input: axes, shapes, paddings, …) of the
+// Int64s appends an i64 vector constant (an index input: axes, shapes, paddings, …) of the
 // given shape (default: a vector of the values).
-func (g *Graph) Ints64(name string, v []int64, shape ...int64) {
+func (g *Graph) Int64s(name string, v []int64, shape ...int64) {
 	if shape == nil {
 		shape = []int64{int64(len(v))}
 	}
@@ -105,7 +105,7 @@ func (g *Graph) Ints64(name string, v []int64, shape ...int64) {
 	g.Const(name, t)
 }
 
-// Int32s appends an i32 constant like Ints64 (TensorFlow's usual index type).
+// Int32s appends an i32 constant like Int64s (TensorFlow's usual index type).
 func (g *Graph) Int32s(name string, v []int64, shape ...int64) {
 	if shape == nil {
 		shape = []int64{int64(len(v))}
