@@ -110,6 +110,24 @@ func seedGraphs() map[string]*tfgen.Graph {
 		g.Node("MaxPool", "m", []string{"d"}, tfgen.String("padding", "EXPLICIT"), tfgen.String("data_format", "NCHW"),
 			tfgen.Ints("explicit_paddings", 0, 0, 0, 0, 1, 0, 0, 1), tfgen.Ints("ksize", 1, 1, 2, 2), tfgen.Ints("strides", 1, 1, 1, 1))
 	})
+	add("symbolic_shape", func(g *tfgen.Graph) {
+		g.Placeholder("x", ir.F32, -1, 2, 3)
+		kerasFlatten(g, "x")
+	})
+	add("index", func(g *tfgen.Graph) {
+		g.Placeholder("x", ir.F32, 4, 6)
+		idx := ir.NewTensor(ir.I32, []int64{3})
+		copy(idx.I, []int64{2, 0, 3})
+		g.Const("idx", idx)
+		g.Int32s("axis", []int64{0}, []int64{}...)
+		g.Node("GatherV2", "g", []string{"x", "idx", "axis"})
+		g.Int32s("reps", []int64{1, 2})
+		g.Node("Tile", "t", []string{"g", "reps"})
+		g.Int32s("sizes", []int64{2, -1})
+		g.Int32s("one", []int64{1}, []int64{}...)
+		g.Node("SplitV", "s", []string{"t", "sizes", "one"}, tfgen.Int("num_split", 2))
+		g.Node("Unpack", "u", []string{"s:1"}, tfgen.Int("num", 3))
+	})
 	seeds["classifier"] = tfgen.Classifier()
 	return seeds
 }
