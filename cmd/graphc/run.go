@@ -262,6 +262,10 @@ func runOps(stdout io.Writer) int {
 	for _, op := range onnxOps() {
 		fmt.Fprintln(stdout, "  "+op)
 	}
+	fmt.Fprintln(stdout, "TensorFlow ops:")
+	for _, op := range tfOps() {
+		fmt.Fprintln(stdout, "  "+op)
+	}
 	return exitOK
 }
 
