@@ -171,6 +171,9 @@ func (b *basic) eliminateEx() []*basic {
 // pieces.
 const maxProjectionPieces = 512
 
+// maxCoalescedProjection is the largest split projection coalesceProjection coalesces.
+const maxCoalescedProjection = 48
+
 // splinterCounts returns how many splinters eliminating column c creates from its lower bounds
 // and from its upper bounds.
 func splinterCounts(rows [][]int64, c int) (lo, up int64) {
@@ -366,6 +369,9 @@ func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*bas
 func coalesceProjection(ps []*basic) []*basic {
 	if len(ps) <= 1 {
 		return ps
+	}
+	if len(ps) > maxCoalescedProjection {
+		return ps // coalescing costs pairs of exact tests: not for hundreds of splinters
 	}
 	var ne []*basic
 	for _, p := range ps {

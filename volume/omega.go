@@ -169,7 +169,8 @@ func coeffHash(r []int64) uint64 {
 // feasible decides whether eqs (= 0) and ineqs (>= 0) have an integer solution. All columns but
 // the constant are variables. The rows are not modified.
 func feasible(eqs, ineqs [][]int64) bool {
-	return feasibleOwned(cloneRowsFlat(eqs), cloneRowsFlat(ineqs), 0)
+	work := 0
+	return feasibleOwned(cloneRowsFlat(eqs), cloneRowsFlat(ineqs), &work)
 }
 
 // cloneRowsFlat copies rows into one backing array.
@@ -188,7 +189,7 @@ func cloneRowsFlat(rows [][]int64) [][]int64 {
 }
 
 // feasibleOwned is feasible on rows it may modify.
-func feasibleOwned(eqs, ineqs [][]int64, depth int) bool {
+func feasibleOwned(eqs, ineqs [][]int64, work *int) bool {
 	steps := 0
 	for len(eqs) > 0 {
 		steps++
@@ -250,18 +251,22 @@ func feasibleOwned(eqs, ineqs [][]int64, depth int) bool {
 		}
 		eqs = append(eqs, r)
 	}
-	return omegaIneqs(ineqs, depth)
+	return omegaIneqs(ineqs, work)
 }
 
 // omegaIneqs decides integer feasibility of a system of inequalities.
-func omegaIneqs(rows [][]int64, depth int) bool {
+func omegaIneqs(rows [][]int64, work *int) bool {
 	for {
+		*work += len(rows)
+		if *work > maxOmegaWork {
+			panic(tooComplex{fmt.Sprintf("an emptiness test exceeds %d row operations (dark shadows and splinters)", maxOmegaWork)})
+		}
 		kept, neweqs, ok := tidyIneqs(rows)
 		if !ok {
 			return false
 		}
 		if len(neweqs) > 0 {
-			return feasibleOwned(neweqs, kept, depth)
+			return feasibleOwned(neweqs, kept, work)
 		}
 		rows = kept
 		if len(rows) == 0 {
@@ -319,14 +324,14 @@ func omegaIneqs(rows [][]int64, depth int) bool {
 		}
 		// Inexact: a point of the dark shadow proves feasibility; an empty real shadow (decided
 		// rationally, which is cheap and never branches) disproves it; the splinters decide.
-		if omegaIneqs(fourierMotzkin(rows, c, 1), depth+1) {
+		if omegaIneqs(fourierMotzkin(rows, c, 1), work) {
 			return true
 		}
 		if !rationalFeasible(fourierMotzkin(rows, c, 0)) {
 			return false
 		}
 		for _, sp := range splinters(rows, c) {
-			if feasibleOwned([][]int64{sp}, cloneRows(rows), depth+1) {
+			if feasibleOwned([][]int64{sp}, cloneRows(rows), work) {
 				return true
 			}
 		}
@@ -410,6 +415,11 @@ const maxFMRows = 20000
 
 // tooComplex is the panic value behind ErrTooComplex; what says which bound was hit.
 type tooComplex struct{ what string }
+
+// maxOmegaWork bounds the rows one emptiness test may process, over all its eliminations, dark
+// shadows and splinters (a few hundred on tensor-sized problems); past it the test stops with
+// ErrTooComplex.
+const maxOmegaWork = 2_000_000
 
 // maxSplinters bounds the splinters of one inexact elimination (their number grows with the
 // coefficients); past it the operation stops with ErrTooComplex.
