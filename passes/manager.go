@@ -30,7 +30,8 @@ type Pass struct {
 var registry = []*Pass{
 	removeEmptyPass, // first: later passes never see work on empty tensors
 	diePass,
-	dcePass, // last: removes what DIE left without users
+	fusePass, // after die: fusion must not hide from DIE which elements each op reads
+	dcePass,  // last: removes what DIE and fuse left without users
 }
 
 // DefaultPipeline is the pipeline run when the user does not give one.
@@ -41,6 +42,8 @@ var order = []struct{ Before, After, Why string }{
 	{"remove-empty", "die", "die relies on empty ops being fills so that it never propagates through work that does not exist"},
 	{"die", "dce", "dce removes the ops whose required volume die found empty"},
 	{"remove-empty", "dce", "remove-empty turns empty ops into fills that no longer use their operands, which dce then removes"},
+	{"die", "fuse", "die restricts each op from its own element maps; a fused consumer's domain still covers what the producer computed for it"},
+	{"fuse", "dce", "fuse leaves views and inlined producers without users, which dce removes"},
 }
 
 // Lookup returns the pass named name, or nil.

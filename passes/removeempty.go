@@ -16,7 +16,10 @@ var removeEmptyPass = &Pass{
 form, an op iterating over a zero extent has an empty domain: its result is its init value
 everywhere. That covers reductions over empty axes (sum 0, prod 1, max -inf, min +inf: the
 op's init), matmuls with an empty contraction (zeros) and ops producing empty tensors. Such ops
-become fills, which read nothing, so their producers can be removed by dce.
+become fills, which read nothing, so their producers can be removed by dce. Variadic ops
+(concat, sum, ...) drop their empty operands when the catalogue rebuilds them with the same
+result type. An empty axes input is not an empty tensor: the importers resolve each op's
+noop_with_empty_axes semantics before this pass runs.
 Postconditions: no op other than fill has a statically empty domain.`,
 	Run: runRemoveEmpty,
 }

@@ -24,11 +24,20 @@ func sameBits(a, b float64) bool {
 // with random shapes (zero extents included) and random required regions are evaluated before
 // and after remove-empty,die,dce on random inputs; the required output elements agree exactly.
 func TestPipelinePreservesRequiredOutputs(t *testing.T) {
-	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+	checkPipeline(t, passes.DefaultPipeline, *semanticGraphs)
+}
+
+// TestFusePreservesRequiredOutputs runs the same check with fusion in the pipeline.
+func TestFusePreservesRequiredOutputs(t *testing.T) {
+	checkPipeline(t, "remove-empty,die,fuse,dce", *semanticGraphs)
+}
+
+func checkPipeline(t *testing.T, pipeline string, graphs int) {
+	ps, err := passes.ParsePipeline(pipeline)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for seed := 0; seed < *semanticGraphs; seed++ {
+	for seed := 0; seed < graphs; seed++ {
 		r := rand.New(rand.NewPCG(uint64(seed), 99))
 		g := randgraph.Graph(r)
 		text := g.String()

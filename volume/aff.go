@@ -242,27 +242,34 @@ func (a Aff) ParamNames() []string {
 // ok=false for an unbound parameter).
 func (a Aff) Eval(x []int64, param func(string) (int64, bool)) (int64, error) {
 	v := a.Const
+	ok := true
 	for i, c := range a.Dims {
 		if c != 0 {
 			if i >= len(x) {
 				return 0, fmt.Errorf("%w: expression uses dimension %d of a %d-dimensional point", ErrSpaceMismatch, i, len(x))
 			}
-			v += c * x[i]
+			if v, ok = addMulSafe(v, c, x[i]); !ok {
+				return 0, fmt.Errorf("%w: evaluating %s", ErrOverflow, a.String())
+			}
 		}
 	}
 	for _, p := range a.Params {
-		pv, ok := param(p.Name)
-		if !ok {
+		pv, found := param(p.Name)
+		if !found {
 			return 0, fmt.Errorf("%w: parameter %s is not bound", ErrSpaceMismatch, p.Name)
 		}
-		v += p.Coef * pv
+		if v, ok = addMulSafe(v, p.Coef, pv); !ok {
+			return 0, fmt.Errorf("%w: evaluating %s", ErrOverflow, a.String())
+		}
 	}
 	for _, f := range a.Floors {
 		n, err := f.Num.Eval(x, param)
 		if err != nil {
 			return 0, err
 		}
-		v += f.Coef * floorDiv(n, f.Den)
+		if v, ok = addMulSafe(v, f.Coef, floorDiv(n, f.Den)); !ok {
+			return 0, fmt.Errorf("%w: evaluating %s", ErrOverflow, a.String())
+		}
 	}
 	return v, nil
 }

@@ -123,6 +123,13 @@ func combine(a int64, x []int64, b int64, y []int64) []int64 {
 	return r
 }
 
+// combineInto writes a*x + b*y elementwise (checked) into r.
+func combineInto(r []int64, a int64, x []int64, b int64, y []int64) {
+	for i := range x {
+		r[i] = addc(mulc(a, x[i]), mulc(b, y[i]))
+	}
+}
+
 func isZeroFrom(row []int64, from int) bool {
 	for _, v := range row[from:] {
 		if v != 0 {

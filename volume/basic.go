@@ -54,19 +54,61 @@ func newBasic(nParam int, in, out tuple) *basic {
 
 func (b *basic) clone() *basic {
 	c := &basic{nParam: b.nParam, in: b.in.clone(), out: b.out.clone(), nEx: b.nEx}
+	// one backing array for all rows: cloning is on every hot path
+	total := 0
+	for _, d := range b.divs {
+		total += len(d.num)
+	}
+	for _, r := range b.eqs {
+		total += len(r)
+	}
+	for _, r := range b.ineqs {
+		total += len(r)
+	}
+	buf := make([]int64, total)
+	take := func(r []int64) []int64 {
+		n := buf[:len(r):len(r)]
+		buf = buf[len(r):]
+		copy(n, r)
+		return n
+	}
 	c.divs = make([]div, len(b.divs))
 	for i, d := range b.divs {
-		c.divs[i] = div{cloneRow(d.num), d.den}
+		c.divs[i] = div{take(d.num), d.den}
 	}
 	c.eqs = make([][]int64, len(b.eqs))
 	for i, r := range b.eqs {
-		c.eqs[i] = cloneRow(r)
+		c.eqs[i] = take(r)
 	}
 	c.ineqs = make([][]int64, len(b.ineqs))
 	for i, r := range b.ineqs {
-		c.ineqs[i] = cloneRow(r)
+		c.ineqs[i] = take(r)
 	}
 	return c
+}
+
+// rowsArena returns an allocator of rows backed by one array, sized for every row and div
+// numerator of b grown by delta columns.
+func (b *basic) rowsArena(delta int) func(n int) []int64 {
+	total := 0
+	for _, r := range b.eqs {
+		total += len(r) + delta
+	}
+	for _, r := range b.ineqs {
+		total += len(r) + delta
+	}
+	for _, d := range b.divs {
+		total += len(d.num) + delta
+	}
+	buf := make([]int64, max(total, 0))
+	return func(n int) []int64 {
+		if n > len(buf) {
+			return make([]int64, n)
+		}
+		r := buf[:n:n]
+		buf = buf[n:]
+		return r
+	}
 }
 
 func (b *basic) newRow() []int64 { return make([]int64, b.width()) }
@@ -76,8 +118,9 @@ func (b *basic) insertCols(pos, n int) {
 	if n == 0 {
 		return
 	}
+	alloc := b.rowsArena(n)
 	ins := func(r []int64) []int64 {
-		nr := make([]int64, len(r)+n)
+		nr := alloc(len(r) + n)
 		copy(nr, r[:pos])
 		copy(nr[pos+n:], r[pos:])
 		return nr
@@ -96,8 +139,9 @@ func (b *basic) insertCols(pos, n int) {
 // dropCol removes column pos from every row and div numerator. The caller guarantees that the
 // column no longer carries information (it is zero or the rows using it are gone).
 func (b *basic) dropCol(pos int) {
+	alloc := b.rowsArena(-1)
 	del := func(r []int64) []int64 {
-		nr := make([]int64, len(r)-1)
+		nr := alloc(len(r) - 1)
 		copy(nr, r[:pos])
 		copy(nr[pos:], r[pos+1:])
 		return nr
@@ -200,7 +244,6 @@ func (b *basic) intersect(c *basic) *basic {
 		newCol[c.divStart()+k] = r.divStart() + nd + k
 	}
 	cc := c.clone()
-	// r's new div columns are not counted by width() until its divs are appended
 	cc.remapRows(newCol, r.width()+len(c.divs))
 	for _, d := range cc.divs {
 		r.divs = append(r.divs, div{d.num, d.den})

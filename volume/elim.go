@@ -4,6 +4,8 @@
 
 package volume
 
+import "fmt"
+
 // tidy normalises the constraints of b (gcd, integer tightening, duplicates, opposite pairs that
 // form equalities). It returns false when b is found to be empty along the way.
 func (b *basic) tidy() bool {
@@ -107,6 +109,11 @@ func (b *basic) eliminateEx() []*basic {
 			}
 			exact := unitL || unitU
 			cost := nl*nu - nl - nu
+			if !exact {
+				// an inexact elimination costs its splinters, each a recursive projection
+				lo, up := splinterCounts(b.ineqs, c)
+				cost = min(lo, up) << 20
+			}
 			if best < 0 || (exact && !bestExact) || (exact == bestExact && cost < bestCost) {
 				best, bestCost, bestExact = c, cost, exact
 			}
@@ -123,19 +130,83 @@ func (b *basic) eliminateEx() []*basic {
 			b.nEx--
 		default:
 			// Pugh's exact projection: dark shadow ∪ splinters.
+			// Splinters come from the lower bounds of x, or from its upper bounds (those of -x),
+			// whichever gives fewer; empty splinters are skipped.
 			dark := b.clone()
 			dark.ineqs = fourierMotzkin(b.ineqs, c, 1)
 			dark.dropCol(c)
 			dark.nEx--
 			out := dark.eliminateEx()
-			for _, sp := range splinters(b.ineqs, c) {
+			lo, up := splinterCounts(b.ineqs, c)
+			var sps [][]int64
+			if lo <= up {
+				sps = splinters(b.ineqs, c)
+			} else {
+				neg := cloneRows(b.ineqs)
+				for _, r := range neg {
+					r[c] = negc(r[c])
+				}
+				sps = splinters(neg, c)
+				for _, r := range sps {
+					r[c] = negc(r[c])
+				}
+			}
+			for _, sp := range sps {
 				s := b.clone()
 				s.eqs = append(s.eqs, cloneRow(sp))
-				out = append(out, s.eliminateEx()...)
+				if s.tidy() && !s.isEmpty() {
+					out = append(out, s.eliminateEx()...)
+				}
+				if len(out) > maxProjectionPieces {
+					panic(tooComplex{fmt.Sprintf("a projection splits into more than %d pieces", maxProjectionPieces)})
+				}
 			}
 			return out
 		}
 	}
+}
+
+// maxProjectionPieces bounds the pieces (dark shadow and splinters, recursively) of one exact
+// projection; past it the operation stops with ErrTooComplex rather than coalesce thousands of
+// pieces.
+const maxProjectionPieces = 512
+
+// maxCoalescedProjection is the largest split projection coalesceProjection coalesces.
+const maxCoalescedProjection = 48
+
+// splinterCounts returns how many splinters eliminating column c creates from its lower bounds
+// and from its upper bounds.
+func splinterCounts(rows [][]int64, c int) (lo, up int64) {
+	var amaxU, amaxL int64
+	for _, r := range rows {
+		amaxU = max(amaxU, -r[c])
+		amaxL = max(amaxL, r[c])
+	}
+	// floor((amax*a - a - amax)/amax) + 1 <= a: bounded by the coefficient, never overflowing
+	for _, r := range rows {
+		if a := r[c]; a > 0 && amaxU > 0 {
+			lo = addSat(lo, max(0, a-a/amaxU-1+boolInt(a%amaxU == 0)))
+		} else if a < 0 && amaxL > 0 {
+			a = -a
+			up = addSat(up, max(0, a-a/amaxL-1+boolInt(a%amaxL == 0)))
+		}
+	}
+	return lo, up
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// addSat adds non-negative counts, saturating at the int64 maximum.
+func addSat(a, b int64) int64 {
+	if a > 1<<63-1-b {
+		return 1<<63 - 1
+	}
+	return a + b
 }
 
 func (b *basic) emptyMarked() bool { return b.plainIsEmpty() }
@@ -290,5 +361,23 @@ func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*bas
 	// remap rows (the kept divs' numerators never refer to dropped or tainted columns)
 	c.remapRows(newCol, next)
 	c.nParam, c.in, c.out, c.nEx = nParam, in.clone(), out.clone(), nEx
-	return c.eliminateEx()
+	return coalesceProjection(c.eliminateEx())
+}
+
+// coalesceProjection removes the empty pieces of an exact projection and, when the projection
+// split (dark shadow and splinters), coalesces them: splinters mostly overlap the dark shadow.
+func coalesceProjection(ps []*basic) []*basic {
+	if len(ps) <= 1 {
+		return ps
+	}
+	if len(ps) > maxCoalescedProjection {
+		return ps // coalescing costs pairs of exact tests: not for hundreds of splinters
+	}
+	var ne []*basic
+	for _, p := range ps {
+		if p.tidy() && !p.isEmpty() {
+			ne = append(ne, p)
+		}
+	}
+	return coalescePieces(ne)
 }

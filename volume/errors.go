@@ -16,6 +16,10 @@ var (
 	ErrOverflow = errors.New("volume: coefficient overflow")
 	// ErrUnbounded is returned by operations that need a bounded set (Card, Points, Lexmin).
 	ErrUnbounded = errors.New("volume: set is unbounded")
+	// ErrTooComplex is returned (through Try) when exact elimination would create more
+	// constraints than the package allows (maxFMRows): dense systems with many variables and
+	// large coefficients. The operation stops rather than exhaust memory; it never answers wrongly.
+	ErrTooComplex = errors.New("volume: problem too complex for exact elimination")
 	// ErrInternal reports a bug in the package.
 	ErrInternal = errors.New("volume: internal error")
 )
@@ -29,10 +33,12 @@ func Try(f func()) (err error) {
 			switch v := r.(type) {
 			case overflow:
 				err = ErrOverflow
+			case tooComplex:
+				err = fmt.Errorf("%w: %s", ErrTooComplex, v.what)
 			case internalError:
 				err = fmt.Errorf("%w: %s", ErrInternal, v.msg)
 			case error:
-				if errors.Is(v, ErrSpaceMismatch) || errors.Is(v, ErrUnbounded) {
+				if errors.Is(v, ErrSpaceMismatch) || errors.Is(v, ErrUnbounded) || errors.Is(v, ErrTooComplex) || errors.Is(v, ErrOverflow) {
 					err = v
 					return
 				}

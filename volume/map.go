@@ -2,6 +2,11 @@
 
 package volume
 
+import (
+	"fmt"
+	"slices"
+)
+
 // Map is a finite union of basic maps: relations { A[x] -> B[y] : constraints } over named
 // parameters, possibly between several pairs of tuples (isl's union_map). Maps are immutable.
 type Map struct{ u union }
@@ -151,3 +156,25 @@ func (m Map) ApplyRange(n Map) Map {
 func (m Map) ApplyDomain(n Map) Map { return m.Reverse().ApplyRange(n).Reverse() }
 
 // Wrap-free helpers used by passes: the image of a set is Set.Apply.
+
+// Contains reports whether the pair x -> y, of the tuples inName and outName, lies in m for the
+// parameter values given by params (every parameter of m must be bound).
+func (m Map) Contains(inName string, x []int64, outName string, y []int64, params map[string]int64) bool {
+	vals := make([]int64, 0, 1+len(m.u.params)+len(x)+len(y))
+	vals = append(vals, 1)
+	for _, pn := range m.u.params {
+		v, ok := params[pn]
+		if !ok {
+			panic(fmt.Errorf("%w: parameter %s is not bound", ErrSpaceMismatch, pn))
+		}
+		vals = append(vals, v)
+	}
+	vals = append(append(vals, x...), y...)
+	for _, p := range m.u.pieces {
+		if p.in.name == inName && p.nIn() == len(x) && p.out.name == outName && p.nOut() == len(y) &&
+			p.containsVals(slices.Clone(vals)) {
+			return true
+		}
+	}
+	return false
+}

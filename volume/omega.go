@@ -3,6 +3,8 @@
 
 package volume
 
+import "fmt"
+
 // maxOmegaSteps bounds the equality reductions of one problem. Pugh's mod-hat reduction shrinks
 // coefficients geometrically, so real problems need a handful; the bound turns a bug into an error.
 const maxOmegaSteps = 10000
@@ -90,7 +92,10 @@ func sameCoeffs(a, b []int64, s int64) bool {
 // equality-forming opposite pairs. It returns the kept rows, the new equalities found and ok=false
 // when the system is infeasible.
 func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
-	kept = rows[:0:0]
+	kept = make([][]int64, 0, len(rows))
+	// hs[i] is a linear hash of kept[i]'s coefficients, so that -hs[i] hashes the opposite row
+	var hbuf [32]uint64
+	hs := hbuf[:0]
 	for _, r := range rows {
 		ok, drop := normIneq(r)
 		if !ok {
@@ -99,34 +104,45 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 		if drop {
 			continue
 		}
+		h := coeffHash(r)
 		dup := false
 		for j, k := range kept {
-			if k == nil {
-				continue
-			}
-			if sameCoeffs(r, k, 1) {
+			if hs[j] == h && sameCoeffs(r, k, 1) {
 				if r[0] < k[0] {
 					kept[j] = r
 				}
 				dup = true
 				break
 			}
-			if sameCoeffs(r, k, -1) {
-				s := addc(r[0], k[0])
-				if s < 0 {
-					return nil, nil, false
-				}
-				if s == 0 {
-					neweqs = append(neweqs, r)
-					kept[j] = nil
-					dup = true
-					break
-				}
-			}
 		}
 		if !dup {
 			kept = append(kept, r)
+			hs = append(hs, h)
 		}
+	}
+	// opposite pairs: contradictions and implicit equalities
+	n := len(kept)
+	for i := 0; i < n; i++ {
+		if kept[i] == nil {
+			continue
+		}
+		for j := i + 1; j < n; j++ {
+			if kept[j] == nil || hs[j] != -hs[i] || !sameCoeffs(kept[i], kept[j], -1) {
+				continue
+			}
+			s := addc(kept[i][0], kept[j][0])
+			if s < 0 {
+				return nil, nil, false
+			}
+			if s == 0 {
+				neweqs = append(neweqs, kept[i])
+				kept[i], kept[j] = nil, nil
+			}
+			break
+		}
+	}
+	if len(neweqs) == 0 {
+		return kept, nil, true
 	}
 	out := kept[:0]
 	for _, k := range kept {
@@ -137,22 +153,43 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 	return out, neweqs, true
 }
 
+// coeffHash is a linear hash of r[1:]: coeffHash(-r) = -coeffHash(r).
+func coeffHash(r []int64) uint64 {
+	var h uint64
+	for i := 1; i < len(r); i++ {
+		if r[i] != 0 {
+			k := uint64(i)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
+			k ^= k >> 29
+			h += uint64(r[i]) * (k | 1)
+		}
+	}
+	return h
+}
+
 // feasible decides whether eqs (= 0) and ineqs (>= 0) have an integer solution. All columns but
 // the constant are variables. The rows are not modified.
 func feasible(eqs, ineqs [][]int64) bool {
-	e := make([][]int64, len(eqs))
-	for i, r := range eqs {
-		e[i] = cloneRow(r)
+	work := 0
+	return feasibleOwned(cloneRowsFlat(eqs), cloneRowsFlat(ineqs), &work)
+}
+
+// cloneRowsFlat copies rows into one backing array.
+func cloneRowsFlat(rows [][]int64) [][]int64 {
+	if len(rows) == 0 {
+		return nil
 	}
-	in := make([][]int64, len(ineqs))
-	for i, r := range ineqs {
-		in[i] = cloneRow(r)
+	w := len(rows[0])
+	buf := make([]int64, w*len(rows))
+	out := make([][]int64, len(rows))
+	for i, r := range rows {
+		out[i] = buf[i*w : (i+1)*w : (i+1)*w]
+		copy(out[i], r)
 	}
-	return feasibleOwned(e, in, 0)
+	return out
 }
 
 // feasibleOwned is feasible on rows it may modify.
-func feasibleOwned(eqs, ineqs [][]int64, depth int) bool {
+func feasibleOwned(eqs, ineqs [][]int64, work *int) bool {
 	steps := 0
 	for len(eqs) > 0 {
 		steps++
@@ -214,24 +251,33 @@ func feasibleOwned(eqs, ineqs [][]int64, depth int) bool {
 		}
 		eqs = append(eqs, r)
 	}
-	return omegaIneqs(ineqs, depth)
+	return omegaIneqs(ineqs, work)
 }
 
 // omegaIneqs decides integer feasibility of a system of inequalities.
-func omegaIneqs(rows [][]int64, depth int) bool {
+func omegaIneqs(rows [][]int64, work *int) bool {
 	for {
+		*work += len(rows)
+		if *work > maxOmegaWork {
+			panic(tooComplex{fmt.Sprintf("an emptiness test exceeds %d row operations (dark shadows and splinters)", maxOmegaWork)})
+		}
 		kept, neweqs, ok := tidyIneqs(rows)
 		if !ok {
 			return false
 		}
 		if len(neweqs) > 0 {
-			return feasibleOwned(neweqs, kept, depth)
+			return feasibleOwned(neweqs, kept, work)
 		}
 		rows = kept
 		if len(rows) == 0 {
 			return true
 		}
 		w := len(rows[0])
+		if len(rows) > 2*w {
+			if rows, ok = pruneByBounds(rows); !ok {
+				return false
+			}
+		}
 		best, bestCost, bestExact := -1, int64(-1), false
 		for c := 1; c < w; c++ {
 			var nl, nu int64
@@ -276,19 +322,71 @@ func omegaIneqs(rows [][]int64, depth int) bool {
 			rows = fourierMotzkin(rows, c, 0)
 			continue
 		}
-		// Inexact: real shadow, dark shadow, splinters.
-		if !omegaIneqs(cloneRows(fourierMotzkin(rows, c, 0)), depth+1) {
-			return false
-		}
-		if omegaIneqs(fourierMotzkin(rows, c, 1), depth+1) {
+		// Inexact: a point of the dark shadow proves feasibility; an empty real shadow (decided
+		// rationally, which is cheap and never branches) disproves it; the splinters decide.
+		if omegaIneqs(fourierMotzkin(rows, c, 1), work) {
 			return true
 		}
+		if !rationalFeasible(fourierMotzkin(rows, c, 0)) {
+			return false
+		}
 		for _, sp := range splinters(rows, c) {
-			if feasibleOwned([][]int64{sp}, cloneRows(rows), depth+1) {
+			if feasibleOwned([][]int64{sp}, cloneRows(rows), work) {
 				return true
 			}
 		}
 		return false
+	}
+}
+
+// maxRationalRows bounds the rows of rationalFeasible: past it, it stops and answers "feasible",
+// which is always sound for its use (refuting before splintering).
+const maxRationalRows = 400
+
+// rationalFeasible is Fourier–Motzkin elimination of every variable, each treated as exact (the
+// real shadow) after integer tightening of every row. false proves that the rows have no integer
+// solution; true proves nothing. rows is consumed.
+func rationalFeasible(rows [][]int64) bool {
+	for {
+		kept, neweqs, ok := tidyIneqs(rows)
+		if !ok {
+			return false
+		}
+		for _, e := range neweqs {
+			kept = append(kept, e, negRow(e))
+		}
+		rows = kept
+		if len(rows) == 0 || len(rows) > maxRationalRows {
+			return true
+		}
+		w := len(rows[0])
+		if len(rows) > w {
+			if rows, ok = pruneByBounds(rows); !ok {
+				return false
+			}
+		}
+		best, bestCost := -1, int64(0)
+		for c := 1; c < w; c++ {
+			var nl, nu int64
+			for _, r := range rows {
+				if r[c] > 0 {
+					nl++
+				} else if r[c] < 0 {
+					nu++
+				}
+			}
+			if nl == 0 && nu == 0 {
+				continue
+			}
+			cost := nl*nu - nl - nu
+			if best < 0 || cost < bestCost {
+				best, bestCost = c, cost
+			}
+		}
+		if best < 0 || bestCost+2*int64(len(rows)) > maxFMRows {
+			return true // nothing left, or too large to decide cheaply: no refutation
+		}
+		rows = fourierMotzkin(rows, best, 0)
 	}
 }
 
@@ -310,10 +408,39 @@ func dropWithCol(rows [][]int64, c int) [][]int64 {
 	return out
 }
 
+// maxFMRows bounds the rows one Fourier–Motzkin step may create. Dense systems can grow doubly
+// exponentially; past the bound the operation stops with ErrTooComplex instead of exhausting
+// memory (it never answers wrongly).
+const maxFMRows = 20000
+
+// tooComplex is the panic value behind ErrTooComplex; what says which bound was hit.
+type tooComplex struct{ what string }
+
+// maxOmegaWork bounds the rows one emptiness test may process, over all its eliminations, dark
+// shadows and splinters (a few hundred on tensor-sized problems); past it the test stops with
+// ErrTooComplex.
+const maxOmegaWork = 2_000_000
+
+// maxSplinters bounds the splinters of one inexact elimination (their number grows with the
+// coefficients); past it the operation stops with ErrTooComplex.
+const maxSplinters = 4096
+
 // fourierMotzkin eliminates column c. With dark=1 it builds Pugh's dark shadow instead of the
 // real shadow: every pair (a*x >= L, b*x <= U) gives a*U - b*L >= (a-1)(b-1).
 func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
-	var lows, ups, out [][]int64
+	nl, nu := 0, 0
+	for _, r := range rows {
+		if r[c] > 0 {
+			nl++
+		} else if r[c] < 0 {
+			nu++
+		}
+	}
+	lows := make([][]int64, 0, nl)
+	ups := make([][]int64, 0, nu)
+	out := make([][]int64, 0, len(rows)-nl-nu+nl*nu)
+	w := len(rows[0])
+	buf := make([]int64, w*(len(rows)-nl-nu+nl*nu))
 	for _, r := range rows {
 		switch {
 		case r[c] > 0:
@@ -321,19 +448,26 @@ func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
 		case r[c] < 0:
 			ups = append(ups, r)
 		default:
-			out = append(out, cloneRow(r))
+			n := buf[:w:w]
+			buf = buf[w:]
+			copy(n, r)
+			out = append(out, n)
 		}
+	}
+	if len(lows)*len(ups) > maxFMRows {
+		panic(tooComplex{fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", len(lows)*len(ups))})
 	}
 	for _, l := range lows {
 		a := l[c]
 		for _, u := range ups {
 			b := -u[c]
-			var n []int64
+			n := buf[:w:w]
+			buf = buf[w:]
 			if dark == 0 {
 				g := gcd(a, b)
-				n = combine(b/g, l, a/g, u)
+				combineInto(n, b/g, l, a/g, u)
 			} else {
-				n = combine(b, l, a, u)
+				combineInto(n, b, l, a, u)
 				n[0] = subc(n[0], mulc(a-1, b-1))
 			}
 			n[c] = 0
@@ -352,6 +486,9 @@ func splinters(rows [][]int64, c int) [][]int64 {
 		if -r[c] > amax {
 			amax = -r[c]
 		}
+	}
+	if lo, _ := splinterCounts(rows, c); lo > maxSplinters {
+		panic(tooComplex{fmt.Sprintf("an inexact elimination would create %d splinters", lo)})
 	}
 	var out [][]int64
 	for _, r := range rows {

@@ -15,6 +15,30 @@ import (
 // ErrSyntax is wrapped by every parse error.
 var ErrSyntax = errors.New("volume: syntax error")
 
+// ParseError is a syntax error at a byte offset of the parsed text. It wraps ErrSyntax.
+type ParseError struct {
+	Offset int    // byte offset of the offending token (the input length at its end)
+	Near   string // the offending token, "" at the end of the input
+	Msg    string
+}
+
+func (e *ParseError) Error() string {
+	if e.Near == "" && e.Offset < 0 {
+		return "volume: syntax error: " + e.Msg
+	}
+	where := "end of input"
+	if e.Near != "" {
+		where = fmt.Sprintf("%q at offset %d", e.Near, e.Offset)
+	}
+	return fmt.Sprintf("volume: syntax error: %s (at %s)", e.Msg, where)
+}
+
+func (e *ParseError) Unwrap() error { return ErrSyntax }
+
+func parseErr(offset int, near, format string, args ...any) error {
+	return &ParseError{Offset: offset, Near: near, Msg: fmt.Sprintf(format, args...)}
+}
+
 // maxParseLen bounds the input accepted by the parsers (1 MiB), so that hostile input cannot make
 // them allocate without bound.
 const maxParseLen = 1 << 20
@@ -80,7 +104,11 @@ func parseUnion(s string) (u union, isMap bool, err error) {
 		return union{}, false, err
 	}
 	p := &parser{toks: toks, src: s}
-	err = Try(func() { u, isMap, err = p.parseTop() })
+	var perr error
+	err = Try(func() { u, isMap, perr = p.parseTop() })
+	if err == nil {
+		err = perr
+	}
 	if err != nil {
 		return union{}, false, err
 	}
@@ -120,7 +148,7 @@ func tokenize(s string) ([]token, error) {
 			}
 			v, err := strconv.ParseInt(s[i:j], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%w: integer %s out of range at offset %d", ErrSyntax, s[i:j], i)
+				return nil, parseErr(i, s[i:j], "integer %s out of the int64 range", s[i:j])
 			}
 			toks = append(toks, token{tInt, s[i:j], v, i})
 			i = j
@@ -147,7 +175,7 @@ func tokenize(s string) ([]token, error) {
 				i++
 				continue
 			}
-			return nil, fmt.Errorf("%w: unexpected character %q at offset %d", ErrSyntax, c, i)
+			return nil, parseErr(i, string(c), "unexpected character %q", c)
 		}
 	}
 	toks = append(toks, token{tEOF, "", 0, len(s)})
@@ -163,6 +191,7 @@ const (
 	vDim
 	vDiv
 	vEx
+	vDefEx // an existential defined as the floor of an expression with existentials
 )
 
 type pvar struct {
@@ -227,7 +256,10 @@ type parser struct {
 	// per piece
 	vars  []pvar
 	names map[string]lin // identifiers in scope: dims, exists variables, aliases
-	side  conj           // constraints defining floors of existential expressions
+	// defs holds the constraints defining floors of expressions with existential variables
+	// (q = floor(e/d) as d*q <= e <= d*q + d - 1). q is a function of the other variables, so the
+	// definitions hold in every disjunct of the piece and are never negated.
+	defs conj
 }
 
 func (p *parser) peek() token { return p.toks[p.pos] }
@@ -257,11 +289,7 @@ func (p *parser) accept(text string) bool {
 }
 func (p *parser) errf(format string, args ...any) error {
 	t := p.peek()
-	where := "end of input"
-	if t.kind != tEOF {
-		where = fmt.Sprintf("%q at offset %d", t.text, t.pos)
-	}
-	return fmt.Errorf("%w: %s (at %s)", ErrSyntax, fmt.Sprintf(format, args...), where)
+	return parseErr(t.pos, t.text, format, args...)
 }
 func (p *parser) expect(text string) error {
 	if !p.accept(text) {
@@ -331,6 +359,7 @@ func (p *parser) parseTop() (union, bool, error) {
 // parsePiece parses "tuple [-> tuple] [: formula]".
 func (p *parser) parsePiece() ([]*basic, space, bool, error) {
 	p.vars = nil
+	p.defs = nil
 	p.names = map[string]lin{}
 	for i, n := range p.params {
 		p.vars = append(p.vars, pvar{kind: vParam, idx: i})
@@ -361,8 +390,8 @@ func (p *parser) parsePiece() ([]*basic, space, bool, error) {
 	}
 	var pieces []*basic
 	for _, c := range f {
-		b := p.build(in, out, append(append(conj{}, extra...), c...))
-		pieces = append(pieces, b.eliminateEx()...)
+		b := p.build(in, out, append(append(append(conj{}, extra...), p.defs...), c...))
+		pieces = append(pieces, coalesceProjection(b.eliminateEx())...)
 	}
 	return pieces, space{in, out}, isMap, nil
 }
@@ -437,7 +466,7 @@ func (p *parser) build(in, out tuple, c conj) *basic {
 	}
 	var exVars []int
 	for v, pv := range p.vars {
-		if pv.kind == vEx {
+		if pv.kind == vEx || pv.kind == vDefEx {
 			exVars = append(exVars, v)
 		}
 	}
@@ -635,9 +664,6 @@ var relOps = []string{"<=", "<", ">=", ">", "=", "==", "!="}
 
 // parseChain parses "list op list op list ...", e.g. "0 <= i, j < N".
 func (p *parser) parseChain() (dnf, error) {
-	side := p.side
-	p.side = nil
-	defer func() { p.side = side }()
 	lists := [][]lin{}
 	var ops []string
 	l, err := p.parseList()
@@ -685,11 +711,6 @@ func (p *parser) parseChain() (dnf, error) {
 			}
 		}
 		f = h
-	}
-	if len(p.side) > 0 {
-		for i := range f {
-			f[i] = append(f[i], p.side...)
-		}
 	}
 	return f, nil
 }
@@ -883,7 +904,7 @@ func (p *parser) parseFactor() (lin, error) {
 		if e, ok := p.names[t.text]; ok {
 			return e, nil
 		}
-		return lin{}, fmt.Errorf("%w: unknown identifier %s at offset %d (declare parameters as [%s] -> { ... })", ErrSyntax, t.text, t.pos, t.text)
+		return lin{}, parseErr(t.pos, t.text, "unknown identifier %s (declare parameters as [%s] -> { ... })", t.text, t.text)
 	}
 	return lin{}, p.errf("expected an expression")
 }
@@ -893,12 +914,15 @@ func isOpWord(s string) bool { return s == "mod" || s == "and" || s == "or" }
 // floorDiv returns a variable equal to floor(e/d): a div when e has no existential, otherwise an
 // existential with d*q <= e <= d*q + d - 1.
 func (p *parser) floorDiv(e lin, d int64) lin {
+	if d == 1 {
+		return e
+	}
 	if e.isConst() {
 		return constLin(floorDiv(e.c, d))
 	}
 	hasEx := false
 	for k := range e.t {
-		if p.vars[k].kind == vEx {
+		if p.vars[k].kind == vEx || p.vars[k].kind == vDefEx {
 			hasEx = true
 		}
 	}
@@ -911,10 +935,10 @@ func (p *parser) floorDiv(e lin, d int64) lin {
 		p.vars = append(p.vars, pvar{kind: vDiv, def: e, den: d})
 		return varLin(len(p.vars) - 1)
 	}
-	p.vars = append(p.vars, pvar{kind: vEx})
+	p.vars = append(p.vars, pvar{kind: vDefEx})
 	q := varLin(len(p.vars) - 1)
 	// d*q <= e <= d*q + d - 1
-	p.side = append(p.side, atom{e.add(q.scale(d), -1), false}, atom{q.scale(d).add(constLin(d-1), 1).add(e, -1), false})
+	p.defs = append(p.defs, atom{e.add(q.scale(d), -1), false}, atom{q.scale(d).add(constLin(d-1), 1).add(e, -1), false})
 	return q
 }
 

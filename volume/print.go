@@ -24,56 +24,68 @@ func (u union) print(isMap bool) string {
 	sb.WriteString("{ ")
 	var parts []string
 	for _, sp := range u.spaces {
-		var disj []string
-		var head string
+		names := dimNames(sp.in, sp.out, u.params)
+		plain := printTuple(sp.out.name, names[sp.in.n():])
+		if isMap {
+			plain = printTuple(sp.in.name, names[:sp.in.n()]) + " -> " + plain
+		}
+		var heads, bodies []string
+		universe := false
 		for _, p := range u.pieces {
 			if !(space{p.in, p.out}).same(sp) {
 				continue
 			}
 			h, body := p.print(u.params, isMap)
-			if head == "" {
-				head = h
-			}
-			if body == "" {
-				disj = []string{""}
-				head = h
+			if body == "" && h == plain {
+				universe = true
 				break
 			}
-			disj = append(disj, body)
+			heads = append(heads, h)
+			bodies = append(bodies, body)
 		}
-		if len(disj) == 0 {
-			names := dimNames(sp.in, sp.out, u.params)
-			h := printTuple(sp.out.name, names[sp.in.n():])
-			if isMap {
-				h = printTuple(sp.in.name, names[:sp.in.n()]) + " -> " + h
-			}
+		switch {
+		case universe:
+			parts = append(parts, plain)
+		case len(heads) == 0:
 			if len(u.spaces) == 1 {
-				parts = append(parts, h+" : false")
+				parts = append(parts, plain+" : false")
 			}
-			continue
-		}
-		if len(disj) == 1 && disj[0] == "" {
-			parts = append(parts, head)
-			continue
-		}
-		// pieces of one space share their head only when it has no inline expressions
-		if isMap && len(disj) > 1 {
-			for _, p := range u.pieces {
-				if (space{p.in, p.out}).same(sp) {
-					h, body := p.print(u.params, isMap)
-					if body != "" {
-						h += " : " + body
-					}
-					parts = append(parts, h)
+		case allSame(heads) && !slices.Contains(bodies, ""):
+			parts = append(parts, heads[0]+" : "+strings.Join(bodies, " or "))
+		default:
+			// pieces with the plain tuple share it; those with inline expressions print apart
+			var plainBodies []string
+			for i, h := range heads {
+				if h == plain && bodies[i] != "" {
+					plainBodies = append(plainBodies, bodies[i])
 				}
 			}
-			continue
+			if len(plainBodies) > 0 {
+				parts = append(parts, plain+" : "+strings.Join(plainBodies, " or "))
+			}
+			for i, h := range heads {
+				if h == plain && bodies[i] != "" {
+					continue
+				}
+				if bodies[i] != "" {
+					h += " : " + bodies[i]
+				}
+				parts = append(parts, h)
+			}
 		}
-		parts = append(parts, head+" : "+strings.Join(disj, " or "))
 	}
 	sb.WriteString(strings.Join(parts, "; "))
 	sb.WriteString(" }")
 	return sb.String()
+}
+
+func allSame(l []string) bool {
+	for _, x := range l {
+		if x != l[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // dimNames returns printable, unique names for the in and out dims.
@@ -131,44 +143,29 @@ type printer struct {
 }
 
 func (b *basic) print(params []string, isMap bool) (head, body string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(overflow); !ok {
+				panic(r)
+			}
+			head, body = b.printPlain(params, isMap)
+		}
+	}()
 	pr := printer{b: b}
 	dn := dimNames(b.in, b.out, params)
 	pr.names = append(append([]string{""}, params...), dn...)
 	eqs := append([][]int64(nil), b.eqs...)
 	outs := append([]string(nil), dn[b.nIn():]...)
-	if isMap {
-		// print output dims defined by an equality over inputs/params inline.
-		for j := 0; j < b.nOut(); j++ {
-			col := b.outStart() + j
-			for k, e := range eqs {
-				if e[col] != 1 && e[col] != -1 {
-					continue
-				}
-				ok := true
-				for c := b.outStart(); c < b.divStart(); c++ {
-					if c != col && e[c] != 0 {
-						ok = false
-					}
-				}
-				for d := range b.divs {
-					if e[b.divStart()+d] != 0 && pr.divUsesOut(d) {
-						ok = false
-					}
-				}
-				if !ok {
-					continue
-				}
-				r := cloneRow(e)
-				if r[col] == 1 {
-					r = negRow(r)
-				}
-				r[col] = 0
-				outs[j] = pr.expr(r)
-				eqs = append(eqs[:k:k], eqs[k+1:]...)
-				break
-			}
+	{
+		// Print output dims defined by an equality over inputs/params inline, substituting them
+		// away from the other constraints (which are tidied again, so that printing is stable).
+		var inlined bool
+		b, inlined = b.inlineOutputs(outs, pr)
+		if inlined {
+			pr.b = b
 		}
 	}
+	eqs = b.eqs
 	head = printTuple(b.out.name, outs)
 	if isMap {
 		head = printTuple(b.in.name, dn[:b.nIn()]) + " -> " + head
@@ -177,8 +174,119 @@ func (b *basic) print(params []string, isMap bool) (head, body string) {
 	for _, e := range eqs {
 		cons = append(cons, pr.constraint(e, true))
 	}
-	cons = append(cons, pr.inequalities(b.ineqs)...)
+	cons = append(cons, pr.inequalities(b.withoutDivBounds())...)
 	return head, strings.Join(cons, " and ")
+}
+
+// inlineOutputs finds, for each output dim, an equality defining it as an expression of the
+// inputs, parameters and divs that do not depend on outputs; it writes the expression to outs
+// and returns a copy of b without that dim in its constraints.
+func (b *basic) inlineOutputs(outs []string, pr printer) (*basic, bool) {
+	var c *basic
+	done := make([]bool, b.nOut())
+	pivots := make([][]int64, b.nOut())
+	// repeat: inlining one dim can turn another's equality into a definition
+	for again := true; again; {
+		again = false
+		for j := 0; j < b.nOut(); j++ {
+			if done[j] {
+				continue
+			}
+			if c.inlineOne(b, j, pivots, pr, &c) {
+				done[j], again = true, true
+				c.tidy() // may reveal equalities (a pair of opposite bounds)
+			}
+		}
+	}
+	if c == nil {
+		return b, false
+	}
+	if b.nIn() == 0 {
+		// a set's dims keep their names unless the piece is a single constant point: { A[0, 1] }
+		for _, r := range pivots {
+			if r == nil || !isZeroFrom(r, 1) {
+				return b, false
+			}
+		}
+	}
+	pr.b = c
+	for j, r := range pivots {
+		if r != nil {
+			outs[j] = pr.expr(r)
+		}
+	}
+	c.foldConstantDivs()
+	c.mergeDuplicateDivs()
+	c.tidy()
+	c.dropUnusedDivs()
+	return c, true
+}
+
+// inlineOne inlines output dim j of *cp (or of b while *cp is nil, cloning it into *cp) when an
+// equality defines it; it reports whether it did.
+// The defining expressions (rows with the dim's column zeroed) go to pivots[j]; later inlinings
+// are substituted into them too.
+func (_ *basic) inlineOne(b *basic, j int, pivots [][]int64, pr printer, cp **basic) bool {
+	c := *cp
+	{
+		src := b
+		if c != nil {
+			src = c
+		}
+		col := src.outStart() + j
+		for k, e := range src.eqs {
+			if e[col] != 1 && e[col] != -1 {
+				continue
+			}
+			// a map's output is inlined as an expression of the inputs and parameters; a set's
+			// dimension as one of the parameters and earlier dimensions, without divs
+			isSet := src.nIn() == 0
+			ok := true
+			for x := src.outStart(); x < src.divStart(); x++ {
+				if x != col && e[x] != 0 && !(isSet && x < col) {
+					ok = false
+				}
+			}
+			pr.b = src
+			for d := range src.divs {
+				if e[src.divStart()+d] != 0 && (isSet || pr.divUsesOut(d)) {
+					ok = false
+				}
+			}
+			if !ok {
+				continue
+			}
+			if c == nil {
+				c = b.clone()
+			}
+			piv := cloneRow(c.eqs[k])
+			c.eqs = append(c.eqs[:k:k], c.eqs[k+1:]...)
+			for _, o := range c.eqs {
+				substitute(o, piv, col)
+				normEq(o) // a unit coefficient may appear only after division by the gcd
+			}
+			for _, o := range c.ineqs {
+				substitute(o, piv, col)
+			}
+			for d := range c.divs {
+				substitute(c.divs[d].num, piv, col)
+			}
+			for _, o := range pivots {
+				if o != nil {
+					substitute(o, piv, col)
+				}
+			}
+			r := piv
+			if r[col] == 1 {
+				r = negRow(r)
+			}
+			r[col] = 0
+			pivots[j] = r
+			*cp = c
+			return true
+		}
+	}
+	return false
 }
 
 func (pr printer) divUsesOut(d int) bool {
@@ -246,9 +354,9 @@ func (pr printer) expr(r []int64) string {
 	return sb.String()
 }
 
-// modPattern recognises r = s*(num - den*q) + K for a div q = floor(num/den) and renders the
-// constraint with "(num) mod den", e.g. "(i + j + 3) mod 2 = 0".
-func (pr printer) modPattern(r []int64, eq bool) (string, bool) {
+// modConstraint recognises r = s*(num - den*q) + c for a div q = floor(num/den) and s = ±1, and
+// prints it with "mod": "(i + j) mod 2 = 0", "i mod 4 <= 2".
+func (pr printer) modConstraint(r []int64, eq bool) (string, bool) {
 	b := pr.b
 	for k, d := range b.divs {
 		col := b.divStart() + k
@@ -264,19 +372,38 @@ func (pr printer) modPattern(r []int64, eq bool) (string, bool) {
 			if !isZeroFrom(t, 1) {
 				continue
 			}
-			k := subc(r[0], mulc(s, d.num[0]))
-			m := "(" + pr.expr(d.num) + ") mod " + strconv.FormatInt(d.den, 10)
+			c := subc(r[0], mulc(s, d.num[0])) // r = s*(num mod den) + c
+			num := pr.expr(d.num)
+			if !isSimpleTerm(d.num) {
+				num = "(" + num + ")"
+			}
+			m := num + " mod " + strconv.FormatInt(d.den, 10)
 			switch {
 			case eq:
-				return m + " = " + strconv.FormatInt(-s*k, 10), true
-			case s > 0: // m + k >= 0
-				return m + " >= " + strconv.FormatInt(-k, 10), true
-			default: // -m + k >= 0
-				return m + " <= " + strconv.FormatInt(k, 10), true
+				return m + " = " + strconv.FormatInt(mulc(-s, c), 10), true
+			case s > 0:
+				return m + " >= " + strconv.FormatInt(negc(c), 10), true
+			default:
+				return m + " <= " + strconv.FormatInt(c, 10), true
 			}
 		}
 	}
 	return "", false
+}
+
+// isSimpleTerm reports whether row is one variable with coefficient 1 and no constant.
+func isSimpleTerm(r []int64) bool {
+	n := 0
+	for i, v := range r {
+		if v == 0 {
+			continue
+		}
+		if i == 0 || v != 1 {
+			return false
+		}
+		n++
+	}
+	return n == 1
 }
 
 func withoutConst(r []int64) []int64 {
@@ -291,7 +418,7 @@ func (pr printer) constraint(r []int64, eq bool) string {
 	if eq {
 		op = " = "
 	}
-	if m, ok := pr.modPattern(r, eq); ok {
+	if m, ok := pr.modConstraint(r, eq); ok {
 		return m
 	}
 	if eq {
@@ -343,7 +470,12 @@ type bound struct {
 // into "L <= x <= U".
 func (pr printer) inequalities(rows [][]int64) []string {
 	var bs []bound
+	var out []string
 	for _, r := range rows {
+		if m, ok := pr.modConstraint(r, false); ok {
+			out = append(out, m)
+			continue
+		}
 		p := 0
 		for c := pr.b.divStart() - 1; c >= 1; c-- {
 			if r[c] != 0 {
@@ -358,7 +490,6 @@ func (pr printer) inequalities(rows [][]int64) []string {
 		bs = append(bs, bound{r, p, r[p]})
 	}
 	used := make([]bool, len(bs))
-	var out []string
 	for i, lo := range bs {
 		if used[i] {
 			continue
@@ -424,7 +555,7 @@ func (pr printer) single(bd bound) string {
 
 // upper prints x <= rhs, as x < rhs + 1 when that reads better (constant bounds).
 func (pr printer) upper(x string, rhs []int64) string {
-	if isZeroFrom(rhs, 1) || rhs[0] < 0 {
+	if (isZeroFrom(rhs, 1) || rhs[0] < 0) && rhs[0] < 1<<63-1 {
 		r := cloneRow(rhs)
 		r[0] = addc(r[0], 1)
 		return x + " < " + pr.expr(r)
@@ -436,6 +567,49 @@ func (pr printer) chain(lo, up bound) string {
 	x, l := pr.sideOf(lo)
 	_, u := pr.sideOf(up)
 	return pr.expr(l) + " <= " + strings.TrimPrefix(pr.upper(x, u), "")
+}
+
+// printPlain prints b as "expr >= 0" and "expr = 0" constraints, without any arithmetic that
+// could overflow: the fallback of print for coefficients near the int64 limits.
+func (b *basic) printPlain(params []string, isMap bool) (head, body string) {
+	pr := printer{b: b}
+	dn := dimNames(b.in, b.out, params)
+	pr.names = append(append([]string{""}, params...), dn...)
+	head = printTuple(b.out.name, dn[b.nIn():])
+	if isMap {
+		head = printTuple(b.in.name, dn[:b.nIn()]) + " -> " + head
+	}
+	var cons []string
+	for _, e := range b.eqs {
+		cons = append(cons, pr.expr(e)+" = 0")
+	}
+	for _, e := range b.ineqs {
+		cons = append(cons, pr.expr(e)+" >= 0")
+	}
+	return head, strings.Join(cons, " and ")
+}
+
+// withoutDivBounds returns the inequalities of b except those implied by the definition of a div
+// (0 <= num - den*q <= den - 1 holds by definition of q = floor(num/den)): printing them adds noise.
+func (b *basic) withoutDivBounds() [][]int64 {
+	if len(b.divs) == 0 {
+		return b.ineqs
+	}
+	defs := b.allDivConstraints()
+	var out [][]int64
+	for _, r := range b.ineqs {
+		implied := false
+		for _, d := range defs {
+			if d[0] <= r[0] && sameCoeffs(d, r, 1) {
+				implied = true
+				break
+			}
+		}
+		if !implied {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // debugRows renders raw rows (tests and debugging).

@@ -273,3 +273,20 @@ func dot(row, vals []int64) int64 {
 	}
 	return s
 }
+
+// Tuples returns s split by space: one set per tuple of s (including tuples with no point), in
+// the order of s's spaces.
+func (s Set) Tuples() []Set {
+	var out []Set
+	for _, sp := range s.u.spaces {
+		r := union{params: s.u.params}
+		r.addSpace(sp)
+		for _, p := range s.u.pieces {
+			if (space{p.in, p.out}).same(sp) {
+				r.pieces = append(r.pieces, p)
+			}
+		}
+		out = append(out, Set{r})
+	}
+	return out
+}

@@ -145,45 +145,36 @@ func (u union) subtract(v union) union {
 	return r
 }
 
-// subtract returns the pieces of a − c, pairwise disjoint and non-empty.
+// subtract returns the pieces of a − c, pairwise disjoint and non-empty: a ∧ ¬k1, a ∧ k1 ∧ ¬k2,
+// … for the constraints k of c that a does not imply. When a and c are disjoint it returns a.
 func (a *basic) subtract(c *basic) []*basic {
-	// Express c's constraints over a's columns with c's divs appended.
-	base := a.clone()
-	nd := len(a.divs)
-	base.insertCols(base.exStart(), len(c.divs))
-	newCol := make([]int, c.width())
-	for i := 0; i < c.divStart(); i++ {
-		newCol[i] = i
+	// Express c's constraints over a's columns with c's divs appended. base is owned here.
+	base, cons := a.alignDivs(c)
+	divc := base.allDivConstraints()
+	rows := make([][]int64, 0, len(base.ineqs)+len(divc)+len(cons)+1)
+	rows = append(append(append(rows, base.ineqs...), divc...), cons...)
+	if !feasible(base.eqs, rows) {
+		return []*basic{a.clone()}
 	}
-	for k := range c.divs {
-		newCol[c.divStart()+k] = base.divStart() + nd + k
-	}
-	cc := c.clone()
-	// base's new div columns are not counted by width() until its divs are appended
-	cc.remapRows(newCol, base.width()+len(c.divs))
-	base.divs = append(base.divs, cc.divs...)
-	var cons [][]int64
-	for _, e := range cc.eqs {
-		cons = append(cons, e, negRow(e))
-	}
-	cons = append(cons, cc.ineqs...)
-
 	var out []*basic
 	cur := base
 	for _, k := range cons {
+		if cur.plainImplies(k) {
+			continue
+		}
 		neg := negRow(k)
 		neg[0] = subc(neg[0], 1)
-		p := cur.clone()
-		p.ineqs = append(p.ineqs, neg)
-		if p.tidy() && !p.isEmpty() {
-			p.mergeDuplicateDivs()
-			p.dropUnusedDivs()
-			out = append(out, p)
-		} else {
+		rows = append(append(append(rows[:0], cur.ineqs...), divc...), neg)
+		if !feasible(cur.eqs, rows) {
 			continue // cur already implies k: adding it changes nothing
 		}
-		cur = cur.clone()
-		cur.ineqs = append(cur.ineqs, cloneRow(k))
+		p := cur.clone()
+		p.ineqs = append(p.ineqs, neg)
+		p.tidy()
+		p.mergeDuplicateDivs()
+		p.dropUnusedDivs()
+		out = append(out, p)
+		cur.ineqs = append(cur.ineqs, k) // cons rows are owned copies
 	}
 	return out
 }
@@ -267,9 +258,37 @@ func (u union) simplify() union {
 	return r
 }
 
+// simplifyCheap removes empty pieces and unused divs of every piece and tidies the rest, without
+// the per-constraint redundancy tests of simplify.
+func (u union) simplifyCheap() union {
+	r := union{params: u.params, spaces: u.spaces}
+	for _, p := range u.pieces {
+		c := p.clone()
+		if !c.tidy() || c.isEmpty() {
+			continue
+		}
+		c.divsOutOfIneqs()
+		if !c.tidy() {
+			continue
+		}
+		c.dropUnusedDivs()
+		r.pieces = append(r.pieces, c)
+	}
+	return r
+}
+
 // removeRedundant drops every inequality implied by the others (exact integer test) and turns
 // inequalities that can only hold with equality into equalities.
-func (b *basic) removeRedundant() {
+func (b *basic) removeRedundant() { b.removeRedundantIneqs(true) }
+
+// removeRedundantIneqs is removeRedundant; detectEqs=false skips the search for implicit
+// equalities (half the feasibility tests).
+func (b *basic) removeRedundantIneqs(detectEqs bool) {
+	b.divsOutOfIneqs()
+	if !b.tidy() {
+		b.markEmpty()
+		return
+	}
 	divc := b.allDivConstraints()
 	for i := 0; i < len(b.ineqs); i++ {
 		r := b.ineqs[i]
@@ -282,6 +301,9 @@ func (b *basic) removeRedundant() {
 		if !feasible(b.eqs, append(others, neg)) {
 			b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
 			i--
+			continue
+		}
+		if !detectEqs {
 			continue
 		}
 		// implicit equality: r >= 1 impossible

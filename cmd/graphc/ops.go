@@ -1,4 +1,5 @@
-// This file lists the supported ONNX ops for `graphc ops`, from the same table as docs/ops.md.
+// This file lists the supported ONNX and TensorFlow ops for `graphc ops`, from the same tables as
+// docs/ops.md and docs/tf-ops.md.
 
 package main
 
@@ -7,12 +8,26 @@ import (
 	"strings"
 
 	"github.com/graphc/graphc/frontend/onnx"
+	"github.com/graphc/graphc/frontend/tf"
 )
 
 func onnxOps() []string {
 	var out []string
 	for _, op := range onnx.SupportedOpInfo() {
 		line := fmt.Sprintf("%-24s %-6s", op.Name, fmt.Sprintf("%d-%d", op.Since, op.Until))
+		if op.Note != "" {
+			line += "  " + op.Note
+		}
+		out = append(out, strings.TrimRight(line, " "))
+	}
+	return out
+}
+
+// tfOps returns one line per supported TensorFlow op: name and note.
+func tfOps() []string {
+	var out []string
+	for _, op := range tf.SupportedOpInfo() {
+		line := fmt.Sprintf("%-24s", op.Name)
 		if op.Note != "" {
 			line += "  " + op.Note
 		}

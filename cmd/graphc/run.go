@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/internal/calc"
 	"github.com/graphc/graphc/internal/viz"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
@@ -268,12 +269,35 @@ func runOps(stdout io.Writer) int {
 	for _, op := range onnxOps() {
 		fmt.Fprintln(stdout, "  "+op)
 	}
+	fmt.Fprintln(stdout, "TensorFlow ops:")
+	for _, op := range tfOps() {
+		fmt.Fprintln(stdout, "  "+op)
+	}
 	return exitOK
 }
 
 func runCalc(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "graphc calc: not implemented yet")
-	return exitInput
+	var src string
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Fprintln(stdout, "usage: graphc calc 'STATEMENTS'   (or the statements on standard input)")
+		fmt.Fprintln(stdout, "example: graphc calc 'S := { [i, j] : 0 <= i < 4 and i <= j < 4 }; card S; codegen S'")
+		return exitOK
+	case len(args) == 0 || len(args) == 1 && args[0] == "-":
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "graphc calc: reading standard input: %v\n", err)
+			return exitInput
+		}
+		src = string(b)
+	default:
+		src = strings.Join(args, " ")
+	}
+	if err := calc.Run(src, stdout); err != nil {
+		fmt.Fprintf(stderr, "graphc calc: %v\n", err)
+		return exitInput
+	}
+	return exitOK
 }
 
 // dimValues parses the --dim flags (already validated) into a map.

@@ -16,9 +16,11 @@ type importer struct {
 	cfg  *config
 	file string
 	g    *ir.Graph
-	// vals maps "node:port" to its value; consts holds data known at import.
+	// vals maps "node:port" to its value; consts holds data known at import, syms integer
+	// values known as expressions of the symbolic dims (symbolic.go).
 	vals   map[string]*ir.Value
 	consts map[string]*ir.Tensor
+	syms   map[string]*symTensor
 	nodes  map[string]*tfpb.NodeDef
 }
 
@@ -61,7 +63,25 @@ func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error)
 		}
 		im.nodes[n.Name] = n
 	}
-	order, err := im.topoOrder(gd)
+	outs := cfg.outputs
+	if len(outs) == 0 {
+		outs = im.defaultOutputs(gd)
+	}
+	// only the nodes the outputs depend on are imported: a frozen graph may hold others (its
+	// training or saving part) that graphc does not support
+	roots := gd.Node
+	if len(outs) > 0 {
+		roots = nil
+	}
+	for _, o := range outs {
+		name, _, _ := splitName(o)
+		n, ok := im.nodes[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: --outputs: no node named %q", file, name)
+		}
+		roots = append(roots, n)
+	}
+	order, err := im.topoOrder(roots)
 	if err != nil {
 		return nil, err
 	}
@@ -70,15 +90,8 @@ func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error)
 			return nil, err
 		}
 	}
-	outs := cfg.outputs
-	if len(outs) == 0 {
-		outs = im.defaultOutputs(gd)
-	}
 	for _, o := range outs {
 		name, port, _ := splitName(o)
-		if _, ok := im.nodes[name]; !ok {
-			return nil, fmt.Errorf("%s: --outputs: no node named %q", file, name)
-		}
 		v, err := im.value(key(name, port))
 		if err != nil {
 			return nil, fmt.Errorf("%s: output %s: %w", file, o, err)
@@ -88,14 +101,16 @@ func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error)
 	if len(im.g.Outputs) == 0 {
 		return nil, fmt.Errorf("%s: %w: the graph has no outputs (give them with --outputs)", file, ErrInvalid)
 	}
+	im.dropUnusedConsts()
 	return im.g, nil
 }
 
-// topoOrder sorts the nodes so that every node comes after its inputs; cycles are errors.
-func (im *importer) topoOrder(gd *tfpb.GraphDef) ([]*tfpb.NodeDef, error) {
+// topoOrder sorts roots and the nodes their data inputs depend on so that every node comes
+// after its inputs (control inputs order nothing graphc computes); cycles are errors.
+func (im *importer) topoOrder(roots []*tfpb.NodeDef) ([]*tfpb.NodeDef, error) {
 	state := map[string]int{} // 0 new, 1 on stack, 2 done
 	var order []*tfpb.NodeDef
-	for _, root := range gd.Node {
+	for _, root := range roots {
 		if state[root.Name] != 0 {
 			continue
 		}
@@ -111,7 +126,10 @@ func (im *importer) topoOrder(gd *tfpb.GraphDef) ([]*tfpb.NodeDef, error) {
 			if top.i < len(top.n.Input) {
 				in := top.n.Input[top.i]
 				top.i++
-				name, _, _ := splitName(in)
+				name, _, control := splitName(in)
+				if control {
+					continue
+				}
 				dep, ok := im.nodes[name]
 				if !ok {
 					return nil, &NodeError{im.file, top.n.Name, top.n.Op, fmt.Errorf("%w: input %q names no node", ErrInvalid, in)}
@@ -133,8 +151,8 @@ func (im *importer) topoOrder(gd *tfpb.GraphDef) ([]*tfpb.NodeDef, error) {
 	return order, nil
 }
 
-// defaultOutputs returns port 0 of the nodes whose outputs no node consumes (placeholders,
-// constants and NoOps excluded), in graph order.
+// defaultOutputs returns port 0 of the nodes no node names as an input, data or control
+// (placeholders, constants and NoOps excluded), in graph order.
 func (im *importer) defaultOutputs(gd *tfpb.GraphDef) []string {
 	used := map[string]bool{}
 	for _, n := range gd.Node {
@@ -167,6 +185,9 @@ func (im *importer) value(k string) (*ir.Value, error) {
 		im.vals[k] = v
 		return v, nil
 	}
+	if s, ok := im.syms[k]; ok {
+		return im.materializeSym(k, s)
+	}
 	return nil, fmt.Errorf("%w: %s has no value (an unsupported output port?)", ErrInvalid, k)
 }
 
@@ -180,6 +201,9 @@ func (im *importer) importNode(n *tfpb.NodeDef) error {
 		if _, _, control := splitName(in); !control {
 			c.inputs = append(c.inputs, in)
 		}
+	}
+	if im.trySymbolic(c) {
+		return nil
 	}
 	if err := def(c); err != nil {
 		return &NodeError{im.file, n.Name, n.Op, err}

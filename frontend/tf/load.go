@@ -40,7 +40,8 @@ func WithOutputs(names ...string) Option {
 // WithDim binds a symbolic dimension (named <placeholder>_d<i> for unknown placeholder dims).
 func WithDim(name string, v int64) Option { return func(c *config) { c.dims[name] = v } }
 
-// WithMaxFileSize bounds the file size read (default 2 GiB).
+// WithMaxFileSize bounds the file size read and the dense size of a splat constant (default 2
+// GiB).
 func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxBytes = n } }
 
 func newConfig(opts []Option) *config {

@@ -50,6 +50,50 @@ func (c *nodeCtx) ConstInts(i int) ([]int64, bool) {
 	return append([]int64(nil), t.I...), true
 }
 
+// RequireInts returns constant input i as integers, or an error saying that input (what) must
+// be known at import.
+func (c *nodeCtx) RequireInts(i int, what string) ([]int64, error) {
+	if i >= len(c.inputs) {
+		return nil, fmt.Errorf("%w: missing input #%d (%s)", ErrInvalid, i, what)
+	}
+	t, ok := c.ConstInput(i)
+	if !ok {
+		return nil, fmt.Errorf("%w: input #%d (%s) must be a constant known at import", ErrUnsupported, i, what)
+	}
+	if t.Elem.IsFloat() {
+		return nil, fmt.Errorf("%w: input #%d (%s) must hold integers, got %s", ErrInvalid, i, what, t.Elem)
+	}
+	return append([]int64(nil), t.I...), nil
+}
+
+// RequireInt returns constant input i as one integer (a scalar or a 1-element vector).
+func (c *nodeCtx) RequireInt(i int, what string) (int64, error) {
+	v, err := c.RequireInts(i, what)
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 1 {
+		return 0, fmt.Errorf("%w: input #%d (%s) must be a scalar, got %d values", ErrInvalid, i, what, len(v))
+	}
+	return v[0], nil
+}
+
+// RequireFloats returns constant input i as floats.
+func (c *nodeCtx) RequireFloats(i int, what string) ([]float64, error) {
+	if i >= len(c.inputs) {
+		return nil, fmt.Errorf("%w: missing input #%d (%s)", ErrInvalid, i, what)
+	}
+	t, ok := c.ConstInput(i)
+	if !ok {
+		return nil, fmt.Errorf("%w: input #%d (%s) must be a constant known at import", ErrUnsupported, i, what)
+	}
+	out := make([]float64, t.Len())
+	for k := range out {
+		out[k] = t.Float(k)
+	}
+	return out, nil
+}
+
 // Attr returns attribute name, or nil.
 func (c *nodeCtx) Attr(name string) *tfpb.AttrValue { return c.node.Attr[name] }
 
@@ -69,6 +113,27 @@ func (c *nodeCtx) AttrBool(name string, def bool) bool {
 	return def
 }
 
+// AttrFloat returns float attribute name or def.
+func (c *nodeCtx) AttrFloat(name string, def float32) float32 {
+	if a := c.Attr(name); a != nil {
+		return a.GetF()
+	}
+	return def
+}
+
+// AttrType returns element-type attribute name (ok=false when absent).
+func (c *nodeCtx) AttrType(name string) (ir.DType, bool, error) {
+	a := c.Attr(name)
+	if a == nil {
+		return ir.Invalid, false, nil
+	}
+	t, err := DType(a.GetType())
+	if err != nil {
+		return ir.Invalid, true, fmt.Errorf("attribute %s: %w", name, err)
+	}
+	return t, true, nil
+}
+
 // AttrString returns string attribute name or def.
 func (c *nodeCtx) AttrString(name, def string) string {
 	if a := c.Attr(name); a != nil {
@@ -85,17 +150,14 @@ func (c *nodeCtx) AttrInts(name string, def []int64) []int64 {
 	return def
 }
 
-// Emit appends a catalogue op named after the node.
-func (c *nodeCtx) Emit(kind string, operands []*ir.Value, attrs ir.Attrs) (*ir.Value, error) {
-	op, err := c.im.g.NewOp(kind, c.node.Name, operands, attrs)
-	if err != nil {
-		return nil, err
+// SetOutput binds output port of the node; a constant (folded) value is also known as data.
+func (c *nodeCtx) SetOutput(port int, v *ir.Value) {
+	k := key(c.node.Name, port)
+	c.im.vals[k] = v
+	if v.Data != nil {
+		c.im.consts[k] = v.Data
 	}
-	return op.Result, nil
 }
-
-// SetOutput binds output port of the node.
-func (c *nodeCtx) SetOutput(port int, v *ir.Value) { c.im.vals[key(c.node.Name, port)] = v }
 
 // SetConst binds output port to data known at import.
 func (c *nodeCtx) SetConst(port int, t *ir.Tensor) { c.im.consts[key(c.node.Name, port)] = t }

@@ -1,5 +1,6 @@
-// This file holds the op table: every TensorFlow op the importer supports. Families register
-// their entries from their own files with registerOp.
+// This file holds the op table (every TensorFlow op the importer supports; families register
+// their entries from their own files with registerOp) and the basic ops: Placeholder, Const,
+// Identity and the other pass-throughs, NoOp.
 
 package tf
 
@@ -22,23 +23,15 @@ func registerOp(name string, fn func(c *nodeCtx) error) {
 func init() {
 	registerOp("Placeholder", importPlaceholder)
 	registerOp("Const", importConst)
-	registerOp("Identity", passThrough)
-	registerOp("StopGradient", passThrough)
+	// PlaceholderWithDefault feeds its default in a frozen graph (a training flag, a batch
+	// size): the default is what the graph computes.
+	for _, name := range []string{"Identity", "StopGradient", "Snapshot", "PreventGradient", "PlaceholderWithDefault"} {
+		registerOp(name, passThrough)
+	}
 	registerOp("NoOp", func(*nodeCtx) error { return nil })
-	for tfName, kind := range map[string]string{"Add": "add", "AddV2": "add", "Sub": "sub", "Mul": "mul",
-		"RealDiv": "div", "Maximum": "max", "Minimum": "min"} {
-		registerOp(tfName, simple(kind, 2))
-	}
-	for tfName, kind := range map[string]string{"Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Neg": "neg", "Abs": "abs", "Exp": "exp", "Log": "log", "Sqrt": "sqrt"} {
-		registerOp(tfName, simple(kind, 1))
-	}
-	registerOp("BiasAdd", importBiasAdd)
-	registerOp("MatMul", importMatMul)
-	registerOp("BatchMatMul", importMatMul)
-	registerOp("BatchMatMulV2", importMatMul)
-	registerOp("BatchMatMulV3", importMatMul)
-	registerOp("MatrixBandPart", importBandPart)
-	registerOp("MatrixDiagPart", simple("diag_part", 1))
+	noteOp("a graph input; unknown dims are symbolic", "Placeholder")
+	noteOp("its default (what a frozen graph computes)", "PlaceholderWithDefault")
+	noteOp("tensor_content or typed values; fewer values than elements repeat the last", "Const")
 }
 
 // simple maps a node with n inputs to one catalogue op.
@@ -47,24 +40,20 @@ func simple(kind string, n int) func(c *nodeCtx) error {
 		if c.NumInputs() != n {
 			return fmt.Errorf("%w: expected %d inputs, got %d", ErrInvalid, n, c.NumInputs())
 		}
+		e := c.emitter()
 		var ins []*ir.Value
 		for i := 0; i < n; i++ {
-			v, err := c.Input(i)
-			if err != nil {
-				return err
-			}
-			ins = append(ins, v)
+			ins = append(ins, e.in(i))
 		}
-		v, err := c.Emit(kind, ins, nil)
-		if err != nil {
-			return err
-		}
-		c.SetOutput(0, v)
-		return nil
+		e.out(0, e.op(kind, true, nil, ins...))
+		return e.done()
 	}
 }
 
 func passThrough(c *nodeCtx) error {
+	if c.NumInputs() < 1 {
+		return fmt.Errorf("%w: expected an input", ErrInvalid)
+	}
 	if t, ok := c.ConstInput(0); ok {
 		c.SetConst(0, t)
 		return nil
@@ -125,61 +114,10 @@ func importConst(c *nodeCtx) error {
 	if a == nil || a.GetTensor() == nil {
 		return fmt.Errorf("%w: Const without a value tensor", ErrInvalid)
 	}
-	t, err := TensorFromProto(a.GetTensor())
+	t, err := tensorFromProto(a.GetTensor(), c.im.cfg.maxBytes)
 	if err != nil {
 		return err
 	}
 	c.SetConst(0, t)
-	return nil
-}
-
-// importBiasAdd adds a bias along the channel dim (last for NHWC, dim 1 for NCHW).
-func importBiasAdd(c *nodeCtx) error {
-	x, err := c.Input(0)
-	if err != nil {
-		return err
-	}
-	b, err := c.Input(1)
-	if err != nil {
-		return err
-	}
-	if b.Type.Rank() != 1 {
-		return fmt.Errorf("%w: bias must be 1-D, got %s", ErrInvalid, b.Type)
-	}
-	if f := c.AttrString("data_format", "NHWC"); f != "NHWC" {
-		return fmt.Errorf("%w: BiasAdd with data_format %s", ErrUnsupported, f)
-	}
-	v, err := c.Emit("add", []*ir.Value{x, b}, nil)
-	if err != nil {
-		return err
-	}
-	c.SetOutput(0, v)
-	return nil
-}
-
-func importMatMul(c *nodeCtx) error {
-	for _, a := range []string{"transpose_a", "transpose_b", "adj_x", "adj_y"} {
-		if c.AttrBool(a, false) {
-			return fmt.Errorf("%w: %s is not supported yet", ErrUnsupported, a)
-		}
-	}
-	return simple("matmul", 2)(c)
-}
-
-func importBandPart(c *nodeCtx) error {
-	x, err := c.Input(0)
-	if err != nil {
-		return err
-	}
-	lo, ok1 := c.ConstInts(1)
-	up, ok2 := c.ConstInts(2)
-	if !ok1 || !ok2 || len(lo) != 1 || len(up) != 1 {
-		return fmt.Errorf("%w: num_lower and num_upper must be scalar constants", ErrUnsupported)
-	}
-	v, err := c.Emit("band_part", []*ir.Value{x}, ir.Attrs{"lower": ir.IntAttr(lo[0]), "upper": ir.IntAttr(up[0])})
-	if err != nil {
-		return err
-	}
-	c.SetOutput(0, v)
 	return nil
 }

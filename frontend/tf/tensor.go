@@ -5,7 +5,6 @@ package tf
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/tfpb"
@@ -37,9 +36,71 @@ func DType(t tfpb.DataType) (ir.DType, error) {
 	return ir.Invalid, fmt.Errorf("%w: element type %s", ErrUnsupported, t)
 }
 
+// ProtoDType maps a graphc element type to TensorFlow's (DT_INVALID for none).
+func ProtoDType(t ir.DType) tfpb.DataType {
+	switch t {
+	case ir.F32:
+		return tfpb.DataType_DT_FLOAT
+	case ir.F64:
+		return tfpb.DataType_DT_DOUBLE
+	case ir.F16:
+		return tfpb.DataType_DT_HALF
+	case ir.I64:
+		return tfpb.DataType_DT_INT64
+	case ir.I32:
+		return tfpb.DataType_DT_INT32
+	case ir.I8:
+		return tfpb.DataType_DT_INT8
+	case ir.U8:
+		return tfpb.DataType_DT_UINT8
+	case ir.Bool:
+		return tfpb.DataType_DT_BOOL
+	}
+	return tfpb.DataType_DT_INVALID
+}
+
+// TensorToProto encodes t as a TensorProto with typed values (float_val, int_val, …), which
+// read well in text GraphDefs; TensorFromProto decodes it back exactly.
+func TensorToProto(t *ir.Tensor) *tfpb.TensorProto {
+	p := &tfpb.TensorProto{Dtype: ProtoDType(t.Elem), TensorShape: &tfpb.TensorShapeProto{}}
+	for _, d := range t.Shape {
+		p.TensorShape.Dim = append(p.TensorShape.Dim, &tfpb.TensorShapeProto_Dim{Size: d})
+	}
+	switch t.Elem {
+	case ir.F32:
+		for _, v := range t.F {
+			p.FloatVal = append(p.FloatVal, float32(v))
+		}
+	case ir.F64:
+		p.DoubleVal = append(p.DoubleVal, t.F...)
+	case ir.F16:
+		raw := t.Bytes()
+		for i := 0; i+1 < len(raw); i += 2 {
+			p.HalfVal = append(p.HalfVal, int32(binary.LittleEndian.Uint16(raw[i:])))
+		}
+	case ir.I64:
+		p.Int64Val = append(p.Int64Val, t.I...)
+	case ir.Bool:
+		for _, v := range t.I {
+			p.BoolVal = append(p.BoolVal, v != 0)
+		}
+	default:
+		for _, v := range t.I {
+			p.IntVal = append(p.IntVal, int32(v))
+		}
+	}
+	return p
+}
+
 // TensorFromProto decodes a TensorProto: tensor_content or typed values, where fewer values than
 // elements repeat the last one (TensorFlow's convention for splat constants).
 func TensorFromProto(t *tfpb.TensorProto) (*ir.Tensor, error) {
+	return tensorFromProto(t, maxTensorElems)
+}
+
+// tensorFromProto decodes t, expanding a splat (fewer values than elements) to at most
+// maxBytes bytes of dense data: a few bytes of a file must not stand for gigabytes.
+func tensorFromProto(t *tfpb.TensorProto, maxBytes int64) (*ir.Tensor, error) {
 	elem, err := DType(t.Dtype)
 	if err != nil {
 		return nil, err
@@ -100,6 +161,9 @@ func TensorFromProto(t *tfpb.TensorProto) (*ir.Tensor, error) {
 	if have > n {
 		return nil, fmt.Errorf("%w: %d values for shape %v", ErrInvalid, have, shape)
 	}
+	if have < n && n > maxBytes/int64(elem.Size()) {
+		return nil, fmt.Errorf("%w: a splat constant of shape %v (%d bytes) exceeds the size limit of %d bytes", ErrInvalid, shape, n*int64(elem.Size()), maxBytes)
+	}
 	if have == 0 && n > 0 {
 		return ir.NewTensor(elem, shape), nil // all zeros
 	}
@@ -114,5 +178,3 @@ func TensorFromProto(t *tfpb.TensorProto) (*ir.Tensor, error) {
 	}
 	return out, nil
 }
-
-var _ = math.Float32bits

@@ -1,10 +1,11 @@
+// This file tests the readers, the walk over the graph (order, outputs, pruning, cycles) and
+// constant decoding.
+
 package tf_test
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/graphc/graphc/frontend/tf"
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/ir/eval"
 	"github.com/graphc/graphc/proto/tfpb"
 )
 
@@ -104,82 +104,33 @@ func TestConstSplat(t *testing.T) {
 	require.ErrorContains(t, err, "more than")
 }
 
-// TestSameAsIR builds each supported op's computation as a TF graph and directly in the IR and
-// checks that the evaluator gives identical results on random inputs.
-func TestSameAsIR(t *testing.T) {
-	ops := map[string]string{"Add": "add", "AddV2": "add", "Sub": "sub", "Mul": "mul", "RealDiv": "div",
-		"Maximum": "max", "Minimum": "min", "Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh",
-		"MatMul": "matmul", "BatchMatMulV2": "matmul", "MatrixDiagPart": "diag_part", "BiasAdd": "add"}
-	r := rand.New(rand.NewPCG(5, 5))
-	for tfOp, kind := range ops {
-		t.Run(tfOp, func(t *testing.T) {
-			binary := !strings.Contains("Relu Sigmoid Tanh MatrixDiagPart", tfOp)
-			shapeB := "dim { size: 3 } dim { size: 3 }"
-			if tfOp == "BiasAdd" {
-				shapeB = "dim { size: 3 }"
-			}
-			text := `node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-  attr { key: "shape" value { shape { dim { size: 3 } dim { size: 3 } } } } }
-node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-  attr { key: "shape" value { shape { ` + shapeB + ` } } } }
-`
-			if binary {
-				text += `node { name: "y" op: "` + tfOp + `" input: "a" input: "b" }`
-			} else {
-				text += `node { name: "y" op: "` + tfOp + `" input: "a" }`
-			}
-			g, err := parseText(t, text, tf.WithOutputs("y"))
-			require.NoError(t, err)
-			ref := ir.NewGraph("ref")
-			a := ref.AddInput("a", ir.StaticType(ir.F32, 3, 3))
-			b := ref.AddInput("b", g.Inputs[1].Type)
-			operands := []*ir.Value{a}
-			if binary {
-				operands = append(operands, b)
-			}
-			op, err := ref.NewOp(kind, "", operands, nil)
-			require.NoError(t, err)
-			ref.Outputs = []*ir.Value{op.Result}
-			in := map[string]*ir.Tensor{}
-			for _, v := range g.Inputs {
-				s, _ := v.Type.StaticShape()
-				x := ir.NewTensor(ir.F32, s)
-				for i := range x.F {
-					x.F[i] = ir.RoundFloat(ir.F32, r.Float64()*2-1)
-				}
-				in[v.Name] = x
-			}
-			got, err := eval.Run(g, in)
-			require.NoError(t, err)
-			want, err := eval.Run(ref, in)
-			require.NoError(t, err)
-			require.Equal(t, want[0].F, got[0].F)
-		})
-	}
+// TestSplatLimit: a splat constant may not expand beyond the size limit.
+func TestSplatLimit(t *testing.T) {
+	tp := &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: 1000}}}, FloatVal: []float32{1}}
+	gd := &tfpb.GraphDef{Node: []*tfpb.NodeDef{{Name: "c", Op: "Const", Attr: map[string]*tfpb.AttrValue{"value": {Value: &tfpb.AttrValue_Tensor{Tensor: tp}}}},
+		{Name: "y", Op: "Neg", Input: []string{"c"}}}}
+	_, err := tf.Import(gd, "t.pb", tf.WithMaxFileSize(1000))
+	require.ErrorContains(t, err, `t.pb: node "c" (Const): invalid graph: a splat constant of shape [1000] (4000 bytes) exceeds the size limit of 1000 bytes`)
+	_, err = tf.Import(gd, "t.pb", tf.WithMaxFileSize(4000))
+	require.NoError(t, err)
 }
 
-func FuzzReadText(f *testing.F) {
-	for _, p := range []string{"../../testdata/models/tf/matmul_bandpart.pbtxt", "../../testdata/models/tf/matmul_diagpart.pbtxt"} {
-		if data, err := os.ReadFile(p); err == nil {
-			f.Add(data, true)
-			if gd, err := tf.Unmarshal(data, true); err == nil {
-				if bin, err := proto.Marshal(gd); err == nil {
-					f.Add(bin, false)
-				}
-			}
-		}
+// TestOnlyWhatTheOutputsNeed: nodes the outputs do not depend on (a saver, an unused feed) are
+// not imported, so an unsupported op there does not matter.
+func TestOnlyWhatTheOutputsNeed(t *testing.T) {
+	text := placeholder + `node { name: "unused" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "save" op: "SaveV2" input: "unused" }
+node { name: "y" op: "Relu" input: "x" input: "^save" }`
+	_, err := parseText(t, text, tf.WithOutputs("save"))
+	require.ErrorContains(t, err, `node "save" (SaveV2): unsupported: op SaveV2`)
+	// by default the outputs are the nodes whose data nobody reads: y (save only orders it)
+	for _, opts := range [][]tf.Option{nil, {tf.WithOutputs("y")}} {
+		g, err := parseText(t, text, opts...)
+		require.NoError(t, err)
+		require.Len(t, g.Inputs, 1)
+		require.Equal(t, "x", g.Inputs[0].Name)
+		require.Len(t, g.Outputs, 1)
+		require.Equal(t, "y", g.Outputs[0].Name)
 	}
-	f.Fuzz(func(t *testing.T, data []byte, text bool) {
-		gd, err := tf.Unmarshal(data, text)
-		if err != nil {
-			return
-		}
-		g, err := tf.Import(gd, "fuzz")
-		if err != nil {
-			return
-		}
-		if err := ir.Verify(g); err != nil {
-			t.Fatalf("import produced an invalid graph: %v", err)
-		}
-	})
 }

@@ -1,0 +1,300 @@
+// This file holds fuse: folds views (transpose, reshape, slice, broadcast …) into the access
+// maps of their consumers and inlines elementwise producers into their consumers' bodies, so
+// that no copy or intermediate buffer is materialised for them.
+
+package passes
+
+import (
+	"context"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+var fusePass = &Pass{
+	Name:    "fuse",
+	Summary: "fold views into their consumers' access maps and inline single-use elementwise producers into their consumers' bodies",
+	Doc: `A view is an op that copies its operand: it writes every element of its result exactly once
+(identity out map over the result's box) with the body in0. A consumer reading a view through
+access f reads the view's operand through the composition g∘f of the view's access g, so the
+view needs no buffer (transposes and reshapes become index arithmetic; reshape's floor/mod
+maps stay quasi-affine).
+An elementwise producer (every result element written once, no index or symbolic-dim terms in
+its body) used only by one consumer that reads each of its elements at most once (the access is
+injective over the consumer's domain, an exact volume test, so a matmul never recomputes its
+inputs' producers) is inlined: the consumer's body computes the producer's body on the
+producer's operands read through the composed accesses. Floating-point operations are the same,
+so results are bit for bit the same.
+Rewritten consumers become generic ops. Producers left without users are removed by dce, which
+should run after fuse.`,
+	Run: runFuse,
+}
+
+func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
+	stats := st.Stats["fuse"]
+	outputs := map[*ir.Value]bool{}
+	for _, o := range g.Outputs {
+		outputs[o] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		users := g.Users()
+		for _, c := range g.Ops {
+			for k := 0; k < len(c.Operands); k++ {
+				p := c.Operands[k].Def
+				if p == nil {
+					continue
+				}
+				var done bool
+				var err error
+				if isView(g, p) {
+					done, err = foldView(g, c, k, p)
+				} else if !outputs[p.Result] && len(users[p.Result]) == 1 {
+					done, err = inlineProducer(g, c, k, p)
+				}
+				if err != nil {
+					return err
+				}
+				if done {
+					changed = true
+					if stats != nil {
+						stats.OpsRewritten++
+					}
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// writesEachOnce reports whether p writes every element of its result exactly once: identity
+// out map and a full domain equal to the result's box.
+func writesEachOnce(g *ir.Graph, p *ir.Op) bool {
+	if p.Reduce != ir.ReduceNone || len(p.Out.Pieces) != 1 || len(p.Out.Pieces[0].Guard) != 0 {
+		return false
+	}
+	idx := p.Out.Pieces[0].Index
+	if len(idx) != p.NDim() || p.Result.Type.Rank() != p.NDim() {
+		return false
+	}
+	for d, a := range idx {
+		if !a.Equal(volume.AffDim(d)) {
+			return false
+		}
+	}
+	eq := false
+	_ = volume.Try(func() { eq = p.Full.IsEqual(boxOf(g.Params, p.Result.Type).SetDimNames(p.Dims)) })
+	return eq
+}
+
+func isView(g *ir.Graph, p *ir.Op) bool {
+	if len(p.Operands) != 1 || p.Body.Op != ir.SRead || p.Body.Arg != 0 || p.Access[0].Approx ||
+		len(p.Access[0].Pieces) != 1 || len(p.Access[0].Pieces[0].Guard) != 0 {
+		return false
+	}
+	return writesEachOnce(g, p)
+}
+
+// compose returns the access "read p's operand through q after reading p's result through c".
+func compose(c, q ir.Access) ir.Access {
+	var out ir.Access
+	for _, cp := range c.Pieces {
+		for _, qp := range q.Pieces {
+			piece := ir.AccessPiece{Guard: append([]volume.Constraint(nil), cp.Guard...)}
+			for _, gc := range qp.Guard {
+				piece.Guard = append(piece.Guard, volume.Constraint{Aff: gc.Aff.SubstDims(cp.Index), Eq: gc.Eq})
+			}
+			for _, a := range qp.Index {
+				piece.Index = append(piece.Index, a.SubstDims(cp.Index))
+			}
+			out.Pieces = append(out.Pieces, piece)
+		}
+	}
+	return out
+}
+
+// readsDynamically reports whether the body reads operand k through a data-dependent read.
+func readsDynamically(s *ir.Scalar, k int) bool {
+	found := false
+	s.Walk(func(n *ir.Scalar) {
+		if n.Op == ir.SDynRead && n.Arg == k {
+			found = true
+		}
+	})
+	return found
+}
+
+// replaceOp puts the generic form of the rewritten op in place of c, keeping its result.
+func replaceOp(g *ir.Graph, c *ir.Op, form *ir.Op) (bool, error) {
+	gen, err := ir.ToGeneric(g.Params, form)
+	if err != nil {
+		return false, nil // cannot be spelled out: leave the op alone
+	}
+	res := c.Result
+	*c = *gen
+	c.Result = res
+	res.Def = c
+	return true, nil
+}
+
+func foldView(g *ir.Graph, c *ir.Op, k int, v *ir.Op) (bool, error) {
+	if c.Access[k].Approx || readsDynamically(c.Body, k) {
+		return false, nil
+	}
+	form := *c
+	form.Operands = append([]*ir.Value(nil), c.Operands...)
+	form.Operands[k] = v.Operands[0]
+	form.Access = append([]ir.Access(nil), c.Access...)
+	form.Access[k] = compose(c.Access[k], v.Access[0])
+	return replaceOp(g, c, &form)
+}
+
+// countReads returns how many distinct nodes read operand k statically, and whether the body
+// uses Avail(k).
+func countReads(s *ir.Scalar, k int) (reads int, avail bool) {
+	seen := map[*ir.Scalar]bool{}
+	s.Walk(func(n *ir.Scalar) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		switch {
+		case n.Op == ir.SRead && n.Arg == k:
+			reads++
+		case n.Op == ir.SAvail && n.Arg == k:
+			avail = true
+		}
+	})
+	return reads, avail
+}
+
+func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (bool, error) {
+	if c.Access[k].Approx || readsDynamically(c.Body, k) || !writesEachOnce(g, p) {
+		return false, nil
+	}
+	for _, o := range c.Operands[k+1:] {
+		if o == c.Operands[k] {
+			return false, nil
+		}
+	}
+	for _, o := range c.Operands[:k] {
+		if o == c.Operands[k] {
+			return false, nil
+		}
+	}
+	reads, avail := countReads(c.Body, k)
+	if reads != 1 || avail && len(p.Operands) == 0 {
+		return false, nil
+	}
+	for j, a := range p.Access {
+		if a.Approx || readsDynamically(p.Body, j) {
+			return false, nil
+		}
+	}
+	simple := true
+	p.Body.Walk(func(n *ir.Scalar) {
+		if n.Op == ir.SIndex || n.Op == ir.SParam {
+			simple = false
+		}
+	})
+	if !simple {
+		return false, nil
+	}
+	// each element of p read at most once: the access is injective over c's domain
+	injective := false
+	_ = volume.Try(func() {
+		m := c.AccessMap(g.Params, k).IntersectDomain(c.Domain)
+		same := m.ApplyRange(m.Reverse())
+		id := volume.MultiAff{Params: g.Params, InDims: c.Dims, Exprs: identityAffs(c.NDim())}.Map()
+		injective = same.Subtract(id).IsEmpty()
+	})
+	if !injective {
+		return false, nil
+	}
+	// new operand list: c's without k, then p's
+	n := len(c.Operands)
+	remapC := func(a int) int {
+		if a > k {
+			return a - 1
+		}
+		return a
+	}
+	form := *c
+	form.Operands = nil
+	form.Access = nil
+	for i, o := range c.Operands {
+		if i != k {
+			form.Operands = append(form.Operands, o)
+			form.Access = append(form.Access, c.Access[i])
+		}
+	}
+	for j, o := range p.Operands {
+		form.Operands = append(form.Operands, o)
+		form.Access = append(form.Access, compose(c.Access[k], p.Access[j]))
+	}
+	pBody := cloneScalar(p.Body, func(s *ir.Scalar) *ir.Scalar {
+		if s.Op == ir.SRead || s.Op == ir.SAvail {
+			cp := *s
+			cp.Arg = n - 1 + s.Arg
+			return &cp
+		}
+		return nil
+	})
+	form.Body = cloneScalar(c.Body, func(s *ir.Scalar) *ir.Scalar {
+		switch {
+		case s.Op == ir.SRead && s.Arg == k:
+			return pBody
+		case s.Op == ir.SAvail && s.Arg == k:
+			return ir.Avail(n - 1) // every new operand carries c's pieces: any one tells
+		case s.Op == ir.SRead || s.Op == ir.SAvail:
+			cp := *s
+			cp.Arg = remapC(s.Arg)
+			return &cp
+		}
+		return nil // SDynRead nodes are copied with their index arguments and fixed below
+	})
+	fixed := map[*ir.Scalar]bool{}
+	form.Body.Walk(func(s *ir.Scalar) {
+		if s.Op == ir.SDynRead && !fixed[s] {
+			fixed[s] = true
+			s.Arg = remapC(s.Arg)
+		}
+	})
+	return replaceOp(g, c, &form)
+}
+
+func identityAffs(n int) []volume.Aff {
+	out := make([]volume.Aff, n)
+	for i := range out {
+		out[i] = volume.AffDim(i)
+	}
+	return out
+}
+
+// cloneScalar copies a body; sub returns a replacement for a node (nil: copy it). Shared nodes
+// stay shared.
+func cloneScalar(s *ir.Scalar, sub func(*ir.Scalar) *ir.Scalar) *ir.Scalar {
+	memo := map[*ir.Scalar]*ir.Scalar{}
+	var rec func(*ir.Scalar) *ir.Scalar
+	rec = func(n *ir.Scalar) *ir.Scalar {
+		if r, ok := memo[n]; ok {
+			return r
+		}
+		if r := sub(n); r != nil {
+			memo[n] = r
+			return r
+		}
+		cp := *n
+		cp.Args = make([]*ir.Scalar, len(n.Args))
+		for i, a := range n.Args {
+			cp.Args[i] = rec(a)
+		}
+		memo[n] = &cp
+		return &cp
+	}
+	return rec(s)
+}

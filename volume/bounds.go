@@ -1,0 +1,132 @@
+// This file holds per-dimension bounds: the lower and upper bounds of one dimension of a set as
+// quasi-affine expressions of the parameters and the outer dimensions.
+
+package volume
+
+import "fmt"
+
+// DimBound describes dimension d of one piece of the projection of a set onto its dimensions
+// 0..d. The points of that projection are exactly the union over the pieces of
+//
+//	{ x : Guard holds, max(Lower) <= x_d <= min(Upper), Other holds }
+//
+// Guard involves only the parameters and dims 0..d-1; Lower and Upper are expressions of them
+// (with floor divisions); Other holds the remaining constraints on x_d (strides and mods,
+// involving floor divisions of x_d), usually empty.
+type DimBound struct {
+	Guard []Constraint
+	Lower []Aff // x_d >= each
+	Upper []Aff // x_d <= each
+	Other []Constraint
+}
+
+// DimBounds returns the bounds of dimension d of s (single space), one DimBound per piece of the
+// coalesced projection of s onto dims 0..d. Expressions use set dimension i as Aff dimension i.
+// A piece with no lower (upper) bound has an empty Lower (Upper).
+func (s Set) DimBounds(d int) (out []DimBound, err error) {
+	err = Try(func() {
+		nd := s.NDim()
+		if d < 0 || d >= nd {
+			spaceMismatch("DimBounds(%d) of a %d-dimensional set", d, nd)
+		}
+		p := s
+		if d+1 < nd {
+			p = s.ProjectOut(d+1, nd-d-1)
+		}
+		p = p.Coalesce()
+		for _, b := range p.u.pieces {
+			out = append(out, b.dimBound(d, p.u.params))
+		}
+	})
+	return out, err
+}
+
+func (b *basic) dimBound(d int, params []string) DimBound {
+	col := b.outStart() + d
+	// divs that depend on x_d, directly or through other divs
+	dep := make([]bool, len(b.divs))
+	for k, dv := range b.divs {
+		if dv.num[col] != 0 {
+			dep[k] = true
+			continue
+		}
+		for j := 0; j < k; j++ {
+			if dep[j] && dv.num[b.divStart()+j] != 0 {
+				dep[k] = true
+				break
+			}
+		}
+	}
+	usesDep := func(r []int64) bool {
+		for k := range b.divs {
+			if dep[k] && r[b.divStart()+k] != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	var db DimBound
+	addBound := func(r []int64, lower, upper bool) {
+		a := r[col]
+		rest := cloneRow(r)
+		rest[col] = 0
+		ra := b.rowAff(rest, params)
+		if a > 0 { // a*x + rest >= 0: x >= ceil(-rest/a)
+			if lower {
+				db.Lower = append(db.Lower, ra.Neg().CeilDiv(a))
+			}
+			if upper { // equality: x <= floor(-rest/a)
+				db.Upper = append(db.Upper, ra.Neg().FloorDiv(a))
+			}
+		} else { // -|a|*x + rest >= 0: x <= floor(rest/|a|)
+			if upper {
+				db.Upper = append(db.Upper, ra.FloorDiv(-a))
+			}
+			if lower {
+				db.Lower = append(db.Lower, ra.CeilDiv(-a))
+			}
+		}
+	}
+	for _, e := range b.eqs {
+		switch {
+		case usesDep(e):
+			db.Other = append(db.Other, Constraint{Aff: b.rowAff(e, params), Eq: true})
+		case e[col] == 0:
+			db.Guard = append(db.Guard, Constraint{Aff: b.rowAff(e, params), Eq: true})
+		default:
+			addBound(e, true, true)
+			if abs64(e[col]) != 1 {
+				// x_d = -rest/a also needs a | rest
+				db.Other = append(db.Other, Constraint{Aff: b.rowAff(e, params), Eq: true})
+			}
+		}
+	}
+	for _, r := range b.ineqs {
+		switch {
+		case usesDep(r):
+			db.Other = append(db.Other, Constraint{Aff: b.rowAff(r, params)})
+		case r[col] == 0:
+			db.Guard = append(db.Guard, Constraint{Aff: b.rowAff(r, params)})
+		case r[col] > 0:
+			addBound(r, true, false)
+		default:
+			addBound(r, false, true)
+		}
+	}
+	return db
+}
+
+// String prints a bound as "guard : max(lower) <= x <= min(upper)" with dims named d0, d1, ….
+func (db DimBound) String() string {
+	list := func(fn string, as []Aff) string {
+		if len(as) == 0 {
+			return "inf"
+		}
+		s := as[0].String()
+		for _, a := range as[1:] {
+			s = fmt.Sprintf("%s(%s, %s)", fn, s, a.String())
+		}
+		return s
+	}
+	return fmt.Sprintf("%d guards: %s <= x <= %s (%d other)", len(db.Guard), list("max", db.Lower), list("min", db.Upper), len(db.Other))
+}

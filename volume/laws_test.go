@@ -1,0 +1,172 @@
+// This file holds the algebraic identities, the parser fuzz target and its round-trip property,
+// table tests of the notation, and the overflow tests near the int64 limits.
+
+package volume
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLaws(t *testing.T) {
+	cases(t, 60, func(t *testing.T, g *gen) bool {
+		va, a := g.set(2)
+		vb, b := g.set(2)
+		vm, m := g.mapv(3)
+		vn, n := g.mapv(3)
+		ctx := "\n " + va.text + "\n " + vb.text + "\n " + vm.text + "\n " + vn.text
+		laws := []struct {
+			name string
+			ok   bool
+		}{
+			{"(A - B) + (A * B) = A", a.Subtract(b).Union(a.Intersect(b)).IsEqual(a)},
+			{"A * B = B * A", a.Intersect(b).IsEqual(b.Intersect(a))},
+			{"A * B <= A", a.Intersect(b).IsSubset(a)},
+			{"A <= A + B", a.IsSubset(a.Union(b))},
+			{"(A - B) * B = {}", a.Subtract(b).Intersect(b).IsEmpty()},
+			{"complement complement A = A", a.Complement().Complement().IsEqual(a)},
+			{"A - B = A - (A * B)", a.Subtract(b).IsEqual(a.Subtract(a.Intersect(b)))},
+			{"A * B = A - (A - B)", a.Intersect(b).IsEqual(a.Subtract(a.Subtract(b)))},
+			{"M^-1^-1 = M", m.Reverse().Reverse().IsEqual(m)},
+			{"dom M = ran M^-1", m.Domain().IsEqual(m.Reverse().Range())},
+			{"M(A) = ran (M * A)", a.Apply(m).IsEqual(m.IntersectDomain(a).Range())},
+			{"dom (M * A) <= A", m.IntersectDomain(a).Domain().IsSubset(a)},
+			{"preimage = image of the inverse", a.Preimage(m).IsEqual(a.Apply(m.Reverse()))},
+			{"(M . N)(A) = N(M(A))", a.Apply(m.ApplyRange(n)).IsEqual(a.Apply(m).Apply(n))},
+			{"(M . N)^-1 = N^-1 . M^-1", m.ApplyRange(n).Reverse().IsEqual(n.Reverse().ApplyRange(m.Reverse()))},
+			{"coalesce A = A", a.Coalesce().IsEqual(a)},
+			{"M - N + M * N = M", m.Subtract(n).Union(m.Intersect(n)).IsEqual(m)},
+		}
+		for _, l := range laws {
+			if !l.ok {
+				t.Errorf("%s fails for%s", l.name, ctx)
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// TestNotation checks pairs of texts that must denote the same set (isl_test.c's
+// parse_map_equal_tests style), and the readable printing of common shapes.
+func TestNotation(t *testing.T) {
+	same := [][2]string{
+		{"{ [i, j] : 0 <= i, j < 10 }", "{ [i, j] : 0 <= i < 10 and 0 <= j < 10 }"},
+		{"{ [i] : i != 3 and 0 <= i < 5 }", "{ [i] : 0 <= i < 3 or 4 <= i < 5 }"},
+		{"{ [i] : not (i > 2) and i >= 0 }", "{ [i] : 0 <= i <= 2 }"},
+		{"{ [i, j] : (i = 0 or i = 2) and (j = 1 or j = 3) }", "{ [0, 1]; [0, 3]; [2, 1]; [2, 3] }"},
+		{"{ [i] : i mod 2 = 0 and 0 <= i < 6 }", "{ [i] : exists (e : i = 2e) and 0 <= i < 6 }"},
+		{"{ [i] : i % 3 = 1 and 0 <= i < 9 }", "{ [1]; [4]; [7] }"},
+		{"{ [i] : floor(i/4) = 1 }", "{ [i] : 4 <= i < 8 }"},
+		{"{ [i] : ceil(i/4) = 1 }", "{ [i] : 1 <= i <= 4 }"},
+		{"[N] -> { S[i, j] : 0 <= i < N and i <= j < N and exists (e : i + j = 2e) }", "[N] -> { S[i, j] : 0 <= i <= j < N and (i + j) mod 2 = 0 }"},
+		{"{ [i] : 2 <= i < 8 and exists (h : 2h <= i < 2h + 3 and h = 1) }", "{ [i] : 2 <= i <= 4 }"},
+		{"{ }", "{ [i] : false }"},
+		{"{ A[i] : 0 <= i < 2; B[i, j] : i = j = 0 }", "{ B[0, 0]; A[0]; A[1] }"},
+		{"{ [i] : i >= 0 && i < 3 || i = 10 }", "{ [0]; [1]; [2]; [10] }"},
+	}
+	for _, c := range same {
+		a, err := ParseSet(c[0])
+		require.NoError(t, err, c[0])
+		b, err := ParseSet(c[1])
+		require.NoError(t, err, c[1])
+		assert.True(t, a.IsEqual(b), "%s != %s (%s vs %s)", c[0], c[1], a, b)
+	}
+	printed := [][2]string{
+		{"[N] -> { S[i, j] : 0 <= i < N and i <= j < N }", "[N] -> { S[i, j] : i >= 0 and i <= j < N }"},
+		{"{ [i, j] : (i + j) mod 2 = 0 and 0 <= i, j < 4 }", "{ [i, j] : (i + j) mod 2 = 0 and 0 <= i < 4 and 0 <= j < 4 }"},
+		{"{ A[i, j] -> B[i + 1, 2j] }", "{ A[i, j] -> B[i + 1, 2j] }"},
+		{"{ A[i] -> B[floor(i/2)] : 0 <= i < 8 }", "{ A[i] -> B[floor((i)/2)] : 0 <= i < 8 }"},
+	}
+	for _, c := range printed {
+		var got string
+		if strings.Contains(c[0], "->") && !strings.HasPrefix(c[0], "[") {
+			got = MustParseMap(c[0]).Coalesce().String()
+		} else {
+			got = MustParseSet(c[0]).Coalesce().String()
+		}
+		assert.Equal(t, c[1], got, c[0])
+	}
+}
+
+// TestOverflow checks that coefficients near the int64 limits and dims of 2^40 give a correct
+// answer or ErrOverflow, never a wrong one.
+func TestOverflow(t *testing.T) {
+	big := MustParseSet("{ [i] : 0 <= i < 1099511627776 }") // 2^40 points
+	n, err := big.Card(nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1)<<40, n)
+	lmax, err := big.Lexmax()
+	require.NoError(t, err)
+	assert.True(t, lmax.IsEqual(MustParseSet("{ [1099511627775] }")), "%s", lmax)
+	b2 := MustParseSet("{ [i, j] : 0 <= i < 1099511627776 and 0 <= j < 1099511627776 and i + j = 1099511627775 }")
+	assert.False(t, b2.IsEmpty())
+	assert.True(t, b2.IsSubset(MustParseSet("{ [i, j] : j = 1099511627775 - i }")))
+
+	// near the limit: results are exact or the operation reports ErrOverflow
+	hard := []string{
+		"{ [i] : 9223372036854775807 >= i and i >= 9223372036854775806 }",
+		"{ [i, j] : 4611686018427387904 i <= j and j <= 4611686018427387904 i + 1 and 3 <= i }",
+		"{ [i, j] : 3037000499 i = 3037000493 j and 0 <= j < 9223372036854775807 }",
+		"{ [i] : exists (e : i = 4611686018427387903 e + 1) and 0 <= i }",
+	}
+	for _, h := range hard {
+		s, err := ParseSet(h)
+		if err != nil {
+			assert.True(t, errors.Is(err, ErrOverflow) || errors.Is(err, ErrSyntax), "%s: %v", h, err)
+			continue
+		}
+		err = Try(func() {
+			c := s.Complement().Complement()
+			assert.True(t, c.IsEqual(s), h)
+			if p, ok := s.Sample(); ok {
+				assert.True(t, s.Contains(p.Tuple, p.Coords, nil), "%s: sample %v", h, p)
+			}
+		})
+		if err != nil {
+			assert.ErrorIs(t, err, ErrOverflow, h)
+		}
+	}
+	// the arithmetic itself
+	assert.Panics(t, func() { mulc(1<<62, 2) })
+	assert.Panics(t, func() { addc(1<<62, 1<<62) })
+	assert.Panics(t, func() { negc(-1 << 63) })
+	assert.Equal(t, int64(-1<<63), mulc(-(1<<62), 2))
+	err = Try(func() { mulc(1<<40, 1<<40) })
+	assert.ErrorIs(t, err, ErrOverflow)
+	assert.Panics(t, func() { AffConst(1 << 62).Add(AffConst(1 << 62)) })
+}
+
+// FuzzParse checks that the parsers never panic and that print→parse→print is stable. Its seed
+// corpus is testdata/fuzz/FuzzParse; run it with go test -fuzz FuzzParse ./volume.
+func FuzzParse(f *testing.F) {
+	f.Add("[N] -> { S[i, j] : 0 <= i < N and i <= j < N and exists (e : i + j = 2e) }")
+	f.Add("{ A[i, j] -> B[i + 1, 2j] }")
+	f.Fuzz(func(t *testing.T, text string) {
+		var once string
+		if s, err := ParseSet(text); err == nil {
+			once = s.String()
+			r, err := ParseSet(once)
+			if err != nil {
+				t.Fatalf("printed set does not parse: %v\n%s\n%s", err, text, once)
+			}
+			if r.String() != once {
+				t.Fatalf("print/parse/print unstable:\n%s\n%s", once, r.String())
+			}
+		}
+		if m, err := ParseMap(text); err == nil {
+			once = m.String()
+			r, err := ParseMap(once)
+			if err != nil {
+				t.Fatalf("printed map does not parse: %v\n%s\n%s", err, text, once)
+			}
+			if r.String() != once {
+				t.Fatalf("print/parse/print unstable:\n%s\n%s", once, r.String())
+			}
+		}
+	})
+}
