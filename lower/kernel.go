@@ -7,6 +7,7 @@ package lower
 
 import (
 	"fmt"
+	"strings"
 
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
@@ -136,7 +137,10 @@ func (kb *kernelBuilder) emitInit(n value.Value) error {
 	})
 }
 
-// permutedDomain returns the domain with its dims in loop order.
+// permutedDomain returns the domain with its dims in loop order. The set is renamed d0..dn,
+// printed, its tuple rewritten in the new order and parsed back: an exact, cheap permutation
+// (volume has no dim permutation, and Apply of a permutation map splits sets with floor
+// divisions into many pieces: 169 for a 5×5 max pool with argmax). Apply is the fallback.
 func (kb *kernelBuilder) permutedDomain() volume.Set {
 	op := kb.op
 	identity := true
@@ -146,7 +150,24 @@ func (kb *kernelBuilder) permutedDomain() volume.Set {
 	if identity {
 		return op.Domain
 	}
-	exprs := make([]volume.Aff, len(kb.strat.perm))
+	n := len(kb.strat.perm)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("graphc_d%d", i)
+	}
+	reordered := make([]string, n)
+	for l, d := range kb.strat.perm {
+		reordered[l] = names[d]
+	}
+	text := op.Domain.SetTupleName("").SetDimNames(names).String()
+	from := "[" + strings.Join(names, ", ") + "]"
+	to := "[" + strings.Join(reordered, ", ") + "]"
+	if strings.Contains(text, from) {
+		if p, err := volume.ParseSet(strings.ReplaceAll(text, from, to)); err == nil && p.NDim() == n {
+			return p
+		}
+	}
+	exprs := make([]volume.Aff, n)
 	for l, d := range kb.strat.perm {
 		exprs[l] = volume.AffDim(d)
 	}
