@@ -25,6 +25,8 @@ type entryCtx struct {
 	regions map[*ir.Value]*region
 	plan    *bufPlan
 	consts  map[*ir.Value]*llvm.Global
+	// strategies records the kernel strategy of each op, in op order
+	strategies []string
 }
 
 func (ec *entryCtx) regionOf(v *ir.Value) *region {

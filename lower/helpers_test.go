@@ -122,6 +122,12 @@ func tolerance(t ir.DType) (rtol, atol float64) {
 // evaluator: outputs within tolerance, or a non-zero status where the evaluator fails.
 func runCases(t *testing.T, m e2e.Machine, names []string, cases []*e2e.Case) {
 	t.Helper()
+	runCasesTol(t, m, names, cases, tolerance)
+}
+
+// runCasesTol is runCases with the given tolerance per element type.
+func runCasesTol(t *testing.T, m e2e.Machine, names []string, cases []*e2e.Case, tol func(ir.DType) (rtol, atol float64)) {
+	t.Helper()
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
@@ -154,7 +160,7 @@ func runCases(t *testing.T, m e2e.Machine, names []string, cases []*e2e.Case) {
 			continue
 		}
 		for k := range want {
-			rtol, atol := tolerance(want[k].Elem)
+			rtol, atol := tol(want[k].Elem)
 			if err := e2e.Compare(got.Outputs[k], want[k], rtol, atol, nil); err != nil {
 				t.Errorf("%s: output %d: %v", names[i], k, err)
 			}

@@ -67,7 +67,14 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	for j, p := range ec.params {
 		fb.params[p] = ps[len(ps)-len(ec.params)+j]
 	}
-	kb := &kernelBuilder{fb: fb, op: op, strat: chooseStrategy(op, mc.vecBytes)}
+	kb := &kernelBuilder{fb: fb, op: op}
+	tiles, _ := planContraction(op, ec.g.Params, mc.tileBytes)
+	if tiles != nil {
+		kb.strat = &strategy{name: tiles.String()}
+	} else {
+		kb.strat = chooseStrategy(op, mc.vecBytes)
+	}
+	ec.strategies = append(ec.strategies, kb.strat.String())
 	kb.res = fb.newView(op.Result, rp, ec.regionOf(op.Result))
 	kb.res.aligned = ec.alignedBuffer(op.Result)
 	for k, o := range op.Operands {
@@ -86,7 +93,11 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 			return nil, err
 		}
 	}
-	if err := kb.emitNest(ec.g.Params); err != nil {
+	if tiles != nil {
+		if err := kb.emitTiles(tiles); err != nil {
+			return nil, err
+		}
+	} else if err := kb.emitNest(ec.g.Params); err != nil {
 		return nil, err
 	}
 	fb.cur.NewRet(i32c(statusOK))

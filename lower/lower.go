@@ -70,6 +70,8 @@ type moduleCtx struct {
 	cpu      string
 	features string
 	vecBytes int
+	// tileBytes is the width of the register tiles of contractions (0: none)
+	tileBytes int
 	m        *llvm.Module
 	rt       map[string]*llvm.Func
 	intr     map[string]*llvm.Func
@@ -104,6 +106,9 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		mc.vecBytes = cfg.VectorBytes
 	case cfg.VectorBytes == 0 && cfg.Target.VectorFeature != "" && featureOn(mc.features, cfg.Target.VectorFeature):
 		mc.vecBytes = cfg.Target.VectorBytes
+	}
+	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
+		mc.tileBytes = x86VectorBytes(mc.cpu, mc.features)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
@@ -169,9 +174,7 @@ func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
 			e.WorkspaceBytes = n
 		}
 	}
-	for _, op := range g.Ops {
-		e.Strategies = append(e.Strategies, chooseStrategy(op, mc.vecBytes).String())
-	}
+	e.Strategies = ec.strategies
 	b.entries = append(b.entries, e)
 	return e, nil
 }

@@ -23,6 +23,9 @@ type strategy struct {
 }
 
 func (s *strategy) String() string {
+	if s.perm == nil {
+		return s.name
+	}
 	return fmt.Sprintf("%s perm=%v vl=%d", s.name, s.perm, s.vl)
 }
 

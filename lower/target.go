@@ -43,6 +43,9 @@ type Target struct {
 	FloatSelectBarrier bool `json:"float-select-barrier"`
 	// Freestanding says that modules must reference no external symbol.
 	Freestanding bool `json:"freestanding"`
+	// RegisterTiles enables the register-tile kernels of contractions (contract.go), with
+	// vectors as wide as the CPU and features allow (x86VectorBytes).
+	RegisterTiles bool `json:"register-tiles"`
 	// LLCFlags are extra flags llc and clang need for this target.
 	LLCFlags []string `json:"llc-flags"`
 }

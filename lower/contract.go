@@ -1,0 +1,426 @@
+// This file plans the register-tile strategy of contractions: ops that sum a vectorizable body
+// over trailing reduction dims (matmul, batched matmul, einsum contractions, unpadded
+// convolutions), whose result's last dim j is unit-stride. The result is cut into tiles of mr
+// rows (an output dim i) by nr columns of j; each tile's mr×nr accumulators live in vector
+// registers for the whole reduction, as in BLIS and the classic 6×16·k micro-kernels, and the
+// reduction is cut into chunks of kc so that the operands' panels stay in the L1 cache.
+//
+// DIE-restricted domains keep the strategy. The tiles are classified exactly with volume
+// operations over the tile grid: a full tile (every point live) runs the micro-kernel and stores
+// its registers; a partial tile runs the same micro-kernel (its dead points read operand
+// elements inside the operands' buffers: the tile lies in the box of the live volume, which
+// the constructor's domain contains) and stores only its live points, scanned from the live
+// volume with the tile origin as parameters; tiles without a live point are never visited.
+// The triangle j >= i of MatMul+Trilu thus runs full tiles above the diagonal, partial tiles on
+// it and nothing below.
+
+package lower
+
+import (
+	"fmt"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// Register tile shape: mr rows by nv vectors. 6×2 keeps 12 accumulators, two vector operands
+// and a broadcast in the 16 registers of AVX2 (32 with AVX-512).
+const (
+	tileRows = 6
+	tileVecs = 2
+	// tileKC is the reduction chunk: a kc×nr panel of f32 (32 KiB with 16-lane vectors) fits
+	// the L1 data cache beside the mr×kc panel of the other operand.
+	tileKC = 256
+	// tileMinLive is the smallest fraction of live points in the visited tiles for which
+	// register tiles are used: sparser volumes (diagonals) keep the per-point nest.
+	tileMinLive = 0.5
+)
+
+// Parameter names bound at run time inside register-tile kernels.
+const (
+	tileParamKC = "graphc_kc"
+	tileParamI0 = "graphc_ti0"
+	tileParamJ0 = "graphc_tj0"
+)
+
+func tileParamO(k int) string { return fmt.Sprintf("graphc_to%d", k) }
+
+// tileGroup is a run of columns of a tile held in one register: lanes columns from offset off
+// (lanes 1: a scalar).
+type tileGroup struct{ off, lanes int }
+
+// tileClass is a tile shape with the scans of its full and partial tiles.
+type tileClass struct {
+	rows   int
+	cols   int
+	groups []tileGroup
+	// full and part scan the tiles of this shape over (o..., tj, ti); live scans the live
+	// points (di, dj) of a partial tile whose origin is bound to the tile parameters.
+	full, part, live volume.Node
+}
+
+// contraction is the plan of a register-tile kernel.
+type contraction struct {
+	nOut, nR int
+	oDims    []int // result dims other than i and j, in order
+	i, j     int
+	vl       int // lanes of a full vector
+	fma      bool
+	ilo, jlo int64
+	classes  []*tileClass
+	// the reduction: rscan scans the reduction dims (one chunk of kc values of the first one,
+	// from parameter graphc_kc, when kc > 0)
+	kc       int64
+	rlo, rhi int64
+	rscan    volume.Node
+}
+
+func (c *contraction) String() string {
+	return fmt.Sprintf("register-tiles %dx%d i=%d j=%d kc=%d classes=%d", tileRows, tileVecs*c.vl, c.i, c.j, c.kc, len(c.classes))
+}
+
+// planContraction returns the register-tile plan of op for vectors of vecBytes, or nil when op
+// is not a contraction the strategy handles (the reason is returned for dumps and tests).
+func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contraction, why string) {
+	if vecBytes <= 0 {
+		return nil, "no register vectors"
+	}
+	if op.Reduce != ir.ReduceSum {
+		return nil, "not a sum"
+	}
+	elem := op.Result.Type.Elem
+	if elem != ir.F32 && elem != ir.F64 {
+		return nil, "not a float result"
+	}
+	if len(graphParams) > 0 || len(op.Domain.Params()) > 0 {
+		return nil, "symbolic dims"
+	}
+	if len(op.Out.Pieces) != 1 || len(op.Out.Pieces[0].Guard) > 0 {
+		return nil, "guarded result"
+	}
+	out := op.Out.Pieces[0].Index
+	nOut := len(out)
+	n := op.NDim()
+	if nOut < 2 || nOut >= n {
+		return nil, "no row dim or no reduction"
+	}
+	for d, a := range out {
+		if !isDim(a, d) {
+			return nil, "result index is not the leading dims"
+		}
+	}
+	j := nOut - 1
+	// the body must be vectorizable along j with unguarded unit-stride or invariant reads
+	for k, acc := range op.Access {
+		if !op.Body.Reads(k) {
+			continue
+		}
+		if hasDynRead(op.Body, k) || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 ||
+			accessStride(acc.Pieces[0].Index, j) == strideOther {
+			return nil, "a read is guarded or not unit-stride along j"
+		}
+	}
+	ok := true
+	op.Body.Walk(func(s *ir.Scalar) {
+		if !vectorizable(s) || (s.Type.IsFloat() && s.Type != elem) {
+			ok = false
+		}
+	})
+	if !ok {
+		return nil, "body has no vector lowering"
+	}
+	// i: the result dim that most vector reads are invariant in (they are then loaded once
+	// for all rows), the innermost on ties
+	i, best := -1, -1
+	for d := 0; d < j; d++ {
+		s := 0
+		for k, acc := range op.Access {
+			if op.Body.Reads(k) && accessStride(acc.Pieces[0].Index, j) == strideUnit && accessStride(acc.Pieces[0].Index, d) == strideInvariant {
+				s++
+			}
+		}
+		if s >= best {
+			i, best = d, s
+		}
+	}
+	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vecBytes / elem.Size()}
+	if c.vl < 2 {
+		return nil, "vectors narrower than two lanes"
+	}
+	for d := 0; d < j; d++ {
+		if d != i {
+			c.oDims = append(c.oDims, d)
+		}
+	}
+	c.fma = op.Body.Op == ir.SMul && op.Body.Type == elem
+	var err error
+	if verr := volume.Try(func() { why, err = c.plan(op) }); verr != nil {
+		return nil, verr.Error()
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	if why != "" {
+		return nil, why
+	}
+	return c, ""
+}
+
+// isDim reports whether a is exactly iteration dim d.
+func isDim(a volume.Aff, d int) bool {
+	if a.Const != 0 || len(a.Params) > 0 || len(a.Floors) > 0 {
+		return false
+	}
+	for e, x := range a.Dims {
+		if (e == d) != (x == 1) || (e != d && x != 0) {
+			return false
+		}
+	}
+	return d < len(a.Dims)
+}
+
+// plan classifies the tiles (may panic with volume errors; planContraction recovers them).
+func (c *contraction) plan(op *ir.Op) (string, error) {
+	n := op.NDim()
+	dom := op.Domain
+	name := dom.TupleName()
+	pset := dom.ProjectOut(c.nOut, c.nR)
+	rset := dom.ProjectOut(0, c.nOut)
+	if pset.IsEmpty() {
+		return "empty domain", nil
+	}
+	// the domain must be the product of the live results and the reduction set
+	proj := func(first, cnt int, outName string) volume.Map {
+		ex := make([]volume.Aff, cnt)
+		for k := range ex {
+			ex[k] = volume.AffDim(first + k)
+		}
+		return volume.MultiAff{InName: name, InDims: make([]string, n), OutName: outName, Exprs: ex}.Map()
+	}
+	prod := pset.Preimage(proj(0, c.nOut, pset.TupleName())).Intersect(rset.Preimage(proj(c.nOut, c.nR, rset.TupleName())))
+	if !prod.IsSubset(dom) {
+		return "the reduction depends on the result index", nil
+	}
+	plo, phi, err := constBounds(pset)
+	if err != nil {
+		return "", err
+	}
+	rlo, rhi, err := constBounds(rset)
+	if err != nil {
+		return "", err
+	}
+	// every point of the bounding box must be an iteration of the constructor's domain, so
+	// that the dead points of partial tiles read inside the operands
+	lo := append(append([]int64(nil), plo...), rlo...)
+	hi := append(append([]int64(nil), phi...), rhi...)
+	if !boxSet(nil, name, lo, hi).IsSubset(op.Full.SetTupleName(name)) {
+		return "the bounding box leaves the constructor's domain", nil
+	}
+	c.ilo, c.jlo = plo[c.i], plo[c.j]
+	c.rlo, c.rhi = rlo[0], rhi[0]
+	if c.rhi-c.rlo+1 > tileKC {
+		c.kc = tileKC
+		cons := []volume.Constraint{
+			volume.GE(volume.AffDim(0), volume.AffParam(tileParamKC)),
+			volume.GE(volume.AffParam(tileParamKC).AddConst(tileKC-1), volume.AffDim(0)),
+		}
+		win := volume.SetFromConstraints([]string{tileParamKC}, rset.TupleName(), make([]string, c.nR), cons)
+		c.rscan, err = rset.Intersect(win).Scan()
+	} else {
+		c.rscan, err = rset.Scan()
+	}
+	if err != nil {
+		return "", err
+	}
+	pbox := boxSet(nil, pset.TupleName(), plo, phi)
+	dense := pbox.IsSubset(pset)
+	rows, cols := phi[c.i]-plo[c.i]+1, phi[c.j]-plo[c.j]+1
+	nr := int64(tileVecs * c.vl)
+	nti, ntj := rows/tileRows, cols/nr
+	type span struct{ lo, hi, size int64 }
+	var rowSpans, colSpans []span
+	if nti > 0 {
+		rowSpans = append(rowSpans, span{0, nti - 1, tileRows})
+	}
+	if r := rows % tileRows; r > 0 {
+		rowSpans = append(rowSpans, span{nti, nti, r})
+	}
+	if ntj > 0 {
+		colSpans = append(colSpans, span{0, ntj - 1, nr})
+	}
+	if r := cols % nr; r > 0 {
+		colSpans = append(colSpans, span{ntj, ntj, r})
+	}
+	nO := len(c.oDims)
+	tdims := make([]string, nO+2)     // (o..., tj, ti)
+	xdims := make([]string, nO+4)     // (o..., tj, ti, di, dj)
+	toP := make([]volume.Aff, c.nOut) // tile point -> result index
+	for k, d := range c.oDims {
+		toP[d] = volume.AffDim(k)
+	}
+	toP[c.j] = volume.AffDim(nO).Mul(nr).Add(volume.AffDim(nO + 3)).AddConst(c.jlo)
+	toP[c.i] = volume.AffDim(nO + 1).Mul(tileRows).Add(volume.AffDim(nO + 2)).AddConst(c.ilo)
+	tmap := volume.MultiAff{InDims: xdims, OutName: pset.TupleName(), Exprs: toP}.Map()
+	var live, dead volume.Set
+	if !dense {
+		live = pset.Preimage(tmap)
+		dead = pbox.Subtract(pset).Preimage(tmap)
+	}
+	// the live points of a tile whose origin is a parameter
+	lparams := []string{tileParamI0, tileParamJ0}
+	toL := make([]volume.Aff, c.nOut)
+	for k, d := range c.oDims {
+		lparams = append(lparams, tileParamO(k))
+		toL[d] = volume.AffParam(tileParamO(k))
+	}
+	toL[c.i] = volume.AffParam(tileParamI0).Add(volume.AffDim(0))
+	toL[c.j] = volume.AffParam(tileParamJ0).Add(volume.AffDim(1))
+	lmap := volume.MultiAff{Params: lparams, InDims: make([]string, 2), OutName: pset.TupleName(), Exprs: toL}.Map()
+	var liveLocal volume.Set
+	if !dense {
+		liveLocal = pset.Preimage(lmap)
+	}
+	var visited, liveCount int64
+	for _, rs := range rowSpans {
+		for _, cs := range colSpans {
+			tc := &tileClass{rows: int(rs.size), cols: int(cs.size), groups: splitColumns(int(cs.size), c.vl)}
+			var cons []volume.Constraint
+			for k, d := range c.oDims {
+				cons = append(cons, volume.GE(volume.AffDim(k), volume.AffConst(plo[d])), volume.GE(volume.AffConst(phi[d]), volume.AffDim(k)))
+			}
+			cons = append(cons,
+				volume.GE(volume.AffDim(nO), volume.AffConst(cs.lo)), volume.GE(volume.AffConst(cs.hi), volume.AffDim(nO)),
+				volume.GE(volume.AffDim(nO+1), volume.AffConst(rs.lo)), volume.GE(volume.AffConst(rs.hi), volume.AffDim(nO+1)))
+			tiles := volume.SetFromConstraints(nil, "", tdims, cons)
+			area := rs.size * cs.size
+			if dense {
+				if tc.full, err = tiles.Scan(); err != nil {
+					return "", err
+				}
+				c.classes = append(c.classes, tc)
+				continue
+			}
+			inTile := append(append([]volume.Constraint(nil), cons...),
+				volume.GE(volume.AffDim(nO+2), volume.AffConst(0)), volume.GE(volume.AffConst(rs.size-1), volume.AffDim(nO+2)),
+				volume.GE(volume.AffDim(nO+3), volume.AffConst(0)), volume.GE(volume.AffConst(cs.size-1), volume.AffDim(nO+3)))
+			box := volume.SetFromConstraints(nil, "", xdims, inTile)
+			touched := live.Intersect(box).ProjectOut(nO+2, 2)
+			bad := dead.Intersect(box).ProjectOut(nO+2, 2)
+			full := touched.Subtract(bad).Coalesce()
+			part := touched.Intersect(bad).Coalesce()
+			if tc.full, err = full.Scan(); err != nil {
+				return "", err
+			}
+			if tc.part, err = part.Scan(); err != nil {
+				return "", err
+			}
+			if !part.IsEmpty() {
+				lbox := volume.SetFromConstraints(lparams, "", make([]string, 2), []volume.Constraint{
+					volume.GE(volume.AffDim(0), volume.AffConst(0)), volume.GE(volume.AffConst(rs.size-1), volume.AffDim(0)),
+					volume.GE(volume.AffDim(1), volume.AffConst(0)), volume.GE(volume.AffConst(cs.size-1), volume.AffDim(1))})
+				if tc.live, err = liveLocal.Intersect(lbox).Scan(); err != nil {
+					return "", err
+				}
+			}
+			nt, err := touched.Card(nil)
+			if err != nil {
+				return "", err
+			}
+			visited += nt * area
+			c.classes = append(c.classes, tc)
+		}
+	}
+	if !dense {
+		var err error
+		if liveCount, err = pset.Card(nil); err != nil {
+			return "", err
+		}
+		if float64(liveCount) < tileMinLive*float64(visited) {
+			return fmt.Sprintf("too sparse for tiles (%d live points in %d tile points)", liveCount, visited), nil
+		}
+	}
+	return "", nil
+}
+
+// splitColumns cuts a tile's cols columns into full vectors of vl lanes and a remainder in
+// power-of-two vectors (the last ones scalars).
+func splitColumns(cols, vl int) []tileGroup {
+	var gs []tileGroup
+	off := 0
+	for ; off+vl <= cols; off += vl {
+		gs = append(gs, tileGroup{off, vl})
+	}
+	for w := vl / 2; w >= 1; w /= 2 {
+		if cols-off >= w {
+			gs = append(gs, tileGroup{off, w})
+			off += w
+		}
+	}
+	return gs
+}
+
+// constBounds returns the smallest and largest value of every dim of a bounded set without
+// parameters.
+func constBounds(s volume.Set) (lo, hi []int64, err error) {
+	nd := s.NDim()
+	lo, hi = make([]int64, nd), make([]int64, nd)
+	for d := 0; d < nd; d++ {
+		one := s
+		if d+1 < nd {
+			one = one.ProjectOut(d+1, nd-d-1)
+		}
+		if d > 0 {
+			one = one.ProjectOut(0, d)
+		}
+		bs, err := one.DimBounds(0)
+		if err != nil {
+			return nil, nil, err
+		}
+		first := true
+		for _, b := range bs {
+			l, okl := constExtreme(b.Lower, true)
+			h, okh := constExtreme(b.Upper, false)
+			if !okl || !okh {
+				return nil, nil, fmt.Errorf("dim %d of %s has no constant bounds", d, s)
+			}
+			if first || l < lo[d] {
+				lo[d] = l
+			}
+			if first || h > hi[d] {
+				hi[d] = h
+			}
+			first = false
+		}
+		if first {
+			return nil, nil, fmt.Errorf("dim %d of %s is empty", d, s)
+		}
+	}
+	return lo, hi, nil
+}
+
+// constExtreme returns the max (lower bounds) or min (upper bounds) of constant bounds.
+func constExtreme(bs []volume.Aff, lower bool) (int64, bool) {
+	if len(bs) == 0 {
+		return 0, false
+	}
+	var v int64
+	for k, b := range bs {
+		x, ok := b.IsConst()
+		if !ok {
+			return 0, false
+		}
+		if k == 0 || (lower && x > v) || (!lower && x < v) {
+			v = x
+		}
+	}
+	return v, true
+}
+
+// boxSet returns { name[x] : lo <= x <= hi } (no dims when lo is nil).
+func boxSet(params []string, name string, lo, hi []int64) volume.Set {
+	var cons []volume.Constraint
+	for d := range lo {
+		cons = append(cons, volume.GE(volume.AffDim(d), volume.AffConst(lo[d])), volume.GE(volume.AffConst(hi[d]), volume.AffDim(d)))
+	}
+	return volume.SetFromConstraints(params, name, make([]string, len(lo)), cons)
+}

@@ -1,0 +1,241 @@
+// This file emits the register-tile kernels planned in contract.go: the loop over reduction
+// chunks, the scans of each tile class's full and partial tiles, and the micro-kernel whose
+// accumulators live in registers (allocas that LLVM's SROA promotes) across the reduction.
+
+package lower
+
+import (
+	"fmt"
+
+	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// emitTiles emits the nest of a register-tile kernel; the result box is initialised.
+func (kb *kernelBuilder) emitTiles(c *contraction) error {
+	fb := kb.fb
+	if c.vl*kb.op.Result.Type.Elem.Size() >= 64 {
+		// explicit 512-bit vectors must stay 512-bit: CPUs tuned to prefer 256-bit vectors
+		// would otherwise split them
+		fb.f.FuncAttrs = append(fb.f.FuncAttrs, llvm.AttrPair{Key: "min-legal-vector-width", Value: "512"},
+			llvm.AttrPair{Key: "prefer-vector-width", Value: "512"})
+	}
+	body := func() error {
+		for _, tc := range c.classes {
+			if err := kb.emitTileScan(c, tc, tc.full, false); err != nil {
+				return err
+			}
+			if err := kb.emitTileScan(c, tc, tc.part, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if c.kc == 0 {
+		return body()
+	}
+	return fb.loop(i64(c.rlo), i64(c.rhi), c.kc, "kc", func(kc value.Value) error {
+		fb.params[tileParamKC] = kc
+		defer delete(fb.params, tileParamKC)
+		return body()
+	})
+}
+
+// emitTileScan emits the tiles of one class that ast scans (over (o..., tj, ti)).
+func (kb *kernelBuilder) emitTileScan(c *contraction, tc *tileClass, ast volume.Node, partial bool) error {
+	if ast == nil {
+		return nil
+	}
+	nO := len(c.oDims)
+	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, nO+2)}
+	e.leaf = func(lev []value.Value) error { return kb.emitTile(c, tc, lev, partial) }
+	return e.emit(ast)
+}
+
+// emitTile emits the micro-kernel of the tile at lev = (o..., tj, ti).
+func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Value, partial bool) error {
+	fb := kb.fb
+	op := kb.op
+	elem := op.Result.Type.Elem
+	et := regType(elem)
+	nO := len(c.oDims)
+	nr := int64(tileVecs * c.vl)
+	dims := make([]value.Value, op.NDim())
+	for k, d := range c.oDims {
+		dims[d] = lev[k]
+	}
+	for d := c.nOut; d < op.NDim(); d++ {
+		dims[d] = i64(0)
+	}
+	j0 := fb.add(i64(c.jlo), fb.mul(lev[nO], i64(nr)))
+	i0 := fb.add(i64(c.ilo), fb.mul(lev[nO+1], i64(tileRows)))
+	fb.known(j0, gcd(c.jlo, nr))
+	at := func(r int, g tileGroup) []value.Value {
+		d := append([]value.Value(nil), dims...)
+		d[c.i] = fb.add(i0, i64(int64(r)))
+		d[c.j] = fb.add(j0, i64(int64(g.off)))
+		return d
+	}
+	// accumulators: one alloca per register, in the entry block so that SROA promotes them
+	accs := make([][]value.Value, tc.rows)
+	for r := range accs {
+		for _, g := range tc.groups {
+			accs[r] = append(accs[r], kb.entryAlloca(vecType(et, lanesOf(g))))
+		}
+	}
+	offs := make([][]value.Value, tc.rows)
+	for r := range accs {
+		for gi, g := range tc.groups {
+			off := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, at(r, g)))
+			offs[r] = append(offs[r], off)
+			fb.cur.NewStore(kb.loadGroup(off, g), accs[r][gi])
+		}
+	}
+	// the reduction
+	re := &astEmitter{fb: fb, lev: make([]value.Value, c.nR)}
+	re.leaf = func(rl []value.Value) error {
+		for r := range accs {
+			for gi, g := range tc.groups {
+				d := at(r, g)
+				copy(d[c.nOut:], rl)
+				bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: lanesOf(g), inner: c.j, memo: map[*ir.Scalar]value.Value{}}
+				acc := fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi])
+				v, err := kb.accumulate(bc, c, acc)
+				if err != nil {
+					return err
+				}
+				fb.cur.NewStore(v, accs[r][gi])
+			}
+		}
+		return nil
+	}
+	if err := re.emit(c.rscan); err != nil {
+		return err
+	}
+	if !partial {
+		for r := range accs {
+			for gi, g := range tc.groups {
+				kb.storeGroup(offs[r][gi], fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi]), g)
+			}
+		}
+		return nil
+	}
+	// partial tile: spill the registers, then copy the live points
+	spill := kb.entryAlloca(types.NewArray(uint64(tileRows*nr), et))
+	for r := range accs {
+		for gi, g := range tc.groups {
+			p := fb.cur.NewGetElementPtr(types.NewArray(uint64(tileRows*nr), et), spill, i64(0), i64(int64(r)*nr+int64(g.off)))
+			v := fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi])
+			if g.lanes > 1 {
+				fb.cur.NewStore(v, fb.cur.NewBitCast(p, types.NewPointer(v.Type())))
+			} else {
+				fb.cur.NewStore(v, p)
+			}
+		}
+	}
+	fb.params[tileParamI0] = i0
+	fb.params[tileParamJ0] = j0
+	for k := range c.oDims {
+		fb.params[tileParamO(k)] = lev[k]
+	}
+	defer func() {
+		delete(fb.params, tileParamI0)
+		delete(fb.params, tileParamJ0)
+		for k := range c.oDims {
+			delete(fb.params, tileParamO(k))
+		}
+	}()
+	le := &astEmitter{fb: fb, lev: make([]value.Value, 2)}
+	le.leaf = func(l []value.Value) error {
+		idx := fb.add(fb.mul(l[0], i64(nr)), l[1])
+		v := fb.cur.NewLoad(et, fb.cur.NewGetElementPtr(types.NewArray(uint64(tileRows*nr), et), spill, i64(0), idx))
+		d := append([]value.Value(nil), dims...)
+		d[c.i] = fb.add(i0, l[0])
+		d[c.j] = fb.add(j0, l[1])
+		off := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, d))
+		st := fb.cur.NewStore(v, fb.elemPtr(kb.res, off))
+		st.Align = llvm.Align(byteSize(et))
+		return nil
+	}
+	return le.emit(tc.live)
+}
+
+// accumulate returns acc plus the body at the context's point: a fused multiply-add when the
+// body is a product of two values of the result type.
+func (kb *kernelBuilder) accumulate(bc *bodyCtx, c *contraction, acc value.Value) (value.Value, error) {
+	op := kb.op
+	elem := op.Result.Type.Elem
+	if c.fma {
+		x, err := bc.emit(op.Body.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		y, err := bc.emit(op.Body.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		t := acc.Type()
+		f := kb.fb.mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(t), t, t, t, t)
+		return kb.fb.cur.NewCall(f, x, y, acc), nil
+	}
+	v, err := bc.emit(op.Body)
+	if err != nil {
+		return nil, err
+	}
+	return bc.combine(ir.ReduceSum, elem, acc, v)
+}
+
+// intrinsicSuffix is the overload suffix of a float scalar or vector type (f32, v16f32...).
+func intrinsicSuffix(t types.Type) string {
+	s := "f32"
+	if vt, ok := t.(*types.VectorType); ok {
+		if vt.ElemType.Equal(types.Double) {
+			s = "f64"
+		}
+		return fmt.Sprintf("v%d%s", vt.Len, s)
+	}
+	if t.Equal(types.Double) {
+		return "f64"
+	}
+	return s
+}
+
+// lanesOf returns the vector length of a group for vecType (0: scalar).
+func lanesOf(g tileGroup) int {
+	if g.lanes == 1 {
+		return 0
+	}
+	return g.lanes
+}
+
+// loadGroup loads a group of result elements at offset off.
+func (kb *kernelBuilder) loadGroup(off value.Value, g tileGroup) value.Value {
+	if g.lanes == 1 {
+		return kb.fb.loadElem(kb.res, off)
+	}
+	return kb.fb.vectorLoad(kb.res, off, g.lanes)
+}
+
+// storeGroup stores a group of result elements at offset off.
+func (kb *kernelBuilder) storeGroup(off value.Value, v value.Value, g tileGroup) {
+	fb := kb.fb
+	if g.lanes == 1 {
+		st := fb.cur.NewStore(v, fb.elemPtr(kb.res, off))
+		st.Align = llvm.Align(byteSize(v.Type()))
+		return
+	}
+	fb.vectorStore(kb.res, off, v)
+}
+
+// entryAlloca returns a stack slot of type t allocated at the start of the function.
+func (kb *kernelBuilder) entryAlloca(t types.Type) value.Value {
+	entry := kb.fb.f.Blocks[0]
+	a := llvm.NewAlloca(t)
+	a.Align = 64
+	entry.Insts = append([]llvm.Instruction{a}, entry.Insts...)
+	return a
+}

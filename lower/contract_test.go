@@ -1,0 +1,129 @@
+package lower_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc/internal/e2e"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/lower"
+	"github.com/graphc/graphc/passes"
+)
+
+// contractionCase is a graph whose contractions take the register-tile strategy, with the
+// required region of its output (empty: all of it).
+type contractionCase struct {
+	name, text, require string
+	tiles               bool // whether the first op must use register tiles
+}
+
+var contractionCases = []contractionCase{
+	{"dense_odd", `graph @g(%A: f32[37, 53], %B: f32[53, 45]) {
+  %C = matmul(%A, %B) : f32[37, 45]
+  return %C
+}`, "", true},
+	{"dense_kc_chunks", `graph @g(%A: f32[13, 300], %B: f32[300, 70]) {
+  %C = matmul(%A, %B) : f32[13, 70]
+  return %C
+}`, "", true},
+	{"dense_f64", `graph @g(%A: f64[9, 20], %B: f64[20, 19]) {
+  %C = matmul(%A, %B) : f64[9, 19]
+  return %C
+}`, "", true},
+	{"triangle_upper", `graph @g(%A: f32[50, 40], %B: f32[40, 70]) {
+  %C = matmul(%A, %B) : f32[50, 70]
+  %Y = trilu(%C) {k = 0, upper = 1} : f32[50, 70]
+  return %Y
+}`, "", true},
+	{"triangle_lower_offset", `graph @g(%A: f32[45, 33], %B: f32[33, 45]) {
+  %C = matmul(%A, %B) : f32[45, 45]
+  %Y = trilu(%C) {k = 3, upper = 0} : f32[45, 45]
+  return %Y
+}`, "", true},
+	{"batch", `graph @g(%A: f32[3, 20, 30], %B: f32[3, 30, 40]) {
+  %C = matmul(%A, %B) : f32[3, 20, 40]
+  %Y = trilu(%C) {k = 0, upper = 1} : f32[3, 20, 40]
+  return %Y
+}`, "", true},
+	{"last_row", `graph @g(%A: f32[20, 64], %B: f32[64, 100]) {
+  %C = matmul(%A, %B) : f32[20, 100]
+  return %C
+}`, "C[i, j] : i = 19", true},
+	{"tile_region", `graph @g(%A: f32[40, 16], %B: f32[16, 90]) {
+  %C = matmul(%A, %B) : f32[40, 90]
+  return %C
+}`, "C[i, j] : 7 <= i < 30 and 11 <= j < 77", true},
+	{"checkerboard", `graph @g(%A: f32[24, 16], %B: f32[16, 40]) {
+  %C = matmul(%A, %B) : f32[24, 40]
+  %Y = relu(%C) : f32[24, 40]
+  return %Y
+}`, "Y[i, j] : (i + j) mod 2 = 0", true},
+	{"diagonal_stays_scalar", `graph @g(%A: f32[40, 16], %B: f32[16, 40]) {
+  %C = matmul(%A, %B) : f32[40, 40]
+  return %C
+}`, "C[i, j] : i = j", false},
+	{"conv_valid", `graph @g(%x: f32[2, 3, 12, 40], %w: f32[8, 3, 3, 3]) {
+  %y = conv(%x, %w) : f32[2, 8, 10, 38]
+  return %y
+}`, "", true},
+}
+
+func contractionGraph(t *testing.T, c contractionCase) *ir.Graph {
+	t.Helper()
+	g, err := ir.Parse(c.text)
+	require.NoError(t, err, c.name)
+	opts := &passes.Options{VerifyEach: true}
+	if c.require != "" {
+		rq, err := passes.ParseRequirement(g, c.require)
+		require.NoError(t, err, c.name)
+		opts.Require = append(opts.Require, rq)
+	}
+	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+	require.NoError(t, err)
+	_, err = passes.Run(context.Background(), g, ps, opts)
+	require.NoError(t, err, c.name)
+	return g
+}
+
+// TestContractionStrategy checks which contractions take register tiles, for every vector
+// width.
+func TestContractionStrategy(t *testing.T) {
+	for _, cpu := range []string{"x86-64", "haswell", "skylake-avx512"} {
+		for _, c := range contractionCases {
+			g := contractionGraph(t, c)
+			tgt, err := lower.LoadTarget("x86-64")
+			require.NoError(t, err)
+			m, err := lower.Lower(g, lower.Config{Target: tgt, CPU: cpu})
+			require.NoError(t, err, c.name)
+			got := strings.HasPrefix(m.Entries[0].Strategies[0], "register-tiles")
+			require.Equal(t, c.tiles, got, "%s on %s: %v", c.name, cpu, m.Entries[0].Strategies)
+		}
+	}
+}
+
+// TestContractionKernels runs the register-tile kernels against the evaluator: with SSE2
+// vectors and no FMA (the x86-64 baseline: the evaluator's bits), and on the host CPU with its
+// widest vectors and fused multiply-adds (one rounding per term: compared within the error
+// bound of a float sum).
+func TestContractionKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 7))
+	var names []string
+	var cases []*e2e.Case
+	for _, c := range contractionCases {
+		g := contractionGraph(t, c)
+		names = append(names, c.name)
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, false)})
+	}
+	runCases(t, e2e.Host(), names, cases)
+	native := e2e.Machine{Target: "x86-64", CPU: "native", CFlags: []string{"-march=native"}}
+	runCasesTol(t, native, names, cases, func(d ir.DType) (float64, float64) {
+		if d == ir.F64 {
+			return 1e-13, 1e-13
+		}
+		return 1e-5, 1e-4 // sums of up to 300 products of [-1, 1] values
+	})
+}
