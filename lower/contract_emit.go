@@ -63,7 +63,7 @@ func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Val
 	elem := op.Result.Type.Elem
 	et := regType(elem)
 	nO := len(c.oDims)
-	nr := int64(tileVecs * c.vl)
+	nr := int64(c.nv * c.vl)
 	dims := make([]value.Value, op.NDim())
 	for k, d := range c.oDims {
 		dims[d] = lev[k]
@@ -72,7 +72,7 @@ func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Val
 		dims[d] = i64(0)
 	}
 	j0 := fb.add(i64(c.jlo), fb.mul(lev[nO], i64(nr)))
-	i0 := fb.add(i64(c.ilo), fb.mul(lev[nO+1], i64(tileRows)))
+	i0 := fb.add(i64(c.ilo), fb.mul(lev[nO+1], i64(int64(c.mr))))
 	fb.known(j0, gcd(c.jlo, nr))
 	at := func(r int, g tileGroup) []value.Value {
 		d := append([]value.Value(nil), dims...)
@@ -125,10 +125,10 @@ func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Val
 		return nil
 	}
 	// partial tile: spill the registers, then copy the live points
-	spill := kb.entryAlloca(types.NewArray(uint64(tileRows*nr), et))
+	spill := kb.entryAlloca(types.NewArray(uint64(int64(c.mr)*nr), et))
 	for r := range accs {
 		for gi, g := range tc.groups {
-			p := fb.cur.NewGetElementPtr(types.NewArray(uint64(tileRows*nr), et), spill, i64(0), i64(int64(r)*nr+int64(g.off)))
+			p := fb.cur.NewGetElementPtr(types.NewArray(uint64(int64(c.mr)*nr), et), spill, i64(0), i64(int64(r)*nr+int64(g.off)))
 			v := fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi])
 			if g.lanes > 1 {
 				fb.cur.NewStore(v, fb.cur.NewBitCast(p, types.NewPointer(v.Type())))
@@ -152,7 +152,7 @@ func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Val
 	le := &astEmitter{fb: fb, lev: make([]value.Value, 2)}
 	le.leaf = func(l []value.Value) error {
 		idx := fb.add(fb.mul(l[0], i64(nr)), l[1])
-		v := fb.cur.NewLoad(et, fb.cur.NewGetElementPtr(types.NewArray(uint64(tileRows*nr), et), spill, i64(0), idx))
+		v := fb.cur.NewLoad(et, fb.cur.NewGetElementPtr(types.NewArray(uint64(int64(c.mr)*nr), et), spill, i64(0), idx))
 		d := append([]value.Value(nil), dims...)
 		d[c.i] = fb.add(i0, l[0])
 		d[c.j] = fb.add(j0, l[1])

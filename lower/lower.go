@@ -72,10 +72,10 @@ type moduleCtx struct {
 	vecBytes int
 	// tileBytes is the width of the register tiles of contractions (0: none)
 	tileBytes int
-	m        *llvm.Module
-	rt       map[string]*llvm.Func
-	intr     map[string]*llvm.Func
-	globals  int
+	m         *llvm.Module
+	rt        map[string]*llvm.Func
+	intr      map[string]*llvm.Func
+	globals   int
 }
 
 // Builder lowers several graphs into one module; their runtime functions are shared.
