@@ -68,15 +68,29 @@ type contraction struct {
 	fma      bool
 	ilo, jlo int64
 	classes  []*tileClass
-	// the reduction: rscan scans the reduction dims (one chunk of kc values of the first one,
-	// from parameter graphc_kc, when kc > 0)
+	// op is the op the tiles run: the original or its interior (reads guarded by pads
+	// defined everywhere); border, when not nil, is the rest, run by the per-point nest
+	op, border *ir.Op
+	// the reduction, in parts scanned in order (one chunk of kc values of the first reduction
+	// dim, from parameter graphc_kc, when kc > 0)
 	kc       int64
 	rlo, rhi int64
-	rscan    volume.Node
+	rparts   []reductionPart
+}
+
+// reductionPart is a part of the reduction set with the body that holds on it.
+type reductionPart struct {
+	scan volume.Node
+	body *ir.Scalar
+	fma  bool // body is a product of values of the result type: accumulate with fmuladd
 }
 
 func (c *contraction) String() string {
-	return fmt.Sprintf("register-tiles %dx%d i=%d j=%d kc=%d classes=%d", c.mr, c.nv*c.vl, c.i, c.j, c.kc, len(c.classes))
+	s := fmt.Sprintf("register-tiles %dx%d i=%d j=%d kc=%d classes=%d parts=%d", c.mr, c.nv*c.vl, c.i, c.j, c.kc, len(c.classes), len(c.rparts))
+	if c.border != nil {
+		s += " +border"
+	}
+	return s
 }
 
 // planContraction returns the register-tile plan of op for vectors of vecBytes, or nil when op
@@ -110,19 +124,19 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		}
 	}
 	j := nOut - 1
-	// the body must be vectorizable along j with unguarded unit-stride or invariant reads
+	// reads: one piece, unit-stride or invariant along j; guarded pieces are split off or
+	// peeled below
 	for k, acc := range op.Access {
 		if !op.Body.Reads(k) {
 			continue
 		}
-		if hasDynRead(op.Body, k) || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 ||
-			accessStride(acc.Pieces[0].Index, j) == strideOther {
-			return nil, "a read is guarded or not unit-stride along j"
+		if hasDynRead(op.Body, k) || len(acc.Pieces) != 1 || accessStride(acc.Pieces[0].Index, j) == strideOther {
+			return nil, "a read has pieces or is not unit-stride along j"
 		}
 	}
 	ok := true
 	op.Body.Walk(func(s *ir.Scalar) {
-		if !vectorizable(s) || (s.Type.IsFloat() && s.Type != elem) {
+		if !(vectorizable(s) || s.Op == ir.SAvail) || (s.Type.IsFloat() && s.Type != elem) {
 			ok = false
 		}
 	})
@@ -157,7 +171,6 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			c.oDims = append(c.oDims, d)
 		}
 	}
-	c.fma = op.Body.Op == ir.SMul && op.Body.Type == elem
 	var err error
 	if verr := volume.Try(func() { why, err = c.plan(op) }); verr != nil {
 		return nil, verr.Error()
@@ -186,6 +199,20 @@ func isDim(a volume.Aff, d int) bool {
 
 // plan classifies the tiles (may panic with volume errors; planContraction recovers them).
 func (c *contraction) plan(op *ir.Op) (string, error) {
+	// reads guarded along the tile dims (pads) leave the interior to the tiles
+	var edge []int
+	for k, acc := range op.Access {
+		if op.Body.Reads(k) && (guardUses(acc.Pieces[0].Guard, c.i) || guardUses(acc.Pieces[0].Guard, c.j)) {
+			edge = append(edge, k)
+		}
+	}
+	c.op = op
+	if len(edge) > 0 {
+		if c.op, c.border = splitInterior(op, c.nOut, edge); c.op == nil {
+			return "no interior without pads", nil
+		}
+		op = c.op
+	}
 	n := op.NDim()
 	dom := op.Domain
 	name := dom.TupleName()
@@ -223,19 +250,21 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	}
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
 	c.rlo, c.rhi = rlo[0], rhi[0]
+	if why, err := c.planReads(op, lo, hi); why != "" || err != nil {
+		return why, err
+	}
+	var win *volume.Set
 	if c.rhi-c.rlo+1 > tileKC {
 		c.kc = tileKC
 		cons := []volume.Constraint{
 			volume.GE(volume.AffDim(0), volume.AffParam(tileParamKC)),
 			volume.GE(volume.AffParam(tileParamKC).AddConst(tileKC-1), volume.AffDim(0)),
 		}
-		win := volume.SetFromConstraints([]string{tileParamKC}, rset.TupleName(), make([]string, c.nR), cons)
-		c.rscan, err = rset.Intersect(win).Scan()
-	} else {
-		c.rscan, err = rset.Scan()
+		w := volume.SetFromConstraints([]string{tileParamKC}, rset.TupleName(), make([]string, c.nR), cons)
+		win = &w
 	}
-	if err != nil {
-		return "", err
+	if why, err := c.planReduction(op, rset, win); why != "" || err != nil {
+		return why, err
 	}
 	pbox := boxSet(nil, pset.TupleName(), plo, phi)
 	dense := pbox.IsSubset(pset)

@@ -95,26 +95,28 @@ func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Val
 			fb.cur.NewStore(kb.loadGroup(off, g), accs[r][gi])
 		}
 	}
-	// the reduction
-	re := &astEmitter{fb: fb, lev: make([]value.Value, c.nR)}
-	re.leaf = func(rl []value.Value) error {
-		for r := range accs {
-			for gi, g := range tc.groups {
-				d := at(r, g)
-				copy(d[c.nOut:], rl)
-				bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: lanesOf(g), inner: c.j, memo: map[*ir.Scalar]value.Value{}}
-				acc := fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi])
-				v, err := kb.accumulate(bc, c, acc)
-				if err != nil {
-					return err
+	// the reduction, part by part
+	for _, rp := range c.rparts {
+		re := &astEmitter{fb: fb, lev: make([]value.Value, c.nR)}
+		re.leaf = func(rl []value.Value) error {
+			for r := range accs {
+				for gi, g := range tc.groups {
+					d := at(r, g)
+					copy(d[c.nOut:], rl)
+					bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: lanesOf(g), inner: c.j, memo: map[*ir.Scalar]value.Value{}}
+					acc := fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi])
+					v, err := kb.accumulate(bc, rp, acc)
+					if err != nil {
+						return err
+					}
+					fb.cur.NewStore(v, accs[r][gi])
 				}
-				fb.cur.NewStore(v, accs[r][gi])
 			}
+			return nil
 		}
-		return nil
-	}
-	if err := re.emit(c.rscan); err != nil {
-		return err
+		if err := re.emit(rp.scan); err != nil {
+			return err
+		}
 	}
 	if !partial {
 		for r := range accs {
@@ -164,17 +166,15 @@ func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Val
 	return le.emit(tc.live)
 }
 
-// accumulate returns acc plus the body at the context's point: a fused multiply-add when the
-// body is a product of two values of the result type.
-func (kb *kernelBuilder) accumulate(bc *bodyCtx, c *contraction, acc value.Value) (value.Value, error) {
-	op := kb.op
-	elem := op.Result.Type.Elem
-	if c.fma {
-		x, err := bc.emit(op.Body.Args[0])
+// accumulate returns acc plus the part's body at the context's point: a fused multiply-add
+// when the body is a product of two values of the result type.
+func (kb *kernelBuilder) accumulate(bc *bodyCtx, rp reductionPart, acc value.Value) (value.Value, error) {
+	if rp.fma {
+		x, err := bc.emit(rp.body.Args[0])
 		if err != nil {
 			return nil, err
 		}
-		y, err := bc.emit(op.Body.Args[1])
+		y, err := bc.emit(rp.body.Args[1])
 		if err != nil {
 			return nil, err
 		}
@@ -182,11 +182,11 @@ func (kb *kernelBuilder) accumulate(bc *bodyCtx, c *contraction, acc value.Value
 		f := kb.fb.mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(t), t, t, t, t)
 		return kb.fb.cur.NewCall(f, x, y, acc), nil
 	}
-	v, err := bc.emit(op.Body)
+	v, err := bc.emit(rp.body)
 	if err != nil {
 		return nil, err
 	}
-	return bc.combine(ir.ReduceSum, elem, acc, v)
+	return bc.combine(ir.ReduceSum, kb.op.Result.Type.Elem, acc, v)
 }
 
 // intrinsicSuffix is the overload suffix of a float scalar or vector type (f32, v16f32...).

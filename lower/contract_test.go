@@ -70,6 +70,19 @@ var contractionCases = []contractionCase{
   %y = conv(%x, %w) : f32[2, 8, 10, 38]
   return %y
 }`, "", true},
+	{"conv_pads_bias", `graph @g(%x: f32[1, 3, 20, 37], %w: f32[16, 3, 3, 3], %b: f32[16]) {
+  %y = conv(%x, %w, %b) {pads = [1, 1, 1, 1]} : f32[1, 16, 20, 37]
+  %r = relu(%y) : f32[1, 16, 20, 37]
+  return %r
+}`, "", true},
+	{"conv_bias_valid", `graph @g(%x: f32[1, 4, 9, 30], %w: f32[6, 4, 2, 2], %b: f32[6]) {
+  %y = conv(%x, %w, %b) : f32[1, 6, 8, 29]
+  return %y
+}`, "", true},
+	{"conv_strided_pads", `graph @g(%x: f32[2, 2, 17, 41], %w: f32[5, 2, 3, 3]) {
+  %y = conv(%x, %w) {pads = [1, 2, 1, 0], strides = [2, 1]} : f32[2, 5, 9, 41]
+  return %y
+}`, "", true},
 }
 
 func contractionGraph(t *testing.T, c contractionCase) *ir.Graph {
@@ -99,6 +112,7 @@ func TestContractionStrategy(t *testing.T) {
 			require.NoError(t, err)
 			m, err := lower.Lower(g, lower.Config{Target: tgt, CPU: cpu})
 			require.NoError(t, err, c.name)
+			t.Logf("%s on %s: %s", c.name, cpu, m.Entries[0].Strategies[0])
 			got := strings.HasPrefix(m.Entries[0].Strategies[0], "register-tiles")
 			require.Equal(t, c.tiles, got, "%s on %s: %v", c.name, cpu, m.Entries[0].Strategies)
 		}

@@ -94,9 +94,19 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 		}
 	}
 	if tiles != nil {
+		// the tiles run the interior op; the border, if any, the per-point nest
+		kb.op = tiles.op
 		if err := kb.emitTiles(tiles); err != nil {
 			return nil, err
 		}
+		if tiles.border != nil {
+			kb.op = tiles.border
+			kb.strat = chooseStrategy(tiles.border, mc.vecBytes)
+			if err := kb.emitNest(ec.g.Params); err != nil {
+				return nil, err
+			}
+		}
+		kb.op = op
 	} else if err := kb.emitNest(ec.g.Params); err != nil {
 		return nil, err
 	}
