@@ -76,6 +76,9 @@ type contraction struct {
 	kc       int64
 	rlo, rhi int64
 	rparts   []reductionPart
+	// fromInit: the result box is not initialised; accumulators start at the init value
+	// (in the first reduction chunk) instead of loading the result
+	fromInit bool
 }
 
 // reductionPart is a part of the reduction set with the body that holds on it.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 
@@ -92,7 +93,7 @@ func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Val
 		for gi, g := range tc.groups {
 			off := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, at(r, g)))
 			offs[r] = append(offs[r], off)
-			fb.cur.NewStore(kb.loadGroup(off, g), accs[r][gi])
+			fb.cur.NewStore(kb.accInit(c, off, g), accs[r][gi])
 		}
 	}
 	// the reduction, part by part
@@ -210,6 +211,23 @@ func lanesOf(g tileGroup) int {
 		return 0
 	}
 	return g.lanes
+}
+
+// accInit returns the starting value of the accumulators of group g at result offset off:
+// the result's elements, or the init value when the result box is not initialised (in the
+// first reduction chunk).
+func (kb *kernelBuilder) accInit(c *contraction, off value.Value, g tileGroup) value.Value {
+	fb := kb.fb
+	if !c.fromInit {
+		return kb.loadGroup(off, g)
+	}
+	elem := kb.op.Result.Type.Elem
+	init := splat(scalarConst(elem, kb.op.Init, 0), lanesOf(g))
+	if c.kc == 0 {
+		return init
+	}
+	first := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], i64(c.rlo))
+	return fb.sel(first, init, kb.loadGroup(off, g))
 }
 
 // loadGroup loads a group of result elements at offset off.

@@ -88,7 +88,10 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 		kb.best = fb.cur.NewBitCast(sp, types.NewPointer(types.Double))
 		kb.seen = fb.cur.NewGetElementPtr(types.I8, sp, fb.mul(n, i64(8)))
 	}
-	if op.Reduce != ir.ReduceNone || !writesWhole(op, ec.g.Params) {
+	if tiles != nil && tiles.border == nil && ec.readsOnlyWritten(op) {
+		// every element anyone reads is computed whole by one tile: no initialisation
+		tiles.fromInit = true
+	} else if op.Reduce != ir.ReduceNone || !writesWhole(op, ec.g.Params) {
 		if err := kb.emitInit(n); err != nil {
 			return nil, err
 		}
@@ -129,6 +132,38 @@ func writesWhole(op *ir.Op, params []string) bool {
 		whole = box.IsSubset(written)
 	})
 	return whole
+}
+
+// readsOnlyWritten reports whether op's result is not a graph output and its consumers read
+// only elements that op writes (exact volume check), so that the others need no value.
+func (ec *entryCtx) readsOnlyWritten(op *ir.Op) bool {
+	for _, o := range ec.g.Outputs {
+		if o == op.Result {
+			return false
+		}
+	}
+	ok := true
+	err := volume.Try(func() {
+		params := ec.g.Params
+		written := op.Domain.Apply(op.OutMap(params))
+		for _, user := range ec.g.Ops {
+			for k, v := range user.Operands {
+				if v != op.Result || !user.Body.Reads(k) {
+					continue
+				}
+				if hasDynRead(user.Body, k) {
+					ok = false
+					return
+				}
+				read := user.Domain.Apply(user.AccessMap(params, k))
+				if !read.IsSubset(written) {
+					ok = false
+					return
+				}
+			}
+		}
+	})
+	return ok && err == nil
 }
 
 // alignedBuffer reports whether v's buffer is 128-byte aligned: workspace slots and constant

@@ -44,441 +44,379 @@ entry:
 	%15 = alloca <4 x float>, align 64
 	%16 = alloca <4 x float>, align 64
 	%17 = alloca <4 x float>, align 64
-	br label %init.header.1
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %17
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %16
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %15
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %14
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %13
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %12
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %11
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %10
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %9
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %8
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %7
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %6
+	br label %d0.header.1
 
-init.header.1:
-	%18 = phi i64 [ 0, %entry ], [ %21, %init.body.2 ]
-	%19 = icmp sle i64 %18, 63
-	br i1 %19, label %init.body.2, label %init.exit.3
+d0.header.1:
+	%18 = phi i64 [ 0, %entry ], [ %156, %d0.body.2 ]
+	%19 = icmp sle i64 %18, 7
+	br i1 %19, label %d0.body.2, label %d0.exit.3
 
-init.body.2:
-	%20 = getelementptr float, float* %res, i64 %18
-	store float 0.0, float* %20, align 4
-	%21 = add i64 %18, 1
-	br label %init.header.1
-
-init.exit.3:
-	%22 = getelementptr float, float* %res, i64 0
-	%23 = bitcast float* %22 to <4 x float>*
-	%24 = load <4 x float>, <4 x float>* %23, align 16
-	store <4 x float> %24, <4 x float>* %17
-	%25 = getelementptr float, float* %res, i64 4
-	%26 = bitcast float* %25 to <4 x float>*
-	%27 = load <4 x float>, <4 x float>* %26, align 16
-	store <4 x float> %27, <4 x float>* %16
-	%28 = getelementptr float, float* %res, i64 8
-	%29 = bitcast float* %28 to <4 x float>*
-	%30 = load <4 x float>, <4 x float>* %29, align 16
-	store <4 x float> %30, <4 x float>* %15
-	%31 = getelementptr float, float* %res, i64 12
-	%32 = bitcast float* %31 to <4 x float>*
-	%33 = load <4 x float>, <4 x float>* %32, align 16
-	store <4 x float> %33, <4 x float>* %14
-	%34 = getelementptr float, float* %res, i64 16
-	%35 = bitcast float* %34 to <4 x float>*
-	%36 = load <4 x float>, <4 x float>* %35, align 16
-	store <4 x float> %36, <4 x float>* %13
-	%37 = getelementptr float, float* %res, i64 20
+d0.body.2:
+	%20 = load <4 x float>, <4 x float>* %17
+	%21 = getelementptr float, float* %op0, i64 %18
+	%22 = load float, float* %21, align 4
+	%23 = insertelement <4 x float> undef, float %22, i32 0
+	%24 = shufflevector <4 x float> %23, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%25 = mul i64 %18, 8
+	%26 = getelementptr float, float* %op1, i64 %25
+	%27 = bitcast float* %26 to <4 x float>*
+	%28 = load <4 x float>, <4 x float>* %27, align 4
+	%29 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %24, <4 x float> %28, <4 x float> %20)
+	store <4 x float> %29, <4 x float>* %17
+	%30 = load <4 x float>, <4 x float>* %16
+	%31 = getelementptr float, float* %op0, i64 %18
+	%32 = load float, float* %31, align 4
+	%33 = insertelement <4 x float> undef, float %32, i32 0
+	%34 = shufflevector <4 x float> %33, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%35 = mul i64 %18, 8
+	%36 = add i64 %35, 4
+	%37 = getelementptr float, float* %op1, i64 %36
 	%38 = bitcast float* %37 to <4 x float>*
-	%39 = load <4 x float>, <4 x float>* %38, align 16
-	store <4 x float> %39, <4 x float>* %12
-	%40 = getelementptr float, float* %res, i64 24
-	%41 = bitcast float* %40 to <4 x float>*
-	%42 = load <4 x float>, <4 x float>* %41, align 16
-	store <4 x float> %42, <4 x float>* %11
-	%43 = getelementptr float, float* %res, i64 28
-	%44 = bitcast float* %43 to <4 x float>*
-	%45 = load <4 x float>, <4 x float>* %44, align 16
-	store <4 x float> %45, <4 x float>* %10
-	%46 = getelementptr float, float* %res, i64 32
-	%47 = bitcast float* %46 to <4 x float>*
-	%48 = load <4 x float>, <4 x float>* %47, align 16
-	store <4 x float> %48, <4 x float>* %9
-	%49 = getelementptr float, float* %res, i64 36
-	%50 = bitcast float* %49 to <4 x float>*
-	%51 = load <4 x float>, <4 x float>* %50, align 16
-	store <4 x float> %51, <4 x float>* %8
-	%52 = getelementptr float, float* %res, i64 40
-	%53 = bitcast float* %52 to <4 x float>*
-	%54 = load <4 x float>, <4 x float>* %53, align 16
-	store <4 x float> %54, <4 x float>* %7
-	%55 = getelementptr float, float* %res, i64 44
-	%56 = bitcast float* %55 to <4 x float>*
-	%57 = load <4 x float>, <4 x float>* %56, align 16
-	store <4 x float> %57, <4 x float>* %6
+	%39 = load <4 x float>, <4 x float>* %38, align 4
+	%40 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %34, <4 x float> %39, <4 x float> %30)
+	store <4 x float> %40, <4 x float>* %16
+	%41 = load <4 x float>, <4 x float>* %15
+	%42 = add i64 8, %18
+	%43 = getelementptr float, float* %op0, i64 %42
+	%44 = load float, float* %43, align 4
+	%45 = insertelement <4 x float> undef, float %44, i32 0
+	%46 = shufflevector <4 x float> %45, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%47 = mul i64 %18, 8
+	%48 = getelementptr float, float* %op1, i64 %47
+	%49 = bitcast float* %48 to <4 x float>*
+	%50 = load <4 x float>, <4 x float>* %49, align 4
+	%51 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %46, <4 x float> %50, <4 x float> %41)
+	store <4 x float> %51, <4 x float>* %15
+	%52 = load <4 x float>, <4 x float>* %14
+	%53 = add i64 8, %18
+	%54 = getelementptr float, float* %op0, i64 %53
+	%55 = load float, float* %54, align 4
+	%56 = insertelement <4 x float> undef, float %55, i32 0
+	%57 = shufflevector <4 x float> %56, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%58 = mul i64 %18, 8
+	%59 = add i64 %58, 4
+	%60 = getelementptr float, float* %op1, i64 %59
+	%61 = bitcast float* %60 to <4 x float>*
+	%62 = load <4 x float>, <4 x float>* %61, align 4
+	%63 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %57, <4 x float> %62, <4 x float> %52)
+	store <4 x float> %63, <4 x float>* %14
+	%64 = load <4 x float>, <4 x float>* %13
+	%65 = add i64 16, %18
+	%66 = getelementptr float, float* %op0, i64 %65
+	%67 = load float, float* %66, align 4
+	%68 = insertelement <4 x float> undef, float %67, i32 0
+	%69 = shufflevector <4 x float> %68, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%70 = mul i64 %18, 8
+	%71 = getelementptr float, float* %op1, i64 %70
+	%72 = bitcast float* %71 to <4 x float>*
+	%73 = load <4 x float>, <4 x float>* %72, align 4
+	%74 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %69, <4 x float> %73, <4 x float> %64)
+	store <4 x float> %74, <4 x float>* %13
+	%75 = load <4 x float>, <4 x float>* %12
+	%76 = add i64 16, %18
+	%77 = getelementptr float, float* %op0, i64 %76
+	%78 = load float, float* %77, align 4
+	%79 = insertelement <4 x float> undef, float %78, i32 0
+	%80 = shufflevector <4 x float> %79, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%81 = mul i64 %18, 8
+	%82 = add i64 %81, 4
+	%83 = getelementptr float, float* %op1, i64 %82
+	%84 = bitcast float* %83 to <4 x float>*
+	%85 = load <4 x float>, <4 x float>* %84, align 4
+	%86 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %80, <4 x float> %85, <4 x float> %75)
+	store <4 x float> %86, <4 x float>* %12
+	%87 = load <4 x float>, <4 x float>* %11
+	%88 = add i64 24, %18
+	%89 = getelementptr float, float* %op0, i64 %88
+	%90 = load float, float* %89, align 4
+	%91 = insertelement <4 x float> undef, float %90, i32 0
+	%92 = shufflevector <4 x float> %91, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%93 = mul i64 %18, 8
+	%94 = getelementptr float, float* %op1, i64 %93
+	%95 = bitcast float* %94 to <4 x float>*
+	%96 = load <4 x float>, <4 x float>* %95, align 4
+	%97 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %92, <4 x float> %96, <4 x float> %87)
+	store <4 x float> %97, <4 x float>* %11
+	%98 = load <4 x float>, <4 x float>* %10
+	%99 = add i64 24, %18
+	%100 = getelementptr float, float* %op0, i64 %99
+	%101 = load float, float* %100, align 4
+	%102 = insertelement <4 x float> undef, float %101, i32 0
+	%103 = shufflevector <4 x float> %102, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%104 = mul i64 %18, 8
+	%105 = add i64 %104, 4
+	%106 = getelementptr float, float* %op1, i64 %105
+	%107 = bitcast float* %106 to <4 x float>*
+	%108 = load <4 x float>, <4 x float>* %107, align 4
+	%109 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %103, <4 x float> %108, <4 x float> %98)
+	store <4 x float> %109, <4 x float>* %10
+	%110 = load <4 x float>, <4 x float>* %9
+	%111 = add i64 32, %18
+	%112 = getelementptr float, float* %op0, i64 %111
+	%113 = load float, float* %112, align 4
+	%114 = insertelement <4 x float> undef, float %113, i32 0
+	%115 = shufflevector <4 x float> %114, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%116 = mul i64 %18, 8
+	%117 = getelementptr float, float* %op1, i64 %116
+	%118 = bitcast float* %117 to <4 x float>*
+	%119 = load <4 x float>, <4 x float>* %118, align 4
+	%120 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %115, <4 x float> %119, <4 x float> %110)
+	store <4 x float> %120, <4 x float>* %9
+	%121 = load <4 x float>, <4 x float>* %8
+	%122 = add i64 32, %18
+	%123 = getelementptr float, float* %op0, i64 %122
+	%124 = load float, float* %123, align 4
+	%125 = insertelement <4 x float> undef, float %124, i32 0
+	%126 = shufflevector <4 x float> %125, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%127 = mul i64 %18, 8
+	%128 = add i64 %127, 4
+	%129 = getelementptr float, float* %op1, i64 %128
+	%130 = bitcast float* %129 to <4 x float>*
+	%131 = load <4 x float>, <4 x float>* %130, align 4
+	%132 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %126, <4 x float> %131, <4 x float> %121)
+	store <4 x float> %132, <4 x float>* %8
+	%133 = load <4 x float>, <4 x float>* %7
+	%134 = add i64 40, %18
+	%135 = getelementptr float, float* %op0, i64 %134
+	%136 = load float, float* %135, align 4
+	%137 = insertelement <4 x float> undef, float %136, i32 0
+	%138 = shufflevector <4 x float> %137, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%139 = mul i64 %18, 8
+	%140 = getelementptr float, float* %op1, i64 %139
+	%141 = bitcast float* %140 to <4 x float>*
+	%142 = load <4 x float>, <4 x float>* %141, align 4
+	%143 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %138, <4 x float> %142, <4 x float> %133)
+	store <4 x float> %143, <4 x float>* %7
+	%144 = load <4 x float>, <4 x float>* %6
+	%145 = add i64 40, %18
+	%146 = getelementptr float, float* %op0, i64 %145
+	%147 = load float, float* %146, align 4
+	%148 = insertelement <4 x float> undef, float %147, i32 0
+	%149 = shufflevector <4 x float> %148, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%150 = mul i64 %18, 8
+	%151 = add i64 %150, 4
+	%152 = getelementptr float, float* %op1, i64 %151
+	%153 = bitcast float* %152 to <4 x float>*
+	%154 = load <4 x float>, <4 x float>* %153, align 4
+	%155 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %149, <4 x float> %154, <4 x float> %144)
+	store <4 x float> %155, <4 x float>* %6
+	%156 = add i64 %18, 1
+	br label %d0.header.1
+
+d0.exit.3:
+	%157 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 0
+	%158 = load <4 x float>, <4 x float>* %17
+	%159 = bitcast float* %157 to <4 x float>*
+	store <4 x float> %158, <4 x float>* %159
+	%160 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 4
+	%161 = load <4 x float>, <4 x float>* %16
+	%162 = bitcast float* %160 to <4 x float>*
+	store <4 x float> %161, <4 x float>* %162
+	%163 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 8
+	%164 = load <4 x float>, <4 x float>* %15
+	%165 = bitcast float* %163 to <4 x float>*
+	store <4 x float> %164, <4 x float>* %165
+	%166 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 12
+	%167 = load <4 x float>, <4 x float>* %14
+	%168 = bitcast float* %166 to <4 x float>*
+	store <4 x float> %167, <4 x float>* %168
+	%169 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 16
+	%170 = load <4 x float>, <4 x float>* %13
+	%171 = bitcast float* %169 to <4 x float>*
+	store <4 x float> %170, <4 x float>* %171
+	%172 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 20
+	%173 = load <4 x float>, <4 x float>* %12
+	%174 = bitcast float* %172 to <4 x float>*
+	store <4 x float> %173, <4 x float>* %174
+	%175 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 24
+	%176 = load <4 x float>, <4 x float>* %11
+	%177 = bitcast float* %175 to <4 x float>*
+	store <4 x float> %176, <4 x float>* %177
+	%178 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 28
+	%179 = load <4 x float>, <4 x float>* %10
+	%180 = bitcast float* %178 to <4 x float>*
+	store <4 x float> %179, <4 x float>* %180
+	%181 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 32
+	%182 = load <4 x float>, <4 x float>* %9
+	%183 = bitcast float* %181 to <4 x float>*
+	store <4 x float> %182, <4 x float>* %183
+	%184 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 36
+	%185 = load <4 x float>, <4 x float>* %8
+	%186 = bitcast float* %184 to <4 x float>*
+	store <4 x float> %185, <4 x float>* %186
+	%187 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 40
+	%188 = load <4 x float>, <4 x float>* %7
+	%189 = bitcast float* %187 to <4 x float>*
+	store <4 x float> %188, <4 x float>* %189
+	%190 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 44
+	%191 = load <4 x float>, <4 x float>* %6
+	%192 = bitcast float* %190 to <4 x float>*
+	store <4 x float> %191, <4 x float>* %192
 	br label %d0.header.4
 
 d0.header.4:
-	%58 = phi i64 [ 0, %init.exit.3 ], [ %196, %d0.body.5 ]
-	%59 = icmp sle i64 %58, 7
-	br i1 %59, label %d0.body.5, label %d0.exit.6
+	%193 = phi i64 [ 0, %d0.exit.3 ], [ %207, %d1.exit.9 ]
+	%194 = icmp sle i64 %193, 5
+	br i1 %194, label %d0.body.5, label %d0.exit.6
 
 d0.body.5:
-	%60 = load <4 x float>, <4 x float>* %17
-	%61 = getelementptr float, float* %op0, i64 %58
-	%62 = load float, float* %61, align 4
-	%63 = insertelement <4 x float> undef, float %62, i32 0
-	%64 = shufflevector <4 x float> %63, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%65 = mul i64 %58, 8
-	%66 = getelementptr float, float* %op1, i64 %65
-	%67 = bitcast float* %66 to <4 x float>*
-	%68 = load <4 x float>, <4 x float>* %67, align 4
-	%69 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %64, <4 x float> %68, <4 x float> %60)
-	store <4 x float> %69, <4 x float>* %17
-	%70 = load <4 x float>, <4 x float>* %16
-	%71 = getelementptr float, float* %op0, i64 %58
-	%72 = load float, float* %71, align 4
-	%73 = insertelement <4 x float> undef, float %72, i32 0
-	%74 = shufflevector <4 x float> %73, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%75 = mul i64 %58, 8
-	%76 = add i64 %75, 4
-	%77 = getelementptr float, float* %op1, i64 %76
-	%78 = bitcast float* %77 to <4 x float>*
-	%79 = load <4 x float>, <4 x float>* %78, align 4
-	%80 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %74, <4 x float> %79, <4 x float> %70)
-	store <4 x float> %80, <4 x float>* %16
-	%81 = load <4 x float>, <4 x float>* %15
-	%82 = add i64 8, %58
-	%83 = getelementptr float, float* %op0, i64 %82
-	%84 = load float, float* %83, align 4
-	%85 = insertelement <4 x float> undef, float %84, i32 0
-	%86 = shufflevector <4 x float> %85, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%87 = mul i64 %58, 8
-	%88 = getelementptr float, float* %op1, i64 %87
-	%89 = bitcast float* %88 to <4 x float>*
-	%90 = load <4 x float>, <4 x float>* %89, align 4
-	%91 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %86, <4 x float> %90, <4 x float> %81)
-	store <4 x float> %91, <4 x float>* %15
-	%92 = load <4 x float>, <4 x float>* %14
-	%93 = add i64 8, %58
-	%94 = getelementptr float, float* %op0, i64 %93
-	%95 = load float, float* %94, align 4
-	%96 = insertelement <4 x float> undef, float %95, i32 0
-	%97 = shufflevector <4 x float> %96, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%98 = mul i64 %58, 8
-	%99 = add i64 %98, 4
-	%100 = getelementptr float, float* %op1, i64 %99
-	%101 = bitcast float* %100 to <4 x float>*
-	%102 = load <4 x float>, <4 x float>* %101, align 4
-	%103 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %97, <4 x float> %102, <4 x float> %92)
-	store <4 x float> %103, <4 x float>* %14
-	%104 = load <4 x float>, <4 x float>* %13
-	%105 = add i64 16, %58
-	%106 = getelementptr float, float* %op0, i64 %105
-	%107 = load float, float* %106, align 4
-	%108 = insertelement <4 x float> undef, float %107, i32 0
-	%109 = shufflevector <4 x float> %108, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%110 = mul i64 %58, 8
-	%111 = getelementptr float, float* %op1, i64 %110
-	%112 = bitcast float* %111 to <4 x float>*
-	%113 = load <4 x float>, <4 x float>* %112, align 4
-	%114 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %109, <4 x float> %113, <4 x float> %104)
-	store <4 x float> %114, <4 x float>* %13
-	%115 = load <4 x float>, <4 x float>* %12
-	%116 = add i64 16, %58
-	%117 = getelementptr float, float* %op0, i64 %116
-	%118 = load float, float* %117, align 4
-	%119 = insertelement <4 x float> undef, float %118, i32 0
-	%120 = shufflevector <4 x float> %119, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%121 = mul i64 %58, 8
-	%122 = add i64 %121, 4
-	%123 = getelementptr float, float* %op1, i64 %122
-	%124 = bitcast float* %123 to <4 x float>*
-	%125 = load <4 x float>, <4 x float>* %124, align 4
-	%126 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %120, <4 x float> %125, <4 x float> %115)
-	store <4 x float> %126, <4 x float>* %12
-	%127 = load <4 x float>, <4 x float>* %11
-	%128 = add i64 24, %58
-	%129 = getelementptr float, float* %op0, i64 %128
-	%130 = load float, float* %129, align 4
-	%131 = insertelement <4 x float> undef, float %130, i32 0
-	%132 = shufflevector <4 x float> %131, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%133 = mul i64 %58, 8
-	%134 = getelementptr float, float* %op1, i64 %133
-	%135 = bitcast float* %134 to <4 x float>*
-	%136 = load <4 x float>, <4 x float>* %135, align 4
-	%137 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %132, <4 x float> %136, <4 x float> %127)
-	store <4 x float> %137, <4 x float>* %11
-	%138 = load <4 x float>, <4 x float>* %10
-	%139 = add i64 24, %58
-	%140 = getelementptr float, float* %op0, i64 %139
-	%141 = load float, float* %140, align 4
-	%142 = insertelement <4 x float> undef, float %141, i32 0
-	%143 = shufflevector <4 x float> %142, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%144 = mul i64 %58, 8
-	%145 = add i64 %144, 4
-	%146 = getelementptr float, float* %op1, i64 %145
-	%147 = bitcast float* %146 to <4 x float>*
-	%148 = load <4 x float>, <4 x float>* %147, align 4
-	%149 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %143, <4 x float> %148, <4 x float> %138)
-	store <4 x float> %149, <4 x float>* %10
-	%150 = load <4 x float>, <4 x float>* %9
-	%151 = add i64 32, %58
-	%152 = getelementptr float, float* %op0, i64 %151
-	%153 = load float, float* %152, align 4
-	%154 = insertelement <4 x float> undef, float %153, i32 0
-	%155 = shufflevector <4 x float> %154, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%156 = mul i64 %58, 8
-	%157 = getelementptr float, float* %op1, i64 %156
-	%158 = bitcast float* %157 to <4 x float>*
-	%159 = load <4 x float>, <4 x float>* %158, align 4
-	%160 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %155, <4 x float> %159, <4 x float> %150)
-	store <4 x float> %160, <4 x float>* %9
-	%161 = load <4 x float>, <4 x float>* %8
-	%162 = add i64 32, %58
-	%163 = getelementptr float, float* %op0, i64 %162
-	%164 = load float, float* %163, align 4
-	%165 = insertelement <4 x float> undef, float %164, i32 0
-	%166 = shufflevector <4 x float> %165, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%167 = mul i64 %58, 8
-	%168 = add i64 %167, 4
-	%169 = getelementptr float, float* %op1, i64 %168
-	%170 = bitcast float* %169 to <4 x float>*
-	%171 = load <4 x float>, <4 x float>* %170, align 4
-	%172 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %166, <4 x float> %171, <4 x float> %161)
-	store <4 x float> %172, <4 x float>* %8
-	%173 = load <4 x float>, <4 x float>* %7
-	%174 = add i64 40, %58
-	%175 = getelementptr float, float* %op0, i64 %174
-	%176 = load float, float* %175, align 4
-	%177 = insertelement <4 x float> undef, float %176, i32 0
-	%178 = shufflevector <4 x float> %177, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%179 = mul i64 %58, 8
-	%180 = getelementptr float, float* %op1, i64 %179
-	%181 = bitcast float* %180 to <4 x float>*
-	%182 = load <4 x float>, <4 x float>* %181, align 4
-	%183 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %178, <4 x float> %182, <4 x float> %173)
-	store <4 x float> %183, <4 x float>* %7
-	%184 = load <4 x float>, <4 x float>* %6
-	%185 = add i64 40, %58
-	%186 = getelementptr float, float* %op0, i64 %185
-	%187 = load float, float* %186, align 4
-	%188 = insertelement <4 x float> undef, float %187, i32 0
-	%189 = shufflevector <4 x float> %188, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%190 = mul i64 %58, 8
-	%191 = add i64 %190, 4
-	%192 = getelementptr float, float* %op1, i64 %191
-	%193 = bitcast float* %192 to <4 x float>*
-	%194 = load <4 x float>, <4 x float>* %193, align 4
-	%195 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %189, <4 x float> %194, <4 x float> %184)
-	store <4 x float> %195, <4 x float>* %6
-	%196 = add i64 %58, 1
-	br label %d0.header.4
+	%195 = icmp sgt i64 %193, 0
+	%196 = select i1 %195, i64 %193, i64 0
+	br label %d1.header.7
 
 d0.exit.6:
-	%197 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 0
-	%198 = load <4 x float>, <4 x float>* %17
-	%199 = bitcast float* %197 to <4 x float>*
-	store <4 x float> %198, <4 x float>* %199
-	%200 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 4
-	%201 = load <4 x float>, <4 x float>* %16
-	%202 = bitcast float* %200 to <4 x float>*
-	store <4 x float> %201, <4 x float>* %202
-	%203 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 8
-	%204 = load <4 x float>, <4 x float>* %15
-	%205 = bitcast float* %203 to <4 x float>*
-	store <4 x float> %204, <4 x float>* %205
-	%206 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 12
-	%207 = load <4 x float>, <4 x float>* %14
-	%208 = bitcast float* %206 to <4 x float>*
-	store <4 x float> %207, <4 x float>* %208
-	%209 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 16
-	%210 = load <4 x float>, <4 x float>* %13
-	%211 = bitcast float* %209 to <4 x float>*
-	store <4 x float> %210, <4 x float>* %211
-	%212 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 20
-	%213 = load <4 x float>, <4 x float>* %12
-	%214 = bitcast float* %212 to <4 x float>*
-	store <4 x float> %213, <4 x float>* %214
-	%215 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 24
-	%216 = load <4 x float>, <4 x float>* %11
-	%217 = bitcast float* %215 to <4 x float>*
-	store <4 x float> %216, <4 x float>* %217
-	%218 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 28
-	%219 = load <4 x float>, <4 x float>* %10
-	%220 = bitcast float* %218 to <4 x float>*
-	store <4 x float> %219, <4 x float>* %220
-	%221 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 32
-	%222 = load <4 x float>, <4 x float>* %9
-	%223 = bitcast float* %221 to <4 x float>*
-	store <4 x float> %222, <4 x float>* %223
-	%224 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 36
-	%225 = load <4 x float>, <4 x float>* %8
-	%226 = bitcast float* %224 to <4 x float>*
-	store <4 x float> %225, <4 x float>* %226
-	%227 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 40
-	%228 = load <4 x float>, <4 x float>* %7
-	%229 = bitcast float* %227 to <4 x float>*
-	store <4 x float> %228, <4 x float>* %229
-	%230 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 44
-	%231 = load <4 x float>, <4 x float>* %6
-	%232 = bitcast float* %230 to <4 x float>*
-	store <4 x float> %231, <4 x float>* %232
-	br label %d0.header.7
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %4
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %3
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %2
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %1
+	br label %d0.header.10
 
-d0.header.7:
-	%233 = phi i64 [ 0, %d0.exit.6 ], [ %259, %d1.exit.12 ]
-	%234 = icmp sle i64 %233, 5
-	br i1 %234, label %d0.body.8, label %d0.exit.9
+d1.header.7:
+	%197 = phi i64 [ %196, %d0.body.5 ], [ %206, %d1.body.8 ]
+	%198 = icmp sle i64 %197, 7
+	br i1 %198, label %d1.body.8, label %d1.exit.9
 
-d0.body.8:
-	%235 = icmp sgt i64 %233, 0
-	%236 = select i1 %235, i64 %233, i64 0
-	br label %d1.header.10
+d1.body.8:
+	%199 = mul i64 %193, 8
+	%200 = add i64 %199, %197
+	%201 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 %200
+	%202 = load float, float* %201
+	%203 = mul i64 %193, 8
+	%204 = add i64 %203, %197
+	%205 = getelementptr float, float* %res, i64 %204
+	store float %202, float* %205, align 4
+	%206 = add i64 %197, 1
+	br label %d1.header.7
 
-d0.exit.9:
-	%237 = getelementptr float, float* %res, i64 48
-	%238 = bitcast float* %237 to <4 x float>*
-	%239 = load <4 x float>, <4 x float>* %238, align 16
-	store <4 x float> %239, <4 x float>* %4
-	%240 = getelementptr float, float* %res, i64 52
+d1.exit.9:
+	%207 = add i64 %193, 1
+	br label %d0.header.4
+
+d0.header.10:
+	%208 = phi i64 [ 0, %d0.exit.6 ], [ %256, %d0.body.11 ]
+	%209 = icmp sle i64 %208, 7
+	br i1 %209, label %d0.body.11, label %d0.exit.12
+
+d0.body.11:
+	%210 = load <4 x float>, <4 x float>* %4
+	%211 = add i64 48, %208
+	%212 = getelementptr float, float* %op0, i64 %211
+	%213 = load float, float* %212, align 4
+	%214 = insertelement <4 x float> undef, float %213, i32 0
+	%215 = shufflevector <4 x float> %214, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%216 = mul i64 %208, 8
+	%217 = getelementptr float, float* %op1, i64 %216
+	%218 = bitcast float* %217 to <4 x float>*
+	%219 = load <4 x float>, <4 x float>* %218, align 4
+	%220 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %215, <4 x float> %219, <4 x float> %210)
+	store <4 x float> %220, <4 x float>* %4
+	%221 = load <4 x float>, <4 x float>* %3
+	%222 = add i64 48, %208
+	%223 = getelementptr float, float* %op0, i64 %222
+	%224 = load float, float* %223, align 4
+	%225 = insertelement <4 x float> undef, float %224, i32 0
+	%226 = shufflevector <4 x float> %225, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%227 = mul i64 %208, 8
+	%228 = add i64 %227, 4
+	%229 = getelementptr float, float* %op1, i64 %228
+	%230 = bitcast float* %229 to <4 x float>*
+	%231 = load <4 x float>, <4 x float>* %230, align 4
+	%232 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %226, <4 x float> %231, <4 x float> %221)
+	store <4 x float> %232, <4 x float>* %3
+	%233 = load <4 x float>, <4 x float>* %2
+	%234 = add i64 56, %208
+	%235 = getelementptr float, float* %op0, i64 %234
+	%236 = load float, float* %235, align 4
+	%237 = insertelement <4 x float> undef, float %236, i32 0
+	%238 = shufflevector <4 x float> %237, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%239 = mul i64 %208, 8
+	%240 = getelementptr float, float* %op1, i64 %239
 	%241 = bitcast float* %240 to <4 x float>*
-	%242 = load <4 x float>, <4 x float>* %241, align 16
-	store <4 x float> %242, <4 x float>* %3
-	%243 = getelementptr float, float* %res, i64 56
-	%244 = bitcast float* %243 to <4 x float>*
-	%245 = load <4 x float>, <4 x float>* %244, align 16
-	store <4 x float> %245, <4 x float>* %2
-	%246 = getelementptr float, float* %res, i64 60
-	%247 = bitcast float* %246 to <4 x float>*
-	%248 = load <4 x float>, <4 x float>* %247, align 16
-	store <4 x float> %248, <4 x float>* %1
+	%242 = load <4 x float>, <4 x float>* %241, align 4
+	%243 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %238, <4 x float> %242, <4 x float> %233)
+	store <4 x float> %243, <4 x float>* %2
+	%244 = load <4 x float>, <4 x float>* %1
+	%245 = add i64 56, %208
+	%246 = getelementptr float, float* %op0, i64 %245
+	%247 = load float, float* %246, align 4
+	%248 = insertelement <4 x float> undef, float %247, i32 0
+	%249 = shufflevector <4 x float> %248, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%250 = mul i64 %208, 8
+	%251 = add i64 %250, 4
+	%252 = getelementptr float, float* %op1, i64 %251
+	%253 = bitcast float* %252 to <4 x float>*
+	%254 = load <4 x float>, <4 x float>* %253, align 4
+	%255 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %249, <4 x float> %254, <4 x float> %244)
+	store <4 x float> %255, <4 x float>* %1
+	%256 = add i64 %208, 1
+	br label %d0.header.10
+
+d0.exit.12:
+	%257 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 0
+	%258 = load <4 x float>, <4 x float>* %4
+	%259 = bitcast float* %257 to <4 x float>*
+	store <4 x float> %258, <4 x float>* %259
+	%260 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 4
+	%261 = load <4 x float>, <4 x float>* %3
+	%262 = bitcast float* %260 to <4 x float>*
+	store <4 x float> %261, <4 x float>* %262
+	%263 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 8
+	%264 = load <4 x float>, <4 x float>* %2
+	%265 = bitcast float* %263 to <4 x float>*
+	store <4 x float> %264, <4 x float>* %265
+	%266 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 12
+	%267 = load <4 x float>, <4 x float>* %1
+	%268 = bitcast float* %266 to <4 x float>*
+	store <4 x float> %267, <4 x float>* %268
 	br label %d0.header.13
-
-d1.header.10:
-	%249 = phi i64 [ %236, %d0.body.8 ], [ %258, %d1.body.11 ]
-	%250 = icmp sle i64 %249, 7
-	br i1 %250, label %d1.body.11, label %d1.exit.12
-
-d1.body.11:
-	%251 = mul i64 %233, 8
-	%252 = add i64 %251, %249
-	%253 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 %252
-	%254 = load float, float* %253
-	%255 = mul i64 %233, 8
-	%256 = add i64 %255, %249
-	%257 = getelementptr float, float* %res, i64 %256
-	store float %254, float* %257, align 4
-	%258 = add i64 %249, 1
-	br label %d1.header.10
-
-d1.exit.12:
-	%259 = add i64 %233, 1
-	br label %d0.header.7
 
 d0.header.13:
-	%260 = phi i64 [ 0, %d0.exit.9 ], [ %308, %d0.body.14 ]
-	%261 = icmp sle i64 %260, 7
-	br i1 %261, label %d0.body.14, label %d0.exit.15
+	%269 = phi i64 [ 0, %d0.exit.12 ], [ %285, %d1.exit.18 ]
+	%270 = icmp sle i64 %269, 1
+	br i1 %270, label %d0.body.14, label %d0.exit.15
 
 d0.body.14:
-	%262 = load <4 x float>, <4 x float>* %4
-	%263 = add i64 48, %260
-	%264 = getelementptr float, float* %op0, i64 %263
-	%265 = load float, float* %264, align 4
-	%266 = insertelement <4 x float> undef, float %265, i32 0
-	%267 = shufflevector <4 x float> %266, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%268 = mul i64 %260, 8
-	%269 = getelementptr float, float* %op1, i64 %268
-	%270 = bitcast float* %269 to <4 x float>*
-	%271 = load <4 x float>, <4 x float>* %270, align 4
-	%272 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %267, <4 x float> %271, <4 x float> %262)
-	store <4 x float> %272, <4 x float>* %4
-	%273 = load <4 x float>, <4 x float>* %3
-	%274 = add i64 48, %260
-	%275 = getelementptr float, float* %op0, i64 %274
-	%276 = load float, float* %275, align 4
-	%277 = insertelement <4 x float> undef, float %276, i32 0
-	%278 = shufflevector <4 x float> %277, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%279 = mul i64 %260, 8
-	%280 = add i64 %279, 4
-	%281 = getelementptr float, float* %op1, i64 %280
-	%282 = bitcast float* %281 to <4 x float>*
-	%283 = load <4 x float>, <4 x float>* %282, align 4
-	%284 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %278, <4 x float> %283, <4 x float> %273)
-	store <4 x float> %284, <4 x float>* %3
-	%285 = load <4 x float>, <4 x float>* %2
-	%286 = add i64 56, %260
-	%287 = getelementptr float, float* %op0, i64 %286
-	%288 = load float, float* %287, align 4
-	%289 = insertelement <4 x float> undef, float %288, i32 0
-	%290 = shufflevector <4 x float> %289, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%291 = mul i64 %260, 8
-	%292 = getelementptr float, float* %op1, i64 %291
-	%293 = bitcast float* %292 to <4 x float>*
-	%294 = load <4 x float>, <4 x float>* %293, align 4
-	%295 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %290, <4 x float> %294, <4 x float> %285)
-	store <4 x float> %295, <4 x float>* %2
-	%296 = load <4 x float>, <4 x float>* %1
-	%297 = add i64 56, %260
-	%298 = getelementptr float, float* %op0, i64 %297
-	%299 = load float, float* %298, align 4
-	%300 = insertelement <4 x float> undef, float %299, i32 0
-	%301 = shufflevector <4 x float> %300, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%302 = mul i64 %260, 8
-	%303 = add i64 %302, 4
-	%304 = getelementptr float, float* %op1, i64 %303
-	%305 = bitcast float* %304 to <4 x float>*
-	%306 = load <4 x float>, <4 x float>* %305, align 4
-	%307 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %301, <4 x float> %306, <4 x float> %296)
-	store <4 x float> %307, <4 x float>* %1
-	%308 = add i64 %260, 1
-	br label %d0.header.13
+	%271 = add i64 %269, 6
+	%272 = icmp sgt i64 %271, 0
+	%273 = select i1 %272, i64 %271, i64 0
+	br label %d1.header.16
 
 d0.exit.15:
-	%309 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 0
-	%310 = load <4 x float>, <4 x float>* %4
-	%311 = bitcast float* %309 to <4 x float>*
-	store <4 x float> %310, <4 x float>* %311
-	%312 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 4
-	%313 = load <4 x float>, <4 x float>* %3
-	%314 = bitcast float* %312 to <4 x float>*
-	store <4 x float> %313, <4 x float>* %314
-	%315 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 8
-	%316 = load <4 x float>, <4 x float>* %2
-	%317 = bitcast float* %315 to <4 x float>*
-	store <4 x float> %316, <4 x float>* %317
-	%318 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 12
-	%319 = load <4 x float>, <4 x float>* %1
-	%320 = bitcast float* %318 to <4 x float>*
-	store <4 x float> %319, <4 x float>* %320
-	br label %d0.header.16
-
-d0.header.16:
-	%321 = phi i64 [ 0, %d0.exit.15 ], [ %337, %d1.exit.21 ]
-	%322 = icmp sle i64 %321, 1
-	br i1 %322, label %d0.body.17, label %d0.exit.18
-
-d0.body.17:
-	%323 = add i64 %321, 6
-	%324 = icmp sgt i64 %323, 0
-	%325 = select i1 %324, i64 %323, i64 0
-	br label %d1.header.19
-
-d0.exit.18:
 	ret i32 0
 
-d1.header.19:
-	%326 = phi i64 [ %325, %d0.body.17 ], [ %336, %d1.body.20 ]
-	%327 = icmp sle i64 %326, 7
-	br i1 %327, label %d1.body.20, label %d1.exit.21
+d1.header.16:
+	%274 = phi i64 [ %273, %d0.body.14 ], [ %284, %d1.body.17 ]
+	%275 = icmp sle i64 %274, 7
+	br i1 %275, label %d1.body.17, label %d1.exit.18
 
-d1.body.20:
-	%328 = mul i64 %321, 8
-	%329 = add i64 %328, %326
-	%330 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 %329
-	%331 = load float, float* %330
-	%332 = add i64 6, %321
-	%333 = mul i64 %332, 8
-	%334 = add i64 %333, %326
-	%335 = getelementptr float, float* %res, i64 %334
-	store float %331, float* %335, align 4
-	%336 = add i64 %326, 1
-	br label %d1.header.19
+d1.body.17:
+	%276 = mul i64 %269, 8
+	%277 = add i64 %276, %274
+	%278 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 %277
+	%279 = load float, float* %278
+	%280 = add i64 6, %269
+	%281 = mul i64 %280, 8
+	%282 = add i64 %281, %274
+	%283 = getelementptr float, float* %res, i64 %282
+	store float %279, float* %283, align 4
+	%284 = add i64 %274, 1
+	br label %d1.header.16
 
-d1.exit.21:
-	%337 = add i64 %321, 1
-	br label %d0.header.16
+d1.exit.18:
+	%285 = add i64 %269, 1
+	br label %d0.header.13
 }
 
 declare <4 x float> @llvm.fmuladd.v4f32(<4 x float> %0, <4 x float> %1, <4 x float> %2)
