@@ -346,7 +346,7 @@ func (ec *entryCtx) constGlobal(v *ir.Value) *llvm.Global {
 	if len(data) == 0 {
 		data = []byte{0}
 	}
-	gl := ec.mc.m.NewGlobalDef(name, constant.NewCharArray(data))
+	gl := ec.mc.m.NewGlobalDef(name, newByteArray(data))
 	gl.Immutable = true
 	gl.Linkage = enum.LinkagePrivate
 	gl.Align = wsAlign
