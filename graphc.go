@@ -34,6 +34,8 @@ type config struct {
 	requires   []string
 	dims       map[string]int64
 	initInputs bool
+	limits     ir.Limits
+	source     string // the model file, named in lowering errors
 	outputs    []string
 	popts      passes.Options
 	noLower    bool
@@ -78,6 +80,12 @@ func WithDim(name string, v int64) Option {
 // WithInitializerInputs makes the initializers an ONNX model also lists as graph inputs runtime
 // inputs of the compiled function; by default they are constants embedded in the code.
 func WithInitializerInputs() Option { return func(c *config) error { c.initInputs = true; return nil } }
+
+// WithLimits bounds what a model may declare: file size, node count, constant and tensor
+// sizes, string lengths. Zero fields keep their defaults (ir.Limits documents them); a model
+// beyond a limit is rejected before anything is allocated for it, with an error wrapping
+// ir.ErrLimit.
+func WithLimits(l ir.Limits) Option { return func(c *config) error { c.limits = l; return nil } }
 
 // WithPrintIRBefore and WithPrintIRAfter dump the graph before/after the named passes ("*" for
 // all) to the dump writer.
@@ -168,6 +176,7 @@ func (c *config) load(path string) (*ir.Graph, error) {
 		if c.initInputs {
 			oo = append(oo, onnx.WithInitializerInputs())
 		}
+		oo = append(oo, onnx.WithLimits(c.limits))
 		g, err = onnx.Load(path, oo...)
 	case ".pb", ".pbtxt", ".txt":
 		var to []tf.Option
@@ -177,10 +186,11 @@ func (c *config) load(path string) (*ir.Graph, error) {
 		if len(c.outputs) > 0 {
 			to = append(to, tf.WithOutputs(c.outputs...))
 		}
+		to = append(to, tf.WithLimits(c.limits))
 		g, err = tf.Load(path, to...)
 	case ".graph", ".mlir":
 		var data []byte
-		data, err = os.ReadFile(path)
+		data, err = readLimited(path, c.limits.WithDefaults().MaxFileBytes)
 		if err == nil {
 			g, err = parseGraph(string(data), c.dims)
 			if err != nil {
@@ -194,6 +204,9 @@ func (c *config) load(path string) (*ir.Graph, error) {
 		return nil, inputErr(err)
 	}
 	if err := ir.Verify(g); err != nil {
+		return nil, inputErr(fmt.Errorf("%s: %w", path, err))
+	}
+	if err := ir.CheckLimits(g, c.limits); err != nil {
 		return nil, inputErr(fmt.Errorf("%s: %w", path, err))
 	}
 	return g, nil
@@ -276,6 +289,7 @@ func Compile(ctx context.Context, path string, opts ...Option) (res *Result, err
 	if err != nil {
 		return nil, err
 	}
+	c.source = path
 	return c.compileGraph(ctx, g)
 }
 
@@ -336,6 +350,9 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	}
 	mod, err := lower.Lower(g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req})
 	if err != nil {
+		if c.source != "" {
+			err = fmt.Errorf("%s: %w", c.source, err)
+		}
 		return nil, inputErr(err)
 	}
 	res.Module = mod
@@ -350,4 +367,21 @@ func unknownPass(flag, name string) error {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return fmt.Errorf("%s; passes are: %s", msg, strings.Join(passes.Names(), ", "))
+}
+
+// readLimited reads the file at path, refusing one of more than max bytes.
+func readLimited(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%w: file exceeds the limit of %d bytes", ir.ErrLimit, max)
+	}
+	return data, nil
 }

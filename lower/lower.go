@@ -149,6 +149,9 @@ func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
 	if err := checkTypes(g); err != nil {
 		return nil, err
 	}
+	if err := checkSizes(g, b.mc.cfg.Target.MaxObjectBytes()); err != nil {
+		return nil, err
+	}
 	ec := &entryCtx{mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{}}
 	err = protect(func() error {
 		ec.regions = computeRegions(g)
@@ -232,6 +235,35 @@ func (ec *entryCtx) checkRequired(req map[*ir.Value]volume.Set) error {
 			if !sub {
 				return fmt.Errorf("op %%%s (%s) reads elements of %%%s outside its required volume %s", op.Result.Name, op.Kind, o.Name, r)
 			}
+		}
+	}
+	return nil
+}
+
+// checkSizes rejects tensors whose static extents make them larger than the target can address
+// (on 32-bit Hexagon, 2 GiB): their byte offsets would wrap. Symbolic extents are checked by the
+// generated code only for their sign.
+func checkSizes(g *ir.Graph, maxBytes int64) error {
+	check := func(what string, v *ir.Value) error {
+		var static []int64
+		for _, d := range v.Type.Shape {
+			if c, ok := d.IsConst(); ok {
+				static = append(static, c)
+			}
+		}
+		if _, ok := ir.ElementsWithin(static, maxBytes/int64(v.Type.Elem.Size())); !ok {
+			return fmt.Errorf("%s %%%s of type %s: more than %d bytes, the most this target can address", what, v.Name, v.Type, maxBytes)
+		}
+		return nil
+	}
+	for _, v := range g.Inputs {
+		if err := check("input", v); err != nil {
+			return err
+		}
+	}
+	for _, op := range g.Ops {
+		if err := check("result", op.Result); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -117,4 +118,29 @@ func featureOn(features, f string) bool {
 		}
 	}
 	return on
+}
+
+// PointerBits returns the width of a pointer in the target's data layout (64 when the layout
+// does not say).
+func (t *Target) PointerBits() int {
+	for _, spec := range strings.Split(t.DataLayout, "-") {
+		rest, ok := strings.CutPrefix(spec, "p:")
+		if !ok {
+			rest, ok = strings.CutPrefix(spec, "p0:")
+		}
+		if !ok {
+			continue
+		}
+		size, _, _ := strings.Cut(rest, ":")
+		if n, err := strconv.Atoi(size); err == nil && n > 0 && n <= 64 {
+			return n
+		}
+	}
+	return 64
+}
+
+// MaxObjectBytes is the size of the largest buffer the generated code can address: byte offsets
+// are signed pointer-width integers.
+func (t *Target) MaxObjectBytes() int64 {
+	return int64(uint64(1)<<(t.PointerBits()-1) - 1)
 }

@@ -52,7 +52,7 @@ func (e *cliError) Error() string { return e.err.Error() }
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "graphc: internal error: %v\nThis is a bug in graphc; please report it with the model and the command line.\n%s", r, debug.Stack())
+			reportCrash(stderr, fmt.Sprintf("internal error: %v", r), string(debug.Stack()))
 			code = exitInternal
 		}
 	}()
@@ -78,12 +78,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	var ie *passes.InternalError
 	if errors.As(err, &ie) {
-		fmt.Fprintf(stderr, "graphc: %v\nThis is a bug in graphc; please report it with the model and the command line.\n%s", err, ie.Stack)
+		reportCrash(stderr, err.Error(), ie.Stack)
 		return exitInternal
 	}
 	var ge *graphc.InternalError
 	if errors.As(err, &ge) {
-		fmt.Fprintf(stderr, "graphc: %v\nThis is a bug in graphc; please report it with the model and the command line.\n%s", err, ge.Stack)
+		reportCrash(stderr, err.Error(), ge.Stack)
 		return exitInternal
 	}
 	fmt.Fprintf(stderr, "graphc: %v\n", err)

@@ -68,7 +68,7 @@ func (im *importer) externalTensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
 	if length > size-offset {
 		return nil, fmt.Errorf("%w: tensor %q: external data [%d, %d) is past the end of %q (%d bytes)", ErrInvalid, tp.GetName(), offset, offset+length, loc, size)
 	}
-	if want, err := expectedBytes(tp); err != nil {
+	if want, err := expectedBytes(tp, im.cfg.limits.MaxConstantElements); err != nil {
 		return nil, err
 	} else if length != want {
 		return nil, fmt.Errorf("%w: tensor %q: external data has %d bytes, its shape needs %d", ErrInvalid, tp.GetName(), length, want)
@@ -81,11 +81,11 @@ func (im *importer) externalTensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
 	local.ExternalData = nil
 	local.DataLocation = onnxpb.TensorProto_DEFAULT.Enum()
 	local.RawData = raw
-	return TensorFromProto(local)
+	return tensorFromProto(local, im.cfg.limits.MaxConstantElements)
 }
 
 // expectedBytes returns the size of tp's data in raw form.
-func expectedBytes(tp *onnxpb.TensorProto) (int64, error) {
+func expectedBytes(tp *onnxpb.TensorProto, maxElems int64) (int64, error) {
 	elem, err := DType(tp.GetDataType())
 	if err != nil {
 		return 0, fmt.Errorf("tensor %q: %w", tp.GetName(), err)
@@ -95,7 +95,7 @@ func expectedBytes(tp *onnxpb.TensorProto) (int64, error) {
 		if d < 0 {
 			return 0, fmt.Errorf("%w: tensor %q: negative dimension %d", ErrInvalid, tp.GetName(), d)
 		}
-		if d > 0 && n > maxTensorElems*8/d {
+		if d > 0 && n > maxElems*8/d {
 			return 0, fmt.Errorf("%w: tensor %q: shape %v is too large", ErrInvalid, tp.GetName(), tp.Dims)
 		}
 		n *= d

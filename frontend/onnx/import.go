@@ -103,6 +103,9 @@ func (im *importer) errf(format string, args ...any) error {
 }
 
 func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
+	if err := im.checkGraphLimits(gp); err != nil {
+		return err
+	}
 	inits := map[string]*onnxpb.TensorProto{}
 	for _, t := range gp.Initializer {
 		inits[t.GetName()] = t
@@ -148,8 +151,12 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 		im.consts[name] = data
 	}
 	for _, n := range gp.Node {
+		before := len(im.g.Ops)
 		if err := im.importNode(n); err != nil {
 			return err
+		}
+		if err := im.checkOpLimits(im.g.Ops[before:]); err != nil {
+			return &NodeError{File: im.file, Node: n.GetName(), Op: n.GetOpType(), Opset: im.opset, Err: err}
 		}
 	}
 	if err := im.checkValueInfo(gp); err != nil {
@@ -188,7 +195,7 @@ func (im *importer) tensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
 	if tp.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
 		return im.externalTensor(tp)
 	}
-	return TensorFromProto(tp)
+	return tensorFromProto(tp, im.cfg.limits.MaxConstantElements)
 }
 
 // valueType converts a ValueInfo's tensor type; dim_param names become symbolic dims.
@@ -214,12 +221,17 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 			} else {
 				t.Shape = append(t.Shape, volume.AffParam(p))
 			}
+		case hasDimValue(d) && d.GetDimValue() < 0:
+			return ir.TensorType{}, fmt.Errorf("%w: negative dimension %d", ErrInvalid, d.GetDimValue())
 		case d.GetDimValue() > 0 || d.GetDimValue() == 0 && hasDimValue(d):
 			t.Shape = append(t.Shape, volume.AffConst(d.GetDimValue()))
 		default:
 			p := fmt.Sprintf("%s_d%d", sanitize(vi.GetName()), i)
 			t.Shape = append(t.Shape, volume.AffParam(p))
 		}
+	}
+	if err := ir.CheckTypeLimits(t, im.cfg.limits); err != nil {
+		return ir.TensorType{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return t, nil
 }

@@ -26,7 +26,7 @@ type Option func(*config)
 
 type config struct {
 	dims        map[string]int64
-	maxBytes    int64
+	limits      ir.Limits
 	constInputs map[string]*ir.Tensor // graph inputs bound to data (WithConstInput)
 	// initInputs makes initializers that are also graph inputs runtime inputs.
 	initInputs bool
@@ -36,7 +36,18 @@ type config struct {
 func WithDim(name string, v int64) Option { return func(c *config) { c.dims[name] = v } }
 
 // WithMaxFileSize bounds the size of the model file read (default 2 GiB, protobuf's own limit).
-func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxBytes = n } }
+func WithMaxFileSize(n int64) Option { return func(c *config) { c.limits.MaxFileBytes = n } }
+
+// WithLimits sets the limits on what the model may declare (file size, node count, constant and
+// tensor sizes, string lengths); zero fields keep their defaults (see ir.Limits).
+func WithLimits(l ir.Limits) Option {
+	return func(c *config) {
+		if l.MaxFileBytes <= 0 {
+			l.MaxFileBytes = c.limits.MaxFileBytes
+		}
+		c.limits = l
+	}
+}
 
 // WithInitializerInputs makes the initializers that the model also lists as graph inputs
 // runtime inputs (ONNX's "default values the caller may override"); by default they are
@@ -44,10 +55,11 @@ func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxBytes = n }
 func WithInitializerInputs() Option { return func(c *config) { c.initInputs = true } }
 
 func newConfig(opts []Option) *config {
-	c := &config{dims: map[string]int64{}, maxBytes: 2 << 30}
+	c := &config{dims: map[string]int64{}}
 	for _, o := range opts {
 		o(c)
 	}
+	c.limits = c.limits.WithDefaults()
 	return c
 }
 
@@ -63,10 +75,10 @@ func Load(path string, opts ...Option) (*ir.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Size() > cfg.maxBytes {
-		return nil, fmt.Errorf("%s: %w: file of %d bytes exceeds the limit of %d", path, ErrInvalid, st.Size(), cfg.maxBytes)
+	if st.Size() > cfg.limits.MaxFileBytes {
+		return nil, fmt.Errorf("%s: %w: %w: file of %d bytes exceeds the limit of %d", path, ErrInvalid, ir.ErrLimit, st.Size(), cfg.limits.MaxFileBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, cfg.maxBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, cfg.limits.MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -92,12 +104,12 @@ func Unmarshal(data []byte) (*onnxpb.ModelProto, error) {
 // Read imports a model from r; name is used in error messages and to find external data.
 func Read(r io.Reader, name string, opts ...Option) (*ir.Graph, error) {
 	cfg := newConfig(opts)
-	data, err := io.ReadAll(io.LimitReader(r, cfg.maxBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, cfg.limits.MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if int64(len(data)) > cfg.maxBytes {
-		return nil, fmt.Errorf("%s: %w: model exceeds the limit of %d bytes", name, ErrInvalid, cfg.maxBytes)
+	if int64(len(data)) > cfg.limits.MaxFileBytes {
+		return nil, fmt.Errorf("%s: %w: %w: model exceeds the limit of %d bytes", name, ErrInvalid, ir.ErrLimit, cfg.limits.MaxFileBytes)
 	}
 	m, err := Unmarshal(data)
 	if err != nil {

@@ -11,9 +11,6 @@ import (
 	"github.com/graphc/graphc/proto/onnxpb"
 )
 
-// maxTensorElems bounds a tensor the importer materialises (checked before allocating).
-const maxTensorElems = 1 << 31
-
 // DType maps an ONNX element type to graphc's.
 func DType(t int32) (ir.DType, error) {
 	switch onnxpb.TensorProto_DataType(t) {
@@ -37,8 +34,14 @@ func DType(t int32) (ir.DType, error) {
 	return ir.Invalid, fmt.Errorf("%w: element type %s", ErrUnsupported, onnxpb.TensorProto_DataType(t))
 }
 
-// TensorFromProto decodes a TensorProto (raw_data or typed fields).
+// TensorFromProto decodes a TensorProto (raw_data or typed fields) of at most
+// ir.DefaultMaxConstantElements elements.
 func TensorFromProto(t *onnxpb.TensorProto) (*ir.Tensor, error) {
+	return tensorFromProto(t, ir.DefaultMaxConstantElements)
+}
+
+// tensorFromProto decodes a TensorProto of at most maxElems elements, checked before allocating.
+func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) {
 	elem, err := DType(t.GetDataType())
 	if err != nil {
 		return nil, fmt.Errorf("tensor %q: %w", t.GetName(), err)
@@ -52,8 +55,8 @@ func TensorFromProto(t *onnxpb.TensorProto) (*ir.Tensor, error) {
 		if d < 0 {
 			return nil, fmt.Errorf("tensor %q: %w: negative dimension %d", t.GetName(), ErrInvalid, d)
 		}
-		if d > 0 && n > maxTensorElems/d {
-			return nil, fmt.Errorf("tensor %q: %w: shape %v has more than %d elements", t.GetName(), ErrInvalid, t.Dims, int64(maxTensorElems))
+		if d > 0 && n > maxElems/d {
+			return nil, fmt.Errorf("tensor %q: %w: %w: shape %v has more than %d elements", t.GetName(), ErrInvalid, ir.ErrLimit, t.Dims, maxElems)
 		}
 		n *= d
 		shape[i] = d

@@ -54,6 +54,9 @@ func key(name string, port int) string { return name + ":" + strconv.Itoa(port) 
 func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error) {
 	im := &importer{cfg: cfg, file: file, g: ir.NewGraph("main_graph"), vals: map[string]*ir.Value{},
 		consts: map[string]*ir.Tensor{}, nodes: map[string]*tfpb.NodeDef{}}
+	if err := checkGraphLimits(gd, cfg.limits); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	for _, n := range gd.Node {
 		if n.Name == "" {
 			return nil, fmt.Errorf("%s: %w: a node has no name", file, ErrInvalid)
@@ -205,8 +208,14 @@ func (im *importer) importNode(n *tfpb.NodeDef) error {
 	if im.trySymbolic(c) {
 		return nil
 	}
+	before := len(im.g.Ops)
 	if err := def(c); err != nil {
 		return &NodeError{im.file, n.Name, n.Op, err}
+	}
+	for _, op := range im.g.Ops[before:] {
+		if err := ir.CheckTypeLimits(op.Result.Type, im.cfg.limits); err != nil {
+			return &NodeError{im.file, n.Name, n.Op, fmt.Errorf("%w: result of %s: %w", ErrInvalid, op.Kind, err)}
+		}
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ type Option func(*config)
 type config struct {
 	outputs  []string
 	dims     map[string]int64
-	maxBytes int64
+	limits   ir.Limits
 }
 
 // WithOutputs selects the graph outputs: "name" or "name:port", in order.
@@ -42,13 +42,25 @@ func WithDim(name string, v int64) Option { return func(c *config) { c.dims[name
 
 // WithMaxFileSize bounds the file size read and the dense size of a splat constant (default 2
 // GiB).
-func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxBytes = n } }
+func WithMaxFileSize(n int64) Option { return func(c *config) { c.limits.MaxFileBytes = n } }
+
+// WithLimits sets the limits on what the graph may declare (file size, node count, constant
+// and tensor sizes, string lengths); zero fields keep their defaults (see ir.Limits).
+func WithLimits(l ir.Limits) Option {
+	return func(c *config) {
+		if l.MaxFileBytes <= 0 {
+			l.MaxFileBytes = c.limits.MaxFileBytes
+		}
+		c.limits = l
+	}
+}
 
 func newConfig(opts []Option) *config {
-	c := &config{dims: map[string]int64{}, maxBytes: 2 << 30}
+	c := &config{dims: map[string]int64{}}
 	for _, o := range opts {
 		o(c)
 	}
+	c.limits = c.limits.WithDefaults()
 	return c
 }
 
@@ -60,12 +72,12 @@ func Load(path string, opts ...Option) (*ir.Graph, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, cfg.maxBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, cfg.limits.MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if int64(len(data)) > cfg.maxBytes {
-		return nil, fmt.Errorf("%s: %w: file exceeds the limit of %d bytes", path, ErrInvalid, cfg.maxBytes)
+	if int64(len(data)) > cfg.limits.MaxFileBytes {
+		return nil, fmt.Errorf("%s: %w: %w: file exceeds the limit of %d bytes", path, ErrInvalid, ir.ErrLimit, cfg.limits.MaxFileBytes)
 	}
 	gd, err := Unmarshal(data, IsText(path))
 	if err != nil {

@@ -95,6 +95,9 @@ func importPlaceholder(c *nodeCtx) error {
 			t.Shape = append(t.Shape, volume.AffParam(name))
 		}
 	}
+	if err := ir.CheckTypeLimits(t, c.im.cfg.limits); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	c.SetOutput(0, c.im.g.AddInput(c.Name(), t))
 	return nil
 }
@@ -114,7 +117,7 @@ func importConst(c *nodeCtx) error {
 	if a == nil || a.GetTensor() == nil {
 		return fmt.Errorf("%w: Const without a value tensor", ErrInvalid)
 	}
-	t, err := tensorFromProto(a.GetTensor(), c.im.cfg.maxBytes)
+	t, err := tensorFromProto(a.GetTensor(), c.im.cfg.limits)
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,6 @@ import (
 	"github.com/graphc/graphc/proto/tfpb"
 )
 
-// maxTensorElems bounds a tensor the importer materialises (checked before allocating).
-const maxTensorElems = 1 << 31
-
 // DType maps a TensorFlow element type to graphc's.
 func DType(t tfpb.DataType) (ir.DType, error) {
 	switch t {
@@ -95,12 +92,14 @@ func TensorToProto(t *ir.Tensor) *tfpb.TensorProto {
 // TensorFromProto decodes a TensorProto: tensor_content or typed values, where fewer values than
 // elements repeat the last one (TensorFlow's convention for splat constants).
 func TensorFromProto(t *tfpb.TensorProto) (*ir.Tensor, error) {
-	return tensorFromProto(t, maxTensorElems)
+	return tensorFromProto(t, ir.Limits{}.WithDefaults())
 }
 
-// tensorFromProto decodes t, expanding a splat (fewer values than elements) to at most
-// maxBytes bytes of dense data: a few bytes of a file must not stand for gigabytes.
-func tensorFromProto(t *tfpb.TensorProto, maxBytes int64) (*ir.Tensor, error) {
+// tensorFromProto decodes t, of at most l.MaxConstantElements elements, expanding a splat
+// (fewer values than elements) to at most l.MaxFileBytes bytes of dense data: a few bytes of a
+// file must not stand for gigabytes.
+func tensorFromProto(t *tfpb.TensorProto, l ir.Limits) (*ir.Tensor, error) {
+	maxBytes := l.MaxFileBytes
 	elem, err := DType(t.Dtype)
 	if err != nil {
 		return nil, err
@@ -114,8 +113,8 @@ func tensorFromProto(t *tfpb.TensorProto, maxBytes int64) (*ir.Tensor, error) {
 		if d.Size < 0 {
 			return nil, fmt.Errorf("%w: constant with unknown dimension", ErrInvalid)
 		}
-		if d.Size > 0 && n > maxTensorElems/d.Size {
-			return nil, fmt.Errorf("%w: constant of more than %d elements", ErrInvalid, int64(maxTensorElems))
+		if d.Size > 0 && n > l.MaxConstantElements/d.Size {
+			return nil, fmt.Errorf("%w: %w: constant of more than %d elements", ErrInvalid, ir.ErrLimit, l.MaxConstantElements)
 		}
 		n *= d.Size
 		shape = append(shape, d.Size)
