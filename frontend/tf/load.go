@@ -27,9 +27,9 @@ var ErrInvalid = errors.New("invalid graph")
 type Option func(*config)
 
 type config struct {
-	outputs  []string
-	dims     map[string]int64
-	limits   ir.Limits
+	outputs []string
+	dims    map[string]int64
+	limits  ir.Limits
 }
 
 // WithOutputs selects the graph outputs: "name" or "name:port", in order.
