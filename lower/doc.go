@@ -39,8 +39,36 @@
 // or invariant (matmul runs i-k-j; moving a dimension that the result's last index equals keeps
 // the order in which every element is combined, so results are bit-identical); and explicit
 // vectors of the target's width on that innermost loop when every access is unit-stride or
-// invariant in it and every body operation has a vector lowering. Register and cache blocking
-// are further strategies (issue 11).
+// invariant in it and every body operation has a vector lowering.
+//
+// Contractions get register tiles (contract.go plans, contract_emit.go emits) on targets whose
+// JSON sets "register-tiles" (x86-64): a ReduceSum of f32 or f64 with static shapes whose
+// result index is the leading iterators, with every read unit-stride or invariant along the
+// last result dim j. The row dim i is the result dim most vector reads are invariant in. A tile
+// is mr rows × nv vectors of accumulators (6×2 with 16- and 32-byte vectors, 8×3 with 64-byte
+// AVX-512 vectors: 161 GFLOP/s on a 512³ matmul against 131 for 6×2), held in entry-block
+// allocas that SROA turns into registers; the reduction runs in chunks of kc=256 along its first
+// dim. The width comes from --mcpu/--mattr (x86VectorBytes: AVX-512 CPUs 64 bytes, AVX CPUs 32,
+// otherwise 16; --mcpu=native reads the host's CPU flags as clang's -march=native does).
+//
+// Products accumulate with llvm.fmuladd, which fuses only where the CPU has FMA: for the
+// baseline x86-64 CPU the result is a rounded multiply then add, bit-identical to the
+// evaluator; with FMA (AVX2 CPUs, native) results differ from the evaluator by the rounding of
+// one product per term, which the native tests bound (rtol 1e-5).
+//
+// DIE-restricted domains are classified exactly with volume operations: a tile whose every point
+// is live is full (accumulators stored directly), a tile that holds live and dead points is
+// partial (the whole tile is computed, which only reads inside the op's full domain's bounding
+// box, and only the live points are copied out, scanned with the tile origin as parameters), and
+// a tile with no live point is never visited. This requires the domain to be a product of a
+// result set and a reduction set; sparse volumes (fewer than half of the visited tiles' points
+// live, e.g. a diagonal) keep the per-point nest. Convolutions with padding split into an
+// interior op on tiles, where the pad guards are dropped, and a border op on the per-point nest
+// ("+border"); a bias read guarded on the reduction dims alone peels the first reduction point
+// so that the rest of the reduction is a plain multiply-add. A tiled result whose consumers
+// read only tile-written elements skips its initialisation (accumulators start at the init
+// value). The chosen strategies are recorded in Entry.Strategies, e.g.
+// "register-tiles 8x48 i=0 j=1 kc=256 classes=4 parts=1 +border".
 //
 // # Buffers
 //
