@@ -134,3 +134,17 @@ node { name: "y" op: "Relu" input: "x" input: "^save" }`
 		require.Equal(t, "y", g.Outputs[0].Name)
 	}
 }
+
+// TestNoOpIsNeitherAnOpNorAnOutput: a NoOp (an init or grouping node that only carries control
+// inputs) adds nothing to the graph and is never a default output, though nobody consumes it.
+func TestNoOpIsNeitherAnOpNorAnOutput(t *testing.T) {
+	g, err := parseText(t, placeholder+`node { name: "y" op: "Relu" input: "x" }
+node { name: "init" op: "NoOp" input: "^y" }
+node { name: "z" op: "Neg" input: "y" input: "^init" }`)
+	require.NoError(t, err)
+	require.Len(t, g.Outputs, 1)
+	require.Equal(t, "z", g.Outputs[0].Name)
+	require.Len(t, g.Ops, 2, "relu and neg; the NoOp adds no op")
+	_, err = parseText(t, placeholder+`node { name: "init" op: "NoOp" }`, tf.WithOutputs("init"))
+	require.ErrorContains(t, err, "output init: invalid graph")
+}
