@@ -174,3 +174,25 @@ func TestTensorFlowPaperExamples(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, `no node named "nosuch"`)
 }
+
+// TestHelpAndVersion: --help lists every flag the way LLVM tools spell them, with examples;
+// version names the tool and the Go version.
+func TestHelpAndVersion(t *testing.T) {
+	for _, h := range []string{"--help", "-h", "-help"} {
+		stdout, stderr, code := runCLI(t, t.TempDir(), h)
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, stdout, "usage: graphc [flags] MODEL")
+		require.Contains(t, stdout, "Examples:")
+		for _, f := range []string{"-o FILE", "--target=x86-64|hexagon", "--mcpu=CPU|native", "--mattr=", "--entry=NAME",
+			"--emit=llvm|ir|header|asm|obj|lib|dot|svg", "--pipeline=", "--print-ir-before=PASS", "--print-ir-after=PASS",
+			"--print-ir-before-all", "--print-ir-after-all", "--require=", "--dim NAME=VALUE", "--outputs=",
+			"--report-dead", "--pass-timing", "--verify-each", "--op=NAME", "-h, --help"} {
+			require.Contains(t, stdout, "\n  "+f, "--help lists %s", f)
+		}
+	}
+	for _, v := range []string{"version", "--version"} {
+		stdout, stderr, code := runCLI(t, t.TempDir(), v)
+		require.Equal(t, 0, code, stderr)
+		require.Regexp(t, `^graphc \S+.* go1\.\d+`, stdout)
+	}
+}

@@ -94,12 +94,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return exitInternal
 }
 
+// versionString is the module version (devel for a source build), the commit it was built
+// from when the build recorded one, and the Go version.
 func versionString() string {
 	v := "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "graphc " + v
 	}
-	return "graphc " + v
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		// a release, or a pseudo-version that already names the commit
+		return "graphc " + bi.Main.Version + " " + bi.GoVersion
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			rev = s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+modified"
+		}
+	}
+	if rev != "" {
+		v += " (" + rev + dirty + ")"
+	}
+	return "graphc " + v + " " + bi.GoVersion
 }
 
 func usageErr(format string, args ...any) error {
@@ -112,22 +131,22 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("graphc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "output file (default: MODEL's basename + the emit kind's extension; - = stdout)")
-	target := fs.String("target", "x86-64", "target: x86-64 or hexagon")
+	target := fs.String("target", "x86-64", "the target")
 	mcpu := fs.String("mcpu", "", "target CPU, as llc -mcpu (native = the host)")
-	mattr := fs.String("mattr", "", "target features, as llc -mattr (+a,-b)")
+	mattr := fs.String("mattr", "", "target features, as llc -mattr")
 	entry := fs.String("entry", "main_graph", "name of the entry function")
-	emit := fs.String("emit", "llvm", "what to produce: llvm, ir, header, asm, obj, lib, dot, svg")
-	opName := fs.String("op", "", "with --emit=svg: the op (result name or source node name) whose domain to draw")
-	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto, e.g. i,j (default: the first two)")
-	pipeline := fs.String("pipeline", passes.DefaultPipeline, "comma-separated passes (\"\" = no optimization)")
+	emit := fs.String("emit", "llvm", "what to produce (asm, obj and lib run clang-19)")
+	opName := fs.String("op", "", "with --emit=svg: the op whose domain to draw (result or source node name)")
+	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto (default: the first two)")
+	pipeline := fs.String("pipeline", passes.DefaultPipeline, "the passes to run, comma-separated (\"\" = no optimization)")
 	var printBefore, printAfter, requires, dims multiFlag
-	fs.Var(&printBefore, "print-ir-before", "print the IR before PASS (to stderr); repeatable")
-	fs.Var(&printAfter, "print-ir-after", "print the IR after PASS (to stderr); repeatable")
+	fs.Var(&printBefore, "print-ir-before", "print the IR before the pass (to stderr); repeatable")
+	fs.Var(&printAfter, "print-ir-after", "print the IR after the pass (to stderr); repeatable")
 	printBeforeAll := fs.Bool("print-ir-before-all", false, "print the IR before every pass")
 	printAfterAll := fs.Bool("print-ir-after-all", false, "print the IR after every pass")
-	fs.Var(&requires, "require", "required region of an output: 'OUT[i, j] : constraints' (isl notation); repeatable")
-	fs.Var(&dims, "dim", "bind a symbolic dimension: NAME=VALUE; repeatable")
-	outputs := fs.String("outputs", "", "TensorFlow graphs: the outputs, name[:port],... (default: nodes nobody consumes)")
+	fs.Var(&requires, "require", "the required region of an output (isl notation); repeatable")
+	fs.Var(&dims, "dim", "bind a symbolic dimension; repeatable")
+	outputs := fs.String("outputs", "", "TensorFlow graphs: the outputs (default: the nodes nobody consumes)")
 	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
 	timing := fs.Bool("pass-timing", false, "report the wall time of every pass (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
@@ -148,8 +167,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *help {
 		fmt.Fprint(stdout, usageText)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		printFlags(stdout, fs)
 		return nil
 	}
 	if len(positional) != 1 {
@@ -246,6 +264,44 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		return &cliError{exitInput, err}
 	}
 	return nil
+}
+
+// flagArgs names the value of each flag that takes one, for the help text.
+var flagArgs = map[string]string{
+	"o": "FILE", "target": "x86-64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
+	"emit": "llvm|ir|header|asm|obj|lib|dot|svg", "op": "NAME", "dims": "I,J", "pipeline": "PASS,...",
+	"print-ir-before": "PASS", "print-ir-after": "PASS", "require": "'OUT[i, j] : constraints'",
+	"dim": "NAME=VALUE", "outputs": "NAME[:PORT],...",
+}
+
+// printFlags lists the flags as LLVM tools do: --name=VALUE (or --name for a switch), the
+// description, and the default where there is one. Go's flag package accepts -name too.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "h" || f.Name == "help" {
+			return
+		}
+		usage, arg := f.Usage, flagArgs[f.Name]
+		spec := "--" + f.Name
+		switch {
+		case f.Name == "o":
+			spec = "-o " + arg
+		case strings.Contains(arg, "="):
+			spec += " " + arg
+		case arg != "":
+			spec += "=" + arg
+		}
+		if len(spec) > 24 {
+			fmt.Fprintf(w, "  %s\n  %-24s  %s", spec, "", usage)
+		} else {
+			fmt.Fprintf(w, "  %-24s  %s", spec, usage)
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+			fmt.Fprintf(w, " (default %q)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+	fmt.Fprintln(w, "  -h, --help                show this help")
 }
 
 // suggestFlag adds "did you mean" for an unknown flag.
