@@ -113,14 +113,23 @@ func WithoutLowering() Option { return func(c *config) error { c.noLower = true;
 
 // Result is what Compile produces.
 type Result struct {
-	Graph       *ir.Graph
-	Module      *lower.Module // nil with WithoutLowering
-	LLVM        string
-	Header      string
-	DeadReport  string
-	Dead        []passes.DeadSpace // per op, what DIE removed
+	// Graph is the optimized IR: every op's domain restricted to the iterations that contribute
+	// to the required outputs (Graph.String prints it in the .graph text format).
+	Graph *ir.Graph
+	// Module is the lowered module (nil with WithoutLowering); LLVM is its text and Header the C
+	// declarations of its ABI.
+	Module *lower.Module
+	LLVM   string
+	Header string
+	// Dead holds, per op, the iterations DIE removed; DeadReport prints them as --report-dead
+	// does (empty when die did not run).
+	DeadReport string
+	Dead       []passes.DeadSpace
+	// Diagnostics are the passes' warnings, e.g. accesses outside an operand's index domain.
 	Diagnostics []passes.Diagnostic
-	Passes      *passes.Result
+	// Passes holds the pass manager's state and statistics (per-pass time, ops and iterations
+	// removed; TimingReport prints what --pass-timing shows).
+	Passes *passes.Result
 }
 
 // ErrInput is wrapped by every error caused by the input model or the options (exit status 1
