@@ -349,6 +349,9 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	if c.noLower {
 		return res, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	t, err := lower.LoadTarget(c.target)
 	if err != nil {
 		return nil, inputErr(err)

@@ -1,0 +1,84 @@
+package graphc_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc"
+)
+
+// cancelOnWrite is a dump writer that cancels a compilation when the pass manager first
+// prints to it, so that the test cancels at a known point of the pipeline.
+type cancelOnWrite struct {
+	once   sync.Once
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnWrite) Write(p []byte) (int, error) {
+	c.once.Do(c.cancel)
+	return len(p), nil
+}
+
+// TestCompileCancellation: a cancelled context stops the compilation with ctx.Err(), whether
+// it is cancelled before the start, between passes or before lowering.
+func TestCompileCancellation(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mlp.onnx")
+	require.NoError(t, mlpLayers(300).Write(p))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := graphc.Compile(ctx, p)
+	require.ErrorIs(t, err, context.Canceled)
+	require.False(t, errors.Is(err, graphc.ErrInput), "cancellation is not bad input")
+
+	for _, after := range []string{"remove-empty", "dce"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		w := &cancelOnWrite{cancel: cancel}
+		res, err := graphc.Compile(ctx, p, graphc.WithPrintIRAfter(after), graphc.WithDumpWriter(w))
+		require.ErrorIs(t, err, context.Canceled, "cancelled after %s", after)
+		require.Nil(t, res)
+		cancel()
+	}
+}
+
+// TestCompileConcurrently: compilations share no mutable state; concurrent ones produce the
+// same module as a sequential one (run with -race to check for data races).
+func TestCompileConcurrently(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mlp.onnx")
+	require.NoError(t, mlpLayers(30).Write(p))
+	want, err := graphc.Compile(context.Background(), p, graphc.WithRequire("act9[i, j] : i = 7"))
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	got := make([]string, 4)
+	errs := make([]error, 4)
+	for k := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			target := "x86-64"
+			if k%2 == 1 {
+				target = "hexagon"
+			}
+			res, err := graphc.Compile(context.Background(), p, graphc.WithTarget(target),
+				graphc.WithRequire("act9[i, j] : i = 7"), graphc.WithDumpWriter(io.Discard))
+			errs[k] = err
+			if err == nil {
+				got[k] = res.LLVM
+			}
+		}()
+	}
+	wg.Wait()
+	for k := range got {
+		require.NoError(t, errs[k])
+		if k%2 == 0 {
+			require.Equal(t, want.LLVM, got[k])
+		} else {
+			require.Contains(t, got[k], "hexagon")
+		}
+	}
+}
