@@ -27,6 +27,19 @@ type entryCtx struct {
 	consts  map[*ir.Value]*llvm.Global
 	// strategies records the kernel strategy of each op, in op order
 	strategies []string
+	// opDomains caches each op's domain information (see domainOf)
+	opDomains map[*ir.Op]*domainInfo
+	// users lists the ops that read each value, with the operand index
+	users map[*ir.Value][]use
+	// key and bodyIDs are the scratch space of kernelKey
+	key     keyBuf
+	bodyIDs map[*ir.Scalar]int
+}
+
+// use is an operand of an op.
+type use struct {
+	op *ir.Op
+	k  int
 }
 
 func (ec *entryCtx) regionOf(v *ir.Value) *region {
