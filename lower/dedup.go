@@ -25,11 +25,9 @@
 package lower
 
 import (
-	"encoding/binary"
-	"math"
-
 	llvm "github.com/llir/llvm/ir"
 
+	"github.com/graphc/graphc/internal/opkey"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -73,114 +71,22 @@ func (mc *moduleCtx) forgetKernels(removed map[*llvm.Func]bool) {
 	}
 }
 
-// keyBuf builds a kernel key: a compact binary encoding (varints, length-prefixed strings).
-type keyBuf struct{ b []byte }
-
-func (k *keyBuf) int(x int64) { k.b = binary.AppendVarint(k.b, x) }
-
-func (k *keyBuf) bool(x bool) {
-	if x {
-		k.b = append(k.b, 1)
-	} else {
-		k.b = append(k.b, 0)
-	}
-}
-
-func (k *keyBuf) str(s string) {
-	k.int(int64(len(s)))
-	k.b = append(k.b, s...)
-}
-
-func (k *keyBuf) strs(ss []string) {
-	k.int(int64(len(ss)))
-	for _, s := range ss {
-		k.str(s)
-	}
-}
-
-// aff encodes a quasi-affine expression by its non-zero terms, in the order the emitted code
-// visits them (funcBuilder.aff skips zero coefficients).
-func (k *keyBuf) aff(a volume.Aff) {
-	k.int(a.Const)
-	for i, c := range a.Dims {
-		if c != 0 {
-			k.int(int64(i) + 1)
-			k.int(c)
-		}
-	}
-	k.int(0)
-	for _, p := range a.Params {
-		if p.Coef != 0 {
-			k.str(p.Name)
-			k.int(p.Coef)
-		}
-	}
-	k.str("")
-	k.int(int64(len(a.Floors)))
-	for _, f := range a.Floors {
-		k.aff(f.Num)
-		k.int(f.Den)
-		k.int(f.Coef)
-	}
-}
-
-func (k *keyBuf) affs(as []volume.Aff) {
-	k.int(int64(len(as)))
-	for _, a := range as {
-		k.aff(a)
-	}
-}
-
-func (k *keyBuf) tensorType(t ir.TensorType) {
-	k.int(int64(t.Elem))
-	k.affs(t.Shape)
-}
-
-func (k *keyBuf) access(a ir.Access) {
-	k.bool(a.Approx)
-	k.int(int64(len(a.Pieces)))
-	for _, p := range a.Pieces {
-		k.int(int64(len(p.Guard)))
-		for _, c := range p.Guard {
-			k.bool(c.Eq)
-			k.aff(c.Aff)
-		}
-		k.affs(p.Index)
-	}
-}
-
-// body encodes a body DAG: a node seen before is a back reference to its number.
-func (k *keyBuf) body(s *ir.Scalar, ids map[*ir.Scalar]int) {
-	if id, ok := ids[s]; ok {
-		k.int(-int64(id) - 1)
-		return
-	}
-	ids[s] = len(ids)
-	k.int(int64(s.Op))
-	k.int(int64(s.Type))
-	k.int(int64(s.Arg))
-	k.str(s.Name)
-	k.int(int64(math.Float64bits(s.F)))
-	k.int(s.I)
-	k.int(int64(len(s.Args)))
-	for _, a := range s.Args {
-		k.body(a, ids)
-	}
-}
+// keyBuf builds a kernel key: opkey's encoding plus lowering's symbolic bounds.
+type keyBuf struct{ opkey.Key }
 
 // sym encodes a symbolic bound.
 func (k *keyBuf) sym(s *sym) {
-	k.int(int64(s.kind))
+	k.Int(int64(s.kind))
 	switch s.kind {
 	case symAff:
-		k.aff(s.aff)
+		k.Aff(s.aff)
 		return
 	case symScale:
-		k.int(s.coef)
+		k.Int(s.coef)
 	case symFloor:
-		k.int(s.den)
+		k.Int(s.den)
 	}
-	k.int(int64(len(s.args)))
+	k.Int(int64(len(s.args)))
 	for _, a := range s.args {
 		k.sym(a)
 	}
@@ -197,7 +103,7 @@ func (k *keyBuf) region(r *region, t ir.TensorType) {
 			if static {
 				k.constBox(0, full)
 			} else {
-				k.int(-1)
+				k.Int(-1)
 			}
 		case len(r.lo[d]) == 0:
 			k.constBox(0, 0) // nothing stored
@@ -211,7 +117,7 @@ func (k *keyBuf) region(r *region, t ir.TensorType) {
 				k.constBox(l, max(h-l+1, 0))
 				continue
 			}
-			k.int(-3)
+			k.Int(-3)
 			k.sym(lo)
 			k.sym(hi)
 		}
@@ -219,42 +125,41 @@ func (k *keyBuf) region(r *region, t ir.TensorType) {
 }
 
 func (k *keyBuf) constBox(lo, ext int64) {
-	k.int(-2)
-	k.int(lo)
-	k.int(ext)
+	k.Int(-2)
+	k.Int(lo)
+	k.Int(ext)
 }
 
 // kernelKey returns the key of op's kernel but for its domain (see the file comment and
 // formOf). The buffer is reused: the result is valid until the next call.
 func (ec *entryCtx) kernelKey(op *ir.Op) []byte {
 	k := &ec.key
-	k.b = k.b[:0]
-	k.strs(ec.params)
-	k.strs(ec.g.Params)
-	k.str(op.Kind)
-	k.int(int64(op.NDim()))
+	k.Reset()
+	k.Strs(ec.params)
+	k.Strs(ec.g.Params)
+	k.Str(op.Kind)
+	k.Int(int64(op.NDim()))
 	if ec.mc.tileBytes > 0 && op.Reduce == ir.ReduceSum {
-		k.str(op.Full.String())
+		k.Str(op.Full.String())
 	}
-	k.int(int64(op.Reduce))
-	k.int(int64(math.Float64bits(op.Init)))
-	k.int(int64(op.ArgDim))
-	k.tensorType(op.Result.Type)
+	k.Int(int64(op.Reduce))
+	k.Float(op.Init)
+	k.Int(int64(op.ArgDim))
+	k.TensorType(op.Result.Type)
 	k.region(ec.regionOf(op.Result), op.Result.Type)
-	k.bool(ec.alignedBuffer(op.Result))
-	k.int(int64(len(op.Operands)))
+	k.Bool(ec.alignedBuffer(op.Result))
+	k.Int(int64(len(op.Operands)))
 	for _, o := range op.Operands {
-		k.tensorType(o.Type)
+		k.TensorType(o.Type)
 		k.region(ec.regionOf(o), o.Type)
-		k.bool(ec.alignedBuffer(o))
+		k.Bool(ec.alignedBuffer(o))
 	}
 	for _, a := range op.Access {
-		k.access(a)
+		k.Access(a)
 	}
-	k.access(op.Out)
-	clear(ec.bodyIDs)
-	k.body(op.Body, ec.bodyIDs)
-	return k.b
+	k.Access(op.Out)
+	k.Body(op.Body)
+	return k.B
 }
 
 // maxEqualDomains bounds the forms whose domains an op's domain is compared with when its
@@ -268,11 +173,11 @@ const maxEqualDomains = 8
 func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	mc := ec.mc
 	n := len(ec.kernelKey(op))
-	ec.key.b = append(ec.key.b, ec.domainText(op)...)
-	if kf := mc.kernels[string(ec.key.b)]; kf != nil {
+	ec.key.B = append(ec.key.B, ec.domainText(op)...)
+	if kf := mc.kernels[string(ec.key.B)]; kf != nil {
 		return kf
 	}
-	full := string(ec.key.b)
+	full := string(ec.key.B)
 	formKey := full[:n]
 	cands := mc.forms[formKey]
 	for i := len(cands) - 1; i >= 0 && i >= len(cands)-maxEqualDomains; i-- {

@@ -154,13 +154,36 @@ func writesWhole(op *ir.Op, params []string) bool {
 }
 
 // readsOnlyWritten reports whether op's result is not a graph output and its consumers read
-// only elements that op writes (exact volume check), so that the others need no value.
+// only elements that op writes (exact volume check), so that the others need no value. The
+// answer depends on the domains and maps of op and its consumers alone: it is computed once
+// per distinct combination (layers repeat them).
 func (ec *entryCtx) readsOnlyWritten(op *ir.Op) bool {
 	for _, o := range ec.g.Outputs {
 		if o == op.Result {
 			return false
 		}
 	}
+	k := &ec.key
+	k.Reset()
+	k.Strs(ec.g.Params)
+	k.Str(ec.domainText(op))
+	k.Strs(op.Dims)
+	k.Access(op.Out)
+	for _, u := range ec.users[op.Result] {
+		if !u.op.Body.Reads(u.k) {
+			continue
+		}
+		if hasDynRead(u.op.Body, u.k) {
+			return false
+		}
+		k.Str(ec.domainText(u.op))
+		k.Strs(u.op.Dims)
+		k.Access(u.op.Access[u.k])
+	}
+	if ok, seen := ec.mc.readsOnly[string(k.B)]; seen {
+		return ok
+	}
+	key := string(k.B)
 	ok := true
 	err := volume.Try(func() {
 		params := ec.g.Params
@@ -169,10 +192,6 @@ func (ec *entryCtx) readsOnlyWritten(op *ir.Op) bool {
 			if !u.op.Body.Reads(u.k) {
 				continue
 			}
-			if hasDynRead(u.op.Body, u.k) {
-				ok = false
-				return
-			}
 			read := u.op.Domain.Apply(u.op.AccessMap(params, u.k))
 			if !read.IsSubset(written) {
 				ok = false
@@ -180,7 +199,9 @@ func (ec *entryCtx) readsOnlyWritten(op *ir.Op) bool {
 			}
 		}
 	})
-	return ok && err == nil
+	ok = ok && err == nil
+	ec.mc.readsOnly[key] = ok
+	return ok
 }
 
 // alignedBuffer reports whether v's buffer is 128-byte aligned: workspace slots and constant

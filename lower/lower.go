@@ -61,9 +61,6 @@ type Entry struct {
 	Strategies []string
 }
 
-// String returns the textual LLVM IR.
-func (m *Module) String() string { return m.LLVM.String() }
-
 type moduleCtx struct {
 	cfg      Config
 	tgt      *Target
@@ -82,6 +79,8 @@ type moduleCtx struct {
 	forms map[string][]*kernelForm
 	// domains caches the scan and box of each distinct domain, by its text
 	domains map[string]*domainInfo
+	// readsOnly caches readsOnlyWritten by the structure it depends on
+	readsOnly map[string]bool
 }
 
 // Builder lowers several graphs into one module; their runtime functions are shared.
@@ -101,7 +100,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	}
 	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, cpu: cfg.Target.CPU, features: cfg.Target.Features,
 		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{},
-		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}}
+		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}}
 	if cfg.CPU != "" {
 		mc.cpu = cfg.CPU
 	}
@@ -163,7 +162,7 @@ func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
 		return nil, err
 	}
 	ec := &entryCtx{mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
-		opDomains: map[*ir.Op]*domainInfo{}, users: map[*ir.Value][]use{}, bodyIDs: map[*ir.Scalar]int{}}
+		opDomains: map[*ir.Op]*domainInfo{}, users: map[*ir.Value][]use{}}
 	for _, op := range g.Ops {
 		for k, o := range op.Operands {
 			ec.users[o] = append(ec.users[o], use{op, k})
