@@ -145,14 +145,10 @@ func (ec *entryCtx) kernelKey(op *ir.Op) []byte {
 	k.Int(int64(op.Reduce))
 	k.Float(op.Init)
 	k.Int(int64(op.ArgDim))
-	k.TensorType(op.Result.Type)
-	k.region(ec.regionOf(op.Result), op.Result.Type)
-	k.Bool(ec.alignedBuffer(op.Result))
+	k.B = append(k.B, ec.bufferKey(op.Result)...)
 	k.Int(int64(len(op.Operands)))
 	for _, o := range op.Operands {
-		k.TensorType(o.Type)
-		k.region(ec.regionOf(o), o.Type)
-		k.Bool(ec.alignedBuffer(o))
+		k.B = append(k.B, ec.bufferKey(o)...)
 	}
 	for _, a := range op.Access {
 		k.Access(a)
@@ -160,6 +156,22 @@ func (ec *entryCtx) kernelKey(op *ir.Op) []byte {
 	k.Access(op.Out)
 	k.Body(op.Body)
 	return k.B
+}
+
+// bufferKey returns the key of v's buffer as kernels see it: element type, shape, region box
+// and alignment (computed once per value: a value is the result of one op and an operand of
+// others).
+func (ec *entryCtx) bufferKey(v *ir.Value) string {
+	if s, ok := ec.bufKeys[v]; ok {
+		return s
+	}
+	var k keyBuf
+	k.TensorType(v.Type)
+	k.region(ec.regionOf(v), v.Type)
+	k.Bool(ec.alignedBuffer(v))
+	s := string(k.B)
+	ec.bufKeys[v] = s
+	return s
 }
 
 // maxEqualDomains bounds the forms whose domains an op's domain is compared with when its
@@ -181,6 +193,9 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	formKey := full[:n]
 	cands := mc.forms[formKey]
 	for i := len(cands) - 1; i >= 0 && i >= len(cands)-maxEqualDomains; i-- {
+		if cands[i].domain.NPieces() != op.Domain.NPieces() {
+			continue // a cheap filter: only representations with as many pieces are compared
+		}
 		same := false
 		_ = volume.Try(func() { same = cands[i].domain.IsEqual(op.Domain) })
 		if same {

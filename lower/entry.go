@@ -31,8 +31,9 @@ type entryCtx struct {
 	opDomains map[*ir.Op]*domainInfo
 	// users lists the ops that read each value, with the operand index
 	users map[*ir.Value][]use
-	// key is the scratch space of kernelKey
-	key keyBuf
+	// key is the scratch space of kernelKey; bufKeys caches bufferKey
+	key     keyBuf
+	bufKeys map[*ir.Value]string
 }
 
 // use is an operand of an op.

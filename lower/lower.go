@@ -162,7 +162,7 @@ func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
 		return nil, err
 	}
 	ec := &entryCtx{mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
-		opDomains: map[*ir.Op]*domainInfo{}, users: map[*ir.Value][]use{}}
+		opDomains: map[*ir.Op]*domainInfo{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
 		for k, o := range op.Operands {
 			ec.users[o] = append(ec.users[o], use{op, k})
