@@ -8,10 +8,11 @@
 //     domain and sizes) and the op kind (which names the kernel);
 //   - the op form: number of iteration dims, the domain (after DIE) in isl notation (an op
 //     whose domain text is new shares the form of an equal domain, compared exactly: the
-//     same points scanned in the same order), the constructor's domain when the op may get register tiles (the tiles' bounding box must lie
-//     in it), the access and out maps (guards and quasi-affine indices), the body as a DAG
-//     (shared subexpressions are emitted once, so the sharing is part of the key), the
-//     reduction, its init value and arg dim;
+//     same points scanned in the same order), the constructor's domain when the op may get
+//     register tiles (the tiles' bounding box must lie in it), the access and out maps
+//     (guards and quasi-affine indices), the body as a DAG (shared subexpressions are
+//     emitted once, so the sharing is part of the key), the reduction, its init value and
+//     arg dim;
 //   - per buffer (result, then operands): element type, shape, the region the kernel's view
 //     is built from (the box bounds, folded as the emitted code folds them) and whether the
 //     buffer is 128-byte aligned (vector accesses claim that alignment).
