@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/onnxgen"
@@ -37,30 +39,61 @@ func mlpLayers(n int) *onnxgen.Model {
 	return m
 }
 
-// BenchmarkCompileScaling measures import + default pipeline + LLVM emission for models of 100,
-// 1,000 and 10,000 ops (issue 11: 1,000 ops in ≤ 1 s, linear growth). Per-pass times are
-// reported as metrics (ms).
+// transformerLayers builds a model of about n ops: n/20 transformer layers (attention with a
+// causal mask, softmax, residuals and a 4× MLP: 20 ops each) on a 16×32 sequence.
+func transformerLayers(n int) *onnxgen.Model {
+	return onnxgen.TransformerLayers(max(n/20, 1), 16, 32)
+}
+
+// BenchmarkCompileScaling measures import + default pipeline + LLVM emission (module built and
+// printed) for models of 100, 1,000 and 10,000 ops of two families: MLP layers and transformer
+// layers (issue 11: 1,000 ops in ≤ 1 s, linear growth). Metrics, per compile: the wall time of
+// every pass and phase (ms), the process's CPU time (cpu-ms: every thread, the GC's included;
+// a better gauge than wall time on a loaded machine), µs per op, and the distinct kernels.
 func BenchmarkCompileScaling(b *testing.B) {
-	for _, n := range []int{100, 1000, 10000} {
-		b.Run(fmt.Sprintf("mlp-%d-ops", n), func(b *testing.B) {
-			p := filepath.Join(b.TempDir(), "m.onnx")
-			if err := mlpLayers(n).Write(p); err != nil {
-				b.Fatal(err)
-			}
-			passTime := map[string]float64{}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				res, err := graphc.Compile(context.Background(), p)
-				if err != nil {
+	families := []struct {
+		name  string
+		build func(n int) *onnxgen.Model
+	}{{"mlp", mlpLayers}, {"transformer", transformerLayers}}
+	for _, fam := range families {
+		for _, n := range []int{100, 1000, 10000} {
+			b.Run(fmt.Sprintf("%s-%d-ops", fam.name, n), func(b *testing.B) {
+				p := filepath.Join(b.TempDir(), "m.onnx")
+				if err := fam.build(n).Write(p); err != nil {
 					b.Fatal(err)
 				}
-				for name, st := range res.Passes.State.Stats {
-					passTime[name] += st.Time.Seconds() * 1e3
+				ms := map[string]float64{}
+				var ops, kernels int
+				var cpu time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					c0 := cpuTime()
+					res, err := graphc.Compile(context.Background(), p)
+					cpu += cpuTime() - c0
+					if err != nil {
+						b.Fatal(err)
+					}
+					for name, st := range res.Passes.State.Stats {
+						ms[name] += st.Time.Seconds() * 1e3
+					}
+					ms["import"] += res.Times.Import.Seconds() * 1e3
+					ms["lower"] += res.Times.Lower.Seconds() * 1e3
+					ms["print"] += res.Times.Print.Seconds() * 1e3
+					if i == 0 {
+						b.StopTimer()
+						ops = len(res.Graph.Ops)
+						kernels = strings.Count(res.LLVM, "\ndefine internal i32 @main_graph.k")
+						b.StartTimer()
+					}
 				}
-			}
-			for name, ms := range passTime {
-				b.ReportMetric(ms/float64(b.N), name+"-ms")
-			}
-		})
+				b.StopTimer()
+				for name, t := range ms {
+					b.ReportMetric(t/float64(b.N), name+"-ms")
+				}
+				b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms")
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(ops), "µs/op")
+				b.ReportMetric(float64(kernels), "kernels")
+			})
+		}
 	}
 }

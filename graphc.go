@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/graphc/graphc/frontend/onnx"
 	"github.com/graphc/graphc/frontend/tf"
@@ -130,6 +131,16 @@ type Result struct {
 	// Passes holds the pass manager's state and statistics (per-pass time, ops and iterations
 	// removed; TimingReport prints what --pass-timing shows).
 	Passes *passes.Result
+	// Times are the wall times of the phases (per pass: Passes.State.Stats).
+	Times PhaseTimes
+}
+
+// PhaseTimes are the wall times of Compile's phases.
+type PhaseTimes struct {
+	Import time.Duration // reading, importing and verifying the model (Compile only)
+	Passes time.Duration // the pipeline
+	Lower  time.Duration // building the LLVM module
+	Print  time.Duration // printing it as text (Result.LLVM)
 }
 
 // ErrInput is wrapped by every error caused by the input model or the options (exit status 1
@@ -294,12 +305,18 @@ func Compile(ctx context.Context, path string, opts ...Option) (res *Result, err
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	start := time.Now()
 	g, err := c.load(path)
 	if err != nil {
 		return nil, err
 	}
 	c.source = path
-	return c.compileGraph(ctx, g)
+	imported := time.Since(start)
+	res, err = c.compileGraph(ctx, g)
+	if res != nil {
+		res.Times.Import = imported
+	}
+	return res, err
 }
 
 // CompileGraph runs the pipeline on g (modified in place) and lowers it.
@@ -334,7 +351,9 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		}
 		c.popts.Require = append(c.popts.Require, rq)
 	}
+	start := time.Now()
 	pr, err := passes.Run(ctx, g, ps, &c.popts)
+	passTime := time.Since(start)
 	if err != nil {
 		var ie *passes.InternalError
 		if errors.As(err, &ie) || errors.Is(err, ir.ErrInvalid) || errors.Is(err, context.Canceled) {
@@ -342,7 +361,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		}
 		return nil, inputErr(err)
 	}
-	res := &Result{Graph: g, Passes: pr, Diagnostics: pr.State.Diags, Dead: pr.State.Dead}
+	res := &Result{Graph: g, Passes: pr, Diagnostics: pr.State.Diags, Dead: pr.State.Dead, Times: PhaseTimes{Passes: passTime}}
 	if len(pr.State.Dead) > 0 {
 		res.DeadReport = pr.State.DeadReport()
 	}
@@ -360,7 +379,9 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	for v, s := range pr.State.Required {
 		req[v] = s
 	}
+	start = time.Now()
 	mod, err := lower.Lower(g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req})
+	res.Times.Lower = time.Since(start)
 	if err != nil {
 		if c.source != "" {
 			err = fmt.Errorf("%s: %w", c.source, err)
@@ -368,7 +389,9 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		return nil, inputErr(err)
 	}
 	res.Module = mod
+	start = time.Now()
 	res.LLVM = mod.String()
+	res.Times.Print = time.Since(start)
 	res.Header = mod.Header
 	return res, nil
 }

@@ -83,7 +83,7 @@ func (b *Builder) SetBox(dims []string, extents []volume.Aff, iters []IterKind) 
 	if iters == nil {
 		b.Op.Iters = make([]IterKind, len(dims))
 	}
-	b.Op.Full = volume.Box(b.Params, "", dims, extents)
+	b.Op.Full = cachedBox(b.Params, dims, extents)
 }
 
 // dimNames returns n iteration dimension names: i, j, k, l, … then d<n>.

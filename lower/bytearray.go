@@ -5,6 +5,8 @@
 package lower
 
 import (
+	"encoding/binary"
+	"slices"
 	"strings"
 
 	"github.com/llir/llvm/ir/types"
@@ -29,21 +31,73 @@ func (c *byteArray) Type() types.Type { return c.typ }
 // Ident returns c"..." with printable characters other than " and \ as themselves and every
 // other byte as \XX.
 func (c *byteArray) Ident() string {
-	const hex = "0123456789ABCDEF"
 	var sb strings.Builder
-	sb.Grow(3 + 3*len(c.data))
+	sb.Grow(c.escapedLen())
 	sb.WriteString(`c"`)
-	for _, b := range c.data {
-		if b >= ' ' && b <= '~' && b != '"' && b != '\\' {
-			sb.WriteByte(b)
-			continue
-		}
-		sb.WriteByte('\\')
-		sb.WriteByte(hex[b>>4])
-		sb.WriteByte(hex[b&15])
+	buf := make([]byte, 0, min(escapeChunk, 3*len(c.data)))
+	for data := c.data; len(data) > 0; {
+		n := min(len(data), escapeChunk/3)
+		buf = appendEscaped(buf[:0], data[:n])
+		sb.Write(buf)
+		data = data[n:]
 	}
 	sb.WriteByte('"')
 	return sb.String()
+}
+
+// writeIdent writes Ident's text to w, through buf (returned for reuse).
+func (c *byteArray) writeIdent(w *countWriter, buf []byte) []byte {
+	w.writeString(`c"`)
+	for data := c.data; len(data) > 0; {
+		n := min(len(data), escapeChunk/3)
+		buf = appendEscaped(buf[:0], data[:n])
+		w.write(buf)
+		data = data[n:]
+	}
+	w.writeString(`"`)
+	return buf
+}
+
+// escapeChunk bounds the escaped bytes produced at once.
+const escapeChunk = 1 << 16
+
+// escapes holds, per byte, its escaped text packed little-endian in the low bytes and its
+// length in the top byte: a printable character other than " and \ is itself, every other byte
+// is \XX.
+var escapes = func() (t [256]uint32) {
+	const hex = "0123456789ABCDEF"
+	for i := range t {
+		b := byte(i)
+		if b >= ' ' && b <= '~' && b != '"' && b != '\\' {
+			t[i] = uint32(b) | 1<<24
+		} else {
+			t[i] = '\\' | uint32(hex[b>>4])<<8 | uint32(hex[b&15])<<16 | 3<<24
+		}
+	}
+	return t
+}()
+
+// escapedLen returns the length of Ident's text.
+func (c *byteArray) escapedLen() int {
+	n := 3
+	for _, b := range c.data {
+		n += int(escapes[b] >> 24)
+	}
+	return n
+}
+
+// appendEscaped appends the escaped text of data to dst. Every byte stores four (the escape and
+// its length byte) and advances by the escape's length, without a branch: random weights make
+// a branch on printable bytes mispredict a third of the time.
+func appendEscaped(dst, data []byte) []byte {
+	j := len(dst)
+	dst = slices.Grow(dst, 3*len(data)+1)[:j+3*len(data)+1]
+	for _, b := range data {
+		e := escapes[b]
+		binary.LittleEndian.PutUint32(dst[j:], e)
+		j += int(e >> 24)
+	}
+	return dst[:j]
 }
 
 // IsConstant marks byteArray as a constant.

@@ -27,6 +27,19 @@ type entryCtx struct {
 	consts  map[*ir.Value]*llvm.Global
 	// strategies records the kernel strategy of each op, in op order
 	strategies []string
+	// opDomains caches each op's domain information (see domainOf)
+	opDomains map[*ir.Op]*domainInfo
+	// users lists the ops that read each value, with the operand index
+	users map[*ir.Value][]use
+	// key is the scratch space of kernelKey; bufKeys caches bufferKey
+	key     keyBuf
+	bufKeys map[*ir.Value]string
+}
+
+// use is an operand of an op.
+type use struct {
+	op *ir.Op
+	k  int
 }
 
 func (ec *entryCtx) regionOf(v *ir.Value) *region {
@@ -141,10 +154,21 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 	slotPtr := func(b *planBuf) value.Value {
 		return fb.cur.NewGetElementPtr(types.I8, ws, offs[b.slot])
 	}
+	// buffers in the same slot with the same element type have the same pointer
+	type slotView struct {
+		slot int
+		elem ir.DType
+	}
+	views := map[slotView]value.Value{}
 	for _, b := range ec.plan.bufs {
-		if b.v != nil {
-			bufs[b.v] = fb.cur.NewBitCast(slotPtr(b), types.NewPointer(mustMemType(b.v.Type.Elem)))
+		if b.v == nil {
+			continue
 		}
+		sv := slotView{b.slot, b.v.Type.Elem}
+		if _, ok := views[sv]; !ok {
+			views[sv] = fb.cur.NewBitCast(slotPtr(b), types.NewPointer(mustMemType(b.v.Type.Elem)))
+		}
+		bufs[b.v] = views[sv]
 	}
 	for i, op := range g.Ops {
 		sig, err := ec.emitKernel(i, op)

@@ -7,6 +7,7 @@ package lower
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	llvm "github.com/llir/llvm/ir"
@@ -20,6 +21,7 @@ import (
 
 // kernelBuilder is the state of one kernel function.
 type kernelBuilder struct {
+	ec    *entryCtx
 	fb    *funcBuilder
 	op    *ir.Op
 	res   *view
@@ -35,15 +37,33 @@ type kernelSig struct {
 	scratch bool // takes an i8* scratch argument after the operands
 }
 
-// emitKernel emits the kernel of op (the i-th op of g).
+// emitKernel returns the kernel of op (the i-th op of g): the kernel of an earlier op with the
+// same key (dedup.go), or a new one.
 func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
+	kf := ec.formOf(op)
+	ec.strategies = append(ec.strategies, kf.name)
+	// every element anyone reads is computed whole by one tile: no initialisation
+	fromInit := kf.tiles != nil && kf.tiles.border == nil && ec.readsOnlyWritten(op)
+	if sig := kf.kernel(fromInit); sig != nil {
+		return sig, nil
+	}
+	sig, err := ec.newKernel(i, op, kf, fromInit)
+	if err != nil {
+		return nil, err
+	}
+	kf.setKernel(fromInit, sig)
+	return sig, nil
+}
+
+// newKernel emits the kernel of op (the i-th op of g) planned by kf.
+func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (*kernelSig, error) {
 	mc := ec.mc
 	var ps []*llvm.Param
 	rp := llvm.NewParam("res", types.NewPointer(mustMemType(op.Result.Type.Elem)))
 	rp.Attrs = append(rp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
 	ps = append(ps, rp)
 	for k, o := range op.Operands {
-		p := llvm.NewParam(fmt.Sprintf("op%d", k), types.NewPointer(mustMemType(o.Type.Elem)))
+		p := llvm.NewParam("op"+strconv.Itoa(k), types.NewPointer(mustMemType(o.Type.Elem)))
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 		ps = append(ps, p)
 	}
@@ -67,14 +87,16 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	for j, p := range ec.params {
 		fb.params[p] = ps[len(ps)-len(ec.params)+j]
 	}
-	kb := &kernelBuilder{fb: fb, op: op}
-	tiles, _ := planContraction(op, ec.g.Params, mc.tileBytes)
-	if tiles != nil {
-		kb.strat = &strategy{name: tiles.String()}
+	kb := &kernelBuilder{ec: ec, fb: fb, op: op}
+	var tiles *contraction
+	if kf.tiles != nil {
+		c := *kf.tiles
+		c.fromInit = fromInit
+		tiles = &c
+		kb.strat = &strategy{name: kf.name}
 	} else {
-		kb.strat = chooseStrategy(op, mc.vecBytes)
+		kb.strat = kf.strat
 	}
-	ec.strategies = append(ec.strategies, kb.strat.String())
 	kb.res = fb.newView(op.Result, rp, ec.regionOf(op.Result))
 	kb.res.aligned = ec.alignedBuffer(op.Result)
 	for k, o := range op.Operands {
@@ -88,10 +110,7 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 		kb.best = fb.cur.NewBitCast(sp, types.NewPointer(types.Double))
 		kb.seen = fb.cur.NewGetElementPtr(types.I8, sp, fb.mul(n, i64(8)))
 	}
-	if tiles != nil && tiles.border == nil && ec.readsOnlyWritten(op) {
-		// every element anyone reads is computed whole by one tile: no initialisation
-		tiles.fromInit = true
-	} else if op.Reduce != ir.ReduceNone || !writesWhole(op, ec.g.Params) {
+	if !fromInit && !kf.whole {
 		if err := kb.emitInit(n); err != nil {
 			return nil, err
 		}
@@ -135,35 +154,54 @@ func writesWhole(op *ir.Op, params []string) bool {
 }
 
 // readsOnlyWritten reports whether op's result is not a graph output and its consumers read
-// only elements that op writes (exact volume check), so that the others need no value.
+// only elements that op writes (exact volume check), so that the others need no value. The
+// answer depends on the domains and maps of op and its consumers alone: it is computed once
+// per distinct combination (layers repeat them).
 func (ec *entryCtx) readsOnlyWritten(op *ir.Op) bool {
 	for _, o := range ec.g.Outputs {
 		if o == op.Result {
 			return false
 		}
 	}
+	k := &ec.key
+	k.Reset()
+	k.Strs(ec.g.Params)
+	k.Str(ec.domainText(op))
+	k.Strs(op.Dims)
+	k.Access(op.Out)
+	for _, u := range ec.users[op.Result] {
+		if !u.op.Body.Reads(u.k) {
+			continue
+		}
+		if hasDynRead(u.op.Body, u.k) {
+			return false
+		}
+		k.Str(ec.domainText(u.op))
+		k.Strs(u.op.Dims)
+		k.Access(u.op.Access[u.k])
+	}
+	if ok, seen := ec.mc.readsOnly[string(k.B)]; seen {
+		return ok
+	}
+	key := string(k.B)
 	ok := true
 	err := volume.Try(func() {
 		params := ec.g.Params
 		written := op.Domain.Apply(op.OutMap(params))
-		for _, user := range ec.g.Ops {
-			for k, v := range user.Operands {
-				if v != op.Result || !user.Body.Reads(k) {
-					continue
-				}
-				if hasDynRead(user.Body, k) {
-					ok = false
-					return
-				}
-				read := user.Domain.Apply(user.AccessMap(params, k))
-				if !read.IsSubset(written) {
-					ok = false
-					return
-				}
+		for _, u := range ec.users[op.Result] {
+			if !u.op.Body.Reads(u.k) {
+				continue
+			}
+			read := u.op.Domain.Apply(u.op.AccessMap(params, u.k))
+			if !read.IsSubset(written) {
+				ok = false
+				return
 			}
 		}
 	})
-	return ok && err == nil
+	ok = ok && err == nil
+	ec.mc.readsOnly[key] = ok
+	return ok
 }
 
 // alignedBuffer reports whether v's buffer is 128-byte aligned: workspace slots and constant
@@ -199,11 +237,7 @@ func (kb *kernelBuilder) emitInit(n value.Value) error {
 // divisions into many pieces: 169 for a 5×5 max pool with argmax). Apply is the fallback.
 func (kb *kernelBuilder) permutedDomain() volume.Set {
 	op := kb.op
-	identity := true
-	for l, d := range kb.strat.perm {
-		identity = identity && l == d
-	}
-	if identity {
+	if kb.identityOrder() {
 		return op.Domain
 	}
 	n := len(kb.strat.perm)
@@ -231,12 +265,29 @@ func (kb *kernelBuilder) permutedDomain() volume.Set {
 	return op.Domain.Apply(m)
 }
 
+// identityOrder reports whether the strategy scans the domain in its own dim order.
+func (kb *kernelBuilder) identityOrder() bool {
+	for l, d := range kb.strat.perm {
+		if l != d {
+			return false
+		}
+	}
+	return true
+}
+
 // emitNest emits the loop nest over the domain.
 func (kb *kernelBuilder) emitNest(params []string) error {
 	op := kb.op
 	var ast volume.Node
 	var err error
-	if verr := volume.Try(func() { ast, err = kb.permutedDomain().Scan() }); verr != nil {
+	if verr := volume.Try(func() {
+		if kb.identityOrder() {
+			di := kb.ec.domainOf(op)
+			ast, err = di.ast, di.scanErr
+			return
+		}
+		ast, err = kb.permutedDomain().Scan()
+	}); verr != nil {
 		err = verr
 	}
 	if err != nil {

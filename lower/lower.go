@@ -61,9 +61,6 @@ type Entry struct {
 	Strategies []string
 }
 
-// String returns the textual LLVM IR.
-func (m *Module) String() string { return m.LLVM.String() }
-
 type moduleCtx struct {
 	cfg      Config
 	tgt      *Target
@@ -76,6 +73,14 @@ type moduleCtx struct {
 	rt        map[string]*llvm.Func
 	intr      map[string]*llvm.Func
 	globals   int
+	// kernels maps a kernel key (dedup.go) to the plan and kernels of the ops that have it
+	kernels map[string]*kernelForm
+	// forms lists the forms of each form key (a kernel key without the domain)
+	forms map[string][]*kernelForm
+	// domains caches the scan and box of each distinct domain, by its text
+	domains map[string]*domainInfo
+	// readsOnly caches readsOnlyWritten by the structure it depends on
+	readsOnly map[string]bool
 }
 
 // Builder lowers several graphs into one module; their runtime functions are shared.
@@ -94,7 +99,8 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		cfg.Target = t
 	}
 	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, cpu: cfg.Target.CPU, features: cfg.Target.Features,
-		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{}}
+		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{},
+		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}}
 	if cfg.CPU != "" {
 		mc.cpu = cfg.CPU
 	}
@@ -129,8 +135,10 @@ func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
 	nf, ng := len(mc.m.Funcs), len(mc.m.Globals)
 	defer func() {
 		if err != nil {
-			// forget everything this graph added, runtime functions included
+			// forget everything this graph added, runtime functions and kernels included
+			removed := map[*llvm.Func]bool{}
 			for _, f := range mc.m.Funcs[nf:] {
+				removed[f] = true
 				for k, rf := range mc.rt {
 					if rf == f {
 						delete(mc.rt, k)
@@ -142,6 +150,7 @@ func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
 					}
 				}
 			}
+			mc.forgetKernels(removed)
 			mc.m.Funcs = mc.m.Funcs[:nf]
 			mc.m.Globals = mc.m.Globals[:ng]
 		}
@@ -152,9 +161,15 @@ func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
 	if err := checkSizes(g, b.mc.cfg.Target.MaxObjectBytes()); err != nil {
 		return nil, err
 	}
-	ec := &entryCtx{mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{}}
+	ec := &entryCtx{mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
+		opDomains: map[*ir.Op]*domainInfo{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
+	for _, op := range g.Ops {
+		for k, o := range op.Operands {
+			ec.users[o] = append(ec.users[o], use{op, k})
+		}
+	}
 	err = protect(func() error {
-		ec.regions = computeRegions(g)
+		ec.regions = ec.computeRegions()
 		if !b.mc.cfg.CheckRequired {
 			// nothing to check
 		} else if err := ec.checkRequired(b.mc.cfg.Required); err != nil {

@@ -46,12 +46,12 @@ func (ec *entryCtx) bytes(fb *funcBuilder, b *planBuf) value.Value {
 	return fb.mul(fb.product(ext), i64(9)) // a double and a flag per result element
 }
 
-// staticBytes returns the size of b when it does not depend on symbolic dims, else -1.
-func (ec *entryCtx) staticBytes(b *planBuf) int64 {
+// staticBytes returns the size of b when it does not depend on symbolic dims, else -1; tmp
+// receives the instructions of sizes that are not constant.
+func (ec *entryCtx) staticBytes(tmp *funcBuilder, b *planBuf) int64 {
 	if len(ec.g.Params) > 0 {
 		return -1
 	}
-	tmp := newFuncBuilder(ec.mc, llvm.NewFunc("graphc.sizing", types.Void))
 	if n, ok := isConst(ec.bytes(tmp, b)); ok {
 		return n
 	}
@@ -86,8 +86,9 @@ func (ec *entryCtx) planBuffers() *bufPlan {
 			}
 		}
 	}
+	tmp := newFuncBuilder(ec.mc, llvm.NewFunc("graphc.sizing", types.Void))
 	for _, b := range p.bufs {
-		b.static = ec.staticBytes(b)
+		b.static = ec.staticBytes(tmp, b)
 	}
 	// greedy in definition order: reuse a slot whose last buffer is dead; with static sizes
 	// take the smallest one that fits (else the largest), with symbolic ones the first
@@ -135,7 +136,11 @@ func (ec *entryCtx) layout(fb *funcBuilder) ([]value.Value, value.Value) {
 		offs[s] = cur
 		var size value.Value = i64(0)
 		for _, b := range members {
-			size = fb.smax(size, ec.bytes(fb, b))
+			if b.static >= 0 {
+				size = fb.smax(size, i64(b.static))
+			} else {
+				size = fb.smax(size, ec.bytes(fb, b))
+			}
 		}
 		cur = fb.alignUp(fb.add(cur, size), wsAlign)
 	}

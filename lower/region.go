@@ -257,8 +257,43 @@ func (r *region) add(index []volume.Aff, dom []interval) error {
 	return nil
 }
 
+// domainInfo is what lowering derives from a domain alone: its text (isl notation), its loop
+// AST and the box of its points. Ops with the same domain text share one (layers repeated in a
+// model scan their domains once).
+type domainInfo struct {
+	text    string
+	ast     volume.Node
+	scanErr error
+	box     []interval
+	err     error // no AST or no box
+}
+
+// domainOf returns the domain information of op, computed once per distinct domain.
+func (ec *entryCtx) domainOf(op *ir.Op) *domainInfo {
+	if di, ok := ec.opDomains[op]; ok {
+		return di
+	}
+	text := op.Domain.String()
+	di, ok := ec.mc.domains[text]
+	if !ok {
+		di = &domainInfo{text: text}
+		di.ast, di.scanErr = op.Domain.Scan()
+		di.err = di.scanErr
+		if di.err == nil {
+			di.box, di.err = domainBox(di.ast, op.NDim())
+		}
+		ec.mc.domains[text] = di
+	}
+	ec.opDomains[op] = di
+	return di
+}
+
+// domainText returns op's domain in isl notation.
+func (ec *entryCtx) domainText(op *ir.Op) string { return ec.domainOf(op).text }
+
 // computeRegions returns the region of every op result that is not a graph output.
-func computeRegions(g *ir.Graph) map[*ir.Value]*region {
+func (ec *entryCtx) computeRegions() map[*ir.Value]*region {
+	g := ec.g
 	outs := map[*ir.Value]bool{}
 	for _, o := range g.Outputs {
 		outs[o] = true
@@ -271,11 +306,8 @@ func computeRegions(g *ir.Graph) map[*ir.Value]*region {
 		}
 	}
 	for _, op := range g.Ops {
-		var dom []interval
-		ast, err := op.Domain.Scan()
-		if err == nil {
-			dom, err = domainBox(ast, op.NDim())
-		}
+		di := ec.domainOf(op)
+		dom, err := di.box, di.err
 		if err != nil {
 			// no box for this domain: whatever it writes or reads is stored whole
 			if r := regs[op.Result]; r != nil {

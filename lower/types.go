@@ -88,7 +88,24 @@ func byteSize(t types.Type) int64 {
 	return 1
 }
 
-func i64(v int64) *constant.Int    { return constant.NewInt(types.I64, v) }
+// i64 returns the i64 constant v; small ones are shared (constants are immutable values, and
+// emission makes hundreds of thousands of them).
+func i64(v int64) *constant.Int {
+	if v >= smallI64Min && v < smallI64Min+int64(len(smallI64)) {
+		return smallI64[v-smallI64Min]
+	}
+	return constant.NewInt(types.I64, v)
+}
+
+const smallI64Min = -64
+
+var smallI64 = func() (t [1024 + 64]*constant.Int) {
+	for i := range t {
+		t[i] = constant.NewInt(types.I64, int64(i)+smallI64Min)
+	}
+	return t
+}()
+
 func i32c(v int64) *constant.Int   { return constant.NewInt(types.I32, v) }
 func f64c(v float64) value.Value   { return constant.NewFloat(types.Double, v) }
 func boolConst(b bool) value.Value { return constant.NewBool(b) }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/graphc/graphc/internal/opkey"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -37,13 +38,28 @@ type DeadSpace struct {
 
 func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 	params := g.Params
-	req := map[*ir.Value]volume.Set{}
-	add := func(v *ir.Value, s volume.Set) {
-		if old, ok := req[v]; ok {
-			req[v] = old.Union(s).Coalesce()
-		} else {
-			req[v] = s
+	// req holds the required volume of each value; its text, when known, keys the memo below
+	// (printing a set costs about as much as a small volume operation)
+	req := map[*ir.Value]*reqVolume{}
+	unions := map[[2]string]reqVolume{}
+	add := func(v *ir.Value, s volume.Set, text string) {
+		old, ok := req[v]
+		if !ok {
+			req[v] = &reqVolume{s, text}
+			return
 		}
+		if old.text == "" || text == "" {
+			*old = reqVolume{set: old.set.Union(s).Coalesce()}
+			return
+		}
+		k := [2]string{old.text, text}
+		u, ok := unions[k]
+		if !ok {
+			u.set = old.set.Union(s).Coalesce()
+			u.text = u.set.String()
+			unions[k] = u
+		}
+		*old = u
 	}
 	for _, o := range g.Outputs {
 		box := boxOf(params, o.Type)
@@ -64,85 +80,164 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		} else {
 			r = box
 		}
-		add(o, r)
+		add(o, r, "")
 	}
 	stats := st.Stats["die"]
+	// ops of repeated layers have the same structure and required volume: their analysis is
+	// done once (results with diagnostics or failures are not reused: they name the op)
+	memo := map[string]*dieResult{}
+	var kb opkey.Key
 	for i := len(g.Ops) - 1; i >= 0; i-- {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		op := g.Ops[i]
-		R, ok := req[op.Result]
+		r, ok := req[op.Result]
 		if !ok {
-			R = volume.EmptySet(params, "", nil)
+			r = &reqVolume{set: volume.EmptySet(params, "", nil)}
 		}
-		before := op.Domain
-		var contrib volume.Set
-		opReq := make([]volume.Set, len(op.Operands))
-		var diags []Diagnostic
-		err := volume.Try(func() {
-			// iterations writing outside the result are a bug in the graph: report them
-			outMap := op.OutMap(params)
-			resBox := boxOf(params, op.Result.Type)
-			if bad := op.Domain.Subtract(resBox.Preimage(outMap)); !bad.IsEmpty() {
-				diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
-					"iterations %s of %s write result elements %s outside its index domain %s",
-					bad.Coalesce(), op.Kind, bad.Apply(outMap).Coalesce(), resBox)})
+		var key string
+		if err := volume.Try(func() {
+			if r.text == "" {
+				r.text = r.set.String()
 			}
-			contrib = R.Preimage(outMap).Intersect(op.Domain).Coalesce()
-			for k, o := range op.Operands {
-				acc := op.AccessMap(params, k)
-				rk := contrib.Apply(acc)
-				box := boxOf(params, o.Type)
-				if oob := rk.Subtract(box); !oob.IsEmpty() {
-					iters := acc.IntersectDomain(contrib).IntersectRange(oob).Domain().Simplify()
-					diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
-						"iterations %s of %s access operand #%d %%%s outside its index domain %s (elements %s)",
-						iters, op.Kind, k, o.Name, box, oob.Simplify())})
-					rk = rk.Intersect(box)
-				}
-				if op.Access[k].Approx {
-					diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
-						"operand #%d %%%s is read through a data-dependent access: its required volume is over-approximated", k, o.Name)})
-				}
-				opReq[k] = rk.Coalesce()
-			}
-		})
-		if err != nil {
-			// Conservative fallback: the op stays whole and needs its operands whole.
-			diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf("dead iteration analysis gave up (%v); the op is kept whole", err)})
-			contrib = op.Domain
-			for k, o := range op.Operands {
-				opReq[k] = boxOf(params, o.Type)
-			}
+			key = dieKey(&kb, params, r.text, op)
+		}); err != nil {
+			key = ""
 		}
-		st.Diags = append(st.Diags, diags...)
-		for k, o := range op.Operands {
-			add(o, opReq[k])
-		}
-		ds := DeadSpace{Op: op.Result.Name, Kind: op.Kind, Approximate: err != nil}
-		_ = volume.Try(func() {
-			ds.Dead = before.Subtract(contrib).Coalesce()
-			if len(params) == 0 {
-				if t, err := before.Card(nil); err == nil {
-					if d, err := ds.Dead.Card(nil); err == nil {
-						ds.Total, ds.DeadCount, ds.Counted = t, d, true
+		res := memo[key]
+		if res == nil || key == "" {
+			var diags []Diagnostic
+			res, diags = analyzeDIE(op, params, r.set)
+			st.Diags = append(st.Diags, diags...)
+			if key != "" && len(diags) == 0 && !res.approximate {
+				if err := volume.Try(func() {
+					res.reqText = make([]string, len(res.opReq))
+					for k, s := range res.opReq {
+						res.reqText[k] = s.String()
 					}
+				}); err == nil {
+					memo[key] = res
+				} else {
+					res.reqText = nil
 				}
 			}
-		})
+		}
+		for k, o := range op.Operands {
+			text := ""
+			if res.reqText != nil {
+				text = res.reqText[k]
+			}
+			add(o, res.opReq[k], text)
+		}
+		ds := DeadSpace{Op: op.Result.Name, Kind: op.Kind, Approximate: res.approximate, Dead: res.dead,
+			Total: res.total, DeadCount: res.deadCount, Counted: res.counted}
 		if !ds.Dead.PlainIsEmpty() && stats != nil {
 			stats.DomainsReduced++
 		}
 		st.Dead = append(st.Dead, ds)
-		op.Domain = contrib
+		op.Domain = res.contrib
 	}
 	for v, r := range req {
-		st.Required[v] = r
+		st.Required[v] = r.set
 	}
 	// report in graph order
 	for i, j := 0, len(st.Dead)-1; i < j; i, j = i+1, j-1 {
 		st.Dead[i], st.Dead[j] = st.Dead[j], st.Dead[i]
 	}
 	return nil
+}
+
+// reqVolume is the required volume of a value and, when known, its text.
+type reqVolume struct {
+	set  volume.Set
+	text string
+}
+
+// dieResult is DIE's analysis of one op.
+type dieResult struct {
+	contrib          volume.Set   // the contributing iterations: the new domain
+	opReq            []volume.Set // the required volume of each operand
+	reqText          []string     // their texts (results in the memo)
+	dead             volume.Set
+	total, deadCount int64
+	counted          bool
+	approximate      bool // a volume computation failed: the op stays whole
+}
+
+// dieKey returns the key of DIE's analysis of op whose result's required volume has the text
+// rtext: everything the analysis reads (the symbolic dims, the required volume, the domain
+// and dims, the out and access maps and the tensor types). Sets are keyed by their isl text.
+func dieKey(k *opkey.Key, params []string, rtext string, op *ir.Op) string {
+	k.Reset()
+	k.Strs(params)
+	k.Str(rtext)
+	k.Str(op.Domain.String())
+	k.Strs(op.Dims)
+	k.Access(op.Out)
+	k.TensorType(op.Result.Type)
+	k.Int(int64(len(op.Operands)))
+	for i, o := range op.Operands {
+		k.Access(op.Access[i])
+		k.TensorType(o.Type)
+	}
+	return string(k.B)
+}
+
+// analyzeDIE restricts op to the iterations that contribute to R and returns the required
+// volume of its operands, its dead space and the diagnostics (writes and reads outside the
+// index boxes).
+func analyzeDIE(op *ir.Op, params []string, R volume.Set) (*dieResult, []Diagnostic) {
+	before := op.Domain
+	var contrib volume.Set
+	opReq := make([]volume.Set, len(op.Operands))
+	var diags []Diagnostic
+	err := volume.Try(func() {
+		// iterations writing outside the result are a bug in the graph: report them
+		outMap := op.OutMap(params)
+		resBox := boxOf(params, op.Result.Type)
+		if bad := op.Domain.Subtract(resBox.Preimage(outMap)); !bad.IsEmpty() {
+			diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
+				"iterations %s of %s write result elements %s outside its index domain %s",
+				bad.Coalesce(), op.Kind, bad.Apply(outMap).Coalesce(), resBox)})
+		}
+		contrib = R.Preimage(outMap).Intersect(op.Domain).Coalesce()
+		for k, o := range op.Operands {
+			acc := op.AccessMap(params, k)
+			rk := contrib.Apply(acc)
+			box := boxOf(params, o.Type)
+			if oob := rk.Subtract(box); !oob.IsEmpty() {
+				iters := acc.IntersectDomain(contrib).IntersectRange(oob).Domain().Simplify()
+				diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
+					"iterations %s of %s access operand #%d %%%s outside its index domain %s (elements %s)",
+					iters, op.Kind, k, o.Name, box, oob.Simplify())})
+				rk = rk.Intersect(box)
+			}
+			if op.Access[k].Approx {
+				diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
+					"operand #%d %%%s is read through a data-dependent access: its required volume is over-approximated", k, o.Name)})
+			}
+			opReq[k] = rk.Coalesce()
+		}
+	})
+	if err != nil {
+		// Conservative fallback: the op stays whole and needs its operands whole.
+		diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf("dead iteration analysis gave up (%v); the op is kept whole", err)})
+		contrib = op.Domain
+		for k, o := range op.Operands {
+			opReq[k] = boxOf(params, o.Type)
+		}
+	}
+	res := &dieResult{contrib: contrib, opReq: opReq, approximate: err != nil}
+	_ = volume.Try(func() {
+		res.dead = before.Subtract(contrib).Coalesce()
+		if len(params) == 0 {
+			if t, err := before.Card(nil); err == nil {
+				if d, err := res.dead.Card(nil); err == nil {
+					res.total, res.deadCount, res.counted = t, d, true
+				}
+			}
+		}
+	})
+	return res, diags
 }

@@ -3,6 +3,7 @@
 package onnx
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -78,10 +79,13 @@ func Load(path string, opts ...Option) (*ir.Graph, error) {
 	if st.Size() > cfg.limits.MaxFileBytes {
 		return nil, fmt.Errorf("%s: %w: %w: file of %d bytes exceeds the limit of %d", path, ErrInvalid, ir.ErrLimit, st.Size(), cfg.limits.MaxFileBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, cfg.limits.MaxFileBytes+1))
-	if err != nil {
+	// read into a buffer of the file's size (io.ReadAll's doubling copies a weight-heavy
+	// model several times)
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, cfg.limits.MaxFileBytes+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	data := buf.Bytes()
 	m, err := Unmarshal(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -3,6 +3,7 @@
 package onnxgen
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -65,42 +66,70 @@ func ConvRelu(c, hw, f int) *Model {
 // a residual. The causal mask is Trilu(scores) plus a constant -inf strict upper triangle, so
 // the masked scores do not depend on Q·Kᵀ (DIE computes only the lower triangle of it).
 func TransformerBlock(seq, hidden int) *Model {
+	return TransformerLayers(1, seq, hidden)
+}
+
+// TransformerLayers is n TransformerBlock layers in sequence on x (seq×hidden), each with its
+// own weights; the names of layer l > 0 carry the prefix "l<l>.". One layer is TransformerBlock.
+func TransformerLayers(n, seq, hidden int) *Model {
 	r := rand.New(rand.NewPCG(21, 22))
 	md := New("transformer_block", 17)
-	s, h := int64(seq), int64(hidden)
 	md.Input("x", ir.F32, seq, hidden)
+	in := "x"
+	for l := 0; l < n; l++ {
+		prefix := ""
+		if l > 0 {
+			prefix = fmt.Sprintf("l%d.", l)
+		}
+		in = transformerLayer(md, r, prefix, in, seq, hidden)
+	}
+	md.Output(in, ir.F32, seq, hidden)
+	return md
+}
+
+// transformerLayer adds one transformer layer reading in, with every name prefixed, and
+// returns the name of its output.
+func transformerLayer(md *Model, r *rand.Rand, p, in string, seq, hidden int) string {
+	s, h := int64(seq), int64(hidden)
 	sc := 1 / math.Sqrt(float64(hidden))
 	for _, w := range []string{"Wq", "Wk", "Wv", "Wo"} {
-		randInit(md, w, r, sc, h, h)
+		randInit(md, p+w, r, sc, h, h)
 	}
-	randInit(md, "W1", r, sc, h, 4*h)
-	randInit(md, "W2", r, 1/math.Sqrt(float64(4*hidden)), 4*h, h)
-	md.Node("MatMul", "q", []string{"x", "Wq"}, []string{"q"})
-	md.Node("MatMul", "k", []string{"x", "Wk"}, []string{"k"})
-	md.Node("MatMul", "v", []string{"x", "Wv"}, []string{"v"})
-	md.Node("Transpose", "kt", []string{"k"}, []string{"kt"}, IntsAttr("perm", 1, 0))
-	md.Node("MatMul", "qk", []string{"q", "kt"}, []string{"qk"})
+	randInit(md, p+"W1", r, sc, h, 4*h)
+	randInit(md, p+"W2", r, 1/math.Sqrt(float64(4*hidden)), 4*h, h)
+	node := func(op, name string, ins []string, attrs ...Attr) {
+		for i := range ins {
+			if ins[i] != in {
+				ins[i] = p + ins[i]
+			}
+		}
+		md.Node(op, p+name, ins, []string{p + name}, attrs...)
+	}
+	node("MatMul", "q", []string{in, "Wq"})
+	node("MatMul", "k", []string{in, "Wk"})
+	node("MatMul", "v", []string{in, "Wv"})
+	node("Transpose", "kt", []string{"k"}, IntsAttr("perm", 1, 0))
+	node("MatMul", "qk", []string{"q", "kt"})
 	scale := ir.NewTensor(ir.F32, nil)
 	scale.F[0] = ir.RoundFloat(ir.F32, sc)
-	md.Init("scale", scale)
-	md.Node("Mul", "scores", []string{"qk", "scale"}, []string{"scores"})
-	md.Node("Trilu", "lower", []string{"scores"}, []string{"lower"}, IntAttr("upper", 0))
+	md.Init(p+"scale", scale)
+	node("Mul", "scores", []string{"qk", "scale"})
+	node("Trilu", "lower", []string{"scores"}, IntAttr("upper", 0))
 	neg := ir.NewTensor(ir.F32, []int64{s, s})
 	for i := int64(0); i < s; i++ {
 		for j := i + 1; j < s; j++ {
 			neg.F[i*s+j] = math.Inf(-1)
 		}
 	}
-	md.Init("causal", neg)
-	md.Node("Add", "masked", []string{"lower", "causal"}, []string{"masked"})
-	md.Node("Softmax", "probs", []string{"masked"}, []string{"probs"}, IntAttr("axis", -1))
-	md.Node("MatMul", "attn", []string{"probs", "v"}, []string{"attn"})
-	md.Node("MatMul", "o", []string{"attn", "Wo"}, []string{"o"})
-	md.Node("Add", "res1", []string{"x", "o"}, []string{"res1"})
-	md.Node("MatMul", "up", []string{"res1", "W1"}, []string{"up"})
-	md.Node("Relu", "act", []string{"up"}, []string{"act"})
-	md.Node("MatMul", "down", []string{"act", "W2"}, []string{"down"})
-	md.Node("Add", "y", []string{"res1", "down"}, []string{"y"})
-	md.Output("y", ir.F32, seq, hidden)
-	return md
+	md.Init(p+"causal", neg)
+	node("Add", "masked", []string{"lower", "causal"})
+	node("Softmax", "probs", []string{"masked"}, IntAttr("axis", -1))
+	node("MatMul", "attn", []string{"probs", "v"})
+	node("MatMul", "o", []string{"attn", "Wo"})
+	node("Add", "res1", []string{in, "o"})
+	node("MatMul", "up", []string{"res1", "W1"})
+	node("Relu", "act", []string{"up"})
+	node("MatMul", "down", []string{"act", "W2"})
+	node("Add", "y", []string{"res1", "down"})
+	return p + "y"
 }
