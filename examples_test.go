@@ -61,7 +61,7 @@ func Example_ownPipeline() {
 		return
 	}
 	t, _ := lower.LoadTarget("hexagon")
-	mod, err := lower.Lower(g, lower.Config{Target: t, Entry: "tri"})
+	mod, err := lower.Lower(context.Background(), g, lower.Config{Target: t, Entry: "tri"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -380,7 +380,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		req[v] = s
 	}
 	start = time.Now()
-	mod, err := lower.Lower(g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req})
+	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req})
 	res.Times.Lower = time.Since(start)
 	if err != nil {
 		if c.source != "" {

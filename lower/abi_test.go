@@ -5,6 +5,7 @@
 package lower_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestABIReentrantDeterministic(t *testing.T) {
 		v = op.Result
 	}
 	g.Outputs = []*ir.Value{v}
-	mod, err := lower.Lower(g, lower.Config{})
+	mod, err := lower.Lower(context.Background(), g, lower.Config{})
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.ll"), []byte(mod.String()), 0o644))

@@ -110,7 +110,7 @@ func TestContractionStrategy(t *testing.T) {
 			g := contractionGraph(t, c)
 			tgt, err := lower.LoadTarget("x86-64")
 			require.NoError(t, err)
-			m, err := lower.Lower(g, lower.Config{Target: tgt, CPU: cpu})
+			m, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, CPU: cpu})
 			require.NoError(t, err, c.name)
 			t.Logf("%s on %s: %s", c.name, cpu, m.Entries[0].Strategies[0])
 			got := strings.HasPrefix(m.Entries[0].Strategies[0], "register-tiles")

@@ -80,7 +80,7 @@ func TestKernelDedupRepeatedLayers(t *testing.T) {
 	var cases []*e2e.Case
 	for _, n := range []int{1, 2, 6} {
 		g := optimized(t, mlpText(n, 24))
-		mod, err := lower.Lower(g, lower.Config{})
+		mod, err := lower.Lower(context.Background(), g, lower.Config{})
 		require.NoError(t, err)
 		text := mod.String()
 		verifyModule(t, text, "")
@@ -192,7 +192,7 @@ func TestKernelKeyParts(t *testing.T) {
 		if c.name == "domain-equal" {
 			require.NotEqual(t, g.Ops[c.a].Domain.String(), g.Ops[c.b].Domain.String(), "the case needs two representations")
 		}
-		mod, err := lower.Lower(g, lower.Config{})
+		mod, err := lower.Lower(context.Background(), g, lower.Config{})
 		require.NoError(t, err, c.name)
 		text := mod.String()
 		verifyModule(t, text, "")
@@ -229,22 +229,22 @@ func TestKernelDedupAcrossEntries(t *testing.T) {
 	}
 	b, err := lower.NewBuilder(lower.Config{})
 	require.NoError(t, err)
-	_, err = b.Add(parse(static), "a")
+	_, err = b.Add(context.Background(), parse(static), "a")
 	require.NoError(t, err)
-	_, err = b.Add(parse(static), "b")
+	_, err = b.Add(context.Background(), parse(static), "b")
 	require.NoError(t, err)
 	// a graph that fails after emitting a kernel nobody had: its body reads an unknown
 	// symbolic dim in its second op
 	bad := parse("graph @g(%x: f32[4, 8]) {\n" + genericOp("p", "x", ident, "{ [i, j] : 0 <= i < 4 and 0 <= j < 8 }", ident, "abs(in0)", "f32[4, 8]") +
 		genericOp("q", "p", ident, "{ [i, j] : 0 <= i < 4 and 0 <= j < 8 }", ident, "in0", "f32[4, 8]") + "  return %q\n}\n")
 	bad.Ops[1].Body = &ir.Scalar{Op: ir.SCast, Type: ir.F32, Args: []*ir.Scalar{{Op: ir.SParam, Type: ir.I64, Name: "nope"}}}
-	_, err = b.Add(bad, "bad")
+	_, err = b.Add(context.Background(), bad, "bad")
 	require.ErrorContains(t, err, "nope")
 	reuse := parse("graph @g(%x: f32[4, 8]) {\n" + genericOp("p", "x", ident, "{ [i, j] : 0 <= i < 4 and 0 <= j < 8 }", ident, "abs(in0)", "f32[4, 8]") +
 		genericOp("q", "p", ident, "{ [i, j] : 0 <= i < 4 and 0 <= j < 8 }", ident, "neg(in0)", "f32[4, 8]") + "  return %q\n}\n")
-	_, err = b.Add(reuse, "c")
+	_, err = b.Add(context.Background(), reuse, "c")
 	require.NoError(t, err)
-	_, err = b.Add(parse(symbolic), "d")
+	_, err = b.Add(context.Background(), parse(symbolic), "d")
 	require.NoError(t, err)
 	text := b.Module().String()
 	verifyModule(t, text, "")

@@ -6,6 +6,7 @@
 package lower
 
 import (
+	"context"
 	"fmt"
 
 	llvm "github.com/llir/llvm/ir"
@@ -18,6 +19,7 @@ import (
 
 // entryCtx is the state of lowering one graph.
 type entryCtx struct {
+	ctx     context.Context // checked between kernels
 	mc      *moduleCtx
 	g       *ir.Graph
 	entry   string
@@ -171,6 +173,9 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		bufs[b.v] = views[sv]
 	}
 	for i, op := range g.Ops {
+		if err := ec.ctx.Err(); err != nil {
+			return nil, err
+		}
 		sig, err := ec.emitKernel(i, op)
 		if err != nil {
 			return nil, fmt.Errorf("op %%%s (%s): %w", op.Result.Name, op.Kind, err)

@@ -5,6 +5,7 @@
 package lower_test
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ func TestGolden(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				tg, err := lower.LoadTarget(target)
 				require.NoError(t, err)
-				mod, err := lower.Lower(g, lower.Config{Target: tg})
+				mod, err := lower.Lower(context.Background(), g, lower.Config{Target: tg})
 				require.NoError(t, err)
 				text := mod.String()
 				verifyModule(t, text, "")

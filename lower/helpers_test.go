@@ -209,7 +209,7 @@ var errSkip = errors.New("skip")
 // loweredModule lowers g for target and returns the module text.
 func loweredModule(t *testing.T, g *ir.Graph, cfg lower.Config) string {
 	t.Helper()
-	mod, err := lower.Lower(g, cfg)
+	mod, err := lower.Lower(context.Background(), g, cfg)
 	require.NoError(t, err)
 	return mod.String()
 }

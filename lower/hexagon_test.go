@@ -61,7 +61,7 @@ func TestVectorStrategy(t *testing.T) {
 	hex, err := lower.LoadTarget("hexagon")
 	require.NoError(t, err)
 	for i, g := range gs {
-		mod, err := lower.Lower(g, lower.Config{Target: hex})
+		mod, err := lower.Lower(context.Background(), g, lower.Config{Target: hex})
 		require.NoError(t, err)
 		s := mod.Entries[0].Strategies[0]
 		require.Contains(t, s, "+vector", "%s: %s", names[i], s)
@@ -72,7 +72,7 @@ func TestVectorStrategy(t *testing.T) {
 	// without HVX the same graphs are scalar
 	v67, err := lower.LoadTarget("hexagon-v67")
 	require.NoError(t, err)
-	mod, err := lower.Lower(gs[0], lower.Config{Target: v67})
+	mod, err := lower.Lower(context.Background(), gs[0], lower.Config{Target: v67})
 	require.NoError(t, err)
 	require.NotContains(t, mod.Entries[0].Strategies[0], "vector")
 	require.NotContains(t, mod.String(), "<32 x float>")
@@ -93,7 +93,7 @@ func TestHVXInstructions(t *testing.T) {
 		if strings.HasSuffix(names[i], "f64") {
 			continue // HVX has no double vectors
 		}
-		mod, err := lower.Lower(g, lower.Config{Target: hex})
+		mod, err := lower.Lower(context.Background(), g, lower.Config{Target: hex})
 		require.NoError(t, err)
 		text := mod.String()
 		require.Contains(t, text, "x ", "%s: explicit vector types", names[i])
@@ -123,7 +123,7 @@ func TestHVXAlignment(t *testing.T) {
 	g.Outputs = []*ir.Value{v}
 	hex, err := lower.LoadTarget("hexagon")
 	require.NoError(t, err)
-	mod, err := lower.Lower(g, lower.Config{Target: hex})
+	mod, err := lower.Lower(context.Background(), g, lower.Config{Target: hex})
 	require.NoError(t, err)
 	text := mod.String()
 	require.Regexp(t, `store <32 x float> .*, align 128`, text)
@@ -167,7 +167,7 @@ func TestHexagonNoExternalSymbols(t *testing.T) {
 		b, err := lower.NewBuilder(lower.Config{Target: tg})
 		require.NoError(t, err)
 		for i, c := range cases {
-			_, err := b.Add(c.Graph, "t"+itoa(int64(i)))
+			_, err := b.Add(context.Background(), c.Graph, "t"+itoa(int64(i)))
 			require.NoError(t, err)
 		}
 		dir := t.TempDir()

@@ -6,6 +6,7 @@
 package lower
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -121,8 +122,9 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	return &Builder{mc: mc}, nil
 }
 
-// Add lowers g with the given entry name. On error the module is left as it was.
-func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
+// Add lowers g with the given entry name. On error the module is left as it was. It checks ctx
+// between kernels and returns ctx.Err() once ctx is done.
+func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry, err error) {
 	if !validSymbol(entry) {
 		return nil, fmt.Errorf("invalid entry name %q (want a C identifier)", entry)
 	}
@@ -161,7 +163,7 @@ func (b *Builder) Add(g *ir.Graph, entry string) (e *Entry, err error) {
 	if err := checkSizes(g, b.mc.cfg.Target.MaxObjectBytes()); err != nil {
 		return nil, err
 	}
-	ec := &entryCtx{mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
+	ec := &entryCtx{ctx: ctx, mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
 		opDomains: map[*ir.Op]*domainInfo{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
 		for k, o := range op.Operands {
@@ -212,8 +214,9 @@ func (b *Builder) Module() *Module {
 	return mod
 }
 
-// Lower emits the module for g.
-func Lower(g *ir.Graph, cfg Config) (*Module, error) {
+// Lower emits the module for g. It checks ctx between kernels and returns ctx.Err() once ctx
+// is done.
+func Lower(ctx context.Context, g *ir.Graph, cfg Config) (*Module, error) {
 	b, err := NewBuilder(cfg)
 	if err != nil {
 		return nil, err
@@ -222,7 +225,7 @@ func Lower(g *ir.Graph, cfg Config) (*Module, error) {
 	if entry == "" {
 		entry = "main_graph"
 	}
-	if _, err := b.Add(g, entry); err != nil {
+	if _, err := b.Add(ctx, g, entry); err != nil {
 		return nil, err
 	}
 	return b.Module(), nil

@@ -58,18 +58,18 @@ func TestWorkspaceLastRowLogits(t *testing.T) {
 	for v, s := range pr.State.Required {
 		req[v] = s
 	}
-	mod, err := lower.Lower(g, lower.Config{Required: req, CheckRequired: true})
+	mod, err := lower.Lower(context.Background(), g, lower.Config{Required: req, CheckRequired: true})
 	require.NoError(t, err)
 	require.Equal(t, int64(32000*4), mod.Entries[0].WorkspaceBytes, "one row of 32000 floats")
 	verifyModule(t, mod.String(), "")
 	// a required volume that misses what the slice reads is caught
 	bad := map[*ir.Value]volume.Set{g.Ops[0].Result: volume.MustParseSet("{ [i, j] : i = 0 and 0 <= j < 32000 }")}
-	_, err = lower.Lower(g, lower.Config{Required: bad, CheckRequired: true})
+	_, err = lower.Lower(context.Background(), g, lower.Config{Required: bad, CheckRequired: true})
 	require.ErrorContains(t, err, "outside its required volume")
 
 	// without DIE the product is computed whole: 128 rows
 	g2 := logitsGraph(t, 128, 4096, 32000)
-	mod2, err := lower.Lower(g2, lower.Config{})
+	mod2, err := lower.Lower(context.Background(), g2, lower.Config{})
 	require.NoError(t, err)
 	require.Equal(t, int64(128*32000*4), mod2.Entries[0].WorkspaceBytes)
 
@@ -103,7 +103,7 @@ func chainGraph(t *testing.T, n int) *ir.Graph {
 func TestWorkspaceSharing(t *testing.T) {
 	// 6 ops: 5 intermediates with lifetimes [i, i+1]; t0, t2, t4 share a slot, t1 and t3 another
 	g := chainGraph(t, 6)
-	mod, err := lower.Lower(g, lower.Config{})
+	mod, err := lower.Lower(context.Background(), g, lower.Config{})
 	require.NoError(t, err)
 	require.Equal(t, int64(2*4096), mod.Entries[0].WorkspaceBytes, "two 128-aligned slots of 4000 bytes")
 	r := rand.New(rand.NewPCG(4, 4))

@@ -1,6 +1,7 @@
 package lower_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -41,12 +42,12 @@ func TestModuleStringMatchesLLIR(t *testing.T) {
 		b, err := lower.NewBuilder(lower.Config{Target: tg})
 		require.NoError(t, err)
 		for i, g := range []*ir.Graph{graph(3, false), graph(40000, true), graph(0, false), graph(17, true)} {
-			_, err := b.Add(g, "e"+string(rune('a'+i)))
+			_, err := b.Add(context.Background(), g, "e"+string(rune('a'+i)))
 			require.NoError(t, err)
 		}
 		m := b.Module()
 		require.Equal(t, m.LLVM.String(), m.String(), target)
-		mod, err := lower.Lower(graph(5, false), lower.Config{Target: tg})
+		mod, err := lower.Lower(context.Background(), graph(5, false), lower.Config{Target: tg})
 		require.NoError(t, err)
 		require.Equal(t, mod.LLVM.String(), mod.String(), target)
 	}

@@ -1,6 +1,7 @@
 package lower_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -34,10 +35,10 @@ func TestObjectTooLarge(t *testing.T) {
 	}
 	x86, err := lower.LoadTarget("x86-64")
 	require.NoError(t, err)
-	_, err = lower.Lower(parse(), lower.Config{Target: x86})
+	_, err = lower.Lower(context.Background(), parse(), lower.Config{Target: x86})
 	require.NoError(t, err)
 	hex, err := lower.LoadTarget("hexagon")
 	require.NoError(t, err)
-	_, err = lower.Lower(parse(), lower.Config{Target: hex})
+	_, err = lower.Lower(context.Background(), parse(), lower.Config{Target: hex})
 	require.ErrorContains(t, err, "input %x of type f32[65536, 8192]: more than 2147483647 bytes")
 }

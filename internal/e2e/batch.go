@@ -114,7 +114,7 @@ func BuildBatch(ctx context.Context, dir string, m Machine, cases []*Case) (*Bat
 			p.entry[i], p.lowErr[i] = l.entry, l.err
 			continue
 		}
-		if _, err := b.Add(c.Graph, fmt.Sprintf("t%d", i)); err != nil {
+		if _, err := b.Add(ctx, c.Graph, fmt.Sprintf("t%d", i)); err != nil {
 			seen[c.Graph] = lowered{-1, fmt.Errorf("lower: %w", err)}
 			p.lowErr[i] = fmt.Errorf("lower: %w", err)
 			continue
