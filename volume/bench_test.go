@@ -1,21 +1,33 @@
 // This file holds the benchmarks of the operations DIE and lowering use most, on tensor-sized
 // inputs: a 6-dimensional convolution domain with 12 constraints over 3 parameters, its access
 // maps and required regions. Target: median <= 20 µs per operation (`go test -bench . ./volume`).
+// BenchmarkISL (isl_bench_test.go) times isl on the same inputs.
 
 package volume
 
 import "testing"
 
-var (
-	benchDomain = MustParseSet("[N, H, W] -> { S[n, h, w, c, kh, kw] : 0 <= n < N and 0 <= h < H and 0 <= w < W and 0 <= c < 16 and 0 <= kh < 3 and 0 <= kw < 3 }")
-	benchBand   = MustParseSet("[N, H, W] -> { S[n, h, w, c, kh, kw] : h <= w and h + kh >= 1 and w + kw <= W and c <= 7 }")
-	benchEmpty  = MustParseSet("[N, H, W] -> { S[n, h, w, c, kh, kw] : h <= w and w + kw <= W and h >= W + 2 }")
-	benchAccess = MustParseMap("[N, H, W] -> { S[n, h, w, c, kh, kw] -> I[n, h + kh, w + kw, c] }")
-	benchOut    = MustParseMap("[N, H, W] -> { S[n, h, w, c, kh, kw] -> O[n, h, w, c] }")
-	benchReq    = MustParseSet("[N, H, W] -> { O[n, h, w, c] : 0 <= n < N and 0 <= h <= w < W and c < 8 }")
-	benchPieces = MustParseSet("[N, H, W] -> { S[n, h, w, c, kh, kw] : 0 <= n < N and 0 <= h < 8 and h < H and 0 <= w < W and 0 <= c < 16 and 0 <= kh < 3 and 0 <= kw < 3; " +
+// The inputs in isl notation; BenchmarkISL gives isl the same texts.
+const (
+	benchDomainText = "[N, H, W] -> { S[n, h, w, c, kh, kw] : 0 <= n < N and 0 <= h < H and 0 <= w < W and 0 <= c < 16 and 0 <= kh < 3 and 0 <= kw < 3 }"
+	benchBandText   = "[N, H, W] -> { S[n, h, w, c, kh, kw] : h <= w and h + kh >= 1 and w + kw <= W and c <= 7 }"
+	benchEmptyText  = "[N, H, W] -> { S[n, h, w, c, kh, kw] : h <= w and w + kw <= W and h >= W + 2 }"
+	benchAccessText = "[N, H, W] -> { S[n, h, w, c, kh, kw] -> I[n, h + kh, w + kw, c] }"
+	benchOutText    = "[N, H, W] -> { S[n, h, w, c, kh, kw] -> O[n, h, w, c] }"
+	benchReqText    = "[N, H, W] -> { O[n, h, w, c] : 0 <= n < N and 0 <= h <= w < W and c < 8 }"
+	benchPiecesText = "[N, H, W] -> { S[n, h, w, c, kh, kw] : 0 <= n < N and 0 <= h < 8 and h < H and 0 <= w < W and 0 <= c < 16 and 0 <= kh < 3 and 0 <= kw < 3; " +
 		"S[n, h, w, c, kh, kw] : 0 <= n < N and 8 <= h < H and 0 <= w < W and 0 <= c < 16 and 0 <= kh < 3 and 0 <= kw < 3; " +
-		"S[n, h, w, c, kh, kw] : 0 <= n < N and 2 <= h < 5 and h < H and 0 <= w < W and 0 <= c < 4 and kh = 1 and 0 <= kw < 3 }")
+		"S[n, h, w, c, kh, kw] : 0 <= n < N and 2 <= h < 5 and h < H and 0 <= w < W and 0 <= c < 4 and kh = 1 and 0 <= kw < 3 }"
+)
+
+var (
+	benchDomain = MustParseSet(benchDomainText)
+	benchBand   = MustParseSet(benchBandText)
+	benchEmpty  = MustParseSet(benchEmptyText)
+	benchAccess = MustParseMap(benchAccessText)
+	benchOut    = MustParseMap(benchOutText)
+	benchReq    = MustParseSet(benchReqText)
+	benchPieces = MustParseSet(benchPiecesText)
 )
 
 func BenchmarkIntersect(b *testing.B) {
