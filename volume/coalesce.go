@@ -67,38 +67,27 @@ func coalescePieces(in []*basic) []*basic {
 // alignDivs returns a copy of a extended with the divs of c, and c's constraints (equalities as
 // pairs of inequalities) over the columns of that copy.
 func (a *basic) alignDivs(c *basic) (base *basic, cons [][]int64) {
-	base = a.clone()
-	nd := len(a.divs)
-	base.insertCols(base.exStart(), len(c.divs))
-	newCol := make([]int, c.width())
-	for i := 0; i < c.divStart(); i++ {
-		newCol[i] = i
-	}
-	for k := range c.divs {
-		newCol[c.divStart()+k] = base.divStart() + nd + k
-	}
-	cc := c.clone()
-	cc.remapRows(newCol, base.width()+len(c.divs))
-	base.divs = append(base.divs, cc.divs...)
-	for _, e := range cc.eqs {
+	base, ceqs, cineqs := a.join(c, false)
+	cons = make([][]int64, 0, 2*len(ceqs)+len(cineqs))
+	for _, e := range ceqs {
 		cons = append(cons, e, negRow(e))
 	}
-	cons = append(cons, cc.ineqs...)
-	return base, cons
+	return base, append(cons, cineqs...)
 }
 
 // implies reports whether every integer point of b satisfies the inequality r (over b's columns).
+// b should not be empty: the test takes that for granted (on an empty b it may answer false for
+// some r, which costs coalescing a merge, never exactness).
 func (b *basic) implies(r []int64) bool {
 	if b.plainImplies(r) {
 		return true
 	}
-	neg := negRow(r)
-	neg[0] = subc(neg[0], 1)
-	in := make([][]int64, 0, len(b.ineqs)+2*len(b.divs)+1)
-	in = append(in, b.ineqs...)
-	in = append(in, b.allDivConstraints()...)
-	in = append(in, neg)
-	return !feasible(b.eqs, in)
+	s := newOmegaSys(b.width(), nil)
+	defer s.release()
+	s.addBasic(b)
+	s.markKnown()
+	s.addNegIneq(r)
+	return !s.feasible()
 }
 
 // plainImplies reports whether b has an inequality with r's coefficients and a constant no larger,

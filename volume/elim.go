@@ -30,7 +30,7 @@ func (b *basic) tidy() bool {
 		}
 	}
 	b.eqs = eqs
-	kept, neweqs, ok := tidyIneqs(b.ineqs)
+	kept, neweqs, ok := tidyRowsInto(b.ineqs[:0], b.ineqs)
 	if !ok {
 		return false
 	}
@@ -44,10 +44,10 @@ func (b *basic) tidy() bool {
 
 // isEmpty decides exactly whether b has no integer point.
 func (b *basic) isEmpty() bool {
-	ineqs := make([][]int64, 0, len(b.ineqs)+2*len(b.divs))
-	ineqs = append(ineqs, b.ineqs...)
-	ineqs = append(ineqs, b.allDivConstraints()...)
-	return !feasible(b.eqs, ineqs)
+	s := newOmegaSys(b.width(), nil)
+	defer s.release()
+	s.addBasic(b)
+	return !s.feasible()
 }
 
 // plainIsEmpty reports whether b is obviously empty (a violated constant constraint), without
@@ -360,7 +360,7 @@ func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*bas
 	c.divs = kept
 	// remap rows (the kept divs' numerators never refer to dropped or tainted columns)
 	c.remapRows(newCol, next)
-	c.nParam, c.in, c.out, c.nEx = nParam, in.clone(), out.clone(), nEx
+	c.nParam, c.in, c.out, c.nEx = nParam, in, out, nEx
 	return coalesceProjection(c.eliminateEx())
 }
 

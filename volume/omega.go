@@ -91,10 +91,16 @@ func sameCoeffs(a, b []int64, s int64) bool {
 // tidyIneqs normalises, removes duplicates (keeping the tighter) and detects contradictory or
 // equality-forming opposite pairs. It returns the kept rows, the new equalities found and ok=false
 // when the system is infeasible.
+// The rows are normalised in place; the returned slice is new.
 func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
-	kept = make([][]int64, 0, len(rows))
+	return tidyRowsInto(make([][]int64, 0, len(rows)), rows)
+}
+
+// tidyRowsInto is tidyIneqs appending the kept rows to kept, which may be rows[:0] (filtering in
+// place).
+func tidyRowsInto(kept, rows [][]int64) (_, neweqs [][]int64, ok bool) {
 	// hs[i] is a linear hash of kept[i]'s coefficients, so that -hs[i] hashes the opposite row
-	var hbuf [32]uint64
+	var hbuf [64]uint64
 	hs := hbuf[:0]
 	for _, r := range rows {
 		ok, drop := normIneq(r)

@@ -23,6 +23,10 @@ type omegaSys struct {
 	counts []int32  // per column: lower bounds, upper bounds, non-unit lower, non-unit upper
 	work   *int     // rows processed, shared with the systems this one recurses into
 	own    int      // work counter when this system is the outermost one
+	// known: the first knownEqs equalities and knownIneqs inequalities are known to have an
+	// integer solution (see markKnown)
+	known                bool
+	knownEqs, knownIneqs int
 }
 
 var omegaPool = sync.Pool{New: func() any { return new(omegaSys) }}
@@ -37,6 +41,7 @@ func newOmegaSys(w int, work *int) *omegaSys {
 	s.w = w
 	s.data, s.eqs, s.ineqs = s.data[:0], s.eqs[:0], s.ineqs[:0]
 	s.own = 0
+	s.known = false
 	s.work = work
 	if work == nil {
 		s.work = &s.own
@@ -143,6 +148,85 @@ func (s *omegaSys) addDivs(b *basic) {
 	}
 }
 
+// markKnown records that the rows added so far are known to have an integer solution (the
+// caller proved it, or they are the constraints of a non-empty basic). feasible then decides only
+// the rows connected to the rows added later through shared variables: the other rows mention
+// none of their variables, and have a solution on their own.
+func (s *omegaSys) markKnown() {
+	s.known = true
+	s.knownEqs, s.knownIneqs = len(s.eqs), len(s.ineqs)
+}
+
+// restrictToNew keeps only the rows connected, through shared variables, to the rows added
+// after markKnown.
+func (s *omegaSys) restrictToNew() {
+	var markBuf [64]bool
+	var inBuf [128]bool
+	marked := markBuf[:0]
+	if s.w > len(markBuf) {
+		marked = make([]bool, s.w)
+	} else {
+		marked = markBuf[:s.w]
+	}
+	n := len(s.eqs) + len(s.ineqs)
+	in := inBuf[:0]
+	if n > len(inBuf) {
+		in = make([]bool, n)
+	} else {
+		in = inBuf[:n]
+	}
+	// row i is s.eqs[i] or s.ineqs[i-len(s.eqs)]
+	off := func(i int) int32 {
+		if i < len(s.eqs) {
+			return s.eqs[i]
+		}
+		return s.ineqs[i-len(s.eqs)]
+	}
+	take := func(i int) {
+		in[i] = true
+		for c, v := range s.row(off(i)) {
+			if v != 0 && c > 0 {
+				marked[c] = true
+			}
+		}
+	}
+	for i := s.knownEqs; i < len(s.eqs); i++ {
+		take(i)
+	}
+	for i := len(s.eqs) + s.knownIneqs; i < n; i++ {
+		take(i)
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i < n; i++ {
+			if in[i] {
+				continue
+			}
+			for c, v := range s.row(off(i)) {
+				if v != 0 && c > 0 && marked[c] {
+					take(i)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	ne := len(s.eqs)
+	eqs := s.eqs[:0]
+	for i, o := range s.eqs {
+		if in[i] {
+			eqs = append(eqs, o)
+		}
+	}
+	ineqs := s.ineqs[:0]
+	for i, o := range s.ineqs {
+		if in[ne+i] {
+			ineqs = append(ineqs, o)
+		}
+	}
+	s.eqs, s.ineqs = eqs, ineqs
+}
+
 // rows returns copies of the inequalities.
 func (s *omegaSys) rows() [][]int64 {
 	out := make([][]int64, len(s.ineqs))
@@ -194,6 +278,10 @@ func omegaIneqs(rows [][]int64, work *int) bool { return feasibleOwned(nil, rows
 
 // feasible decides the system; it consumes it.
 func (s *omegaSys) feasible() bool {
+	if s.known {
+		s.restrictToNew()
+		s.known = false
+	}
 	for {
 		if !s.elimEqs() {
 			return false

@@ -75,6 +75,7 @@ func (s Set) SetTupleName(name string) Set {
 
 // SetDimNames returns s with its dimensions renamed (printing only).
 func (s Set) SetDimNames(names []string) Set {
+	names = slices.Clone(names)
 	r := union{params: s.u.params}
 	for _, sp := range s.u.spaces {
 		if sp.out.n() != len(names) {
@@ -84,7 +85,7 @@ func (s Set) SetDimNames(names []string) Set {
 	}
 	for _, p := range s.u.pieces {
 		c := p.clone()
-		c.out.dims = append([]string(nil), names...)
+		c.out.dims = names
 		r.pieces = append(r.pieces, c)
 	}
 	return Set{r}

@@ -26,7 +26,7 @@ func (u *union) addSpace(s space) {
 			return
 		}
 	}
-	u.spaces = append(u.spaces, space{s.in.clone(), s.out.clone()})
+	u.spaces = append(u.spaces, s)
 }
 
 func (u union) hasSpace(s space) bool {
@@ -150,26 +150,35 @@ func (u union) subtract(v union) union {
 func (a *basic) subtract(c *basic) []*basic {
 	// Express c's constraints over a's columns with c's divs appended. base is owned here.
 	base, cons := a.alignDivs(c)
-	divc := base.allDivConstraints()
-	rows := make([][]int64, 0, len(base.ineqs)+len(divc)+len(cons)+1)
-	rows = append(append(append(rows, base.ineqs...), divc...), cons...)
-	if !feasible(base.eqs, rows) {
+	s := newOmegaSys(base.width(), nil)
+	defer s.release()
+	s.addBasic(base)
+	s.addIneqs(cons)
+	if !s.feasible() {
 		return []*basic{a.clone()}
 	}
 	var out []*basic
 	cur := base
+	cur.ineqs = append(make([][]int64, 0, len(base.ineqs)+len(cons)), base.ineqs...)
+	neg := make([]int64, base.width())
 	for _, k := range cons {
 		if cur.plainImplies(k) {
 			continue
 		}
-		neg := negRow(k)
+		for i, v := range k {
+			neg[i] = negc(v)
+		}
 		neg[0] = subc(neg[0], 1)
-		rows = append(append(append(rows[:0], cur.ineqs...), divc...), neg)
-		if !feasible(cur.eqs, rows) {
+		s := newOmegaSys(cur.width(), nil)
+		s.addBasic(cur)
+		s.markKnown() // cur contains a ∩ c, which is not empty
+		s.addIneq(neg)
+		ok := s.feasible()
+		s.release()
+		if !ok {
 			continue // cur already implies k: adding it changes nothing
 		}
-		p := cur.clone()
-		p.ineqs = append(p.ineqs, neg)
+		p := cur.cloneWith(neg)
 		p.tidy()
 		p.mergeDuplicateDivs()
 		p.dropUnusedDivs()
@@ -231,7 +240,7 @@ func (b *basic) embed(in, out tuple, dimCol []int) *basic {
 	}
 	c := b.clone()
 	c.remapRows(newCol, 1+b.nParam+nd+len(b.divs))
-	c.in, c.out = in.clone(), out.clone()
+	c.in, c.out = in, out
 	return c
 }
 
@@ -278,7 +287,8 @@ func (u union) simplifyCheap() union {
 }
 
 // removeRedundant drops every inequality implied by the others (exact integer test) and turns
-// inequalities that can only hold with equality into equalities.
+// inequalities that can only hold with equality into equalities. b should not be empty (the
+// tests take that for granted: on an empty b some redundant constraints may stay).
 func (b *basic) removeRedundant() { b.removeRedundantIneqs(true) }
 
 // removeRedundantIneqs is removeRedundant; detectEqs=false skips the search for implicit
@@ -289,29 +299,98 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 		b.markEmpty()
 		return
 	}
-	divc := b.allDivConstraints()
+	w := b.width()
+	// Per column, the rows (inequalities and div definitions) with a positive and with a negative
+	// coefficient there, and whether an equality uses it: a variable that no other row bounds in
+	// one direction proves without a test that a row is not redundant, or not an equality.
+	cnt := make([]int32, 2*w)
+	pos, neg := cnt[:w], cnt[w:]
+	inEq := make([]bool, w)
+	count := func(r []int64, d int32) {
+		for c := 1; c < w; c++ {
+			if r[c] > 0 {
+				pos[c] += d
+			} else if r[c] < 0 {
+				neg[c] += d
+			}
+		}
+	}
+	useEq := func(e []int64) {
+		for c := 1; c < w; c++ {
+			if e[c] != 0 {
+				inEq[c] = true
+			}
+		}
+	}
+	for _, e := range b.eqs {
+		useEq(e)
+	}
+	for _, r := range b.ineqs {
+		count(r, 1)
+	}
+	for _, r := range b.allDivConstraints() {
+		count(r, 1)
+	}
+	// soleBound: r is the only lower (upper) bound of a variable outside the equalities; without
+	// r that variable can decrease (increase) until r fails, so r is not redundant.
+	soleBound := func(r []int64) bool {
+		for c := 1; c < w; c++ {
+			if !inEq[c] && (r[c] > 0 && pos[c] == 1 || r[c] < 0 && neg[c] == 1) {
+				return true
+			}
+		}
+		return false
+	}
+	// canGrow: r has a variable outside the equalities that no row bounds in the direction that
+	// increases r, so r >= 1 has points and r is no implicit equality.
+	canGrow := func(r []int64) bool {
+		for c := 1; c < w; c++ {
+			if !inEq[c] && (r[c] > 0 && neg[c] == 0 || r[c] < 0 && pos[c] == 0) {
+				return true
+			}
+		}
+		return false
+	}
+	other := make([]int64, w)
 	for i := 0; i < len(b.ineqs); i++ {
 		r := b.ineqs[i]
-		others := make([][]int64, 0, len(b.ineqs)+len(divc))
-		others = append(others, b.ineqs[:i]...)
-		others = append(others, b.ineqs[i+1:]...)
-		others = append(others, divc...)
-		neg := negRow(r)
-		neg[0] = subc(neg[0], 1)
-		if !feasible(b.eqs, append(others, neg)) {
-			b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
-			i--
-			continue
+		if !soleBound(r) {
+			for c, v := range r {
+				other[c] = negc(v)
+			}
+			other[0] = subc(other[0], 1)
+			s := newOmegaSys(w, nil)
+			s.addEqs(b.eqs)
+			s.addIneqs(b.ineqs[:i])
+			s.addIneqs(b.ineqs[i+1:])
+			s.addDivs(b)
+			s.markKnown() // contains b, which is not empty
+			s.addIneq(other)
+			ok := s.feasible()
+			s.release()
+			if !ok {
+				count(r, -1)
+				b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
+				i--
+				continue
+			}
 		}
-		if !detectEqs {
+		if !detectEqs || canGrow(r) {
 			continue
 		}
 		// implicit equality: r >= 1 impossible
-		pos := cloneRow(r)
-		pos[0] = subc(pos[0], 1)
-		all := append(append([][]int64(nil), b.ineqs...), divc...)
-		if !feasible(b.eqs, append(all, pos)) {
-			b.eqs = append(b.eqs, cloneRow(r))
+		copy(other, r)
+		other[0] = subc(other[0], 1)
+		s := newOmegaSys(w, nil)
+		s.addBasic(b)
+		s.markKnown()
+		s.addIneq(other)
+		ok := s.feasible()
+		s.release()
+		if !ok {
+			count(r, -1)
+			useEq(r)
+			b.eqs = append(b.eqs, r)
 			b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
 			i--
 		}
