@@ -339,6 +339,7 @@ func (p *parser) parseTop() (union, bool, error) {
 		u.addSpace(sp)
 		for _, b := range pieces {
 			if b.tidy() && !b.isEmpty() {
+				b.nonEmpty = true
 				b.dropUnusedDivs()
 				u.pieces = append(u.pieces, b)
 			}

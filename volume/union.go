@@ -54,6 +54,7 @@ func (b *basic) withParams(old, new []string) *basic {
 	c := b.clone()
 	c.remapRows(newCol, b.width()+delta)
 	c.nParam = len(new)
+	c.nonEmpty = b.nonEmpty // the new parameters are free
 	return c
 }
 
@@ -85,9 +86,10 @@ func align(a, b union) (union, union) {
 // keepNonEmpty appends the pieces of bs that are not empty to u.
 func (u *union) addPieces(bs ...*basic) {
 	for _, b := range bs {
-		if b == nil || !b.tidy() || b.isEmpty() {
+		if b == nil || !b.tidy() || !b.nonEmpty && b.isEmpty() {
 			continue
 		}
+		b.nonEmpty = true
 		b.dropUnusedDivs()
 		u.addSpace(space{b.in, b.out})
 		u.pieces = append(u.pieces, b)
@@ -153,9 +155,12 @@ func (a *basic) subtract(c *basic) []*basic {
 	s := newOmegaSys(base.width(), nil)
 	defer s.release()
 	s.addBasic(base)
+	if a.nonEmpty {
+		s.markKnown() // base is a with c's divs, which are functions of its variables
+	}
 	s.addIneqs(cons)
 	if !s.feasible() {
-		return []*basic{a.clone()}
+		return []*basic{a} // pieces are never modified: the result may share them
 	}
 	var out []*basic
 	cur := base
@@ -179,6 +184,7 @@ func (a *basic) subtract(c *basic) []*basic {
 			continue // cur already implies k: adding it changes nothing
 		}
 		p := cur.cloneWith(neg)
+		p.nonEmpty = true
 		p.tidy()
 		p.mergeDuplicateDivs()
 		p.dropUnusedDivs()
@@ -189,6 +195,11 @@ func (a *basic) subtract(c *basic) []*basic {
 }
 
 func (u union) isEmpty() bool {
+	for _, p := range u.pieces {
+		if p.nonEmpty {
+			return false
+		}
+	}
 	for _, p := range u.pieces {
 		if !p.isEmpty() {
 			return false
@@ -257,9 +268,10 @@ func (u union) simplify() union {
 	r := union{params: u.params, spaces: u.spaces}
 	for _, p := range u.pieces {
 		c := p.clone()
-		if !c.tidy() || c.isEmpty() {
+		if !c.tidy() || !p.nonEmpty && c.isEmpty() {
 			continue
 		}
+		c.nonEmpty = true
 		c.removeRedundant()
 		c.dropUnusedDivs()
 		r.pieces = append(r.pieces, c)
@@ -273,9 +285,10 @@ func (u union) simplifyCheap() union {
 	r := union{params: u.params, spaces: u.spaces}
 	for _, p := range u.pieces {
 		c := p.clone()
-		if !c.tidy() || c.isEmpty() {
+		if !c.tidy() || !p.nonEmpty && c.isEmpty() {
 			continue
 		}
+		c.nonEmpty = true
 		c.divsOutOfIneqs()
 		if !c.tidy() {
 			continue
