@@ -2,7 +2,10 @@
 
 package volume
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // tuple is a named tuple of dimensions, like S[i, j] or the anonymous [i, j]. A tuple is never
 // modified once built (its dims may be shared by many basics and spaces).
@@ -152,15 +155,13 @@ func (b *basic) insertCols(pos, n int) {
 	}
 }
 
-// dropCol removes column pos from every row and div numerator. The caller guarantees that the
-// column no longer carries information (it is zero or the rows using it are gone).
+// dropCol removes column pos from every row and div numerator, in place (b owns its rows). The
+// caller guarantees that the column no longer carries information (it is zero or the rows using
+// it are gone).
 func (b *basic) dropCol(pos int) {
-	alloc := b.rowsArena(-1)
 	del := func(r []int64) []int64 {
-		nr := alloc(len(r) - 1)
-		copy(nr, r[:pos])
-		copy(nr[pos:], r[pos+1:])
-		return nr
+		copy(r[pos:], r[pos+1:])
+		return r[: len(r)-1 : len(r)-1]
 	}
 	for i := range b.eqs {
 		b.eqs[i] = del(b.eqs[i])
@@ -173,11 +174,26 @@ func (b *basic) dropCol(pos int) {
 	}
 }
 
-// permuteCols rebuilds every row with a new layout: newCol[i] is the new column of old column i
-// (or -1 when the old column must be zero), over a new width.
+// shallow returns a copy of b that shares its rows (with room for extra more inequalities): rows
+// must be replaced in it, as remapRows does, never modified.
+func (b *basic) shallow(extra int) *basic {
+	c := &basic{nParam: b.nParam, in: b.in, out: b.out, nEx: b.nEx}
+	c.divs = slices.Clone(b.divs)
+	hdr := make([][]int64, len(b.eqs)+len(b.ineqs), len(b.eqs)+len(b.ineqs)+extra)
+	copy(hdr, b.eqs)
+	copy(hdr[len(b.eqs):], b.ineqs)
+	c.eqs, c.ineqs = hdr[:len(b.eqs):len(b.eqs)], hdr[len(b.eqs):]
+	return c
+}
+
+// remapRows rebuilds every row with a new layout: newCol[i] is the new column of old column i
+// (or -1 when the old column must be zero), over a new width. The new rows share one allocation;
+// the old ones are not modified.
 func (b *basic) remapRows(newCol []int, width int) {
+	buf := make([]int64, (len(b.eqs)+len(b.ineqs)+len(b.divs))*width)
 	mp := func(r []int64) []int64 {
-		nr := make([]int64, width)
+		nr := buf[:width:width]
+		buf = buf[width:]
 		for i, v := range r {
 			if v == 0 {
 				continue

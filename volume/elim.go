@@ -125,7 +125,7 @@ func (b *basic) eliminateEx() []*basic {
 			b.dropCol(c)
 			b.nEx--
 		case bestExact:
-			b.ineqs = fourierMotzkin(b.ineqs, c, 0)
+			b.ineqs = fourierMotzkinOwned(b.ineqs, c)
 			b.dropCol(c)
 			b.nEx--
 		default:
@@ -211,13 +211,28 @@ func addSat(a, b int64) int64 {
 
 func (b *basic) emptyMarked() bool { return b.plainIsEmpty() }
 
-// elimExEquality handles one equality involving existentials. It returns false when no equality
-// involves an existential.
+// elimExEquality handles the equalities involving existentials: every one with a unit
+// coefficient on an existential in turn, or else the first one. It returns false when no
+// equality involves an existential.
 func (b *basic) elimExEquality() bool {
+	progress := false
+next:
 	exS, w := b.exStart(), b.width()
 	for ei, r := range b.eqs {
 		if isZeroFrom(r, exS) {
 			continue
+		}
+		if progress {
+			// the previous substitution may have left a common factor (what tidy removes)
+			ok, drop := normEq(r)
+			if !ok {
+				b.markEmpty()
+				return true
+			}
+			if drop {
+				b.eqs = append(b.eqs[:ei:ei], b.eqs[ei+1:]...)
+				goto next
+			}
 		}
 		c, k := -1, -1
 		for i := exS; i < w; i++ {
@@ -239,7 +254,11 @@ func (b *basic) elimExEquality() bool {
 			}
 			b.dropCol(c)
 			b.nEx--
-			return true
+			progress = true
+			goto next
+		}
+		if progress {
+			return true // tidy first
 		}
 		g := rowGCD(r, exS)
 		if g > 1 {
@@ -294,7 +313,7 @@ func (b *basic) elimExEquality() bool {
 		b.nEx--
 		return true
 	}
-	return false
+	return progress
 }
 
 // projectCols existentially quantifies the variable columns in drop (parameters or dimensions,
@@ -314,7 +333,13 @@ func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*bas
 			}
 		}
 	}
-	c := b.clone()
+	nt := 0
+	for _, t := range tainted {
+		if t {
+			nt++
+		}
+	}
+	c := b.shallow(2 * nt)
 	for k := range b.divs {
 		if tainted[k] {
 			lo, hi := c.divConstraints(k)

@@ -317,6 +317,49 @@ func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
 	return out
 }
 
+// fourierMotzkinOwned is the real shadow of fourierMotzkin on rows it may reuse: the rows without
+// column c are kept, not copied.
+func fourierMotzkinOwned(rows [][]int64, c int) [][]int64 {
+	nl, nu := 0, 0
+	for _, r := range rows {
+		if r[c] > 0 {
+			nl++
+		} else if r[c] < 0 {
+			nu++
+		}
+	}
+	if nl*nu > maxFMRows {
+		panic(tooComplex{fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", nl*nu)})
+	}
+	w := len(rows[0])
+	out := make([][]int64, 0, len(rows)-nl-nu+nl*nu)
+	for _, r := range rows {
+		if r[c] == 0 {
+			out = append(out, r)
+		}
+	}
+	buf := make([]int64, w*nl*nu)
+	for _, l := range rows {
+		a := l[c]
+		if a <= 0 {
+			continue
+		}
+		for _, u := range rows {
+			if u[c] >= 0 {
+				continue
+			}
+			b := -u[c]
+			n := buf[:w:w]
+			buf = buf[w:]
+			g := gcd(a, b)
+			combineInto(n, b/g, l, a/g, u)
+			n[c] = 0
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // splinters returns the equalities a*x + L - j = 0 of Pugh's splinters for column c: for every
 // lower bound a*x + L >= 0 and 0 <= j <= (amax*a - a - amax)/amax, where amax is the largest
 // upper-bound coefficient of x.

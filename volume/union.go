@@ -51,7 +51,7 @@ func (b *basic) withParams(old, new []string) *basic {
 	for c := 1 + len(old); c < b.width(); c++ {
 		newCol[c] = c + delta
 	}
-	c := b.clone()
+	c := b.shallow(0)
 	c.remapRows(newCol, b.width()+delta)
 	c.nParam = len(new)
 	c.nonEmpty = b.nonEmpty // the new parameters are free
@@ -249,7 +249,7 @@ func (b *basic) embed(in, out tuple, dimCol []int) *basic {
 	for k := range b.divs {
 		newCol[b.divStart()+k] = 1 + b.nParam + nd + k
 	}
-	c := b.clone()
+	c := b.shallow(0)
 	c.remapRows(newCol, 1+b.nParam+nd+len(b.divs))
 	c.in, c.out = in, out
 	return c
