@@ -39,9 +39,10 @@ type basic struct {
 	nEx     int
 	eqs     [][]int64 // row · (1, vars) = 0
 	ineqs   [][]int64 // row · (1, vars) >= 0
-	// nonEmpty records that b was proven to have an integer point. It is set when a basic is
-	// final (a piece of a union) and never copied by clone, whose copies are to be modified.
-	nonEmpty bool
+	// nonEmpty records that b was proven to have an integer point, tidied that tidy would not
+	// change it. They are set when a basic is final (a piece of a union) and never copied by
+	// clone, whose copies are to be modified.
+	nonEmpty, tidied bool
 }
 
 func (b *basic) nIn() int      { return len(b.in.dims) }

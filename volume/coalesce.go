@@ -4,6 +4,8 @@
 
 package volume
 
+import "slices"
+
 // Coalesce returns s with fewer pieces: each piece is simplified, pieces contained in another are
 // dropped, and two pieces whose union is one convex piece are merged (isl_union_set_coalesce).
 func (s Set) Coalesce() Set { return Set{s.u.coalesce()} }
@@ -12,14 +14,18 @@ func (s Set) Coalesce() Set { return Set{s.u.coalesce()} }
 func (m Map) Coalesce() Map { return Map{m.u.coalesce()} }
 
 func (u union) coalesce() union {
+	in := u.pieces
 	u = u.simplifyCheap()
 	pieces := coalescePieces(u.pieces)
 	// redundant constraints go last, when few pieces remain
 	for i, p := range pieces {
-		c := p.clone()
+		c := p
+		if slices.Contains(in, p) {
+			c = p.clone() // pieces of u are never modified; the others were made here
+		}
 		c.removeRedundantIneqs(len(c.divs) > 0) // implicit equalities hide in mods
 		c.dropUnusedDivs()
-		c.nonEmpty = true
+		c.nonEmpty, c.tidied = true, true
 		pieces[i] = c
 	}
 	return union{params: u.params, spaces: u.spaces, pieces: pieces}
@@ -110,8 +116,12 @@ const maxMergeChecks = 64
 // nil otherwise. a and b are not empty (same space); neither is modified.
 func coalesceTwo(a, b *basic) *basic {
 	// common columns: a's, then b's divs; bb is b over them
-	base, beqs, bineqs := a.join(b, false)
-	bb := &basic{nParam: b.nParam, in: b.in, out: b.out, divs: base.divs, eqs: beqs, ineqs: bineqs}
+	base, bb := a, b
+	if len(a.divs) > 0 || len(b.divs) > 0 {
+		var beqs, bineqs [][]int64
+		base, beqs, bineqs = a.join(b, false)
+		bb = &basic{nParam: b.nParam, in: b.in, out: b.out, divs: base.divs, eqs: beqs, ineqs: bineqs}
+	}
 	// every constraint of a is valid for b (b ⊆ a), or is cut (some point of b violates it)
 	var kept, aCut [][]int64
 	for _, k := range asIneqs(base) {

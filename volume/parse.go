@@ -341,6 +341,7 @@ func (p *parser) parseTop() (union, bool, error) {
 			if b.tidy() && !b.isEmpty() {
 				b.nonEmpty = true
 				b.dropUnusedDivs()
+				b.tidied = true
 				u.pieces = append(u.pieces, b)
 			}
 		}

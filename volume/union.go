@@ -91,6 +91,7 @@ func (u *union) addPieces(bs ...*basic) {
 		}
 		b.nonEmpty = true
 		b.dropUnusedDivs()
+		b.tidied = true
 		u.addSpace(space{b.in, b.out})
 		u.pieces = append(u.pieces, b)
 	}
@@ -274,6 +275,7 @@ func (u union) simplify() union {
 		c.nonEmpty = true
 		c.removeRedundant()
 		c.dropUnusedDivs()
+		c.tidied = true
 		r.pieces = append(r.pieces, c)
 	}
 	return r
@@ -284,6 +286,10 @@ func (u union) simplify() union {
 func (u union) simplifyCheap() union {
 	r := union{params: u.params, spaces: u.spaces}
 	for _, p := range u.pieces {
+		if p.nonEmpty && p.tidied && len(p.divs) == 0 {
+			r.pieces = append(r.pieces, p) // nothing to do
+			continue
+		}
 		c := p.clone()
 		if !c.tidy() || !p.nonEmpty && c.isEmpty() {
 			continue
@@ -294,6 +300,7 @@ func (u union) simplifyCheap() union {
 			continue
 		}
 		c.dropUnusedDivs()
+		c.tidied = true
 		r.pieces = append(r.pieces, c)
 	}
 	return r
