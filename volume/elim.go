@@ -42,6 +42,40 @@ func (b *basic) tidy() bool {
 	return true
 }
 
+// tidyFrom is tidy for a b whose equalities and first from inequalities are as tidy leaves
+// them: only the later inequalities are normalised and compared with the others.
+func (b *basic) tidyFrom(from int) bool {
+	for i := from; i < len(b.ineqs); i++ {
+		r := b.ineqs[i]
+		ok, drop := normIneq(r)
+		if !ok {
+			return false
+		}
+		dup := drop
+		for j := 0; j < i && !dup; j++ {
+			k := b.ineqs[j]
+			switch {
+			case sameCoeffs(r, k, 1):
+				if r[0] < k[0] {
+					b.ineqs[j] = r
+				}
+				dup = true
+			case sameCoeffs(r, k, -1):
+				if s := addc(r[0], k[0]); s < 0 {
+					return false
+				} else if s == 0 {
+					return b.tidy() // an equality: the general case
+				}
+			}
+		}
+		if dup {
+			b.ineqs = append(b.ineqs[:i], b.ineqs[i+1:]...)
+			i--
+		}
+	}
+	return true
+}
+
 // isEmpty decides exactly whether b has no integer point.
 func (b *basic) isEmpty() bool {
 	s := newOmegaSys(b.width(), nil)

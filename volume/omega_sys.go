@@ -160,71 +160,74 @@ func (s *omegaSys) markKnown() {
 // restrictToNew keeps only the rows connected, through shared variables, to the rows added
 // after markKnown.
 func (s *omegaSys) restrictToNew() {
-	var markBuf [64]bool
-	var inBuf [128]bool
-	marked := markBuf[:0]
-	if s.w > len(markBuf) {
-		marked = make([]bool, s.w)
+	// union-find over the variables: the variables of a row are one component
+	var buf [2 * 64]int32
+	var parent, hit []int32
+	if 2*s.w <= len(buf) {
+		parent, hit = buf[:s.w], buf[s.w:2*s.w]
 	} else {
-		marked = markBuf[:s.w]
+		parent, hit = make([]int32, s.w), make([]int32, s.w)
 	}
-	n := len(s.eqs) + len(s.ineqs)
-	in := inBuf[:0]
-	if n > len(inBuf) {
-		in = make([]bool, n)
-	} else {
-		in = inBuf[:n]
+	for i := range parent {
+		parent[i] = int32(i)
+		hit[i] = 0
 	}
-	// row i is s.eqs[i] or s.ineqs[i-len(s.eqs)]
-	off := func(i int) int32 {
-		if i < len(s.eqs) {
-			return s.eqs[i]
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
 		}
-		return s.ineqs[i-len(s.eqs)]
+		return x
 	}
-	take := func(i int) {
-		in[i] = true
-		for c, v := range s.row(off(i)) {
-			if v != 0 && c > 0 {
-				marked[c] = true
-			}
-		}
-	}
-	for i := s.knownEqs; i < len(s.eqs); i++ {
-		take(i)
-	}
-	for i := len(s.eqs) + s.knownIneqs; i < n; i++ {
-		take(i)
-	}
-	for changed := true; changed; {
-		changed = false
-		for i := 0; i < n; i++ {
-			if in[i] {
+	// first returns the root of the first variable of r, or -1 for a constant row; joins all of
+	// r's variables when join.
+	first := func(r []int64, join bool) int32 {
+		f := int32(-1)
+		for c := 1; c < len(r); c++ {
+			if r[c] == 0 {
 				continue
 			}
-			for c, v := range s.row(off(i)) {
-				if v != 0 && c > 0 && marked[c] {
-					take(i)
-					changed = true
-					break
+			if f < 0 {
+				f = find(int32(c))
+				if !join {
+					return f
 				}
+			} else if g := find(int32(c)); g != f {
+				parent[g] = f
 			}
 		}
+		return f
 	}
-	ne := len(s.eqs)
-	eqs := s.eqs[:0]
-	for i, o := range s.eqs {
-		if in[i] {
-			eqs = append(eqs, o)
+	for _, o := range s.eqs {
+		first(s.row(o), true)
+	}
+	for _, o := range s.ineqs {
+		first(s.row(o), true)
+	}
+	for _, o := range s.eqs[s.knownEqs:] {
+		if f := first(s.row(o), false); f >= 0 {
+			hit[f] = 1
 		}
 	}
-	ineqs := s.ineqs[:0]
-	for i, o := range s.ineqs {
-		if in[ne+i] {
-			ineqs = append(ineqs, o)
+	for _, o := range s.ineqs[s.knownIneqs:] {
+		if f := first(s.row(o), false); f >= 0 {
+			hit[f] = 1
 		}
 	}
-	s.eqs, s.ineqs = eqs, ineqs
+	// known rows are kept when they share the component of a new row; new rows always
+	keep := func(rows []int32, known int) []int32 {
+		out := rows[:0]
+		for i, o := range rows {
+			if i >= known {
+				out = append(out, o)
+			} else if f := first(s.row(o), false); f >= 0 && hit[f] != 0 {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	s.eqs = keep(s.eqs, s.knownEqs)
+	s.ineqs = keep(s.ineqs, s.knownIneqs)
 }
 
 // rows returns copies of the inequalities.

@@ -166,9 +166,13 @@ func (a *basic) subtract(c *basic) []*basic {
 	var out []*basic
 	cur := base
 	cur.ineqs = append(make([][]int64, 0, len(base.ineqs)+len(cons)), base.ineqs...)
+	// cur is kept tidy, so that each piece only tidies its new row
+	if !a.tidied && !cur.tidy() {
+		return nil // cannot happen: cur contains a ∩ c
+	}
 	neg := make([]int64, base.width())
 	for _, k := range cons {
-		if cur.plainImplies(k) {
+		if _, drop := normIneq(k); drop || cur.plainImplies(k) {
 			continue
 		}
 		for i, v := range k {
@@ -186,11 +190,12 @@ func (a *basic) subtract(c *basic) []*basic {
 		}
 		p := cur.cloneWith(neg)
 		p.nonEmpty = true
-		p.tidy()
+		p.tidyFrom(len(cur.ineqs))
 		p.mergeDuplicateDivs()
 		p.dropUnusedDivs()
 		out = append(out, p)
 		cur.ineqs = append(cur.ineqs, k) // cons rows are owned copies
+		cur.tidyFrom(len(cur.ineqs) - 1)
 	}
 	return out
 }
