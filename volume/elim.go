@@ -45,22 +45,30 @@ func (b *basic) tidy() bool {
 // tidyFrom is tidy for a b whose equalities and first from inequalities are as tidy leaves
 // them: only the later inequalities are normalised and compared with the others.
 func (b *basic) tidyFrom(from int) bool {
+	if from == 0 {
+		return b.tidy()
+	}
+	var hbuf [64]uint64
+	hs := hbuf[:0]
+	for _, r := range b.ineqs[:from] {
+		hs = append(hs, coeffHash(r))
+	}
 	for i := from; i < len(b.ineqs); i++ {
 		r := b.ineqs[i]
 		ok, drop := normIneq(r)
 		if !ok {
 			return false
 		}
+		h := coeffHash(r)
 		dup := drop
 		for j := 0; j < i && !dup; j++ {
-			k := b.ineqs[j]
-			switch {
-			case sameCoeffs(r, k, 1):
+			switch k := b.ineqs[j]; {
+			case hs[j] == h && sameCoeffs(r, k, 1):
 				if r[0] < k[0] {
 					b.ineqs[j] = r
 				}
 				dup = true
-			case sameCoeffs(r, k, -1):
+			case hs[j] == -h && sameCoeffs(r, k, -1):
 				if s := addc(r[0], k[0]); s < 0 {
 					return false
 				} else if s == 0 {
@@ -71,6 +79,8 @@ func (b *basic) tidyFrom(from int) bool {
 		if dup {
 			b.ineqs = append(b.ineqs[:i], b.ineqs[i+1:]...)
 			i--
+		} else {
+			hs = append(hs, h)
 		}
 	}
 	return true
@@ -104,14 +114,16 @@ func (b *basic) plainIsEmpty() bool {
 // nEx == 0; b is consumed.
 func (b *basic) eliminateEx() []*basic {
 	steps := 0
+	tidied := 0 // the first tidied inequalities are known tidy (and the equalities)
 	for {
 		steps++
 		if steps > maxOmegaSteps {
 			panic(internalError{"projection does not terminate"})
 		}
-		if !b.tidy() {
+		if !b.tidyFrom(tidied) {
 			return nil
 		}
+		tidied = 0
 		if b.nEx == 0 {
 			b.dropUnusedDivs()
 			return []*basic{b}
@@ -158,10 +170,18 @@ func (b *basic) eliminateEx() []*basic {
 			b.ineqs = dropWithCol(b.ineqs, c)
 			b.dropCol(c)
 			b.nEx--
+			tidied = len(b.ineqs) // rows were only dropped
 		case bestExact:
+			n0 := 0 // the rows without c, kept first by fourierMotzkinOwned
+			for _, r := range b.ineqs {
+				if r[c] == 0 {
+					n0++
+				}
+			}
 			b.ineqs = fourierMotzkinOwned(b.ineqs, c)
 			b.dropCol(c)
 			b.nEx--
+			tidied = n0
 		default:
 			// Pugh's exact projection: dark shadow ∪ splinters.
 			// Splinters come from the lower bounds of x, or from its upper bounds (those of -x),
@@ -420,7 +440,11 @@ func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*bas
 	// remap rows (the kept divs' numerators never refer to dropped or tainted columns)
 	c.remapRows(newCol, next)
 	c.nParam, c.in, c.out, c.nEx = nParam, in, out, nEx
-	return coalesceProjection(c.eliminateEx())
+	ps := coalesceProjection(c.eliminateEx())
+	for _, p := range ps {
+		p.tidied = true // eliminateEx and coalescing leave their pieces tidy
+	}
+	return ps
 }
 
 // coalesceProjection removes the empty pieces of an exact projection and, when the projection

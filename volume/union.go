@@ -86,7 +86,7 @@ func align(a, b union) (union, union) {
 // keepNonEmpty appends the pieces of bs that are not empty to u.
 func (u *union) addPieces(bs ...*basic) {
 	for _, b := range bs {
-		if b == nil || !b.tidy() || !b.nonEmpty && b.isEmpty() {
+		if b == nil || !b.tidied && !b.tidy() || !b.nonEmpty && b.isEmpty() {
 			continue
 		}
 		b.nonEmpty = true
