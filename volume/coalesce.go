@@ -83,8 +83,7 @@ func (b *basic) implies(r []int64) bool {
 	}
 	s := newOmegaSys(b.width(), nil)
 	defer s.release()
-	s.addBasic(b)
-	s.markKnown()
+	s.addConnected(b, -1, r)
 	s.addNegIneq(r)
 	return !s.feasible()
 }
@@ -152,8 +151,7 @@ func coalesceTwo(a, b *basic) *basic {
 	for _, k := range aCut {
 		for _, l := range bCut {
 			s := newOmegaSys(cand.width(), nil)
-			s.addBasic(cand)
-			s.markKnown() // cand contains a
+			s.addConnected(cand, -1, k, l) // cand contains a
 			s.addNegIneq(k)
 			s.addNegIneq(l)
 			ok := s.feasible()

@@ -23,10 +23,6 @@ type omegaSys struct {
 	counts []int32  // per column: lower bounds, upper bounds, non-unit lower, non-unit upper
 	work   *int     // rows processed, shared with the systems this one recurses into
 	own    int      // work counter when this system is the outermost one
-	// known: the first knownEqs equalities and knownIneqs inequalities are known to have an
-	// integer solution (see markKnown)
-	known                bool
-	knownEqs, knownIneqs int
 }
 
 var omegaPool = sync.Pool{New: func() any { return new(omegaSys) }}
@@ -41,7 +37,6 @@ func newOmegaSys(w int, work *int) *omegaSys {
 	s.w = w
 	s.data, s.eqs, s.ineqs = s.data[:0], s.eqs[:0], s.ineqs[:0]
 	s.own = 0
-	s.known = false
 	s.work = work
 	if work == nil {
 		s.work = &s.own
@@ -134,39 +129,41 @@ func (s *omegaSys) addBasic(b *basic) {
 // addDivs adds the inequalities defining the divs of b: num - den*q >= 0 and
 // -num + den*q + den - 1 >= 0.
 func (s *omegaSys) addDivs(b *basic) {
-	ds := b.divStart()
-	for k, d := range b.divs {
-		off := s.alloc(2)
-		lo, hi := s.row(off), s.row(off+int32(s.w))
-		copy(lo, d.num)
-		lo[ds+k] = subc(lo[ds+k], d.den)
-		for i, v := range lo {
-			hi[i] = negc(v)
-		}
-		hi[0] = addc(hi[0], d.den-1)
-		s.ineqs = append(s.ineqs, off, off+int32(s.w))
+	for k := range b.divs {
+		s.addDiv(b, k)
 	}
 }
 
-// markKnown records that the rows added so far are known to have an integer solution (the
-// caller proved it, or they are the constraints of a non-empty basic). feasible then decides only
-// the rows connected to the rows added later through shared variables: the other rows mention
-// none of their variables, and have a solution on their own.
-func (s *omegaSys) markKnown() {
-	s.known = true
-	s.knownEqs, s.knownIneqs = len(s.eqs), len(s.ineqs)
+// addDiv adds the two inequalities defining div k of b.
+func (s *omegaSys) addDiv(b *basic, k int) {
+	ds, d := b.divStart(), b.divs[k]
+	off := s.alloc(2)
+	lo, hi := s.row(off), s.row(off+int32(s.w))
+	copy(lo, d.num)
+	lo[ds+k] = subc(lo[ds+k], d.den)
+	for i, v := range lo {
+		hi[i] = negc(v)
+	}
+	hi[0] = addc(hi[0], d.den-1)
+	s.ineqs = append(s.ineqs, off, off+int32(s.w))
 }
 
-// restrictToNew keeps only the rows connected, through shared variables, to the rows added
-// after markKnown.
-func (s *omegaSys) restrictToNew() {
-	// union-find over the variables: the variables of a row are one component
+// addConnected adds the constraints of b, and the definitions of its divs, that are connected
+// through shared variables to the variables of the rows news, which the caller adds next; it
+// leaves out inequality skip of b (-1 for none). b without that inequality must have an integer
+// point (it is a non-empty basic, or contains one): the rows left out share no variable with the
+// rows added, so they have a solution whatever values these take, and the system is feasible iff
+// the rows added are.
+func (s *omegaSys) addConnected(b *basic, skip int, news ...[]int64) {
+	w := b.width()
+	// union-find over the variables: the variables of a row (or of a div and its numerator)
+	// form one component
 	var buf [2 * 64]int32
 	var parent, hit []int32
-	if 2*s.w <= len(buf) {
-		parent, hit = buf[:s.w], buf[s.w:2*s.w]
+	if 2*w <= len(buf) {
+		parent, hit = buf[:w], buf[w:2*w]
 	} else {
-		parent, hit = make([]int32, s.w), make([]int32, s.w)
+		parent, hit = make([]int32, w), make([]int32, w)
 	}
 	for i := range parent {
 		parent[i] = int32(i)
@@ -179,55 +176,70 @@ func (s *omegaSys) restrictToNew() {
 		}
 		return x
 	}
-	// first returns the root of the first variable of r, or -1 for a constant row; joins all of
-	// r's variables when join.
-	first := func(r []int64, join bool) int32 {
-		f := int32(-1)
+	// join joins the variables of r with column f (or with r's first variable when f < 0) and
+	// returns their root, -1 for a constant row.
+	join := func(r []int64, f int32) int32 {
+		if f >= 0 {
+			f = find(f)
+		}
 		for c := 1; c < len(r); c++ {
 			if r[c] == 0 {
 				continue
 			}
-			if f < 0 {
-				f = find(int32(c))
-				if !join {
-					return f
-				}
-			} else if g := find(int32(c)); g != f {
+			if g := find(int32(c)); f < 0 {
+				f = g
+			} else if g != f {
 				parent[g] = f
 			}
 		}
 		return f
 	}
-	for _, o := range s.eqs {
-		first(s.row(o), true)
-	}
-	for _, o := range s.ineqs {
-		first(s.row(o), true)
-	}
-	for _, o := range s.eqs[s.knownEqs:] {
-		if f := first(s.row(o), false); f >= 0 {
-			hit[f] = 1
-		}
-	}
-	for _, o := range s.ineqs[s.knownIneqs:] {
-		if f := first(s.row(o), false); f >= 0 {
-			hit[f] = 1
-		}
-	}
-	// known rows are kept when they share the component of a new row; new rows always
-	keep := func(rows []int32, known int) []int32 {
-		out := rows[:0]
-		for i, o := range rows {
-			if i >= known {
-				out = append(out, o)
-			} else if f := first(s.row(o), false); f >= 0 && hit[f] != 0 {
-				out = append(out, o)
+	root := func(r []int64) int32 {
+		for c := 1; c < len(r); c++ {
+			if r[c] != 0 {
+				return find(int32(c))
 			}
 		}
-		return out
+		return -1
 	}
-	s.eqs = keep(s.eqs, s.knownEqs)
-	s.ineqs = keep(s.ineqs, s.knownIneqs)
+	ds := b.divStart()
+	for _, r := range b.eqs {
+		join(r, -1)
+	}
+	for i, r := range b.ineqs {
+		if i != skip {
+			join(r, -1)
+		}
+	}
+	for k, d := range b.divs {
+		join(d.num, int32(ds+k))
+	}
+	for _, r := range news {
+		for c := 1; c < len(r); c++ {
+			if r[c] != 0 {
+				hit[find(int32(c))] = 1
+			}
+		}
+	}
+	connected := func(r []int64) bool {
+		f := root(r)
+		return f >= 0 && hit[f] != 0
+	}
+	for _, r := range b.eqs {
+		if connected(r) {
+			s.addEq(r)
+		}
+	}
+	for i, r := range b.ineqs {
+		if i != skip && connected(r) {
+			s.addIneq(r)
+		}
+	}
+	for k := range b.divs {
+		if hit[find(int32(ds+k))] != 0 {
+			s.addDiv(b, k)
+		}
+	}
 }
 
 // rows returns copies of the inequalities.
@@ -281,10 +293,6 @@ func omegaIneqs(rows [][]int64, work *int) bool { return feasibleOwned(nil, rows
 
 // feasible decides the system; it consumes it.
 func (s *omegaSys) feasible() bool {
-	if s.known {
-		s.restrictToNew()
-		s.known = false
-	}
 	for {
 		if !s.elimEqs() {
 			return false

@@ -151,13 +151,40 @@ func (u union) subtract(v union) union {
 // subtract returns the pieces of a − c, pairwise disjoint and non-empty: a ∧ ¬k1, a ∧ k1 ∧ ¬k2,
 // … for the constraints k of c that a does not imply. When a and c are disjoint it returns a.
 func (a *basic) subtract(c *basic) []*basic {
-	// Express c's constraints over a's columns with c's divs appended. base is owned here.
-	base, cons := a.alignDivs(c)
+	// Express c's constraints over a's columns with c's divs appended.
+	var base *basic
+	var cons [][]int64
+	if len(c.divs) == 0 && a.tidied {
+		// c's rows are over a's columns. base shares a's rows: they are tidy, so tidying base
+		// writes none of them, and only the rows appended to it are normalised.
+		base = &basic{nParam: a.nParam, in: a.in, out: a.out, divs: a.divs, eqs: slices.Clone(a.eqs), ineqs: a.ineqs}
+		w := a.width()
+		buf := make([]int64, (2*len(c.eqs)+len(c.ineqs))*w)
+		row := func(r []int64, sign int64) []int64 {
+			n := buf[:w:w]
+			buf = buf[w:]
+			for i, v := range r {
+				n[i] = mulc(sign, v)
+			}
+			return n
+		}
+		cons = make([][]int64, 0, 2*len(c.eqs)+len(c.ineqs))
+		for _, e := range c.eqs {
+			cons = append(cons, row(e, 1), row(e, -1))
+		}
+		for _, r := range c.ineqs {
+			cons = append(cons, row(r, 1))
+		}
+	} else {
+		base, cons = a.alignDivs(c)
+	}
 	s := newOmegaSys(base.width(), nil)
 	defer s.release()
-	s.addBasic(base)
 	if a.nonEmpty {
-		s.markKnown() // base is a with c's divs, which are functions of its variables
+		// base is a with c's divs, which are functions of its variables
+		s.addConnected(base, -1, cons...)
+	} else {
+		s.addBasic(base)
 	}
 	s.addIneqs(cons)
 	if !s.feasible() {
@@ -180,8 +207,7 @@ func (a *basic) subtract(c *basic) []*basic {
 		}
 		neg[0] = subc(neg[0], 1)
 		s := newOmegaSys(cur.width(), nil)
-		s.addBasic(cur)
-		s.markKnown() // cur contains a ∩ c, which is not empty
+		s.addConnected(cur, -1, neg) // cur contains a ∩ c, which is not empty
 		s.addIneq(neg)
 		ok := s.feasible()
 		s.release()
@@ -385,11 +411,7 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 			}
 			other[0] = subc(other[0], 1)
 			s := newOmegaSys(w, nil)
-			s.addEqs(b.eqs)
-			s.addIneqs(b.ineqs[:i])
-			s.addIneqs(b.ineqs[i+1:])
-			s.addDivs(b)
-			s.markKnown() // contains b, which is not empty
+			s.addConnected(b, i, other) // b without r contains b, which is not empty
 			s.addIneq(other)
 			ok := s.feasible()
 			s.release()
@@ -407,8 +429,7 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 		copy(other, r)
 		other[0] = subc(other[0], 1)
 		s := newOmegaSys(w, nil)
-		s.addBasic(b)
-		s.markKnown()
+		s.addConnected(b, -1, other)
 		s.addIneq(other)
 		ok := s.feasible()
 		s.release()
