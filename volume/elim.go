@@ -284,7 +284,7 @@ next:
 				return true
 			}
 			if drop {
-				b.eqs = append(b.eqs[:ei:ei], b.eqs[ei+1:]...)
+				b.eqs = append(b.eqs[:ei], b.eqs[ei+1:]...)
 				goto next
 			}
 		}
@@ -299,7 +299,7 @@ next:
 			}
 		}
 		if c >= 0 {
-			b.eqs = append(b.eqs[:ei:ei], b.eqs[ei+1:]...)
+			b.eqs = append(b.eqs[:ei], b.eqs[ei+1:]...)
 			for _, o := range b.eqs {
 				substitute(o, r, c)
 			}
@@ -331,7 +331,7 @@ next:
 				return true
 			}
 			// g*(E·e) = -f: f must be a multiple of g; d = floor(f/g) = f/g and E·e + d = 0.
-			b.eqs = append(b.eqs[:ei:ei], b.eqs[ei+1:]...)
+			b.eqs = append(b.eqs[:ei], b.eqs[ei+1:]...)
 			oldEx := exS
 			col := b.addDiv(f, g)
 			shift := b.exStart() - oldEx

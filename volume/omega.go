@@ -317,34 +317,36 @@ func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
 	return out
 }
 
-// fourierMotzkinOwned is the real shadow of fourierMotzkin on rows it may reuse: the rows without
-// column c are kept, not copied.
+// fourierMotzkinOwned is the real shadow of fourierMotzkin on rows it may reuse, rows' array
+// included: the rows without column c are kept, not copied.
 func fourierMotzkinOwned(rows [][]int64, c int) [][]int64 {
+	var bbuf [16][]int64
+	bounds := bbuf[:0]
 	nl, nu := 0, 0
+	out := rows[:0]
 	for _, r := range rows {
-		if r[c] > 0 {
+		switch {
+		case r[c] > 0:
 			nl++
-		} else if r[c] < 0 {
+			bounds = append(bounds, r)
+		case r[c] < 0:
 			nu++
+			bounds = append(bounds, r)
+		default:
+			out = append(out, r)
 		}
 	}
 	if nl*nu > maxFMRows {
 		panic(tooComplex{fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", nl*nu)})
 	}
 	w := len(rows[0])
-	out := make([][]int64, 0, len(rows)-nl-nu+nl*nu)
-	for _, r := range rows {
-		if r[c] == 0 {
-			out = append(out, r)
-		}
-	}
 	buf := make([]int64, w*nl*nu)
-	for _, l := range rows {
+	for _, l := range bounds {
 		a := l[c]
 		if a <= 0 {
 			continue
 		}
-		for _, u := range rows {
+		for _, u := range bounds {
 			if u[c] >= 0 {
 				continue
 			}
