@@ -59,24 +59,33 @@ func (b *basic) tidyFrom(from int) bool {
 		if !ok {
 			return false
 		}
-		h := coeffHash(r)
-		dup := drop
-		for j := 0; j < i && !dup; j++ {
-			switch k := b.ineqs[j]; {
-			case hs[j] == h && sameCoeffs(r, k, 1):
-				if r[0] < k[0] {
-					b.ineqs[j] = r
-				}
-				dup = true
-			case hs[j] == -h && sameCoeffs(r, k, -1):
-				if s := addc(r[0], k[0]); s < 0 {
-					return false
-				} else if s == 0 {
-					return b.tidy() // an equality: the general case
-				}
+		if drop {
+			b.ineqs = append(b.ineqs[:i], b.ineqs[i+1:]...)
+			i--
+			continue
+		}
+		// the earlier rows are distinct and without tight opposite pairs: r has at most one
+		// duplicate and one opposite among them
+		h, dup, opp := coeffHash(r), -1, -1
+		for j := 0; j < i; j++ {
+			if hs[j] == h && sameCoeffs(r, b.ineqs[j], 1) {
+				dup = j
+			} else if hs[j] == -h && sameCoeffs(r, b.ineqs[j], -1) {
+				opp = j
 			}
 		}
-		if dup {
+		if dup >= 0 && b.ineqs[dup][0] <= r[0] {
+			r = b.ineqs[dup] // r adds nothing
+		}
+		if opp >= 0 {
+			if s := addc(r[0], b.ineqs[opp][0]); s < 0 {
+				return false
+			} else if s == 0 {
+				return b.tidy() // an equality: the general case
+			}
+		}
+		if dup >= 0 {
+			b.ineqs[dup] = r
 			b.ineqs = append(b.ineqs[:i], b.ineqs[i+1:]...)
 			i--
 		} else {

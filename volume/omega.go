@@ -148,7 +148,9 @@ func oppositePairs(kept [][]int64, hs []uint64) (_, neweqs [][]int64, ok bool) {
 				return nil, nil, false
 			}
 			if s == 0 {
-				neweqs = append(neweqs, kept[i])
+				// a copy: normalising the equality may negate it, and the row may be shared
+				// (subtraction shares the rows of a tidy operand)
+				neweqs = append(neweqs, cloneRow(kept[i]))
 				kept[i], kept[j] = nil, nil
 			}
 			break
