@@ -214,11 +214,22 @@ func (a *basic) subtract(c *basic) []*basic {
 		if !ok {
 			continue // cur already implies k: adding it changes nothing
 		}
-		p := cur.cloneWith(neg)
+		var p *basic
+		if len(cur.divs) == 0 {
+			// The pieces share cur's rows, which are tidy and which nothing writes any more:
+			// tidying a piece normalises only its own new row and copies any equality it forms.
+			p = &basic{nParam: cur.nParam, in: cur.in, out: cur.out, eqs: slices.Clone(cur.eqs)}
+			p.ineqs = append(make([][]int64, 0, len(cur.ineqs)+1), cur.ineqs...)
+			p.ineqs = append(p.ineqs, cloneRow(neg))
+			p.tidyFrom(len(cur.ineqs))
+			p.tidied = true
+		} else {
+			p = cur.cloneWith(neg)
+			p.tidyFrom(len(cur.ineqs))
+			p.mergeDuplicateDivs()
+			p.dropUnusedDivs()
+		}
 		p.nonEmpty = true
-		p.tidyFrom(len(cur.ineqs))
-		p.mergeDuplicateDivs()
-		p.dropUnusedDivs()
 		out = append(out, p)
 		cur.ineqs = append(cur.ineqs, k) // cons rows are owned copies
 		cur.tidyFrom(len(cur.ineqs) - 1)
