@@ -386,7 +386,7 @@ func (s *omegaSys) widen() {
 // elimIneqs eliminates the variables of the inequalities (there are no equalities). done=false
 // means that implicit equalities were found and moved to s.eqs; otherwise ok is the answer.
 func (s *omegaSys) elimIneqs() (ok, done bool) {
-	tidied := 0 // s.ineqs[:tidied] are known tidy: after an exact elimination only new rows are
+	tidied := 0 // s.ineqs[:tidied] are tidy: after an exact elimination only the new rows are not
 	for {
 		*s.work += len(s.ineqs)
 		if *s.work > maxOmegaWork {
