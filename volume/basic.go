@@ -2,9 +2,13 @@
 
 package volume
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
-// tuple is a named tuple of dimensions, like S[i, j] or the anonymous [i, j].
+// tuple is a named tuple of dimensions, like S[i, j] or the anonymous [i, j]. A tuple is never
+// modified once built (its dims may be shared by many basics and spaces).
 type tuple struct {
 	name string
 	dims []string // dimension names used for printing; "" when unnamed
@@ -13,8 +17,6 @@ type tuple struct {
 func (t tuple) n() int { return len(t.dims) }
 
 func (t tuple) sameSpace(u tuple) bool { return t.name == u.name && len(t.dims) == len(u.dims) }
-
-func (t tuple) clone() tuple { return tuple{t.name, append([]string(nil), t.dims...)} }
 
 // div is a local variable defined as floor(num · (1, vars) / den), den > 0. num refers only to the
 // constant, the parameters, the dimensions and earlier divs.
@@ -37,6 +39,10 @@ type basic struct {
 	nEx     int
 	eqs     [][]int64 // row · (1, vars) = 0
 	ineqs   [][]int64 // row · (1, vars) >= 0
+	// nonEmpty records that b was proven to have an integer point, tidied that tidy would not
+	// change it. They are set when a basic is final (a piece of a union) and never copied by
+	// clone, whose copies are to be modified.
+	nonEmpty, tidied bool
 }
 
 func (b *basic) nIn() int      { return len(b.in.dims) }
@@ -49,12 +55,17 @@ func (b *basic) inStart() int  { return 1 + b.nParam }
 func (b *basic) outStart() int { return 1 + b.nParam + b.nIn() }
 
 func newBasic(nParam int, in, out tuple) *basic {
-	return &basic{nParam: nParam, in: in.clone(), out: out.clone()}
+	return &basic{nParam: nParam, in: in, out: out}
 }
 
-func (b *basic) clone() *basic {
-	c := &basic{nParam: b.nParam, in: b.in.clone(), out: b.out.clone(), nEx: b.nEx}
-	// one backing array for all rows: cloning is on every hot path
+// clone returns a copy of b whose rows can be modified. Tuples are shared: they are never
+// modified once built.
+func (b *basic) clone() *basic { return b.cloneWith() }
+
+// cloneWith is clone with copies of the inequalities extra appended. All rows share one
+// allocation: cloning is on every hot path.
+func (b *basic) cloneWith(extra ...[]int64) *basic {
+	c := &basic{nParam: b.nParam, in: b.in, out: b.out, nEx: b.nEx}
 	total := 0
 	for _, d := range b.divs {
 		total += len(d.num)
@@ -65,6 +76,9 @@ func (b *basic) clone() *basic {
 	for _, r := range b.ineqs {
 		total += len(r)
 	}
+	for _, r := range extra {
+		total += len(r)
+	}
 	buf := make([]int64, total)
 	take := func(r []int64) []int64 {
 		n := buf[:len(r):len(r)]
@@ -72,17 +86,23 @@ func (b *basic) clone() *basic {
 		copy(n, r)
 		return n
 	}
-	c.divs = make([]div, len(b.divs))
-	for i, d := range b.divs {
-		c.divs[i] = div{take(d.num), d.den}
+	if len(b.divs) > 0 {
+		c.divs = make([]div, len(b.divs))
+		for i, d := range b.divs {
+			c.divs[i] = div{take(d.num), d.den}
+		}
 	}
-	c.eqs = make([][]int64, len(b.eqs))
+	ne, ni := len(b.eqs), len(b.ineqs)+len(extra)
+	hdr := make([][]int64, ne+ni)
+	c.eqs, c.ineqs = hdr[:ne:ne], hdr[ne:]
 	for i, r := range b.eqs {
 		c.eqs[i] = take(r)
 	}
-	c.ineqs = make([][]int64, len(b.ineqs))
 	for i, r := range b.ineqs {
 		c.ineqs[i] = take(r)
+	}
+	for i, r := range extra {
+		c.ineqs[len(b.ineqs)+i] = take(r)
 	}
 	return c
 }
@@ -136,15 +156,13 @@ func (b *basic) insertCols(pos, n int) {
 	}
 }
 
-// dropCol removes column pos from every row and div numerator. The caller guarantees that the
-// column no longer carries information (it is zero or the rows using it are gone).
+// dropCol removes column pos from every row and div numerator, in place (b owns its rows). The
+// caller guarantees that the column no longer carries information (it is zero or the rows using
+// it are gone).
 func (b *basic) dropCol(pos int) {
-	alloc := b.rowsArena(-1)
 	del := func(r []int64) []int64 {
-		nr := alloc(len(r) - 1)
-		copy(nr, r[:pos])
-		copy(nr[pos:], r[pos+1:])
-		return nr
+		copy(r[pos:], r[pos+1:])
+		return r[: len(r)-1 : len(r)-1]
 	}
 	for i := range b.eqs {
 		b.eqs[i] = del(b.eqs[i])
@@ -157,11 +175,26 @@ func (b *basic) dropCol(pos int) {
 	}
 }
 
-// permuteCols rebuilds every row with a new layout: newCol[i] is the new column of old column i
-// (or -1 when the old column must be zero), over a new width.
+// shallow returns a copy of b that shares its rows (with room for extra more inequalities): rows
+// must be replaced in it, as remapRows does, never modified.
+func (b *basic) shallow(extra int) *basic {
+	c := &basic{nParam: b.nParam, in: b.in, out: b.out, nEx: b.nEx}
+	c.divs = slices.Clone(b.divs)
+	hdr := make([][]int64, len(b.eqs)+len(b.ineqs), len(b.eqs)+len(b.ineqs)+extra)
+	copy(hdr, b.eqs)
+	copy(hdr[len(b.eqs):], b.ineqs)
+	c.eqs, c.ineqs = hdr[:len(b.eqs):len(b.eqs)], hdr[len(b.eqs):]
+	return c
+}
+
+// remapRows rebuilds every row with a new layout: newCol[i] is the new column of old column i
+// (or -1 when the old column must be zero), over a new width. The new rows share one allocation;
+// the old ones are not modified.
 func (b *basic) remapRows(newCol []int, width int) {
+	buf := make([]int64, (len(b.eqs)+len(b.ineqs)+len(b.divs))*width)
 	mp := func(r []int64) []int64 {
-		nr := make([]int64, width)
+		nr := buf[:width:width]
+		buf = buf[width:]
 		for i, v := range r {
 			if v == 0 {
 				continue
@@ -231,27 +264,68 @@ func (b *basic) sameSpace(c *basic) bool {
 
 // intersect returns the conjunction of b and c (same space, same params).
 func (b *basic) intersect(c *basic) *basic {
-	r := b.clone()
-	// append c's divs after r's divs: c's div columns shift by len(b.divs).
-	nd := len(b.divs)
-	r.insertCols(r.exStart(), len(c.divs))
-	cw := c.width()
-	newCol := make([]int, cw)
-	for i := 0; i < c.divStart(); i++ {
-		newCol[i] = i
-	}
-	for k := range c.divs {
-		newCol[c.divStart()+k] = r.divStart() + nd + k
-	}
-	cc := c.clone()
-	cc.remapRows(newCol, r.width()+len(c.divs))
-	for _, d := range cc.divs {
-		r.divs = append(r.divs, div{d.num, d.den})
-	}
-	r.eqs = append(r.eqs, cc.eqs...)
-	r.ineqs = append(r.ineqs, cc.ineqs...)
+	r, _, _ := b.join(c, true)
 	r.mergeDuplicateDivs()
 	return r
+}
+
+// join returns a copy of a whose columns are followed by the divs of c (c's divs become divs of
+// the copy), and c's equalities and inequalities over those columns. With merge, the copy also
+// holds c's constraints (conjunction) and the returned rows are the same rows; without, it only
+// holds a's. Every row is a new one; they share one allocation. Both have no existentials.
+func (a *basic) join(c *basic, merge bool) (base *basic, ceqs, cineqs [][]int64) {
+	if a.nEx != 0 || c.nEx != 0 {
+		panic(internalError{"join of basics with existentials"})
+	}
+	ds, na, nc := a.divStart(), len(a.divs), len(c.divs)
+	w := ds + na + nc
+	nae, nce, nai, nci := len(a.eqs), len(c.eqs), len(a.ineqs), len(c.ineqs)
+	buf := make([]int64, (nae+nce+nai+nci+na+nc)*w)
+	take := func() []int64 {
+		r := buf[:w:w]
+		buf = buf[w:]
+		return r
+	}
+	// rows of a keep their columns; rows of c move their divs after a's
+	fromC := func(r []int64) []int64 {
+		n := take()
+		copy(n[:ds], r[:ds])
+		copy(n[ds+na:], r[ds:])
+		return n
+	}
+	fromA := func(r []int64) []int64 {
+		n := take()
+		copy(n, r)
+		return n
+	}
+	base = &basic{nParam: a.nParam, in: a.in, out: a.out, divs: make([]div, 0, na+nc)}
+	for _, d := range a.divs {
+		base.divs = append(base.divs, div{fromA(d.num), d.den})
+	}
+	for _, d := range c.divs {
+		base.divs = append(base.divs, div{fromC(d.num), d.den})
+	}
+	hdr := make([][]int64, nae+nce+nai+nci)
+	eqs, ineqs := hdr[:nae+nce:nae+nce], hdr[nae+nce:]
+	for i, e := range a.eqs {
+		eqs[i] = fromA(e)
+	}
+	for i, e := range c.eqs {
+		eqs[nae+i] = fromC(e)
+	}
+	for i, e := range a.ineqs {
+		ineqs[i] = fromA(e)
+	}
+	for i, e := range c.ineqs {
+		ineqs[nai+i] = fromC(e)
+	}
+	ceqs, cineqs = eqs[nae:], ineqs[nai:]
+	if merge {
+		base.eqs, base.ineqs = eqs, ineqs
+	} else {
+		base.eqs, base.ineqs = eqs[:nae:nae], ineqs[:nai:nai]
+	}
+	return base, ceqs, cineqs
 }
 
 // mergeDuplicateDivs replaces later copies of identical divs by the first one.

@@ -4,6 +4,8 @@
 
 package volume
 
+import "slices"
+
 // Coalesce returns s with fewer pieces: each piece is simplified, pieces contained in another are
 // dropped, and two pieces whose union is one convex piece are merged (isl_union_set_coalesce).
 func (s Set) Coalesce() Set { return Set{s.u.coalesce()} }
@@ -12,13 +14,18 @@ func (s Set) Coalesce() Set { return Set{s.u.coalesce()} }
 func (m Map) Coalesce() Map { return Map{m.u.coalesce()} }
 
 func (u union) coalesce() union {
+	in := u.pieces
 	u = u.simplifyCheap()
 	pieces := coalescePieces(u.pieces)
 	// redundant constraints go last, when few pieces remain
 	for i, p := range pieces {
-		c := p.clone()
+		c := p
+		if slices.Contains(in, p) {
+			c = p.clone() // pieces of u are never modified; the others were made here
+		}
 		c.removeRedundantIneqs(len(c.divs) > 0) // implicit equalities hide in mods
 		c.dropUnusedDivs()
+		c.nonEmpty, c.tidied = true, true
 		pieces[i] = c
 	}
 	return union{params: u.params, spaces: u.spaces, pieces: pieces}
@@ -39,15 +46,7 @@ func coalescePieces(in []*basic) []*basic {
 					j++
 					continue
 				}
-				var m *basic
-				switch {
-				case b.subsetOf(a):
-					m = a
-				case a.subsetOf(b):
-					m = b
-				default:
-					m = a.merge(b)
-				}
+				m := coalesceTwo(a, b)
 				if m == nil {
 					j++
 					continue
@@ -67,38 +66,26 @@ func coalescePieces(in []*basic) []*basic {
 // alignDivs returns a copy of a extended with the divs of c, and c's constraints (equalities as
 // pairs of inequalities) over the columns of that copy.
 func (a *basic) alignDivs(c *basic) (base *basic, cons [][]int64) {
-	base = a.clone()
-	nd := len(a.divs)
-	base.insertCols(base.exStart(), len(c.divs))
-	newCol := make([]int, c.width())
-	for i := 0; i < c.divStart(); i++ {
-		newCol[i] = i
-	}
-	for k := range c.divs {
-		newCol[c.divStart()+k] = base.divStart() + nd + k
-	}
-	cc := c.clone()
-	cc.remapRows(newCol, base.width()+len(c.divs))
-	base.divs = append(base.divs, cc.divs...)
-	for _, e := range cc.eqs {
+	base, ceqs, cineqs := a.join(c, false)
+	cons = make([][]int64, 0, 2*len(ceqs)+len(cineqs))
+	for _, e := range ceqs {
 		cons = append(cons, e, negRow(e))
 	}
-	cons = append(cons, cc.ineqs...)
-	return base, cons
+	return base, append(cons, cineqs...)
 }
 
 // implies reports whether every integer point of b satisfies the inequality r (over b's columns).
+// b should not be empty: the test takes that for granted (on an empty b it may answer false for
+// some r, which costs coalescing a merge, never exactness).
 func (b *basic) implies(r []int64) bool {
 	if b.plainImplies(r) {
 		return true
 	}
-	neg := negRow(r)
-	neg[0] = subc(neg[0], 1)
-	in := make([][]int64, 0, len(b.ineqs)+2*len(b.divs)+1)
-	in = append(in, b.ineqs...)
-	in = append(in, b.allDivConstraints()...)
-	in = append(in, neg)
-	return !feasible(b.eqs, in)
+	s := newOmegaSys(b.width(), nil)
+	defer s.release()
+	s.addConnected(b, -1, r)
+	s.addNegIneq(r)
+	return !s.feasible()
 }
 
 // plainImplies reports whether b has an inequality with r's coefficients and a constant no larger,
@@ -119,76 +106,76 @@ func (b *basic) plainImplies(r []int64) bool {
 	return false
 }
 
-// subsetOf decides exactly whether a ⊆ c (same space).
-func (a *basic) subsetOf(c *basic) bool {
-	base, cons := a.alignDivs(c)
-	for _, k := range cons {
-		if !base.implies(k) {
-			return false
-		}
-	}
-	return true
-}
+// maxMergeChecks bounds the pairs (cut constraint of a, cut constraint of b) whose tests decide
+// whether two pieces merge; pairs with more cut constraints are not merged.
+const maxMergeChecks = 64
 
-// merge returns one basic equal to a ∪ b when the constraints of a that b satisfies, together
-// with the constraints of b that a satisfies, describe exactly a ∪ b; otherwise nil.
-func (a *basic) merge(b *basic) *basic {
-	// common column space: a's columns, then b's divs
-	base, bCons := a.alignDivs(b)
-	// b over the same columns: b's rows with a's divs appended as extra (defined) divs
-	bb, _ := b.alignDivs(a)
-	// bb has columns [.. | b.divs | a.divs]; base has [.. | a.divs | b.divs]: permute bb.
-	ds := a.divStart()
-	na, nb := len(a.divs), len(b.divs)
-	perm := make([]int, bb.width())
-	for i := 0; i < ds; i++ {
-		perm[i] = i
+// coalesceTwo returns a when b ⊆ a, b when a ⊆ b, one basic equal to a ∪ b when the constraints
+// of a that b satisfies, together with those of b that a satisfies, describe exactly a ∪ b, and
+// nil otherwise. a and b are not empty (same space); neither is modified.
+func coalesceTwo(a, b *basic) *basic {
+	// common columns: a's, then b's divs; bb is b over them
+	base, bb := a, b
+	if len(a.divs) > 0 || len(b.divs) > 0 {
+		var beqs, bineqs [][]int64
+		base, beqs, bineqs = a.join(b, false)
+		bb = &basic{nParam: b.nParam, in: b.in, out: b.out, divs: base.divs, eqs: beqs, ineqs: bineqs}
 	}
-	for k := 0; k < nb; k++ {
-		perm[ds+k] = ds + na + k
-	}
-	for k := 0; k < na; k++ {
-		perm[ds+nb+k] = ds + k
-	}
-	bb.remapRows(perm, base.width())
-	divs := make([]div, na+nb)
-	for k := 0; k < nb; k++ {
-		divs[na+k] = bb.divs[k]
-	}
-	for k := 0; k < na; k++ {
-		divs[k] = bb.divs[nb+k]
-	}
-	bb.divs = divs
-	// a's own constraints over base's columns
-	var aOwn [][]int64
-	for _, e := range base.eqs {
-		aOwn = append(aOwn, e, negRow(e))
-	}
-	aOwn = append(aOwn, base.ineqs...)
-	var kept [][]int64
-	for _, k := range aOwn {
+	// every constraint of a is valid for b (b ⊆ a), or is cut (some point of b violates it)
+	var kept, aCut [][]int64
+	for _, k := range asIneqs(base) {
 		if bb.implies(k) {
-			kept = append(kept, cloneRow(k))
+			kept = append(kept, k)
+		} else {
+			aCut = append(aCut, k)
 		}
 	}
-	for _, k := range bCons {
+	if len(aCut) == 0 {
+		return a
+	}
+	var bCut [][]int64
+	for _, k := range asIneqs(bb) {
 		if base.implies(k) {
-			kept = append(kept, cloneRow(k))
+			kept = append(kept, k)
+		} else if bCut = append(bCut, k); len(aCut)*len(bCut) > maxMergeChecks {
+			return nil
 		}
 	}
-	cand := base.clone()
-	cand.eqs = nil
-	cand.ineqs = kept
+	if len(bCut) == 0 {
+		return b
+	}
+	// cand ⊇ a ∪ b by construction. A point of cand outside a violates a cut constraint of a (it
+	// satisfies the others), and likewise for b: cand = a ∪ b iff no point of cand violates a
+	// cut constraint of each.
+	cand := &basic{nParam: a.nParam, in: a.in, out: a.out, divs: base.divs, ineqs: kept}
+	for _, k := range aCut {
+		for _, l := range bCut {
+			s := newOmegaSys(cand.width(), nil)
+			s.addConnected(cand, -1, k, l) // cand contains a
+			s.addNegIneq(k)
+			s.addNegIneq(l)
+			ok := s.feasible()
+			s.release()
+			if ok {
+				return nil
+			}
+		}
+	}
+	cand = cand.clone()
 	cand.mergeDuplicateDivs()
 	if !cand.tidy() {
 		return nil
 	}
-	// cand ⊇ a ∪ b by construction; it is their union when cand − a − b is empty.
-	for _, p := range cand.subtract(a) {
-		if len(p.subtract(b)) > 0 {
-			return nil
-		}
-	}
 	cand.dropUnusedDivs()
+	cand.nonEmpty = true // it contains a
 	return cand
+}
+
+// asIneqs returns the constraints of b as inequalities (an equality as a pair).
+func asIneqs(b *basic) [][]int64 {
+	out := make([][]int64, 0, 2*len(b.eqs)+len(b.ineqs))
+	for _, e := range b.eqs {
+		out = append(out, e, negRow(e))
+	}
+	return append(out, b.ineqs...)
 }

@@ -75,9 +75,12 @@
 // # Values and aliasing
 //
 // Values are immutable: every operation returns a new value and never modifies its operands or
-// any value it shares pieces with. Results may share unchanged pieces with operands, which is
-// safe because nothing ever writes to a piece after construction; callers may use a value from
-// several goroutines. Method names are isl's without the type prefix (Intersect, ApplyRange,
+// any value it shares pieces with. Results may share unchanged pieces, or constraint rows, with
+// operands, which is safe because nothing ever writes to a piece after construction; callers may
+// use a value from several goroutines. Pieces also record what was proven about them when they
+// were built (that they have a point, that their constraints are normalised), so that IsEmpty and
+// IsSubset of an operation's result, and later operations on its pieces, skip the tests that
+// established it. Method names are isl's without the type prefix (Intersect, ApplyRange,
 // Reverse); MLIR's synonyms (compose, inverse) appear only in comments.
 //
 // # Errors

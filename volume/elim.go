@@ -30,7 +30,7 @@ func (b *basic) tidy() bool {
 		}
 	}
 	b.eqs = eqs
-	kept, neweqs, ok := tidyIneqs(b.ineqs)
+	kept, neweqs, ok := tidyRowsInto(b.ineqs[:0], b.ineqs)
 	if !ok {
 		return false
 	}
@@ -42,12 +42,65 @@ func (b *basic) tidy() bool {
 	return true
 }
 
+// tidyFrom is tidy for a b whose equalities and first from inequalities are as tidy leaves
+// them: only the later inequalities are normalised and compared with the others.
+func (b *basic) tidyFrom(from int) bool {
+	if from == 0 {
+		return b.tidy()
+	}
+	var hbuf [64]uint64
+	hs := hbuf[:0]
+	for _, r := range b.ineqs[:from] {
+		hs = append(hs, coeffHash(r))
+	}
+	for i := from; i < len(b.ineqs); i++ {
+		r := b.ineqs[i]
+		ok, drop := normIneq(r)
+		if !ok {
+			return false
+		}
+		if drop {
+			b.ineqs = append(b.ineqs[:i], b.ineqs[i+1:]...)
+			i--
+			continue
+		}
+		// the earlier rows are distinct and without tight opposite pairs: r has at most one
+		// duplicate and one opposite among them
+		h, dup, opp := coeffHash(r), -1, -1
+		for j := 0; j < i; j++ {
+			if hs[j] == h && sameCoeffs(r, b.ineqs[j], 1) {
+				dup = j
+			} else if hs[j] == -h && sameCoeffs(r, b.ineqs[j], -1) {
+				opp = j
+			}
+		}
+		if dup >= 0 && b.ineqs[dup][0] <= r[0] {
+			r = b.ineqs[dup] // r adds nothing
+		}
+		if opp >= 0 {
+			if s := addc(r[0], b.ineqs[opp][0]); s < 0 {
+				return false
+			} else if s == 0 {
+				return b.tidy() // an equality: the general case
+			}
+		}
+		if dup >= 0 {
+			b.ineqs[dup] = r
+			b.ineqs = append(b.ineqs[:i], b.ineqs[i+1:]...)
+			i--
+		} else {
+			hs = append(hs, h)
+		}
+	}
+	return true
+}
+
 // isEmpty decides exactly whether b has no integer point.
 func (b *basic) isEmpty() bool {
-	ineqs := make([][]int64, 0, len(b.ineqs)+2*len(b.divs))
-	ineqs = append(ineqs, b.ineqs...)
-	ineqs = append(ineqs, b.allDivConstraints()...)
-	return !feasible(b.eqs, ineqs)
+	s := newOmegaSys(b.width(), nil)
+	defer s.release()
+	s.addBasic(b)
+	return !s.feasible()
 }
 
 // plainIsEmpty reports whether b is obviously empty (a violated constant constraint), without
@@ -70,14 +123,16 @@ func (b *basic) plainIsEmpty() bool {
 // nEx == 0; b is consumed.
 func (b *basic) eliminateEx() []*basic {
 	steps := 0
+	tidied := 0 // the first tidied inequalities are known tidy (and the equalities)
 	for {
 		steps++
 		if steps > maxOmegaSteps {
 			panic(internalError{"projection does not terminate"})
 		}
-		if !b.tidy() {
+		if !b.tidyFrom(tidied) {
 			return nil
 		}
+		tidied = 0
 		if b.nEx == 0 {
 			b.dropUnusedDivs()
 			return []*basic{b}
@@ -124,10 +179,18 @@ func (b *basic) eliminateEx() []*basic {
 			b.ineqs = dropWithCol(b.ineqs, c)
 			b.dropCol(c)
 			b.nEx--
+			tidied = len(b.ineqs) // rows were only dropped
 		case bestExact:
-			b.ineqs = fourierMotzkin(b.ineqs, c, 0)
+			n0 := 0 // the rows without c, kept first by fourierMotzkinOwned
+			for _, r := range b.ineqs {
+				if r[c] == 0 {
+					n0++
+				}
+			}
+			b.ineqs = fourierMotzkinOwned(b.ineqs, c)
 			b.dropCol(c)
 			b.nEx--
+			tidied = n0
 		default:
 			// Pugh's exact projection: dark shadow ∪ splinters.
 			// Splinters come from the lower bounds of x, or from its upper bounds (those of -x),
@@ -211,13 +274,28 @@ func addSat(a, b int64) int64 {
 
 func (b *basic) emptyMarked() bool { return b.plainIsEmpty() }
 
-// elimExEquality handles one equality involving existentials. It returns false when no equality
-// involves an existential.
+// elimExEquality handles the equalities involving existentials: every one with a unit
+// coefficient on an existential in turn, or else the first one. It returns false when no
+// equality involves an existential.
 func (b *basic) elimExEquality() bool {
+	progress := false
+next:
 	exS, w := b.exStart(), b.width()
 	for ei, r := range b.eqs {
 		if isZeroFrom(r, exS) {
 			continue
+		}
+		if progress {
+			// the previous substitution may have left a common factor (what tidy removes)
+			ok, drop := normEq(r)
+			if !ok {
+				b.markEmpty()
+				return true
+			}
+			if drop {
+				b.eqs = append(b.eqs[:ei], b.eqs[ei+1:]...)
+				goto next
+			}
 		}
 		c, k := -1, -1
 		for i := exS; i < w; i++ {
@@ -230,7 +308,7 @@ func (b *basic) elimExEquality() bool {
 			}
 		}
 		if c >= 0 {
-			b.eqs = append(b.eqs[:ei:ei], b.eqs[ei+1:]...)
+			b.eqs = append(b.eqs[:ei], b.eqs[ei+1:]...)
 			for _, o := range b.eqs {
 				substitute(o, r, c)
 			}
@@ -239,7 +317,11 @@ func (b *basic) elimExEquality() bool {
 			}
 			b.dropCol(c)
 			b.nEx--
-			return true
+			progress = true
+			goto next
+		}
+		if progress {
+			return true // tidy first
 		}
 		g := rowGCD(r, exS)
 		if g > 1 {
@@ -258,7 +340,7 @@ func (b *basic) elimExEquality() bool {
 				return true
 			}
 			// g*(E·e) = -f: f must be a multiple of g; d = floor(f/g) = f/g and E·e + d = 0.
-			b.eqs = append(b.eqs[:ei:ei], b.eqs[ei+1:]...)
+			b.eqs = append(b.eqs[:ei], b.eqs[ei+1:]...)
 			oldEx := exS
 			col := b.addDiv(f, g)
 			shift := b.exStart() - oldEx
@@ -294,7 +376,7 @@ func (b *basic) elimExEquality() bool {
 		b.nEx--
 		return true
 	}
-	return false
+	return progress
 }
 
 // projectCols existentially quantifies the variable columns in drop (parameters or dimensions,
@@ -314,7 +396,13 @@ func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*bas
 			}
 		}
 	}
-	c := b.clone()
+	nt := 0
+	for _, t := range tainted {
+		if t {
+			nt++
+		}
+	}
+	c := b.shallow(2 * nt)
 	for k := range b.divs {
 		if tainted[k] {
 			lo, hi := c.divConstraints(k)
@@ -360,8 +448,12 @@ func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*bas
 	c.divs = kept
 	// remap rows (the kept divs' numerators never refer to dropped or tainted columns)
 	c.remapRows(newCol, next)
-	c.nParam, c.in, c.out, c.nEx = nParam, in.clone(), out.clone(), nEx
-	return coalesceProjection(c.eliminateEx())
+	c.nParam, c.in, c.out, c.nEx = nParam, in, out, nEx
+	ps := coalesceProjection(c.eliminateEx())
+	for _, p := range ps {
+		p.tidied = true // eliminateEx and coalescing leave their pieces tidy
+	}
+	return ps
 }
 
 // coalesceProjection removes the empty pieces of an exact projection and, when the projection

@@ -170,3 +170,31 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestSubtractKeepsOperand subtracts a set one of whose constraints closes a bound of the other
+// to an equality (x <= 5 and x >= 5): subtraction shares the rows of a tidy operand, and turning
+// that pair into an equality must not rewrite the operand's row.
+func TestSubtractKeepsOperand(t *testing.T) {
+	for _, c := range []struct{ a, c, want string }{
+		{"{ [x, y] : 0 <= x <= 5 and 0 <= y <= 3 }", "{ [x, y] : x >= 5 and y >= 1 }",
+			"{ [x, y] : 0 <= x <= 4 and 0 <= y <= 3; [5, 0] }"},
+		{"{ [x, y] : x <= 5 and 0 <= y <= 3 and x + y >= 0 }", "{ [x, y] : x >= 5 and y >= 1 }",
+			"{ [x, y] : x <= 5 and 0 <= y <= 3 and x + y >= 0 and (x <= 4 or y = 0) }"},
+		{"{ [x, y] : 0 <= x <= 5 and 0 <= y <= 3 }", "{ [x, y] : y >= 1 and x >= 5 and x + y <= 7 }",
+			"{ [x, y] : 0 <= x <= 5 and 0 <= y <= 3 and (x <= 4 or y = 0 or x + y >= 8) }"},
+		{"[N] -> { [x] : 0 <= x <= N }", "[N] -> { [x] : x >= N }", "[N] -> { [x] : 0 <= x < N }"},
+	} {
+		a, sub := MustParseSet(c.a), MustParseSet(c.c)
+		before := rowsOf(a)
+		got := a.Subtract(sub)
+		if after := rowsOf(a); after != before {
+			t.Errorf("%s - %s modified the first operand: rows %s became %s", c.a, c.c, before, after)
+		}
+		if !a.IsEqual(MustParseSet(c.a)) {
+			t.Errorf("%s - %s changed the first operand to %s", c.a, c.c, a)
+		}
+		if want := MustParseSet(c.want); !got.IsEqual(want) {
+			t.Errorf("%s - %s = %s, want %s", c.a, c.c, got, want)
+		}
+	}
+}

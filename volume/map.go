@@ -41,7 +41,9 @@ func (m Map) Reverse() Map {
 		for j := 0; j < no; j++ {
 			dimCol[ni+j] = j
 		}
-		r.pieces = append(r.pieces, p.embed(p.out, p.in, dimCol))
+		e := p.embed(p.out, p.in, dimCol)
+		e.nonEmpty = p.nonEmpty // the same points, their tuples swapped
+		r.pieces = append(r.pieces, e)
 	}
 	return Map{r}
 }

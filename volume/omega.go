@@ -91,10 +91,16 @@ func sameCoeffs(a, b []int64, s int64) bool {
 // tidyIneqs normalises, removes duplicates (keeping the tighter) and detects contradictory or
 // equality-forming opposite pairs. It returns the kept rows, the new equalities found and ok=false
 // when the system is infeasible.
+// The rows are normalised in place; the returned slice is new.
 func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
-	kept = make([][]int64, 0, len(rows))
+	return tidyRowsInto(make([][]int64, 0, len(rows)), rows)
+}
+
+// tidyRowsInto is tidyIneqs appending the kept rows to kept, which may be rows[:0] (filtering in
+// place).
+func tidyRowsInto(kept, rows [][]int64) (_, neweqs [][]int64, ok bool) {
 	// hs[i] is a linear hash of kept[i]'s coefficients, so that -hs[i] hashes the opposite row
-	var hbuf [32]uint64
+	var hbuf [64]uint64
 	hs := hbuf[:0]
 	for _, r := range rows {
 		ok, drop := normIneq(r)
@@ -120,7 +126,14 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 			hs = append(hs, h)
 		}
 	}
-	// opposite pairs: contradictions and implicit equalities
+	return oppositePairs(kept, hs)
+}
+
+// oppositePairs finds, among distinct normalised rows with coefficient hashes hs, the opposite
+// pairs: a pair whose constants add up below zero makes the system infeasible (ok=false), one
+// whose constants add up to zero is an equality, returned in neweqs and removed from the kept
+// rows (in place).
+func oppositePairs(kept [][]int64, hs []uint64) (_, neweqs [][]int64, ok bool) {
 	n := len(kept)
 	for i := 0; i < n; i++ {
 		if kept[i] == nil {
@@ -135,7 +148,9 @@ func tidyIneqs(rows [][]int64) (kept, neweqs [][]int64, ok bool) {
 				return nil, nil, false
 			}
 			if s == 0 {
-				neweqs = append(neweqs, kept[i])
+				// a copy: normalising the equality may negate it, and the row may be shared
+				// (subtraction shares the rows of a tidy operand)
+				neweqs = append(neweqs, cloneRow(kept[i]))
 				kept[i], kept[j] = nil, nil
 			}
 			break
@@ -164,179 +179,6 @@ func coeffHash(r []int64) uint64 {
 		}
 	}
 	return h
-}
-
-// feasible decides whether eqs (= 0) and ineqs (>= 0) have an integer solution. All columns but
-// the constant are variables. The rows are not modified.
-func feasible(eqs, ineqs [][]int64) bool {
-	work := 0
-	return feasibleOwned(cloneRowsFlat(eqs), cloneRowsFlat(ineqs), &work)
-}
-
-// cloneRowsFlat copies rows into one backing array.
-func cloneRowsFlat(rows [][]int64) [][]int64 {
-	if len(rows) == 0 {
-		return nil
-	}
-	w := len(rows[0])
-	buf := make([]int64, w*len(rows))
-	out := make([][]int64, len(rows))
-	for i, r := range rows {
-		out[i] = buf[i*w : (i+1)*w : (i+1)*w]
-		copy(out[i], r)
-	}
-	return out
-}
-
-// feasibleOwned is feasible on rows it may modify.
-func feasibleOwned(eqs, ineqs [][]int64, work *int) bool {
-	steps := 0
-	for len(eqs) > 0 {
-		steps++
-		if steps > maxOmegaSteps {
-			panic(internalError{"equality elimination does not terminate"})
-		}
-		r := eqs[len(eqs)-1]
-		eqs = eqs[:len(eqs)-1]
-		ok, drop := normEq(r)
-		if !ok {
-			return false
-		}
-		if drop {
-			continue
-		}
-		c := -1
-		k := -1
-		for i := 1; i < len(r); i++ {
-			if r[i] == 1 || r[i] == -1 {
-				c = i
-				break
-			}
-			if r[i] != 0 && (k < 0 || abs64(r[i]) < abs64(r[k])) {
-				k = i
-			}
-		}
-		if c >= 0 {
-			for _, o := range eqs {
-				substitute(o, r, c)
-			}
-			for _, o := range ineqs {
-				substitute(o, r, c)
-			}
-			continue
-		}
-		// Pugh's mod-hat step: a new variable sigma with m*sigma = sum modhat(a_i, m) x_i.
-		m := abs64(r[k]) + 1
-		w := len(r) + 1
-		grow := func(x []int64) []int64 { return append(x, 0) }
-		r = grow(r)
-		for i := range eqs {
-			eqs[i] = grow(eqs[i])
-		}
-		for i := range ineqs {
-			ineqs[i] = grow(ineqs[i])
-		}
-		t := make([]int64, w)
-		for i := 0; i < w-1; i++ {
-			t[i] = modHat(r[i], m)
-		}
-		t[w-1] = -m
-		// t[k] = -sign(r[k]): a unit pivot for x_k.
-		substitute(r, t, k)
-		for _, o := range eqs {
-			substitute(o, t, k)
-		}
-		for _, o := range ineqs {
-			substitute(o, t, k)
-		}
-		eqs = append(eqs, r)
-	}
-	return omegaIneqs(ineqs, work)
-}
-
-// omegaIneqs decides integer feasibility of a system of inequalities.
-func omegaIneqs(rows [][]int64, work *int) bool {
-	for {
-		*work += len(rows)
-		if *work > maxOmegaWork {
-			panic(tooComplex{fmt.Sprintf("an emptiness test exceeds %d row operations (dark shadows and splinters)", maxOmegaWork)})
-		}
-		kept, neweqs, ok := tidyIneqs(rows)
-		if !ok {
-			return false
-		}
-		if len(neweqs) > 0 {
-			return feasibleOwned(neweqs, kept, work)
-		}
-		rows = kept
-		if len(rows) == 0 {
-			return true
-		}
-		w := len(rows[0])
-		if len(rows) > 2*w {
-			if rows, ok = pruneByBounds(rows); !ok {
-				return false
-			}
-		}
-		best, bestCost, bestExact := -1, int64(-1), false
-		for c := 1; c < w; c++ {
-			var nl, nu int64
-			unitL, unitU := true, true
-			for _, r := range rows {
-				switch {
-				case r[c] > 0:
-					nl++
-					if r[c] != 1 {
-						unitL = false
-					}
-				case r[c] < 0:
-					nu++
-					if r[c] != -1 {
-						unitU = false
-					}
-				}
-			}
-			if nl == 0 && nu == 0 {
-				continue
-			}
-			if nl == 0 || nu == 0 {
-				// unbounded in one direction: every constraint on x_c can be satisfied.
-				rows = dropWithCol(rows, c)
-				best = -2
-				break
-			}
-			exact := unitL || unitU
-			cost := nl*nu - nl - nu
-			if best < 0 || (exact && !bestExact) || (exact == bestExact && cost < bestCost) {
-				best, bestCost, bestExact = c, cost, exact
-			}
-		}
-		if best == -2 {
-			continue
-		}
-		if best < 0 {
-			return true
-		}
-		c := best
-		if bestExact {
-			rows = fourierMotzkin(rows, c, 0)
-			continue
-		}
-		// Inexact: a point of the dark shadow proves feasibility; an empty real shadow (decided
-		// rationally, which is cheap and never branches) disproves it; the splinters decide.
-		if omegaIneqs(fourierMotzkin(rows, c, 1), work) {
-			return true
-		}
-		if !rationalFeasible(fourierMotzkin(rows, c, 0)) {
-			return false
-		}
-		for _, sp := range splinters(rows, c) {
-			if feasibleOwned([][]int64{sp}, cloneRows(rows), work) {
-				return true
-			}
-		}
-		return false
-	}
 }
 
 // maxRationalRows bounds the rows of rationalFeasible: past it, it stops and answers "feasible",
@@ -470,6 +312,51 @@ func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
 				combineInto(n, b, l, a, u)
 				n[0] = subc(n[0], mulc(a-1, b-1))
 			}
+			n[c] = 0
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// fourierMotzkinOwned is the real shadow of fourierMotzkin on rows it may reuse, rows' array
+// included: the rows without column c are kept, not copied.
+func fourierMotzkinOwned(rows [][]int64, c int) [][]int64 {
+	var bbuf [16][]int64
+	bounds := bbuf[:0]
+	nl, nu := 0, 0
+	out := rows[:0]
+	for _, r := range rows {
+		switch {
+		case r[c] > 0:
+			nl++
+			bounds = append(bounds, r)
+		case r[c] < 0:
+			nu++
+			bounds = append(bounds, r)
+		default:
+			out = append(out, r)
+		}
+	}
+	if nl*nu > maxFMRows {
+		panic(tooComplex{fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", nl*nu)})
+	}
+	w := len(rows[0])
+	buf := make([]int64, w*nl*nu)
+	for _, l := range bounds {
+		a := l[c]
+		if a <= 0 {
+			continue
+		}
+		for _, u := range bounds {
+			if u[c] >= 0 {
+				continue
+			}
+			b := -u[c]
+			n := buf[:w:w]
+			buf = buf[w:]
+			g := gcd(a, b)
+			combineInto(n, b/g, l, a/g, u)
 			n[c] = 0
 			out = append(out, n)
 		}

@@ -6,7 +6,9 @@ package volume
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -89,8 +91,24 @@ func binarySet(t *testing.T, salt uint64, name string, op func(a, b Set) Set, wa
 				}
 			})
 		}
-		return checkSet(t, name+"\n "+va.text+"\n "+vb.text, op(a, b), sps, w)
+		before := rowsOf(a) + rowsOf(b)
+		got := op(a, b)
+		if after := rowsOf(a) + rowsOf(b); after != before {
+			t.Errorf("%s modified its operands\n %s\n %s\nrows before %s\nrows after  %s", name, va.text, vb.text, before, after)
+			return false
+		}
+		return checkSet(t, name+"\n "+va.text+"\n "+vb.text, got, sps, w)
 	})
+}
+
+// rowsOf prints the rows of every piece of s: operations must not modify their operands, whose
+// rows their results may share.
+func rowsOf(s Set) string {
+	var b strings.Builder
+	for _, p := range s.u.pieces {
+		fmt.Fprint(&b, p.eqs, p.ineqs, p.divs, ";")
+	}
+	return b.String()
 }
 
 func TestOracleIntersect(t *testing.T) {

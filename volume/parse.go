@@ -339,7 +339,9 @@ func (p *parser) parseTop() (union, bool, error) {
 		u.addSpace(sp)
 		for _, b := range pieces {
 			if b.tidy() && !b.isEmpty() {
+				b.nonEmpty = true
 				b.dropUnusedDivs()
+				b.tidied = true
 				u.pieces = append(u.pieces, b)
 			}
 		}

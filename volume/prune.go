@@ -13,79 +13,102 @@ func pruneByBounds(rows [][]int64) (out [][]int64, ok bool) {
 	if len(rows) == 0 {
 		return rows, true
 	}
-	w := len(rows[0])
-	lo := make([]int64, w)
-	hi := make([]int64, w)
-	hasLo := make([]bool, w)
-	hasHi := make([]bool, w)
-	nvar := func(r []int64) (n, c int) {
-		for i := 1; i < len(r); i++ {
-			if r[i] != 0 {
-				n++
-				c = i
-			}
-		}
-		return n, c
-	}
+	var p boundsPruner
+	p.init(len(rows[0]))
 	for _, r := range rows {
-		n, c := nvar(r)
-		if n != 1 {
-			continue
-		}
-		if a := r[c]; a > 0 { // a*x + k >= 0
-			v := ceilDiv(-r[0], a)
-			if !hasLo[c] || v > lo[c] {
-				lo[c], hasLo[c] = v, true
-			}
-		} else {
-			v := floorDiv(r[0], -a)
-			if !hasHi[c] || v < hi[c] {
-				hi[c], hasHi[c] = v, true
-			}
-		}
+		p.learn(r)
 	}
 	out = rows[:0:0]
 	for _, r := range rows {
-		if n, _ := nvar(r); n < 2 {
-			out = append(out, r)
-			continue
-		}
-		minV, minOK := r[0], true
-		maxV, maxOK := r[0], true
-		for i := 1; i < w && (minOK || maxOK); i++ {
-			a := r[i]
-			if a == 0 {
-				continue
-			}
-			// the minimum of a*x uses lo when a > 0, hi when a < 0
-			if minOK {
-				if a > 0 && hasLo[i] {
-					minV, minOK = addMulSafe(minV, a, lo[i])
-				} else if a < 0 && hasHi[i] {
-					minV, minOK = addMulSafe(minV, a, hi[i])
-				} else {
-					minOK = false
-				}
-			}
-			if maxOK {
-				if a > 0 && hasHi[i] {
-					maxV, maxOK = addMulSafe(maxV, a, hi[i])
-				} else if a < 0 && hasLo[i] {
-					maxV, maxOK = addMulSafe(maxV, a, lo[i])
-				} else {
-					maxOK = false
-				}
-			}
-		}
-		if maxOK && maxV < 0 {
+		drop, infeasible := p.check(r)
+		if infeasible {
 			return nil, false
 		}
-		if minOK && minV >= 0 {
-			continue // implied by the bounds
+		if !drop {
+			out = append(out, r)
 		}
-		out = append(out, r)
 	}
 	return out, true
+}
+
+// boundsPruner holds the constant bounds of single variables read off one-variable rows.
+type boundsPruner struct {
+	lo, hi       []int64
+	hasLo, hasHi []bool
+}
+
+func (p *boundsPruner) init(w int) {
+	p.lo, p.hi = make([]int64, w), make([]int64, w)
+	p.hasLo, p.hasHi = make([]bool, w), make([]bool, w)
+}
+
+// nvar returns the number of variables of r and the last one.
+func nvar(r []int64) (n, c int) {
+	for i := 1; i < len(r); i++ {
+		if r[i] != 0 {
+			n++
+			c = i
+		}
+	}
+	return n, c
+}
+
+// learn records the bound r gives when it has one variable.
+func (p *boundsPruner) learn(r []int64) {
+	n, c := nvar(r)
+	if n != 1 {
+		return
+	}
+	if a := r[c]; a > 0 { // a*x + k >= 0
+		v := ceilDiv(-r[0], a)
+		if !p.hasLo[c] || v > p.lo[c] {
+			p.lo[c], p.hasLo[c] = v, true
+		}
+	} else {
+		v := floorDiv(r[0], -a)
+		if !p.hasHi[c] || v < p.hi[c] {
+			p.hi[c], p.hasHi[c] = v, true
+		}
+	}
+}
+
+// check reports whether r (over at least two variables) holds everywhere within the bounds
+// (drop) or nowhere (infeasible). Rows of one variable are never dropped.
+func (p *boundsPruner) check(r []int64) (drop, infeasible bool) {
+	if n, _ := nvar(r); n < 2 {
+		return false, false
+	}
+	minV, minOK := r[0], true
+	maxV, maxOK := r[0], true
+	for i := 1; i < len(r) && (minOK || maxOK); i++ {
+		a := r[i]
+		if a == 0 {
+			continue
+		}
+		// the minimum of a*x uses lo when a > 0, hi when a < 0
+		if minOK {
+			if a > 0 && p.hasLo[i] {
+				minV, minOK = addMulSafe(minV, a, p.lo[i])
+			} else if a < 0 && p.hasHi[i] {
+				minV, minOK = addMulSafe(minV, a, p.hi[i])
+			} else {
+				minOK = false
+			}
+		}
+		if maxOK {
+			if a > 0 && p.hasHi[i] {
+				maxV, maxOK = addMulSafe(maxV, a, p.hi[i])
+			} else if a < 0 && p.hasLo[i] {
+				maxV, maxOK = addMulSafe(maxV, a, p.lo[i])
+			} else {
+				maxOK = false
+			}
+		}
+	}
+	if maxOK && maxV < 0 {
+		return false, true
+	}
+	return minOK && minV >= 0, false
 }
 
 // addMulSafe returns s + a*x, ok=false on int64 overflow.

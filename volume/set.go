@@ -75,6 +75,7 @@ func (s Set) SetTupleName(name string) Set {
 
 // SetDimNames returns s with its dimensions renamed (printing only).
 func (s Set) SetDimNames(names []string) Set {
+	names = slices.Clone(names)
 	r := union{params: s.u.params}
 	for _, sp := range s.u.spaces {
 		if sp.out.n() != len(names) {
@@ -84,7 +85,7 @@ func (s Set) SetDimNames(names []string) Set {
 	}
 	for _, p := range s.u.pieces {
 		c := p.clone()
-		c.out.dims = append([]string(nil), names...)
+		c.out.dims = names
 		r.pieces = append(r.pieces, c)
 	}
 	return Set{r}
@@ -127,34 +128,147 @@ func (s Set) IsEqual(t Set) bool { return s.IsSubset(t) && t.IsSubset(s) }
 func (s Set) Simplify() Set { return Set{s.u.simplify()} }
 
 // Apply returns the image of s under m: { y : ∃x ∈ s, x → y ∈ m } (isl_set_apply).
-func (s Set) Apply(m Map) Set {
+func (s Set) Apply(m Map) Set { return s.image(m, false) }
+
+// Preimage returns { x : ∃y ∈ s, x → y ∈ m }, the inverse image of s under m.
+func (s Set) Preimage(m Map) Set { return s.image(m, true) }
+
+// image is Apply, or Apply of m's reverse when rev.
+func (s Set) image(m Map, rev bool) Set {
 	su, mu := align(s.u, m.u)
+	from := func(sp space) (tuple, tuple) {
+		if rev {
+			return sp.out, sp.in
+		}
+		return sp.in, sp.out
+	}
 	r := union{params: su.params}
 	for _, sp := range mu.spaces {
+		x, y := from(sp)
 		for _, ss := range su.spaces {
-			if sp.in.sameSpace(ss.out) {
-				r.addSpace(space{tuple{}, sp.out})
+			if x.sameSpace(ss.out) {
+				r.addSpace(space{tuple{}, y})
 			}
 		}
 	}
 	for _, a := range su.pieces {
 		for _, b := range mu.pieces {
-			if !b.in.sameSpace(a.out) {
-				continue
+			if x, _ := from(space{b.in, b.out}); x.sameSpace(a.out) {
+				r.addPieces(imagePieces(a, b, rev)...)
 			}
-			j := a.embed(b.in, b.out, seq(0, a.nOut())).intersect(b)
-			drop := map[int]bool{}
-			for i := 0; i < b.nIn(); i++ {
-				drop[b.inStart()+i] = true
-			}
-			r.addPieces(j.projectCols(drop, j.nParam, tuple{}, b.out)...)
 		}
 	}
 	return Set{r}
 }
 
-// Preimage returns { x : ∃y ∈ s, x → y ∈ m }, the inverse image of s under m.
-func (s Set) Preimage(m Map) Set { return s.Apply(m.Reverse()) }
+// imagePieces returns the pieces of { y : ∃x ∈ a, (x, y) ∈ b }, where x are the inputs of b
+// and y its outputs, or the reverse when rev. It builds the conjunction directly in the layout
+// the projection needs (x and the divs that depend on x last, as existentials), which is what
+// embedding a, intersecting and projectCols compute with three copies of the rows.
+func imagePieces(a, b *basic, rev bool) []*basic {
+	np := a.nParam
+	nx, ny, xAt, yAt, yt := b.nIn(), b.nOut(), b.inStart(), b.outStart(), b.out
+	if rev {
+		nx, ny, xAt, yAt, yt = b.nOut(), b.nIn(), b.outStart(), b.inStart(), b.in
+	}
+	// a divs that depend on x, or on such divs, become existentials; likewise for b
+	taint := func(p *basic, isX func(col int) bool) ([]bool, int) {
+		t, n := make([]bool, len(p.divs)), 0
+		ds := p.divStart()
+		for k, d := range p.divs {
+			for col, v := range d.num {
+				if v != 0 && (col < ds && isX(col) || col >= ds && col < ds+k && t[col-ds]) {
+					t[k] = true
+					n++
+					break
+				}
+			}
+		}
+		return t, n
+	}
+	ta, nta := taint(a, func(col int) bool { return col > np })
+	tb, ntb := taint(b, func(col int) bool { return col >= xAt && col < xAt+nx })
+	// layout: 1 | params | y | kept divs of a, of b | x | tainted divs of a, of b
+	kept := len(a.divs) - nta + len(b.divs) - ntb
+	ds := 1 + np + ny
+	exS := ds + kept
+	w := exS + nx + nta + ntb
+	colA, colB := make([]int, a.width()), make([]int, b.width())
+	for i := 0; i <= np; i++ {
+		colA[i], colB[i] = i, i
+	}
+	for i := 0; i < nx; i++ {
+		colA[1+np+i], colB[xAt+i] = exS+i, exS+i
+	}
+	for i := 0; i < ny; i++ {
+		colB[yAt+i] = 1 + np + i
+	}
+	nextKept, nextEx := ds, exS+nx
+	place := func(col []int, at int, t []bool) {
+		for k, tk := range t {
+			if tk {
+				col[at+k] = nextEx
+				nextEx++
+			} else {
+				col[at+k] = nextKept
+				nextKept++
+			}
+		}
+	}
+	place(colA, a.divStart(), ta)
+	place(colB, b.divStart(), tb)
+	nRows := len(a.eqs) + len(b.eqs) + len(a.ineqs) + len(b.ineqs) + 2*(nta+ntb)
+	buf := make([]int64, (nRows+kept)*w)
+	scatter := func(r []int64, col []int) []int64 {
+		n := buf[:w:w]
+		buf = buf[w:]
+		for i, v := range r {
+			if v != 0 {
+				n[col[i]] = v
+			}
+		}
+		return n
+	}
+	c := &basic{nParam: np, out: yt, nEx: nx + nta + ntb}
+	hdr := make([][]int64, nRows)
+	c.eqs, c.ineqs = hdr[:0:len(a.eqs)+len(b.eqs)], hdr[len(a.eqs)+len(b.eqs):len(a.eqs)+len(b.eqs)]
+	c.divs = make([]div, 0, kept)
+	for _, p := range []struct {
+		b   *basic
+		col []int
+		t   []bool
+	}{{a, colA, ta}, {b, colB, tb}} {
+		for _, e := range p.b.eqs {
+			c.eqs = append(c.eqs, scatter(e, p.col))
+		}
+		for _, r := range p.b.ineqs {
+			c.ineqs = append(c.ineqs, scatter(r, p.col))
+		}
+		for k, d := range p.b.divs {
+			num := scatter(d.num, p.col)
+			if !p.t[k] {
+				c.divs = append(c.divs, div{num, d.den})
+				continue
+			}
+			// num - den*q >= 0 and -num + den*q + den - 1 >= 0
+			q := p.col[p.b.divStart()+k]
+			num[q] = subc(num[q], d.den)
+			hi := buf[:w:w]
+			buf = buf[w:]
+			for i, v := range num {
+				hi[i] = negc(v)
+			}
+			hi[0] = addc(hi[0], d.den-1)
+			c.ineqs = append(c.ineqs, num, hi)
+		}
+	}
+	c.mergeDuplicateDivs()
+	ps := coalesceProjection(c.eliminateEx())
+	for _, p := range ps {
+		p.tidied = true // eliminateEx and coalescing leave their pieces tidy
+	}
+	return ps
+}
 
 // ProjectOut existentially quantifies n dimensions starting at first (single space).
 func (s Set) ProjectOut(first, n int) Set {

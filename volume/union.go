@@ -26,7 +26,7 @@ func (u *union) addSpace(s space) {
 			return
 		}
 	}
-	u.spaces = append(u.spaces, space{s.in.clone(), s.out.clone()})
+	u.spaces = append(u.spaces, s)
 }
 
 func (u union) hasSpace(s space) bool {
@@ -51,9 +51,10 @@ func (b *basic) withParams(old, new []string) *basic {
 	for c := 1 + len(old); c < b.width(); c++ {
 		newCol[c] = c + delta
 	}
-	c := b.clone()
+	c := b.shallow(0)
 	c.remapRows(newCol, b.width()+delta)
 	c.nParam = len(new)
+	c.nonEmpty = b.nonEmpty // the new parameters are free
 	return c
 }
 
@@ -85,10 +86,12 @@ func align(a, b union) (union, union) {
 // keepNonEmpty appends the pieces of bs that are not empty to u.
 func (u *union) addPieces(bs ...*basic) {
 	for _, b := range bs {
-		if b == nil || !b.tidy() || b.isEmpty() {
+		if b == nil || !b.tidied && !b.tidy() || !b.nonEmpty && b.isEmpty() {
 			continue
 		}
+		b.nonEmpty = true
 		b.dropUnusedDivs()
+		b.tidied = true
 		u.addSpace(space{b.in, b.out})
 		u.pieces = append(u.pieces, b)
 	}
@@ -148,38 +151,98 @@ func (u union) subtract(v union) union {
 // subtract returns the pieces of a − c, pairwise disjoint and non-empty: a ∧ ¬k1, a ∧ k1 ∧ ¬k2,
 // … for the constraints k of c that a does not imply. When a and c are disjoint it returns a.
 func (a *basic) subtract(c *basic) []*basic {
-	// Express c's constraints over a's columns with c's divs appended. base is owned here.
-	base, cons := a.alignDivs(c)
-	divc := base.allDivConstraints()
-	rows := make([][]int64, 0, len(base.ineqs)+len(divc)+len(cons)+1)
-	rows = append(append(append(rows, base.ineqs...), divc...), cons...)
-	if !feasible(base.eqs, rows) {
-		return []*basic{a.clone()}
+	// Express c's constraints over a's columns with c's divs appended.
+	var base *basic
+	var cons [][]int64
+	if len(c.divs) == 0 && a.tidied {
+		// c's rows are over a's columns. base shares a's rows: they are tidy, so tidying base
+		// writes none of them, and only the rows appended to it are normalised.
+		base = &basic{nParam: a.nParam, in: a.in, out: a.out, divs: a.divs, eqs: slices.Clone(a.eqs), ineqs: a.ineqs}
+		w := a.width()
+		buf := make([]int64, (2*len(c.eqs)+len(c.ineqs))*w)
+		row := func(r []int64, sign int64) []int64 {
+			n := buf[:w:w]
+			buf = buf[w:]
+			for i, v := range r {
+				n[i] = mulc(sign, v)
+			}
+			return n
+		}
+		cons = make([][]int64, 0, 2*len(c.eqs)+len(c.ineqs))
+		for _, e := range c.eqs {
+			cons = append(cons, row(e, 1), row(e, -1))
+		}
+		for _, r := range c.ineqs {
+			cons = append(cons, row(r, 1))
+		}
+	} else {
+		base, cons = a.alignDivs(c)
+	}
+	s := newOmegaSys(base.width(), nil)
+	defer s.release()
+	if a.nonEmpty {
+		// base is a with c's divs, which are functions of its variables
+		s.addConnected(base, -1, cons...)
+	} else {
+		s.addBasic(base)
+	}
+	s.addIneqs(cons)
+	if !s.feasible() {
+		return []*basic{a} // pieces are never modified: the result may share them
 	}
 	var out []*basic
 	cur := base
+	cur.ineqs = append(make([][]int64, 0, len(base.ineqs)+len(cons)), base.ineqs...)
+	// cur is kept tidy, so that each piece only tidies its new row
+	if !a.tidied && !cur.tidy() {
+		return nil // cannot happen: cur contains a ∩ c
+	}
+	neg := make([]int64, base.width())
 	for _, k := range cons {
-		if cur.plainImplies(k) {
+		if _, drop := normIneq(k); drop || cur.plainImplies(k) {
 			continue
 		}
-		neg := negRow(k)
+		for i, v := range k {
+			neg[i] = negc(v)
+		}
 		neg[0] = subc(neg[0], 1)
-		rows = append(append(append(rows[:0], cur.ineqs...), divc...), neg)
-		if !feasible(cur.eqs, rows) {
+		s := newOmegaSys(cur.width(), nil)
+		s.addConnected(cur, -1, neg) // cur contains a ∩ c, which is not empty
+		s.addIneq(neg)
+		ok := s.feasible()
+		s.release()
+		if !ok {
 			continue // cur already implies k: adding it changes nothing
 		}
-		p := cur.clone()
-		p.ineqs = append(p.ineqs, neg)
-		p.tidy()
-		p.mergeDuplicateDivs()
-		p.dropUnusedDivs()
+		var p *basic
+		if len(cur.divs) == 0 {
+			// The pieces share cur's rows, which are tidy and which nothing writes any more:
+			// tidying a piece normalises only its own new row and copies any equality it forms.
+			p = &basic{nParam: cur.nParam, in: cur.in, out: cur.out, eqs: slices.Clone(cur.eqs)}
+			p.ineqs = append(make([][]int64, 0, len(cur.ineqs)+1), cur.ineqs...)
+			p.ineqs = append(p.ineqs, cloneRow(neg))
+			p.tidyFrom(len(cur.ineqs))
+			p.tidied = true
+		} else {
+			p = cur.cloneWith(neg)
+			p.tidyFrom(len(cur.ineqs))
+			p.mergeDuplicateDivs()
+			p.dropUnusedDivs()
+		}
+		p.nonEmpty = true
 		out = append(out, p)
 		cur.ineqs = append(cur.ineqs, k) // cons rows are owned copies
+		cur.tidyFrom(len(cur.ineqs) - 1)
 	}
 	return out
 }
 
 func (u union) isEmpty() bool {
+	for _, p := range u.pieces {
+		if p.nonEmpty {
+			return false
+		}
+	}
 	for _, p := range u.pieces {
 		if !p.isEmpty() {
 			return false
@@ -229,9 +292,9 @@ func (b *basic) embed(in, out tuple, dimCol []int) *basic {
 	for k := range b.divs {
 		newCol[b.divStart()+k] = 1 + b.nParam + nd + k
 	}
-	c := b.clone()
+	c := b.shallow(0)
 	c.remapRows(newCol, 1+b.nParam+nd+len(b.divs))
-	c.in, c.out = in.clone(), out.clone()
+	c.in, c.out = in, out
 	return c
 }
 
@@ -248,11 +311,13 @@ func (u union) simplify() union {
 	r := union{params: u.params, spaces: u.spaces}
 	for _, p := range u.pieces {
 		c := p.clone()
-		if !c.tidy() || c.isEmpty() {
+		if !c.tidy() || !p.nonEmpty && c.isEmpty() {
 			continue
 		}
+		c.nonEmpty = true
 		c.removeRedundant()
 		c.dropUnusedDivs()
+		c.tidied = true
 		r.pieces = append(r.pieces, c)
 	}
 	return r
@@ -263,22 +328,29 @@ func (u union) simplify() union {
 func (u union) simplifyCheap() union {
 	r := union{params: u.params, spaces: u.spaces}
 	for _, p := range u.pieces {
-		c := p.clone()
-		if !c.tidy() || c.isEmpty() {
+		if p.nonEmpty && p.tidied && len(p.divs) == 0 {
+			r.pieces = append(r.pieces, p) // nothing to do
 			continue
 		}
+		c := p.clone()
+		if !c.tidy() || !p.nonEmpty && c.isEmpty() {
+			continue
+		}
+		c.nonEmpty = true
 		c.divsOutOfIneqs()
 		if !c.tidy() {
 			continue
 		}
 		c.dropUnusedDivs()
+		c.tidied = true
 		r.pieces = append(r.pieces, c)
 	}
 	return r
 }
 
 // removeRedundant drops every inequality implied by the others (exact integer test) and turns
-// inequalities that can only hold with equality into equalities.
+// inequalities that can only hold with equality into equalities. b should not be empty (the
+// tests take that for granted: on an empty b some redundant constraints may stay).
 func (b *basic) removeRedundant() { b.removeRedundantIneqs(true) }
 
 // removeRedundantIneqs is removeRedundant; detectEqs=false skips the search for implicit
@@ -289,29 +361,93 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 		b.markEmpty()
 		return
 	}
-	divc := b.allDivConstraints()
+	w := b.width()
+	// Per column, the rows (inequalities and div definitions) with a positive and with a negative
+	// coefficient there, and whether an equality uses it: a variable that no other row bounds in
+	// one direction proves without a test that a row is not redundant, or not an equality.
+	cnt := make([]int32, 2*w)
+	pos, neg := cnt[:w], cnt[w:]
+	inEq := make([]bool, w)
+	count := func(r []int64, d int32) {
+		for c := 1; c < w; c++ {
+			if r[c] > 0 {
+				pos[c] += d
+			} else if r[c] < 0 {
+				neg[c] += d
+			}
+		}
+	}
+	useEq := func(e []int64) {
+		for c := 1; c < w; c++ {
+			if e[c] != 0 {
+				inEq[c] = true
+			}
+		}
+	}
+	for _, e := range b.eqs {
+		useEq(e)
+	}
+	for _, r := range b.ineqs {
+		count(r, 1)
+	}
+	for _, r := range b.allDivConstraints() {
+		count(r, 1)
+	}
+	// soleBound: r is the only lower (upper) bound of a variable outside the equalities; without
+	// r that variable can decrease (increase) until r fails, so r is not redundant.
+	soleBound := func(r []int64) bool {
+		for c := 1; c < w; c++ {
+			if !inEq[c] && (r[c] > 0 && pos[c] == 1 || r[c] < 0 && neg[c] == 1) {
+				return true
+			}
+		}
+		return false
+	}
+	// canGrow: r has a variable outside the equalities that no row bounds in the direction that
+	// increases r, so r >= 1 has points and r is no implicit equality.
+	canGrow := func(r []int64) bool {
+		for c := 1; c < w; c++ {
+			if !inEq[c] && (r[c] > 0 && neg[c] == 0 || r[c] < 0 && pos[c] == 0) {
+				return true
+			}
+		}
+		return false
+	}
+	other := make([]int64, w)
 	for i := 0; i < len(b.ineqs); i++ {
 		r := b.ineqs[i]
-		others := make([][]int64, 0, len(b.ineqs)+len(divc))
-		others = append(others, b.ineqs[:i]...)
-		others = append(others, b.ineqs[i+1:]...)
-		others = append(others, divc...)
-		neg := negRow(r)
-		neg[0] = subc(neg[0], 1)
-		if !feasible(b.eqs, append(others, neg)) {
-			b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
-			i--
-			continue
+		if !soleBound(r) {
+			for c, v := range r {
+				other[c] = negc(v)
+			}
+			other[0] = subc(other[0], 1)
+			s := newOmegaSys(w, nil)
+			s.addConnected(b, i, other) // b without r contains b, which is not empty
+			s.addIneq(other)
+			ok := s.feasible()
+			s.release()
+			if !ok {
+				count(r, -1)
+				b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
+				i--
+				continue
+			}
 		}
-		if !detectEqs {
+		if !detectEqs || canGrow(r) {
 			continue
 		}
 		// implicit equality: r >= 1 impossible
-		pos := cloneRow(r)
-		pos[0] = subc(pos[0], 1)
-		all := append(append([][]int64(nil), b.ineqs...), divc...)
-		if !feasible(b.eqs, append(all, pos)) {
-			b.eqs = append(b.eqs, cloneRow(r))
+		copy(other, r)
+		other[0] = subc(other[0], 1)
+		s := newOmegaSys(w, nil)
+		s.addConnected(b, -1, other)
+		s.addIneq(other)
+		ok := s.feasible()
+		s.release()
+		if !ok {
+			count(r, -1)
+			useEq(r)
+			b.eqs = append(b.eqs, r)
 			b.ineqs = append(b.ineqs[:i:i], b.ineqs[i+1:]...)
 			i--
 		}
