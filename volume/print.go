@@ -6,6 +6,7 @@ package volume
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -313,16 +314,31 @@ func (pr printer) atom(col int) string {
 	return "floor((" + pr.expr(d.num) + ")/" + strconv.FormatInt(d.den, 10) + ")"
 }
 
-// expr renders row · (1, vars) as an affine expression.
+// expr renders row · (1, vars) as an affine expression: parameters and dims in column order,
+// then the floor terms ordered by their text, so that the printed form does not depend on the
+// order in which the divs were created (a reparse creates them in the order it reads them).
 func (pr printer) expr(r []int64) string {
+	type term struct {
+		c    int64
+		atom string
+	}
+	var terms, floors []term
+	for col := 1; col < len(r); col++ {
+		if c := r[col]; c != 0 {
+			t := term{c, pr.atom(col)}
+			if col < pr.b.divStart() {
+				terms = append(terms, t)
+			} else {
+				floors = append(floors, t)
+			}
+		}
+	}
+	sort.SliceStable(floors, func(i, j int) bool { return floors[i].atom < floors[j].atom })
+	terms = append(terms, floors...)
 	var sb strings.Builder
 	first := true
-	for col := 1; col < len(r); col++ {
-		c := r[col]
-		if c == 0 {
-			continue
-		}
-		a := pr.atom(col)
+	for _, t := range terms {
+		c, a := t.c, t.atom
 		switch {
 		case first && c < 0:
 			sb.WriteString("-")
@@ -334,7 +350,7 @@ func (pr printer) expr(r []int64) string {
 		ac := abs64(c)
 		if ac != 1 {
 			sb.WriteString(strconv.FormatInt(ac, 10))
-			if col >= pr.b.divStart() {
+			if strings.HasPrefix(a, "floor(") {
 				sb.WriteString("*")
 			}
 		}
