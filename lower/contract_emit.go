@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -25,12 +26,17 @@ func (kb *kernelBuilder) emitTiles(c *contraction) error {
 		fb.f.FuncAttrs = append(fb.f.FuncAttrs, llvm.AttrPair{Key: "min-legal-vector-width", Value: "512"},
 			llvm.AttrPair{Key: "prefer-vector-width", Value: "512"})
 	}
+	pp := kb.newPanels(c)
 	body := func() error {
+		if pp != nil {
+			// a new chunk: no panel holds its elements yet
+			fb.cur.NewStore(i64(-1), pp.key[0])
+		}
 		for _, tc := range c.classes {
-			if err := kb.emitTileScan(c, tc, tc.full, false); err != nil {
+			if err := kb.emitTileScan(c, pp, tc, tc.full, false); err != nil {
 				return err
 			}
-			if err := kb.emitTileScan(c, tc, tc.part, true); err != nil {
+			if err := kb.emitTileScan(c, pp, tc, tc.part, true); err != nil {
 				return err
 			}
 		}
@@ -46,19 +52,136 @@ func (kb *kernelBuilder) emitTiles(c *contraction) error {
 	})
 }
 
+// panels are the stack buffers of a kernel's packed reads (contraction.packs), one per read,
+// and the key of the panel they hold: column count (-1: none), tj, o....
+type panels struct {
+	bufs []value.Value
+	typ  types.Type // [packElems·nr x elem]
+	key  []value.Value
+}
+
+// newPanels allocates the panels of c's packed reads (nil when there are none).
+func (kb *kernelBuilder) newPanels(c *contraction) *panels {
+	if len(c.packs) == 0 {
+		return nil
+	}
+	et := regType(kb.op.Result.Type.Elem)
+	pp := &panels{typ: types.NewArray(uint64(c.packElems*int64(c.nv*c.vl)), et)}
+	for range c.packs {
+		pp.bufs = append(pp.bufs, kb.entryAlloca(pp.typ))
+	}
+	for k := 0; k < 2+len(c.oDims); k++ {
+		pp.key = append(pp.key, kb.entryAlloca(types.I64))
+	}
+	return pp
+}
+
+// slot returns the index of the first element of reduction point rl in a panel.
+func (pp *panels) slot(fb *funcBuilder, c *contraction, rl []value.Value) value.Value {
+	var s value.Value = i64(0)
+	for d, x := range rl {
+		var base value.Value = i64(c.rlos[d])
+		if d == 0 && c.kc > 0 {
+			base = fb.params[tileParamKC]
+		}
+		s = fb.add(s, fb.mul(fb.sub(x, base), i64(c.pstride[d])))
+	}
+	return fb.mul(s, i64(int64(c.nv*c.vl)))
+}
+
+// ptr returns the address of group g of the panel of packed read p at slot s, typed for a load
+// or store of the group.
+func (pp *panels) ptr(fb *funcBuilder, p int, s value.Value, g tileGroup) value.Value {
+	at := fb.cur.NewGetElementPtr(pp.typ, pp.bufs[p], i64(0), fb.add(s, i64(int64(g.off))))
+	if g.lanes == 1 {
+		return at
+	}
+	return fb.cur.NewBitCast(at, types.NewPointer(types.NewVector(uint64(g.lanes), pp.elem())))
+}
+
+// fill copies the panels of the tile at lev (dims: its iteration point with i and the reduction
+// dims unset) unless they hold them already: the reduction parts are scanned as in the
+// micro-kernel and each packed read's groups are loaded at (i0, j0+off) and stored at their
+// slots.
+func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []value.Value, dims []value.Value) error {
+	fb := kb.fb
+	nO := len(c.oDims)
+	want := append([]value.Value{i64(int64(tc.cols)), lev[nO]}, lev[:nO]...)
+	var hit value.Value
+	for k, w := range want {
+		eq := fb.cur.NewICmp(enum.IPredEQ, fb.cur.NewLoad(types.I64, pp.key[k]), w)
+		if hit == nil {
+			hit = eq
+		} else {
+			hit = fb.cur.NewAnd(hit, eq)
+		}
+	}
+	miss := fb.cur.NewXor(hit, constant.True)
+	return fb.ifThen(miss, "pack", func() error {
+		for k, w := range want {
+			fb.cur.NewStore(w, pp.key[k])
+		}
+		for _, rp := range c.rparts {
+			re := &astEmitter{fb: fb, lev: make([]value.Value, c.nR)}
+			re.leaf = func(rl []value.Value) error {
+				d := append([]value.Value(nil), dims...)
+				copy(d[c.nOut:], rl)
+				s := pp.slot(fb, c, rl)
+				for p, k := range c.packs {
+					w := kb.ops[k]
+					idx := kb.op.Access[k].Pieces[0].Index
+					for _, g := range tc.groups {
+						gd := append([]value.Value(nil), d...)
+						gd[c.j] = fb.add(d[c.j], i64(int64(g.off)))
+						off := fb.offset(w, fb.indexAt(idx, gd))
+						var v value.Value
+						if g.lanes == 1 {
+							v = fb.loadElem(w, off)
+						} else {
+							v = fb.vectorLoad(w, off, g.lanes)
+						}
+						st := fb.cur.NewStore(v, pp.ptr(fb, p, s, g))
+						st.Align = llvm.Align(int64(g.lanes) * byteSize(pp.elem()))
+					}
+				}
+				return nil
+			}
+			if err := re.emit(rp.scan); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// elem is the element type of the panels.
+func (pp *panels) elem() types.Type { return pp.typ.(*types.ArrayType).ElemType }
+
+// load returns group g of packed read p at slot s.
+func (pp *panels) load(fb *funcBuilder, p int, s value.Value, g tileGroup) value.Value {
+	et := pp.elem()
+	var t types.Type = et
+	if g.lanes > 1 {
+		t = types.NewVector(uint64(g.lanes), et)
+	}
+	ld := fb.cur.NewLoad(t, pp.ptr(fb, p, s, g))
+	ld.Align = llvm.Align(int64(g.lanes) * byteSize(et))
+	return ld
+}
+
 // emitTileScan emits the tiles of one class that ast scans (over (o..., tj, ti)).
-func (kb *kernelBuilder) emitTileScan(c *contraction, tc *tileClass, ast volume.Node, partial bool) error {
+func (kb *kernelBuilder) emitTileScan(c *contraction, pp *panels, tc *tileClass, ast volume.Node, partial bool) error {
 	if ast == nil {
 		return nil
 	}
 	nO := len(c.oDims)
 	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, nO+2)}
-	e.leaf = func(lev []value.Value) error { return kb.emitTile(c, tc, lev, partial) }
+	e.leaf = func(lev []value.Value) error { return kb.emitTile(c, pp, tc, lev, partial) }
 	return e.emit(ast)
 }
 
 // emitTile emits the micro-kernel of the tile at lev = (o..., tj, ti).
-func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Value, partial bool) error {
+func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev []value.Value, partial bool) error {
 	fb := kb.fb
 	op := kb.op
 	elem := op.Result.Type.Elem
@@ -96,15 +219,44 @@ func (kb *kernelBuilder) emitTile(c *contraction, tc *tileClass, lev []value.Val
 			fb.cur.NewStore(kb.accInit(c, off, g), accs[r][gi])
 		}
 	}
+	if pp != nil {
+		d := at(0, tileGroup{})
+		if err := pp.fill(kb, c, tc, lev, d); err != nil {
+			return err
+		}
+	}
 	// the reduction, part by part
 	for _, rp := range c.rparts {
+		// the nodes that read packed operands, whose values come from the panels
+		reads := make([][]*ir.Scalar, len(c.packs))
+		for p, k := range c.packs {
+			rp.body.Walk(func(s *ir.Scalar) {
+				if s.Op == ir.SRead && s.Arg == k {
+					reads[p] = append(reads[p], s)
+				}
+			})
+		}
 		re := &astEmitter{fb: fb, lev: make([]value.Value, c.nR)}
 		re.leaf = func(rl []value.Value) error {
+			packed := make([][]value.Value, len(c.packs))
+			if pp != nil {
+				s := pp.slot(fb, c, rl)
+				for p := range c.packs {
+					for _, g := range tc.groups {
+						packed[p] = append(packed[p], pp.load(fb, p, s, g))
+					}
+				}
+			}
 			for r := range accs {
 				for gi, g := range tc.groups {
 					d := at(r, g)
 					copy(d[c.nOut:], rl)
 					bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: lanesOf(g), inner: c.j, memo: map[*ir.Scalar]value.Value{}}
+					for p := range c.packs {
+						for _, s := range reads[p] {
+							bc.memo[s] = packed[p][gi]
+						}
+					}
 					acc := fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi])
 					v, err := kb.accumulate(bc, rp, acc)
 					if err != nil {

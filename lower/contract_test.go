@@ -26,13 +26,26 @@ var contractionCases = []contractionCase{
   %C = matmul(%A, %B) : f32[37, 45]
   return %C
 }`, "", true},
-	{"dense_kc_chunks", `graph @g(%A: f32[13, 300], %B: f32[300, 70]) {
+	{"dense_kc_chunks", `graph @g(%A: f32[13, 600], %B: f32[600, 70]) {
   %C = matmul(%A, %B) : f32[13, 70]
   return %C
 }`, "", true},
 	{"dense_f64", `graph @g(%A: f64[9, 20], %B: f64[20, 19]) {
   %C = matmul(%A, %B) : f64[9, 19]
   return %C
+}`, "", true},
+	{"packed_kc_chunks", `graph @g(%A: f32[40, 600], %B: f32[600, 517]) {
+  %C = matmul(%A, %B) : f32[40, 517]
+  return %C
+}`, "", true},
+	{"packed_f64", `graph @g(%A: f64[35, 64], %B: f64[64, 128]) {
+  %C = matmul(%A, %B) : f64[35, 128]
+  return %C
+}`, "", true},
+	{"packed_batch_triangle", `graph @g(%A: f32[2, 36, 600], %B: f32[2, 600, 256]) {
+  %C = matmul(%A, %B) : f32[2, 36, 256]
+  %Y = trilu(%C) {k = 0, upper = 1} : f32[2, 36, 256]
+  return %Y
 }`, "", true},
 	{"triangle_upper", `graph @g(%A: f32[50, 40], %B: f32[40, 70]) {
   %C = matmul(%A, %B) : f32[50, 70]
@@ -83,7 +96,15 @@ var contractionCases = []contractionCase{
   %y = conv(%x, %w) {pads = [1, 2, 1, 0], strides = [2, 1]} : f32[2, 5, 9, 41]
   return %y
 }`, "", true},
+	{"packed_conv_pads_bias", `graph @g(%x: f32[2, 16, 6, 256], %w: f32[34, 16, 3, 1], %b: f32[34]) {
+  %y = conv(%x, %w, %b) {pads = [1, 1, 1, 1]} : f32[2, 34, 6, 258]
+  return %y
+}`, "", true},
 }
+
+// packedCases are the contractions whose B-like read is copied into panels on every CPU (the
+// others' panels stay in L1 in place).
+var packedCases = map[string]bool{"packed_kc_chunks": true, "packed_f64": true, "packed_batch_triangle": true, "packed_conv_pads_bias": true}
 
 func contractionGraph(t *testing.T, c contractionCase) *ir.Graph {
 	t.Helper()
@@ -115,6 +136,9 @@ func TestContractionStrategy(t *testing.T) {
 			t.Logf("%s on %s: %s", c.name, cpu, m.Entries[0].Strategies[0])
 			got := strings.HasPrefix(m.Entries[0].Strategies[0], "register-tiles")
 			require.Equal(t, c.tiles, got, "%s on %s: %v", c.name, cpu, m.Entries[0].Strategies)
+			if packedCases[c.name] {
+				require.Contains(t, m.Entries[0].Strategies[0], "packed=", "%s on %s", c.name, cpu)
+			}
 		}
 	}
 }
@@ -138,6 +162,6 @@ func TestContractionKernels(t *testing.T) {
 		if d == ir.F64 {
 			return 1e-13, 1e-13
 		}
-		return 1e-5, 1e-4 // sums of up to 300 products of [-1, 1] values
+		return 1e-5, 1e-4 // sums of up to 600 products of [-1, 1] values
 	})
 }
