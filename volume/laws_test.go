@@ -170,3 +170,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestSampleUnconstrained: a basic without constraints has no rows to read its width from
+// (Sample of { [i] } indexed an empty row; fuzz finding of FuzzRun in internal/calc).
+func TestSampleUnconstrained(t *testing.T) {
+	for _, src := range []string{"{ [i] }", "[N] -> { S[i] }", "{ [i, j] : j >= 5 }", "[N] -> { [i] : N >= 2 }"} {
+		s := MustParseSet(src)
+		var pt Point
+		var ok bool
+		require.NoError(t, Try(func() { pt, ok = s.Sample() }), src)
+		require.True(t, ok, src)
+		params := map[string]int64{}
+		for i, n := range s.Params() {
+			params[n] = pt.Params[i]
+		}
+		assert.True(t, s.Contains(pt.Tuple, pt.Coords, params), "%s: sample %+v is not in the set", src, pt)
+	}
+}
