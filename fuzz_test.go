@@ -2,15 +2,20 @@ package graphc_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/randgraph"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/passes"
 )
 
-// FuzzCompile runs the whole pipeline and lowering on small random graphs with random required
-// regions: it must compile or return an error, never panic.
+// FuzzCompile runs the whole pipeline (with --verify-each) and lowering on small random graphs
+// with random required regions: it must compile or return an error. CompileGraph turns panics
+// into *InternalError, so an internal error, like a pass leaving a graph the verifier rejects,
+// is a finding; other errors (an input graphc refuses) are allowed.
 func FuzzCompile(f *testing.F) {
 	for s := uint64(0); s < 64; s++ {
 		f.Add(s, s*7+1)
@@ -19,13 +24,29 @@ func FuzzCompile(f *testing.F) {
 		r := rand.New(rand.NewPCG(s1, s2))
 		g := randgraph.Graph(r)
 		var opts []graphc.Option
+		var reqs []string
 		for k, o := range g.Outputs {
 			if req := randgraph.Requirement(r, o, k); req != "" {
 				opts = append(opts, graphc.WithRequire(req))
+				reqs = append(reqs, req)
 			}
 		}
 		opts = append(opts, graphc.WithVerifyEach(true))
-		if _, err := graphc.CompileGraph(context.Background(), g, opts...); err != nil {
+		if err := ir.Verify(g); err != nil {
+			t.Fatalf("randgraph built an invalid graph: %v\n%s", err, g)
+		}
+		text := g.String() // CompileGraph modifies g
+		_, err := graphc.CompileGraph(context.Background(), g, opts...)
+		var ie *graphc.InternalError
+		var pe *passes.InternalError
+		switch {
+		case errors.As(err, &ie):
+			t.Fatalf("%v\n%s\ngraph:\n%s\nrequire: %q", err, ie.Stack, text, reqs)
+		case errors.As(err, &pe):
+			t.Fatalf("%v\n%s\ngraph:\n%s\nrequire: %q", err, pe.Stack, text, reqs)
+		case errors.Is(err, ir.ErrInvalid):
+			t.Fatalf("a pass left an invalid graph: %v\ngraph:\n%s\nrequire: %q", err, text, reqs)
+		case err != nil:
 			t.Logf("error (allowed): %v", err)
 		}
 	})
