@@ -4,11 +4,14 @@
 package calc
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/graphc/graphc/volume"
 )
 
 // seedPrograms are the calculator programs the tests and the README run.
@@ -53,15 +56,15 @@ var seedPrograms = []string{
 // long has found super-linear work (a hang, for a user).
 const calcTimeLimit = 10 * time.Second
 
-// FuzzRun runs calculator programs: Run must return (a value or an error, never a panic)
-// within calcTimeLimit.
+// FuzzRun runs calculator programs: Run must return (a value or an error, never a panic nor an
+// error wrapping volume.ErrInternal, a bug) within calcTimeLimit.
 func FuzzRun(f *testing.F) {
 	for _, p := range seedPrograms {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		// Run goes in a goroutine so that the time limit can fire; a panic comes back with its
-		// stack
+		// Run goes in a goroutine so that the time limit can fire; a failure (a panic with its
+		// stack, an internal error) comes back on done
 		done := make(chan string, 1)
 		go func() {
 			defer func() {
@@ -70,12 +73,14 @@ func FuzzRun(f *testing.F) {
 				}
 				close(done)
 			}()
-			_ = Run(src, io.Discard)
+			if err := Run(src, io.Discard); errors.Is(err, volume.ErrInternal) {
+				done <- fmt.Sprintf("volume reported a bug: %v", err)
+			}
 		}()
 		select {
-		case p, panicked := <-done:
-			if panicked {
-				t.Fatalf("Run panicked: %s\nprogram: %q", p, src)
+		case msg, failed := <-done:
+			if failed {
+				t.Fatalf("Run failed: %s\nprogram: %q", msg, src)
 			}
 		case <-time.After(calcTimeLimit):
 			t.Fatalf("Run did not finish within %v\nprogram: %q", calcTimeLimit, src)
