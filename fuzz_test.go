@@ -10,12 +10,14 @@ import (
 	"github.com/graphc/graphc/internal/randgraph"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/passes"
+	"github.com/graphc/graphc/volume"
 )
 
 // FuzzCompile runs the whole pipeline (with --verify-each) and lowering on small random graphs
 // with random required regions: it must compile or return an error. CompileGraph turns panics
-// into *InternalError, so an internal error, like a pass leaving a graph the verifier rejects,
-// is a finding; other errors (an input graphc refuses) are allowed.
+// into *InternalError, so an internal error, like a pass leaving a graph the verifier rejects or
+// volume reporting a bug of its own (ErrInternal), is a finding; other errors (an input graphc
+// refuses, a problem too complex for exact elimination) are allowed.
 func FuzzCompile(f *testing.F) {
 	for s := uint64(0); s < 64; s++ {
 		f.Add(s, s*7+1)
@@ -46,6 +48,8 @@ func FuzzCompile(f *testing.F) {
 			t.Fatalf("%v\n%s\ngraph:\n%s\nrequire: %q", err, pe.Stack, text, reqs)
 		case errors.Is(err, ir.ErrInvalid):
 			t.Fatalf("a pass left an invalid graph: %v\ngraph:\n%s\nrequire: %q", err, text, reqs)
+		case errors.Is(err, volume.ErrInternal):
+			t.Fatalf("volume reported a bug: %v\ngraph:\n%s\nrequire: %q", err, text, reqs)
 		case err != nil:
 			t.Logf("error (allowed): %v", err)
 		}
