@@ -3,8 +3,11 @@ package graphc_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/randgraph"
@@ -13,16 +16,32 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
+// compileTimeLimit bounds one compilation: the seeds' graphs compile in milliseconds, so one
+// that takes this long found super-linear work in a pass or in lowering.
+const compileTimeLimit = time.Minute
+
+// watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
+// within limit: go test -fuzz has no time limit of its own per input, and a crash is reported
+// with the input that caused it.
+func watchdog(limit time.Duration) (stop func() bool) {
+	return time.AfterFunc(limit, func() {
+		debug.SetTraceback("all")
+		panic(fmt.Sprintf("the input took longer than %v", limit))
+	}).Stop
+}
+
 // FuzzCompile runs the whole pipeline (with --verify-each) and lowering on small random graphs
 // with random required regions: it must compile or return an error. CompileGraph turns panics
 // into *InternalError, so an internal error, like a pass leaving a graph the verifier rejects or
 // volume reporting a bug of its own (ErrInternal), is a finding; other errors (an input graphc
-// refuses, a problem too complex for exact elimination) are allowed.
+// refuses, a problem too complex for exact elimination) are allowed. Compiling must take less
+// than compileTimeLimit.
 func FuzzCompile(f *testing.F) {
 	for s := uint64(0); s < 64; s++ {
 		f.Add(s, s*7+1)
 	}
 	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
+		defer watchdog(compileTimeLimit)()
 		r := rand.New(rand.NewPCG(s1, s2))
 		g := randgraph.Graph(r)
 		var opts []graphc.Option

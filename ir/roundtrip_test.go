@@ -1,9 +1,12 @@
 package ir_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -45,6 +48,23 @@ func TestRoundTripCorpus(t *testing.T) {
 	}
 }
 
+// parseTimeLimit bounds parsing, verifying and round-tripping one input: the seeds take
+// milliseconds, so an input that takes this long found super-linear work (a hang, for a user).
+const parseTimeLimit = 10 * time.Second
+
+// watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
+// within limit: go test -fuzz has no time limit of its own per input, and a crash is reported
+// with the input that caused it.
+func watchdog(limit time.Duration) (stop func() bool) {
+	return time.AfterFunc(limit, func() {
+		debug.SetTraceback("all")
+		panic(fmt.Sprintf("the input took longer than %v", limit))
+	}).Stop
+}
+
+// FuzzParse parses text: whatever parses and verifies must print to text that parses to the
+// same print (parse(print(g)) == g), never panicking, within parseTimeLimit. Its seeds are the
+// graphs of testdata/ir.
 func FuzzParse(f *testing.F) {
 	filepath.Walk("../testdata/ir", func(p string, info os.FileInfo, err error) error {
 		if err == nil && filepath.Ext(p) == ".graph" {
@@ -55,6 +75,7 @@ func FuzzParse(f *testing.F) {
 		return nil
 	})
 	f.Fuzz(func(t *testing.T, text string) {
+		defer watchdog(parseTimeLimit)()
 		g, err := ir.Parse(text)
 		if err != nil {
 			return

@@ -7,10 +7,12 @@ package onnx_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,6 +26,7 @@ import (
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/ir/eval"
 	"github.com/graphc/graphc/proto/onnxpb"
+	"github.com/graphc/graphc/volume"
 )
 
 // nodeTestSuite is the ONNX backend node test suite (DESIGN.md, testing layer 3).
@@ -326,24 +329,43 @@ func TestFuzzCorpus(t *testing.T) {
 	}
 }
 
+// fuzzTimeLimit bounds the import and evaluation of one input: the seeds take milliseconds and
+// the evaluator stops after a second, so an input that takes this long found super-linear work
+// in the importer (a hang, for a user).
+const fuzzTimeLimit = 10 * time.Second
+
+// watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
+// within limit: go test -fuzz has no time limit of its own per input, and a crash is reported
+// with the input that caused it.
+func watchdog(limit time.Duration) (stop func() bool) {
+	return time.AfterFunc(limit, func() {
+		debug.SetTraceback("all")
+		panic(fmt.Sprintf("the input took longer than %v", limit))
+	}).Stop
+}
+
 // fuzzLimits keep what one input may allocate small (a constant of 2^20 elements is 8 MiB).
 var fuzzLimits = ir.Limits{MaxFileBytes: 1 << 20, MaxConstantElements: 1 << 20}
 
 // FuzzImport feeds the reader and importer (initializers listed as inputs are constants, or
 // runtime inputs when initInputs is set): whatever decodes must import into a graph the verifier
-// accepts or be rejected with an error, and the evaluator must run the graph (symbolic dims
-// bound to 2, zero inputs) without panicking. The model sits beside a small external data file
-// (weights.bin, 64 bytes).
+// accepts or be rejected with an error (not one wrapping volume.ErrInternal, a bug), and the
+// evaluator must run the graph (symbolic dims bound to 2, zero inputs) without panicking, all
+// within fuzzTimeLimit. The model sits beside a small external data file (weights.bin, 64 bytes).
 func FuzzImport(f *testing.F) {
 	dir := f.TempDir()
 	require.NoError(f, os.WriteFile(filepath.Join(dir, "weights.bin"), fuzzWeights(), 0o644))
 	name := filepath.Join(dir, "fuzz.onnx")
 	f.Fuzz(func(t *testing.T, data []byte, initInputs bool) {
+		defer watchdog(fuzzTimeLimit)()
 		opts := []onnx.Option{onnx.WithLimits(fuzzLimits)}
 		if initInputs {
 			opts = append(opts, onnx.WithInitializerInputs())
 		}
 		g, err := onnx.Read(bytes.NewReader(data), name, opts...)
+		if errors.Is(err, volume.ErrInternal) {
+			t.Fatalf("volume reported a bug: %v", err)
+		}
 		if err != nil {
 			return
 		}
