@@ -76,6 +76,9 @@ func TestErrorMessages(t *testing.T) {
 	noValue := onnxgen.New("m", 14)
 	noValue.Node("Constant", "c", nil, []string{"Y"})
 	noValue.Output("Y", ir.F32, 1)
+	noTensor := onnxgen.New("m", 14)
+	noTensor.Node("Constant", "c", nil, []string{"Y"}, onnxgen.IntsAttr("value", 1, 2))
+	noTensor.Output("Y", ir.I64, 2)
 	badInfo := unaryModel("Relu", 14)
 	badInfo.G.ValueInfo = append(badInfo.G.ValueInfo, onnxgen.ValueInfo("Y", ir.F32, 5))
 	badOut := unaryModel("Relu", 14)
@@ -106,6 +109,8 @@ func TestErrorMessages(t *testing.T) {
 			`m.onnx: node "c" (Constant, opset 14): unsupported: string constants`},
 		{"constant without value", noValue.Proto(), nil,
 			`m.onnx: node "c" (Constant, opset 14): invalid model: Constant without a value attribute`},
+		{"constant value that is not a tensor", noTensor.Proto(), nil,
+			`m.onnx: node "c" (Constant, opset 14): invalid model: Constant's value attribute holds no tensor (attribute type INTS)`},
 		{"value_info disagrees", badInfo.Proto(), nil,
 			`m.onnx: invalid model: value_info "Y" is declared f32[5], the importer computed f32[4] (dim 0 = 5 differs)`},
 		{"output type disagrees", badOut.Proto(), nil,
