@@ -48,6 +48,25 @@ func TestRoundTripCorpus(t *testing.T) {
 	}
 }
 
+// TestParseRejects: malformed text is an error naming the problem, not a panic (the cases are
+// FuzzParse findings).
+func TestParseRejects(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{`graph @g(%x: f32[4]) {
+  %y = relu(%x) : f32[4]
+      domain { [i] : 0 <= i < 2; A[i, j] : 0 <= i < 2 and j = 0 }
+  return %y
+}`, "line 3: domain: a set of one space is needed, this one has 2"},
+		{`graph @g(%x: f32[4]) {
+  %y = generic(%x) {access = ["{ [i] -> [i] }"], body = "in0", domain = "[A] -> { }", out = "{ [i] -> [i] }", type = "f32[4]"} : f32[4]
+  return %y
+}`, `domain: a set of one space is needed, "[A] -> { }" has 0`},
+	} {
+		_, err := ir.Parse(c.text)
+		require.ErrorContains(t, err, c.want, c.text)
+	}
+}
+
 // parseTimeLimit bounds parsing, verifying and round-tripping one input: the seeds take
 // milliseconds, so an input that takes this long found super-linear work (a hang, for a user).
 const parseTimeLimit = 10 * time.Second
