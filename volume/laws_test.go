@@ -187,3 +187,16 @@ func TestSampleUnconstrained(t *testing.T) {
 		assert.True(t, s.Contains(pt.Tuple, pt.Coords, params), "%s: sample %+v is not in the set", src, pt)
 	}
 }
+
+// TestParseDisjunctBound: each pair of a comparison between lists ("a, b != c, d") is its own
+// disjunction, so 24 pairs of != would make 2^24 disjuncts; the parser stops at maxDisjuncts
+// instead of exhausting memory (FuzzParse finding). Small lists still parse.
+func TestParseDisjunctBound(t *testing.T) {
+	_, err := ParseSet("{ [] : 0, 0, 0, 0, 0, 0 != 0, 0, 0, 0 != 0 }")
+	require.ErrorContains(t, err, "disjuncts")
+	s, err := ParseSet("{ [i, j] : 0 <= i, j < 3 and i, j != 1 }")
+	require.NoError(t, err)
+	n, err := s.Card(nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), n) // i, j in {0, 2}
+}
