@@ -147,6 +147,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("[N] -> { S[i, j] : 0 <= i < N and i <= j < N and exists (e : i + j = 2e) }")
 	f.Add("{ A[i, j] -> B[i + 1, 2j] }")
 	f.Fuzz(func(t *testing.T, text string) {
+		defer watchdog(fuzzTimeLimit)()
 		var once string
 		if s, err := ParseSet(text); err == nil {
 			once = s.String()

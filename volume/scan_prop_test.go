@@ -297,6 +297,7 @@ func FuzzScan(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
+		defer watchdog(fuzzTimeLimit)()
 		s, err := ParseSet(src)
 		if err != nil || len(s.u.spaces) != 1 || s.NDim() == 0 || s.NDim() > 3 || len(s.u.pieces) > 4 {
 			return
