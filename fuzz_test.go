@@ -4,10 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/randgraph"
@@ -73,4 +81,43 @@ func FuzzCompile(f *testing.F) {
 			t.Logf("error (allowed): %v", err)
 		}
 	})
+}
+
+// TestFuzzTargetsListed keeps the one list of fuzz targets, FUZZ_TARGETS in the Makefile (what
+// make fuzz runs), and docs/fuzzing.md in step with the Fuzz functions of the repository.
+func TestFuzzTargetsListed(t *testing.T) {
+	makefile, err := os.ReadFile("Makefile")
+	require.NoError(t, err)
+	doc, err := os.ReadFile("docs/fuzzing.md")
+	require.NoError(t, err)
+	fuzzFunc := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(f \*testing\.F\)`)
+	var targets []string
+	require.NoError(t, filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range fuzzFunc.FindAllStringSubmatch(string(src), -1) {
+			pkg := "./" + filepath.ToSlash(filepath.Dir(path))
+			if pkg == "./." {
+				pkg = "."
+			}
+			targets = append(targets, pkg+":"+m[1])
+		}
+		return nil
+	}))
+	require.NotEmpty(t, targets)
+	listed := regexp.MustCompile(`(?m)^\t(\S+:Fuzz\w+)`).FindAllStringSubmatch(string(makefile), -1)
+	var inMakefile []string
+	for _, m := range listed {
+		inMakefile = append(inMakefile, m[1])
+	}
+	assert.ElementsMatch(t, targets, inMakefile, "FUZZ_TARGETS in the Makefile")
+	for _, target := range targets {
+		pkg, name, _ := strings.Cut(target, ":")
+		assert.Contains(t, string(doc), "| `"+name+"` | `"+pkg+"` |", "docs/fuzzing.md lists %s", target)
+	}
 }
