@@ -79,6 +79,11 @@ func TestErrorMessages(t *testing.T) {
 	noTensor := onnxgen.New("m", 14)
 	noTensor.Node("Constant", "c", nil, []string{"Y"}, onnxgen.IntsAttr("value", 1, 2))
 	noTensor.Output("Y", ir.I64, 2)
+	convW := onnxgen.New("m", 14)
+	convW.Input("X", ir.F32, 1, 1, 4, 4)
+	convW.Input("W", ir.F32, 3)
+	convW.Node("Conv", "conv", []string{"X", "W"}, []string{"Y"})
+	convW.Output("Y", ir.F32, 1, 1, 4, 4)
 	badInfo := unaryModel("Relu", 14)
 	badInfo.G.ValueInfo = append(badInfo.G.ValueInfo, onnxgen.ValueInfo("Y", ir.F32, 5))
 	badOut := unaryModel("Relu", 14)
@@ -111,6 +116,8 @@ func TestErrorMessages(t *testing.T) {
 			`m.onnx: node "c" (Constant, opset 14): invalid model: Constant without a value attribute`},
 		{"constant value that is not a tensor", noTensor.Proto(), nil,
 			`m.onnx: node "c" (Constant, opset 14): invalid model: Constant's value attribute holds no tensor (attribute type INTS)`},
+		{"conv weights of another rank", convW.Proto(), nil,
+			`m.onnx: node "conv" (Conv, opset 14): invalid model: W must have the rank of X (4), got f32[3]`},
 		{"value_info disagrees", badInfo.Proto(), nil,
 			`m.onnx: invalid model: value_info "Y" is declared f32[5], the importer computed f32[4] (dim 0 = 5 differs)`},
 		{"output type disagrees", badOut.Proto(), nil,
