@@ -53,13 +53,14 @@ var seedPrograms = []string{
 }
 
 // calcTimeLimit bounds one program: the seeds take milliseconds, so a program that runs this
-// long has found super-linear work (a hang, for a user).
+// long has found super-linear work (a hang, for a user: neither calc nor volume takes a context
+// or a work budget, so the program cannot be stopped more gently).
 const calcTimeLimit = 10 * time.Second
 
 // watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
-// within limit: go test -fuzz has no time limit of its own per input, and a crash is reported
-// with the input that caused it. (Neither calc nor volume takes a context or a work budget, so
-// the program cannot be stopped more gently.)
+// within limit. It gives the corpus that go test runs the bound go test -fuzz already puts on
+// every input: a fuzz worker panics after 10 s (internal/fuzz; its output is discarded) and the
+// input is reported as "fuzzing process hung or terminated unexpectedly".
 func watchdog(limit time.Duration) (stop func() bool) {
 	return time.AfterFunc(limit, func() {
 		debug.SetTraceback("all")
