@@ -61,6 +61,10 @@ func TestParseRejects(t *testing.T) {
   %y = generic(%x) {access = ["{ [i] -> [i] }"], body = "in0", domain = "[A] -> { }", out = "{ [i] -> [i] }", type = "f32[4]"} : f32[4]
   return %y
 }`, `domain: a set of one space is needed, "[A] -> { }" has 0`},
+		{`graph @g(%x: f32[4]) {
+  %y = resize(%x) {scales = [2.0], shape = "[-2]"} : f32[-2]
+  return %y
+}`, "resize: extent -2 of dim 0 is negative"},
 	} {
 		_, err := ir.Parse(c.text)
 		require.ErrorContains(t, err, c.want, c.text)

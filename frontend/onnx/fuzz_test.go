@@ -345,8 +345,10 @@ func watchdog(limit time.Duration) (stop func() bool) {
 	}).Stop
 }
 
-// fuzzLimits keep what one input may allocate small (a constant of 2^20 elements is 8 MiB).
-var fuzzLimits = ir.Limits{MaxFileBytes: 1 << 20, MaxConstantElements: 1 << 20}
+// fuzzLimits keep what one input may allocate small: a constant of 2^20 elements is 8 MiB, and
+// builders that allocate per output index (Resize's tables) stay under 2^24 entries; the
+// defaults fit models of hundreds of GiB.
+var fuzzLimits = ir.Limits{MaxFileBytes: 1 << 20, MaxConstantElements: 1 << 20, MaxTensorElements: 1 << 24}
 
 // FuzzImport feeds the reader and importer (initializers listed as inputs are constants, or
 // runtime inputs when initInputs is set): whatever decodes must import into a graph the verifier
