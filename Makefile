@@ -3,7 +3,7 @@
 GO ?= go
 PROTOC_GEN_GO_VERSION = v1.36.12
 
-.PHONY: all build test lint demo bench proto help clean
+.PHONY: all build test lint demo bench proto help clean fuzz
 
 all: build
 
@@ -12,6 +12,7 @@ help:
 	@echo "make test    - gofmt/vet checks and the whole test suite (what CI runs)"
 	@echo "make demo    - compile the bundled MatMul+Trilu model, run it, check it, show what DIE removed"
 	@echo "make bench   - benchmarks (compiled code and compiler)"
+	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
 	@echo "make conformance-hexagon - floating-point ONNX node tests as hexagonv67 code under qemu-hexagon"
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
@@ -35,6 +36,28 @@ demo:
 bench:
 	$(GO) run ./cmd/graphc-bench
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+
+# fuzz: every fuzz target (docs/fuzzing.md), one after another, each for FUZZTIME; FUZZFLAGS adds
+# go test flags (e.g. FUZZFLAGS=-parallel=1 on a shared machine). It stops at the first target
+# with a finding; the crashing input is in that package's testdata/fuzz/<Target>/. `go test`
+# (make test, CI) runs the seed corpora only.
+FUZZTIME ?= 1m
+FUZZFLAGS ?=
+FUZZ_TARGETS = \
+	.:FuzzCompile \
+	./frontend/onnx:FuzzImport \
+	./frontend/tf:FuzzReadText \
+	./ir:FuzzParse \
+	./volume:FuzzParse \
+	./volume:FuzzScan \
+	./internal/calc:FuzzRun
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t#*:}; \
+	  echo "== $$name in $$pkg for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg || exit 1; \
+	done
 
 # proto: Go for ONNX's onnx.proto (Debian libonnx-dev) with protoc-gen-go pinned to the
 # protobuf runtime version in go.mod.

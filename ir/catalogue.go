@@ -148,7 +148,13 @@ func MakeOp(params []string, kind, name string, operands []*Value, attrs Attrs) 
 	}
 	op := &Op{Kind: kind, Name: name, Attrs: full, Operands: append([]*Value(nil), operands...)}
 	b := &Builder{Op: op, Params: params}
-	if err := def.Build(b); err != nil {
+	// builders do their shape and index arithmetic in volume, which panics on overflow (a Tile
+	// of 2^61 repeats): attributes come from models, so that is an error about the model
+	var err error
+	if perr := volume.Try(func() { err = def.Build(b) }); perr != nil {
+		return nil, fmt.Errorf("%s: %w", kind, perr)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if op.Body == nil || len(op.Access) != len(operands) {

@@ -174,3 +174,35 @@ func TestGoldenShapeOps(t *testing.T) {
 		})
 	}
 }
+
+// TestReshapeConstantTimesSymbol: extents like 2N (Flatten of [N, 2, 3] at axis 2) are a
+// constant times a symbolic factor, so reshapes between them and [N, 2, ...] group into runs;
+// the result keeps the row-major order (N = 2: the 12 inputs in order). A symbolic extent that
+// is not the leading dim of its run stays an error.
+func TestReshapeConstantTimesSymbol(t *testing.T) {
+	for _, c := range []struct{ from, to string }{
+		{"[N, 2, 3]", "[2N, 3]"}, {"[N, 2, 3]", "[6N]"}, {"[2N, 3]", "[N, 2, 3]"}, {"[6N]", "[N, 3, 2]"},
+		{"[3, 2N]", "[3, 2, N]"},
+	} {
+		text := `graph @g[N](%x: f32` + c.from + `) {
+  %y = reshape(%x) {shape = "` + c.to + `"} : f32` + c.to + `
+  return %y
+}`
+		g, err := ir.Parse(text)
+		if c.from == "[3, 2N]" {
+			require.ErrorContains(t, err, "symbolic extent", text)
+			continue
+		}
+		require.NoError(t, err, text)
+		require.NoError(t, ir.Verify(g))
+		shape, err := g.Inputs[0].Type.EvalShape(map[string]int64{"N": 2})
+		require.NoError(t, err)
+		x := ir.NewTensor(ir.F32, shape)
+		for k := range x.F {
+			x.F[k] = float64(k)
+		}
+		out, err := eval.Run(g, map[string]*ir.Tensor{"x": x}, eval.WithParams(map[string]int64{"N": 2}))
+		require.NoError(t, err, text)
+		require.Equal(t, x.F, out[0].F, text)
+	}
+}

@@ -42,3 +42,14 @@ func TestCheckTypeLimits(t *testing.T) {
 	require.ErrorIs(t, CheckTypeLimits(ty, Limits{}), ErrLimit)
 	require.NoError(t, CheckTypeLimits(ty, Limits{MaxTensorElements: 1 << 41}))
 }
+
+// TestMakeOpOverflowIsAnError: shape arithmetic beyond int64 in an op builder (48 × 2^61 + 48,
+// the extent of a Tile; FuzzImport finding) is an error wrapping volume.ErrOverflow, not a panic.
+func TestMakeOpOverflowIsAnError(t *testing.T) {
+	g := NewGraph("g")
+	x := g.AddInput("x", StaticType(F32, 48))
+	_, err := MakeOp(g.Params, "tile", "", []*Value{x}, Attrs{"repeats": IntsAttr(1<<61 + 1)})
+	require.ErrorIs(t, err, volume.ErrOverflow)
+	_, err = MakeOp(g.Params, "tile", "", []*Value{x}, Attrs{"repeats": IntsAttr(3)})
+	require.NoError(t, err)
+}

@@ -43,6 +43,9 @@ func buildGeneric(b *Builder) error {
 	if err != nil {
 		return b.Errorf("domain: %v", err)
 	}
+	if n := len(dom.Tuples()); n != 1 {
+		return b.Errorf("domain: a set of one space is needed, %q has %d", a.Str("domain", ""), n)
+	}
 	nd := dom.NDim()
 	dims := dom.DimNames()
 	for i, d := range dims {

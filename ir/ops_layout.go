@@ -124,7 +124,9 @@ func buildTranspose(b *Builder) error {
 }
 
 // product is a product of extents: a constant times a multiset of symbolic factors, compared
-// structurally (enough to match the symbolic extents a reshape keeps or merges).
+// structurally (enough to match the symbolic extents a reshape keeps or merges). A symbolic
+// extent without a constant term contributes its content (the gcd of its coefficients) to the
+// constant, so that 2N, the extent Flatten makes of [N, 2, ...], is 2 times the factor N.
 type product struct {
 	c    int64
 	syms map[string]int
@@ -139,10 +141,44 @@ func (p product) mul(d volume.Aff) product {
 	}
 	if c, ok := d.IsConst(); ok {
 		q.c *= c
-	} else {
-		q.syms[d.String()]++
+		return q
 	}
+	if g := content(d); g > 1 {
+		q.c *= g
+		d = d.FloorDiv(g) // exact: g divides every coefficient
+	}
+	q.syms[d.String()]++
 	return q
+}
+
+// content returns the gcd of the coefficients of a non-constant d whose constant term is 0,
+// and 1 otherwise.
+func content(d volume.Aff) int64 {
+	if d.Const != 0 {
+		return 1
+	}
+	g := int64(0)
+	add := func(c int64) {
+		if c < 0 {
+			c = -c
+		}
+		for c != 0 {
+			g, c = c, g%c
+		}
+	}
+	for _, c := range d.Dims {
+		add(c)
+	}
+	for _, t := range d.Params {
+		add(t.Coef)
+	}
+	for _, t := range d.Floors {
+		add(t.Coef)
+	}
+	if g <= 0 { // no terms, or a coefficient of -2^63
+		return 1
+	}
+	return g
 }
 
 func (p product) equal(q product) bool {

@@ -210,6 +210,9 @@ func buildResize(b *Builder) error {
 		if scales[d] <= 0 {
 			return b.Errorf("scale %v of dim %d must be positive", scales[d], d)
 		}
+		if out < 0 {
+			return b.Errorf("extent %d of dim %d is negative", out, d)
+		}
 		if in == 0 && out > 0 {
 			return b.Errorf("cannot resize the empty dim %d to %d", d, out)
 		}

@@ -343,6 +343,9 @@ func (p *textParser) stmt() error {
 		if d.PlainIsEmpty() && d.NPieces() == 0 {
 			d = volume.EmptySet(p.g.Params, "", op.Dims)
 		}
+		if n := len(d.Tuples()); n != 1 {
+			return p.errf("domain: a set of one space is needed, this one has %d", n)
+		}
 		if d.NDim() != op.NDim() {
 			return p.errf("domain has %d dims, %s iterates over %d", d.NDim(), kind, op.NDim())
 		}

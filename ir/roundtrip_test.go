@@ -1,9 +1,12 @@
 package ir_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -45,6 +48,47 @@ func TestRoundTripCorpus(t *testing.T) {
 	}
 }
 
+// TestParseRejects: malformed text is an error naming the problem, not a panic (the cases are
+// FuzzParse findings).
+func TestParseRejects(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{`graph @g(%x: f32[4]) {
+  %y = relu(%x) : f32[4]
+      domain { [i] : 0 <= i < 2; A[i, j] : 0 <= i < 2 and j = 0 }
+  return %y
+}`, "line 3: domain: a set of one space is needed, this one has 2"},
+		{`graph @g(%x: f32[4]) {
+  %y = generic(%x) {access = ["{ [i] -> [i] }"], body = "in0", domain = "[A] -> { }", out = "{ [i] -> [i] }", type = "f32[4]"} : f32[4]
+  return %y
+}`, `domain: a set of one space is needed, "[A] -> { }" has 0`},
+		{`graph @g(%x: f32[4]) {
+  %y = resize(%x) {scales = [2.0], shape = "[-2]"} : f32[-2]
+  return %y
+}`, "resize: extent -2 of dim 0 is negative"},
+	} {
+		_, err := ir.Parse(c.text)
+		require.ErrorContains(t, err, c.want, c.text)
+	}
+}
+
+// parseTimeLimit bounds parsing, verifying and round-tripping one input: the seeds take
+// milliseconds, so an input that takes this long found super-linear work (a hang, for a user).
+const parseTimeLimit = 10 * time.Second
+
+// watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
+// within limit. It gives the corpus that go test runs the bound go test -fuzz already puts on
+// every input: a fuzz worker panics after 10 s (internal/fuzz; its output is discarded) and the
+// input is reported as "fuzzing process hung or terminated unexpectedly".
+func watchdog(limit time.Duration) (stop func() bool) {
+	return time.AfterFunc(limit, func() {
+		debug.SetTraceback("all")
+		panic(fmt.Sprintf("the input took longer than %v", limit))
+	}).Stop
+}
+
+// FuzzParse parses text: whatever parses and verifies must print to text that parses to the
+// same print (parse(print(g)) == g), never panicking, within parseTimeLimit. Its seeds are the
+// graphs of testdata/ir.
 func FuzzParse(f *testing.F) {
 	filepath.Walk("../testdata/ir", func(p string, info os.FileInfo, err error) error {
 		if err == nil && filepath.Ext(p) == ".graph" {
@@ -55,6 +99,7 @@ func FuzzParse(f *testing.F) {
 		return nil
 	})
 	f.Fuzz(func(t *testing.T, text string) {
+		defer watchdog(parseTimeLimit)()
 		g, err := ir.Parse(text)
 		if err != nil {
 			return

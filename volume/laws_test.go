@@ -147,6 +147,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("[N] -> { S[i, j] : 0 <= i < N and i <= j < N and exists (e : i + j = 2e) }")
 	f.Add("{ A[i, j] -> B[i + 1, 2j] }")
 	f.Fuzz(func(t *testing.T, text string) {
+		defer watchdog(fuzzTimeLimit)()
 		var once string
 		if s, err := ParseSet(text); err == nil {
 			once = s.String()
@@ -197,4 +198,34 @@ func TestSubtractKeepsOperand(t *testing.T) {
 			t.Errorf("%s - %s = %s, want %s", c.a, c.c, got, want)
 		}
 	}
+}
+
+// TestSampleUnconstrained: a basic without constraints has no rows to read its width from
+// (Sample of { [i] } indexed an empty row; fuzz finding of FuzzRun in internal/calc).
+func TestSampleUnconstrained(t *testing.T) {
+	for _, src := range []string{"{ [i] }", "[N] -> { S[i] }", "{ [i, j] : j >= 5 }", "[N] -> { [i] : N >= 2 }"} {
+		s := MustParseSet(src)
+		var pt Point
+		var ok bool
+		require.NoError(t, Try(func() { pt, ok = s.Sample() }), src)
+		require.True(t, ok, src)
+		params := map[string]int64{}
+		for i, n := range s.Params() {
+			params[n] = pt.Params[i]
+		}
+		assert.True(t, s.Contains(pt.Tuple, pt.Coords, params), "%s: sample %+v is not in the set", src, pt)
+	}
+}
+
+// TestParseDisjunctBound: each pair of a comparison between lists ("a, b != c, d") is its own
+// disjunction, so 24 pairs of != would make 2^24 disjuncts; the parser stops at maxDisjuncts
+// instead of exhausting memory (FuzzParse finding). Small lists still parse.
+func TestParseDisjunctBound(t *testing.T) {
+	_, err := ParseSet("{ [] : 0, 0, 0, 0, 0, 0 != 0, 0, 0, 0 != 0 }")
+	require.ErrorContains(t, err, "disjuncts")
+	s, err := ParseSet("{ [i, j] : 0 <= i, j < 3 and i, j != 1 }")
+	require.NoError(t, err)
+	n, err := s.Card(nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), n) // i, j in {0, 2}
 }

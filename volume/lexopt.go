@@ -18,12 +18,13 @@ var ErrParametric = errors.New("volume: operation needs a set without parameters
 // inequalities, so the integer points of the system are the points of the basic with their divs.
 type intSystem struct {
 	eqs, ineqs [][]int64
+	w          int // the row width, kept apart: a system may have no rows ({ [i] } has none)
 }
 
 func (b *basic) intSystem() intSystem {
 	in := cloneRows(b.ineqs)
 	in = append(in, b.allDivConstraints()...)
-	return intSystem{eqs: cloneRows(b.eqs), ineqs: in}
+	return intSystem{eqs: cloneRows(b.eqs), ineqs: in, w: b.width()}
 }
 
 // feasibleWith decides the intSystem extended with extra inequalities.
@@ -37,15 +38,7 @@ func (s intSystem) feasibleWith(extra ...[]int64) bool {
 	return feasible(s.eqs, in)
 }
 
-func (s intSystem) width() int {
-	if len(s.eqs) > 0 {
-		return len(s.eqs[0])
-	}
-	if len(s.ineqs) > 0 {
-		return len(s.ineqs[0])
-	}
-	return 0
-}
+func (s intSystem) width() int { return s.w }
 
 // fix returns the intSystem with column c replaced by the value v.
 func (s intSystem) fix(c int, v int64) intSystem {
@@ -61,7 +54,7 @@ func (s intSystem) fix(c int, v int64) intSystem {
 		}
 		return out
 	}
-	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs)}
+	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs), w: s.w}
 }
 
 // geRow returns the row x_c >= v (sign 1) or x_c <= v (sign -1) of width w.
@@ -113,7 +106,7 @@ func (s intSystem) negate(c int) intSystem {
 		}
 		return out
 	}
-	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs)}
+	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs), w: s.w}
 }
 
 // pick returns a value of column c for which the (feasible) intSystem stays feasible, choosing the

@@ -700,7 +700,11 @@ func (p *parser) parseChain() (dnf, error) {
 		var g dnf
 		for _, a := range lists[k] {
 			for _, b := range lists[k+1] {
-				g = and(g, compare(a, op, b))
+				c := compare(a, op, b)
+				if len(g)*len(c) > maxDisjuncts { // "a, b, ... != x, y, ..." doubles g per pair
+					return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
+				}
+				g = and(g, c)
 			}
 		}
 		if len(f)*len(g) > maxDisjuncts {

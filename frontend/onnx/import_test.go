@@ -76,6 +76,24 @@ func TestErrorMessages(t *testing.T) {
 	noValue := onnxgen.New("m", 14)
 	noValue.Node("Constant", "c", nil, []string{"Y"})
 	noValue.Output("Y", ir.F32, 1)
+	noTensor := onnxgen.New("m", 14)
+	noTensor.Node("Constant", "c", nil, []string{"Y"}, onnxgen.IntsAttr("value", 1, 2))
+	noTensor.Output("Y", ir.I64, 2)
+	convW := onnxgen.New("m", 14)
+	convW.Input("X", ir.F32, 1, 1, 4, 4)
+	convW.Input("W", ir.F32, 3)
+	convW.Node("Conv", "conv", []string{"X", "W"}, []string{"Y"})
+	convW.Output("Y", ir.F32, 1, 1, 4, 4)
+	resize := func(sizes ...int64) *onnxpb.ModelProto {
+		m := onnxgen.New("m", 19)
+		m.Input("X", ir.F32, 1, 1, 2, 2)
+		sz := ir.NewTensor(ir.I64, []int64{4})
+		copy(sz.I, sizes)
+		m.Init("sizes", sz)
+		m.Node("Resize", "r", []string{"X", "", "", "sizes"}, []string{"Y"})
+		m.Output("Y", ir.F32, 1, 1, 2, 2)
+		return m.Proto()
+	}
 	badInfo := unaryModel("Relu", 14)
 	badInfo.G.ValueInfo = append(badInfo.G.ValueInfo, onnxgen.ValueInfo("Y", ir.F32, 5))
 	badOut := unaryModel("Relu", 14)
@@ -106,6 +124,15 @@ func TestErrorMessages(t *testing.T) {
 			`m.onnx: node "c" (Constant, opset 14): unsupported: string constants`},
 		{"constant without value", noValue.Proto(), nil,
 			`m.onnx: node "c" (Constant, opset 14): invalid model: Constant without a value attribute`},
+		{"constant value that is not a tensor", noTensor.Proto(), nil,
+			`m.onnx: node "c" (Constant, opset 14): invalid model: Constant's value attribute holds no tensor (attribute type INTS)`},
+		{"conv weights of another rank", convW.Proto(), nil,
+			`m.onnx: node "conv" (Conv, opset 14): invalid model: W must have the rank of X (4), got f32[3]`},
+		{"resize to a negative extent", resize(1, 1, -1, 2), nil,
+			`m.onnx: node "r" (Resize, opset 19): invalid model: output extent -1 of dim 2 is negative`},
+		// empty, so within any element limit, but the builder's index table would have 2^50 entries
+		{"resize to a huge extent of an empty tensor", resize(1, 0, 1<<50, 2), nil,
+			`m.onnx: node "r" (Resize, opset 19): invalid model: limit exceeded: output extent 1125899906842624 of dim 2 exceeds 1099511627776`},
 		{"value_info disagrees", badInfo.Proto(), nil,
 			`m.onnx: invalid model: value_info "Y" is declared f32[5], the importer computed f32[4] (dim 0 = 5 differs)`},
 		{"output type disagrees", badOut.Proto(), nil,

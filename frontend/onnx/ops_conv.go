@@ -86,6 +86,9 @@ func convInputs(c *nodeCtx) ([]*ir.Value, error) {
 	if ins[0].Type.Rank() < 3 {
 		return nil, fmt.Errorf("%w: X must have rank >= 3, got %s", ErrInvalid, ins[0].Type)
 	}
+	if ins[1].Type.Rank() != ins[0].Type.Rank() {
+		return nil, fmt.Errorf("%w: W must have the rank of X (%d), got %s", ErrInvalid, ins[0].Type.Rank(), ins[1].Type)
+	}
 	return ins, nil
 }
 

@@ -280,9 +280,12 @@ func importConstant(c *nodeCtx) error {
 	var t *ir.Tensor
 	switch {
 	case c.Attr("value") != nil:
-		v, _, err := c.AttrTensor("value")
+		v, found, err := c.AttrTensor("value")
 		if err != nil {
 			return err
+		}
+		if !found {
+			return fmt.Errorf("%w: Constant's value attribute holds no tensor (attribute type %s)", ErrInvalid, c.Attr("value").GetType())
 		}
 		t = v
 	case c.Attr("value_float") != nil:

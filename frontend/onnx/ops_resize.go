@@ -119,6 +119,9 @@ func importResize(c *nodeCtx) error {
 			nearest = "ceil"
 		}
 	}
+	if err := c.checkResizeShape(x.Type.Elem, shape); err != nil {
+		return err
+	}
 	attrs := ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape)), "scales": ir.FloatsAttr(scales...), "mode": ir.StringAttr(mode),
 		"coordinate_transformation_mode": ir.StringAttr(ctm), "nearest_mode": ir.StringAttr(nearest),
 		"cubic_coeff_a": ir.FloatAttr(float64(c.AttrFloat("cubic_coeff_a", -0.75))), "exclude_outside": ir.IntAttr(c.AttrInt("exclude_outside", 0)),
@@ -142,4 +145,27 @@ func importResize(c *nodeCtx) error {
 		attrs["roi"] = ir.FloatsAttr(full...)
 	}
 	return emit1(c, "resize", []*ir.Value{x}, attrs)
+}
+
+// checkResizeShape checks the output extents of a Resize before the op is built: the builder
+// allocates an index table per output extent, so each extent must be non-negative and within the
+// limits even when another one is 0 (the type of an empty tensor passes any element limit).
+func (c *nodeCtx) checkResizeShape(elem ir.DType, shape []volume.Aff) error {
+	maxExt := c.im.cfg.limits.MaxTensorElements
+	for d, e := range shape {
+		v, ok := e.IsConst()
+		if !ok {
+			continue
+		}
+		if v < 0 {
+			return fmt.Errorf("%w: output extent %d of dim %d is negative", ErrInvalid, v, d)
+		}
+		if v > maxExt {
+			return fmt.Errorf("%w: %w: output extent %d of dim %d exceeds %d", ErrInvalid, ir.ErrLimit, v, d, maxExt)
+		}
+	}
+	if err := ir.CheckTypeLimits(ir.TensorType{Elem: elem, Shape: shape}, c.im.cfg.limits); err != nil {
+		return fmt.Errorf("%w: output: %w", ErrInvalid, err)
+	}
+	return nil
 }

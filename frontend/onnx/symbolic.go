@@ -117,11 +117,24 @@ var symbolicOps = map[string]func(c *nodeCtx, in []*symTensor) bool{
 	"Flatten":   symReshapeLike,
 }
 
+// symbolicInputs is the number of leading inputs a handler of symbolicOps reads unconditionally
+// (1 when not listed). A node with fewer is left to the regular importer, which reports it.
+var symbolicInputs = map[string]int{"Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Gather": 2}
+
 // trySymbolic evaluates n symbolically when some input is symbolic and all are known.
 func (im *importer) trySymbolic(c *nodeCtx) bool {
 	f, ok := symbolicOps[c.node.GetOpType()]
 	if !ok || len(im.syms) == 0 {
 		return false
+	}
+	need := max(symbolicInputs[c.node.GetOpType()], 1)
+	if len(c.node.Input) < need {
+		return false
+	}
+	for i := range need {
+		if !c.HasInput(i) {
+			return false
+		}
 	}
 	anySym := false
 	var in []*symTensor
@@ -298,15 +311,22 @@ func symSlice(c *nodeCtx, in []*symTensor) bool {
 		e += n
 	}
 	var out []volume.Aff
+	// the loops stop before k + step could overflow (steps come from the model)
 	if step > 0 {
 		s, e = min(max(s, 0), n), min(max(e, 0), n)
 		for k := s; k < e; k += step {
 			out = append(out, data.vals[k])
+			if step >= e-k {
+				break
+			}
 		}
 	} else {
 		s, e = min(max(s, 0), n-1), min(max(e, -1), n-1)
 		for k := s; k > e; k += step {
 			out = append(out, data.vals[k])
+			if step <= e-k {
+				break
+			}
 		}
 	}
 	c.SetSym(0, data.elem, []int64{int64(len(out))}, out)

@@ -152,3 +152,36 @@ func TestDimParamShared(t *testing.T) {
 	require.Equal(t, "f32[3, 6]", g2.Outputs[0].Type.String())
 	require.True(t, slices.Equal(g2.Params, nil))
 }
+
+// TestSymbolicMalformed: shape computations on a symbolic shape that a hostile model gets wrong
+// (FuzzImport findings) fail or import like any node, without panicking: a Gather with one
+// input, and a Slice whose step would overflow the index.
+func TestSymbolicMalformed(t *testing.T) {
+	shapeModel := func(build func(m *onnxgen.Model)) *onnxgen.Model {
+		m := onnxgen.New("m", 13)
+		m.Input("X", ir.F32, "N", 3)
+		m.Node("Shape", "shape", []string{"X"}, []string{"S"})
+		build(m)
+		return m
+	}
+	gather := shapeModel(func(m *onnxgen.Model) {
+		m.Node("Gather", "g", []string{"S"}, []string{"Y"})
+		m.Output("Y", ir.I64, 2)
+	})
+	_, err := onnx.Import(gather.Proto(), "m.onnx")
+	require.ErrorContains(t, err, `node "g" (Gather, opset 13)`)
+
+	slice := shapeModel(func(m *onnxgen.Model) {
+		m.Init("starts", i64(1))
+		m.Init("ends", i64(2))
+		m.Init("axes", i64(0))
+		m.Init("steps", i64(1<<63-1))
+		m.Node("Slice", "s", []string{"S", "starts", "ends", "axes", "steps"}, []string{"Y"})
+		m.Output("Y", ir.I64, 1)
+	})
+	g, err := onnx.Import(slice.Proto(), "m.onnx")
+	require.NoError(t, err)
+	out, err := eval.Run(g, map[string]*ir.Tensor{"X": ir.NewTensor(ir.F32, []int64{5, 3})}, eval.WithParams(map[string]int64{"N": 5}))
+	require.NoError(t, err)
+	require.Equal(t, []int64{3}, out[0].I) // the second element of the shape [N, 3]
+}

@@ -298,7 +298,9 @@ func (in *interp) literal(t token) (value, error) {
 // token t.
 func (in *interp) try(t token, f func()) error {
 	if err := volume.Try(f); err != nil {
-		return errAt(in.src, t.pos, "%s: %v", t.text, err)
+		e := errAt(in.src, t.pos, "%s: %v", t.text, err)
+		e.Err = err
+		return e
 	}
 	return nil
 }
@@ -381,7 +383,11 @@ func (in *interp) apply(t token, a value) (value, error) {
 	}
 	var r value
 	var ferr error
-	fail := func(err error) { ferr = errAt(in.src, t.pos, "%s: %v", t.text, err) }
+	fail := func(err error) {
+		e := errAt(in.src, t.pos, "%s: %v", t.text, err)
+		e.Err = err
+		ferr = e
+	}
 	switch t.text {
 	case "dom", "ran":
 		if err := need(kMap); err != nil {

@@ -2,6 +2,7 @@ package calc
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -72,5 +73,22 @@ func TestErrors(t *testing.T) {
 		var ce *Error
 		assert.True(t, errors.As(err, &ce), c.src)
 		assert.Contains(t, err.Error(), c.msg, c.src)
+	}
+}
+
+// TestErrorsWrapVolume: errors of volume operations stay visible through the calculator's Error.
+func TestErrorsWrapVolume(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want error
+	}{
+		{"card { [i] : i >= 0 }", volume.ErrUnbounded},
+		{"lexmax { [i] : i >= 0 }", volume.ErrUnbounded},
+	} {
+		err := Run(c.src, io.Discard)
+		require.Error(t, err, c.src)
+		var ce *Error
+		require.True(t, errors.As(err, &ce), c.src)
+		assert.ErrorIs(t, err, c.want, c.src)
 	}
 }

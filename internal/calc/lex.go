@@ -27,9 +27,13 @@ type token struct {
 type Error struct {
 	Line, Col int // 1-based
 	Msg       string
+	Err       error // the volume error behind Msg, if any (errors.Is(err, volume.ErrUnbounded))
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg) }
+
+// Unwrap returns the volume error behind e, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 // errAt builds an Error at byte offset pos of src.
 func errAt(src string, pos int, format string, args ...any) *Error {

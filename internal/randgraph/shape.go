@@ -41,6 +41,9 @@ func init() {
 		},
 		func(r *rand.Rand, g *ir.Graph, vals []*ir.Value) *ir.Op {
 			v := Pick(r, vals)
+			if v.Type.Rank() == 0 { // a scalar has no axis to slice
+				return nil
+			}
 			ax := r.IntN(v.Type.Rank())
 			step := int64(r.IntN(5) - 2)
 			if step == 0 {
