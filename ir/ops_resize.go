@@ -168,6 +168,10 @@ type resizeAxis struct {
 	trivial bool    // identity: the index is the output index
 }
 
+// maxResizeExtent bounds a resized extent: the builder tabulates the source index of every
+// output index of a resized dim (2^26 entries are 512 MiB).
+const maxResizeExtent = 1 << 26
+
 func buildResize(b *Builder) error {
 	x := b.In(0)
 	r := x.Rank()
@@ -215,6 +219,11 @@ func buildResize(b *Builder) error {
 		}
 		if in == 0 && out > 0 {
 			return b.Errorf("cannot resize the empty dim %d to %d", d, out)
+		}
+		if out > maxResizeExtent {
+			// the index table below has one entry per output index, whatever the other extents
+			// (a tensor with an empty dim passes every element limit)
+			return b.Errorf("resizing dim %d to %d elements: at most %d per dim are supported", d, out, int64(maxResizeExtent))
 		}
 		lo, hi := 0.0, 1.0
 		if len(roi) == 2*r {

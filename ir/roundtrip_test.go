@@ -65,6 +65,11 @@ func TestParseRejects(t *testing.T) {
   %y = resize(%x) {scales = [2.0], shape = "[-2]"} : f32[-2]
   return %y
 }`, "resize: extent -2 of dim 0 is negative"},
+		// an empty tensor passes every element limit, but the builder tabulates each resized dim
+		{`graph @g(%x: f32[0, 4]) {
+  %y = resize(%x) {scales = [1.0, 3.0e12], shape = "[0, 12000000000000]"} : f32[0, 12000000000000]
+  return %y
+}`, "resize: resizing dim 1 to 12000000000000 elements: at most 67108864 per dim are supported"},
 	} {
 		_, err := ir.Parse(c.text)
 		require.ErrorContains(t, err, c.want, c.text)
