@@ -166,8 +166,7 @@ func (b *basic) eliminateEx() []*basic {
 			cost := nl*nu - nl - nu
 			if !exact {
 				// an inexact elimination costs its splinters, each a recursive projection
-				lo, up := splinterCounts(b.ineqs, c)
-				cost = min(lo, up) << 20
+				cost = min(splinterCount(b.ineqs, c), 1<<42) << 20
 			}
 			if best < 0 || (exact && !bestExact) || (exact == bestExact && cost < bestCost) {
 				best, bestCost, bestExact = c, cost, exact
@@ -191,29 +190,25 @@ func (b *basic) eliminateEx() []*basic {
 			b.dropCol(c)
 			b.nEx--
 			tidied = n0
+		case b.fixExByBounds():
+			// constant bounds pinned an existential (now an equality), or showed b empty
+			if b.emptyMarked() {
+				return nil
+			}
+			tidied = 0
+		case b.exToDiv(c) || b.someExToDiv():
+			// an existential that two bounds determine as a floor division became a div
+			tidied = 0
 		default:
 			// Pugh's exact projection: dark shadow ∪ splinters.
-			// Splinters come from the lower bounds of x, or from its upper bounds (those of -x),
-			// whichever gives fewer; empty splinters are skipped.
+			// Splinters come from the lower bounds of x, its upper bounds or a pair of parallel
+			// bounds, whichever gives fewer; empty splinters are skipped.
 			dark := b.clone()
 			dark.ineqs = fourierMotzkin(b.ineqs, c, 1)
 			dark.dropCol(c)
 			dark.nEx--
 			out := dark.eliminateEx()
-			lo, up := splinterCounts(b.ineqs, c)
-			var sps [][]int64
-			if lo <= up {
-				sps = splinters(b.ineqs, c)
-			} else {
-				neg := cloneRows(b.ineqs)
-				for _, r := range neg {
-					r[c] = negc(r[c])
-				}
-				sps = splinters(neg, c)
-				for _, r := range sps {
-					r[c] = negc(r[c])
-				}
-			}
+			sps := splinters(b.ineqs, c)
 			for _, sp := range sps {
 				s := b.clone()
 				s.eqs = append(s.eqs, cloneRow(sp))
@@ -227,6 +222,170 @@ func (b *basic) eliminateEx() []*basic {
 			return out
 		}
 	}
+}
+
+// fixExByBounds propagates constant bounds through the rows of b (and its div definitions) and
+// adds the equality e = v for every existential e whose bounds meet at v; when some bounds
+// cross it marks b empty. Both are exact, and spare an inexact elimination of e. It reports
+// whether it changed b.
+func (b *basic) fixExByBounds() bool {
+	w, exS := b.width(), b.exStart()
+	rows := make([][]int64, 0, 2*len(b.eqs)+len(b.ineqs)+2*len(b.divs))
+	for _, e := range b.eqs {
+		rows = append(rows, e, negRow(e))
+	}
+	rows = append(rows, b.ineqs...)
+	rows = append(rows, b.allDivConstraints()...)
+	bd := newConstBounds(w)
+	bd.propagate(rows, 8)
+	changed := false
+	for c := exS; c < w; c++ {
+		if !bd.hasLo[c] || !bd.hasHi[c] {
+			continue
+		}
+		if bd.lo[c] > bd.hi[c] {
+			b.markEmpty()
+			return true
+		}
+		if bd.lo[c] == bd.hi[c] {
+			r := b.newRow()
+			r[c], r[0] = 1, negc(bd.lo[c])
+			b.eqs = append(b.eqs, r)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// constBounds holds constant bounds of the variables of a system (column 0, the constant, has
+// none).
+type constBounds struct {
+	lo, hi       []int64
+	hasLo, hasHi []bool
+}
+
+func newConstBounds(w int) *constBounds {
+	return &constBounds{lo: make([]int64, w), hi: make([]int64, w), hasLo: make([]bool, w), hasHi: make([]bool, w)}
+}
+
+// propagate tightens the bounds with the rows (each >= 0) until nothing changes, at most rounds
+// times: a row bounds each of its variables by the extreme values of its other terms. Rows whose
+// bounds would overflow are skipped (bounds are only ever valid, never required).
+func (bd *constBounds) propagate(rows [][]int64, rounds int) {
+	for ; rounds > 0; rounds-- {
+		changed := false
+		for _, r := range rows {
+			// max of r over the box: sum of the finite maxima of its terms, and the one term
+			// without a finite maximum (at most one, else nothing follows)
+			mx, ok := r[0], true
+			unb := -1
+			for j := 1; j < len(r) && ok; j++ {
+				a := r[j]
+				switch {
+				case a == 0:
+				case a > 0 && bd.hasHi[j]:
+					mx, ok = addMulSafe(mx, a, bd.hi[j])
+				case a < 0 && bd.hasLo[j]:
+					mx, ok = addMulSafe(mx, a, bd.lo[j])
+				case unb < 0:
+					unb = j
+				default:
+					ok = false
+				}
+			}
+			if !ok {
+				continue
+			}
+			for j := 1; j < len(r); j++ {
+				a := r[j]
+				if a == 0 || unb >= 0 && j != unb {
+					continue
+				}
+				rest := mx // max of r without the term a*x_j
+				if j != unb {
+					var t int64
+					if a > 0 {
+						t, ok = addMulSafe(0, a, bd.hi[j])
+					} else {
+						t, ok = addMulSafe(0, a, bd.lo[j])
+					}
+					if !ok || (t < 0 && rest > 1<<63-1+t) || (t > 0 && rest < -1<<63+t) {
+						continue
+					}
+					rest -= t
+				}
+				// a*x_j + rest >= 0 must be reachable: a*x_j >= -rest
+				if rest == -1<<63 {
+					continue
+				}
+				if a > 0 {
+					if v := ceilDiv(-rest, a); !bd.hasLo[j] || v > bd.lo[j] {
+						bd.lo[j], bd.hasLo[j], changed = v, true, true
+					}
+				} else if a != -1<<63 {
+					if v := floorDiv(rest, -a); !bd.hasHi[j] || v < bd.hi[j] {
+						bd.hi[j], bd.hasHi[j], changed = v, true, true
+					}
+				}
+			}
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// someExToDiv turns the first existential that exToDiv can turn into a div.
+func (b *basic) someExToDiv() bool {
+	for c := b.exStart(); c < b.width(); c++ {
+		if b.exToDiv(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// exToDiv turns existential column c into a div when two of its bounds determine it:
+// f - m*e >= 0 and -f + m*e + k >= 0 with 0 <= k < m, f free of existentials. Then
+// (f - k)/m <= e <= f/m, an interval shorter than 1 that holds floor(f/m) whenever it holds an
+// integer, so e = floor(f/m) at every point and replacing e by that div (keeping every row,
+// those two included) projects it out exactly, without the dark shadow and splinters an
+// inexact elimination of e would need. It reports whether it did.
+func (b *basic) exToDiv(c int) bool {
+	exS, w := b.exStart(), b.width()
+	for _, lo := range b.ineqs {
+		m := -lo[c]
+		if m <= 1 || !isZeroFromExcept(lo, exS, c) {
+			continue
+		}
+		for _, hi := range b.ineqs {
+			if hi[c] != m || !isZeroFromExcept(hi, exS, c) || !sameCoeffs(lo[:exS], hi[:exS], -1) {
+				continue
+			}
+			if k := addc(lo[0], hi[0]); k < 0 || k >= m {
+				continue
+			}
+			num := make([]int64, w)
+			copy(num, lo[:exS])
+			col := b.addDiv(num, m) // a new div's column goes before the existentials
+			c += b.width() - w
+			b.replaceCol(c, col)
+			b.dropCol(c)
+			b.nEx--
+			return true
+		}
+	}
+	return false
+}
+
+// isZeroFromExcept reports whether r is zero at the columns from on, column c excepted.
+func isZeroFromExcept(r []int64, from, c int) bool {
+	for i := from; i < len(r); i++ {
+		if i != c && r[i] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // maxProjectionPieces bounds the pieces (dark shadow and splinters, recursively) of one exact

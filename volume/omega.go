@@ -364,18 +364,87 @@ func fourierMotzkinOwned(rows [][]int64, c int) [][]int64 {
 	return out
 }
 
-// splinters returns the equalities a*x + L - j = 0 of Pugh's splinters for column c: for every
-// lower bound a*x + L >= 0 and 0 <= j <= (amax*a - a - amax)/amax, where amax is the largest
-// upper-bound coefficient of x.
+// splinters returns equalities at least one of which every integer solution of rows that lies
+// outside the dark shadow of column c satisfies (Pugh's splinters), in the cheapest of three
+// forms:
+//   - for every lower bound a*x + L >= 0, a*x + L - j = 0 for 0 <= j <= (amax*a - a - amax)/amax,
+//     where amax is the largest upper-bound coefficient of x (Pugh);
+//   - the same from the upper bounds (of -x);
+//   - for a pair of parallel bounds a*x + L >= 0 and -a*x - L + K >= 0, which pins a*x + L to
+//     [0, K] at every solution, a*x + L - j = 0 for 0 <= j <= K: every solution satisfies one.
+//
+// The last form makes a variable that two bounds determine (2j <= 10001i <= 2j + 1) cost K + 1
+// splinters instead of a number that grows with its coefficients.
 func splinters(rows [][]int64, c int) [][]int64 {
+	n, side, pair := splinterPlan(rows, c)
+	if n > maxSplinters {
+		panic(tooComplex{fmt.Sprintf("an inexact elimination would create %d splinters", n)})
+	}
+	if side == 0 {
+		out := make([][]int64, 0, n)
+		for j := int64(0); j < n; j++ {
+			e := cloneRow(pair)
+			e[0] = subc(e[0], j)
+			out = append(out, e)
+		}
+		return out
+	}
+	if side > 0 {
+		return lowerSplinters(rows, c)
+	}
+	neg := cloneRows(rows)
+	for _, r := range neg {
+		r[c] = negc(r[c])
+	}
+	out := lowerSplinters(neg, c)
+	for _, r := range out {
+		r[c] = negc(r[c])
+	}
+	return out
+}
+
+// splinterCount returns how many splinters splinters(rows, c) returns.
+func splinterCount(rows [][]int64, c int) int64 {
+	n, _, _ := splinterPlan(rows, c)
+	return n
+}
+
+// splinterPlan chooses the form of the splinters of column c: side 1 (lower bounds), -1 (upper
+// bounds) or 0 (the parallel pair whose first row is pair); n is their number.
+func splinterPlan(rows [][]int64, c int) (n int64, side int, pair []int64) {
+	lo, up := splinterCounts(rows, c)
+	n, side = lo, 1
+	if up < lo {
+		n, side = up, -1
+	}
+	for _, l := range rows {
+		if l[c] <= 0 {
+			continue
+		}
+		for _, u := range rows {
+			if u[c] != -l[c] || !sameCoeffs(l, u, -1) {
+				continue
+			}
+			// K = l[0] + u[0] (without overflow): l is pinned to [0, K]
+			k := l[0] + u[0]
+			if (u[0] > 0 && k < l[0]) || (u[0] < 0 && k > l[0]) || k < 0 {
+				continue
+			}
+			if k < n-1 {
+				n, side, pair = k+1, 0, l
+			}
+		}
+	}
+	return n, side, pair
+}
+
+// lowerSplinters returns Pugh's splinters of column c from its lower bounds.
+func lowerSplinters(rows [][]int64, c int) [][]int64 {
 	var amax int64
 	for _, r := range rows {
 		if -r[c] > amax {
 			amax = -r[c]
 		}
-	}
-	if lo, _ := splinterCounts(rows, c); lo > maxSplinters {
-		panic(tooComplex{fmt.Sprintf("an inexact elimination would create %d splinters", lo)})
 	}
 	var out [][]int64
 	for _, r := range rows {

@@ -4,6 +4,11 @@
 
 package volume
 
+import (
+	"math/bits"
+	"slices"
+)
+
 // shadow returns a basic over the same space as b whose constraints do not involve the dims for
 // which drop returns true: those dims, and the divs that depend on them, are eliminated.
 //
@@ -134,17 +139,41 @@ func shadowCols(b *basic, drop func(dim int) bool, dropDiv func(k int) bool) (*b
 			exact = exact && (abs64(e[v]) == 1 || nElim == 1)
 			if abs64(e[v]) != 1 && nElim == 1 {
 				// c·x + rest = 0 has an integer solution x iff rest ≡ 0 (mod |c|): keep that as
-				// rest = |c|·floor(rest/|c|), a div of the remaining variables.
-				rest := cloneRow(e)
-				rest[v] = 0
+				// rest = |c|·floor(rest/|c|), a div of the remaining variables. Coefficients
+				// count modulo |c| only: reducing them keeps the congruence and its div small
+				// (10001i = 2j projects onto i ≡ 0 (mod 2), not onto a div of 10001i, whose
+				// coefficient later feasibility tests could only eliminate inexactly).
 				den := abs64(e[v])
-				grow()
-				rest = append(rest, 0)
-				newDivs = append(newDivs, div{num: cloneRow(rest), den: den})
-				cong := cloneRow(rest)
-				cong[width-1] = -den
-				e = append(e, 0)
-				eqs = append(eqs, cong)
+				rest := make([]int64, len(e))
+				for c, a := range e {
+					if c != v {
+						rest[c] = modFloor(a, den)
+					}
+				}
+				if g := gcd(rowGCD(rest, 0), den); g > 1 {
+					// rest ≡ 0 (mod den) iff rest/g ≡ 0 (mod den/g)
+					for c := range rest {
+						rest[c] /= g
+					}
+					den /= g
+				}
+				unitCongruence(rest, den)
+				if isZeroFrom(rest, 1) {
+					// a constant congruence: always true (rest[0] = 0 after the reduction) or
+					// never
+					if rest[0]%den != 0 {
+						empty = true
+						break
+					}
+				} else {
+					grow()
+					rest = append(rest, 0)
+					newDivs = append(newDivs, div{num: cloneRow(rest), den: den})
+					cong := cloneRow(rest)
+					cong[width-1] = -den
+					e = append(e, 0)
+					eqs = append(eqs, cong)
+				}
 			}
 			for i := range eqs {
 				eqs[i] = substituteScaled(eqs[i], e, v)
@@ -373,4 +402,31 @@ func congruenceStep(rows [][]int64, c int, elim []bool) int64 {
 		return 0
 	}
 	return m
+}
+
+// unitCongruence rewrites the congruence row ≡ 0 (mod m), its coefficients in [0, m), into an
+// equivalent one where the last variable whose coefficient is invertible modulo m has
+// coefficient 1 (multiplying by that inverse): 3i + 10000 ≡ 0 (mod 10001) becomes
+// i + 6667 ≡ 0, a stride of i rather than a div whose coefficient later feasibility tests could
+// only eliminate inexactly. Rows with no invertible coefficient are left as they are.
+func unitCongruence(row []int64, m int64) {
+	if m <= 1 || slices.Contains(row[1:], 1) {
+		return
+	}
+	for c := len(row) - 1; c >= 1; c-- {
+		if row[c] == 0 || gcd(row[c], m) != 1 {
+			continue
+		}
+		inv := modInverse(row[c], m)
+		for k := range row {
+			row[k] = mulMod(row[k], inv, m)
+		}
+		return
+	}
+}
+
+// mulMod returns a·b mod m for a, b in [0, m) without overflow.
+func mulMod(a, b, m int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	return int64(bits.Rem64(hi, lo, uint64(m)))
 }
