@@ -372,7 +372,52 @@ func withPlainBounds(b *basic, d int) *basic {
 	p, _ := shadowCols(b, func(int) bool { return false }, func(k int) bool { return lv[k] == d })
 	j, _, _ := joinBasic(b, p)
 	j.tidy()
-	return j
+	if boundedIn(j, d) {
+		return j
+	}
+	// The integer shadow can bring the divs back: eliminating q = floor((i + k - 1)/2) from
+	// i <= 2q + 1 is a congruence step that keeps a div of k. Its rational shadow (k >= 0 there)
+	// is plain, and b implies it.
+	rows := rationalShadowRows(b, lv, d)
+	if rows == nil {
+		return j
+	}
+	nb := b.clone()
+	nb.ineqs = append(nb.ineqs, rows...)
+	nb.tidy()
+	return nb
+}
+
+// rationalShadowRows returns the rows of the rational shadow of b without its divs of level d
+// (Fourier–Motzkin on their columns, with their definitions) that bound dim d, or nil when
+// there are none or the elimination grows past a few hundred rows.
+func rationalShadowRows(b *basic, lv []int, d int) [][]int64 {
+	ds := b.divStart()
+	rows := cloneRows(b.ineqs)
+	for _, e := range b.eqs {
+		rows = append(rows, cloneRow(e), negRow(e))
+	}
+	var cols []int
+	for k := range b.divs {
+		if lv[k] == d {
+			lo, hi := b.divConstraints(k)
+			rows = append(rows, lo, hi)
+			cols = append(cols, ds+k)
+		}
+	}
+	for _, c := range cols {
+		if rows = fourierMotzkin(rows, c, 0); len(rows) > 400 {
+			return nil
+		}
+	}
+	col := 1 + b.nParam + d
+	var out [][]int64
+	for _, r := range rows {
+		if r[col] != 0 && !usesLevelDiv(b, lv, r, d) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // congruenceStep returns m when every lower bound of column c in rows has coefficient m and

@@ -328,3 +328,30 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// TestScanDivOnlyBounds: sets whose dims are bounded only through floor divisions of them (DIE
+// produces such domains once redundant plain bounds are dropped: i <= 2*floor((i + k - 1)/2) + 1
+// implies k >= 0) scan into loops that visit exactly their points. The integer shadow of such a
+// div keeps a div of the dim (a congruence step); the scanner uses the rational shadow.
+func TestScanDivOnlyBounds(t *testing.T) {
+	for _, src := range []string{
+		"{ S[i, k] : 0 <= i < 3 and i <= 2*floor((i + k - 1)/2) + 1 and k < 3 }",
+		"{ S[i, j, k] : 0 <= i < 3 and i <= 2*floor((i + k - 1)/2) + 1 and 0 <= j < 3 and k < 3 }",
+		"{ S[i] : floor((i - 1)/2) = 0 }",
+		"{ S[i, j] : 0 <= i < 4 and 3*floor((i + j)/3) >= i and j <= 5 }",
+		"{ S[i, j] : 0 <= i < 4 and j >= -2 and 2*floor((i + j + 1)/2) <= i + 2 }",
+		"{ S[i, j] : -3 <= i < 4 and 3*floor((i + j)/3) >= i and 2*floor((i + j + 1)/2) <= i + 2 }",
+	} {
+		s := MustParseSet(src)
+		ast, err := s.Scan()
+		require.NoError(t, err, src)
+		n := s.NDim()
+		want := bruteForce(s, "S", n, nil)
+		require.NotEmpty(t, want, src)
+		var got [][]int64
+		for _, p := range walkAll(t, ast, n, nil) {
+			got = append(got, p.x)
+		}
+		require.Equal(t, want, got, src)
+	}
+}
