@@ -204,6 +204,25 @@ func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (bool, error) {
 	if !simple {
 		return false, nil
 	}
+	// Avail(k) in c's body asks whether c's access k is defined. After inlining it is asked of
+	// an operand of p whose access is defined at every iteration of p (then only c's access
+	// decides): with partial accesses (p a concat) the first operand's availability is not c's.
+	availOf := -1
+	if avail {
+		for j := range p.Operands {
+			total := false
+			_ = volume.Try(func() {
+				total = p.Domain.IsSubset(p.AccessMap(g.Params, j).Domain())
+			})
+			if total {
+				availOf = j
+				break
+			}
+		}
+		if availOf < 0 {
+			return false, nil
+		}
+	}
 	// each element of p read at most once: the access is injective over c's domain
 	injective := false
 	_ = volume.Try(func() {
@@ -249,7 +268,7 @@ func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (bool, error) {
 		case s.Op == ir.SRead && s.Arg == k:
 			return pBody
 		case s.Op == ir.SAvail && s.Arg == k:
-			return ir.Avail(n - 1) // every new operand carries c's pieces: any one tells
+			return ir.Avail(n - 1 + availOf) // defined wherever c's access k is
 		case s.Op == ir.SRead || s.Op == ir.SAvail:
 			cp := *s
 			cp.Arg = remapC(s.Arg)

@@ -32,12 +32,29 @@ func TestFusePreservesRequiredOutputs(t *testing.T) {
 	checkPipeline(t, "remove-empty,die,fuse,dce", *semanticGraphs)
 }
 
+// TestSemanticRegressions runs the semantic check on seeds beyond the default count that once
+// failed: 2501, where DIE left a domain bounded only through a floor division (the scanner
+// found no lower bound for it), and 4415, where fusing a concat into a concat asked the
+// availability of the wrong inlined operand.
+func TestSemanticRegressions(t *testing.T) {
+	checkSeeds(t, passes.DefaultPipeline, []int{2501})
+	checkSeeds(t, "remove-empty,die,fuse,dce", []int{4415})
+}
+
 func checkPipeline(t *testing.T, pipeline string, graphs int) {
+	seeds := make([]int, graphs)
+	for i := range seeds {
+		seeds[i] = i
+	}
+	checkSeeds(t, pipeline, seeds)
+}
+
+func checkSeeds(t *testing.T, pipeline string, seeds []int) {
 	ps, err := passes.ParsePipeline(pipeline)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for seed := 0; seed < graphs; seed++ {
+	for _, seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 99))
 		g := randgraph.Graph(r)
 		text := g.String()
