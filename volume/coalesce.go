@@ -127,10 +127,23 @@ func (cs *coalescer) point(it *coalItem) []int64 {
 	return it.pt
 }
 
-// two is coalesceTwo of two items, with their sample points as quick witnesses.
+// two is coalesceTwo of two items, with their sample points as quick witnesses. A pair whose
+// exact tests are too complex (an elimination past its bounds) stays apart: coalescing only
+// merges what it proves, so not deciding keeps the union exact.
 func (cs *coalescer) two(a, b *coalItem) *coalItem {
 	pa, pb := cs.point(a), cs.point(b)
-	m := coalesceTwo(a.b, b.b, pa, pb, &cs.budget)
+	var m *basic
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(tooComplex); !ok {
+					panic(r)
+				}
+				m = nil
+			}
+		}()
+		m = coalesceTwo(a.b, b.b, pa, pb, &cs.budget)
+	}()
 	switch m {
 	case nil:
 		return nil

@@ -424,7 +424,7 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 			s := newOmegaSys(w, nil)
 			s.addConnected(b, i, other) // b without r contains b, which is not empty
 			s.addIneq(other)
-			ok := s.feasible()
+			ok := feasibleOrUndecided(s)
 			s.release()
 			if !ok {
 				count(r, -1)
@@ -442,7 +442,7 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 		s := newOmegaSys(w, nil)
 		s.addConnected(b, -1, other)
 		s.addIneq(other)
-		ok := s.feasible()
+		ok := feasibleOrUndecided(s)
 		s.release()
 		if !ok {
 			count(r, -1)
@@ -454,6 +454,21 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 	}
 	b.tidy()
 	b.removeRedundantEqs()
+}
+
+// feasibleOrUndecided is s.feasible(), true when the test is too complex to decide: the
+// redundancy and implicit-equality tests that use it then keep the constraint as it is, which
+// is always exact.
+func feasibleOrUndecided(s *omegaSys) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, is := r.(tooComplex); !is {
+				panic(r)
+			}
+			ok = true
+		}
+	}()
+	return s.feasible()
 }
 
 // removeRedundantEqs drops equalities that are linear combinations of the others (rank test by
