@@ -251,3 +251,16 @@ func TestCoalesceTooComplexTest(t *testing.T) {
 	_, err := s.DimBounds(0)
 	require.NoError(t, err)
 }
+
+// TestParseNegatedConjunction: the negation of a conjunction of three != multiplies out to
+// 3^8 conjunctions, past the disjunct bound, although it means a = 0 or b = 0 or c = 0 (case
+// 2009 of TestOracleMapUnion at 10,000 cases, salt 31). The parser drops repeated atoms,
+// contradictions and absorbed conjunctions as it multiplies; and a formula over the bound
+// inside parentheses is reported as such, not as a missing expression.
+func TestParseNegatedConjunction(t *testing.T) {
+	a := MustParseSet("[M] -> { [i] : 0 <= i < 5 and -3 <= M <= 3 and (not ((M + 1 != 0) and (i + 4 != 0) and (M + i != 0))) }")
+	b := MustParseSet("[M] -> { [i] : 0 <= i < 5 and -3 <= M <= 3 and (M = -1 or i = -4 or M + i = 0) }")
+	assert.True(t, a.IsEqual(b), "%s", a)
+	_, err := ParseSet("{ [] : (0, 0, 0, 0, 0, 0 != 0, 0, 0, 0 != 0) }")
+	require.ErrorContains(t, err, "disjuncts")
+}

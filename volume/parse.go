@@ -43,8 +43,12 @@ func parseErr(offset int, near, format string, args ...any) error {
 // them allocate without bound.
 const maxParseLen = 1 << 20
 
-// maxDisjuncts bounds the disjunctive normal form of one formula.
-const maxDisjuncts = 4096
+// maxDisjuncts bounds the disjunctive normal form of one formula (after simplifyDNF), and
+// maxProductDisjuncts the product of two forms before it is simplified.
+const (
+	maxDisjuncts        = 4096
+	maxProductDisjuncts = 16 * maxDisjuncts
+)
 
 // ParseSet parses a set in isl notation.
 func ParseSet(s string) (Set, error) {
@@ -539,13 +543,18 @@ func (p *parser) parseAnd() (dnf, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(f)*len(g) > maxDisjuncts {
+		if len(f)*len(g) > maxProductDisjuncts {
 			return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
 		}
 		var h dnf
 		for _, a := range f {
 			for _, b := range g {
 				h = append(h, append(append(conj{}, a...), b...))
+			}
+		}
+		if len(h) > maxDisjuncts {
+			if h = simplifyDNF(h); len(h) > maxDisjuncts {
+				return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
 			}
 		}
 		f = h
@@ -618,8 +627,12 @@ func (p *parser) parseNot() (dnf, error) {
 		// a parenthesised formula, or an expression that starts a comparison
 		save, nv := p.pos, len(p.vars)
 		p.next()
-		if f, err := p.parseOr(); err == nil && p.accept(")") && !p.isRelOrArith() {
+		f, err := p.parseOr()
+		if err == nil && p.accept(")") && !p.isRelOrArith() {
 			return f, nil
+		}
+		if pe := (*ParseError)(nil); errors.As(err, &pe) && strings.Contains(pe.Msg, "disjuncts") {
+			return nil, err // a formula too large, not an expression: say so
 		}
 		p.pos, p.vars = save, p.vars[:nv]
 	}
@@ -648,7 +661,7 @@ func (p *parser) negate(f dnf) (dnf, error) {
 				nc = append(nc, conj{{a.l.scale(-1).add(constLin(-1), 1), false}})
 			}
 		}
-		if len(res)*len(nc) > maxDisjuncts {
+		if len(res)*len(nc) > maxProductDisjuncts {
 			return nil, p.errf("negation has more than %d disjuncts", maxDisjuncts)
 		}
 		var h dnf
@@ -657,7 +670,12 @@ func (p *parser) negate(f dnf) (dnf, error) {
 				h = append(h, append(append(conj{}, a...), b...))
 			}
 		}
-		res = h
+		if res = h; len(res) > 64 {
+			res = simplifyDNF(res)
+		}
+		if len(res) > maxDisjuncts {
+			return nil, p.errf("negation has more than %d disjuncts", maxDisjuncts)
+		}
 	}
 	return res, nil
 }
