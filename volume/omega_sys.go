@@ -313,6 +313,11 @@ func (s *omegaSys) elimEqs() bool {
 		if steps > maxOmegaSteps {
 			panic(internalError{"equality elimination does not terminate"})
 		}
+		// every step rewrites every row (and a mod-hat step copies them one column wider)
+		*s.work += len(s.eqs) + len(s.ineqs)
+		if *s.work > maxOmegaWork {
+			panic(tooComplex{fmt.Sprintf("an emptiness test exceeds %d row operations (dark shadows and splinters)", maxOmegaWork)})
+		}
 		off := s.eqs[len(s.eqs)-1]
 		s.eqs = s.eqs[:len(s.eqs)-1]
 		r := s.row(off)
