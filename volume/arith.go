@@ -6,11 +6,16 @@ import "math/bits"
 
 // overflow is the panic value raised when a coefficient leaves the int64 range.
 // Public operations document that they panic with ErrOverflow; Try converts it to an error.
+//
+// The range is symmetric, [-(2^63-1), 2^63-1]: -2^63 counts as an overflow, so that every
+// coefficient can be negated (printing x + c >= 0 as x >= -c, moving a term to the other side
+// of a constraint). { [i] : i != 9223372036854775807 } once printed its second piece,
+// i - 2^63 >= 0, as i >= -9223372036854775808 (FuzzParse).
 type overflow struct{}
 
 func addc(a, b int64) int64 {
 	s := a + b
-	if (s > a) != (b > 0) {
+	if (s > a) != (b > 0) || s == -1<<63 {
 		panic(overflow{})
 	}
 	return s
@@ -18,7 +23,7 @@ func addc(a, b int64) int64 {
 
 func subc(a, b int64) int64 {
 	s := a - b
-	if (s < a) != (b > 0) {
+	if (s < a) != (b > 0) || s == -1<<63 {
 		panic(overflow{})
 	}
 	return s
@@ -30,9 +35,6 @@ func mulc(a, b int64) int64 {
 	}
 	hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
 	if hi != 0 || lo > 1<<63-1 {
-		if hi == 0 && lo == 1<<63 && (a < 0) != (b < 0) {
-			return -1 << 63
-		}
 		panic(overflow{})
 	}
 	if (a < 0) != (b < 0) {

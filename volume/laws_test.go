@@ -135,7 +135,18 @@ func TestOverflow(t *testing.T) {
 	assert.Panics(t, func() { mulc(1<<62, 2) })
 	assert.Panics(t, func() { addc(1<<62, 1<<62) })
 	assert.Panics(t, func() { negc(-1 << 63) })
-	assert.Equal(t, int64(-1<<63), mulc(-(1<<62), 2))
+	// the range is symmetric: -2^63 cannot be negated, so no operation yields it
+	assert.Panics(t, func() { mulc(-(1 << 62), 2) })
+	assert.Panics(t, func() { addc(-(1 << 62), -(1 << 62)) })
+	assert.Panics(t, func() { subc(-(1<<63 - 1), 1) })
+	assert.Equal(t, int64(-(1<<63 - 1)), subc(-(1<<63-2), 1))
+	s, err := ParseSet("{ [i, j] : j = 0 and i != 9223372036854775807 }")
+	if err == nil {
+		_, err = ParseSet(s.String()) // prints, and parses back
+	}
+	if err != nil {
+		assert.ErrorIs(t, err, ErrOverflow)
+	}
 	err = Try(func() { mulc(1<<40, 1<<40) })
 	assert.ErrorIs(t, err, ErrOverflow)
 	assert.Panics(t, func() { AffConst(1 << 62).Add(AffConst(1 << 62)) })
