@@ -261,7 +261,7 @@ type tooComplex struct{ what string }
 // maxOmegaWork bounds the rows one emptiness test may process, over all its eliminations, dark
 // shadows and splinters (a few hundred on tensor-sized problems); past it the test stops with
 // ErrTooComplex.
-const maxOmegaWork = 2_000_000
+const maxOmegaWork = 500_000
 
 // maxSplinters bounds the splinters of one inexact elimination (their number grows with the
 // coefficients); past it the operation stops with ErrTooComplex.
