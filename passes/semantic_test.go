@@ -3,6 +3,7 @@ package passes_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -57,73 +58,81 @@ func checkSeeds(t *testing.T, pipeline string, seeds []int) {
 	for _, seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 99))
 		g := randgraph.Graph(r)
-		text := g.String()
-		orig, err := ir.Parse(text)
-		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, text)
-		}
-		opt, _ := ir.Parse(text)
-		var reqs []passes.Requirement
 		var reqText []string
-		for k, o := range opt.Outputs {
+		for k, o := range g.Outputs {
 			if s := randgraph.Requirement(r, o, k); s != "" {
-				rq, err := passes.ParseRequirement(opt, s)
-				if err != nil {
-					t.Fatalf("seed %d: %v", seed, err)
-				}
-				reqs = append(reqs, rq)
 				reqText = append(reqText, s)
 			}
 		}
-		if _, err := passes.Run(context.Background(), opt, ps, &passes.Options{VerifyEach: true, Require: reqs}); err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, text)
-		}
-		inputs := map[string]*ir.Tensor{}
-		for _, in := range orig.Inputs {
-			s, _ := in.Type.StaticShape()
-			tt := ir.NewTensor(in.Type.Elem, s)
-			for i := range tt.F {
-				tt.F[i] = ir.RoundFloat(in.Type.Elem, r.Float64()*4-2)
-			}
-			inputs[in.Name] = tt
-		}
-		want, err := eval.Run(orig, inputs)
+		checkSemantics(t, fmt.Sprintf("seed %d", seed), ps, g.String(), reqText, r)
+	}
+}
+
+// checkSemantics runs the pipeline ps on the graph text with the required regions reqText and
+// checks, on inputs drawn from r, that the required output elements keep their bits.
+func checkSemantics(t *testing.T, label string, ps []*passes.Pass, text string, reqText []string, r *rand.Rand) {
+	t.Helper()
+	orig, err := ir.Parse(text)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", label, err, text)
+	}
+	opt, _ := ir.Parse(text)
+	var reqs []passes.Requirement
+	for _, s := range reqText {
+		rq, err := passes.ParseRequirement(opt, s)
 		if err != nil {
-			t.Fatalf("seed %d: original: %v\n%s", seed, err, text)
+			t.Fatalf("%s: %v", label, err)
 		}
-		got, err := eval.Run(opt, inputs)
+		reqs = append(reqs, rq)
+	}
+	if _, err := passes.Run(context.Background(), opt, ps, &passes.Options{VerifyEach: true, Require: reqs}); err != nil {
+		t.Fatalf("%s: %v\n%s", label, err, text)
+	}
+	inputs := map[string]*ir.Tensor{}
+	for _, in := range orig.Inputs {
+		s, _ := in.Type.StaticShape()
+		tt := ir.NewTensor(in.Type.Elem, s)
+		for i := range tt.F {
+			tt.F[i] = ir.RoundFloat(in.Type.Elem, r.Float64()*4-2)
+		}
+		inputs[in.Name] = tt
+	}
+	want, err := eval.Run(orig, inputs)
+	if err != nil {
+		t.Fatalf("%s: original: %v\n%s", label, err, text)
+	}
+	got, err := eval.Run(opt, inputs)
+	if err != nil {
+		t.Fatalf("%s: optimized: %v\n%s", label, err, opt)
+	}
+	for k, o := range orig.Outputs {
+		region := volume.Box(nil, "", nil, o.Type.Shape)
+		for _, rq := range reqs {
+			if rq.Output == o.Name {
+				region = rq.Set.Intersect(volume.Box(nil, "", nil, o.Type.Shape))
+			}
+		}
+		pts, err := region.Points(nil, 0)
 		if err != nil {
-			t.Fatalf("seed %d: optimized: %v\n%s", seed, err, opt)
+			t.Fatal(err)
 		}
-		for k, o := range orig.Outputs {
-			region := volume.Box(nil, "", nil, o.Type.Shape)
-			for _, rq := range reqs {
-				if rq.Output == o.Name {
-					region = rq.Set.Intersect(volume.Box(nil, "", nil, o.Type.Shape))
-				}
+		shape, _ := o.Type.StaticShape()
+		for _, p := range pts {
+			off := int64(0)
+			for d, x := range p {
+				off = off*shape[d] + x
 			}
-			pts, err := region.Points(nil, 0)
-			if err != nil {
-				t.Fatal(err)
+			if !o.Type.Elem.IsFloat() {
+				// comparisons and arg reductions reached as secondary outputs
+				if got[k].I[off] != want[k].I[off] {
+					t.Fatalf("%s: output %%%s element %v: optimized %d, original %d\nrequire %v\noriginal:\n%s\noptimized:\n%s",
+						label, o.Name, p, got[k].I[off], want[k].I[off], reqText, text, opt)
+				}
+				continue
 			}
-			shape, _ := o.Type.StaticShape()
-			for _, p := range pts {
-				off := int64(0)
-				for d, x := range p {
-					off = off*shape[d] + x
-				}
-				if !o.Type.Elem.IsFloat() {
-					// comparisons and arg reductions reached as secondary outputs
-					if got[k].I[off] != want[k].I[off] {
-						t.Fatalf("seed %d: output %%%s element %v: optimized %d, original %d\nrequire %v\noriginal:\n%s\noptimized:\n%s",
-							seed, o.Name, p, got[k].I[off], want[k].I[off], reqText, text, opt)
-					}
-					continue
-				}
-				if !sameBits(got[k].F[off], want[k].F[off]) {
-					t.Fatalf("seed %d: output %%%s element %v: optimized %v, original %v\nrequire %v\noriginal:\n%s\noptimized:\n%s",
-						seed, o.Name, p, got[k].F[off], want[k].F[off], reqText, text, opt)
-				}
+			if !sameBits(got[k].F[off], want[k].F[off]) {
+				t.Fatalf("%s: output %%%s element %v: optimized %v, original %v\nrequire %v\noriginal:\n%s\noptimized:\n%s",
+					label, o.Name, p, got[k].F[off], want[k].F[off], reqText, text, opt)
 			}
 		}
 	}
