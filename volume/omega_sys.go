@@ -255,23 +255,9 @@ func (s *omegaSys) rows() [][]int64 {
 
 // feasible decides whether eqs (= 0) and ineqs (>= 0) have an integer solution. All columns but
 // the constant are variables. The rows are not modified.
-func feasible(eqs, ineqs [][]int64) bool {
-	w := 0
-	if len(eqs) > 0 {
-		w = len(eqs[0])
-	} else if len(ineqs) > 0 {
-		w = len(ineqs[0])
-	} else {
-		return true
-	}
-	s := newOmegaSys(w, nil)
-	defer s.release()
-	s.addEqs(eqs)
-	s.addIneqs(ineqs)
-	return s.feasible()
-}
+func feasible(eqs, ineqs [][]int64) bool { return feasibleOwned(eqs, ineqs, nil) }
 
-// feasibleOwned is feasible within an enclosing test whose work counter is work.
+// feasibleOwned is feasible within an enclosing test whose work counter is work (nil: its own).
 func feasibleOwned(eqs, ineqs [][]int64, work *int) bool {
 	w := 0
 	if len(eqs) > 0 {
