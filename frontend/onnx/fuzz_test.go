@@ -6,8 +6,6 @@ package onnx_test
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -22,11 +20,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/graphc/graphc/frontend/onnx"
+	"github.com/graphc/graphc/internal/fuzzcheck"
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/ir/eval"
 	"github.com/graphc/graphc/proto/onnxpb"
-	"github.com/graphc/graphc/volume"
 )
 
 // nodeTestSuite is the ONNX backend node test suite (DESIGN.md, testing layer 3).
@@ -366,31 +363,6 @@ func FuzzImport(f *testing.F) {
 			opts = append(opts, onnx.WithInitializerInputs())
 		}
 		g, err := onnx.Read(bytes.NewReader(data), name, opts...)
-		if errors.Is(err, volume.ErrInternal) {
-			t.Fatalf("volume reported a bug: %v", err)
-		}
-		if err != nil {
-			return
-		}
-		if err := ir.Verify(g); err != nil {
-			t.Fatalf("import produced an invalid graph: %v", err)
-		}
-		params := map[string]int64{}
-		for _, p := range g.Params {
-			params[p] = 2
-		}
-		in := map[string]*ir.Tensor{}
-		for _, v := range g.Inputs {
-			shape, err := v.Type.EvalShape(params)
-			if err != nil || ir.NumElements(shape) > 1<<12 {
-				return
-			}
-			in[v.Name] = ir.NewTensor(v.Type.Elem, shape)
-		}
-		// errors (out-of-bounds reads of a malformed graph, sizes over the bound, the time limit)
-		// are fine
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_, _ = eval.Run(g, in, eval.WithParams(params), eval.WithMaxElements(1<<14), eval.WithContext(ctx))
+		fuzzcheck.Imported(t, g, err)
 	})
 }

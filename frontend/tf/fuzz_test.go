@@ -5,8 +5,6 @@
 package tf_test
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -21,10 +19,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/graphc/graphc/frontend/tf"
+	"github.com/graphc/graphc/internal/fuzzcheck"
 	"github.com/graphc/graphc/internal/tfgen"
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/ir/eval"
-	"github.com/graphc/graphc/volume"
 )
 
 var update = flag.Bool("update", false, "rewrite the fuzz seed corpus of testdata/fuzz/FuzzReadText")
@@ -210,31 +207,6 @@ func FuzzReadText(f *testing.F) {
 			return
 		}
 		g, err := tf.Import(gd, "fuzz", tf.WithMaxFileSize(1<<20))
-		if errors.Is(err, volume.ErrInternal) {
-			t.Fatalf("volume reported a bug: %v", err)
-		}
-		if err != nil {
-			return
-		}
-		if err := ir.Verify(g); err != nil {
-			t.Fatalf("import produced an invalid graph: %v", err)
-		}
-		params := map[string]int64{}
-		for _, p := range g.Params {
-			params[p] = 2
-		}
-		in := map[string]*ir.Tensor{}
-		for _, v := range g.Inputs {
-			shape, err := v.Type.EvalShape(params)
-			if err != nil || ir.NumElements(shape) > 1<<12 {
-				return
-			}
-			in[v.Name] = ir.NewTensor(v.Type.Elem, shape)
-		}
-		// errors (out-of-bounds reads of a malformed graph, sizes over the bound, the time limit)
-		// are fine
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_, _ = eval.Run(g, in, eval.WithParams(params), eval.WithMaxElements(1<<14), eval.WithContext(ctx))
+		fuzzcheck.Imported(t, g, err)
 	})
 }
