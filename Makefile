@@ -11,7 +11,10 @@ help:
 	@echo "make build   - build bin/graphc"
 	@echo "make test    - gofmt/vet checks and the whole test suite (what CI runs)"
 	@echo "make demo    - compile the bundled MatMul+Trilu model, run it, check it, show what DIE removed"
-	@echo "make bench   - benchmarks (compiled code and compiler)"
+	@echo "make bench   - benchmarks (compiled code and compiler; the real-model set when exported)"
+	@echo "make models  - export the real-model set from PyTorch into GRAPHC_MODELS (~/.cache/graphc-models)"
+	@echo "make models-tiny - re-export the committed tiny models in testdata/realmodels"
+	@echo "make bench-real  - the real-model set against onnxruntime (BENCH_MODELS=a,b to choose)"
 	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
 	@echo "make conformance-hexagon - floating-point ONNX node tests as hexagonv67 code under qemu-hexagon"
@@ -35,7 +38,23 @@ demo:
 # benchmarks (volume operations, scanning, compile time, MatMul+Trilu die vs no die).
 bench:
 	$(GO) run ./cmd/graphc-bench
+	@if [ -d "$(GRAPHC_MODELS)" ]; then $(MAKE) bench-real; else echo "no real models in $(GRAPHC_MODELS): make models"; fi
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+
+# models: Debian's python3-torch, python3-torchvision and python3-onnx export the real-model set
+# (random weights, fixed seeds; not needed by make test). The exports are cached outside git.
+GRAPHC_MODELS ?= $(HOME)/.cache/graphc-models
+PYTHON ?= /usr/bin/python3
+BENCH_MODELS ?=
+.PHONY: models models-tiny bench-real
+models:
+	$(PYTHON) models/export.py --out $(GRAPHC_MODELS)
+
+models-tiny:
+	$(PYTHON) models/export.py --set tiny --force --out testdata/realmodels
+
+bench-real:
+	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)"
 
 # fuzz: every fuzz target (docs/fuzzing.md), one after another, each for FUZZTIME; FUZZFLAGS adds
 # go test flags (e.g. FUZZFLAGS=-parallel=1 on a shared machine). It stops at the first target

@@ -1,9 +1,12 @@
 // Command graphc-bench times graphc-compiled code against onnxruntime (npm onnxruntime-node,
-// one intra-op thread) and against graphc without optimization (--pipeline=), on issue 11's
-// models, in one run on one machine (`make bench`). It prints a table of median times, GFLOP/s
-// and the ratios graphc/onnxruntime and die/no-die.
+// one intra-op thread) and against graphc without optimization (--pipeline=), in one run on one
+// machine (`make bench`). It prints a table of median times, GFLOP/s and the ratios
+// graphc/onnxruntime and die/no-die: for synthetic models built in Go, or with -real for the
+// real-model set that models/export.py exports from PyTorch (each checked against PyTorch's
+// outputs first; geometric means per family).
 //
 //	go run ./cmd/graphc-bench [-models matmul,trilu,...] [-cache DIR] [-no-ort]
+//	go run ./cmd/graphc-bench -real [-models resnet18,gpt2_last] [-model-dir DIR]
 package main
 
 import (
@@ -19,6 +22,7 @@ import (
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/internal/onnxgen"
+	"github.com/graphc/graphc/internal/realmodel"
 	"github.com/graphc/graphc/ir"
 )
 
@@ -61,6 +65,9 @@ func main() {
 	noORT := flag.Bool("no-ort", false, "do not run onnxruntime")
 	minTime := flag.Duration("min-time", 300*time.Millisecond, "minimum measured time per sample")
 	samples := flag.Int("samples", 5, "samples per measurement (the median is reported)")
+	real := flag.Bool("real", false, "benchmark the real-model set (models/export.py) instead of the synthetic models")
+	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
+	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
 	flag.Parse()
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fail(err)
@@ -79,6 +86,12 @@ func main() {
 		if m != "" {
 			want[m] = true
 		}
+	}
+	if *real {
+		if err := runReal(context.Background(), *modelDir, *cache, want, ort, *minTime, *samples, *noDIE); err != nil {
+			fail(err)
+		}
+		return
 	}
 	fmt.Printf("%-22s %10s %10s %10s %9s %9s %8s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "GFLOP/s", "ort GF/s", "g/ort", "die/nodie")
 	for _, bm := range models {
@@ -201,6 +214,11 @@ func timeProgram(ctx context.Context, p *e2e.Program, inputs []*ir.Tensor, minTi
 		}
 		ts = append(ts, ns/1e6)
 	}
+	return median(ts), nil
+}
+
+// median returns the median of ts (which it sorts).
+func median(ts []float64) float64 {
 	sort.Float64s(ts)
-	return ts[len(ts)/2], nil
+	return ts[len(ts)/2]
 }

@@ -1,0 +1,212 @@
+// This file benchmarks the real-model set (models/export.py, cached outside git): each model
+// compiled with the default pipeline and with none, checked against PyTorch's outputs, and
+// timed side by side with onnxruntime (one thread) on the same inputs.
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/internal/e2e"
+	"github.com/graphc/graphc/internal/realmodel"
+)
+
+// realRow is one model's measurements.
+type realRow struct {
+	name                string
+	die, nodie, ort     float64 // ms per call
+	errDie, errORT      float64 // largest error relative to the output's scale
+	compile             time.Duration
+	failed              string
+	symbolic, transform bool
+}
+
+func runReal(ctx context.Context, root, cache string, want map[string]bool, ort *ortRunner, minTime time.Duration, samples int, noDIE bool) error {
+	names, err := realmodel.List(root)
+	if err != nil {
+		return fmt.Errorf("%w (export the models first: python3 models/export.py)", err)
+	}
+	fmt.Printf("real models in %s; CPU: %s\n", root, cpuName())
+	fmt.Printf("%-22s %10s %10s %10s %7s %9s %9s %9s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "g/ort", "die/nodie", "err", "ort err", "compile")
+	var rows []realRow
+	for _, name := range names {
+		if len(want) > 0 && !want[name] {
+			continue
+		}
+		r := benchReal(ctx, root, filepath.Join(cache, "real", name), name, ort, minTime, samples, noDIE)
+		rows = append(rows, r)
+		fmt.Println(r.String())
+	}
+	// geometric means of graphc/onnxruntime per family
+	for _, fam := range []struct {
+		name string
+		in   func(r realRow) bool
+	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }}} {
+		sum, n, worst, worstName := 0.0, 0, 0.0, ""
+		for _, r := range rows {
+			if r.failed != "" || r.ort == 0 || !fam.in(r) {
+				continue
+			}
+			q := r.die / r.ort
+			sum += math.Log(q)
+			n++
+			if q > worst {
+				worst, worstName = q, r.name
+			}
+		}
+		if n > 0 {
+			fmt.Printf("%s: graphc/onnxruntime geometric mean %.2f over %d models, worst %.2f (%s)\n", fam.name, math.Exp(sum/float64(n)), n, worst, worstName)
+		}
+	}
+	return nil
+}
+
+func (r realRow) String() string {
+	if r.failed != "" {
+		return fmt.Sprintf("%-22s error: %s", r.name, r.failed)
+	}
+	return fmt.Sprintf("%-22s %10.3f %10s %10s %7s %9s %9.1e %9s %7.1fs", r.name, r.die, fmtMS(r.nodie), fmtMS(r.ort),
+		fmtRatio(r.die, r.ort), fmtRatio(r.die, r.nodie), r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
+}
+
+func fmtErr(e, ms float64) string {
+	if ms == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1e", e)
+}
+
+func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, minTime time.Duration, samples int, noDIE bool) realRow {
+	r := realRow{name: name}
+	fail := func(err error) realRow {
+		r.failed = firstLine(err.Error())
+		return r
+	}
+	m, err := realmodel.Load(root, name)
+	if err != nil {
+		return fail(err)
+	}
+	r.transform = isTransformer(m)
+	set := m.Sets[0]
+	configs := []struct{ name, pipeline string }{{"die", "remove-empty,die,dce"}}
+	if !noDIE {
+		configs = append(configs, struct{ name, pipeline string }{"nodie", ""})
+	}
+	for _, cfg := range configs {
+		t0 := time.Now()
+		res, err := graphc.Compile(ctx, m.Path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU("native"))
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", cfg.name, err))
+		}
+		if cfg.name == "die" {
+			r.compile = time.Since(t0)
+		}
+		dir := filepath.Join(work, cfg.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fail(err)
+		}
+		prog, err := e2e.Build(ctx, dir, res.Graph, res.Module, "-O3", "-march=native")
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", cfg.name, err))
+		}
+		worst, err := realmodel.CheckSets(ctx, m, res.Graph, prog, realmodel.DefaultTolerance)
+		if err != nil {
+			return fail(fmt.Errorf("%s: wrong result: %w", cfg.name, err))
+		}
+		params, err := realmodel.Params(res.Graph, set.Inputs)
+		if err != nil {
+			return fail(err)
+		}
+		r.symbolic = r.symbolic || len(params) > 0
+		ms, err := timeRunner(ctx, prog, set, params, minTime, samples)
+		if err != nil {
+			return fail(err)
+		}
+		if cfg.name == "die" {
+			r.die, r.errDie = ms, worst
+		} else {
+			r.nodie = ms
+		}
+	}
+	if ort != nil {
+		ms, outs, err := ort.timeData(m, set, filepath.Join(work, "ort"), minTime, samples)
+		if err != nil {
+			return fail(fmt.Errorf("onnxruntime: %w", err))
+		}
+		r.ort = ms
+		for k, o := range outs {
+			e, err := realmodel.Compare(o, set.Outputs[k], realmodel.DefaultTolerance)
+			if err != nil {
+				return fail(fmt.Errorf("onnxruntime output %d differs from PyTorch's: %w", k, err))
+			}
+			r.errORT = max(r.errORT, e)
+		}
+	}
+	return r
+}
+
+// isTransformer tells the families apart by the inputs: token ids are integers.
+func isTransformer(m *realmodel.Model) bool {
+	for _, t := range m.Sets[0].Inputs {
+		if !t.Elem.IsFloat() {
+			return true
+		}
+	}
+	return strings.HasPrefix(m.Name, "vit")
+}
+
+func timeRunner(ctx context.Context, p *e2e.Program, set realmodel.DataSet, params map[string]int64, minTime time.Duration, samples int) (float64, error) {
+	_, ns, err := p.Run(ctx, set.Inputs, params, 3)
+	if err != nil {
+		return 0, err
+	}
+	reps := int(float64(minTime.Nanoseconds())/max(ns, 1)) + 2
+	var ts []float64
+	for i := 0; i < samples; i++ {
+		_, ns, err := p.Run(ctx, set.Inputs, params, reps)
+		if err != nil {
+			return 0, err
+		}
+		ts = append(ts, ns/1e6)
+	}
+	return median(ts), nil
+}
+
+func cpuName() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	name := "unknown"
+	flags := ""
+	for _, l := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "model name":
+			if name == "unknown" {
+				name = strings.TrimSpace(v)
+			}
+		case "flags":
+			if flags == "" {
+				flags = v
+			}
+		}
+	}
+	isa := "SSE"
+	for _, f := range []string{"avx2", "avx512f"} {
+		if strings.Contains(flags, " "+f) {
+			isa = strings.ToUpper(f)
+		}
+	}
+	return name + ", " + isa
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""Exports graphc's real-model set with torch.onnx.export, random weights, fixed seeds.
+
+Every model goes to OUT/<name>/model.onnx with reference data sets computed by PyTorch in
+OUT/<name>/test_data_set_<n>/{input,output}_<k>.pb (the ONNX backend-test layout, which
+graphc's conformance runner reads). Models with dynamic axes get two data sets at two
+sequence lengths (or batch sizes).
+
+    python3 models/export.py                  # the benchmark set into $GRAPHC_MODELS
+                                              # (default ~/.cache/graphc-models)
+    python3 models/export.py --set tiny --out testdata/realmodels   # the committed test set
+    python3 models/export.py --list
+    python3 models/export.py gpt2 resnet18    # some models only
+
+Needs Debian's python3-torch, python3-torchvision and python3-onnx (not needed by make test).
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cnns  # noqa: E402
+import transformers as tfm  # noqa: E402
+
+OPSET = 17
+
+
+class Spec:
+    """One exported model: a constructor, named example inputs and export options."""
+
+    def __init__(self, name, build, inputs, outputs, dynamic=None, extra_sets=(), note=""):
+        self.name = name
+        self.build = build  # () -> nn.Module
+        self.inputs = inputs  # list of (name, () -> tensor)
+        self.outputs = outputs  # output names
+        self.dynamic = dynamic  # dynamic_axes for torch.onnx.export, or None
+        self.extra_sets = extra_sets  # further input generators (other sequence lengths)
+        self.note = note
+
+
+def ids(b, t, vocab, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, vocab, (b, t), generator=g, dtype=torch.long)
+
+
+def image(b, c, h, w, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn((b, c, h, w), generator=g)
+
+
+def lm_specs(prefix, make, vocab, t, t2, note):
+    """Full-logits, last-token and dynamic-axes variants of a decoder."""
+    out = []
+    for last in (False, True):
+        for dyn in (False, True):
+            name = prefix + ("_last" if last else "") + ("_dyn" if dyn else "")
+            dynamic = None
+            extra = ()
+            if dyn:
+                dynamic = {"idx": {0: "batch", 1: "seq"}, "logits": {0: "batch"}}
+                if not last:
+                    dynamic["logits"][1] = "seq"
+                extra = ([("idx", (lambda: ids(2, t2, vocab, 2)))],)
+            out.append(
+                Spec(
+                    name,
+                    (lambda last=last: make(last)),
+                    [("idx", (lambda: ids(1, t, vocab, 1)))],
+                    ["logits"],
+                    dynamic,
+                    extra,
+                    note + (", logits[:, -1]" if last else ", full logits") + (", dynamic batch and seq" if dyn else ""),
+                )
+            )
+    return out
+
+
+def gpt(block, vocab, layers, heads, embd):
+    return lambda last: tfm.GPT(
+        tfm.GPTConfig(block_size=block, vocab_size=vocab, n_layer=layers, n_head=heads, n_embd=embd, last_token=last)
+    )
+
+
+def llama(seq, vocab, layers, heads, kv, dim, multiple_of=64):
+    return lambda last: tfm.Llama(
+        tfm.LlamaConfig(
+            dim=dim,
+            n_layers=layers,
+            n_heads=heads,
+            n_kv_heads=kv,
+            vocab_size=vocab,
+            max_seq_len=seq,
+            multiple_of=multiple_of,
+            last_token=last,
+        )
+    )
+
+
+def bert_spec(name, cfg, t, note):
+    def mask():
+        m = torch.ones(1, t, dtype=torch.long)
+        m[:, t - t // 4 :] = 0  # padded tail, as a batch of uneven sentences has
+        return m
+
+    return Spec(
+        name,
+        lambda: tfm.Bert(cfg),
+        [("input_ids", lambda: ids(1, t, cfg.vocab_size, 3)), ("attention_mask", mask)],
+        ["last_hidden_state", "pooler_output"],
+        note=note,
+    )
+
+
+def cnn_spec(name, build, hw=224, note=""):
+    return Spec(name, build, [("input", lambda: image(1, 3, hw, hw, 4))], ["output"], note=note)
+
+
+def bench_set():
+    s = []
+    s += lm_specs("gpt2", gpt(256, 16384, 2, 4, 256), 16384, 128, 64, "nanoGPT, 2 layers, d=256, vocab 16384, T=128")
+    s += lm_specs(
+        "llama", llama(256, 16384, 2, 8, 4, 256), 16384, 128, 64, "LLaMA, 2 layers, d=256, GQA 8/4, vocab 16384, T=128"
+    )
+    s += [
+        Spec(
+            "gpt2_long",
+            lambda: gpt(1024, 4096, 2, 4, 128)(False),
+            [("idx", lambda: ids(1, 1024, 4096, 5))],
+            ["logits"],
+            note="nanoGPT, long context T=1024, d=128, vocab 4096",
+        ),
+        bert_spec("bert", tfm.BertConfig(), 128, "BERT encoder, 4 layers, d=256, T=128, padded mask"),
+        cnn_spec("vit_b_16", cnns.vit_b_16, note="torchvision ViT-B/16"),
+    ]
+    for name, build in cnns.TORCHVISION:
+        s.append(cnn_spec(name, build, note="torchvision " + name))
+    return s
+
+
+def tiny_set():
+    s = []
+    s += lm_specs("gpt2_tiny", gpt(16, 96, 2, 2, 32), 96, 8, 5, "nanoGPT, 2 layers, d=32, vocab 96, T=8")
+    s += lm_specs(
+        "llama_tiny", llama(16, 96, 2, 4, 2, 32, multiple_of=16), 96, 8, 5, "LLaMA, 2 layers, d=32, GQA 4/2, T=8"
+    )
+    s += [
+        bert_spec(
+            "bert_tiny",
+            tfm.BertConfig(
+                vocab_size=64,
+                hidden_size=32,
+                num_hidden_layers=2,
+                num_attention_heads=2,
+                intermediate_size=64,
+                max_position_embeddings=32,
+            ),
+            8,
+            "BERT encoder, 2 layers, d=32, T=8",
+        ),
+        cnn_spec("cnn_tiny", cnns.tiny_cnn, hw=32, note="every conv idiom: stem, BN, strides, groups, dilation, SE, pools"),
+    ]
+    return s
+
+
+def export(spec, out, opset):
+    torch.manual_seed(0)
+    model = spec.build().eval()
+    d = os.path.join(out, spec.name)
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "model.onnx")
+    sets = [spec.inputs] + list(spec.extra_sets)
+    args = tuple(gen() for _, gen in spec.inputs)
+    # with gradients on: under no_grad, nn.MultiheadAttention (ViT) takes a fused fast path
+    # that torch.onnx cannot export
+    torch.onnx.export(
+        model,
+        args,
+        path,
+        input_names=[n for n, _ in spec.inputs],
+        output_names=spec.outputs,
+        dynamic_axes=spec.dynamic,
+        opset_version=opset,
+        do_constant_folding=True,
+    )
+    onnx.checker.check_model(path)
+    for n, inputs in enumerate(sets):
+        sd = os.path.join(d, "test_data_set_%d" % n)
+        os.makedirs(sd, exist_ok=True)
+        xs = tuple(gen() for _, gen in inputs)
+        with torch.no_grad():
+            ys = model(*xs)
+        if isinstance(ys, torch.Tensor):
+            ys = (ys,)
+        for k, x in enumerate(xs):
+            t = numpy_helper.from_array(x.numpy(), inputs[k][0])
+            with open(os.path.join(sd, "input_%d.pb" % k), "wb") as f:
+                f.write(t.SerializeToString())
+        for k, y in enumerate(ys):
+            t = numpy_helper.from_array(y.numpy().astype(np.float32), spec.outputs[k])
+            with open(os.path.join(sd, "output_%d.pb" % k), "wb") as f:
+                f.write(t.SerializeToString())
+    meta = {"note": spec.note, "opset": opset, "torch": torch.__version__, "dynamic": spec.dynamic is not None}
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+    return os.path.getsize(path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*", help="models to export (default: the whole set)")
+    ap.add_argument("--set", choices=["bench", "tiny"], default="bench")
+    ap.add_argument("--out", default=os.environ.get("GRAPHC_MODELS", os.path.expanduser("~/.cache/graphc-models")))
+    ap.add_argument("--opset", type=int, default=OPSET)
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--force", action="store_true", help="export even when OUT/<name>/model.onnx exists")
+    a = ap.parse_args()
+    specs = bench_set() if a.set == "bench" else tiny_set()
+    if a.list:
+        for s in specs:
+            print("%-24s %s" % (s.name, s.note))
+        return
+    known = {s.name for s in specs}
+    for n in a.names:
+        if n not in known:
+            sys.exit("export.py: unknown model %r (--list shows the set)" % n)
+    torch.set_num_threads(1)
+    for s in specs:
+        if a.names and s.name not in a.names:
+            continue
+        if not a.force and os.path.exists(os.path.join(a.out, s.name, "model.onnx")):
+            print("%-24s cached" % s.name)
+            continue
+        size = export(s, a.out, a.opset)
+        print("%-24s %8.1f MB  %s" % (s.name, size / 1e6, s.note), flush=True)
+
+
+if __name__ == "__main__":
+    main()
