@@ -61,8 +61,11 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		*old = u
 	}
+	// the symbolic dims for which the graph is defined (the ops' requirements, which the
+	// entry checks): nothing outside it is required
+	valid := validParams(g)
 	for _, o := range g.Outputs {
-		box := boxOf(params, o.Type)
+		box := boxOf(params, o.Type).IntersectParams(valid)
 		var r volume.Set
 		found := false
 		for _, rq := range st.Opts.Require {
@@ -146,6 +149,15 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		st.Dead[i], st.Dead[j] = st.Dead[j], st.Dead[i]
 	}
 	return nil
+}
+
+// validParams returns the set of symbolic-dim values that satisfy every op's requirements.
+func validParams(g *ir.Graph) volume.Set {
+	var cons []volume.Constraint
+	for _, op := range g.Ops {
+		cons = append(cons, op.Requires...)
+	}
+	return volume.SetFromConstraints(g.Params, "", nil, cons)
 }
 
 // reqVolume is the required volume of a value and, when known, its text.
