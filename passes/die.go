@@ -111,7 +111,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		res := memo[key]
 		if res == nil || key == "" {
 			var diags []Diagnostic
-			res, diags = analyzeDIE(op, params, r.set)
+			res, diags = analyzeDIE(op, params, r.set, valid)
 			st.Diags = append(st.Diags, diags...)
 			if key != "" && len(diags) == 0 && !res.approximate {
 				if err := volume.Try(func() {
@@ -197,10 +197,10 @@ func dieKey(k *opkey.Key, params []string, rtext string, op *ir.Op) string {
 }
 
 // analyzeDIE restricts op to the iterations that contribute to R and returns the required
-// volume of its operands, its dead space and the diagnostics (writes and reads outside the
-// index boxes).
-func analyzeDIE(op *ir.Op, params []string, R volume.Set) (*dieResult, []Diagnostic) {
-	before := op.Domain
+// volume of its operands, its dead space (for the symbolic dims in valid, which satisfy every
+// op's requirements) and the diagnostics (writes and reads outside the index boxes).
+func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []Diagnostic) {
+	before := op.Domain.IntersectParams(valid)
 	var contrib volume.Set
 	opReq := make([]volume.Set, len(op.Operands))
 	var diags []Diagnostic
