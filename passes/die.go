@@ -26,14 +26,38 @@ that leave an operand's index box (out-of-bounds warnings).`,
 	Run: runDIE,
 }
 
-// DeadSpace is what DIE removed from one op.
+// DeadSpace is what DIE (and known-values before it) removed from one op.
 type DeadSpace struct {
-	Op, Kind    string
-	Dead        volume.Set
-	Total       int64 // iterations of the domain before DIE (static shapes only)
-	DeadCount   int64
-	Counted     bool
-	Approximate bool // DIE kept the op whole because a volume computation failed
+	Op, Kind string
+	// Dead holds the iterations whose results nothing required (DIE).
+	Dead volume.Set
+	// KnownZero holds the reduction iterations known-values removed: they contribute the
+	// reduction's identity (a known-zero factor, a max over -inf).
+	KnownZero      volume.Set
+	Total          int64 // iterations of the domain before known-values and DIE (static shapes only)
+	DeadCount      int64
+	KnownZeroCount int64
+	Counted        bool
+	Approximate    bool // DIE kept the op whole because a volume computation failed
+}
+
+// addKnownZero records the iterations known-values removed from the op (for the valid
+// symbolic dims).
+func (d *DeadSpace) addKnownZero(kz volume.Set, valid volume.Set) {
+	if kz.NPieces() == 0 {
+		return
+	}
+	_ = volume.Try(func() {
+		d.KnownZero = kz.IntersectParams(valid).Coalesce()
+		if d.Counted {
+			if n, err := d.KnownZero.Card(nil); err == nil {
+				d.KnownZeroCount = n
+				d.Total += n
+			} else {
+				d.Counted = false
+			}
+		}
+	})
 }
 
 func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
@@ -135,6 +159,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		ds := DeadSpace{Op: op.Result.Name, Kind: op.Kind, Approximate: res.approximate, Dead: res.dead,
 			Total: res.total, DeadCount: res.deadCount, Counted: res.counted}
+		ds.addKnownZero(st.KnownZero[op.Result.Name], valid)
 		if !ds.Dead.PlainIsEmpty() && stats != nil {
 			stats.DomainsReduced++
 		}
