@@ -88,6 +88,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return exitInternal
 	}
 	fmt.Fprintf(stderr, "graphc: %v\n", err)
+	if errors.Is(err, graphc.ErrUsage) {
+		return exitUsage
+	}
 	if errors.Is(err, graphc.ErrInput) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 		return exitInput
 	}
