@@ -201,3 +201,19 @@ func TestHelpAndVersion(t *testing.T) {
 		require.Regexp(t, `^graphc \S+.* go1\.\d+`, stdout)
 	}
 }
+
+// TestRequireMistakes: a syntax error in --require points into the user's text (not the braces
+// graphc adds around it), and a region holding no element of the output is warned about.
+func TestRequireMistakes(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(16, true))
+	_, stderr, code := runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = ", "-o", os.DevNull)
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, `expected an expression at the end of the requirement`)
+	_, stderr, code = runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = ) 3", "-o", os.DevNull)
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, `(at ")", offset 14)`)
+	_, stderr, code = runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = 600", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "the required region holds no element of the output's index domain")
+}
