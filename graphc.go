@@ -104,6 +104,12 @@ func WithDumpWriter(w io.Writer) Option {
 	return func(c *config) error { c.popts.Dump = w; return nil }
 }
 
+// WithPrintConstants prints every constant's data in IR dumps (by default constants of more
+// than ir.DumpElideElements elements are elided).
+func WithPrintConstants() Option {
+	return func(c *config) error { c.popts.PrintConstants = true; return nil }
+}
+
 // WithVerifyEach runs the IR verifier after every pass.
 func WithVerifyEach(on bool) Option {
 	return func(c *config) error { c.popts.VerifyEach = on; return nil }

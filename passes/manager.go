@@ -162,6 +162,9 @@ type Options struct {
 	DumpDir        string    // when set, dumps go to numbered files <dir>/<seq>_<when>_<pass>.graph
 	Dump           io.Writer // where dumps go when DumpDir is empty (stderr in the CLI)
 	ReportOOBAsErr bool
+	// PrintConstants prints every constant's data in dumps (by default those larger than
+	// ir.DumpElideElements are elided).
+	PrintConstants bool
 	// NoZeroSkip keeps known-values to its exact rules: without it, unknown floating-point
 	// values are assumed finite (0·x = 0 skips the iteration), as -ffinite-math-only does.
 	NoZeroSkip bool
@@ -229,11 +232,15 @@ func Run(ctx context.Context, g *ir.Graph, ps []*Pass, opts *Options) (*Result, 
 	dump := func(when string, p *Pass) error {
 		seq++
 		header := fmt.Sprintf("// -----// IR Dump %s %s //----- //\n", when, p.Name)
+		text := g.DumpString()
+		if opts.PrintConstants {
+			text = g.String()
+		}
 		if opts.DumpDir != "" {
-			return writeDumpFile(opts.DumpDir, seq, when, p.Name, header+g.String())
+			return writeDumpFile(opts.DumpDir, seq, when, p.Name, header+text)
 		}
 		if opts.Dump != nil {
-			_, err := io.WriteString(opts.Dump, header+g.String())
+			_, err := io.WriteString(opts.Dump, header+text)
 			return err
 		}
 		return nil

@@ -148,6 +148,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printAfter, "print-ir-after", "print the IR after the pass (to stderr); repeatable")
 	printBeforeAll := fs.Bool("print-ir-before-all", false, "print the IR before every pass")
 	printAfterAll := fs.Bool("print-ir-after-all", false, "print the IR after every pass")
+	printConstants := fs.Bool("print-constants", false, "print the data of every constant in IR dumps (large ones are elided by default)")
 	fs.Var(&requires, "require", "the required region of an output (isl notation); repeatable")
 	fs.Var(&dims, "dim", "bind a symbolic dimension; repeatable")
 	outputs := fs.String("outputs", "", "TensorFlow graphs: the outputs (default: the nodes nobody consumes)")
@@ -202,6 +203,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *printAfterAll {
 		opts = append(opts, graphc.WithPrintIRAfter("*"))
+	}
+	if *printConstants {
+		opts = append(opts, graphc.WithPrintConstants())
 	}
 	for _, r := range requires {
 		opts = append(opts, graphc.WithRequire(r))
