@@ -153,7 +153,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&dims, "dim", "bind a symbolic dimension; repeatable")
 	outputs := fs.String("outputs", "", "TensorFlow graphs: the outputs (default: the nodes nobody consumes)")
 	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
-	timing := fs.Bool("pass-timing", false, "report the wall time of every pass (to stderr)")
+	timing := fs.Bool("pass-timing", false, "report the wall time of every pass and of the compile phases: import, passes, lowering, printing (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
 	noZeroSkip := fs.Bool("no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 	help := fs.Bool("help", false, "show this help")
@@ -236,6 +236,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *timing && res.Passes != nil {
 		fmt.Fprint(stderr, res.Passes.TimingReport())
+		t := res.Times
+		fmt.Fprintf(stderr, "  compile phases: import %.6f s, passes %.6f s, lowering %.6f s, printing %.6f s, total %.6f s\n",
+			t.Import.Seconds(), t.Passes.Seconds(), t.Lower.Seconds(), t.Print.Seconds(), (t.Import + t.Passes + t.Lower + t.Print).Seconds())
 	}
 	var text string
 	switch *emit {
