@@ -125,7 +125,8 @@ func Suggest(s string, candidates []string) string {
 			best, bestD = c, d
 		}
 	}
-	if bestD <= max(2, len(s)/3) {
+	// a suggestion must share something with s: "O3" is two edits from "h", and from anything
+	if bestD <= max(2, len(s)/3) && bestD < len(s) {
 		return best
 	}
 	return ""

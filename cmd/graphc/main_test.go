@@ -13,6 +13,7 @@ import (
 
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/passes"
 )
 
 var graphcBin string
@@ -121,6 +122,9 @@ func TestErrors(t *testing.T) {
 		{[]string{}, 2, []string{"expected exactly one MODEL"}},
 		{[]string{"a.onnx", "b.onnx"}, 2, []string{"expected exactly one MODEL"}},
 		{[]string{"mt.onnx", "--emit=exe"}, 2, []string{"--emit=exe"}},
+		{[]string{"."}, 2, []string{". is a directory; MODEL is a model file"}},
+		{[]string{"-O3", "mt.onnx"}, 2, []string{"graphc has no optimisation levels"}},
+		{[]string{"ops", "mt.onnx"}, 2, []string{"graphc ops takes no arguments"}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -216,4 +220,19 @@ func TestRequireMistakes(t *testing.T) {
 	_, stderr, code = runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = 600", "-o", os.DevNull)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "the required region holds no element of the output's index domain")
+}
+
+// TestHelpAndPasses: graphc help is --help; graphc passes lists every pass (fuse included)
+// with the default pipeline.
+func TestHelpAndPasses(t *testing.T) {
+	out, stderr, code := runCLI(t, t.TempDir(), "help")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "usage: graphc [flags] MODEL")
+	require.Contains(t, out, "--pipeline")
+	out, stderr, code = runCLI(t, t.TempDir(), "passes")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "default pipeline: "+passes.DefaultPipeline)
+	for _, p := range passes.Names() {
+		require.Contains(t, out, p+" ")
+	}
 }

@@ -23,9 +23,11 @@ import (
 )
 
 const usageText = `usage: graphc [flags] MODEL
-       graphc calc 'EXPR'
-       graphc ops
+       graphc calc 'EXPR'      the volume calculator (graphc calc --help lists its operators)
+       graphc ops              supported ONNX and TensorFlow ops with their opset ranges
+       graphc passes           the passes of --pipeline, in order, with what each does
        graphc version
+       graphc help
 
 MODEL is an ONNX model (.onnx), a TensorFlow GraphDef (.pb, .pbtxt) or graphc IR text (.graph).
 
@@ -62,8 +64,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		case "version", "--version", "-version":
 			fmt.Fprintln(stdout, versionString())
 			return exitOK
+		case "help":
+			args = []string{"--help"}
 		case "ops":
+			if len(args) > 1 {
+				fmt.Fprintf(stderr, "graphc: graphc ops takes no arguments (got %q)\n", args[1:])
+				return exitUsage
+			}
 			return runOps(stdout)
+		case "passes":
+			if len(args) > 1 {
+				fmt.Fprintf(stderr, "graphc: graphc passes takes no arguments (got %q)\n", args[1:])
+				return exitUsage
+			}
+			return runPasses(stdout)
 		case "calc":
 			return runCalc(args[1:], stdin, stdout, stderr)
 		}
@@ -180,6 +194,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		return usageErr("expected exactly one MODEL argument, got %d (see graphc --help)", len(positional))
 	}
 	model := positional[0]
+	if fi, err := os.Stat(model); err == nil && fi.IsDir() {
+		return usageErr("%s is a directory; MODEL is a model file (.onnx, .pb, .pbtxt or .graph)", model)
+	}
 	ext, ok := emitExt[*emit]
 	if !ok {
 		return usageErr("--emit=%s: unknown kind (llvm, ir, header, asm, obj, lib, dot, svg)", *emit)
@@ -324,12 +341,26 @@ func suggestFlag(err error, fs *flag.FlagSet) string {
 		return ""
 	}
 	name := strings.TrimLeft(strings.TrimPrefix(msg, p), "-")
+	if strings.HasPrefix(name, "O") && len(name) <= 2 {
+		return " (graphc has no optimisation levels: the default pipeline always runs; --pipeline= runs none)"
+	}
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	if s := passes.Suggest(name, names); s != "" {
 		return fmt.Sprintf(" (did you mean --%s?)", s)
 	}
 	return ""
+}
+
+// runPasses lists the registered passes in table order, the default pipeline and the ordering
+// constraints.
+func runPasses(stdout io.Writer) int {
+	fmt.Fprintf(stdout, "default pipeline: %s\n\n", passes.DefaultPipeline)
+	for _, p := range passes.Registry() {
+		fmt.Fprintf(stdout, "%-14s %s\n", p.Name, p.Summary)
+	}
+	fmt.Fprintln(stdout, "\ndocs/passes.md describes each pass, its pre- and postconditions and the ordering rules.")
+	return exitOK
 }
 
 func runOps(stdout io.Writer) int {
