@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -112,31 +113,55 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return exitInternal
 }
 
+// commit is the git commit graphc was built from, set by make build
+// (-ldflags "-X main.commit=..."); go build records it itself unless -buildvcs=false.
+var commit string
+
 // versionString is the module version (devel for a source build), the commit it was built
-// from when the build recorded one, and the Go version.
+// from, the Go version, the LLVM IR generator, and the clang that --emit=asm/obj/lib runs.
 func versionString() string {
 	v := "devel"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "graphc " + v
-	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		// a release, or a pseudo-version that already names the commit
-		return "graphc " + bi.Main.Version + " " + bi.GoVersion
-	}
+	goVersion, llir := "", ""
 	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch {
-		case s.Key == "vcs.revision" && len(s.Value) >= 12:
-			rev = s.Value[:12]
-		case s.Key == "vcs.modified" && s.Value == "true":
-			dirty = "+modified"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = " " + bi.GoVersion
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version // a release, or a pseudo-version that already names the commit
+		}
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && len(s.Value) >= 12:
+				rev = s.Value[:12]
+			case s.Key == "vcs.modified" && s.Value == "true":
+				dirty = "+modified"
+			}
+		}
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/llir/llvm" {
+				llir = d.Version
+			}
 		}
 	}
-	if rev != "" {
+	if rev == "" {
+		rev = commit
+	}
+	if rev != "" && v == "devel" {
 		v += " (" + rev + dirty + ")"
 	}
-	return "graphc " + v + " " + bi.GoVersion
+	out := "graphc " + v + goVersion
+	if llir != "" {
+		out += "\nemits LLVM IR with typed pointers (llir/llvm " + llir + "), accepted by LLVM 14 to 19"
+	}
+	if clang, err := lower.FindTool("GRAPHC_CLANG", "clang"); err == nil {
+		first := ""
+		if b, err := exec.Command(clang, "--version").Output(); err == nil {
+			first, _, _ = strings.Cut(string(b), "\n")
+		}
+		out += "\n--emit=asm, obj and lib run " + clang + " (" + strings.TrimSpace(first) + "; GRAPHC_CLANG and GRAPHC_LLC choose others)"
+	} else {
+		out += "\n--emit=asm, obj and lib need clang-19 or llc-19 (or GRAPHC_CLANG / GRAPHC_LLC): none found"
+	}
+	return out
 }
 
 func usageErr(format string, args ...any) error {
