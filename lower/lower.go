@@ -128,6 +128,9 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	if !validSymbol(entry) {
 		return nil, fmt.Errorf("invalid entry name %q (want a C identifier)", entry)
 	}
+	if cReserved[entry] {
+		return nil, fmt.Errorf("invalid entry name %q: a C keyword or a name of the C library or runtime", entry)
+	}
 	for _, old := range b.entries {
 		if old.Name == entry {
 			return nil, fmt.Errorf("entry %s is defined twice", entry)
@@ -336,6 +339,18 @@ func validSymbol(s string) bool {
 	}
 	return true
 }
+
+// cReserved are names an entry point cannot take: C keywords, and names a caller's program or
+// the C runtime already defines.
+var cReserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`auto break case char const continue default do double else enum extern float for goto
+		if inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+		volatile while _Bool _Complex _Imaginary bool true false main exit abort malloc free memcpy memmove memset`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // abiParams returns the symbolic dims in order of first appearance in the inputs' shapes, then
 // any other graph param.
