@@ -406,6 +406,11 @@ func runCalc(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		fmt.Fprintln(stdout, "usage: graphc calc 'STATEMENTS'   (or the statements on standard input)")
 		fmt.Fprintln(stdout, "example: graphc calc 'S := { [i, j] : 0 <= i < 4 and i <= j < 4 }; card S; codegen S'")
+		fmt.Fprintln(stdout, "\nStatements are separated by \";\"; X := EXPR binds X, any other expression is printed.")
+		fmt.Fprintln(stdout, "Operators (isl notation for sets and maps, iscc's precedence):")
+		for _, l := range strings.Split(strings.TrimSpace(calc.Operators), "\n") {
+			fmt.Fprintln(stdout, "  "+l)
+		}
 		return exitOK
 	case len(args) == 0 || len(args) == 1 && args[0] == "-":
 		b, err := io.ReadAll(stdin)
