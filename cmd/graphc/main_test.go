@@ -124,7 +124,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"mt.onnx", "--emit=exe"}, 2, []string{"--emit=exe"}},
 		{[]string{"."}, 2, []string{". is a directory; MODEL is a model file"}},
 		{[]string{"-O3", "mt.onnx"}, 2, []string{"graphc has no optimisation levels"}},
-		{[]string{"ops", "mt.onnx"}, 2, []string{"graphc ops takes no arguments"}},
+		{[]string{"ops", "mt.onnx"}, 2, []string{"graphc ops takes no arguments but --ir"}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -234,5 +234,14 @@ func TestHelpAndPasses(t *testing.T) {
 	require.Contains(t, out, "default pipeline: "+passes.DefaultPipeline)
 	for _, p := range passes.Names() {
 		require.Contains(t, out, p+" ")
+	}
+}
+
+// TestOpsIR: graphc ops --ir lists the IR's op catalogue (what docs/ir-format.md points to).
+func TestOpsIR(t *testing.T) {
+	out, stderr, code := runCLI(t, t.TempDir(), "ops", "--ir")
+	require.Equal(t, 0, code, stderr)
+	for _, d := range ir.Ops() {
+		require.Contains(t, out, "  "+d.Name+" ")
 	}
 }

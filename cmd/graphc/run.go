@@ -18,6 +18,7 @@ import (
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/calc"
 	"github.com/graphc/graphc/internal/viz"
+	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
 	"github.com/graphc/graphc/volume"
@@ -25,7 +26,7 @@ import (
 
 const usageText = `usage: graphc [flags] MODEL
        graphc calc 'EXPR'      the volume calculator (graphc calc --help lists its operators)
-       graphc ops              supported ONNX and TensorFlow ops with their opset ranges
+       graphc ops [--ir]       supported ONNX and TensorFlow ops with their opset ranges (--ir: the IR's)
        graphc passes           the passes of --pipeline, in order, with what each does
        graphc version
        graphc help
@@ -68,8 +69,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		case "help":
 			args = []string{"--help"}
 		case "ops":
-			if len(args) > 1 {
-				fmt.Fprintf(stderr, "graphc: graphc ops takes no arguments (got %q)\n", args[1:])
+			switch {
+			case len(args) == 2 && (args[1] == "--ir" || args[1] == "-ir"):
+				return runIROps(stdout)
+			case len(args) > 1:
+				fmt.Fprintf(stderr, "graphc: graphc ops takes no arguments but --ir (got %q)\n", args[1:])
 				return exitUsage
 			}
 			return runOps(stdout)
@@ -385,6 +389,23 @@ func runPasses(stdout io.Writer) int {
 		fmt.Fprintf(stdout, "%-14s %s\n", p.Name, p.Summary)
 	}
 	fmt.Fprintln(stdout, "\ndocs/passes.md describes each pass, its pre- and postconditions and the ordering rules.")
+	return exitOK
+}
+
+// runIROps lists the op catalogue of the IR (the kinds of the text format) with their
+// summaries and attributes.
+func runIROps(stdout io.Writer) int {
+	fmt.Fprintln(stdout, "IR ops (the kinds of the .graph text format; docs/ir-format.md):")
+	for _, d := range ir.Ops() {
+		fmt.Fprintf(stdout, "  %-18s %s\n", d.Name, d.Summary)
+		var as []string
+		for _, a := range d.Attrs {
+			as = append(as, a.Name)
+		}
+		if len(as) > 0 {
+			fmt.Fprintf(stdout, "  %-18s attributes: %s\n", "", strings.Join(as, ", "))
+		}
+	}
 	return exitOK
 }
 
