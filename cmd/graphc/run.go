@@ -184,7 +184,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	entry := fs.String("entry", "main_graph", "name of the entry function")
 	emit := fs.String("emit", "llvm", "what to produce (asm, obj and lib run clang-19)")
 	opName := fs.String("op", "", "with --emit=svg: the op whose domain to draw (result or source node name)")
-	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto (default: the first two)")
+	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto, e.g. i,k (default: the two the restriction involves most)")
 	pipeline := fs.String("pipeline", passes.DefaultPipeline, "the passes to run, comma-separated (\"\" = no optimization)")
 	var printBefore, printAfter, requires, dims multiFlag
 	fs.Var(&printBefore, "print-ir-before", "print the IR before the pass (to stderr); repeatable")
@@ -475,7 +475,7 @@ func drawDomain(res *graphc.Result, name, dims string, params map[string]int64) 
 		}
 		return "", fmt.Errorf("%s; ops are: %s", msg, strings.Join(names, ", "))
 	}
-	dr, dc := 0, 1
+	dr, dc, _ := viz.InformativeDims(op)
 	if dims != "" {
 		a, b, ok := strings.Cut(dims, ",")
 		dr, dc = slicesIndex(op.Dims, strings.TrimSpace(a)), slicesIndex(op.Dims, strings.TrimSpace(b))
