@@ -36,6 +36,8 @@ type entryCtx struct {
 	// key is the scratch space of kernelKey; bufKeys caches bufferKey
 	key     keyBuf
 	bufKeys map[*ir.Value]string
+	// prof holds the profile counters (Config.Profile)
+	prof *llvm.Global
 }
 
 // use is an operand of an op.
@@ -138,6 +140,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		fb.params[p] = ps[nio+i]
 	}
 	ec.checkDims(fb, func() *llvm.Block { return fb.failBlock(statusBadDims) })
+	tEntry := ec.profileStart(fb)
 
 	// buffers
 	bufs := map[*ir.Value]value.Value{}
@@ -194,7 +197,9 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		for _, p := range ec.params {
 			args = append(args, fb.params[p])
 		}
+		t0 := ec.profileStart(fb)
 		rc := fb.cur.NewCall(sig.f, args...)
+		ec.profileStop(fb, i, t0)
 		ok := fb.cur.NewICmp(enum.IPredEQ, rc, i32c(statusOK))
 		next := fb.newBlock("op.ok")
 		fail := fb.newBlock("op.fail")
@@ -211,6 +216,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 			return nil, err
 		}
 	}
+	ec.profileStop(fb, len(g.Ops), tEntry)
 	fb.cur.NewRet(i32c(statusOK))
 	return f, nil
 }

@@ -68,6 +68,7 @@ func main() {
 	real := flag.Bool("real", false, "benchmark the real-model set (models/export.py) instead of the synthetic models")
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
+	profile := flag.Int("profile", 0, "with -real: after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
 	flag.Parse()
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fail(err)
@@ -88,7 +89,7 @@ func main() {
 		}
 	}
 	if *real {
-		if err := runReal(context.Background(), *modelDir, *cache, want, ort, *minTime, *samples, *noDIE); err != nil {
+		if err := runReal(context.Background(), *modelDir, *cache, want, ort, *minTime, *samples, *noDIE, *profile); err != nil {
 			fail(err)
 		}
 		return

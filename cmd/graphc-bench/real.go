@@ -28,7 +28,7 @@ type realRow struct {
 	symbolic, transform bool
 }
 
-func runReal(ctx context.Context, root, cache string, want map[string]bool, ort *ortRunner, minTime time.Duration, samples int, noDIE bool) error {
+func runReal(ctx context.Context, root, cache string, want map[string]bool, ort *ortRunner, minTime time.Duration, samples int, noDIE bool, profile int) error {
 	names, err := realmodel.List(root)
 	if err != nil {
 		return fmt.Errorf("%w (export the models first: python3 models/export.py)", err)
@@ -43,6 +43,11 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 		r := benchReal(ctx, root, filepath.Join(cache, "real", name), name, ort, minTime, samples, noDIE)
 		rows = append(rows, r)
 		fmt.Println(r.String())
+		if profile > 0 && r.failed == "" {
+			if err := profileReal(ctx, root, filepath.Join(cache, "real", name), name, minTime, profile); err != nil {
+				fmt.Printf("  profile: %v\n", err)
+			}
+		}
 	}
 	// geometric means of graphc/onnxruntime per family
 	for _, fam := range []struct {
