@@ -141,7 +141,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		if relayoutWeights(g, &form) {
 			changed = true
 		}
-		padded, err := padInput(g, &form)
+		padded, err := padInput(g, &form, set)
 		if err != nil {
 			return err
 		}
@@ -455,7 +455,7 @@ func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
 // the operand's bounds, in a term select(avail, x·w, 0) with w a finite constant) a zero-padded
 // copy of that operand: it returns the op computing the copy (not yet in the graph) and
 // rewrites op to read it unguarded with the term x·w.
-func padInput(g *ir.Graph, op *ir.Op) (*ir.Op, error) {
+func padInput(g *ir.Graph, op *ir.Op, nhwcSet map[*ir.Value]bool) (*ir.Op, error) {
 	if op.Reduce != ir.ReduceSum || len(g.Params) > 0 || op.Init != 0 || math.Signbit(op.Init) {
 		return nil, nil
 	}
@@ -474,7 +474,7 @@ func padInput(g *ir.Graph, op *ir.Op) (*ir.Op, error) {
 		}
 		var p *ir.Op
 		var err error
-		if verr := volume.Try(func() { p, err = padOp(g, op, k, shape, w, term) }); verr != nil {
+		if verr := volume.Try(func() { p, err = padOp(g, op, k, shape, w, term, !nhwcSet[o]) }); verr != nil {
 			return nil, nil
 		}
 		if err != nil || p != nil {
@@ -546,8 +546,9 @@ func paddedTerm(op *ir.Op, k int) (*ir.Scalar, int) {
 }
 
 // padOp builds the padding op of operand k of op (see padInput) when its guard is exactly the
-// operand's bounds, and rewrites op.
-func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar) (*ir.Op, error) {
+// operand's bounds, and rewrites op. With reorder, the operand is still NCHW (a graph input):
+// the copy is made channels-last, so that the reorder happens in the copy.
+func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar, reorder bool) (*ir.Op, error) {
 	params := g.Params
 	piece := op.Access[k].Pieces[0]
 	dims := op.Dims
@@ -625,14 +626,21 @@ func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar)
 		Result:   &ir.Value{Type: ir.TensorType{Elem: elem, Shape: ext}},
 	}
 	p.Result.Def = p
+	readPad := ir.AffAccess(toPad...)
+	if reorder {
+		p.Out = permuteAccess(p.Out, nhwc)
+		p.Result.Type.Shape = permuteAffs(p.Result.Type.Shape, nhwc)
+		reorderDims(p)
+		readPad = permuteAccess(readPad, nhwc)
+	}
 	gen, err := ir.ToGeneric(params, p)
 	if err != nil {
 		return nil, nil
 	}
-	gen.Domain = dom.SetDimNames(gen.Dims)
+	gen.Domain = p.Domain.SetDimNames(gen.Dims)
 	// op reads the copy, unguarded, and adds x·w
 	op.Operands[k] = gen.Result
-	op.Access[k] = ir.AffAccess(toPad...)
+	op.Access[k] = readPad
 	prod := ir.Bin(ir.SMul, ir.Read(k, elem), ir.Read(w, elem))
 	if term.Args[1].Args[0].Arg != k {
 		prod = ir.Bin(ir.SMul, ir.Read(w, elem), ir.Read(k, elem))

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/graphc/graphc"
@@ -72,5 +73,27 @@ func profileReal(ctx context.Context, root, work, name string, minTime time.Dura
 		fmt.Printf("  %4d %9.4f %5.1f%%  %-28s %-22s %s\n", i, float64(c[i])*msPerTick, 100*float64(c[i])/float64(c[len(ops)]),
 			op.Name, "%"+op.Result.Name+" : "+op.Result.Type.String(), s)
 	}
+	// time per ONNX op type (the last part of the node name: /layer1/layer1.0/Conv -> Conv)
+	byType := map[string]int64{}
+	for i, op := range ops {
+		t := op.Name[strings.LastIndex(op.Name, "/")+1:]
+		if k := strings.IndexAny(t, "_."); k > 0 {
+			t = t[:k]
+		}
+		if op.Result.Name == op.Name+"_pad" || strings.HasSuffix(op.Result.Name, "_pad") {
+			t += " (padding copy)"
+		}
+		byType[t] += c[i]
+	}
+	types := make([]string, 0, len(byType))
+	for t := range byType {
+		types = append(types, t)
+	}
+	sort.Slice(types, func(a, b int) bool { return byType[types[a]] > byType[types[b]] })
+	fmt.Printf("  by op type:")
+	for _, t := range types {
+		fmt.Printf(" %s %.3f ms (%.1f%%);", t, float64(byType[t])*msPerTick, 100*float64(byType[t])/float64(c[len(ops)]))
+	}
+	fmt.Println()
 	return nil
 }
