@@ -74,9 +74,22 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		return true
 	}
+	// windowed sums whose weights are not constants keep NCHW: their weights cannot be
+	// relaid out nor their padding made explicit, and in NCHW they vectorise along W
+	keep := map[*ir.Value]bool{}
+	for _, op := range seeds {
+		if op.Reduce != ir.ReduceSum {
+			continue
+		}
+		for k := 1; k < len(op.Operands); k++ {
+			if !op.Operands[k].IsConst() {
+				keep[op.Result], keep[op.Operands[0]] = true, true
+			}
+		}
+	}
 	set := map[*ir.Value]bool{}
 	add := func(v *ir.Value) bool {
-		if set[v] || !eligible(v) {
+		if set[v] || keep[v] || !eligible(v) {
 			return false
 		}
 		set[v] = true
