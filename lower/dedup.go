@@ -41,6 +41,10 @@ type kernelForm struct {
 	strat   *strategy    // the nest's strategy (tiles == nil)
 	name    string       // the strategy, as Entry.Strategies reports it
 	whole   bool         // the op writes every element of its result (no initialisation)
+	// parts, when not nil, are the op split along its reads' guards (guard_split.go), each
+	// emitted as a nest with its own strategy in partStrats
+	parts      []*ir.Op
+	partStrats []*strategy
 	kernels [2]*kernelSig
 }
 
@@ -211,6 +215,14 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 		kf.strat = chooseStrategy(op, mc.vecBytes)
 		kf.name = kf.strat.String()
 		kf.whole = op.Reduce == ir.ReduceNone && writesWhole(op, ec.g.Params)
+		if kf.parts = splitGuarded(op, ec.g.Params); kf.parts != nil {
+			kf.name = "guard-split"
+			for _, p := range kf.parts {
+				s := chooseStrategy(p, mc.vecBytes)
+				kf.partStrats = append(kf.partStrats, s)
+				kf.name += " [" + s.String() + "]"
+			}
+		}
 	}
 	mc.kernels[full] = kf
 	mc.forms[formKey] = append(cands, kf)

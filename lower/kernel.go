@@ -129,6 +129,14 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 			}
 		}
 		kb.op = op
+	} else if kf.parts != nil {
+		for i, p := range kf.parts {
+			kb.op, kb.strat = p, kf.partStrats[i]
+			if err := kb.emitNest(ec.g.Params); err != nil {
+				return nil, err
+			}
+		}
+		kb.op, kb.strat = op, kf.strat
 	} else if err := kb.emitNest(ec.g.Params); err != nil {
 		return nil, err
 	}
