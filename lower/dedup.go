@@ -36,16 +36,16 @@ import (
 // kernelForm is what the ops of one key share: the plan, made once, and the kernels emitted
 // from it.
 type kernelForm struct {
-	domain  volume.Set   // the domain of the op the form was planned for
-	tiles   *contraction // nil: the per-point nest
-	strat   *strategy    // the nest's strategy (tiles == nil)
-	name    string       // the strategy, as Entry.Strategies reports it
-	whole   bool         // the op writes every element of its result (no initialisation)
+	domain volume.Set   // the domain of the op the form was planned for
+	tiles  *contraction // nil: the per-point nest
+	strat  *strategy    // the nest's strategy (tiles == nil)
+	name   string       // the strategy, as Entry.Strategies reports it
+	whole  bool         // the op writes every element of its result (no initialisation)
 	// parts, when not nil, are the op split along its reads' guards (guard_split.go), each
 	// emitted as a nest with its own strategy in partStrats
 	parts      []*ir.Op
 	partStrats []*strategy
-	kernels [2]*kernelSig
+	kernels    [2]*kernelSig
 }
 
 // kernel returns the form's kernel for the given fromInit (false: the result box is
