@@ -38,6 +38,10 @@ type entryCtx struct {
 	bufKeys map[*ir.Value]string
 	// prof holds the profile counters (Config.Profile)
 	prof *llvm.Global
+	// epi holds the epilogue chain of each contraction that has one; fusedInto maps each op
+	// of a chain to its contraction (epilogue.go)
+	epi       map[*ir.Op]*epiChain
+	fusedInto map[*ir.Op]*ir.Op
 }
 
 // use is an operand of an op.
@@ -179,6 +183,10 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		if err := ec.ctx.Err(); err != nil {
 			return nil, err
 		}
+		if p := ec.fusedInto[op]; p != nil {
+			ec.strategies = append(ec.strategies, "epilogue of %"+p.Result.Name)
+			continue
+		}
 		sig, err := ec.emitKernel(i, op)
 		if err != nil {
 			return nil, fmt.Errorf("op %%%s (%s): %w", op.Result.Name, op.Kind, err)
@@ -193,6 +201,9 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		}
 		if sig.scratch {
 			args = append(args, slotPtr(ec.plan.scratch[op]))
+		}
+		if c := ec.epi[op]; c != nil {
+			args = append(args, epiArgs(c, bufs)...)
 		}
 		for _, p := range ec.params {
 			args = append(args, fb.params[p])

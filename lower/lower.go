@@ -39,6 +39,9 @@ type Config struct {
 	// Profile makes each entry count the cycles spent in every op's kernel (profile.go): the
 	// entry is then not re-entrant, and ENTRY_profile reads and resets the counters.
 	Profile bool
+	// NoEpilogues keeps elementwise consumers of contractions as kernels of their own
+	// (epilogue.go), for measurements and tests.
+	NoEpilogues bool
 }
 
 // Module is the result of lowering.
@@ -87,6 +90,8 @@ type moduleCtx struct {
 	domains map[string]*domainInfo
 	// readsOnly caches readsOnlyWritten by the structure it depends on
 	readsOnly map[string]bool
+	// fusedKernels holds the kernels of contractions with epilogues, by epiKey
+	fusedKernels map[string]*kernelSig
 }
 
 // Builder lowers several graphs into one module; their runtime functions are shared.
@@ -106,7 +111,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	}
 	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, cpu: cfg.Target.CPU, features: cfg.Target.Features,
 		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{},
-		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}}
+		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}, fusedKernels: map[string]*kernelSig{}}
 	if cfg.CPU != "" {
 		mc.cpu = cfg.CPU
 	}
@@ -183,6 +188,11 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 			return err
 		}
 		ec.plan = ec.planBuffers()
+		// epilogues are planned from the kernels' forms, whose keys need the plan's workspace
+		// buffers; fusing one moves its result's lifetime, not its buffer, so plan again
+		if ec.planEpilogues(); len(ec.fusedInto) > 0 {
+			ec.plan = ec.planBuffers()
+		}
 		if _, err := ec.emitEntry(); err != nil {
 			return err
 		}

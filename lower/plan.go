@@ -86,6 +86,16 @@ func (ec *entryCtx) planBuffers() *bufPlan {
 			}
 		}
 	}
+	// an epilogue's result is written by its contraction's kernel (epilogue.go)
+	pos := map[*ir.Op]int{}
+	for i, op := range g.Ops {
+		pos[op] = i
+	}
+	for e, c := range ec.fusedInto {
+		if b, ok := p.value[e.Result]; ok {
+			b.start = min(b.start, pos[c])
+		}
+	}
 	tmp := newFuncBuilder(ec.mc, llvm.NewFunc("graphc.sizing", types.Void))
 	for _, b := range p.bufs {
 		b.static = ec.staticBytes(tmp, b)

@@ -53,7 +53,6 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	for _, o := range g.Outputs {
 		outputs[o] = true
 	}
-	users := g.Users()
 	var seeds []*ir.Op
 	for _, op := range g.Ops {
 		if isWindowOp(op) {
@@ -63,6 +62,16 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	if len(seeds) == 0 {
 		return nil
 	}
+	// a windowed op that writes a graph output writes a channels-last value instead, which a
+	// copy reorders into the output: the reorder happens at the graph's end
+	for _, op := range seeds {
+		if outputs[op.Result] && op.Result.Type.Rank() == 4 && staticForm(op) {
+			if err := reorderOutput(g, op); err != nil {
+				return err
+			}
+		}
+	}
+	users := g.Users()
 	eligible := func(v *ir.Value) bool {
 		if v == nil || v.Def == nil || outputs[v] || v.Type.Rank() != 4 || !staticForm(v.Def) {
 			return false
@@ -183,6 +192,50 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 	}
 	g.RemoveOps(func(*ir.Op) bool { return false }) // the weights copied in another layout
+	return nil
+}
+
+// reorderOutput makes op write a new value and adds, right after op, a copy of it into op's
+// old result (a graph output) over the elements op writes.
+func reorderOutput(g *ir.Graph, op *ir.Op) error {
+	out := op.Result
+	r := out.Type.Rank()
+	names := make([]string, r)
+	for a := range names {
+		names[a] = "d" + string(rune('0'+a))
+	}
+	var dom volume.Set
+	if verr := volume.Try(func() {
+		dom = op.Domain.Apply(op.OutMap(g.Params)).SetTupleName("").SetDimNames(names).Coalesce()
+	}); verr != nil {
+		return nil // leave the op alone
+	}
+	inner := &ir.Value{Type: out.Type, Def: op}
+	c := &ir.Op{
+		Kind:     "copy",
+		Name:     op.Name,
+		Operands: []*ir.Value{inner},
+		Dims:     names,
+		Iters:    make([]ir.IterKind, r),
+		Full:     volume.Box(g.Params, "", names, out.Type.Shape),
+		Domain:   dom,
+		Access:   []ir.Access{ir.AffAccess(identityAffs(r)...)},
+		Out:      ir.AffAccess(identityAffs(r)...),
+		Body:     ir.Read(0, out.Type.Elem),
+		Result:   out,
+	}
+	gen, err := ir.ToGeneric(g.Params, c)
+	if err != nil {
+		return nil
+	}
+	gen.Domain = dom.SetDimNames(gen.Dims)
+	gen.Result = out
+	out.Def = gen
+	op.Result = inner
+	g.Append(&ir.Op{Result: inner}, out.Name+"_nhwc") // names inner
+	g.Ops = g.Ops[:len(g.Ops)-1]
+	at := slices.Index(g.Ops, op)
+	g.Ops = slices.Insert(g.Ops, at+1, gen)
 	return nil
 }
 
