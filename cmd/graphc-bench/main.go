@@ -109,9 +109,14 @@ func main() {
 	real := flag.Bool("real", false, "benchmark the real-model set (models/export.py) instead of the synthetic models")
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
+	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
 	profile := flag.Int("profile", 0, "with -real: after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
 	flag.Parse()
+	if *cputime {
+		useCPUTime = true
+		os.Setenv("GRAPHC_BENCH_CPUTIME", "1")
+	}
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fail(err)
 	}
@@ -295,9 +300,20 @@ func timeProgram(ctx context.Context, p *e2e.Program, inputs []*ir.Tensor, minTi
 		if err != nil {
 			return 0, err
 		}
-		ts = append(ts, ns/1e6)
+		ts = append(ts, measured(p, ns)/1e6)
 	}
 	return median(ts), nil
+}
+
+// useCPUTime: report process CPU time (-cputime).
+var useCPUTime bool
+
+// measured returns the time per call of the program's last run: wall ns, or CPU ns.
+func measured(p *e2e.Program, wall float64) float64 {
+	if useCPUTime && p.CPU > 0 {
+		return p.CPU
+	}
+	return wall
 }
 
 // median returns the median of ts (which it sorts).

@@ -34,7 +34,11 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 	if err != nil {
 		return fmt.Errorf("%w (export the models first: python3 models/export.py)", err)
 	}
-	fmt.Printf("real models in %s; CPU: %s\n", root, cpuName())
+	clock := "wall time"
+	if useCPUTime {
+		clock = "process CPU time"
+	}
+	fmt.Printf("real models in %s; CPU: %s; %s\n", root, cpuName(), clock)
 	fmt.Printf("%-22s %10s %10s %10s %7s %9s %9s %9s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "g/ort", "die/nodie", "err", "ort err", "compile")
 	var rows []realRow
 	for _, name := range names {
@@ -180,7 +184,7 @@ func timeRunner(ctx context.Context, p *e2e.Program, set realmodel.DataSet, para
 		if err != nil {
 			return 0, err
 		}
-		ts = append(ts, ns/1e6)
+		ts = append(ts, measured(p, ns)/1e6)
 	}
 	return median(ts), nil
 }
