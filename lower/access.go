@@ -133,7 +133,7 @@ func (kb *kernelBuilder) vload(bc *bodyCtx, k int) value.Value {
 	idx := piece.Index
 	load := func() value.Value {
 		off := fb.offset(w, fb.indexAt(idx, bc.dims))
-		if accessStride(idx, bc.inner) == strideInvariant {
+		if accessStride(idx, bc.inner) == strideInvariant || bc.blocks && blockUniform(idx, bc.inner, bc.vl) {
 			return bc.splatValue(fb.loadElem(w, off))
 		}
 		return fb.vectorLoad(w, off, bc.vl)

@@ -251,7 +251,7 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 				for gi, g := range tc.groups {
 					d := at(r, g)
 					copy(d[c.nOut:], rl)
-					bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: lanesOf(g), inner: c.j, memo: map[*ir.Scalar]value.Value{}}
+					bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: lanesOf(g), inner: c.j, memo: map[*ir.Scalar]value.Value{}, blocks: true}
 					for p := range c.packs {
 						for _, s := range reads[p] {
 							bc.memo[s] = packed[p][gi]

@@ -122,3 +122,55 @@ func TestEpilogueDedup(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	runCases(t, e2e.Host(), []string{"mlp6"}, []*e2e.Case{{Graph: g, Inputs: inputsFor(r, g, nil, false)}})
 }
+
+// TestGroupedConvTiles checks that grouped convolutions (after channels-last) take register
+// tiles whose vectors fit the groups' output channels, and compute the evaluator's values.
+func TestGroupedConvTiles(t *testing.T) {
+	cases := []struct {
+		name       string
+		c, m, g, k int64
+		lanes      string // the tile's columns, as the strategy prints them
+	}{
+		{"g32-mg4", 64, 128, 32, 3, "x12 "},
+		{"g4-mg16", 32, 64, 4, 3, "x48 "},
+		{"g2-mg6", 8, 12, 2, 1, "x6 "},
+	}
+	r := rand.New(rand.NewPCG(12, 12))
+	var names []string
+	var ecs []*e2e.Case
+	for _, c := range cases {
+		oh, ow := 9+2-c.k+1, 10+2-c.k+1
+		text := fmt.Sprintf(`graph @g(%%x: f32[1, %d, 9, 10]) {
+  %%w = constant %s : f32[%d, %d, %d, %d]
+  %%w2 = constant %s : f32[%d, %d, 1, 1]
+  %%y = conv(%%x, %%w) {pads = [1, 1, 1, 1], group = %d} : f32[1, %d, %d, %d]
+  %%r = relu(%%y) : f32[1, %d, %d, %d]
+  %%z = conv(%%r, %%w2) {group = %d} : f32[1, %d, %d, %d]
+  return %%z
+}`, c.c, denseText(int(c.m*(c.c/c.g)*c.k*c.k)), c.m, c.c/c.g, c.k, c.k, denseText(int(c.m*(c.m/c.g))), c.m, c.m/c.g,
+			c.g, c.m, oh, ow, c.m, oh, ow, c.g, c.m, oh, ow)
+		g, err := ir.Parse(text)
+		require.NoError(t, err, c.name)
+		ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+		require.NoError(t, err)
+		_, err = passes.Run(context.Background(), g, ps, &passes.Options{VerifyEach: true})
+		require.NoError(t, err)
+		tgt, err := lower.LoadTarget("x86-64")
+		require.NoError(t, err)
+		mod, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, CPU: "skylake-avx512"})
+		require.NoError(t, err, c.name)
+		found := false
+		for _, s := range mod.Entries[0].Strategies {
+			found = found || strings.HasPrefix(s, "register-tiles") && strings.Contains(s, c.lanes)
+		}
+		require.True(t, found, "%s: %v", c.name, mod.Entries[0].Strategies)
+		names = append(names, c.name)
+		ecs = append(ecs, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, false)})
+	}
+	require.NotEmpty(t, names)
+	// the x86-64 baseline has no FMA: the evaluator's bits; AVX-512 fuses each product
+	runCases(t, e2e.Host(), names, ecs)
+	runCasesTol(t, e2e.Machine{Target: "x86-64", CPU: "skylake-avx512"}, names, ecs, func(d ir.DType) (float64, float64) {
+		return 1e-5, 1e-4
+	})
+}
