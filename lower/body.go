@@ -38,7 +38,7 @@ type bodyCtx struct {
 	// blocks: the vectors start at multiples of vl along inner, so that reads constant on
 	// aligned blocks of inner (blockUniform) are broadcasts (register tiles)
 	blocks bool
-	memo  map[*ir.Scalar]value.Value
+	memo   map[*ir.Scalar]value.Value
 }
 
 func (bc *bodyCtx) cur() *llvm.Block { return bc.fb.cur }
