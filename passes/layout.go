@@ -540,7 +540,10 @@ func padInput(g *ir.Graph, op *ir.Op, nhwcSet map[*ir.Value]bool) (*ir.Op, error
 		}
 		var p *ir.Op
 		var err error
-		if verr := volume.Try(func() { p, err = padOp(g, op, k, shape, w, term, !nhwcSet[o]) }); verr != nil {
+		if verr := volume.Try(func() {
+			dropDeadTaps(g.Params, op)
+			p, err = padOp(g, op, k, shape, w, term, !nhwcSet[o])
+		}); verr != nil {
 			return nil, nil
 		}
 		if err != nil || p != nil {
@@ -548,6 +551,69 @@ func padInput(g *ir.Graph, op *ir.Op, nhwcSet map[*ir.Value]bool) (*ir.Op, error
 		}
 	}
 	return nil, nil
+}
+
+// dropDeadTaps restricts a sum whose result index is its leading dims to the reduction points
+// where some term of its body may be non-zero for some result: every term must be
+// select(avail(j), ..., +0), and a point where every such read is undefined for every result
+// only adds +0 (a dilated convolution's taps that read nothing but padding: DeepLab's 3×3
+// convolutions with dilation 36 on a 14×14 input read the input with their centre tap only).
+// Skipping +0 keeps every sum's bits: an accumulator that starts at +0 is never -0. The domain
+// stays the product of the results and a reduction set.
+func dropDeadTaps(params []string, op *ir.Op) {
+	if len(op.Out.Pieces) != 1 {
+		return
+	}
+	nOut := len(op.Out.Pieces[0].Index)
+	for d, a := range op.Out.Pieces[0].Index {
+		if dimOf(a) != d || a.Const != 0 {
+			return
+		}
+	}
+	for d := nOut; d < op.NDim(); d++ {
+		if op.Iters[d] != ir.Reduction {
+			return
+		}
+	}
+	var terms []*ir.Scalar
+	var walk func(s *ir.Scalar)
+	walk = func(s *ir.Scalar) {
+		if s.Op == ir.SAdd {
+			walk(s.Args[0])
+			walk(s.Args[1])
+			return
+		}
+		terms = append(terms, s)
+	}
+	walk(op.Body)
+	dom := op.Domain
+	rdims := op.Dims[nOut:]
+	keep := volume.EmptySet(params, "", rdims)
+	for _, t := range terms {
+		if t.Op != ir.SSelect || t.Args[0].Op != ir.SAvail {
+			return
+		}
+		z := t.Args[2]
+		if z.Op != ir.SConst || z.F != 0 || math.Signbit(z.F) {
+			return
+		}
+		acc := op.Access[t.Args[0].Arg]
+		if acc.Approx || len(acc.Pieces) != 1 {
+			return
+		}
+		g := volume.SetFromConstraints(params, dom.TupleName(), dom.DimNames(), acc.Pieces[0].Guard).Intersect(dom)
+		keep = keep.Union(g.ProjectOut(0, nOut).SetTupleName("").SetDimNames(rdims))
+	}
+	all := dom.ProjectOut(0, nOut).SetTupleName("").SetDimNames(rdims)
+	if all.IsSubset(keep) {
+		return
+	}
+	ex := make([]volume.Aff, len(rdims))
+	for i := range ex {
+		ex[i] = volume.AffDim(nOut + i)
+	}
+	lift := volume.MultiAff{Params: params, InName: dom.TupleName(), InDims: dom.DimNames(), Exprs: ex}.Map()
+	op.Domain = dom.Intersect(keep.Preimage(lift)).Coalesce()
 }
 
 // paddedTerm finds, among the terms that the body adds, select(avail(k), read(k)·read(w), 0)

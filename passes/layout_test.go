@@ -57,6 +57,12 @@ func randomCNN(r *rand.Rand) *ir.Graph {
 				dil = 2
 			}
 			pad := int64(r.IntN(int(k)))
+			if r.IntN(5) == 0 {
+				// DeepLab's atrous convolutions: dilation as large as the image, padding
+				// keeping the size, so that most taps read only padding
+				k, stride, dil = 3, 1, int64(2+r.IntN(12))
+				pad = dil
+			}
 			if dil*(k-1)+1 > h+2*pad || dil*(k-1)+1 > w+2*pad {
 				continue
 			}
