@@ -160,6 +160,7 @@ func (ec *entryCtx) kernelKey(op *ir.Op) []byte {
 	}
 	k.Access(op.Out)
 	k.Body(op.Body)
+	k.Bool(ec.aliasCopies[op] != nil) // its interior is written in place: it skips that part
 	return k.B
 }
 
@@ -174,6 +175,14 @@ func (ec *entryCtx) bufferKey(v *ir.Value) string {
 	k.TensorType(v.Type)
 	k.region(ec.regionOf(v), v.Type)
 	k.Bool(ec.alignedBuffer(v))
+	if a := ec.alias[v]; a != nil {
+		// written in place: the target's box gives the strides, the shift the origin
+		k.TensorType(a.target.Type)
+		k.region(ec.regionOf(a.target), a.target.Type)
+		for _, s := range a.shift {
+			k.Int(s)
+		}
+	}
 	s := string(k.B)
 	ec.bufKeys[v] = s
 	return s

@@ -42,6 +42,10 @@ type entryCtx struct {
 	// of a chain to its contraction (epilogue.go)
 	epi       map[*ir.Op]*epiChain
 	fusedInto map[*ir.Op]*ir.Op
+	// alias places values inside their padded copies' buffers; aliasCopies are those copies
+	// (alias.go)
+	alias       map[*ir.Value]*aliasInfo
+	aliasCopies map[*ir.Op]*aliasInfo
 }
 
 // use is an operand of an op.
@@ -178,6 +182,9 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 			views[sv] = fb.cur.NewBitCast(slotPtr(b), types.NewPointer(mustMemType(b.v.Type.Elem)))
 		}
 		bufs[b.v] = views[sv]
+	}
+	for v, a := range ec.alias {
+		bufs[v] = bufs[a.target] // the kernels' views add the offset
 	}
 	for i, op := range g.Ops {
 		if err := ec.ctx.Err(); err != nil {

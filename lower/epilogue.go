@@ -176,13 +176,10 @@ func (kb *kernelBuilder) newEpilogue(c *epiChain, ps []*llvm.Param) {
 	n := 0
 	for _, e := range c.ops {
 		ekb := &kernelBuilder{ec: ec, fb: fb, op: e}
-		ekb.res = fb.newView(e.Result, ps[n], ec.regionOf(e.Result))
-		ekb.res.aligned = ec.alignedBuffer(e.Result)
+		ekb.res = ec.viewOf(fb, e.Result, ps[n])
 		n++
 		for _, o := range e.Operands {
-			w := fb.newView(o, ps[n], ec.regionOf(o))
-			w.aligned = ec.alignedBuffer(o)
-			ekb.ops = append(ekb.ops, w)
+			ekb.ops = append(ekb.ops, ec.viewOf(fb, o, ps[n]))
 			n++
 		}
 		kb.epi = append(kb.epi, ekb)

@@ -47,7 +47,11 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	kf := ec.formOf(op)
 	chain := ec.epi[op]
 	if chain == nil {
-		ec.strategies = append(ec.strategies, kf.name)
+		name := kf.name
+		if ec.aliasCopies[op] != nil {
+			name += " (interior written in place)"
+		}
+		ec.strategies = append(ec.strategies, name)
 	} else {
 		ec.strategies = append(ec.strategies, fmt.Sprintf("%s +epilogue(%d)", kf.name, len(chain.ops)))
 	}
@@ -127,12 +131,9 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	} else {
 		kb.strat = kf.strat
 	}
-	kb.res = fb.newView(op.Result, rp, ec.regionOf(op.Result))
-	kb.res.aligned = ec.alignedBuffer(op.Result)
+	kb.res = ec.viewOf(fb, op.Result, rp)
 	for k, o := range op.Operands {
-		w := fb.newView(o, ps[1+k], ec.regionOf(o))
-		w.aligned = ec.alignedBuffer(o)
-		kb.ops = append(kb.ops, w)
+		kb.ops = append(kb.ops, ec.viewOf(fb, o, ps[1+k]))
 	}
 	n := fb.product(kb.res.ext)
 	if sig.scratch {
@@ -160,8 +161,8 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		}
 		kb.op = op
 	} else if kf.parts != nil {
-		for i, p := range kf.parts {
-			kb.op, kb.strat = p, kf.partStrats[i]
+		for _, i := range ec.copyParts(op, kf.parts) {
+			kb.op, kb.strat = kf.parts[i], kf.partStrats[i]
 			if err := kb.emitNest(ec.g.Params); err != nil {
 				return nil, err
 			}

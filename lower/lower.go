@@ -190,7 +190,8 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 		ec.plan = ec.planBuffers()
 		// epilogues are planned from the kernels' forms, whose keys need the plan's workspace
 		// buffers; fusing one moves its result's lifetime, not its buffer, so plan again
-		if ec.planEpilogues(); len(ec.fusedInto) > 0 {
+		ec.planEpilogues()
+		if ec.planAliases(); len(ec.fusedInto) > 0 || len(ec.alias) > 0 {
 			ec.plan = ec.planBuffers()
 		}
 		if _, err := ec.emitEntry(); err != nil {

@@ -733,14 +733,14 @@ func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar,
 			pguard = append(pguard, volume.GE(volume.AffConst(shape[a]-1), shift[a]))
 		}
 	}
-	full := volume.Box(params, "P", names, ext)
+	full := volume.Box(params, "", names, ext)
 	// the padded copy is needed where op reads it
 	toPad := make([]volume.Aff, r)
 	for a := range toPad {
 		toPad[a] = piece.Index[a].AddConst(-lo[a])
 	}
-	padMap := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: "P", Exprs: toPad}.Map()
-	dom := op.Domain.Apply(padMap).SetTupleName("P").SetDimNames(names).Coalesce()
+	padMap := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: "", Exprs: toPad}.Map()
+	dom := op.Domain.Apply(padMap).SetTupleName("").SetDimNames(names).Coalesce()
 	elem := x.Type.Elem
 	iters := make([]ir.IterKind, r)
 	p := &ir.Op{
