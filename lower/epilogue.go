@@ -50,7 +50,7 @@ func (ec *entryCtx) planEpilogues() {
 			continue
 		}
 		kf := ec.formOf(p)
-		if kf.tiles == nil || kf.tiles.border != nil {
+		if kf.tiles == nil || kf.tiles.border != nil || kf.tiles.rowDependent {
 			continue
 		}
 		// the epilogue runs where the tiles write: that must be every element (DIE may

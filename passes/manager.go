@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // Pass is one named transformation of a graph.
@@ -29,6 +30,7 @@ type Pass struct {
 // registry is the single ordered table of passes; DefaultPipeline lists the default run.
 var registry = []*Pass{
 	removeEmptyPass, // first: later passes never see work on empty tensors
+	knownValuesPass, // before die: the identity iterations it drops make their operands unused
 	diePass,
 	fusePass, // after die: fusion must not hide from DIE which elements each op reads
 	channelsLastPass,
@@ -39,11 +41,13 @@ var registry = []*Pass{
 // because convolutional networks ran 4-55 times slower than onnxruntime without it (their
 // convolutions cannot vectorise along output channels in NCHW); it changes nothing in graphs
 // without windowed ops, and it only permutes layouts and domains, so DIE's restrictions hold.
-const DefaultPipeline = "remove-empty,die,dce,channels-last"
+const DefaultPipeline = "remove-empty,known-values,die,dce,channels-last"
 
 // order lists pairs (Before, After) that a pipeline must respect when it contains both.
 var order = []struct{ Before, After, Why string }{
 	{"remove-empty", "die", "die relies on empty ops being fills so that it never propagates through work that does not exist"},
+	{"known-values", "die", "die finds the producers of the operand elements that known-values' skipped iterations read unused"},
+	{"remove-empty", "known-values", "known-values would analyse ops over empty tensors that remove-empty turns into fills"},
 	{"die", "dce", "dce removes the ops whose required volume die found empty"},
 	{"remove-empty", "dce", "remove-empty turns empty ops into fills that no longer use their operands, which dce then removes"},
 	{"die", "fuse", "die restricts each op from its own element maps; a fused consumer's domain still covers what the producer computed for it"},
@@ -163,6 +167,12 @@ type Options struct {
 	DumpDir        string    // when set, dumps go to numbered files <dir>/<seq>_<when>_<pass>.graph
 	Dump           io.Writer // where dumps go when DumpDir is empty (stderr in the CLI)
 	ReportOOBAsErr bool
+	// PrintConstants prints every constant's data in dumps (by default those larger than
+	// ir.DumpElideElements are elided).
+	PrintConstants bool
+	// NoZeroSkip keeps known-values to its exact rules: without it, unknown floating-point
+	// values are assumed finite (0·x = 0 skips the iteration), as -ffinite-math-only does.
+	NoZeroSkip bool
 }
 
 // State is what passes share during one run: the requirements and what the passes found.
@@ -175,6 +185,11 @@ type State struct {
 	Diags []Diagnostic
 	// Required is DIE's required volume per value (for buffer planning).
 	Required map[*ir.Value]RequiredVolume
+	// KnownZero holds, per op result name, the reduction iterations known-values removed
+	// because they contribute the reduction's identity (a known-zero factor, a max over -inf).
+	KnownZero map[string]volume.Set
+	// Known holds the regions where known-values found each value to be a known constant.
+	Known map[*ir.Value][]KnownRegion
 }
 
 // Stats counts what one pass did.
@@ -222,11 +237,15 @@ func Run(ctx context.Context, g *ir.Graph, ps []*Pass, opts *Options) (*Result, 
 	dump := func(when string, p *Pass) error {
 		seq++
 		header := fmt.Sprintf("// -----// IR Dump %s %s //----- //\n", when, p.Name)
+		text := g.DumpString()
+		if opts.PrintConstants {
+			text = g.String()
+		}
 		if opts.DumpDir != "" {
-			return writeDumpFile(opts.DumpDir, seq, when, p.Name, header+g.String())
+			return writeDumpFile(opts.DumpDir, seq, when, p.Name, header+text)
 		}
 		if opts.Dump != nil {
-			_, err := io.WriteString(opts.Dump, header+g.String())
+			_, err := io.WriteString(opts.Dump, header+text)
 			return err
 		}
 		return nil

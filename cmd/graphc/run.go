@@ -19,6 +19,7 @@ import (
 	"github.com/graphc/graphc/internal/viz"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
+	"github.com/graphc/graphc/volume"
 )
 
 const usageText = `usage: graphc [flags] MODEL
@@ -87,6 +88,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return exitInternal
 	}
 	fmt.Fprintf(stderr, "graphc: %v\n", err)
+	if errors.Is(err, graphc.ErrUsage) {
+		return exitUsage
+	}
 	if errors.Is(err, graphc.ErrInput) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 		return exitInput
 	}
@@ -144,13 +148,15 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printAfter, "print-ir-after", "print the IR after the pass (to stderr); repeatable")
 	printBeforeAll := fs.Bool("print-ir-before-all", false, "print the IR before every pass")
 	printAfterAll := fs.Bool("print-ir-after-all", false, "print the IR after every pass")
+	printConstants := fs.Bool("print-constants", false, "print the data of every constant in IR dumps (large ones are elided by default)")
 	fs.Var(&requires, "require", "the required region of an output (isl notation); repeatable")
 	fs.Var(&dims, "dim", "bind a symbolic dimension; repeatable")
 	outputs := fs.String("outputs", "", "TensorFlow graphs: the outputs (default: the nodes nobody consumes)")
 	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
-	timing := fs.Bool("pass-timing", false, "report the wall time of every pass (to stderr)")
+	timing := fs.Bool("pass-timing", false, "report the wall time of every pass and of the compile phases: import, passes, lowering, printing (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
 	profile := fs.Bool("profile", false, "count the cycles of every op's kernel; the module exports ENTRY_profile (graphc-bench -profile prints the table)")
+	noZeroSkip := fs.Bool("no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
@@ -185,7 +191,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	opts := []graphc.Option{
 		graphc.WithTarget(*target), graphc.WithEntry(*entry), graphc.WithPipeline(*pipeline),
 		graphc.WithCPU(*mcpu), graphc.WithAttrs(*mattr), graphc.WithDumpWriter(stderr),
-		graphc.WithVerifyEach(*verifyEach),
+		graphc.WithVerifyEach(*verifyEach), graphc.WithZeroSkipping(!*noZeroSkip),
 	}
 	if *profile {
 		opts = append(opts, graphc.WithProfile())
@@ -201,6 +207,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *printAfterAll {
 		opts = append(opts, graphc.WithPrintIRAfter("*"))
+	}
+	if *printConstants {
+		opts = append(opts, graphc.WithPrintConstants())
 	}
 	for _, r := range requires {
 		opts = append(opts, graphc.WithRequire(r))
@@ -231,6 +240,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *timing && res.Passes != nil {
 		fmt.Fprint(stderr, res.Passes.TimingReport())
+		t := res.Times
+		fmt.Fprintf(stderr, "  compile phases: import %.6f s, passes %.6f s, lowering %.6f s, printing %.6f s, total %.6f s\n",
+			t.Import.Seconds(), t.Passes.Seconds(), t.Lower.Seconds(), t.Print.Seconds(), (t.Import + t.Passes + t.Lower + t.Print).Seconds())
 	}
 	var text string
 	switch *emit {
@@ -393,7 +405,13 @@ func drawDomain(res *graphc.Result, name, dims string, params map[string]int64) 
 			return "", fmt.Errorf("--dims=%s: op %%%s iterates over [%s]", dims, op.Result.Name, strings.Join(op.Dims, ", "))
 		}
 	}
-	pic, err := viz.Domain(res.Graph, op, dr, dc, params)
+	var skipped volume.Set
+	for _, d := range res.Dead {
+		if d.Op == op.Result.Name {
+			skipped = d.KnownZero
+		}
+	}
+	pic, err := viz.Domain(res.Graph, op, dr, dc, params, skipped)
 	if err != nil {
 		return "", err
 	}
