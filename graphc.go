@@ -40,10 +40,16 @@ type config struct {
 	outputs    []string
 	popts      passes.Options
 	noLower    bool
+	profile    bool
 }
 
 // WithTarget selects the target (x86-64, hexagon).
 func WithTarget(name string) Option { return func(c *config) error { c.target = name; return nil } }
+
+// WithProfile makes the entry count the cycles spent in each op's kernel; the module then
+// exports ENTRY_profile (see lower.Config.Profile). For finding slow ops, not for production:
+// the entry is no longer re-entrant.
+func WithProfile() Option { return func(c *config) error { c.profile = true; return nil } }
 
 // WithEntry names the entry function (default main_graph).
 func WithEntry(name string) Option { return func(c *config) error { c.entry = name; return nil } }
@@ -422,7 +428,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		req[v] = s
 	}
 	start = time.Now()
-	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req})
+	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile})
 	res.Times.Lower = time.Since(start)
 	if err != nil {
 		if c.source != "" {
