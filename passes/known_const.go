@@ -15,9 +15,10 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
-// maxFactElems bounds the constants whose structure is analysed (64 Mi elements); larger ones
-// are used as data only, with a diagnostic.
-const maxFactElems = 1 << 26
+// maxFactElems bounds the constants whose structure is analysed (64 Mi elements, about a
+// second of verification); larger ones are used as data only, with a diagnostic. A variable
+// for the tests.
+var maxFactElems int64 = 1 << 26
 
 // maxFactValues is the number of distinct values a constant may have to be analysed.
 const maxFactValues = 3

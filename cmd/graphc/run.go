@@ -19,6 +19,7 @@ import (
 	"github.com/graphc/graphc/internal/viz"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
+	"github.com/graphc/graphc/volume"
 )
 
 const usageText = `usage: graphc [flags] MODEL
@@ -390,7 +391,13 @@ func drawDomain(res *graphc.Result, name, dims string, params map[string]int64) 
 			return "", fmt.Errorf("--dims=%s: op %%%s iterates over [%s]", dims, op.Result.Name, strings.Join(op.Dims, ", "))
 		}
 	}
-	pic, err := viz.Domain(res.Graph, op, dr, dc, params)
+	var skipped volume.Set
+	for _, d := range res.Dead {
+		if d.Op == op.Result.Name {
+			skipped = d.KnownZero
+		}
+	}
+	pic, err := viz.Domain(res.Graph, op, dr, dc, params, skipped)
 	if err != nil {
 		return "", err
 	}
