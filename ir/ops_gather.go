@@ -36,8 +36,8 @@ func init() {
 				"addressed dim after the batch_dims leading ones (negative indices count from the end)",
 			Example:     "%g = gather_nd(%data, %i0, %i1) {batch_dims = 0} : f32[2]",
 			MinOperands: 2, MaxOperands: -1,
-			Attrs:       []AttrDef{{Name: "batch_dims", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "leading dims shared by data and the indices"}},
-			Build:       buildGatherND,
+			Attrs: []AttrDef{{Name: "batch_dims", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "leading dims shared by data and the indices"}},
+			Build: buildGatherND,
 		},
 	)
 }
