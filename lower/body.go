@@ -460,6 +460,8 @@ func (bc *bodyCtx) unaryF(op ir.ScalarOp, t ir.DType, x value.Value) (value.Valu
 		return bc.viaF64(x, rt(rtSin)), nil
 	case ir.SCos:
 		return bc.viaF64(x, rt(rtCos)), nil
+	case ir.SAtan:
+		return bc.viaF64(x, rt(rtAtan)), nil
 	case ir.SFloor:
 		return bc.viaF64(x, rt(rtFloor)), nil
 	case ir.SCeil:

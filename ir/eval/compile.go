@@ -219,6 +219,8 @@ func unaryF(op ir.ScalarOp, v float64) float64 {
 		return math.Sin(v)
 	case ir.SCos:
 		return math.Cos(v)
+	case ir.SAtan:
+		return math.Atan(v)
 	case ir.SSign:
 		switch {
 		case v > 0:
