@@ -271,12 +271,14 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 	for _, a := range n.Attribute {
 		c.attrs[a.GetName()] = a
 	}
-	im.nodeStart = len(im.g.Ops)
+	// (a control-flow node imports its body's nodes in between: they set nodeStart too)
+	start := len(im.g.Ops)
 	if !im.trySymbolic(c) {
 		if err := def.Import(c); err != nil {
 			return nerr(err)
 		}
 	}
+	im.nodeStart = start
 	im.lastOutputs = n.Output
 	im.foldOutputs(len(n.Output))
 	for i, o := range n.Output {
