@@ -110,6 +110,19 @@ func (c *nodeCtx) AttrString(name, def string) string {
 	return def
 }
 
+// AttrStrings returns string-list attribute name or def.
+func (c *nodeCtx) AttrStrings(name string, def []string) []string {
+	a, ok := c.attrs[name]
+	if !ok {
+		return def
+	}
+	out := make([]string, len(a.GetStrings()))
+	for i, s := range a.GetStrings() {
+		out[i] = string(s)
+	}
+	return out
+}
+
 // AttrTensor returns tensor attribute name decoded, or ok=false.
 func (c *nodeCtx) AttrTensor(name string) (*ir.Tensor, bool, error) {
 	a, ok := c.attrs[name]
