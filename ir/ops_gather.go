@@ -137,28 +137,7 @@ func buildGather(b *Builder) error {
 			args[d] = wrapIndex(Read(1, ind.Elem), data.Shape[axis])
 		}
 	}
-	b.Op.Out = AffAccess(identity(0, len(shape))...)
-	b.Result = TensorType{Elem: data.Elem, Shape: shape}
-	idxAccess := AffAccess(identity(axis, q)...)
-	exact, inBounds, err := exactGather(b, shape, idx, axis, data.Shape[axis], identity(axis, q))
-	if err != nil {
-		return err
-	}
-	if exact != nil {
-		b.Op.Access = []Access{*exact, idxAccess}
-		b.Op.Body = DynRead(0, data.Elem, args...)
-		if inBounds {
-			b.Op.Body = Read(0, data.Elem)
-		}
-		return nil
-	}
-	am, err := approxAlongAxis(b.Params, dims, idx, axis, data.Shape[axis])
-	if err != nil {
-		return b.Errorf("%v", err)
-	}
-	b.Op.Access = []Access{{Approx: true, ApproxMap: am}, idxAccess}
-	b.Op.Body = DynRead(0, data.Elem, args...)
-	return nil
+	return finishGather(b, shape, idx, args, axis, identity(axis, q))
 }
 
 func buildGatherElements(b *Builder) error {
@@ -182,27 +161,35 @@ func buildGatherElements(b *Builder) error {
 		args[d] = Index(d)
 	}
 	args[axis] = wrapIndex(Read(1, ind.Elem), data.Shape[axis])
+	return finishGather(b, shape, idx, args, axis, identity(0, ind.Rank()))
+}
+
+// finishGather completes a gather over the result box shape: data (operand 0) is read at idx
+// with its entry at axis replaced by the index element, which operand 1 holds at indexAt. The
+// read is exact when the index elements are known (exactGather), else a data-dependent read
+// at args with the named over-approximation: every element along the axis.
+func finishGather(b *Builder, shape, idx []volume.Aff, args []*Scalar, axis int, indexAt []volume.Aff) error {
+	data := b.In(0)
 	b.Op.Out = AffAccess(identity(0, len(shape))...)
 	b.Result = TensorType{Elem: data.Elem, Shape: shape}
-	idxAccess := AffAccess(identity(0, ind.Rank())...)
-	exact, inBounds, err := exactGather(b, shape, idx, axis, data.Shape[axis], identity(0, ind.Rank()))
+	idxAccess := AffAccess(indexAt...)
+	exact, inBounds, err := exactGather(b, shape, idx, axis, data.Shape[axis], indexAt)
 	if err != nil {
 		return err
 	}
+	b.Op.Body = DynRead(0, data.Elem, args...)
 	if exact != nil {
 		b.Op.Access = []Access{*exact, idxAccess}
-		b.Op.Body = DynRead(0, data.Elem, args...)
 		if inBounds {
 			b.Op.Body = Read(0, data.Elem)
 		}
 		return nil
 	}
-	am, err := approxAlongAxis(b.Params, dims, idx, axis, data.Shape[axis])
+	am, err := approxAlongAxis(b.Params, b.Op.Dims, idx, axis, data.Shape[axis])
 	if err != nil {
 		return b.Errorf("%v", err)
 	}
 	b.Op.Access = []Access{{Approx: true, ApproxMap: am}, idxAccess}
-	b.Op.Body = DynRead(0, data.Elem, args...)
 	return nil
 }
 

@@ -120,8 +120,8 @@ func b2f(b bool) float64 {
 
 // TestConstFactsTooLarge: a constant beyond the analysis limit is data, and the pass says so.
 func TestConstFactsTooLarge(t *testing.T) {
-	defer func(n int64) { maxFactElems = n }(maxFactElems)
-	maxFactElems = 15
+	defer func(n int64) { ir.MaxConstRegionElems = n }(ir.MaxConstRegionElems)
+	ir.MaxConstRegionElems = 15
 	m := maskTensor(ir.Bool, []int64{4, 4}, func(x []int64) float64 { return b2f(x[1] > x[0]) })
 	facts, reason := constFacts(m, nil)
 	require.Empty(t, facts)
