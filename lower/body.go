@@ -337,7 +337,7 @@ func (bc *bodyCtx) viaF64(x value.Value, f func(value.Value) value.Value) value.
 
 func (bc *bodyCtx) binaryI(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
 	c := bc.cur()
-	unsigned := t == ir.U8 || t == ir.Bool
+	unsigned := t.IsUnsigned()
 	switch op {
 	case ir.SAdd:
 		return c.NewAdd(x, y), nil
@@ -405,7 +405,7 @@ func (bc *bodyCtx) unary(op ir.ScalarOp, t ir.DType, x value.Value) (value.Value
 		return nil, fmt.Errorf("%s of %s has no lowering", op, t)
 	}
 	zero := bc.cnst(t, 0, 0)
-	unsigned := t == ir.U8
+	unsigned := t.IsUnsigned() && t != ir.Bool
 	switch op {
 	case ir.SNeg:
 		return c.NewSub(zero, x), nil
@@ -508,12 +508,21 @@ func (bc *bodyCtx) cast(x value.Value, from, to ir.DType) (value.Value, error) {
 		ok := c.NewFCmp(enum.FPredOLT, bc.fb.fabs(x), floatConstOf(x.Type(), 9223372036854775808.0))
 		i := c.NewFPToSI(x, bc.ty(ir.I64))
 		v := c.NewSelect(ok, i, bc.cnst(ir.I64, 0, minInt(64)))
+		if to == ir.U64 {
+			// [2^63, 2^64) converts unsigned, as the evaluator does
+			hi := c.NewAnd(c.NewFCmp(enum.FPredOGE, x, floatConstOf(x.Type(), 9223372036854775808.0)),
+				c.NewFCmp(enum.FPredOLT, x, floatConstOf(x.Type(), 18446744073709551616.0)))
+			v = c.NewSelect(hi, c.NewFPToUI(x, bc.ty(ir.I64)), v)
+		}
 		return bc.fb.narrow(v, tt), nil
 	case to.IsFloat():
 		var v value.Value
 		if from == ir.Bool {
 			v = bc.boolToFloat(x, tt)
-		} else if from == ir.U8 {
+		} else if from == ir.U64 && to != ir.F64 {
+			// through double, as the evaluator rounds: uint64 -> float64 -> narrower
+			v = c.NewFPTrunc(c.NewUIToFP(x, bc.ty(ir.F64)), tt)
+		} else if from.IsUnsigned() {
 			v = c.NewUIToFP(x, tt)
 		} else if from == ir.I64 && to != ir.F64 {
 			// through double, as the evaluator rounds: int64 -> float64 -> narrower
@@ -529,7 +538,7 @@ func (bc *bodyCtx) cast(x value.Value, from, to ir.DType) (value.Value, error) {
 	switch {
 	case fw > tw:
 		return c.NewTrunc(x, tt), nil
-	case fw < tw && (from == ir.U8 || from == ir.Bool):
+	case fw < tw && from.IsUnsigned():
 		return c.NewZExt(x, tt), nil
 	case fw < tw:
 		return c.NewSExt(x, tt), nil

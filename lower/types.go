@@ -25,12 +25,14 @@ func memType(t ir.DType) (types.Type, error) {
 		return types.Double, nil
 	case ir.F16:
 		return types.I16, nil
-	case ir.I64:
+	case ir.I64, ir.U64:
 		return types.I64, nil
-	case ir.I32:
+	case ir.I32, ir.U32:
 		return types.I32, nil
 	case ir.I8, ir.U8, ir.Bool:
 		return types.I8, nil
+	case ir.I16, ir.U16:
+		return types.I16, nil
 	}
 	return nil, fmt.Errorf("element type %s has no lowering", t)
 }
