@@ -267,15 +267,29 @@ func init() {
 			Build: buildWhere},
 		&OpDef{Name: "cast", Summary: "converts elements to another type (float to integer truncates; to bool is x != 0)",
 			MinOperands: 1, MaxOperands: 1, Example: `%y = cast(%x) {to = "i64"} : i64[4, 3]`,
-			Attrs: []AttrDef{{Name: "to", Kind: AttrString, Doc: "the result element type"}},
+			Attrs: []AttrDef{{Name: "to", Kind: AttrString, Doc: "the result element type"},
+				{Name: "saturate", Kind: AttrInt, Default: dflt(IntAttr(1)), Doc: "float8 results: 1 clamps values beyond the format's range to its largest value, 0 makes them infinite (e5m2) or NaN"}},
 			Build: func(b *Builder) error {
 				to, err := ParseDType(b.Op.Attrs.Str("to", ""))
 				if err != nil {
 					return b.Errorf("to: %v", err)
 				}
+				f, mini := MiniFloatOf(to)
+				if mini && to != BF16 && b.Op.Attrs.Int("saturate", 1) != 0 && b.In(0).Elem.IsFloat() {
+					return elementwise(b, to, func(in []*Scalar) *Scalar { return castSaturate(in[0], to, f) })
+				}
 				return elementwise(b, to, func(in []*Scalar) *Scalar { return Cast(in[0], to) })
 			}},
 	)
+}
+
+// castSaturate converts x to a float8 type with ONNX's saturation: magnitudes beyond the
+// format's largest value (infinities too) become it; NaN stays NaN. (The conversion itself, as
+// every rounding to float8, overflows to infinity (e5m2) or NaN.)
+func castSaturate(x *Scalar, to DType, f MiniFloat) *Scalar {
+	hi := f.Decode(f.MaxBits)
+	c := Select(Bin(SGt, x, Const(x.Type, hi)), Const(x.Type, hi), Select(Bin(SLt, x, Const(x.Type, -hi)), Const(x.Type, -hi), x))
+	return Cast(c, to)
 }
 
 // buildWhere selects between operands 1 and 2 by the boolean operand 0; the three broadcast.

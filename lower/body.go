@@ -190,12 +190,16 @@ func (bc *bodyCtx) laneIndex(base value.Value) value.Value {
 	return bc.cur().NewAdd(bc.splatValue(base), steps)
 }
 
-// roundHalf rounds a float register value to half precision when t is f16.
+// roundHalf rounds a float register value to its type's precision when t is a narrow float
+// (f16, bf16, float8).
 func (bc *bodyCtx) roundHalf(v value.Value, t ir.DType) value.Value {
-	if t != ir.F16 {
-		return v
+	switch {
+	case t == ir.F16:
+		return bc.fb.call(bc.fb.mc.rtHalfFromBits(), bc.fb.call(bc.fb.mc.rtHalfToBits(), v))
+	case t.IsMiniFloat():
+		return bc.fb.call(bc.fb.mc.rtFunc(rtMiniFrom(t)), bc.fb.call(bc.fb.mc.rtFunc(rtMiniTo(t)), v))
 	}
-	return bc.fb.call(bc.fb.mc.rtHalfFromBits(), bc.fb.call(bc.fb.mc.rtHalfToBits(), v))
+	return v
 }
 
 func (bc *bodyCtx) binary(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {

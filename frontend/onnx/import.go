@@ -335,7 +335,7 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 			return nerr(fmt.Errorf("%w: value %q is produced twice (SSA: every value has one producer)", ErrInvalid, o))
 		}
 	}
-	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}}
+	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}, promote: !noPromotion[n.GetOpType()]}
 	for _, a := range n.Attribute {
 		c.attrs[a.GetName()] = a
 	}

@@ -219,7 +219,7 @@ func importCast(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String())}, e.in(0)))
+	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, e.in(0)))
 	return e.done()
 }
 
@@ -229,7 +229,7 @@ func importCastLike(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
-	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(like.Type.Elem.String())}, x))
+	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(like.Type.Elem.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, x))
 	return e.done()
 }
 
