@@ -211,6 +211,8 @@ func init() {
 		intBinaryDef("bitwise_and", "bitwise and of integers with numpy broadcasting", SAnd),
 		intBinaryDef("bitwise_or", "bitwise or of integers with numpy broadcasting", SOr),
 		intBinaryDef("bitwise_xor", "bitwise exclusive or of integers with numpy broadcasting", SXor),
+		intBinaryDef("shift_left", "x << y of integers with numpy broadcasting (0 for shifts by the width or more)", SShl),
+		intBinaryDef("shift_right", "logical x >> y of integers with numpy broadcasting (0 for shifts by the width or more)", SShr),
 		&OpDef{Name: "bitwise_not", Summary: "bitwise complement of integers", MinOperands: 1, MaxOperands: 1,
 			Example: "%y = bitwise_not(%x) : i32[4, 3]",
 			Build: func(b *Builder) error {

@@ -51,6 +51,8 @@ const (
 	SAnd
 	SOr
 	SXor
+	SShl // a << b (0 once b reaches the width)
+	SShr // a >> b, logical (0 once b reaches the width)
 	SEq
 	SNe
 	SLt
@@ -68,7 +70,7 @@ var scalarNames = map[ScalarOp]string{
 	SErf: "erf", SFloor: "floor", SCeil: "ceil", SRound: "round", SNot: "not", SSin: "sin", SCos: "cos",
 	SSign: "sign", SIsNaN: "isnan", SIsInf: "isinf", SAtan: "atan",
 	SAdd: "add", SSub: "sub", SMul: "mul", SDiv: "div", SRem: "rem", SMax: "max", SMin: "min", SPow: "pow",
-	SAnd: "and", SOr: "or", SXor: "xor", SEq: "eq", SNe: "ne", SLt: "lt", SLe: "le", SGt: "gt", SGe: "ge",
+	SAnd: "and", SOr: "or", SXor: "xor", SShl: "shl", SShr: "shr", SEq: "eq", SNe: "ne", SLt: "lt", SLe: "le", SGt: "gt", SGe: "ge",
 	SSelect: "select", SCast: "cast",
 }
 

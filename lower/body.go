@@ -355,6 +355,18 @@ func (bc *bodyCtx) binaryI(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.
 		return c.NewOr(x, y), nil
 	case ir.SXor:
 		return c.NewXor(x, y), nil
+	case ir.SShl, ir.SShr:
+		// LLVM's shifts by the width or more are poison: those give 0, as in the evaluator
+		w := bc.cnst(t, 0, int64(8*t.Size()))
+		over := c.NewICmp(enum.IPredUGE, y, w)
+		amt := c.NewSelect(over, bc.cnst(t, 0, 0), y)
+		var r value.Value
+		if op == ir.SShl {
+			r = c.NewShl(x, amt)
+		} else {
+			r = c.NewLShr(x, amt)
+		}
+		return c.NewSelect(over, bc.cnst(t, 0, 0), r), nil
 	case ir.SDiv, ir.SRem:
 		if bc.vl > 0 {
 			return nil, fmt.Errorf("integer %s in a vector loop", op)

@@ -371,6 +371,16 @@ func binaryI(op ir.ScalarOp, a, b int64, t ir.DType) int64 {
 			return b2i((a != 0) != (b != 0))
 		}
 		return a ^ b
+	case ir.SShl, ir.SShr:
+		w := uint64(8 * t.Size())
+		if b < 0 || uint64(b) >= w {
+			return 0
+		}
+		if op == ir.SShl {
+			return a << uint64(b)
+		}
+		// logical: the bits of the type's width, shifted in as zeros
+		return int64(uint64(a) & (1<<w - 1) >> uint64(b))
 	}
 	fail("unsupported integer operation %s", op)
 	return 0
