@@ -65,7 +65,7 @@ func init() {
 	)
 }
 
-// Element-map cases of the scatters, sort_rank and gather_nd: the scatters' reads are all affine (guarded
+// Element-map cases of the scatters, sort_rank, grid_sample and gather_nd: the scatters' reads are all affine (guarded
 // by the data/update phase and, for scatter_elements, by the updates' box), gather_nd's index
 // operands too (its data read is over-approximated, checked by TestApproxAccessesOverApproximate).
 func init() {
@@ -79,6 +79,8 @@ func init() {
 			attrs: ir.Attrs{"reduction": s("mul")}},
 		elementMapCase{name: "sort_rank", kind: "sort_rank", operands: []ir.TensorType{f32(2, 4, 3), f32(2, 4, 3)},
 			attrs: ir.Attrs{"axis": ir.IntAttr(1), "descending": ir.IntAttr(0)}},
+		elementMapCase{name: "grid_sample_cubic", kind: "grid_sample", operands: []ir.TensorType{f32(1, 2, 3, 4), f32(1, 2, 3), f32(1, 2, 3)},
+			attrs: ir.Attrs{"mode": s("cubic"), "padding_mode": s("reflection")}},
 		elementMapCase{name: "gather_nd_batch", kind: "gather_nd", operands: []ir.TensorType{f32(2, 3, 4, 2), i64(2, 5), i64(2, 5)},
 			attrs: ir.Attrs{"batch_dims": ir.IntAttr(1)}},
 	)
