@@ -70,6 +70,8 @@ func (fb *funcBuilder) toReg(v value.Value, t ir.DType) value.Value {
 		return fb.cur.NewICmp(enum.IPredNE, v, intConstOf(v.Type(), 0))
 	case ir.F16:
 		return fb.call(fb.mc.rtHalfFromBits(), v)
+	case ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+		return fb.call(fb.mc.rtFunc(rtMiniFrom(t)), v)
 	}
 	return v
 }
@@ -85,6 +87,8 @@ func (fb *funcBuilder) toMem(v value.Value, t ir.DType) value.Value {
 		return fb.cur.NewZExt(v, it)
 	case ir.F16:
 		return fb.call(fb.mc.rtHalfToBits(), v)
+	case ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+		return fb.call(fb.mc.rtFunc(rtMiniTo(t)), v)
 	}
 	return v
 }
@@ -195,7 +199,7 @@ func (kb *kernelBuilder) dynLoad(bc *bodyCtx, s *ir.Scalar) (value.Value, error)
 		if err != nil {
 			return nil, err
 		}
-		idx[d] = fb.widen64(v, a.Type == ir.U8 || a.Type == ir.Bool)
+		idx[d] = fb.widen64(v, a.Type.IsUnsigned())
 	}
 	if len(idx) != len(w.lo) {
 		return nil, errorf("read of operand #%d with %d indices, it has rank %d", s.Arg, len(idx), len(w.lo))

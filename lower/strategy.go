@@ -164,7 +164,7 @@ func vectorLanes(op *ir.Op, d int, vecBytes int) int {
 		return 0
 	}
 	widest := op.Result.Type.Elem.Size()
-	if op.Result.Type.Elem == ir.F16 {
+	if op.Result.Type.Elem.IsNarrowFloat() {
 		return 0
 	}
 	for k, acc := range op.Access {
@@ -199,11 +199,11 @@ func uniformPiece(acc ir.Access, d int) bool {
 
 // vectorizable reports whether a body node has a lowering on vectors.
 func vectorizable(s *ir.Scalar) bool {
-	if s.Type == ir.F16 {
+	if s.Type.IsNarrowFloat() {
 		return false
 	}
 	for _, a := range s.Args {
-		if a.Type == ir.F16 {
+		if a.Type.IsNarrowFloat() {
 			return false
 		}
 	}

@@ -30,9 +30,11 @@ type importer struct {
 	vals   map[string]*ir.Value
 	consts map[string]*ir.Tensor // values whose data is known at import
 	inputs map[string]bool       // ONNX names of the runtime graph inputs
-	// lastOutputs are the outputs of the node being imported; folded the ops folded away.
+	// lastOutputs are the outputs of the node being imported, nodeStart the index of its first
+	// op in g.Ops; folded maps the ops folded away to their results.
 	lastOutputs []string
-	folded      map[*ir.Op]bool
+	nodeStart   int
+	folded      map[*ir.Op]*ir.Tensor
 	unfoldable  map[*ir.Value]bool
 	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
 	syms map[string]*symTensor
@@ -55,7 +57,7 @@ func (e *NodeError) Error() string {
 func (e *NodeError) Unwrap() error { return e.Err }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]bool{}, unfoldable: map[*ir.Value]bool{}}
+	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -356,15 +358,18 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 			return nerr(fmt.Errorf("%w: value %q is produced twice (SSA: every value has one producer)", ErrInvalid, o))
 		}
 	}
-	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}}
+	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}, promote: !noPromotion[n.GetOpType()]}
 	for _, a := range n.Attribute {
 		c.attrs[a.GetName()] = a
 	}
+	// (a control-flow node imports its body's nodes in between: they set nodeStart too)
+	start := len(im.g.Ops)
 	if !im.trySymbolic(c) {
 		if err := def.Import(c); err != nil {
 			return nerr(err)
 		}
 	}
+	im.nodeStart = start
 	im.lastOutputs = n.Output
 	im.foldOutputs(len(n.Output))
 	for i, o := range n.Output {
