@@ -5,6 +5,7 @@
 package volume
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -50,9 +51,13 @@ const (
 	maxProductDisjuncts = 16 * maxDisjuncts
 )
 
-// ParseSet parses a set in isl notation.
-func ParseSet(s string) (Set, error) {
-	u, isMap, err := parseUnion(s)
+// ParseSet parses a set in isl notation. The parse is one operation: its projections and
+// emptiness tests share one work budget (see ErrTooComplex).
+func ParseSet(s string) (Set, error) { return ParseSetContext(context.Background(), s) }
+
+// ParseSetContext is ParseSet that stops with ctx's error when ctx is done.
+func ParseSetContext(ctx context.Context, s string) (Set, error) {
+	u, isMap, err := parseUnion(ctx, s)
 	if err != nil {
 		return Set{}, err
 	}
@@ -62,9 +67,12 @@ func ParseSet(s string) (Set, error) {
 	return Set{u}, nil
 }
 
-// ParseMap parses a map in isl notation.
-func ParseMap(s string) (Map, error) {
-	u, isMap, err := parseUnion(s)
+// ParseMap parses a map in isl notation (one operation, as ParseSet).
+func ParseMap(s string) (Map, error) { return ParseMapContext(context.Background(), s) }
+
+// ParseMapContext is ParseMap that stops with ctx's error when ctx is done.
+func ParseMapContext(ctx context.Context, s string) (Map, error) {
+	u, isMap, err := parseUnion(ctx, s)
 	if err != nil {
 		return Map{}, err
 	}
@@ -99,7 +107,7 @@ func clip(s string) string {
 	return s
 }
 
-func parseUnion(s string) (u union, isMap bool, err error) {
+func parseUnion(ctx context.Context, s string) (u union, isMap bool, err error) {
 	if len(s) > maxParseLen {
 		return union{}, false, fmt.Errorf("%w: input of %d bytes exceeds the limit of %d", ErrSyntax, len(s), maxParseLen)
 	}
@@ -107,7 +115,7 @@ func parseUnion(s string) (u union, isMap bool, err error) {
 	if err != nil {
 		return union{}, false, err
 	}
-	p := &parser{toks: toks, src: s}
+	p := &parser{toks: toks, src: s, bg: newBudget(ctx)}
 	var perr error
 	err = Try(func() { u, isMap, perr = p.parseTop() })
 	if err == nil {
@@ -305,6 +313,7 @@ type parser struct {
 	// (q = floor(e/d) as d*q <= e <= d*q + d - 1). q is a function of the other variables, so the
 	// definitions hold in every disjunct of the piece and are never negated.
 	defs conj
+	bg   *budget // the work budget of the whole parse
 }
 
 func (p *parser) peek() token { return p.toks[p.pos] }
@@ -383,7 +392,7 @@ func (p *parser) parseTop() (union, bool, error) {
 		isMap, first = pm, false
 		u.addSpace(sp)
 		for _, b := range pieces {
-			if b.tidy() && !b.isEmpty() {
+			if b.tidy() && !b.isEmpty(p.bg) {
 				b.nonEmpty = true
 				b.dropUnusedDivs()
 				b.tidied = true
@@ -438,7 +447,7 @@ func (p *parser) parsePiece() ([]*basic, space, bool, error) {
 	var pieces []*basic
 	for _, c := range f {
 		b := p.build(in, out, append(append(append(conj{}, extra...), p.defs...), c...))
-		pieces = append(pieces, coalesceProjection(b.eliminateEx())...)
+		pieces = append(pieces, coalesceProjection(b.eliminateEx(p.bg), p.bg)...)
 	}
 	return pieces, space{in, out}, isMap, nil
 }
