@@ -62,7 +62,7 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }}} {
 		sum, n, worst, worstName := 0.0, 0, 0.0, ""
 		for _, r := range rows {
-			if r.failed != "" || r.ort == 0 || !fam.in(r) {
+			if r.failed != "" || r.ort == 0 || r.die <= 0 || !fam.in(r) {
 				continue
 			}
 			q := r.die / r.ort
