@@ -9,11 +9,18 @@
 // output unless Options.Require narrows them. The tests prove it with the reference evaluator
 // (ir/eval) on random graphs and inputs.
 //
-// The passes:
+// The passes (docs/passes.md, generated from the table, has each one's pre- and
+// postconditions; `graphc passes` lists them):
 //   - remove-empty: ops whose iteration domain is empty (a zero extent) do no work; they become
 //     fills of their init value (nvFuser's RemoveEmptyPass).
+//   - known-values: regions where tensors are known constants (masks, -inf fills, positions),
+//     propagated through every op; reduction iterations that add a known identity are dropped
+//     (the masked half of causal attention), under zero-skipping's finite-value assumption
+//     unless Options.NoZeroSkip.
 //   - die: dead iteration elimination (Bastoul et al.): back-propagates the required volume of
 //     every value through the element maps and restricts every op's domain to the iterations
 //     that contribute to it; records dead spaces and out-of-bounds accesses.
+//   - fuse: folds views into their consumers' access maps and inlines elementwise producers.
+//   - channels-last: stores rank-4 activations around windowed ops channels-last.
 //   - dce: removes the ops no required value depends on, and the constants they used.
 package passes
