@@ -80,7 +80,7 @@ func extentProduct(ds []volume.Aff) (volume.Aff, error) {
 		default:
 			c, pok := p.IsConst()
 			if !pok {
-				return p, fmt.Errorf("%w: the product of the symbolic extents %s and %s is not quasi-affine", ErrUnsupported, p.String(), d.String())
+				return p, fmt.Errorf("%w: the product of the symbolic extents %s and %s is not quasi-affine (bind one of them with --dim NAME=VALUE)", ErrUnsupported, p.String(), d.String())
 			}
 			p = d.Mul(c)
 		}
