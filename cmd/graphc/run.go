@@ -33,6 +33,10 @@ const usageText = `usage: graphc [flags] MODEL
 
 MODEL is an ONNX model (.onnx), a TensorFlow GraphDef (.pb, .pbtxt) or graphc IR text (.graph).
 
+Environment: GRAPHC_CLANG and GRAPHC_LLC name the clang and llc that --emit=asm, obj and lib run
+(default: clang-19 and llc-19 on PATH); GRAPHC_TRACEBACK=1 prints an internal error's stack
+instead of saving it to a file.
+
 Examples:
   graphc model.onnx -o model.ll                   compile with the default pipeline
   graphc model.onnx --print-ir-after=die -o -     show the restricted domains, print the module
