@@ -38,7 +38,7 @@ type ConstRegion struct {
 // the set of indices holding it (every value when all are described, which is the case for
 // two values whenever one is). The reason is non-empty when t was too large to analyse.
 func ConstRegions(t *Tensor, params []string) (regions []ConstRegion, reason string) {
-	key := constRegionKey{t, fmt.Sprint(params)}
+	key := constRegionKey{t, fmt.Sprint(params), tensorHash(t)}
 	constRegionMu.Lock()
 	if c, ok := constRegionCache[key]; ok {
 		constRegionMu.Unlock()
@@ -64,6 +64,27 @@ const maxConstRegionCache = 256
 type constRegionKey struct {
 	t      *Tensor
 	params string
+	hash   uint64 // of the data: a tensor changed in place is analysed again
+}
+
+// tensorHash is FNV-1a over t's elements (linear, several times cheaper than the analysis).
+func tensorHash(t *Tensor) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) {
+		h ^= v
+		h *= 1099511628211
+	}
+	mix(uint64(t.Elem))
+	for _, d := range t.Shape {
+		mix(uint64(d))
+	}
+	for _, f := range t.F {
+		mix(math.Float64bits(f))
+	}
+	for _, i := range t.I {
+		mix(uint64(i))
+	}
+	return h
 }
 
 type constRegionResult struct {
