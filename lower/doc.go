@@ -59,9 +59,9 @@
 // when the panel read in place would overflow an L1 set and the copy is no larger (rows of a
 // 512-wide f32 B, 2 KiB apart, fall in 2 of L1's 64 sets): 512³ with AVX2 ran in 3.4 ms in place
 // and 2.9 ms packed. Convolution inputs, whose rows shifted by the kernel offsets overlap, stay
-// in place. Packing only moves loads: results keep their bits. The width comes from
-// --mcpu/--mattr (x86VectorBytes: AVX-512 CPUs 64 bytes, AVX CPUs 32, otherwise 16;
-// --mcpu=native reads the host's CPU flags as clang's -march=native does).
+// in place. Packing only moves loads: results keep their bits. The width is the CPU spec's
+// vector-bytes (AVX-512 CPUs 64 bytes, AVX CPUs 32, otherwise 16) edited by --mattr
+// (x86VectorBytes); --mcpu=native reads the host's CPU flags as clang's -march=native does.
 //
 // Products accumulate with llvm.fmuladd, which fuses only where the CPU has FMA: for the
 // baseline x86-64 CPU the result is a rounded multiply then add, bit-identical to the
@@ -96,10 +96,15 @@
 // # Targets
 //
 // Targets are JSON files in targets/ with inheritance (TinyGo's scheme): triple, data layout,
-// CPU, features, explicit vector width and the operations without an inline lowering.
-// x86-64 uses LLVM's vectorizer; hexagon (default hexagonv68, +hvxv68,+hvx-length128b) gets
-// explicit 128-byte HVX vectors (<32 x float>, <128 x i8>...) on innermost unit-stride loops
-// and 128-byte aligned buffers; with HVX off (hexagon-v67, or --mattr=-hvx) the code is scalar.
+// CPU, features, explicit vector width and the operations without an inline lowering. A file
+// named after its "cpu" is a CPU spec (hexagonv66…v75, x86-64, x86-64-v2…v4, haswell,
+// znver4…): --mcpu selects it, so the CPU's own default features and vector width apply, and
+// --mattr edits them as llc's -mattr does (Target.ForCPU, MergeFeatures); an unknown CPU is an
+// error listing the valid ones. x86-64 uses LLVM's vectorizer; hexagon (default hexagonv68,
+// +hvxv68,+hvx-length128b) gets explicit 128-byte HVX vectors (<32 x float>, <128 x i8>...) on
+// innermost unit-stride loops and 128-byte aligned buffers; HVX before v68 has no floating
+// point (vector-int-only: float loops stay scalar, integer loops use HVX); with HVX off
+// (hexagon-v67, or --mattr=-hvx) the code is scalar.
 // Hexagon modules reference no external symbol and carry "no-builtins" so that LLVM does not
 // introduce memset/memcpy calls.
 //

@@ -24,8 +24,10 @@ import (
 type Config struct {
 	Target *Target // default: x86-64
 	Entry  string  // entry function name (default main_graph)
-	CPU    string  // overrides Target.CPU ("native": no CPU attribute, llc decides)
-	Attrs  string  // overrides Target.Features (llc -mattr syntax)
+	// CPU selects a CPU spec of the target (Target.ForCPU; "native": the host, no CPU
+	// attribute); Attrs edits that CPU's default features as llc's -mattr does (MergeFeatures).
+	CPU   string
+	Attrs string
 	// Required gives, per value, the elements some output needs (DIE's result). Lowering sizes
 	// intermediate buffers by the bounding box of what the (restricted) ops actually write and
 	// read, which DIE makes a subset of the required volume. With CheckRequired, Lower checks
@@ -63,10 +65,17 @@ type Entry struct {
 }
 
 type moduleCtx struct {
-	cfg      Config
-	tgt      *Target
-	cpu      string
-	features string
+	cfg Config
+	tgt *Target
+	// spec is the CPU spec (Target.ForCPU of cfg.CPU); cpu is the name LLVM is given;
+	// features are emitted as "target-features" (the spec's defaults edited by cfg.Attrs);
+	// allFeatures adds the features the CPU implies, for graphc's own decisions
+	spec        *Target
+	cpu         string
+	features    string
+	allFeatures string
+	// vecFloat says that explicit vectors may hold floats (HVX before v68 has none)
+	vecFloat bool
 	vecBytes int
 	// tileBytes is the width of the register tiles of contractions (0: none)
 	tileBytes int
@@ -99,23 +108,24 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		}
 		cfg.Target = t
 	}
-	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, cpu: cfg.Target.CPU, features: cfg.Target.Features,
+	spec, err := cfg.Target.ForCPU(cfg.CPU)
+	if err != nil {
+		return nil, err
+	}
+	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, spec: spec, cpu: spec.LLVMName(), features: MergeFeatures(spec.Features, cfg.Attrs),
 		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{},
 		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}}
-	if cfg.CPU != "" {
-		mc.cpu = cfg.CPU
-	}
-	if cfg.Attrs != "" {
-		mc.features = cfg.Attrs
-	}
+	mc.allFeatures = MergeFeatures(spec.ImpliedFeatures, mc.features)
 	switch {
 	case cfg.VectorBytes > 0:
 		mc.vecBytes = cfg.VectorBytes
-	case cfg.VectorBytes == 0 && cfg.Target.VectorFeature != "" && featureOn(mc.features, cfg.Target.VectorFeature):
-		mc.vecBytes = cfg.Target.VectorBytes
+		mc.vecFloat = true
+	case cfg.VectorBytes == 0 && spec.VectorFeature != "" && featureOn(mc.features, spec.VectorFeature):
+		mc.vecBytes = spec.VectorBytes
+		mc.vecFloat = !spec.VectorIntOnly
 	}
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
-		mc.tileBytes = x86VectorBytes(mc.cpu, mc.features)
+		mc.tileBytes = x86VectorBytes(spec.VectorBytes, cfg.Attrs)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout

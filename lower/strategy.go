@@ -214,3 +214,21 @@ func vectorizable(s *ir.Scalar) bool {
 	}
 	return false
 }
+
+// vectorBytesFor returns the width of op's explicit vectors: the module's, or 0 when op
+// computes in floating point and the vector unit has none (HVX before v68).
+func (mc *moduleCtx) vectorBytesFor(op *ir.Op) int {
+	if mc.vecFloat || mc.vecBytes == 0 {
+		return mc.vecBytes
+	}
+	float := op.Result.Type.Elem.IsFloat()
+	op.Body.Walk(func(s *ir.Scalar) {
+		if s.Type.IsFloat() {
+			float = true
+		}
+	})
+	if float {
+		return 0
+	}
+	return mc.vecBytes
+}

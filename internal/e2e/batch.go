@@ -35,6 +35,11 @@ func Host() Machine { return Machine{Target: "x86-64"} }
 // HVX floating point).
 func HexagonScalar() Machine { return Machine{Target: "hexagon", CPU: "hexagonv67", Attrs: "-hvx"} }
 
+// HexagonHVX is hexagonv67 with its default features, +hvxv67,+hvx-length128b, run under
+// qemu-hexagon: integer loops are 128-byte HVX code, float loops scalar (HVX has no floating
+// point before v68, and qemu 7.2 could not run it).
+func HexagonHVX() Machine { return Machine{Target: "hexagon", CPU: "hexagonv67"} }
+
 func (m Machine) hexagon() bool { return strings.HasPrefix(m.Target, "hexagon") }
 
 // String names the machine.
