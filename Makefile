@@ -17,7 +17,7 @@ help:
 	@echo "make bench-real  - the real-model set against onnxruntime (BENCH_MODELS=a,b to choose)"
 	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
-	@echo "make conformance-hexagon - floating-point ONNX node tests as hexagonv67 code under qemu-hexagon"
+	@echo "make conformance-hexagon - ONNX node tests as hexagonv67 code under qemu-hexagon (scalar, then integer HVX)"
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
 
 build:
@@ -99,6 +99,8 @@ conformance:
 conformance-x86:
 	$(GO) run ./cmd/graphc-conformance -v -mode=x86
 
-# every floating-point test that passes in the evaluator, as hexagonv67 code under qemu-hexagon
+# every test that passes in the evaluator, as scalar hexagonv67 code under qemu-hexagon, then as
+# hexagonv67 code with its default 128-byte HVX (integer loops vectorised)
 conformance-hexagon:
 	$(GO) run ./cmd/graphc-conformance -v -mode=hexagon
+	$(GO) run ./cmd/graphc-conformance -v -mode=hvx

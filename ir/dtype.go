@@ -19,9 +19,11 @@ const (
 	I8
 	U8
 	Bool
+	I16
+	U16
 )
 
-var dtypeNames = [...]string{Invalid: "invalid", F32: "f32", F64: "f64", F16: "f16", I64: "i64", I32: "i32", I8: "i8", U8: "u8", Bool: "i1"}
+var dtypeNames = [...]string{Invalid: "invalid", F32: "f32", F64: "f64", F16: "f16", I64: "i64", I32: "i32", I8: "i8", U8: "u8", Bool: "i1", I16: "i16", U16: "u16"}
 
 func (t DType) String() string {
 	if int(t) < len(dtypeNames) {
@@ -47,7 +49,13 @@ func ParseDType(s string) (DType, error) {
 func (t DType) IsFloat() bool { return t == F32 || t == F64 || t == F16 }
 
 // IsInt reports whether t is an integer type (bool included).
-func (t DType) IsInt() bool { return t == I64 || t == I32 || t == I8 || t == U8 || t == Bool }
+func (t DType) IsInt() bool {
+	return t == I64 || t == I32 || t == I8 || t == U8 || t == Bool || t == I16 || t == U16
+}
+
+// IsUnsigned reports whether t is an unsigned integer type (bool included): its values
+// zero-extend and compare unsigned.
+func (t DType) IsUnsigned() bool { return t == U8 || t == U16 || t == Bool }
 
 // Size returns the size of one element in bytes (bool occupies one byte).
 func (t DType) Size() int {
@@ -56,7 +64,7 @@ func (t DType) Size() int {
 		return 8
 	case F32, I32:
 		return 4
-	case F16:
+	case F16, I16, U16:
 		return 2
 	case I8, U8, Bool:
 		return 1
@@ -73,6 +81,10 @@ func (t DType) WrapInt(v int64) int64 {
 		return int64(int8(v))
 	case U8:
 		return int64(uint8(v))
+	case I16:
+		return int64(int16(v))
+	case U16:
+		return int64(uint16(v))
 	case Bool:
 		if v != 0 {
 			return 1

@@ -137,7 +137,9 @@ func LowestValue(t DType) float64 {
 		return math.MinInt32
 	case I8:
 		return math.MinInt8
-	case U8, Bool:
+	case I16:
+		return math.MinInt16
+	case U8, U16, Bool:
 		return 0
 	}
 	return math.Inf(-1)
@@ -155,6 +157,10 @@ func HighestValue(t DType) float64 {
 		return math.MaxInt8
 	case U8:
 		return math.MaxUint8
+	case I16:
+		return math.MaxInt16
+	case U16:
+		return math.MaxUint16
 	case Bool:
 		return 1
 	}

@@ -83,6 +83,8 @@ func (t *Tensor) Bytes() []byte {
 			binary.LittleEndian.PutUint32(b, uint32(t.I[i]))
 		case I8, U8, Bool:
 			b[0] = byte(t.I[i])
+		case I16, U16:
+			binary.LittleEndian.PutUint16(b, uint16(t.I[i]))
 		}
 	}
 	return out
@@ -116,6 +118,10 @@ func TensorFromBytes(elem DType, shape []int64, raw []byte) (*Tensor, error) {
 			t.I[i] = int64(int8(b[0]))
 		case U8:
 			t.I[i] = int64(b[0])
+		case I16:
+			t.I[i] = int64(int16(binary.LittleEndian.Uint16(b)))
+		case U16:
+			t.I[i] = int64(binary.LittleEndian.Uint16(b))
 		case Bool:
 			if b[0] != 0 {
 				t.I[i] = 1

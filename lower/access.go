@@ -184,7 +184,7 @@ func (kb *kernelBuilder) dynLoad(bc *bodyCtx, s *ir.Scalar) (value.Value, error)
 		if err != nil {
 			return nil, err
 		}
-		idx[d] = fb.widen64(v, a.Type == ir.U8 || a.Type == ir.Bool)
+		idx[d] = fb.widen64(v, a.Type.IsUnsigned())
 	}
 	if len(idx) != len(w.lo) {
 		return nil, errorf("read of operand #%d with %d indices, it has rank %d", s.Arg, len(idx), len(w.lo))

@@ -337,7 +337,7 @@ func (bc *bodyCtx) viaF64(x value.Value, f func(value.Value) value.Value) value.
 
 func (bc *bodyCtx) binaryI(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
 	c := bc.cur()
-	unsigned := t == ir.U8 || t == ir.Bool
+	unsigned := t.IsUnsigned()
 	switch op {
 	case ir.SAdd:
 		return c.NewAdd(x, y), nil
@@ -405,7 +405,7 @@ func (bc *bodyCtx) unary(op ir.ScalarOp, t ir.DType, x value.Value) (value.Value
 		return nil, fmt.Errorf("%s of %s has no lowering", op, t)
 	}
 	zero := bc.cnst(t, 0, 0)
-	unsigned := t == ir.U8
+	unsigned := t.IsUnsigned() && t != ir.Bool
 	switch op {
 	case ir.SNeg:
 		return c.NewSub(zero, x), nil
@@ -511,7 +511,7 @@ func (bc *bodyCtx) cast(x value.Value, from, to ir.DType) (value.Value, error) {
 		var v value.Value
 		if from == ir.Bool {
 			v = bc.boolToFloat(x, tt)
-		} else if from == ir.U8 {
+		} else if from.IsUnsigned() {
 			v = c.NewUIToFP(x, tt)
 		} else if from == ir.I64 && to != ir.F64 {
 			// through double, as the evaluator rounds: int64 -> float64 -> narrower
@@ -527,7 +527,7 @@ func (bc *bodyCtx) cast(x value.Value, from, to ir.DType) (value.Value, error) {
 	switch {
 	case fw > tw:
 		return c.NewTrunc(x, tt), nil
-	case fw < tw && (from == ir.U8 || from == ir.Bool):
+	case fw < tw && from.IsUnsigned():
 		return c.NewZExt(x, tt), nil
 	case fw < tw:
 		return c.NewSExt(x, tt), nil

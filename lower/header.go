@@ -12,7 +12,7 @@ import (
 // CType returns the C element type of a DType in the ABI.
 func CType(t ir.DType) string {
 	return map[ir.DType]string{ir.F32: "float", ir.F64: "double", ir.I64: "int64_t", ir.I32: "int32_t",
-		ir.I8: "int8_t", ir.U8: "uint8_t", ir.Bool: "uint8_t", ir.F16: "uint16_t"}[t]
+		ir.I8: "int8_t", ir.U8: "uint8_t", ir.I16: "int16_t", ir.U16: "uint16_t", ir.Bool: "uint8_t", ir.F16: "uint16_t"}[t]
 }
 
 // Header returns the C declarations of the entry point and its workspace-size function.

@@ -389,7 +389,7 @@ func (kb *kernelBuilder) argCombine(bc *bodyCtx, off, v value.Value) error {
 	switch t := op.Body.Type; {
 	case t.IsFloat():
 		x = fb.toF64(v)
-	case t == ir.U8 || t == ir.Bool:
+	case t.IsUnsigned():
 		x = c.NewUIToFP(v, types.Double)
 	default:
 		x = c.NewSIToFP(v, types.Double)

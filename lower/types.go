@@ -31,6 +31,8 @@ func memType(t ir.DType) (types.Type, error) {
 		return types.I32, nil
 	case ir.I8, ir.U8, ir.Bool:
 		return types.I8, nil
+	case ir.I16, ir.U16:
+		return types.I16, nil
 	}
 	return nil, fmt.Errorf("element type %s has no lowering", t)
 }

@@ -5,11 +5,12 @@
 //	    [-mode=eval|x86|hexagon|hvx] [-vec=BYTES] [-batch=N]
 //
 // -mode=eval runs the reference evaluator; -mode=x86 runs every test that passes in the
-// evaluator as compiled x86-64 code; -mode=hexagon runs the floating-point ones as hexagonv67
-// code under qemu-hexagon; -mode=hvx runs every test as hexagonv67 code with its default
-// 128-byte HVX (integer loops vectorised, float loops scalar) under qemu-hexagon; -mode=hvx-build only builds them all for hexagonv68 with HVX (qemu
-// cannot run HVX floating point). -vec forces explicit vectors of that many bytes (e.g. 128, the HVX
-// width) in the compiled modes.
+// evaluator as compiled x86-64 code; -mode=hexagon runs them as scalar hexagonv67 code under
+// qemu-hexagon (-float-only keeps the floating-point ones); -mode=hvx runs them as hexagonv67
+// code with its default 128-byte HVX (integer loops vectorised, float loops scalar) under
+// qemu-hexagon; -mode=hvx-build only builds them all for hexagonv68 with HVX (qemu cannot run
+// HVX floating point). -vec forces explicit vectors of that many bytes (e.g. 128, the HVX width)
+// in the compiled modes.
 package main
 
 import (
@@ -33,6 +34,7 @@ func main() {
 	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
 	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
 	skips := flag.Bool("skips", false, "list every skipped test with its reason")
+	floatOnly := flag.Bool("float-only", false, "compiled modes: run only the tests whose inputs and outputs are all floating point")
 	keep := flag.String("keep", "", "compiled modes: keep the build directories (modules, drivers, executables) under this directory")
 	flag.Parse()
 	ps, err := passes.ParsePipeline(*pipeline)
@@ -61,7 +63,7 @@ func main() {
 		}
 		m.VectorBytes = *vec
 		rs, err = conformance.RunAllCompiled(ctx, *suite, *filter, prep, conformance.CompiledOptions{
-			Machine: m, BatchSize: *batch, FloatOnly: *mode == "hexagon", Dir: *keep, BuildOnly: *mode == "hvx-build",
+			Machine: m, BatchSize: *batch, FloatOnly: *floatOnly, Dir: *keep, BuildOnly: *mode == "hvx-build",
 			Progress: func(s string) { fmt.Fprintln(os.Stderr, s) },
 		})
 	default:

@@ -30,6 +30,10 @@ func DType(t int32) (ir.DType, error) {
 		return ir.U8, nil
 	case onnxpb.TensorProto_BOOL:
 		return ir.Bool, nil
+	case onnxpb.TensorProto_INT16:
+		return ir.I16, nil
+	case onnxpb.TensorProto_UINT16:
+		return ir.U16, nil
 	}
 	return ir.Invalid, fmt.Errorf("%w: element type %s", ErrUnsupported, onnxpb.TensorProto_DataType(t))
 }
@@ -103,7 +107,7 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 			return nil, err
 		}
 		copy(out.I, t.Int64Data)
-	case ir.I32, ir.I8, ir.U8, ir.Bool:
+	case ir.I32, ir.I8, ir.U8, ir.Bool, ir.I16, ir.U16:
 		if err := count(len(t.Int32Data)); err != nil {
 			return nil, err
 		}
@@ -118,7 +122,8 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 func TensorToProto(name string, t *ir.Tensor) *onnxpb.TensorProto {
 	dt := map[ir.DType]onnxpb.TensorProto_DataType{ir.F32: onnxpb.TensorProto_FLOAT, ir.F64: onnxpb.TensorProto_DOUBLE,
 		ir.F16: onnxpb.TensorProto_FLOAT16, ir.I64: onnxpb.TensorProto_INT64, ir.I32: onnxpb.TensorProto_INT32,
-		ir.I8: onnxpb.TensorProto_INT8, ir.U8: onnxpb.TensorProto_UINT8, ir.Bool: onnxpb.TensorProto_BOOL}[t.Elem]
+		ir.I8: onnxpb.TensorProto_INT8, ir.U8: onnxpb.TensorProto_UINT8, ir.Bool: onnxpb.TensorProto_BOOL,
+		ir.I16: onnxpb.TensorProto_INT16, ir.U16: onnxpb.TensorProto_UINT16}[t.Elem]
 	d := int32(dt)
 	return &onnxpb.TensorProto{Name: &name, DataType: &d, Dims: append([]int64(nil), t.Shape...), RawData: t.Bytes()}
 }

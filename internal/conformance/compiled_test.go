@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/passes"
@@ -84,4 +86,49 @@ func TestConformanceHVXBuilds(t *testing.T) {
 		every = 1
 	}
 	runCompiled(t, CompiledOptions{Machine: e2e.Machine{Target: "hexagon"}, BuildOnly: true, Every: every})
+}
+
+// TestConformanceQuantization: the node tests of the seven quantization ops (QuantizeLinear,
+// DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul, QLinearConv, MatMulInteger,
+// ConvInteger) pass in the evaluator, as x86-64 code, as scalar hexagonv67 code and as
+// hexagonv67 code with integer HVX under qemu-hexagon. Only the float8, float4, int4 and int2
+// variants are skipped (graphc has no such element types).
+func TestConformanceQuantization(t *testing.T) {
+	if _, err := os.Stat(suite); err != nil {
+		t.Skipf("ONNX node tests not found at %s", suite)
+	}
+	filters := []string{"quantizelinear", "qlinear", "integer"}
+	// 33 tests match the filters: 16 are float8/float4/int4/int2 variants (DequantizeLinear 9,
+	// QuantizeLinear 7), the other 29 (the expanded DynamicQuantizeLinear graphs included) run
+	const want = 29
+	run := func(t *testing.T, compiled func(filter string) ([]Result, error)) {
+		pass := 0
+		for _, f := range filters {
+			rs, err := compiled(f)
+			require.NoError(t, err)
+			p, fail, _ := Summary(rs)
+			require.Zero(t, fail, Table(rs, true))
+			pass += p
+		}
+		require.Equal(t, want, pass)
+	}
+	t.Run("eval", func(t *testing.T) {
+		run(t, func(f string) ([]Result, error) {
+			return RunAll(context.Background(), suite, f, defaultPrep(t), EvalExecutor)
+		})
+	})
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	machines := []e2e.Machine{e2e.Host()}
+	if _, err := exec.LookPath("qemu-hexagon"); err == nil {
+		machines = append(machines, e2e.HexagonScalar(), e2e.HexagonHVX())
+	}
+	for _, m := range machines {
+		t.Run(m.String()+m.Attrs, func(t *testing.T) {
+			run(t, func(f string) ([]Result, error) {
+				return RunAllCompiled(context.Background(), suite, f, defaultPrep(t), CompiledOptions{Machine: m})
+			})
+		})
+	}
 }

@@ -410,9 +410,6 @@ func cast(v num, from, to ir.DType) num {
 		}
 		return num{i: to.WrapInt(int64(math.Trunc(v.f)))}
 	case to.IsFloat():
-		if from == ir.U8 {
-			return num{f: ir.RoundFloat(to, float64(uint8(v.i)))}
-		}
 		return num{f: ir.RoundFloat(to, float64(v.i))}
 	}
 	return num{i: to.WrapInt(v.i)}
