@@ -46,12 +46,21 @@ bench:
 GRAPHC_MODELS ?= $(HOME)/.cache/graphc-models
 PYTHON ?= /usr/bin/python3
 BENCH_MODELS ?=
-.PHONY: models models-tiny bench-real
+.PHONY: models models-tiny models-quant models-quant-tiny bench-real
 models:
 	$(PYTHON) models/export.py --out $(GRAPHC_MODELS)
 
 models-tiny:
 	$(PYTHON) models/export.py --set tiny --force --out testdata/realmodels
+
+# models-quant: the quantized set (models/export_quant.py; onnxruntime-node computes the
+# reference outputs, from the benchmark's cache); models-quant-tiny re-exports the committed one
+ORT_DIR ?= $(HOME)/.cache/graphc-bench/ort
+models-quant:
+	$(PYTHON) models/export_quant.py --out $(GRAPHC_MODELS) --ort $(ORT_DIR)
+
+models-quant-tiny:
+	$(PYTHON) models/export_quant.py --set tiny --out testdata/realmodels --ort $(ORT_DIR)
 
 bench-real:
 	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)"

@@ -116,7 +116,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", cfg.name, err))
 		}
-		worst, err := realmodel.CheckSets(ctx, m, res.Graph, prog, realmodel.DefaultTolerance)
+		worst, err := realmodel.CheckSets(ctx, m, res.Graph, prog, m.Tolerance())
 		if err != nil {
 			return fail(fmt.Errorf("%s: wrong result: %w", cfg.name, err))
 		}
@@ -142,7 +142,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		}
 		r.ort = ms
 		for k, o := range outs {
-			e, err := realmodel.Compare(o, set.Outputs[k], realmodel.DefaultTolerance)
+			e, err := realmodel.Compare(o, set.Outputs[k], m.Tolerance())
 			if err != nil {
 				return fail(fmt.Errorf("onnxruntime output %d differs from PyTorch's: %w", k, err))
 			}

@@ -150,9 +150,20 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 		}
 		im.consts[name] = data
 	}
+	plan := &qdqPlan{}
+	if !im.cfg.floatQDQ {
+		plan = planQDQ(gp)
+	}
 	for _, n := range gp.Node {
 		before := len(im.g.Ops)
-		if err := im.importNode(n); err != nil {
+		if plan.skip[n] {
+			continue // imported by its group's QuantizeLinear
+		}
+		if g := plan.groups[n]; g != nil {
+			if err := im.importQDQ(g); err != nil {
+				return err
+			}
+		} else if err := im.importNode(n); err != nil {
 			return err
 		}
 		if err := im.checkOpLimits(im.g.Ops[before:]); err != nil {
