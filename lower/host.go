@@ -12,8 +12,9 @@ import (
 )
 
 // x86VectorBytes returns the register width of a CPU whose spec says base bytes, after the
-// feature edits: "+avx512f" widens to 64, "+avx"/"+avx2" to 32, "-avx512f" narrows to 32 and
-// "-avx"/"-avx2" to 16 (SSE2, which every x86-64 has).
+// feature edits: "+avx512f" widens to 64, "+avx"/"+avx2" to 32, "-avx512f" and "-evex512"
+// (AVX-512 instructions on 256-bit vectors only) narrow to 32 and "-avx"/"-avx2" to 16 (SSE2,
+// which every x86-64 has).
 func x86VectorBytes(base int, features string) int {
 	w := max(base, 16)
 	for _, f := range strings.Split(features, ",") {
@@ -22,7 +23,7 @@ func x86VectorBytes(base int, features string) int {
 			w = 64
 		case "+avx", "+avx2":
 			w = max(w, 32)
-		case "-avx512f":
+		case "-avx512f", "-evex512":
 			w = min(w, 32)
 		case "-avx", "-avx2":
 			w = 16

@@ -115,7 +115,11 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 			return nil, err
 		}
 	}
-	if tiles != nil {
+	if kf.dot != nil {
+		if err := kb.emitIntDot(kf.dot); err != nil {
+			return nil, err
+		}
+	} else if tiles != nil {
 		// the tiles run the interior op; the border, if any, the per-point nest
 		kb.op = tiles.op
 		if err := kb.emitTiles(tiles); err != nil {

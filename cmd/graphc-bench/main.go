@@ -46,6 +46,16 @@ var models = []benchModel{
 		map[string][]int64{"H": {64, 1024}, "W": {1024, 8000}}, 2 * 1024 * 8000 / 1e9, 2 * 64 * 1024 * 8000 / 1e9},
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9},
+	// int8 against f32: onnxruntime's QLinearMatMul / QLinearConv against graphc's integer
+	// kernels (work counted as 2 ops per multiply-add), beside the same shapes in f32
+	{"matmul_f32_w", func() *onnxgen.Model { return onnxgen.MatMulConstB(512, 512, 512) },
+		map[string][]int64{"A": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9},
+	{"qmatmul_u8s8", func() *onnxgen.Model { return onnxgen.QLinearMatMul(512, 512, 512) },
+		map[string][]int64{"A": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9},
+	{"conv3x3_56x64_f32", func() *onnxgen.Model { return onnxgen.Conv3x3(64, 56, 64) },
+		map[string][]int64{"X": {1, 64, 56, 56}}, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, 2 * 64 * 56 * 56 * 64 * 9 / 1e9},
+	{"qconv3x3_56x64", func() *onnxgen.Model { return onnxgen.QLinearConv(64, 56, 64) },
+		map[string][]int64{"X": {1, 64, 56, 56}}, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, 2 * 64 * 56 * 56 * 64 * 9 / 1e9},
 	{"transformer_block", func() *onnxgen.Model { return onnxgen.TransformerBlock(128, 256) },
 		map[string][]int64{"x": {128, 256}}, transformerFlops(128, 256, true), transformerFlops(128, 256, false)},
 }

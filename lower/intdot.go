@@ -1,0 +1,993 @@
+// This file plans and emits the integer dot-product kernels of quantized contractions: ops that
+// sum (i32(x) - xz)·(i32(w) - wz) (+ an i32 bias) over their reduction dims, where x is an 8-bit
+// activation and w 8-bit constant weights (matmul_integer, conv_integer and QDQ groups after
+// import; recognised by the shape of the body and accesses, not by op names). They run on the
+// CPU's 4-way byte dot-product instruction into i32 accumulators: AVX-512 VNNI vpdpbusd (512-bit,
+// or 256-bit with AVX-VNNI), HVX vrmpy (Vu.ub × Vv.b, 128-byte vectors), or a portable
+// expansion for other vector units; the accumulators of an mr×(nv vectors) tile live in
+// registers for the whole reduction, as in the float register tiles (contract.go).
+//
+// The instructions multiply unsigned by signed bytes. Signed activations are shifted into u8
+// (x ^ 0x80, zero point + 128) and unsigned weights into s8 (w - 128, zero point - 128); the
+// zero points come out of the sum algebraically,
+//
+//	Σ (x - xz)(w - wz) = Σ x·w - xz·Σ w - wz·Σ x + R·xz·wz,
+//
+// with Σ w per output channel and the constant terms (and the bias) folded in Go into one i32
+// per channel, and Σ x (needed only when some wz ≠ 0) accumulated by the same instruction
+// against a vector of ones. The reduction is padded to a multiple of 4 with zero weights.
+//
+// Two layouts, chosen by which operand varies with the output's unit-stride dim:
+//   - GEMM (lanes over the weights' columns j): the weights are packed at compile time per
+//     column tile as [R/4][nr][4] bytes; each row's 4 activation bytes are broadcast.
+//   - convolution (NCHW, lanes over output columns): the input is copied once per image into a
+//     zero-point-padded, 4-channel-interleaved layout [C/4][H+pads][phase][W/stride][4], in
+//     which the 4 channels of nr consecutive output columns are one contiguous vector; the
+//     weights are packed at compile time as [M][kh][kw][C/4][4] and broadcast per row.
+//
+// Only dense box domains use these kernels (DIE restricted to a box, e.g. the last row, keeps
+// them); other domains keep the per-point nest.
+
+package lower
+
+import (
+	"fmt"
+
+	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// dotKind is the instruction family of an integer dot-product kernel.
+type dotKind int
+
+const (
+	dotNone    dotKind = iota
+	dotVNNI512         // vpdpbusd zmm (AVX-512 VNNI)
+	dotVNNI256         // vpdpbusd ymm (AVX-VNNI, or AVX-512 VNNI with VL)
+	dotHVX             // vrmpy Vu.ub × Vv.b accumulating (HVX 128-byte)
+	dotGeneric         // the same arithmetic in portable vector IR
+)
+
+func (k dotKind) String() string {
+	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "generic"}[k]
+}
+
+// convStackLimit bounds the interleaved copy of a convolution's input, which lives on the
+// stack; larger inputs keep the per-point nest.
+const convStackLimit = 2 << 20
+
+// intDotKind returns the dot-product instruction of the module and its vector width in bytes.
+func (mc *moduleCtx) intDotKind() (dotKind, int) {
+	switch {
+	case mc.vecBytes == 128 && mc.spec.VectorFeature == "hvx-length128b" && featureOn(mc.features, "hvx-length128b"):
+		return dotHVX, 128
+	case mc.tileBytes >= 64 && featureOn(mc.allFeatures, "avx512f") && featureOn(mc.allFeatures, "avx512vnni"):
+		return dotVNNI512, 64
+	case mc.tileBytes >= 32 && (featureOn(mc.allFeatures, "avxvnni") ||
+		featureOn(mc.allFeatures, "avx512f") && featureOn(mc.allFeatures, "avx512vnni") && featureOn(mc.allFeatures, "avx512vl")):
+		return dotVNNI256, 32
+	case mc.vecBytes >= 16:
+		return dotGeneric, mc.vecBytes
+	case mc.tileBytes >= 16:
+		return dotGeneric, mc.tileBytes
+	}
+	return dotNone, 0
+}
+
+// intProduct is the matched body: operands x (activation), w (constant weights), their zero
+// points, the operand whose availability guards the product (-1: none) and the bias (-1).
+type intProduct struct {
+	x, w, xz, wz int
+	guard, bias  int
+}
+
+// castRead returns the operand read by cast<i32>(in_k) of an 8-bit operand.
+func castRead(s *ir.Scalar, op *ir.Op) (int, bool) {
+	if s.Op != ir.SCast || s.Type != ir.I32 || s.Args[0].Op != ir.SRead {
+		return 0, false
+	}
+	k := s.Args[0].Arg
+	t := op.Operands[k].Type.Elem
+	return k, t == ir.U8 || t == ir.I8
+}
+
+// matchIntProduct matches [add(] [select(avail(x), ] (i32(a) - i32(az))·(i32(b) - i32(bz))
+// [, 0)] [, select(avail(c), c, 0))] with one of a, b constant.
+func matchIntProduct(op *ir.Op) (intProduct, bool) {
+	p := intProduct{guard: -1, bias: -1}
+	s := op.Body
+	isZero := func(s *ir.Scalar) bool { return s.Op == ir.SConst && s.Type == ir.I32 && s.I == 0 }
+	if s.Op == ir.SAdd {
+		b := s.Args[1]
+		if b.Op == ir.SSelect && b.Args[0].Op == ir.SAvail && b.Args[1].Op == ir.SRead && b.Args[1].Arg == b.Args[0].Arg && isZero(b.Args[2]) {
+			b = b.Args[1]
+		}
+		if b.Op != ir.SRead || b.Type != ir.I32 {
+			return p, false
+		}
+		p.bias = b.Arg
+		s = s.Args[0]
+	}
+	if s.Op == ir.SSelect && s.Args[0].Op == ir.SAvail && isZero(s.Args[2]) {
+		p.guard = s.Args[0].Arg
+		s = s.Args[1]
+	}
+	if s.Op != ir.SMul || s.Args[0].Op != ir.SSub || s.Args[1].Op != ir.SSub {
+		return p, false
+	}
+	var ks [4]int
+	for i, sub := range []*ir.Scalar{s.Args[0], s.Args[1]} {
+		a, ok1 := castRead(sub.Args[0], op)
+		z, ok2 := castRead(sub.Args[1], op)
+		if !ok1 || !ok2 || op.Operands[a].Type.Elem != op.Operands[z].Type.Elem {
+			return p, false
+		}
+		ks[2*i], ks[2*i+1] = a, z
+	}
+	p.x, p.xz, p.w, p.wz = ks[0], ks[1], ks[2], ks[3]
+	if op.Operands[p.w].Data == nil {
+		p.x, p.xz, p.w, p.wz = ks[2], ks[3], ks[0], ks[1]
+	}
+	if op.Operands[p.w].Data == nil || op.Operands[p.xz].Data == nil || op.Operands[p.wz].Data == nil ||
+		p.bias >= 0 && op.Operands[p.bias].Data == nil || p.guard >= 0 && p.guard != p.x {
+		return p, false
+	}
+	return p, true
+}
+
+// intDot is the plan of an integer dot-product kernel.
+type intDot struct {
+	kind   dotKind
+	lanes  int // i32 lanes per vector
+	mr, nv int
+	conv   bool
+	p      intProduct
+	nOut   int
+	lo, hi []int64 // the result box (the domain's, per result dim)
+	R      int64   // reduction length (GEMM: K; conv: C·kh·kw)
+	R4     int64   // groups of 4 (GEMM: ceil(K/4); conv: kh·kw·ceil(C/4))
+	// chans is the number of output channels (GEMM: columns j; conv: M)
+	chans int64
+	// packed weights: GEMM [ceil(chans/nr)][R4][nr][4]; conv [M][kh][kw][C4][4]
+	wPacked []byte
+	corr    []int64 // per channel: -xz·Σw + R·xz·wz (+ bias)
+	wzs     []int64 // per channel weight zero point (s8 domain)
+	sumX    bool    // some wz ≠ 0: Σ x is needed
+	xSigned bool    // x is i8: shifted to u8 by xor 0x80
+	// conv geometry
+	C, H, W, KH, KW int64
+	OH, OW          int64
+	s, d, pb        [2]int64 // strides, dilations, begin pads (h, w)
+	C4, HP, WQ      int64    // channel groups, padded height, columns per phase
+	xzByte          int64    // the padding value (x's zero point in the u8 domain)
+}
+
+func (d *intDot) String() string {
+	form := "gemm"
+	if d.conv {
+		form = "conv"
+	}
+	return fmt.Sprintf("int-dot %s %s %dx%d", d.kind, form, d.mr, d.nv*d.lanes)
+}
+
+// planIntDot returns the dot-product plan of op, or nil and why not.
+func planIntDot(op *ir.Op, mc *moduleCtx, graphParams []string) (*intDot, string) {
+	if op.Reduce != ir.ReduceSum || op.Result.Type.Elem != ir.I32 {
+		return nil, "not an i32 sum"
+	}
+	kind, vb := mc.intDotKind()
+	if kind == dotNone {
+		return nil, "no vector unit"
+	}
+	if len(graphParams) > 0 || len(op.Domain.Params()) > 0 {
+		return nil, "symbolic dims"
+	}
+	p, ok := matchIntProduct(op)
+	if !ok {
+		return nil, "not an 8-bit product with constant weights"
+	}
+	if len(op.Out.Pieces) != 1 || len(op.Out.Pieces[0].Guard) > 0 {
+		return nil, "guarded result"
+	}
+	nOut := len(op.Out.Pieces[0].Index)
+	n := op.NDim()
+	for d, a := range op.Out.Pieces[0].Index {
+		if !isDim(a, d) {
+			return nil, "result index is not the leading dims"
+		}
+	}
+	if nOut < 2 || nOut >= n {
+		return nil, "no row dim or no reduction"
+	}
+	for _, k := range []int{p.w, p.xz, p.wz, p.bias} {
+		// (the bias is read once per result element: guarded by the reduction's origin)
+		if k >= 0 && (len(op.Access[k].Pieces) != 1 || k != p.bias && len(op.Access[k].Pieces[0].Guard) > 0) {
+			return nil, "a constant read has pieces"
+		}
+	}
+	if len(op.Access[p.x].Pieces) != 1 {
+		return nil, "the activation read has pieces"
+	}
+	d := &intDot{kind: kind, lanes: vb / 4, p: p, nOut: nOut}
+	var why string
+	err := volume.Try(func() {
+		lo, hi, err := constBounds(op.Domain)
+		if err != nil {
+			why = err.Error()
+			return
+		}
+		if !boxSet(nil, op.Domain.TupleName(), lo, hi).IsSubset(op.Domain) {
+			why = "the domain is not a box"
+			return
+		}
+		flo, fhi, err := constBounds(op.Full)
+		if err != nil {
+			why = err.Error()
+			return
+		}
+		for r := nOut; r < n; r++ {
+			if lo[r] != flo[r] || hi[r] != fhi[r] {
+				why = "the reduction is restricted"
+				return
+			}
+		}
+		d.lo, d.hi = lo[:nOut], hi[:nOut]
+		switch {
+		case n == nOut+1 && p.guard < 0:
+			why = d.planGEMM(op, lo, hi)
+		case nOut == 4 && n == 7:
+			why = d.planConv(op, lo, hi)
+		default:
+			why = "not a matrix product or a 2-D convolution"
+		}
+	})
+	if err != nil {
+		return nil, err.Error()
+	}
+	if why != "" {
+		return nil, why
+	}
+	return d, ""
+}
+
+// constData returns the value of constant operand k at iteration point x.
+func constData(op *ir.Op, k int, x []int64) int64 {
+	t := op.Operands[k].Data
+	idx := op.Access[k].Pieces[0].Index
+	off := int64(0)
+	for i, a := range idx {
+		v := a.EvalFast(x, nil)
+		off = off*t.Shape[i] + v
+	}
+	return t.I[off]
+}
+
+// dependsOnly reports whether access k reads an index that depends on no dim outside keep.
+func dependsOnly(op *ir.Op, k int, keep ...int) bool {
+	idx := op.Access[k].Pieces[0].Index
+	for d := 0; d < op.NDim(); d++ {
+		used := accessStride(idx, d) != strideInvariant
+		if !used {
+			continue
+		}
+		ok := false
+		for _, x := range keep {
+			ok = ok || x == d
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// channelConsts fills corr, wzs and sumX from the per-channel weight sums.
+func (d *intDot) channelConsts(op *ir.Op, xz int64, wsum, wz, bias []int64) {
+	d.corr = make([]int64, len(wsum))
+	d.wzs = wz
+	for c := range wsum {
+		d.corr[c] = -xz*wsum[c] + d.R*xz*wz[c]
+		if bias != nil {
+			d.corr[c] += bias[c]
+		}
+		if wz[c] != 0 {
+			d.sumX = true
+		}
+	}
+}
+
+// planGEMM: C[o..., i, j] = Σ_k X[.., i, k]·W[k, j] with X unit-stride along k.
+func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
+	p := d.p
+	nOut := d.nOut
+	i, j, k := nOut-2, nOut-1, nOut
+	xi := op.Access[p.x].Pieces[0].Index
+	if accessStride(xi, k) != strideUnit || accessStride(xi, j) != strideInvariant {
+		return "the activation is not unit-stride along the reduction"
+	}
+	if !dependsOnly(op, p.w, j, k) || !dependsOnly(op, p.wz, j) || !dependsOnly(op, p.xz) || p.bias >= 0 && !dependsOnly(op, p.bias, j) {
+		return "the weights depend on more than the column and the reduction"
+	}
+	_ = i
+	d.conv = false
+	d.xSigned = op.Operands[p.x].Type.Elem == ir.I8
+	wUnsigned := op.Operands[p.w].Type.Elem == ir.U8
+	K := hi[k] - lo[k] + 1
+	d.R, d.R4 = K, (K+3)/4
+	d.chans = hi[j] - lo[j] + 1
+	d.mr, d.nv = 6, 4
+	switch d.kind {
+	case dotVNNI256:
+		d.mr, d.nv = 6, 2
+	case dotHVX, dotGeneric:
+		d.mr, d.nv = 4, 2
+	}
+	d.nv = int(min(int64(d.nv), (d.chans+int64(d.lanes)-1)/int64(d.lanes)))
+	nr := int64(d.nv * d.lanes)
+	tiles := (d.chans + nr - 1) / nr
+	d.wPacked = make([]byte, tiles*d.R4*nr*4)
+	x := make([]int64, op.NDim())
+	copy(x, lo)
+	xz := constData(op, p.xz, x)
+	if d.xSigned {
+		xz += 128
+	}
+	wsum := make([]int64, d.chans)
+	wz := make([]int64, d.chans)
+	var bias []int64
+	if p.bias >= 0 {
+		bias = make([]int64, d.chans)
+	}
+	for c := int64(0); c < d.chans; c++ {
+		x[j] = lo[j] + c
+		x[k] = lo[k]
+		wz[c] = constData(op, p.wz, x)
+		if wUnsigned {
+			wz[c] -= 128
+		}
+		if bias != nil {
+			bias[c] = constData(op, p.bias, x)
+		}
+		t, l := c/nr, c%nr
+		for r := int64(0); r < K; r++ {
+			x[k] = lo[k] + r
+			w := constData(op, p.w, x)
+			if wUnsigned {
+				w -= 128
+			}
+			wsum[c] += w
+			d.wPacked[((t*d.R4+r/4)*nr+l)*4+r%4] = byte(int8(w))
+		}
+	}
+	d.channelConsts(op, xz, wsum, wz, bias)
+	return ""
+}
+
+// planConv: Y[n, m, oh, ow] = Σ_{c, kh, kw} X[n, c, s·oh + d·kh - p, s·ow + d·kw - p]·W[m, c, kh, kw]
+// (+ B[m]), one group, X read only inside the image (padding contributes nothing).
+func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
+	p := d.p
+	xi := op.Access[p.x].Pieces[0].Index
+	xt := op.Operands[p.x].Type
+	shape, ok := xt.StaticShape()
+	if !ok || len(xi) != 4 {
+		return "the input is not a static 4-D tensor"
+	}
+	// X index: [n, c, s0·oh + d0·kh - p0, s1·ow + d1·kw - p1]
+	if !isDim(xi[0], 0) || !isDim(xi[1], 4) {
+		return "the input is not read at [n, c, ...] (groups)"
+	}
+	for sd := 0; sd < 2; sd++ {
+		a := xi[2+sd]
+		if len(a.Floors) > 0 || len(a.Params) > 0 {
+			return "quasi-affine input index"
+		}
+		for dim := 0; dim < 7; dim++ {
+			c := coefOf(a, dim)
+			if c != 0 && dim != 2+sd && dim != 5+sd {
+				return "the input index mixes dims"
+			}
+		}
+		d.s[sd], d.d[sd], d.pb[sd] = coefOf(a, 2+sd), coefOf(a, 5+sd), -a.Const
+		if d.s[sd] <= 0 || d.d[sd] <= 0 || d.pb[sd] < 0 {
+			return "unsupported stride, dilation or padding"
+		}
+	}
+	// the guard may only keep the spatial reads inside the image
+	for _, g := range op.Access[p.x].Pieces[0].Guard {
+		if g.Eq {
+			return "an equality guard"
+		}
+		okG := false
+		for sd := 0; sd < 2; sd++ {
+			pos := xi[2+sd]
+			if g.Aff.Equal(pos) || g.Aff.Equal(pos.Neg().AddConst(shape[2+sd]-1)) {
+				okG = true
+			}
+		}
+		if !okG {
+			return "a guard other than the image bounds"
+		}
+	}
+	if !dependsOnly(op, p.w, 1, 4, 5, 6) || !dependsOnly(op, p.wz, 1) || !dependsOnly(op, p.xz) || p.bias >= 0 && !dependsOnly(op, p.bias, 1) {
+		return "the weights depend on more than the channel and the reduction"
+	}
+	if accessStride(xi, 1) != strideInvariant {
+		return "the input depends on the output channel (groups)"
+	}
+	// the result box must cover the whole spatial extent (stores are contiguous per row)
+	os := op.Result.Type.Shape
+	for sd := 0; sd < 2; sd++ {
+		e, ok := os[2+sd].IsConst()
+		if !ok || lo[2+sd] != 0 || hi[2+sd] != e-1 {
+			return "the spatial result is restricted"
+		}
+	}
+	flo, fhi, _ := constBounds(op.Full)
+	d.conv = true
+	d.xSigned = xt.Elem == ir.I8
+	wUnsigned := op.Operands[p.w].Type.Elem == ir.U8
+	d.C, d.H, d.W = fhi[4]+1, shape[2], shape[3]
+	d.KH, d.KW = fhi[5]+1, fhi[6]+1
+	if flo[4] != 0 || d.C != shape[1] {
+		return "the reduction does not cover the channels"
+	}
+	d.OH, d.OW = hi[2]+1, hi[3]+1
+	d.C4 = (d.C + 3) / 4
+	d.R = d.C * d.KH * d.KW
+	d.R4 = d.C4 * d.KH * d.KW
+	// padded extents: every read s·o + d·k - p lies in [-pb, H + pe) with pe what the last
+	// output needs
+	hp := (d.OH-1)*d.s[0] + (d.KH-1)*d.d[0] + 1
+	wp := (d.OW-1)*d.s[1] + (d.KW-1)*d.d[1] + 1
+	d.HP = max(hp, d.H+d.pb[0])
+	d.WQ = (max(wp, d.W+d.pb[1]) + d.s[1] - 1) / d.s[1]
+	if d.C4*d.HP*d.s[1]*(d.WQ+int64(d.lanes)*4)*4 > convStackLimit {
+		return "the input copy is too large for the stack"
+	}
+	d.chans = hi[1] - lo[1] + 1
+	d.mr, d.nv = 6, 4
+	switch d.kind {
+	case dotVNNI256:
+		d.mr, d.nv = 6, 2
+	case dotHVX, dotGeneric:
+		d.mr, d.nv = 4, 2
+	}
+	d.nv = int(min(int64(d.nv), (d.OW+int64(d.lanes)-1)/int64(d.lanes)))
+	x := make([]int64, 7)
+	copy(x, lo)
+	xz := constData(op, p.xz, x)
+	if d.xSigned {
+		xz += 128
+	}
+	d.xzByte = xz
+	wsum := make([]int64, d.chans)
+	wz := make([]int64, d.chans)
+	var bias []int64
+	if p.bias >= 0 {
+		bias = make([]int64, d.chans)
+	}
+	d.wPacked = make([]byte, d.chans*d.R4*4)
+	for m := int64(0); m < d.chans; m++ {
+		x[1] = lo[1] + m
+		x[4], x[5], x[6] = 0, 0, 0
+		wz[m] = constData(op, p.wz, x)
+		if wUnsigned {
+			wz[m] -= 128
+		}
+		if bias != nil {
+			bias[m] = constData(op, p.bias, x)
+		}
+		for c := int64(0); c < d.C; c++ {
+			for kh := int64(0); kh < d.KH; kh++ {
+				for kw := int64(0); kw < d.KW; kw++ {
+					x[4], x[5], x[6] = c, kh, kw
+					w := constData(op, p.w, x)
+					if wUnsigned {
+						w -= 128
+					}
+					wsum[m] += w
+					d.wPacked[(((m*d.KH+kh)*d.KW+kw)*d.C4+c/4)*4+c%4] = byte(int8(w))
+				}
+			}
+		}
+	}
+	d.channelConsts(op, xz, wsum, wz, bias)
+	return ""
+}
+
+// --- emission ------------------------------------------------------------------------------
+
+// byteGlobal emits a private constant byte array and returns it as an i8*.
+func (kb *kernelBuilder) byteGlobal(name string, data []byte) value.Value {
+	mc := kb.ec.mc
+	mc.globals++
+	if len(data) == 0 {
+		data = []byte{0}
+	}
+	gl := mc.m.NewGlobalDef(fmt.Sprintf("%s.%s%d", kb.fb.f.Name(), name, mc.globals), newByteArray(data))
+	gl.Immutable = true
+	gl.Linkage = enum.LinkagePrivate
+	gl.Align = wsAlign
+	return kb.fb.cur.NewBitCast(gl, types.I8Ptr)
+}
+
+// i32Global emits a private constant i32 array (little-endian) and returns it as an i32*.
+func (kb *kernelBuilder) i32Global(name string, vals []int64, pad int) value.Value {
+	data := make([]byte, 4*(len(vals)+pad))
+	for i, v := range vals {
+		u := uint32(int32(v))
+		data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	}
+	return kb.fb.cur.NewBitCast(kb.byteGlobal(name, data), types.NewPointer(types.I32))
+}
+
+// dotVec is the vector type of the accumulators.
+func (d *intDot) vecType() *types.VectorType { return types.NewVector(uint64(d.lanes), types.I32) }
+
+// dot returns acc + the 4-way dot products of the u8 bytes of u and the s8 bytes of s.
+func (kb *kernelBuilder) dot(d *intDot, acc, u, s value.Value) value.Value {
+	fb := kb.fb
+	vt := d.vecType()
+	switch d.kind {
+	case dotVNNI512:
+		f := fb.mc.intrinsic("llvm.x86.avx512.vpdpbusd.512", vt, vt, vt, vt)
+		return fb.cur.NewCall(f, acc, u, s)
+	case dotVNNI256:
+		f := fb.mc.intrinsic("llvm.x86.avx512.vpdpbusd.256", vt, vt, vt, vt)
+		return fb.cur.NewCall(f, acc, u, s)
+	case dotHVX:
+		f := fb.mc.intrinsic("llvm.hexagon.V6.vrmpybusv.acc.128B", vt, vt, vt, vt)
+		return fb.cur.NewCall(f, acc, u, s)
+	}
+	// portable: widen the bytes to i32, multiply, add the four products of each lane
+	n := uint64(4 * d.lanes)
+	bt := types.NewVector(n, types.I8)
+	wt := types.NewVector(n, types.I32)
+	prod := fb.cur.NewMul(fb.cur.NewZExt(fb.cur.NewBitCast(u, bt), wt), fb.cur.NewSExt(fb.cur.NewBitCast(s, bt), wt))
+	sum := acc
+	for q := 0; q < 4; q++ {
+		idx := make([]constant.Constant, d.lanes)
+		for l := range idx {
+			idx[l] = i32c(int64(4*l + q))
+		}
+		part := fb.cur.NewShuffleVector(prod, constant.NewUndef(wt), constant.NewVector(types.NewVector(uint64(d.lanes), types.I32), idx...))
+		sum = fb.cur.NewAdd(sum, part)
+	}
+	return sum
+}
+
+// splat32 broadcasts an i32 to every lane.
+func (kb *kernelBuilder) splat32(d *intDot, x value.Value) value.Value {
+	fb := kb.fb
+	vt := d.vecType()
+	ins := fb.cur.NewInsertElement(constant.NewUndef(vt), x, i32c(0))
+	return fb.cur.NewShuffleVector(ins, constant.NewUndef(vt), splat(i32c(0), d.lanes).(constant.Constant))
+}
+
+// loadVec loads a vector of lanes i32 (4·lanes bytes) at byte pointer p, with alignment al.
+func (kb *kernelBuilder) loadVec(d *intDot, p value.Value, al int64) value.Value {
+	fb := kb.fb
+	vt := d.vecType()
+	ld := fb.cur.NewLoad(vt, fb.cur.NewBitCast(p, types.NewPointer(vt)))
+	ld.Align = llvm.Align(al)
+	return ld
+}
+
+// load32 loads an unaligned i32 at byte pointer p.
+func (kb *kernelBuilder) load32(p value.Value) value.Value {
+	fb := kb.fb
+	ld := fb.cur.NewLoad(types.I32, fb.cur.NewBitCast(p, types.NewPointer(types.I32)))
+	ld.Align = 1
+	return ld
+}
+
+// gep8 returns p + off bytes.
+func (kb *kernelBuilder) gep8(p, off value.Value) value.Value {
+	return kb.fb.cur.NewGetElementPtr(types.I8, p, off)
+}
+
+// tileLoop emits for (iv = 0; iv < n; iv++) with the vectors accs carried through it, and
+// returns their values after the loop.
+func (kb *kernelBuilder) tileLoop(n int64, hint string, accs []value.Value, body func(iv value.Value, accs []value.Value) []value.Value) []value.Value {
+	fb := kb.fb
+	if n <= 0 {
+		return accs
+	}
+	if n == 1 {
+		// no loop (LLVM 19's Hexagon pipeliner crashes on single-trip loops)
+		return body(i64(0), accs)
+	}
+	pre := fb.cur
+	bodyB := fb.newBlock(hint + ".body")
+	exit := fb.newBlock(hint + ".exit")
+	pre.NewBr(bodyB)
+	fb.cur = bodyB
+	iv := bodyB.NewPhi(llvm.NewIncoming(i64(0), pre))
+	phis := make([]*llvm.InstPhi, len(accs))
+	cur := make([]value.Value, len(accs))
+	for k, a := range accs {
+		phis[k] = bodyB.NewPhi(llvm.NewIncoming(a, pre))
+		cur[k] = phis[k]
+	}
+	out := body(iv, cur)
+	next := fb.cur.NewAdd(iv, i64(1))
+	for k := range phis {
+		phis[k].Incs = append(phis[k].Incs, llvm.NewIncoming(out[k], fb.cur))
+	}
+	iv.Incs = append(iv.Incs, llvm.NewIncoming(next, fb.cur))
+	fb.cur.NewCondBr(fb.cur.NewICmp(enum.IPredSLT, next, i64(n)), bodyB, exit)
+	fb.cur = exit
+	return out
+}
+
+// storeLanes stores the first n lanes of v to the i32 result at element offset off (a vector
+// store when n is every lane).
+func (kb *kernelBuilder) storeLanes(d *intDot, v value.Value, off value.Value, n int) {
+	fb := kb.fb
+	if n == d.lanes {
+		fb.vectorStore(kb.res, off, v)
+		return
+	}
+	for l := 0; l < n; l++ {
+		e := fb.cur.NewExtractElement(v, i32c(int64(l)))
+		st := fb.cur.NewStore(e, fb.elemPtr(kb.res, fb.add(off, i64(int64(l)))))
+		st.Align = 4
+	}
+}
+
+// emitIntDot emits the kernel body of plan d.
+func (kb *kernelBuilder) emitIntDot(d *intDot) error {
+	if d.conv {
+		return kb.emitIntConv(d)
+	}
+	return kb.emitIntGEMM(d)
+}
+
+// outerLoops runs body over the result dims before the first nKeep... : dims 0..n-1 in the
+// result box, passing their values.
+func (kb *kernelBuilder) outerLoops(d *intDot, n int, body func(dims []value.Value) error) error {
+	fb := kb.fb
+	dims := make([]value.Value, n)
+	var rec func(k int) error
+	rec = func(k int) error {
+		if k == n {
+			return body(dims)
+		}
+		return fb.loop(i64(d.lo[k]), i64(d.hi[k]), 1, fmt.Sprintf("o%d", k), func(iv value.Value) error {
+			dims[k] = iv
+			return rec(k + 1)
+		})
+	}
+	return rec(0)
+}
+
+// emitIntGEMM: for each column tile of nr channels, for each tile of mr rows, the registers
+// accumulate the dot products over the K/4 groups; the epilogue adds the channel constants and
+// subtracts wz·Σx, and stores.
+func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
+	fb := kb.fb
+	op := kb.op
+	p := d.p
+	nOut := d.nOut
+	i, j := nOut-2, nOut-1
+	nr := int64(d.nv * d.lanes)
+	tiles := (d.chans + nr - 1) / nr
+	wp := kb.byteGlobal("wpack", d.wPacked)
+	corr := kb.i32Global("corr", d.corr, int(tiles*nr)-len(d.corr))
+	var wzp value.Value
+	if d.sumX {
+		wzp = kb.i32Global("wz", d.wzs, int(tiles*nr)-len(d.wzs))
+	}
+	xw := kb.ops[p.x]
+	xidx := op.Access[p.x].Pieces[0].Index
+	K := d.R
+	rows := d.hi[i] - d.lo[i] + 1
+	vt := d.vecType()
+	zero := constant.NewZeroInitializer(vt)
+	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
+	return kb.outerLoops(d, nOut-2, func(outer []value.Value) error {
+		// the byte address of X[.., row, k = lo] for a row
+		rowPtr := func(row value.Value) value.Value {
+			dims := make([]value.Value, op.NDim())
+			copy(dims, outer)
+			dims[i], dims[j], dims[nOut] = row, i64(d.lo[j]), i64(0)
+			off := fb.offset(xw, fb.indexAt(xidx, dims))
+			return fb.cur.NewBitCast(fb.elemPtr(xw, off), types.I8Ptr)
+		}
+		// one tile: nrows rows from row0, nvec vectors from channel c0 (last vector: lastLanes)
+		tile := func(row0, c0, panel value.Value, nrows, nvec, lastLanes int) {
+			xp := make([]value.Value, nrows)
+			for r := range xp {
+				xp[r] = rowPtr(fb.add(row0, i64(int64(r))))
+			}
+			accs := make([]value.Value, nrows*nvec)
+			for k := range accs {
+				accs[k] = zero
+			}
+			if d.sumX {
+				for r := 0; r < nrows; r++ {
+					accs = append(accs, zero)
+				}
+			}
+			broadcast := func(r int, word value.Value) value.Value {
+				if d.xSigned {
+					word = fb.cur.NewXor(word, constant.NewInt(types.I32, int64(int32(-0x7f7f7f80))))
+				}
+				return kb.splat32(d, word)
+			}
+			step := func(k4 value.Value, accs []value.Value, word func(r int) value.Value) []value.Value {
+				out := make([]value.Value, len(accs))
+				bv := make([]value.Value, nvec)
+				for v := range bv {
+					off := fb.mul(fb.add(fb.mul(k4, i64(nr)), i64(int64(v*d.lanes))), i64(4))
+					bv[v] = kb.loadVec(d, kb.gep8(panel, off), int64(4*d.lanes))
+				}
+				for r := 0; r < nrows; r++ {
+					a := broadcast(r, word(r))
+					for v := 0; v < nvec; v++ {
+						out[r*nvec+v] = kb.dot(d, accs[r*nvec+v], a, bv[v])
+					}
+					if d.sumX {
+						out[nrows*nvec+r] = kb.dot(d, accs[nrows*nvec+r], a, ones)
+					}
+				}
+				return out
+			}
+			full := K / 4
+			accs = kb.tileLoop(full, "k4", accs, func(k4 value.Value, accs []value.Value) []value.Value {
+				return step(k4, accs, func(r int) value.Value { return kb.load32(kb.gep8(xp[r], fb.mul(k4, i64(4)))) })
+			})
+			if rem := K % 4; rem > 0 {
+				// the last group: the remaining bytes, zero above (the packed weights are 0 there)
+				accs = step(i64(full), accs, func(r int) value.Value {
+					var w value.Value = constant.NewInt(types.I32, 0)
+					if d.xSigned {
+						// broadcast() flips every byte: the padding bytes start at 0x80 to end at 0
+						w = constant.NewInt(types.I32, int64(int32(uint32(0x80808080)>>(8*rem)<<(8*rem))))
+					}
+					for q := int64(0); q < rem; q++ {
+						b := fb.cur.NewLoad(types.I8, kb.gep8(xp[r], i64(4*full+q)))
+						w = fb.cur.NewOr(w, fb.cur.NewShl(fb.cur.NewZExt(b, types.I32), constant.NewInt(types.I32, 8*q)))
+					}
+					return w
+				})
+			}
+			// epilogue
+			for v := 0; v < nvec; v++ {
+				ch := fb.add(c0, i64(int64(v*d.lanes)))
+				cv := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, corr, ch), types.NewPointer(vt)))
+				cv.Align = 4
+				var wzv value.Value
+				if d.sumX {
+					l := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, wzp, ch), types.NewPointer(vt)))
+					l.Align = 4
+					wzv = l
+				}
+				n := d.lanes
+				if v == nvec-1 {
+					n = lastLanes
+				}
+				for r := 0; r < nrows; r++ {
+					var val value.Value = fb.cur.NewAdd(accs[r*nvec+v], cv)
+					if d.sumX {
+						val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, accs[nrows*nvec+r]))
+					}
+					dims := make([]value.Value, nOut)
+					copy(dims, outer)
+					dims[i] = fb.add(row0, i64(int64(r)))
+					dims[j] = fb.add(ch, i64(d.lo[j]))
+					kb.storeLanes(d, val, fb.offset(kb.res, dims), n)
+				}
+			}
+		}
+		fullCols := d.chans / nr
+		colTail := d.chans % nr
+		fullRows := rows / int64(d.mr)
+		rowTail := rows % int64(d.mr)
+		panelBytes := d.R4 * nr * 4
+		cols := func(ct value.Value, nvec, lastLanes int) error {
+			panel := kb.gep8(wp, fb.mul(ct, i64(panelBytes)))
+			c0 := fb.mul(ct, i64(nr))
+			if err := fb.loop(i64(0), i64(fullRows-1), 1, "rt", func(rt value.Value) error {
+				tile(fb.add(fb.mul(rt, i64(int64(d.mr))), i64(d.lo[i])), c0, panel, d.mr, nvec, lastLanes)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if rowTail > 0 {
+				tile(i64(d.lo[i]+fullRows*int64(d.mr)), c0, panel, int(rowTail), nvec, lastLanes)
+			}
+			return nil
+		}
+		if err := fb.loop(i64(0), i64(fullCols-1), 1, "ct", func(ct value.Value) error {
+			return cols(ct, d.nv, d.lanes)
+		}); err != nil {
+			return err
+		}
+		if colTail > 0 {
+			nvec := int((colTail + int64(d.lanes) - 1) / int64(d.lanes))
+			last := int(colTail - int64(nvec-1)*int64(d.lanes))
+			return cols(i64(fullCols), nvec, last)
+		}
+		return nil
+	})
+}
+
+// emitIntConv: per image, the input is copied into the interleaved padded layout; then for
+// each output row and tile of nr output columns, for each tile of mr output channels, the
+// registers accumulate over kh, kw and the channel groups.
+func (kb *kernelBuilder) emitIntConv(d *intDot) error {
+	fb := kb.fb
+	p := d.p
+	vt := d.vecType()
+	zero := constant.NewZeroInitializer(vt)
+	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
+	wp := kb.byteGlobal("wpack", d.wPacked)
+	corr := kb.i32Global("corr", d.corr, 0)
+	var wzp value.Value
+	if d.sumX {
+		wzp = kb.i32Global("wz", d.wzs, 0)
+	}
+	s1 := d.s[1]
+	// the copy: [C4][HP][s1][WQ + slack][4]; the slack lets the last column tile read whole
+	// vectors past the row (their lanes are not stored)
+	rowBytes := (d.WQ + int64(d.nv*d.lanes)) * 4
+	phaseBytes := rowBytes
+	hBytes := s1 * phaseBytes
+	cBytes := d.HP * hBytes
+	total := d.C4 * cBytes
+	buf := kb.entryAlloca(types.NewArray(uint64(total), types.I8))
+	bp := fb.cur.NewBitCast(buf, types.I8Ptr)
+	xw := kb.ops[p.x]
+	nr := int64(d.nv * d.lanes)
+	return kb.outerLoops(d, 1, func(outer []value.Value) error {
+		n := outer[0]
+		// fill: every byte the zero point (spatial padding), but 0 for the channels past C in
+		// the last group (their weights are 0, and Σx must not count them); then the image
+		full := int64(int32(uint32(d.xzByte) * 0x01010101))
+		last := full
+		if r := d.C % 4; r > 0 {
+			last = int64(int32(uint32(d.xzByte) * 0x01010101 & (1<<(8*r) - 1)))
+		}
+		if err := fb.loop(i64(0), i64(d.C4-1), 1, "fillc", func(c4 value.Value) error {
+			pat := fb.cur.NewSelect(fb.cur.NewICmp(enum.IPredEQ, c4, i64(d.C4-1)), constant.NewInt(types.I32, last), constant.NewInt(types.I32, full))
+			base := fb.mul(c4, i64(cBytes))
+			return fb.loop(i64(0), i64(cBytes/4-1), 1, "fill", func(iv value.Value) error {
+				st := fb.cur.NewStore(pat, fb.cur.NewBitCast(kb.gep8(bp, fb.add(base, fb.mul(iv, i64(4)))), types.NewPointer(types.I32)))
+				st.Align = 4
+				return nil
+			})
+		}); err != nil {
+			return err
+		}
+		if err := fb.loop(i64(0), i64(d.C-1), 1, "c", func(c value.Value) error {
+			return fb.loop(i64(0), i64(d.H-1), 1, "h", func(h value.Value) error {
+				base := fb.offset(xw, []value.Value{n, c, h, i64(0)})
+				// destination of (c, h, w): c4 = c/4, q = c%4, hp = h + pb0, column w + pb1 in
+				// phase (w + pb1) % s1 at (w + pb1) / s1
+				c4 := fb.cur.NewSDiv(c, i64(4))
+				q := fb.cur.NewSRem(c, i64(4))
+				rowOff := fb.add(fb.mul(c4, i64(cBytes)), fb.mul(fb.add(h, i64(d.pb[0])), i64(hBytes)))
+				rowOff = fb.add(rowOff, q)
+				return fb.loop(i64(0), i64(d.W-1), 1, "w", func(w value.Value) error {
+					x := fb.cur.NewLoad(types.I8, fb.elemPtr(xw, fb.add(base, w)))
+					var xb value.Value = x
+					if d.xSigned {
+						xb = fb.cur.NewXor(x, constant.NewInt(types.I8, -128))
+					}
+					cw := fb.add(w, i64(d.pb[1]))
+					ph := fb.cur.NewSRem(cw, i64(s1))
+					col := fb.cur.NewSDiv(cw, i64(s1))
+					off := fb.add(rowOff, fb.add(fb.mul(ph, i64(phaseBytes)), fb.mul(col, i64(4))))
+					fb.cur.NewStore(xb, kb.gep8(bp, off))
+					return nil
+				})
+			})
+		}); err != nil {
+			return err
+		}
+		// tiles
+		tile := func(oh, ow0, m0 value.Value, nrows, nvec, lastLanes int) error {
+			accs := make([]value.Value, nrows*nvec)
+			for k := range accs {
+				accs[k] = zero
+			}
+			if d.sumX {
+				for v := 0; v < nvec; v++ {
+					accs = append(accs, zero)
+				}
+			}
+			for kh := int64(0); kh < d.KH; kh++ {
+				for kw := int64(0); kw < d.KW; kw++ {
+					// input row s0·oh + d0·kh (padded), column s1·(ow0 + l) + d1·kw: phase
+					// (d1·kw) % s1, index ow0 + l + (d1·kw) / s1
+					hrow := fb.add(fb.mul(oh, i64(d.s[0])), i64(kh*d.d[0]))
+					ph := (kw * d.d[1]) % s1
+					colBase := fb.add(ow0, i64((kw*d.d[1])/s1))
+					src := fb.add(fb.add(fb.mul(hrow, i64(hBytes)), i64(ph*phaseBytes)), fb.mul(colBase, i64(4)))
+					wbase := func(m value.Value) value.Value {
+						return fb.mul(fb.add(fb.mul(fb.add(fb.mul(m, i64(d.KH)), i64(kh)), i64(d.KW)), i64(kw)), i64(d.C4*4))
+					}
+					wrow := make([]value.Value, nrows)
+					for r := range wrow {
+						wrow[r] = kb.gep8(wp, wbase(fb.add(m0, i64(int64(r)))))
+					}
+					accs = kb.tileLoop(d.C4, "c4", accs, func(c4 value.Value, accs []value.Value) []value.Value {
+						out := make([]value.Value, len(accs))
+						xv := make([]value.Value, nvec)
+						at := fb.add(src, fb.mul(c4, i64(cBytes)))
+						for v := range xv {
+							xv[v] = kb.loadVec(d, kb.gep8(bp, fb.add(at, i64(int64(4*v*d.lanes)))), 4)
+						}
+						for r := 0; r < nrows; r++ {
+							wv := kb.splat32(d, kb.load32(kb.gep8(wrow[r], fb.mul(c4, i64(4)))))
+							for v := 0; v < nvec; v++ {
+								out[r*nvec+v] = kb.dot(d, accs[r*nvec+v], xv[v], wv)
+							}
+						}
+						if d.sumX {
+							for v := 0; v < nvec; v++ {
+								out[nrows*nvec+v] = kb.dot(d, accs[nrows*nvec+v], xv[v], ones)
+							}
+						}
+						return out
+					})
+				}
+			}
+			for r := 0; r < nrows; r++ {
+				m := fb.add(m0, i64(int64(r)))
+				cv := kb.splat32(d, fb.cur.NewLoad(types.I32, fb.cur.NewGetElementPtr(types.I32, corr, m)))
+				var wzv value.Value
+				if d.sumX {
+					wzv = kb.splat32(d, fb.cur.NewLoad(types.I32, fb.cur.NewGetElementPtr(types.I32, wzp, m)))
+				}
+				for v := 0; v < nvec; v++ {
+					var val value.Value = fb.cur.NewAdd(accs[r*nvec+v], cv)
+					if d.sumX {
+						val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, accs[nrows*nvec+v]))
+					}
+					cnt := d.lanes
+					if v == nvec-1 {
+						cnt = lastLanes
+					}
+					off := fb.offset(kb.res, []value.Value{n, fb.add(m, i64(d.lo[1])), oh, fb.add(ow0, i64(int64(v*d.lanes)))})
+					kb.storeLanes(d, val, off, cnt)
+				}
+			}
+			return nil
+		}
+		fullCols, colTail := d.OW/nr, d.OW%nr
+		fullRows, rowTail := d.chans/int64(d.mr), d.chans%int64(d.mr)
+		rowsOf := func(oh, ow0 value.Value, nvec, last int) error {
+			if err := fb.loop(i64(0), i64(fullRows-1), 1, "mt", func(mt value.Value) error {
+				return tile(oh, ow0, fb.mul(mt, i64(int64(d.mr))), d.mr, nvec, last)
+			}); err != nil {
+				return err
+			}
+			if rowTail > 0 {
+				return tile(oh, ow0, i64(fullRows*int64(d.mr)), int(rowTail), nvec, last)
+			}
+			return nil
+		}
+		return fb.loop(i64(0), i64(d.OH-1), 1, "oh", func(oh value.Value) error {
+			if err := fb.loop(i64(0), i64(fullCols-1), 1, "owt", func(owt value.Value) error {
+				return rowsOf(oh, fb.mul(owt, i64(nr)), d.nv, d.lanes)
+			}); err != nil {
+				return err
+			}
+			if colTail > 0 {
+				nvec := int((colTail + int64(d.lanes) - 1) / int64(d.lanes))
+				last := int(colTail - int64(nvec-1)*int64(d.lanes))
+				return rowsOf(oh, i64(fullCols*nr), nvec, last)
+			}
+			return nil
+		})
+	})
+}
