@@ -465,6 +465,11 @@ func (bc *bodyCtx) unaryF(op ir.ScalarOp, t ir.DType, x value.Value) (value.Valu
 	case ir.SCeil:
 		return bc.viaF64(x, rt(rtCeil)), nil
 	case ir.SRound:
+		if !mc.tgt.Freestanding && (ft == types.Float || ft == types.Double || isFloatVector(ft)) {
+			// llvm.roundeven: one instruction with SSE4.1 (roundps), else libm's roundeven;
+			// bit-identical to the runtime's (quantization rounds every element)
+			return c.NewCall(mc.intrinsic("llvm.roundeven."+overloadSuffix(ft), ft, ft), x), nil
+		}
 		return bc.viaF64(x, rt(rtRoundEven)), nil
 	case ir.SNot:
 		isZero := c.NewFCmp(enum.FPredOEQ, x, floatConstOf(ft, 0))
@@ -546,4 +551,24 @@ func bitsOfFloat(t types.Type) int {
 		return 32
 	}
 	return 16
+}
+
+// isFloatVector reports whether t is a vector of float or double.
+func isFloatVector(t types.Type) bool {
+	vt, ok := t.(*types.VectorType)
+	return ok && (vt.ElemType == types.Float || vt.ElemType == types.Double)
+}
+
+// overloadSuffix returns the type suffix of an overloaded LLVM intrinsic: f32, f64, v8f32….
+func overloadSuffix(t types.Type) string {
+	name := func(e types.Type) string {
+		if e == types.Double {
+			return "f64"
+		}
+		return "f32"
+	}
+	if vt, ok := t.(*types.VectorType); ok {
+		return fmt.Sprintf("v%d%s", vt.Len, name(vt.ElemType))
+	}
+	return name(t)
 }

@@ -134,7 +134,7 @@ func matchIntProduct(op *ir.Op) (intProduct, bool) {
 	if op.Operands[p.w].Data == nil {
 		p.x, p.xz, p.w, p.wz = ks[2], ks[3], ks[0], ks[1]
 	}
-	if op.Operands[p.w].Data == nil || op.Operands[p.xz].Data == nil || op.Operands[p.wz].Data == nil ||
+	if op.Operands[p.w].Data == nil || op.Operands[p.wz].Data == nil ||
 		p.bias >= 0 && op.Operands[p.bias].Data == nil || p.guard >= 0 && p.guard != p.x {
 		return p, false
 	}
@@ -160,6 +160,10 @@ type intDot struct {
 	wzs     []int64 // per channel weight zero point (s8 domain)
 	sumX    bool    // some wz ≠ 0: Σ x is needed
 	xSigned bool    // x is i8: shifted to u8 by xor 0x80
+	// xzRuntime: the activation's zero point is computed at run time (dynamic quantization):
+	// corr leaves out its terms and adj[c] = Σw - R·wz is subtracted times xz in the epilogue
+	xzRuntime bool
+	adj       []int64
 	// conv geometry
 	C, H, W, KH, KW int64
 	OH, OW          int64
@@ -314,6 +318,10 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 	if !dependsOnly(op, p.w, j, k) || !dependsOnly(op, p.wz, j) || !dependsOnly(op, p.xz) || p.bias >= 0 && !dependsOnly(op, p.bias, j) {
 		return "the weights depend on more than the column and the reduction"
 	}
+	if len(op.Access[p.xz].Pieces) != 1 || len(op.Access[p.xz].Pieces[0].Guard) > 0 {
+		return "the zero point read has pieces"
+	}
+	d.xzRuntime = op.Operands[p.xz].Data == nil
 	_ = i
 	d.conv = false
 	d.xSigned = op.Operands[p.x].Type.Elem == ir.I8
@@ -334,9 +342,12 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 	d.wPacked = make([]byte, tiles*d.R4*nr*4)
 	x := make([]int64, op.NDim())
 	copy(x, lo)
-	xz := constData(op, p.xz, x)
-	if d.xSigned {
-		xz += 128
+	xz := int64(0)
+	if !d.xzRuntime {
+		xz = constData(op, p.xz, x)
+		if d.xSigned {
+			xz += 128
+		}
 	}
 	wsum := make([]int64, d.chans)
 	wz := make([]int64, d.chans)
@@ -366,6 +377,12 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 		}
 	}
 	d.channelConsts(op, xz, wsum, wz, bias)
+	if d.xzRuntime {
+		d.adj = make([]int64, d.chans)
+		for c := range d.adj {
+			d.adj[c] = wsum[c] - d.R*wz[c]
+		}
+	}
 	return ""
 }
 
@@ -373,6 +390,9 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 // (+ B[m]), one group, X read only inside the image (padding contributes nothing).
 func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 	p := d.p
+	if op.Operands[p.xz].Data == nil {
+		return "a zero point computed at run time"
+	}
 	xi := op.Access[p.x].Pieces[0].Index
 	xt := op.Operands[p.x].Type
 	shape, ok := xt.StaticShape()
@@ -681,9 +701,23 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 	tiles := (d.chans + nr - 1) / nr
 	wp := kb.byteGlobal("wpack", d.wPacked)
 	corr := kb.i32Global("corr", d.corr, int(tiles*nr)-len(d.corr))
-	var wzp value.Value
+	var wzp, adjp value.Value
 	if d.sumX {
 		wzp = kb.i32Global("wz", d.wzs, int(tiles*nr)-len(d.wzs))
+	}
+	var xzv value.Value
+	if d.xzRuntime {
+		adjp = kb.i32Global("adj", d.adj, int(tiles*nr)-len(d.adj))
+		zw := kb.ops[p.xz]
+		zidx := op.Access[p.xz].Pieces[0].Index
+		z := fb.loadElem(zw, fb.offset(zw, fb.indexAt(zidx, make([]value.Value, op.NDim()))))
+		var z32 value.Value
+		if d.xSigned {
+			z32 = fb.cur.NewAdd(fb.cur.NewSExt(z, types.I32), constant.NewInt(types.I32, 128))
+		} else {
+			z32 = fb.cur.NewZExt(z, types.I32)
+		}
+		xzv = kb.splat32(d, z32)
 	}
 	xw := kb.ops[p.x]
 	xidx := op.Access[p.x].Pieces[0].Index
@@ -762,13 +796,19 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 			// epilogue
 			for v := 0; v < nvec; v++ {
 				ch := fb.add(c0, i64(int64(v*d.lanes)))
-				cv := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, corr, ch), types.NewPointer(vt)))
-				cv.Align = 4
+				cl := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, corr, ch), types.NewPointer(vt)))
+				cl.Align = 4
+				var cv value.Value = cl
 				var wzv value.Value
 				if d.sumX {
 					l := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, wzp, ch), types.NewPointer(vt)))
 					l.Align = 4
 					wzv = l
+				}
+				if d.xzRuntime {
+					l := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, adjp, ch), types.NewPointer(vt)))
+					l.Align = 4
+					cv = fb.cur.NewSub(cv, fb.cur.NewMul(xzv, l))
 				}
 				n := d.lanes
 				if v == nvec-1 {

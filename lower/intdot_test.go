@@ -73,6 +73,8 @@ func intDotGraphs(t *testing.T) (names []string, gs []*ir.Graph) {
 		{"gemm-u8u8", ir.U8, ir.U8, 0, 6, 16, 33, 200, []int64{128}, false},
 		{"gemm-i8u8-cols", ir.I8, ir.U8, 0, 5, 21, 40, 7, nil, true},
 		{"gemm-batch", ir.U8, ir.I8, 3, 4, 24, 17, 1, nil, false},
+		{"gemm-runtime-xz", ir.U8, ir.I8, 0, 11, 50, 33, -1, nil, false},
+		{"gemm-runtime-xz-i8-wz", ir.I8, ir.U8, 0, 7, 18, 20, -1, []int64{100}, false},
 	} {
 		add(c.name, func(g *ir.Graph) *ir.Value {
 			xs := []int64{c.m, c.k}
@@ -90,7 +92,12 @@ func intDotGraphs(t *testing.T) (names []string, gs []*ir.Graph) {
 			default:
 				wz = g.AddConst("wz", scalar(c.wt, 0))
 			}
-			return op(g, "matmul_integer", nil, x, w, g.AddConst("xz", scalar(c.xt, c.xz)), wz)
+			xz := g.AddConst("xz", scalar(c.xt, c.xz))
+			if c.xz < 0 && c.xt == ir.U8 || c.xz == -1 {
+				// a zero point computed at run time (dynamic quantization): an input
+				xz = g.AddInput("xz", ir.StaticType(c.xt))
+			}
+			return op(g, "matmul_integer", nil, x, w, xz, wz)
 		})
 	}
 	for _, c := range []struct {

@@ -36,6 +36,8 @@ type importer struct {
 	unfoldable  map[*ir.Value]bool
 	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
 	syms map[string]*symTensor
+	// outputs are the ONNX names of the graph outputs.
+	outputs map[string]bool
 }
 
 // NodeError is an import error attached to one node.
@@ -149,6 +151,10 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 			return im.errf("initializer %q: %w", name, err)
 		}
 		im.consts[name] = data
+	}
+	im.outputs = map[string]bool{}
+	for _, o := range gp.Output {
+		im.outputs[o.GetName()] = true
 	}
 	plan := &qdqPlan{}
 	if !im.cfg.floatQDQ {

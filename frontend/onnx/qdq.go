@@ -280,7 +280,11 @@ func (im *importer) fuseQDQ(c *nodeCtx, g *qdqGroup) (bool, error) {
 		axis = 1
 	default:
 		b := wv
-		if transB {
+		switch {
+		case transB && wv.Data != nil:
+			// constant weights are transposed here: the integer kernels read constant weights
+			b = im.g.AddConst(c.Output(0)+"_wT", transposed(wv.Data))
+		case transB:
 			b = e.op("transpose", "", nil, wv)
 		}
 		acc = e.op("matmul_integer", "", nil, xv, b, xz, wz)
@@ -377,4 +381,20 @@ func attrMap(n *onnxpb.NodeProto) map[string]*onnxpb.AttributeProto {
 		m[a.GetName()] = a
 	}
 	return m
+}
+
+// transposed returns the transpose of a matrix.
+func transposed(t *ir.Tensor) *ir.Tensor {
+	r, c := t.Shape[0], t.Shape[1]
+	out := ir.NewTensor(t.Elem, []int64{c, r})
+	for i := int64(0); i < r; i++ {
+		for j := int64(0); j < c; j++ {
+			if t.Elem.IsFloat() {
+				out.F[j*r+i] = t.F[i*c+j]
+			} else {
+				out.I[j*r+i] = t.I[i*c+j]
+			}
+		}
+	}
+	return out
 }

@@ -60,7 +60,7 @@ func TestQuantModels(t *testing.T) {
 		p, err := e2e.BuildBatch(ctx, t.TempDir(), mach, cases)
 		require.NoError(t, err, mach.String())
 		if mach.Target == "hexagon" {
-			require.Contains(t, p.Mod.String(), "<128 x i8>", "integer HVX vectors")
+			require.Contains(t, p.Mod.String(), "@llvm.hexagon.V6.vrmpybusv.acc.128B", "HVX vrmpy integer kernels")
 		}
 		for i, r := range p.Run(ctx) {
 			m := models[i]
