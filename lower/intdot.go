@@ -170,11 +170,17 @@ type intDot struct {
 	s, d, pb        [2]int64 // strides, dilations, begin pads (h, w)
 	C4, HP, WQ      int64    // channel groups, padded height, columns per phase
 	xzByte          int64    // the padding value (x's zero point in the u8 domain)
+	// chanLanes: the lanes run over output channels and the tile rows over output pixels
+	// (narrow images); else lanes over output columns and rows over channels
+	chanLanes bool
 }
 
 func (d *intDot) String() string {
 	form := "gemm"
-	if d.conv {
+	switch {
+	case d.conv && d.chanLanes:
+		form = "conv-channels"
+	case d.conv:
 		form = "conv"
 	}
 	return fmt.Sprintf("int-dot %s %s %dx%d", d.kind, form, d.mr, d.nv*d.lanes)
@@ -479,7 +485,19 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 	case dotHVX, dotGeneric:
 		d.mr, d.nv = 4, 2
 	}
-	d.nv = int(min(int64(d.nv), (d.OW+int64(d.lanes)-1)/int64(d.lanes)))
+	L := int64(d.lanes)
+	// lanes over output channels when output rows are narrower than a vector and there are
+	// channels enough (the late layers of CNNs: 7×7 or 14×14 with 256-512 channels)
+	d.chanLanes = d.OW < L && d.chans >= L
+	if d.chanLanes {
+		if d.kind == dotHVX {
+			d.nv = 4
+		}
+		d.nv = int(min(int64(d.nv), (d.chans+L-1)/L))
+	} else {
+		d.nv = int(min(int64(d.nv), (d.OW+L-1)/L))
+	}
+	nr := int64(d.nv) * L
 	x := make([]int64, 7)
 	copy(x, lo)
 	xz := constData(op, p.xz, x)
@@ -493,7 +511,11 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 	if p.bias >= 0 {
 		bias = make([]int64, d.chans)
 	}
-	d.wPacked = make([]byte, d.chans*d.R4*4)
+	if d.chanLanes {
+		d.wPacked = make([]byte, (d.chans+nr-1)/nr*nr*d.R4*4)
+	} else {
+		d.wPacked = make([]byte, d.chans*d.R4*4)
+	}
 	for m := int64(0); m < d.chans; m++ {
 		x[1] = lo[1] + m
 		x[4], x[5], x[6] = 0, 0, 0
@@ -513,7 +535,12 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 						w -= 128
 					}
 					wsum[m] += w
-					d.wPacked[(((m*d.KH+kh)*d.KW+kw)*d.C4+c/4)*4+c%4] = byte(int8(w))
+					if d.chanLanes {
+						// [channel tile][kh][kw][C4][nr][4]
+						d.wPacked[(((((m/nr)*d.KH+kh)*d.KW+kw)*d.C4+c/4)*nr+m%nr)*4+c%4] = byte(int8(w))
+					} else {
+						d.wPacked[(((m*d.KH+kh)*d.KW+kw)*d.C4+c/4)*4+c%4] = byte(int8(w))
+					}
 				}
 			}
 		}
@@ -870,10 +897,15 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 	zero := constant.NewZeroInitializer(vt)
 	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
 	wp := kb.byteGlobal("wpack", d.wPacked)
-	corr := kb.i32Global("corr", d.corr, 0)
+	pad := 0
+	if nrc := int64(d.nv * d.lanes); d.chanLanes {
+		// whole vectors of channels are loaded
+		pad = int((d.chans+nrc-1)/nrc*nrc - d.chans)
+	}
+	corr := kb.i32Global("corr", d.corr, pad)
 	var wzp value.Value
 	if d.sumX {
-		wzp = kb.i32Global("wz", d.wzs, 0)
+		wzp = kb.i32Global("wz", d.wzs, pad)
 	}
 	s1 := d.s[1]
 	// the copy: [C4][HP][s1][WQ + slack][4]; the slack lets the last column tile read whole
@@ -932,6 +964,9 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 			})
 		}); err != nil {
 			return err
+		}
+		if d.chanLanes {
+			return kb.emitConvChannels(d, n, bp, wp, corr, wzp, hBytes, phaseBytes, cBytes)
 		}
 		// tiles
 		tile := func(oh, ow0, m0 value.Value, nrows, nvec, lastLanes int) error {
@@ -1030,4 +1065,122 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 			return nil
 		})
 	})
+}
+
+// emitConvChannels runs the convolution of image n from the interleaved copy at bp with lanes
+// over output channels: tiles of mr output pixels (row-major over oh, ow) by nv vectors of
+// channels; each pixel's 4 channel bytes of a tap are broadcast, the weights of the channel
+// tile are whole vectors, and the results are stored lane by lane (channel-strided).
+func (kb *kernelBuilder) emitConvChannels(d *intDot, n, bp, wp, corr, wzp value.Value, hBytes, phaseBytes, cBytes int64) error {
+	fb := kb.fb
+	vt := d.vecType()
+	zero := constant.NewZeroInitializer(vt)
+	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
+	L := int64(d.lanes)
+	nr := int64(d.nv) * L
+	P := d.OH * d.OW
+	chStride := kb.res.strides[1]
+	s1 := d.s[1]
+	tile := func(p0, mt value.Value, npix, nvec int, lastLanes int) {
+		// the byte offset of each pixel's window origin in the copy
+		base := make([]value.Value, npix)
+		oh := make([]value.Value, npix)
+		ow := make([]value.Value, npix)
+		for r := range base {
+			p := fb.add(p0, i64(int64(r)))
+			oh[r] = fb.cur.NewSDiv(p, i64(d.OW))
+			ow[r] = fb.cur.NewSRem(p, i64(d.OW))
+			base[r] = fb.add(fb.mul(fb.mul(oh[r], i64(d.s[0])), i64(hBytes)), fb.mul(ow[r], i64(4)))
+		}
+		accs := make([]value.Value, npix*nvec)
+		for k := range accs {
+			accs[k] = zero
+		}
+		if d.sumX {
+			for r := 0; r < npix; r++ {
+				accs = append(accs, zero)
+			}
+		}
+		panel := kb.gep8(wp, fb.mul(mt, i64(d.KH*d.KW*d.C4*nr*4)))
+		for kh := int64(0); kh < d.KH; kh++ {
+			for kw := int64(0); kw < d.KW; kw++ {
+				tap := kh*d.d[0]*hBytes + (kw*d.d[1])%s1*phaseBytes + (kw*d.d[1])/s1*4
+				wtap := kb.gep8(panel, i64((kh*d.KW+kw)*d.C4*nr*4))
+				src := make([]value.Value, npix)
+				for r := range src {
+					src[r] = kb.gep8(bp, fb.add(base[r], i64(tap)))
+				}
+				accs = kb.tileLoop(d.C4, "c4", accs, func(c4 value.Value, accs []value.Value) []value.Value {
+					out := make([]value.Value, len(accs))
+					wv := make([]value.Value, nvec)
+					for v := range wv {
+						wv[v] = kb.loadVec(d, kb.gep8(wtap, fb.add(fb.mul(c4, i64(nr*4)), i64(int64(v)*L*4))), 4*L)
+					}
+					co := fb.mul(c4, i64(cBytes))
+					for r := 0; r < npix; r++ {
+						xb := kb.splat32(d, kb.load32(kb.gep8(src[r], co)))
+						for v := 0; v < nvec; v++ {
+							out[r*nvec+v] = kb.dot(d, accs[r*nvec+v], xb, wv[v])
+						}
+						if d.sumX {
+							out[npix*nvec+r] = kb.dot(d, accs[npix*nvec+r], xb, ones)
+						}
+					}
+					return out
+				})
+			}
+		}
+		m0 := fb.mul(mt, i64(nr))
+		for v := 0; v < nvec; v++ {
+			ch := fb.add(m0, i64(int64(v)*L))
+			cl := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, corr, ch), types.NewPointer(vt)))
+			cl.Align = 4
+			var wzv value.Value
+			if d.sumX {
+				l := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, wzp, ch), types.NewPointer(vt)))
+				l.Align = 4
+				wzv = l
+			}
+			cnt := d.lanes
+			if v == nvec-1 {
+				cnt = lastLanes
+			}
+			for r := 0; r < npix; r++ {
+				var val value.Value = fb.cur.NewAdd(accs[r*nvec+v], cl)
+				if d.sumX {
+					val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, accs[npix*nvec+r]))
+				}
+				off := fb.offset(kb.res, []value.Value{n, fb.add(ch, i64(d.lo[1])), oh[r], ow[r]})
+				for l := 0; l < cnt; l++ {
+					e := fb.cur.NewExtractElement(val, i32c(int64(l)))
+					st := fb.cur.NewStore(e, fb.elemPtr(kb.res, fb.add(off, fb.mul(i64(int64(l)), chStride))))
+					st.Align = 4
+				}
+			}
+		}
+	}
+	fullM, tailM := d.chans/nr, d.chans%nr
+	fullP, tailP := P/int64(d.mr), P%int64(d.mr)
+	chans := func(p0 value.Value, npix int) error {
+		if err := fb.loop(i64(0), i64(fullM-1), 1, "mt", func(mt value.Value) error {
+			tile(p0, mt, npix, d.nv, d.lanes)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if tailM > 0 {
+			nvec := int((tailM + L - 1) / L)
+			tile(p0, i64(fullM), npix, nvec, int(tailM-int64(nvec-1)*L))
+		}
+		return nil
+	}
+	if err := fb.loop(i64(0), i64(fullP-1), 1, "pt", func(pt value.Value) error {
+		return chans(fb.mul(pt, i64(int64(d.mr))), d.mr)
+	}); err != nil {
+		return err
+	}
+	if tailP > 0 {
+		return chans(i64(fullP*int64(d.mr)), int(tailP))
+	}
+	return nil
 }
