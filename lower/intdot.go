@@ -173,6 +173,9 @@ type intDot struct {
 	// chanLanes: the lanes run over output channels and the tile rows over output pixels
 	// (narrow images); else lanes over output columns and rows over channels
 	chanLanes bool
+	// whole: the domain covers every element of the result, which the kernel stores (no
+	// initialisation)
+	whole bool
 }
 
 func (d *intDot) String() string {
@@ -248,6 +251,12 @@ func planIntDot(op *ir.Op, mc *moduleCtx, graphParams []string) (*intDot, string
 			}
 		}
 		d.lo, d.hi = lo[:nOut], hi[:nOut]
+		if shape, ok := op.Result.Type.StaticShape(); ok {
+			d.whole = true
+			for k, e := range shape {
+				d.whole = d.whole && d.lo[k] == 0 && d.hi[k] == e-1
+			}
+		}
 		switch {
 		case n == nOut+1 && p.guard < 0:
 			why = d.planGEMM(op, lo, hi)

@@ -110,7 +110,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		kb.best = fb.cur.NewBitCast(sp, types.NewPointer(types.Double))
 		kb.seen = fb.cur.NewGetElementPtr(types.I8, sp, fb.mul(n, i64(8)))
 	}
-	if !fromInit && !kf.whole {
+	if !fromInit && !kf.whole && (kf.dot == nil || !kf.dot.whole) {
 		if err := kb.emitInit(n); err != nil {
 			return nil, err
 		}

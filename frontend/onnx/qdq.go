@@ -13,6 +13,8 @@ package onnx
 import (
 	"math"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/onnxpb"
 )
@@ -83,6 +85,15 @@ func planQDQ(gp *onnxpb.GraphProto) *qdqPlan {
 		}
 		switch core.GetOpType() {
 		case "Conv", "MatMul", "Gemm":
+		case "MaxPool":
+			// order-preserving: DequantizeLinear → MaxPool → QuantizeLinear with the same
+			// scale and zero point is MaxPool on the quantized values
+			if relu != nil || add != nil || len(core.Output) != 1 || dq(core.Input[0]) == nil {
+				continue
+			}
+			p.groups[q] = &qdqGroup{core: core, q: q, dqX: dq(core.Input[0])}
+			p.skip[core] = true
+			continue
 		default:
 			continue
 		}
@@ -176,6 +187,9 @@ func (im *importer) constParams(n *onnxpb.NodeProto, zpType ir.DType) (qdqParams
 
 // fuseQDQ emits the integer kernel of g; ok=false when g does not qualify.
 func (im *importer) fuseQDQ(c *nodeCtx, g *qdqGroup) (bool, error) {
+	if g.core.GetOpType() == "MaxPool" {
+		return im.fusePool(g)
+	}
 	xv, errX := im.value(g.dqX.Input[0])
 	wv, errW := im.value(g.dqW.Input[0])
 	if errX != nil || errW != nil {
@@ -397,4 +411,25 @@ func transposed(t *ir.Tensor) *ir.Tensor {
 		}
 	}
 	return out
+}
+
+// fusePool imports DequantizeLinear → MaxPool → QuantizeLinear as MaxPool of the quantized
+// values when the two quantizations are the same (constant, equal scale and zero point): max
+// commutes with the monotonic dequantization, and quantizing a dequantized value gives it back.
+// Padding is the type's lowest value, which never exceeds a window's real maximum.
+func (im *importer) fusePool(g *qdqGroup) (bool, error) {
+	xv, err := im.value(g.dqX.Input[0])
+	if err != nil || xv.Type.Elem != ir.U8 && xv.Type.Elem != ir.I8 {
+		return false, nil
+	}
+	x, okX := im.constParams(g.dqX, xv.Type.Elem)
+	y, okY := im.constParams(g.q, xv.Type.Elem)
+	if !okX || !okY || x.scale.Len() != 1 || y.scale.Len() != 1 || x.zp.Len() != 1 || y.zp.Len() != 1 ||
+		x.scale.F[0] != y.scale.F[0] || x.zp.I[0] != y.zp.I[0] || y.zp.Elem != xv.Type.Elem {
+		return false, nil
+	}
+	n := proto.Clone(g.core).(*onnxpb.NodeProto)
+	n.Input[0] = g.dqX.Input[0]
+	n.Output = []string{g.q.Output[0]}
+	return true, im.importNode(n)
 }
