@@ -80,11 +80,14 @@ func planQDQ(gp *onnxpb.GraphProto) *qdqPlan {
 				}
 			}
 		}
-		if core == nil || !single(core) || core.GetDomain() != "" || len(core.Input) < 2 {
+		if core == nil || !single(core) || core.GetDomain() != "" || len(core.Input) < 1 {
 			continue
 		}
 		switch core.GetOpType() {
 		case "Conv", "MatMul", "Gemm":
+			if len(core.Input) < 2 {
+				continue
+			}
 		case "MaxPool":
 			// order-preserving: DequantizeLinear → MaxPool → QuantizeLinear with the same
 			// scale and zero point is MaxPool on the quantized values
