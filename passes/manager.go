@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // Pass is one named transformation of a graph.
@@ -29,17 +30,20 @@ type Pass struct {
 // registry is the single ordered table of passes; DefaultPipeline lists the default run.
 var registry = []*Pass{
 	removeEmptyPass, // first: later passes never see work on empty tensors
+	knownValuesPass, // before die: the identity iterations it drops make their operands unused
 	diePass,
 	fusePass, // after die: fusion must not hide from DIE which elements each op reads
 	dcePass,  // last: removes what DIE and fuse left without users
 }
 
 // DefaultPipeline is the pipeline run when the user does not give one.
-const DefaultPipeline = "remove-empty,die,dce"
+const DefaultPipeline = "remove-empty,known-values,die,dce"
 
 // order lists pairs (Before, After) that a pipeline must respect when it contains both.
 var order = []struct{ Before, After, Why string }{
 	{"remove-empty", "die", "die relies on empty ops being fills so that it never propagates through work that does not exist"},
+	{"known-values", "die", "die finds the producers of the operand elements that known-values' skipped iterations read unused"},
+	{"remove-empty", "known-values", "known-values would analyse ops over empty tensors that remove-empty turns into fills"},
 	{"die", "dce", "dce removes the ops whose required volume die found empty"},
 	{"remove-empty", "dce", "remove-empty turns empty ops into fills that no longer use their operands, which dce then removes"},
 	{"die", "fuse", "die restricts each op from its own element maps; a fused consumer's domain still covers what the producer computed for it"},
@@ -158,6 +162,9 @@ type Options struct {
 	DumpDir        string    // when set, dumps go to numbered files <dir>/<seq>_<when>_<pass>.graph
 	Dump           io.Writer // where dumps go when DumpDir is empty (stderr in the CLI)
 	ReportOOBAsErr bool
+	// NoZeroSkip keeps known-values to its exact rules: without it, unknown floating-point
+	// values are assumed finite (0·x = 0 skips the iteration), as -ffinite-math-only does.
+	NoZeroSkip bool
 }
 
 // State is what passes share during one run: the requirements and what the passes found.
@@ -170,6 +177,11 @@ type State struct {
 	Diags []Diagnostic
 	// Required is DIE's required volume per value (for buffer planning).
 	Required map[*ir.Value]RequiredVolume
+	// KnownZero holds, per op result name, the reduction iterations known-values removed
+	// because they contribute the reduction's identity (a known-zero factor, a max over -inf).
+	KnownZero map[string]volume.Set
+	// Known holds the regions where known-values found each value to be a known constant.
+	Known map[*ir.Value][]KnownRegion
 }
 
 // Stats counts what one pass did.

@@ -150,6 +150,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
 	timing := fs.Bool("pass-timing", false, "report the wall time of every pass (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
+	noZeroSkip := fs.Bool("no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
@@ -184,7 +185,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	opts := []graphc.Option{
 		graphc.WithTarget(*target), graphc.WithEntry(*entry), graphc.WithPipeline(*pipeline),
 		graphc.WithCPU(*mcpu), graphc.WithAttrs(*mattr), graphc.WithDumpWriter(stderr),
-		graphc.WithVerifyEach(*verifyEach),
+		graphc.WithVerifyEach(*verifyEach), graphc.WithZeroSkipping(!*noZeroSkip),
 	}
 	for _, p := range printBefore {
 		opts = append(opts, graphc.WithPrintIRBefore(p))

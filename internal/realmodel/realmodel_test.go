@@ -4,7 +4,6 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,6 +13,7 @@ import (
 	"github.com/graphc/graphc/internal/realmodel"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/ir/eval"
+	"github.com/graphc/graphc/passes"
 )
 
 // tinyDir holds the committed tiny exports (models/export.py --set tiny).
@@ -45,15 +45,12 @@ func TestTinyModels(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, names)
 	for _, name := range names {
-		if strings.HasSuffix(name, "_dyn") {
-			continue // issue 19: symbolic sequence lengths (Range, Slice of a buffer to T)
-		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			m, err := realmodel.Load(tinyDir, name)
 			require.NoError(t, err)
-			for _, pl := range []struct{ name, pipeline string }{{"default", "remove-empty,die,dce"}, {"none", ""}} {
+			for _, pl := range []struct{ name, pipeline string }{{"default", passes.DefaultPipeline}, {"none", ""}} {
 				res, err := graphc.Compile(ctx, m.Path, graphc.WithPipeline(pl.pipeline))
 				require.NoError(t, err, pl.name)
 				_, err = realmodel.CheckSets(ctx, m, res.Graph, evalRunner{res.Graph}, m.Tolerance())
