@@ -51,11 +51,12 @@ const (
 	dotVNNI512         // vpdpbusd zmm (AVX-512 VNNI)
 	dotVNNI256         // vpdpbusd ymm (AVX-VNNI, or AVX-512 VNNI with VL)
 	dotHVX             // vrmpy Vu.ub × Vv.b accumulating (HVX 128-byte)
+	dotAVX2            // bytes widened to i16, vpmaddwd, vphaddd (exact; AVX2 without VNNI)
 	dotGeneric         // the same arithmetic in portable vector IR
 )
 
 func (k dotKind) String() string {
-	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "generic"}[k]
+	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "avx2-pmaddwd", "generic"}[k]
 }
 
 // convStackLimit bounds the interleaved copy of a convolution's input, which lives on the
@@ -72,6 +73,9 @@ func (mc *moduleCtx) intDotKind() (dotKind, int) {
 	case mc.tileBytes >= 32 && (featureOn(mc.allFeatures, "avxvnni") ||
 		featureOn(mc.allFeatures, "avx512f") && featureOn(mc.allFeatures, "avx512vnni") && featureOn(mc.allFeatures, "avx512vl")):
 		return dotVNNI256, 32
+	case mc.tileBytes >= 32 && mc.vecBytes == 0 && featureOn(mc.allFeatures, "avx2"):
+		// not vpmaddubsw: its i16 pair sums saturate for full-range u8 × s8
+		return dotAVX2, 32
 	case mc.vecBytes >= 16:
 		return dotGeneric, mc.vecBytes
 	case mc.tileBytes >= 16:
@@ -348,6 +352,9 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 	switch d.kind {
 	case dotVNNI256:
 		d.mr, d.nv = 6, 2
+	case dotAVX2:
+		// two registers per accumulator, 16 registers
+		d.mr, d.nv = 4, 1
 	case dotHVX, dotGeneric:
 		d.mr, d.nv = 4, 2
 	}
@@ -491,6 +498,9 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 	switch d.kind {
 	case dotVNNI256:
 		d.mr, d.nv = 6, 2
+	case dotAVX2:
+		// two registers per accumulator, 16 registers
+		d.mr, d.nv = 4, 1
 	case dotHVX, dotGeneric:
 		d.mr, d.nv = 4, 2
 	}
@@ -584,8 +594,17 @@ func (kb *kernelBuilder) i32Global(name string, vals []int64, pad int) value.Val
 	return kb.fb.cur.NewBitCast(kb.byteGlobal(name, data), types.NewPointer(types.I32))
 }
 
-// dotVec is the vector type of the accumulators.
+// vecType is the type of an operand vector and of a finished accumulator.
 func (d *intDot) vecType() *types.VectorType { return types.NewVector(uint64(d.lanes), types.I32) }
+
+// accType is the type of an accumulator during the reduction: AVX2 keeps the pair sums of the
+// low and high 16 bytes apart (two registers) and adds them once, in finish.
+func (d *intDot) accType() *types.VectorType {
+	if d.kind == dotAVX2 {
+		return types.NewVector(uint64(2*d.lanes), types.I32)
+	}
+	return d.vecType()
+}
 
 // dot returns acc + the 4-way dot products of the u8 bytes of u and the s8 bytes of s.
 func (kb *kernelBuilder) dot(d *intDot, acc, u, s value.Value) value.Value {
@@ -601,6 +620,35 @@ func (kb *kernelBuilder) dot(d *intDot, acc, u, s value.Value) value.Value {
 	case dotHVX:
 		f := fb.mc.intrinsic("llvm.hexagon.V6.vrmpybusv.acc.128B", vt, vt, vt, vt)
 		return fb.cur.NewCall(f, acc, u, s)
+	case dotAVX2:
+		// pair sums of the low and high 16 bytes (vpmaddwd) accumulate apart; finish() adds
+		// adjacent pairs (vphaddd) once after the reduction
+		bt := types.NewVector(32, types.I8)
+		ht := types.NewVector(16, types.I16)
+		ub, sb := fb.cur.NewBitCast(u, bt), fb.cur.NewBitCast(s, bt)
+		half := func(b value.Value, hi bool, signed bool) value.Value {
+			idx := make([]constant.Constant, 16)
+			for l := range idx {
+				idx[l] = i32c(int64(l))
+				if hi {
+					idx[l] = i32c(int64(16 + l))
+				}
+			}
+			h := fb.cur.NewShuffleVector(b, constant.NewUndef(bt), constant.NewVector(types.NewVector(16, types.I32), idx...))
+			if signed {
+				return fb.cur.NewSExt(h, ht)
+			}
+			return fb.cur.NewZExt(h, ht)
+		}
+		pmadd := fb.mc.intrinsic("llvm.x86.avx2.pmadd.wd", vt, ht, ht)
+		lo := fb.cur.NewCall(pmadd, half(ub, false, false), half(sb, false, true))
+		hi := fb.cur.NewCall(pmadd, half(ub, true, false), half(sb, true, true))
+		idx := make([]constant.Constant, 16)
+		for l := range idx {
+			idx[l] = i32c(int64(l))
+		}
+		both := fb.cur.NewShuffleVector(lo, hi, constant.NewVector(types.NewVector(16, types.I32), idx...))
+		return fb.cur.NewAdd(acc, both)
 	}
 	// portable: widen the bytes to i32, multiply, add the four products of each lane
 	n := uint64(4 * d.lanes)
@@ -617,6 +665,32 @@ func (kb *kernelBuilder) dot(d *intDot, acc, u, s value.Value) value.Value {
 		sum = fb.cur.NewAdd(sum, part)
 	}
 	return sum
+}
+
+// finish returns an accumulator in lane order (dotAVX2 accumulates its lanes permuted).
+func (kb *kernelBuilder) finish(d *intDot, acc value.Value) value.Value {
+	if d.kind != dotAVX2 {
+		return acc
+	}
+	// vphaddd of the two halves sums adjacent pairs within 128-bit lanes: the 8 group sums
+	// come out in the order 0 1 4 5 2 3 6 7, put back in order
+	fb := kb.fb
+	vt := d.vecType()
+	at := d.accType()
+	part := func(from int64) value.Value {
+		idx := make([]constant.Constant, 8)
+		for l := range idx {
+			idx[l] = i32c(from + int64(l))
+		}
+		return fb.cur.NewShuffleVector(acc, constant.NewUndef(at), constant.NewVector(types.NewVector(8, types.I32), idx...))
+	}
+	h := fb.cur.NewCall(fb.mc.intrinsic("llvm.x86.avx2.phadd.d", vt, vt, vt), part(0), part(8))
+	perm := []int64{0, 1, 4, 5, 2, 3, 6, 7}
+	idx := make([]constant.Constant, 8)
+	for l, p := range perm {
+		idx[l] = i32c(p)
+	}
+	return fb.cur.NewShuffleVector(h, constant.NewUndef(vt), constant.NewVector(types.NewVector(8, types.I32), idx...))
 }
 
 // splat32 broadcasts an i32 to every lane.
@@ -760,7 +834,7 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 	K := d.R
 	rows := d.hi[i] - d.lo[i] + 1
 	vt := d.vecType()
-	zero := constant.NewZeroInitializer(vt)
+	zero := constant.NewZeroInitializer(d.accType())
 	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
 	return kb.outerLoops(d, nOut-2, func(outer []value.Value) error {
 		// the byte address of X[.., row, k = lo] for a row
@@ -851,9 +925,9 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 					n = lastLanes
 				}
 				for r := 0; r < nrows; r++ {
-					var val value.Value = fb.cur.NewAdd(accs[r*nvec+v], cv)
+					var val value.Value = fb.cur.NewAdd(kb.finish(d, accs[r*nvec+v]), cv)
 					if d.sumX {
-						val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, accs[nrows*nvec+r]))
+						val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, kb.finish(d, accs[nrows*nvec+r])))
 					}
 					dims := make([]value.Value, nOut)
 					copy(dims, outer)
@@ -902,8 +976,7 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 	fb := kb.fb
 	p := d.p
-	vt := d.vecType()
-	zero := constant.NewZeroInitializer(vt)
+	zero := constant.NewZeroInitializer(d.accType())
 	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
 	wp := kb.byteGlobal("wpack", d.wPacked)
 	pad := 0
@@ -1033,9 +1106,9 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 					wzv = kb.splat32(d, fb.cur.NewLoad(types.I32, fb.cur.NewGetElementPtr(types.I32, wzp, m)))
 				}
 				for v := 0; v < nvec; v++ {
-					var val value.Value = fb.cur.NewAdd(accs[r*nvec+v], cv)
+					var val value.Value = fb.cur.NewAdd(kb.finish(d, accs[r*nvec+v]), cv)
 					if d.sumX {
-						val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, accs[nrows*nvec+v]))
+						val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, kb.finish(d, accs[nrows*nvec+v])))
 					}
 					cnt := d.lanes
 					if v == nvec-1 {
@@ -1083,7 +1156,7 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 func (kb *kernelBuilder) emitConvChannels(d *intDot, n, bp, wp, corr, wzp value.Value, hBytes, phaseBytes, cBytes int64) error {
 	fb := kb.fb
 	vt := d.vecType()
-	zero := constant.NewZeroInitializer(vt)
+	zero := constant.NewZeroInitializer(d.accType())
 	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
 	L := int64(d.lanes)
 	nr := int64(d.nv) * L
@@ -1155,9 +1228,9 @@ func (kb *kernelBuilder) emitConvChannels(d *intDot, n, bp, wp, corr, wzp value.
 				cnt = lastLanes
 			}
 			for r := 0; r < npix; r++ {
-				var val value.Value = fb.cur.NewAdd(accs[r*nvec+v], cl)
+				var val value.Value = fb.cur.NewAdd(kb.finish(d, accs[r*nvec+v]), cl)
 				if d.sumX {
-					val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, accs[npix*nvec+r]))
+					val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, kb.finish(d, accs[npix*nvec+r])))
 				}
 				off := fb.offset(kb.res, []value.Value{n, fb.add(ch, i64(d.lo[1])), oh[r], ow[r]})
 				for l := 0; l < cnt; l++ {

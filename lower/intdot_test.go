@@ -163,6 +163,9 @@ func TestIntDotKernels(t *testing.T) {
 			machine{e2e.Machine{Target: "x86-64", CPU: "x86-64-v4", Attrs: "+avx512vnni"}, "vnni512"},
 			machine{e2e.Machine{Target: "x86-64", CPU: "x86-64-v4", Attrs: "+avx512vnni,-evex512"}, "vnni256"})
 	}
+	if strings.Contains(host, " avx2") {
+		machines = append(machines, machine{e2e.Machine{Target: "x86-64", CPU: "haswell"}, "avx2-pmaddwd"})
+	}
 	machines = append(machines, machine{e2e.HexagonHVX(), "hvx-vrmpy"})
 	for _, mc := range machines {
 		t.Run(mc.m.String()+mc.kind, func(t *testing.T) {

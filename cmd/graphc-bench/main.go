@@ -79,6 +79,7 @@ func main() {
 	real := flag.Bool("real", false, "benchmark the real-model set (models/export.py) instead of the synthetic models")
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
+	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
 	flag.Parse()
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fail(err)
@@ -137,6 +138,9 @@ func fail(err error) {
 	os.Exit(1)
 }
 
+// benchCPU is the --mcpu of the synthetic models (-mcpu).
+var benchCPU = "native"
+
 func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration, samples int) (string, error) {
 	ctx := context.Background()
 	dir := filepath.Join(cache, bm.name)
@@ -149,7 +153,7 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 	}
 	times := map[string]float64{}
 	for _, cfg := range []struct{ name, pipeline string }{{"die", passes.DefaultPipeline}, {"nodie", ""}} {
-		res, err := graphc.Compile(ctx, path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU("native"))
+		res, err := graphc.Compile(ctx, path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU(benchCPU))
 		if err != nil {
 			return "", err
 		}
@@ -157,7 +161,7 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return "", err
 		}
-		prog, err := e2e.Build(ctx, sub, res.Graph, res.Module, "-O3", "-march=native")
+		prog, err := e2e.Build(ctx, sub, res.Graph, res.Module, "-O3", "-march="+benchCPU)
 		if err != nil {
 			return "", err
 		}
