@@ -23,6 +23,7 @@ import (
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/lower"
+	"github.com/graphc/graphc/passes"
 )
 
 // randConst returns a constant tensor of t with random values over t's whole range.
@@ -203,5 +204,49 @@ func TestHVXIntDotInstructions(t *testing.T) {
 		out, err := exec.Command(llc, "-O2", "-relocation-model=pic", ll, "-o", "-").CombinedOutput()
 		require.NoError(t, err, "%s: %s", names[i], firstLines(string(out), 20))
 		require.Greater(t, len(vrmpy.FindAllString(string(out), -1)), 3, fmt.Sprintf("%s: vrmpy accumulations", names[i]))
+	}
+}
+
+// TestIntDotAfterDIE: the last row of a quantized logits product (the DIE paper's last-token
+// logits, in int8): DIE restricts the integer matmul to one row, which keeps its dot-product
+// kernel over the restricted box, on x86-64 and as HVX code under qemu.
+func TestIntDotAfterDIE(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	build := func() *ir.Graph {
+		g, err := ir.Parse(`graph @qlogits(%h: u8[16, 64]) {
+  return %h
+}`)
+		require.NoError(t, err)
+		w := g.AddConst("w", randConst(r, ir.I8, 64, 96))
+		hz := ir.NewTensor(ir.U8, nil)
+		hz.I[0] = 3
+		wz := ir.NewTensor(ir.I8, nil)
+		acc, err := g.NewOp("matmul_integer", "acc", []*ir.Value{g.Inputs[0], w, g.AddConst("hz", hz), g.AddConst("wz", wz)}, nil)
+		require.NoError(t, err)
+		last, err := g.NewOp("generic", "last", []*ir.Value{acc.Result}, ir.Attrs{
+			"access": ir.StringsAttr("{ [i, j] -> [15, j] }"), "body": ir.StringAttr("in0"),
+			"domain": ir.StringAttr("{ [i, j] : i = 0 and 0 <= j < 96 }"), "out": ir.StringAttr("{ [i, j] -> [i, j] }"),
+			"type": ir.StringAttr("i32[1, 96]")})
+		require.NoError(t, err)
+		g.Outputs = []*ir.Value{last.Result}
+		ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+		require.NoError(t, err)
+		_, err = passes.Run(context.Background(), g, ps, &passes.Options{VerifyEach: true})
+		require.NoError(t, err)
+		require.Contains(t, g.String(), "domain { [i, j, k] : i = 15", "DIE keeps one row")
+		return g
+	}
+	g := build()
+	in := ir.NewTensor(ir.U8, []int64{16, 64})
+	for i := range in.I {
+		in.I[i] = r.Int64N(256)
+	}
+	for _, m := range []e2e.Machine{e2e.Host(), e2e.HexagonHVX()} {
+		cfg, err := m.Config()
+		require.NoError(t, err)
+		mod, err := lower.Lower(context.Background(), g, cfg)
+		require.NoError(t, err)
+		require.Contains(t, mod.Entries[0].Strategies[0], "int-dot", m.String())
+		runCases(t, m, []string{"qlogits"}, []*e2e.Case{{Graph: g, Inputs: []*ir.Tensor{in}}})
 	}
 }
