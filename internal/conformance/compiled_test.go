@@ -1,8 +1,9 @@
 package conformance
 
 // This file runs the node tests as compiled code: every test that passes in the evaluator must
-// pass as x86-64 code, and the floating-point ones as hexagonv67 code under qemu-hexagon; the
-// modules must also build for hexagonv68 with HVX (a sampled third of the Hexagon ones unless
+// pass as x86-64 code, the floating-point ones as scalar hexagonv67 code and the integer ones as
+// hexagonv67 code with integer HVX under qemu-hexagon; the modules must also build for
+// hexagonv68 with HVX (a sampled third of the scalar Hexagon ones and of the builds unless
 // -conformance-full; `make conformance-hexagon` runs them all).
 
 import (
@@ -74,6 +75,19 @@ func TestConformanceCompiledHexagon(t *testing.T) {
 		every = 1
 	}
 	runCompiled(t, CompiledOptions{Machine: e2e.HexagonScalar(), FloatOnly: true, Every: every})
+}
+
+// TestConformanceCompiledHVX runs the node tests with integer inputs or outputs as hexagonv67
+// code with its default 128-byte HVX under qemu-hexagon: their integer loops are real HVX code
+// (all of them: about 380 tests, under a minute).
+func TestConformanceCompiledHVX(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs node tests under qemu-hexagon")
+	}
+	if _, err := exec.LookPath("qemu-hexagon"); err != nil {
+		t.Skip("qemu-hexagon not installed")
+	}
+	runCompiled(t, CompiledOptions{Machine: e2e.HexagonHVX(), IntOnly: true})
 }
 
 func TestConformanceHVXBuilds(t *testing.T) {
