@@ -180,11 +180,18 @@ type intDot struct {
 	// whole: the domain covers every element of the result, which the kernel stores (no
 	// initialisation)
 	whole bool
+	// depthwise: one input channel per output channel; dwW holds w - wz per (m, kh, kw) and the
+	// products are i32 multiplies of the widened bytes (a 9-tap reduction has no use for 4-way
+	// dot products)
+	depthwise bool
+	dwW       []int64
 }
 
 func (d *intDot) String() string {
 	form := "gemm"
 	switch {
+	case d.conv && d.depthwise:
+		form = "depthwise"
 	case d.conv && d.chanLanes:
 		form = "conv-channels"
 	case d.conv:
@@ -421,9 +428,23 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 	if !ok || len(xi) != 4 {
 		return "the input is not a static 4-D tensor"
 	}
-	// X index: [n, c, s0·oh + d0·kh - p0, s1·ow + d1·kw - p1]
-	if !isDim(xi[0], 0) || !isDim(xi[1], 4) {
-		return "the input is not read at [n, c, ...] (groups)"
+	// X index: [n, c, s0·oh + d0·kh - p0, s1·ow + d1·kw - p1], or [n, m + c, ...] with one
+	// input channel per group (depthwise)
+	if !isDim(xi[0], 0) {
+		return "the input is not read at [n, ...]"
+	}
+	if !isDim(xi[1], 4) {
+		a := xi[1]
+		dw := len(a.Floors) == 0 && len(a.Params) == 0 && a.Const == 0 && coefOf(a, 1) == 1 && coefOf(a, 4) == 1
+		for dim := 0; dim < 7; dim++ {
+			if dim != 1 && dim != 4 && coefOf(a, dim) != 0 {
+				dw = false
+			}
+		}
+		if !dw {
+			return "the input is not read at [n, c, ...] (groups)"
+		}
+		d.depthwise = true
 	}
 	for sd := 0; sd < 2; sd++ {
 		a := xi[2+sd]
@@ -460,7 +481,7 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 	if !dependsOnly(op, p.w, 1, 4, 5, 6) || !dependsOnly(op, p.wz, 1) || !dependsOnly(op, p.xz) || p.bias >= 0 && !dependsOnly(op, p.bias, 1) {
 		return "the weights depend on more than the channel and the reduction"
 	}
-	if accessStride(xi, 1) != strideInvariant {
+	if accessStride(xi, 1) != strideInvariant && !d.depthwise {
 		return "the input depends on the output channel (groups)"
 	}
 	// the result box must cover the whole spatial extent (stores are contiguous per row)
@@ -477,6 +498,12 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 	wUnsigned := op.Operands[p.w].Type.Elem == ir.U8
 	d.C, d.H, d.W = fhi[4]+1, shape[2], shape[3]
 	d.KH, d.KW = fhi[5]+1, fhi[6]+1
+	if d.depthwise {
+		if flo[4] != 0 || fhi[4] != 0 {
+			return "more than one input channel per group"
+		}
+		return d.planDepthwise(op, lo, hi, shape)
+	}
 	if flo[4] != 0 || d.C != shape[1] {
 		return "the reduction does not cover the channels"
 	}
@@ -974,6 +1001,9 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 // each output row and tile of nr output columns, for each tile of mr output channels, the
 // registers accumulate over kh, kw and the channel groups.
 func (kb *kernelBuilder) emitIntConv(d *intDot) error {
+	if d.depthwise {
+		return kb.emitIntDepthwise(d)
+	}
 	fb := kb.fb
 	p := d.p
 	zero := constant.NewZeroInitializer(d.accType())
@@ -1265,4 +1295,152 @@ func (kb *kernelBuilder) emitConvChannels(d *intDot, n, bp, wp, corr, wzp value.
 		return chans(i64(fullP*int64(d.mr)), int(tailP))
 	}
 	return nil
+}
+
+// planDepthwise plans a depthwise convolution (one input channel per output channel): the
+// padded input plane of each channel is copied (phase-split by the column stride), and the
+// kernel runs lanes over output columns with one broadcast weight per tap. The weights' zero
+// point is subtracted at compile time; Σ (x - xz)·w' = Σ x·w' - xz·Σ w'.
+func (d *intDot) planDepthwise(op *ir.Op, lo, hi []int64, shape []int64) string {
+	p := d.p
+	d.conv = true
+	d.xSigned = false // x is widened as it is (sign- or zero-extended)
+	d.H, d.W = shape[2], shape[3]
+	d.OH, d.OW = hi[2]+1, hi[3]+1
+	hp := (d.OH-1)*d.s[0] + (d.KH-1)*d.d[0] + 1
+	wp := (d.OW-1)*d.s[1] + (d.KW-1)*d.d[1] + 1
+	d.HP = max(hp, d.H+d.pb[0])
+	d.WQ = (max(wp, d.W+d.pb[1]) + d.s[1] - 1) / d.s[1]
+	L := int64(d.lanes)
+	d.nv = int(min(4, (d.OW+L-1)/L))
+	if d.HP*d.s[1]*(d.WQ+int64(d.nv)*L+4) > convStackLimit {
+		return "the input plane is too large for the stack"
+	}
+	d.chans = hi[1] - lo[1] + 1
+	d.R = d.KH * d.KW
+	x := make([]int64, 7)
+	copy(x, lo)
+	d.xzByte = constData(op, p.xz, x)
+	d.dwW = make([]int64, d.chans*d.R)
+	d.corr = make([]int64, d.chans)
+	for m := int64(0); m < d.chans; m++ {
+		x[1] = lo[1] + m
+		x[4], x[5], x[6] = 0, 0, 0
+		wz := constData(op, p.wz, x)
+		sum := int64(0)
+		for kh := int64(0); kh < d.KH; kh++ {
+			for kw := int64(0); kw < d.KW; kw++ {
+				x[5], x[6] = kh, kw
+				w := constData(op, p.w, x) - wz
+				d.dwW[m*d.R+kh*d.KW+kw] = w
+				sum += w
+			}
+		}
+		d.corr[m] = -d.xzByte * sum
+		if p.bias >= 0 {
+			x[5], x[6] = 0, 0
+			d.corr[m] += constData(op, p.bias, x)
+		}
+	}
+	return ""
+}
+
+// emitIntDepthwise emits the depthwise kernel planned by planDepthwise.
+func (kb *kernelBuilder) emitIntDepthwise(d *intDot) error {
+	fb := kb.fb
+	op := kb.op
+	p := d.p
+	L := int64(d.lanes)
+	vt := d.vecType()
+	bt := types.NewVector(uint64(L), types.I8)
+	zero := constant.NewZeroInitializer(vt)
+	s1 := d.s[1]
+	rowBytes := (d.WQ + int64(d.nv)*L + 3) / 4 * 4
+	phaseBytes := rowBytes
+	hBytes := s1 * phaseBytes
+	total := d.HP * hBytes
+	buf := kb.entryAlloca(types.NewArray(uint64(total), types.I8))
+	bp := fb.cur.NewBitCast(buf, types.I8Ptr)
+	wtab := kb.i32Global("dw", d.dwW, 0)
+	corr := kb.i32Global("corr", d.corr, 0)
+	xw := kb.ops[p.x]
+	signed := op.Operands[p.x].Type.Elem == ir.I8
+	widen := func(v value.Value) value.Value {
+		if signed {
+			return fb.cur.NewSExt(v, vt)
+		}
+		return fb.cur.NewZExt(v, vt)
+	}
+	nr := int64(d.nv) * L
+	pat := int64(int32(uint32(uint8(d.xzByte)) * 0x01010101))
+	return kb.outerLoops(d, 2, func(outer []value.Value) error {
+		n, mAbs := outer[0], outer[1]
+		m := fb.sub(mAbs, i64(d.lo[1]))
+		if err := fb.loop(i64(0), i64(total/4-1), 1, "fill", func(iv value.Value) error {
+			st := fb.cur.NewStore(constant.NewInt(types.I32, pat), fb.cur.NewBitCast(kb.gep8(bp, fb.mul(iv, i64(4))), types.NewPointer(types.I32)))
+			st.Align = 4
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := fb.loop(i64(0), i64(d.H-1), 1, "h", func(h value.Value) error {
+			base := fb.offset(xw, []value.Value{n, mAbs, h, i64(0)})
+			rowOff := fb.mul(fb.add(h, i64(d.pb[0])), i64(hBytes))
+			return fb.loop(i64(0), i64(d.W-1), 1, "w", func(w value.Value) error {
+				x := fb.cur.NewLoad(types.I8, fb.elemPtr(xw, fb.add(base, w)))
+				cw := fb.add(w, i64(d.pb[1]))
+				off := fb.add(rowOff, fb.add(fb.mul(fb.cur.NewSRem(cw, i64(s1)), i64(phaseBytes)), fb.cur.NewSDiv(cw, i64(s1))))
+				fb.cur.NewStore(x, kb.gep8(bp, off))
+				return nil
+			})
+		}); err != nil {
+			return err
+		}
+		// the taps' weights, broadcast once per channel
+		taps := make([]value.Value, d.R)
+		for t := range taps {
+			w := fb.cur.NewLoad(types.I32, fb.cur.NewGetElementPtr(types.I32, wtab, fb.add(fb.mul(m, i64(d.R)), i64(int64(t)))))
+			taps[t] = kb.splat32(d, w)
+		}
+		cv := kb.splat32(d, fb.cur.NewLoad(types.I32, fb.cur.NewGetElementPtr(types.I32, corr, m)))
+		tile := func(oh, ow0 value.Value, nvec, lastLanes int) {
+			accs := make([]value.Value, nvec)
+			for v := range accs {
+				accs[v] = zero
+			}
+			for kh := int64(0); kh < d.KH; kh++ {
+				hrow := fb.add(fb.mul(oh, i64(d.s[0])), i64(kh*d.d[0]))
+				for kw := int64(0); kw < d.KW; kw++ {
+					src := fb.add(fb.add(fb.mul(hrow, i64(hBytes)), i64((kw*d.d[1])%s1*phaseBytes)), fb.add(ow0, i64((kw*d.d[1])/s1)))
+					for v := range accs {
+						ld := fb.cur.NewLoad(bt, fb.cur.NewBitCast(kb.gep8(bp, fb.add(src, i64(int64(v)*L))), types.NewPointer(bt)))
+						ld.Align = 1
+						accs[v] = fb.cur.NewAdd(accs[v], fb.cur.NewMul(widen(ld), taps[kh*d.KW+kw]))
+					}
+				}
+			}
+			for v := range accs {
+				cnt := d.lanes
+				if v == nvec-1 {
+					cnt = lastLanes
+				}
+				off := fb.offset(kb.res, []value.Value{n, mAbs, oh, fb.add(ow0, i64(int64(v)*L))})
+				kb.storeLanes(d, fb.cur.NewAdd(accs[v], cv), off, cnt)
+			}
+		}
+		fullCols, colTail := d.OW/nr, d.OW%nr
+		return fb.loop(i64(0), i64(d.OH-1), 1, "oh", func(oh value.Value) error {
+			if err := fb.loop(i64(0), i64(fullCols-1), 1, "owt", func(owt value.Value) error {
+				tile(oh, fb.mul(owt, i64(nr)), d.nv, d.lanes)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if colTail > 0 {
+				nvec := int((colTail + L - 1) / L)
+				tile(oh, i64(fullCols*nr), nvec, int(colTail-int64(nvec-1)*L))
+			}
+			return nil
+		})
+	})
 }

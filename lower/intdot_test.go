@@ -118,10 +118,16 @@ func intDotGraphs(t *testing.T) (names []string, gs []*ir.Graph) {
 		{"conv-wide", ir.U8, ir.I8, 4, 3, 70, 5, 3, 1, ir.Attrs{"pads": ir.IntsAttr(1, 0, 1, 0), "strides": ir.IntsAttr(1, 3)}, 0, false, false},
 		{"conv-narrow-channels", ir.U8, ir.I8, 20, 7, 7, 40, 3, 3, ir.Attrs{"pads": ir.IntsAttr(1, 1, 1, 1)}, 77, false, true},
 		{"conv-narrow-i8-stride2", ir.I8, ir.U8, 9, 9, 9, 70, 3, 3, ir.Attrs{"pads": ir.IntsAttr(1, 1, 1, 1), "strides": ir.IntsAttr(2, 2)}, 5, true, true},
+		{"depthwise-3x3", ir.U8, ir.I8, 12, 11, 37, 12, 3, 3, ir.Attrs{"pads": ir.IntsAttr(1, 1, 1, 1), "group": ir.IntAttr(12)}, 99, true, true},
+		{"depthwise-i8u8-stride2", ir.I8, ir.U8, 5, 14, 14, 5, 3, 3, ir.Attrs{"pads": ir.IntsAttr(0, 1, 2, 1), "strides": ir.IntsAttr(2, 2), "group": ir.IntAttr(5)}, -7, true, false},
 	} {
 		add(c.name, func(g *ir.Graph) *ir.Value {
 			x := g.AddInput("x", ir.StaticType(c.xt, 2, c.c, c.h, c.w))
-			w := g.AddConst("w", randConst(r, c.wt, c.m, c.c, c.kh, c.kw))
+			cin := c.c
+			if g := c.attrs.Int("group", 1); g > 1 {
+				cin = c.c / g
+			}
+			w := g.AddConst("w", randConst(r, c.wt, c.m, cin, c.kh, c.kw))
 			wz := g.AddConst("wz", scalar(c.wt, 0))
 			if c.wzPerChannel {
 				wz = g.AddConst("wz", randConst(r, c.wt, c.m))
@@ -177,6 +183,9 @@ func TestIntDotKernels(t *testing.T) {
 				require.NoError(t, err, names[i])
 				strat := mod.Entries[0].Strategies[0]
 				require.Contains(t, strat, "int-dot "+mc.kind, "%s: %s", names[i], lower.WhyNotIntDot(g.Ops[0], cfg))
+				if strings.HasPrefix(names[i], "depthwise") {
+					require.Contains(t, strat, "depthwise", names[i])
+				}
 				if strings.HasPrefix(names[i], "conv-narrow") && mc.m.String() != "x86-64" {
 					require.Contains(t, strat, "conv-channels", "%s: 7 or 5 output columns, lanes over channels", names[i])
 				}

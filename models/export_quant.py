@@ -141,6 +141,16 @@ def qresnet18():
     return calibrate_convert(m, make, n=2), [("x", make(1))]
 
 
+def qmobilenet_v2():
+    import torchvision.models.quantization as qm
+
+    torch.manual_seed(0)
+    m = qm.mobilenet_v2(weights=None, quantize=False).eval()
+    m.fuse_model()
+    make = lambda s: torch.randn((1, 3, 224, 224), generator=torch.Generator().manual_seed(s))  # noqa: E731
+    return calibrate_convert(m, make, n=2), [("x", make(1))]
+
+
 def qxf(c, heads, layers, t):
     torch.manual_seed(0)
     m = QXF(c, heads, layers).eval()
@@ -244,6 +254,7 @@ def specs(which):
     return [
         Spec("qcnn", lambda p: export_torch(lambda: qcnn(64, 56), p), "QDQ CNN, width 64, 56×56 (torch.ao fbgemm, per-channel int8 weights)"),
         Spec("qresnet18", lambda p: export_torch(qresnet18, p), "torchvision quantizable ResNet-18, QDQ (torch.ao fbgemm, per-channel int8 weights), 224×224"),
+        Spec("qmobilenet_v2", lambda p: export_torch(qmobilenet_v2, p), "torchvision quantizable MobileNetV2, QDQ (torch.ao fbgemm, per-channel int8 weights), 224×224: depthwise convolutions"),
         Spec("qxf", lambda p: export_torch(lambda: qxf(256, 4, 2, 128), p), "two transformer blocks, d=256, T=128, QDQ-quantized linear layers"),
         Spec("qlinear_dyn", lambda p: qlinear_dyn(p, 64, 1024, 1024), "dynamically quantized linear 64×1024·1024×1024 (onnxruntime quantize_dynamic form)"),
     ]
