@@ -161,8 +161,24 @@ func elementwiseParams(b *Builder) ([]volume.Aff, error) {
 // saturate clamps the float v to the range of t and converts it.
 func saturate(v *Scalar, t DType) *Scalar {
 	lo, hi, _ := QuantRange(t)
-	v = Bin(SMin, Bin(SMax, v, ConstF(v.Type, lo)), ConstF(v.Type, hi))
-	return Cast(v, t)
+	l, h := ConstF(v.Type, lo), ConstF(v.Type, hi)
+	v = Select(Bin(SLt, v, l), l, v)
+	return Cast(Select(Bin(SGt, v, h), h, v), t)
+}
+
+// ClampRange reports whether s is a float clamped to constant bounds, as saturate writes it:
+// select(v > hi, hi, v) with v = select(x < lo, lo, x). Its value is then in [lo, hi] or NaN,
+// which lets lowering convert it to an integer without a range check.
+func ClampRange(s *Scalar) (lo, hi float64, ok bool) {
+	isConst := func(c *Scalar) bool { return c.Op == SConst && c.Type.IsFloat() }
+	if s.Op != SSelect || s.Args[0].Op != SGt || s.Args[0].Args[0] != s.Args[2] || !isConst(s.Args[1]) || s.Args[0].Args[1].Op != SConst || s.Args[0].Args[1].F != s.Args[1].F {
+		return 0, 0, false
+	}
+	v := s.Args[2]
+	if v.Op != SSelect || v.Args[0].Op != SLt || v.Args[0].Args[0] != v.Args[2] || !isConst(v.Args[1]) || v.Args[0].Args[1].Op != SConst || v.Args[0].Args[1].F != v.Args[1].F {
+		return 0, 0, false
+	}
+	return v.Args[1].F, s.Args[1].F, true
 }
 
 // buildQuantize: y = saturate(round(x / scale) + zp), computed in the scale's type when x has

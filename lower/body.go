@@ -138,6 +138,15 @@ func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
 		if err != nil {
 			return nil, err
 		}
+		if clampedToInt(s) {
+			// a value clamped into the i32 range (saturation): fptosi to i32 without the range
+			// check, NaN giving 0 as cast does
+			c := bc.cur()
+			i32t := bc.ty(ir.I32)
+			i := c.NewFPToSI(x, i32t)
+			v := bc.fb.sel(c.NewFCmp(enum.FPredUNO, x, x), bc.cnst(ir.I32, 0, 0), i)
+			return bc.cast(v, ir.I32, s.Type)
+		}
 		return bc.cast(x, s.Args[0].Type, s.Type)
 	}
 	args := make([]value.Value, len(s.Args))
@@ -571,4 +580,14 @@ func overloadSuffix(t types.Type) string {
 		return fmt.Sprintf("v%d%s", vt.Len, name(vt.ElemType))
 	}
 	return name(t)
+}
+
+// clampedToInt reports whether cast s converts a float clamped to constant bounds inside the
+// i32 range (ir.ClampRange) to an integer type other than bool.
+func clampedToInt(s *ir.Scalar) bool {
+	if s.Op != ir.SCast || !s.Args[0].Type.IsFloat() || !s.Type.IsInt() || s.Type == ir.Bool || s.Args[0].Type == ir.F16 {
+		return false
+	}
+	lo, hi, ok := ir.ClampRange(s.Args[0])
+	return ok && lo >= math.MinInt32 && hi <= math.MaxInt32
 }

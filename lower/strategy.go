@@ -209,8 +209,8 @@ func vectorizable(s *ir.Scalar) bool {
 		return s.Type.IsInt()
 	case ir.SCast:
 		// float <-> float and int <-> int conversions and int -> float; float -> int needs
-		// a range check that we keep scalar
-		return !(s.Args[0].Type.IsFloat() && s.Type.IsInt())
+		// a range check that we keep scalar, unless the value is clamped into range
+		return !(s.Args[0].Type.IsFloat() && s.Type.IsInt()) || clampedToInt(s)
 	}
 	return false
 }

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
 	"github.com/graphc/graphc/proto/onnxpb"
 )
 
@@ -171,13 +172,13 @@ func (im *importer) constParams(n *onnxpb.NodeProto, zpType ir.DType) (qdqParams
 			p.size = a.GetI()
 		}
 	}
-	s, ok := im.consts[n.Input[1]]
+	s, ok := im.constOf(n.Input[1])
 	if !ok || p.size != 0 || s.Elem != ir.F32 {
 		return p, false
 	}
 	p.scale = s
 	if len(n.Input) > 2 && n.Input[2] != "" {
-		z, ok := im.consts[n.Input[2]]
+		z, ok := im.constOf(n.Input[2])
 		if !ok || z.Len() != s.Len() && z.Len() != 1 {
 			return p, false
 		}
@@ -206,7 +207,7 @@ func (im *importer) fuseQDQ(c *nodeCtx, g *qdqGroup) (bool, error) {
 	w, okW := im.constParams(g.dqW, wv.Type.Elem)
 	qt := ir.U8
 	if len(g.q.Input) > 2 && g.q.Input[2] != "" {
-		if z, ok := im.consts[g.q.Input[2]]; ok {
+		if z, ok := im.constOf(g.q.Input[2]); ok {
 			qt = z.Elem
 		}
 	}
@@ -342,7 +343,7 @@ func (im *importer) qdqBias(g *qdqGroup, xs float64, ws *ir.Tensor) (*ir.Tensor,
 	}
 	var f []float64
 	if g.dqB != nil {
-		b, ok := im.consts[g.dqB.Input[0]]
+		b, ok := im.constOf(g.dqB.Input[0])
 		p, okP := im.constParams(g.dqB, ir.I32)
 		if !ok || !okP || b.Elem != ir.I32 || len(b.Shape) != 1 || (p.scale.Len() != 1 && p.scale.Len() != b.Len()) {
 			return nil, false
@@ -360,7 +361,7 @@ func (im *importer) qdqBias(g *qdqGroup, xs float64, ws *ir.Tensor) (*ir.Tensor,
 			return b, true
 		}
 	} else {
-		b, ok := im.consts[g.bias]
+		b, ok := im.constOf(g.bias)
 		if !ok || !b.Elem.IsFloat() || len(b.Shape) != 1 {
 			return nil, false
 		}
@@ -435,4 +436,55 @@ func (im *importer) fusePool(g *qdqGroup) (bool, error) {
 	n.Input[0] = g.dqX.Input[0]
 	n.Output = []string{g.q.Output[0]}
 	return true, im.importNode(n)
+}
+
+// constOf returns the value of an ONNX name known at import: a constant, or a small value
+// computed from constants only (PyTorch writes the zero points of per-channel biases as
+// ConstantOfShape → Cast, which the importer keeps as a fill when it is larger than what it
+// folds eagerly).
+func (im *importer) constOf(name string) (*ir.Tensor, bool) {
+	if t, ok := im.consts[name]; ok {
+		return t, true
+	}
+	v, ok := im.vals[name]
+	if !ok {
+		return nil, false
+	}
+	return evalConst(v, 0)
+}
+
+// evalConst evaluates v when it depends on constants only (at most maxFoldElems elements per
+// value, 16 producers deep).
+func evalConst(v *ir.Value, depth int) (*ir.Tensor, bool) {
+	if v.Data != nil {
+		return v.Data, true
+	}
+	op := v.Def
+	if op == nil || depth > 16 {
+		return nil, false
+	}
+	s, ok := v.Type.StaticShape()
+	if !ok || ir.NumElements(s) > maxFoldElems {
+		return nil, false
+	}
+	g := ir.NewGraph("fold")
+	var operands []*ir.Value
+	for _, o := range op.Operands {
+		t, ok := evalConst(o, depth+1)
+		if !ok {
+			return nil, false
+		}
+		operands = append(operands, g.AddConst(o.Name, t))
+	}
+	cp, err := ir.MakeOp(nil, op.Kind, op.Name, operands, op.Attrs)
+	if err != nil {
+		return nil, false
+	}
+	g.Append(cp, "r")
+	g.Outputs = []*ir.Value{cp.Result}
+	out, err := eval.Run(g, nil)
+	if err != nil {
+		return nil, false
+	}
+	return out[0], true
 }
