@@ -82,6 +82,23 @@
 // value). The chosen strategies are recorded in Entry.Strategies, e.g.
 // "register-tiles 8x48 i=0 j=1 kc=256 classes=4 parts=1 +border".
 //
+// # Integer kernels
+//
+// Quantized contractions — sums of (i32(x) - xz)·(i32(w) - wz) over 8-bit activations x and
+// constant 8-bit weights w, plus an optional i32 bias (matmul_integer, conv_integer, QDQ groups
+// after import) — run on the CPU's 4-way byte dot product into i32 register tiles (intdot.go):
+// AVX-512 VNNI vpdpbusd (zmm, or ymm when the tiles are 256-bit), HVX vrmpy (Vu.ub × Vv.b),
+// AVX2 without VNNI as i16 vpmaddwd pair sums (exact: vpmaddubsw's i16 pair sums saturate for
+// full-range u8 × s8), and portable vector IR elsewhere. Signed activations and unsigned
+// weights are shifted by 128 and the zero points folded algebraically (Σ w per channel at
+// compile time, Σ x by the same instruction against ones when a weight zero point is not 0).
+// Matrix products pack the weights per column tile at compile time and broadcast four
+// activation bytes per row; convolutions copy each image once into a zero-point-padded,
+// 4-channel-interleaved layout and run lanes over output columns, or over output channels
+// for narrow images; depthwise convolutions multiply widened bytes by broadcast weights. Dense
+// box domains only (DIE that keeps a box, e.g. the last row, keeps the kernel); strategies read
+// e.g. "int-dot vnni512 conv-channels 6x64".
+//
 // # Buffers
 //
 // Graph inputs, outputs and constants (private globals, 128-byte aligned) keep their full

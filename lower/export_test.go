@@ -1,3 +1,5 @@
+// This file exports lowering internals to the package's external tests.
+
 package lower
 
 import "github.com/graphc/graphc/ir"
