@@ -63,12 +63,12 @@ func planQDQ(gp *onnxpb.GraphProto) *qdqPlan {
 	}
 	single := func(n *onnxpb.NodeProto) bool { return len(n.Output) >= 1 && uses[n.Output[0]] == 1 }
 	for _, q := range gp.Node {
-		if q.GetOpType() != "QuantizeLinear" || q.GetDomain() != "" || len(q.Input) < 2 {
+		if q.GetOpType() != "QuantizeLinear" || q.GetDomain() != "" || len(q.Input) < 2 || len(q.Output) != 1 {
 			continue
 		}
 		core := producer[q.Input[0]]
 		var relu *onnxpb.NodeProto
-		if core != nil && core.GetOpType() == "Relu" && single(core) {
+		if core != nil && core.GetOpType() == "Relu" && single(core) && len(core.Input) == 1 {
 			relu, core = core, producer[core.Input[0]]
 		}
 		var add *onnxpb.NodeProto
@@ -105,7 +105,7 @@ func planQDQ(gp *onnxpb.GraphProto) *qdqPlan {
 			continue
 		}
 		g := &qdqGroup{core: core, relu: relu, q: q, add: add, bias: bias, dqX: dq(core.Input[0]), dqW: dq(core.Input[1])}
-		if t := producer[core.Input[1]]; g.dqW == nil && core.GetOpType() == "MatMul" && t != nil && t.GetOpType() == "Transpose" && single(t) {
+		if t := producer[core.Input[1]]; g.dqW == nil && core.GetOpType() == "MatMul" && t != nil && t.GetOpType() == "Transpose" && single(t) && len(t.Input) == 1 {
 			g.transW, g.dqW = t, dq(t.Input[0])
 		}
 		if g.dqX == nil || g.dqW == nil {
@@ -179,7 +179,7 @@ func (im *importer) constParams(n *onnxpb.NodeProto, zpType ir.DType) (qdqParams
 	p.scale = s
 	if len(n.Input) > 2 && n.Input[2] != "" {
 		z, ok := im.constOf(n.Input[2])
-		if !ok || z.Len() != s.Len() && z.Len() != 1 {
+		if !ok || !z.Elem.IsInt() || z.Elem == ir.Bool || z.Len() != s.Len() && z.Len() != 1 {
 			return p, false
 		}
 		p.zp, p.zpName = z, n.Input[2]
