@@ -216,7 +216,7 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 		}
 	}
 	kf := &kernelForm{domain: op.Domain}
-	if kf.dot, _ = planIntDot(op, mc, ec.g.Params); kf.dot != nil {
+	if kf.dot = ec.intDotOf(op); kf.dot != nil {
 		kf.name = kf.dot.String()
 	} else if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
 		kf.name = kf.tiles.String()

@@ -59,9 +59,8 @@ func (k dotKind) String() string {
 	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "avx2-pmaddwd", "generic"}[k]
 }
 
-// convStackLimit bounds the interleaved copy of a convolution's input, which lives on the
-// stack; larger inputs keep the per-point nest.
-const convStackLimit = 2 << 20
+// convScratchLimit bounds the interleaved copy of a convolution's input (workspace scratch).
+const convScratchLimit = 1 << 30
 
 // intDotKind returns the dot-product instruction of the module and its vector width in bytes.
 func (mc *moduleCtx) intDotKind() (dotKind, int) {
@@ -180,6 +179,8 @@ type intDot struct {
 	// whole: the domain covers every element of the result, which the kernel stores (no
 	// initialisation)
 	whole bool
+	// scratch is the size of the workspace scratch of a convolution's input copy (bytes)
+	scratch int64
 	// depthwise: one input channel per output channel; dwW holds w - wz per (m, kh, kw) and the
 	// products are i32 multiplies of the widened bytes (a 9-tap reduction has no use for 4-way
 	// dot products)
@@ -284,6 +285,17 @@ func planIntDot(op *ir.Op, mc *moduleCtx, graphParams []string) (*intDot, string
 		return nil, why
 	}
 	return d, ""
+}
+
+// intDotOf returns op's integer dot-product plan (nil: none), planned once per op: the
+// workspace plan needs its scratch before the kernels are emitted.
+func (ec *entryCtx) intDotOf(op *ir.Op) *intDot {
+	if d, ok := ec.dots[op]; ok {
+		return d
+	}
+	d, _ := planIntDot(op, ec.mc, ec.g.Params)
+	ec.dots[op] = d
+	return d
 }
 
 // constData returns the value of constant operand k at iteration point x.
@@ -517,8 +529,8 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 	wp := (d.OW-1)*d.s[1] + (d.KW-1)*d.d[1] + 1
 	d.HP = max(hp, d.H+d.pb[0])
 	d.WQ = (max(wp, d.W+d.pb[1]) + d.s[1] - 1) / d.s[1]
-	if d.C4*d.HP*d.s[1]*(d.WQ+int64(d.lanes)*4)*4 > convStackLimit {
-		return "the input copy is too large for the stack"
+	if d.C4*d.HP*d.s[1]*(d.WQ+int64(d.lanes)*4)*4 > convScratchLimit {
+		return "the input copy is too large"
 	}
 	d.chans = hi[1] - lo[1] + 1
 	d.mr, d.nv = 6, 4
@@ -592,6 +604,8 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 		}
 	}
 	d.channelConsts(op, xz, wsum, wz, bias)
+	// the input copy [C4][HP][s1][WQ + nr][4] (emitIntConv)
+	d.scratch = d.C4 * d.HP * d.s[1] * (d.WQ + int64(d.nv*d.lanes)) * 4
 	return ""
 }
 
@@ -1027,8 +1041,10 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 	hBytes := s1 * phaseBytes
 	cBytes := d.HP * hBytes
 	total := d.C4 * cBytes
-	buf := kb.entryAlloca(types.NewArray(uint64(total), types.I8))
-	bp := fb.cur.NewBitCast(buf, types.I8Ptr)
+	if total != d.scratch {
+		return fmt.Errorf("internal error: integer convolution scratch %d, planned %d", total, d.scratch)
+	}
+	bp := kb.scratch
 	xw := kb.ops[p.x]
 	nr := int64(d.nv * d.lanes)
 	return kb.outerLoops(d, 1, func(outer []value.Value) error {
@@ -1313,11 +1329,13 @@ func (d *intDot) planDepthwise(op *ir.Op, lo, hi []int64, shape []int64) string 
 	d.WQ = (max(wp, d.W+d.pb[1]) + d.s[1] - 1) / d.s[1]
 	L := int64(d.lanes)
 	d.nv = int(min(4, (d.OW+L-1)/L))
-	if d.HP*d.s[1]*(d.WQ+int64(d.nv)*L+4) > convStackLimit {
-		return "the input plane is too large for the stack"
+	if d.HP*d.s[1]*(d.WQ+int64(d.nv)*L+4) > convScratchLimit {
+		return "the input plane is too large"
 	}
 	d.chans = hi[1] - lo[1] + 1
 	d.R = d.KH * d.KW
+	// one padded plane [HP][s1][row] (emitIntDepthwise)
+	d.scratch = d.HP * d.s[1] * ((d.WQ + int64(d.nv)*L + 3) / 4 * 4)
 	x := make([]int64, 7)
 	copy(x, lo)
 	d.xzByte = constData(op, p.xz, x)
@@ -1359,8 +1377,10 @@ func (kb *kernelBuilder) emitIntDepthwise(d *intDot) error {
 	phaseBytes := rowBytes
 	hBytes := s1 * phaseBytes
 	total := d.HP * hBytes
-	buf := kb.entryAlloca(types.NewArray(uint64(total), types.I8))
-	bp := fb.cur.NewBitCast(buf, types.I8Ptr)
+	if total != d.scratch {
+		return fmt.Errorf("internal error: integer convolution scratch %d, planned %d", total, d.scratch)
+	}
+	bp := kb.scratch
 	wtab := kb.i32Global("dw", d.dwW, 0)
 	corr := kb.i32Global("corr", d.corr, 0)
 	xw := kb.ops[p.x]

@@ -21,14 +21,16 @@ import (
 
 // kernelBuilder is the state of one kernel function.
 type kernelBuilder struct {
-	ec    *entryCtx
-	fb    *funcBuilder
-	op    *ir.Op
-	res   *view
-	ops   []*view
-	best  value.Value // double*: arg reductions' best value per result element
-	seen  value.Value // i8*: whether the element has a best value yet
-	strat *strategy
+	ec   *entryCtx
+	fb   *funcBuilder
+	op   *ir.Op
+	res  *view
+	ops  []*view
+	best value.Value // double*: arg reductions' best value per result element
+	seen value.Value // i8*: whether the element has a best value yet
+	// scratch is the workspace scratch of an integer convolution (its input copy), or nil
+	scratch value.Value
+	strat   *strategy
 }
 
 // kernelSig is how the entry calls a kernel.
@@ -67,7 +69,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 		ps = append(ps, p)
 	}
-	sig := &kernelSig{scratch: op.Reduce.IsArg()}
+	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0}
 	if sig.scratch {
 		sp := llvm.NewParam("scratch", types.I8Ptr)
 		sp.Attrs = append(sp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
@@ -105,10 +107,12 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		kb.ops = append(kb.ops, w)
 	}
 	n := fb.product(kb.res.ext)
-	if sig.scratch {
+	if sig.scratch && op.Reduce.IsArg() {
 		sp := ps[1+len(op.Operands)]
 		kb.best = fb.cur.NewBitCast(sp, types.NewPointer(types.Double))
 		kb.seen = fb.cur.NewGetElementPtr(types.I8, sp, fb.mul(n, i64(8)))
+	} else if sig.scratch {
+		kb.scratch = ps[1+len(op.Operands)]
 	}
 	if !fromInit && !kf.whole && (kf.dot == nil || !kf.dot.whole) {
 		if err := kb.emitInit(n); err != nil {

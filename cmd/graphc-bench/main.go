@@ -79,6 +79,7 @@ func main() {
 	real := flag.Bool("real", false, "benchmark the real-model set (models/export.py) instead of the synthetic models")
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
+	flag.StringVar(&realPipeline, "pipeline", realPipeline, "with -real: the pipeline of the graphc column")
 	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
 	flag.Parse()
 	if err := os.MkdirAll(*cache, 0o755); err != nil {

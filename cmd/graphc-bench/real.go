@@ -84,6 +84,9 @@ func fmtErr(e, ms float64) string {
 	return fmt.Sprintf("%.1e", e)
 }
 
+// realPipeline is the pipeline of the "graphc" column of -real (-pipeline).
+var realPipeline = passes.DefaultPipeline
+
 func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, minTime time.Duration, samples int, noDIE bool) realRow {
 	r := realRow{name: name}
 	fail := func(err error) realRow {
@@ -96,7 +99,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 	}
 	r.transform = isTransformer(m)
 	set := m.Sets[0]
-	configs := []struct{ name, pipeline string }{{"die", passes.DefaultPipeline}}
+	configs := []struct{ name, pipeline string }{{"die", realPipeline}}
 	if !noDIE {
 		configs = append(configs, struct{ name, pipeline string }{"nodie", ""})
 	}

@@ -119,10 +119,17 @@ func BuildBatch(ctx context.Context, dir string, m Machine, cases []*Case) (*Bat
 			p.entry[i], p.lowErr[i] = l.entry, l.err
 			continue
 		}
-		if _, err := b.Add(ctx, c.Graph, fmt.Sprintf("t%d", i)); err != nil {
+		e, err := b.Add(ctx, c.Graph, fmt.Sprintf("t%d", i))
+		if err != nil {
 			seen[c.Graph] = lowered{-1, fmt.Errorf("lower: %w", err)}
 			p.lowErr[i] = fmt.Errorf("lower: %w", err)
 			continue
+		}
+		if e.WorkspaceBytes > 0 {
+			// the workspace the module asks for (scratch of integer convolutions included)
+			if need := arenaBound(c) + e.WorkspaceBytes; need > arena {
+				arena = need
+			}
 		}
 		seen[c.Graph] = lowered{n, nil}
 		p.entry[i] = n
