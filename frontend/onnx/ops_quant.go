@@ -77,6 +77,15 @@ func importDequantizeLinear(c *nodeCtx) error {
 		return fmt.Errorf("%w: quantized type %s (graphc has u8, i8, u16, i16 and i32)", ErrUnsupported, x.Type.Elem)
 	}
 	z := zeroPointOr(e, 2, x.Type.Elem)
+	if od := c.AttrInt("output_dtype", 0); od != 0 {
+		// opset 23: the result type, when it is not the scale's
+		t, err := DType(int32(od))
+		if err != nil || !t.IsFloat() {
+			return fmt.Errorf("%w: output_dtype %d", ErrUnsupported, od)
+		}
+		e.out(0, e.cast(e.op("dequantize_linear", "", quantAttrs(c), x, s, z), t))
+		return e.done()
+	}
 	e.out(0, e.op("dequantize_linear", c.Output(0), quantAttrs(c), x, s, z))
 	return e.done()
 }

@@ -129,3 +129,21 @@ func TestQDQNotConstantStaysFloat(t *testing.T) {
 	x := ir.NewTensor(ir.F32, []int64{1, 6, 9, 9})
 	runGraph(t, g, x)
 }
+
+// TestDequantizeOutputDtype: opset 23's output_dtype gives the result type (f16 from f32 scales).
+func TestDequantizeOutputDtype(t *testing.T) {
+	m := onnxgen.New("dq", 23)
+	m.Input("x", ir.U8, 3)
+	m.Init("s", scalarT(ir.F32, 0.5))
+	m.Init("z", scalarT(ir.U8, 2))
+	m.Node("DequantizeLinear", "dq", []string{"x", "s", "z"}, []string{"y"}, onnxgen.IntAttr("output_dtype", 10)) // FLOAT16
+	m.Output("y", ir.F16, 3)
+	g, err := onnx.Import(m.Proto(), "dq.onnx")
+	require.NoError(t, err)
+	require.Equal(t, ir.F16, g.Outputs[0].Type.Elem)
+	x := ir.NewTensor(ir.U8, []int64{3})
+	x.I[0], x.I[1], x.I[2] = 0, 2, 255
+	out, err := eval.Run(g, map[string]*ir.Tensor{"x": x})
+	require.NoError(t, err)
+	require.Equal(t, []float64{-1, 0, 126.5}, out[0].F) // (x - 2)·0.5, exact in f16
+}
