@@ -751,11 +751,12 @@ func (kb *kernelBuilder) loadVec(d *intDot, p value.Value, al int64) value.Value
 	return ld
 }
 
-// load32 loads an unaligned i32 at byte pointer p.
-func (kb *kernelBuilder) load32(p value.Value) value.Value {
+// load32 loads an i32 at byte pointer p, aligned to al bytes (1 or 4: Hexagon has no unaligned
+// word loads, so packed data that is 4-byte aligned says so).
+func (kb *kernelBuilder) load32(p value.Value, al int64) value.Value {
 	fb := kb.fb
 	ld := fb.cur.NewLoad(types.I32, fb.cur.NewBitCast(p, types.NewPointer(types.I32)))
-	ld.Align = 1
+	ld.Align = llvm.Align(al)
 	return ld
 }
 
@@ -927,7 +928,7 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 			}
 			full := K / 4
 			accs = kb.tileLoop(full, "k4", accs, func(k4 value.Value, accs []value.Value) []value.Value {
-				return step(k4, accs, func(r int) value.Value { return kb.load32(kb.gep8(xp[r], fb.mul(k4, i64(4)))) })
+				return step(k4, accs, func(r int) value.Value { return kb.load32(kb.gep8(xp[r], fb.mul(k4, i64(4))), 1) })
 			})
 			if rem := K % 4; rem > 0 {
 				// the last group: the remaining bytes, zero above (the packed weights are 0 there)
@@ -1130,7 +1131,8 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 							xv[v] = kb.loadVec(d, kb.gep8(bp, fb.add(at, i64(int64(4*v*d.lanes)))), 4)
 						}
 						for r := 0; r < nrows; r++ {
-							wv := kb.splat32(d, kb.load32(kb.gep8(wrow[r], fb.mul(c4, i64(4)))))
+							// packed weights: 4-byte groups of a 128-byte aligned global
+							wv := kb.splat32(d, kb.load32(kb.gep8(wrow[r], fb.mul(c4, i64(4))), 4))
 							for v := 0; v < nvec; v++ {
 								out[r*nvec+v] = kb.dot(d, accs[r*nvec+v], xv[v], wv)
 							}
@@ -1246,7 +1248,8 @@ func (kb *kernelBuilder) emitConvChannels(d *intDot, n, bp, wp, corr, wzp value.
 					}
 					co := fb.mul(c4, i64(cBytes))
 					for r := 0; r < npix; r++ {
-						xb := kb.splat32(d, kb.load32(kb.gep8(src[r], co)))
+						// the copy's 4-channel groups are 4-byte aligned in the workspace
+						xb := kb.splat32(d, kb.load32(kb.gep8(src[r], co), 4))
 						for v := 0; v < nvec; v++ {
 							out[r*nvec+v] = kb.dot(d, accs[r*nvec+v], xb, wv[v])
 						}
