@@ -880,18 +880,21 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
 	return kb.outerLoops(d, nOut-2, func(outer []value.Value) error {
 		// the byte address of X[.., row, k = lo] for a row
-		rowPtr := func(row value.Value) value.Value {
+		// rowPtr returns the byte address of a row's first group and the alignment its 4-byte
+		// loads may claim (4 when the buffer is aligned and the row offset a multiple of 4)
+		rowPtr := func(row value.Value) (value.Value, int64) {
 			dims := make([]value.Value, op.NDim())
 			copy(dims, outer)
 			dims[i], dims[j], dims[nOut] = row, i64(d.lo[j]), i64(0)
 			off := fb.offset(xw, fb.indexAt(xidx, dims))
-			return fb.cur.NewBitCast(fb.elemPtr(xw, off), types.I8Ptr)
+			return fb.cur.NewBitCast(fb.elemPtr(xw, off), types.I8Ptr), fb.vectorAlign(xw, off, 1, 4)
 		}
 		// one tile: nrows rows from row0, nvec vectors from channel c0 (last vector: lastLanes)
 		tile := func(row0, c0, panel value.Value, nrows, nvec, lastLanes int) {
 			xp := make([]value.Value, nrows)
+			xal := make([]int64, nrows)
 			for r := range xp {
-				xp[r] = rowPtr(fb.add(row0, i64(int64(r))))
+				xp[r], xal[r] = rowPtr(fb.add(row0, i64(int64(r))))
 			}
 			accs := make([]value.Value, nrows*nvec)
 			for k := range accs {
@@ -928,7 +931,7 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 			}
 			full := K / 4
 			accs = kb.tileLoop(full, "k4", accs, func(k4 value.Value, accs []value.Value) []value.Value {
-				return step(k4, accs, func(r int) value.Value { return kb.load32(kb.gep8(xp[r], fb.mul(k4, i64(4))), 1) })
+				return step(k4, accs, func(r int) value.Value { return kb.load32(kb.gep8(xp[r], fb.mul(k4, i64(4))), xal[r]) })
 			})
 			if rem := K % 4; rem > 0 {
 				// the last group: the remaining bytes, zero above (the packed weights are 0 there)
