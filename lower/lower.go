@@ -115,6 +115,11 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, spec: spec, cpu: spec.LLVMName(), features: MergeFeatures(spec.Features, cfg.Attrs),
 		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{},
 		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}}
+	if spec.CPU == "native" {
+		// no CPU name to imply them: the host's features are emitted, so that the module
+		// (which may use VNNI instructions) builds without -march=native
+		mc.features = MergeFeatures(spec.ImpliedFeatures, cfg.Attrs)
+	}
 	mc.allFeatures = MergeFeatures(spec.ImpliedFeatures, mc.features)
 	switch {
 	case cfg.VectorBytes > 0:
@@ -375,7 +380,7 @@ func (mc *moduleCtx) defineAttrs(f *llvm.Func) {
 	if mc.cpu != "" && mc.cpu != "native" {
 		f.FuncAttrs = append(f.FuncAttrs, llvm.AttrPair{Key: "target-cpu", Value: mc.cpu})
 	}
-	if mc.features != "" && mc.cpu != "native" {
+	if mc.features != "" {
 		f.FuncAttrs = append(f.FuncAttrs, llvm.AttrPair{Key: "target-features", Value: mc.features})
 	}
 	if mc.tgt.NoBuiltins {
