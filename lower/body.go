@@ -134,6 +134,11 @@ func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
 		}
 		return bc.fb.sel(c, x, y), nil
 	case ir.SCast:
+		if bc.vl > 0 && !bc.fb.mc.vecFloat {
+			if f, ok := matchRequant(s); ok {
+				return bc.emitIntRequant(f, s.Type)
+			}
+		}
 		x, err := bc.emit(s.Args[0])
 		if err != nil {
 			return nil, err

@@ -221,7 +221,7 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	} else if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
 		kf.name = kf.tiles.String()
 	} else {
-		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op))
+		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op), mc.intRequant(op))
 		kf.name = kf.strat.String()
 		kf.whole = op.Reduce == ir.ReduceNone && writesWhole(op, ec.g.Params)
 	}
