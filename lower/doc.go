@@ -97,7 +97,9 @@
 // 4-channel-interleaved layout and run lanes over output columns, or over output channels
 // for narrow images; depthwise convolutions multiply widened bytes by broadcast weights. Dense
 // box domains only (DIE that keeps a box, e.g. the last row, keeps the kernel); strategies read
-// e.g. "int-dot vnni512 conv-channels 6x64".
+// e.g. "int-dot vnni512 conv-channels 6x64". Requantization runs on vectors too: in f32 where the
+// vector unit has floating point, and in 32-bit integer lanes on HVX before v68, emulating the
+// f32 multiply and both roundings exactly (requant.go).
 //
 // # Buffers
 //
