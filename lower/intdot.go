@@ -3,9 +3,10 @@
 // activation and w 8-bit constant weights (matmul_integer, conv_integer and QDQ groups after
 // import; recognised by the shape of the body and accesses, not by op names). They run on the
 // CPU's 4-way byte dot-product instruction into i32 accumulators: AVX-512 VNNI vpdpbusd (512-bit,
-// or 256-bit with AVX-VNNI), HVX vrmpy (Vu.ub × Vv.b, 128-byte vectors), or a portable
-// expansion for other vector units; the accumulators of an mr×(nv vectors) tile live in
-// registers for the whole reduction, as in the float register tiles (contract.go).
+// or 256-bit with AVX-VNNI), HVX vrmpy (Vu.ub × Vv.b, 128-byte vectors); without them, bytes
+// widened to i16 and pmaddwd (AVX2, SSE2: exact, where vpmaddubsw's pair sums would saturate),
+// or a portable expansion for other vector units. The accumulators of an mr×(nv vectors) tile
+// live in registers for the whole reduction, as in the float register tiles (contract.go).
 //
 // The instructions multiply unsigned by signed bytes. Signed activations are shifted into u8
 // (x ^ 0x80, zero point + 128) and unsigned weights into s8 (w - 128, zero point - 128); the
@@ -32,6 +33,7 @@ package lower
 
 import (
 	"fmt"
+	"strings"
 
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -52,11 +54,12 @@ const (
 	dotVNNI256         // vpdpbusd ymm (AVX-VNNI, or AVX-512 VNNI with VL)
 	dotHVX             // vrmpy Vu.ub × Vv.b accumulating (HVX 128-byte)
 	dotAVX2            // bytes widened to i16, vpmaddwd, vphaddd (exact; AVX2 without VNNI)
+	dotSSE2            // the same with 128-bit pmaddwd (every x86-64)
 	dotGeneric         // the same arithmetic in portable vector IR
 )
 
 func (k dotKind) String() string {
-	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "avx2-pmaddwd", "generic"}[k]
+	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "avx2-pmaddwd", "sse2-pmaddwd", "generic"}[k]
 }
 
 // convScratchLimit bounds the interleaved copy of a convolution's input (workspace scratch).
@@ -75,6 +78,8 @@ func (mc *moduleCtx) intDotKind() (dotKind, int) {
 	case mc.tileBytes >= 32 && mc.vecBytes == 0 && featureOn(mc.allFeatures, "avx2"):
 		// not vpmaddubsw: its i16 pair sums saturate for full-range u8 × s8
 		return dotAVX2, 32
+	case mc.tileBytes >= 16 && mc.vecBytes == 0 && strings.HasPrefix(mc.tgt.Triple, "x86_64"):
+		return dotSSE2, 16
 	case mc.vecBytes >= 16:
 		return dotGeneric, mc.vecBytes
 	case mc.tileBytes >= 16:
@@ -371,7 +376,7 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 	switch d.kind {
 	case dotVNNI256:
 		d.mr, d.nv = 6, 2
-	case dotAVX2:
+	case dotAVX2, dotSSE2:
 		// two registers per accumulator, 16 registers
 		d.mr, d.nv = 4, 1
 	case dotHVX, dotGeneric:
@@ -537,7 +542,7 @@ func (d *intDot) planConv(op *ir.Op, lo, hi []int64) string {
 	switch d.kind {
 	case dotVNNI256:
 		d.mr, d.nv = 6, 2
-	case dotAVX2:
+	case dotAVX2, dotSSE2:
 		// two registers per accumulator, 16 registers
 		d.mr, d.nv = 4, 1
 	case dotHVX, dotGeneric:
@@ -641,7 +646,7 @@ func (d *intDot) vecType() *types.VectorType { return types.NewVector(uint64(d.l
 // accType is the type of an accumulator during the reduction: AVX2 keeps the pair sums of the
 // low and high 16 bytes apart (two registers) and adds them once, in finish.
 func (d *intDot) accType() *types.VectorType {
-	if d.kind == dotAVX2 {
+	if d.kind == dotAVX2 || d.kind == dotSSE2 {
 		return types.NewVector(uint64(2*d.lanes), types.I32)
 	}
 	return d.vecType()
@@ -690,6 +695,31 @@ func (kb *kernelBuilder) dot(d *intDot, acc, u, s value.Value) value.Value {
 		}
 		both := fb.cur.NewShuffleVector(lo, hi, constant.NewVector(types.NewVector(16, types.I32), idx...))
 		return fb.cur.NewAdd(acc, both)
+	case dotSSE2:
+		// pmaddwd on the low and high 8 bytes: pair sums of groups 0-1 and 2-3, kept apart
+		bt := types.NewVector(16, types.I8)
+		ht := types.NewVector(8, types.I16)
+		ub, sb := fb.cur.NewBitCast(u, bt), fb.cur.NewBitCast(s, bt)
+		half := func(b value.Value, from int64, signed bool) value.Value {
+			idx := make([]constant.Constant, 8)
+			for l := range idx {
+				idx[l] = i32c(from + int64(l))
+			}
+			h := fb.cur.NewShuffleVector(b, constant.NewUndef(bt), constant.NewVector(types.NewVector(8, types.I32), idx...))
+			if signed {
+				return fb.cur.NewSExt(h, ht)
+			}
+			return fb.cur.NewZExt(h, ht)
+		}
+		pmadd := fb.mc.intrinsic("llvm.x86.sse2.pmadd.wd", vt, ht, ht)
+		lo := fb.cur.NewCall(pmadd, half(ub, 0, false), half(sb, 0, true))
+		hi := fb.cur.NewCall(pmadd, half(ub, 8, false), half(sb, 8, true))
+		idx := make([]constant.Constant, 8)
+		for l := range idx {
+			idx[l] = i32c(int64(l))
+		}
+		both := fb.cur.NewShuffleVector(lo, hi, constant.NewVector(types.NewVector(8, types.I32), idx...))
+		return fb.cur.NewAdd(acc, both)
 	}
 	// portable: widen the bytes to i32, multiply, add the four products of each lane
 	n := uint64(4 * d.lanes)
@@ -710,6 +740,18 @@ func (kb *kernelBuilder) dot(d *intDot, acc, u, s value.Value) value.Value {
 
 // finish returns an accumulator in lane order (dotAVX2 accumulates its lanes permuted).
 func (kb *kernelBuilder) finish(d *intDot, acc value.Value) value.Value {
+	if d.kind == dotSSE2 {
+		// the pair sums of group g are lanes 2g and 2g+1 (SSE2 has no phaddd)
+		fb := kb.fb
+		part := func(from int64) value.Value {
+			idx := make([]constant.Constant, 4)
+			for l := range idx {
+				idx[l] = i32c(from + 2*int64(l))
+			}
+			return fb.cur.NewShuffleVector(acc, constant.NewUndef(d.accType()), constant.NewVector(types.NewVector(4, types.I32), idx...))
+		}
+		return fb.cur.NewAdd(part(0), part(1))
+	}
 	if d.kind != dotAVX2 {
 		return acc
 	}

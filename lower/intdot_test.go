@@ -164,7 +164,7 @@ func TestIntDotKernels(t *testing.T) {
 		m    e2e.Machine
 		kind string
 	}
-	machines := []machine{{e2e.Host(), "generic"}}
+	machines := []machine{{e2e.Host(), "sse2-pmaddwd"}, {e2e.Machine{Target: "x86-64", VectorBytes: 32}, "generic"}}
 	if strings.Contains(host, "avx512_vnni") && strings.Contains(host, "avx512vl") {
 		machines = append(machines,
 			machine{e2e.Machine{Target: "x86-64", CPU: "x86-64-v4", Attrs: "+avx512vnni"}, "vnni512"},
