@@ -104,3 +104,29 @@ func TestTriluRuntimeKApprox(t *testing.T) {
 	em := op.ElementMap(g.Params, 0)
 	require.True(t, em.IsEqual(volume.MustParseMap("{ [i, j] -> [i, j] : 0 <= i < 3 and 0 <= j < 4 }")), "%s", em)
 }
+
+// TestWhereConstantMaskExact: a where whose condition is a constant mask with a known
+// structure reads x only where the mask holds and y only where it does not; the element maps
+// are exactly those, and the evaluator gives the same values as with a run-time mask.
+func TestWhereConstantMaskExact(t *testing.T) {
+	const causal = `graph @g(%x: f32[], %y: f32[4, 4]) {
+  %m = constant dense<[0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0]> : i1[4, 4]
+  %w = where(%m, %x, %y) : f32[4, 4]
+  return %w
+}`
+	g, err := ir.Parse(causal)
+	require.NoError(t, err)
+	op := g.Ops[0]
+	em := op.ElementMap(g.Params, 2)
+	require.True(t, em.IsEqual(volume.MustParseMap("{ [i, j] -> [i, j] : 0 <= j <= i < 4 }")), "%s", em)
+	em = op.ElementMap(g.Params, 1)
+	require.True(t, em.IsEqual(volume.MustParseMap("{ [i, j] -> [] : 0 <= i < j < 4 }")), "%s", em)
+	// a mask without structure keeps the plain select
+	g2, err := ir.Parse(`graph @g(%x: f32[], %y: f32[3, 3]) {
+  %m = constant dense<[1, 0, 1, 0, 1, 0, 1, 0, 0]> : i1[3, 3]
+  %w = where(%m, %x, %y) : f32[3, 3]
+  return %w
+}`)
+	require.NoError(t, err)
+	require.Equal(t, "select(in0, in1, in2)", g2.Ops[0].Body.String())
+}

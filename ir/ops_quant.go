@@ -22,10 +22,12 @@ func init() {
 		&OpDef{
 			Name: "quantize_linear",
 			Summary: "y = saturate(round(x / scale) + zero_point) in the zero point's integer type; round half to even; " +
+				"float8 zero points: y = cast(x / scale + zero_point), saturated unless saturate = 0; " +
 				"scale and zero point per tensor, per axis or per block",
 			Example:     "%q = quantize_linear(%x, %s, %z) {axis = 1} : u8[2, 3]",
 			MinOperands: 3, MaxOperands: 3,
-			Attrs: axisAttrs,
+			Attrs: append(append([]AttrDef(nil), axisAttrs...),
+				AttrDef{Name: "saturate", Kind: AttrInt, Default: dflt(IntAttr(1)), Doc: "float8 results: 1 clamps to the largest finite value"}),
 			Build: buildQuantize,
 		},
 		&OpDef{
@@ -188,8 +190,23 @@ func buildQuantize(b *Builder) error {
 	if !x.Elem.IsFloat() && x.Elem != I32 || !s.Elem.IsFloat() {
 		return b.Errorf("x must be float or i32 and the scale float, got %s and %s", x.Elem, s.Elem)
 	}
+	if isFloat8(z.Elem) {
+		// float8: no rounding to an integer; the cast rounds to the format
+		shape, err := elementwiseParams(b)
+		if err != nil {
+			return err
+		}
+		v := Bin(SAdd, Bin(SDiv, Cast(Read(0, x.Elem), F32), Cast(Read(1, s.Elem), F32)), Cast(Read(2, z.Elem), F32))
+		if f, _ := MiniFloatOf(z.Elem); b.Op.Attrs.Int("saturate", 1) != 0 {
+			b.Op.Body = castSaturate(v, z.Elem, f)
+		} else {
+			b.Op.Body = Cast(v, z.Elem)
+		}
+		b.Result = TensorType{Elem: z.Elem, Shape: shape}
+		return nil
+	}
 	if _, _, ok := QuantRange(z.Elem); !ok || z.Elem == I32 {
-		return b.Errorf("zero point type %s is not a quantized type (u8, i8, u16, i16)", z.Elem)
+		return b.Errorf("zero point type %s is not a quantized type (u8, i8, u16, i16, float8)", z.Elem)
 	}
 	shape, err := elementwiseParams(b)
 	if err != nil {
@@ -209,6 +226,17 @@ func buildQuantize(b *Builder) error {
 // f16 scales).
 func buildDequantize(b *Builder) error {
 	x, s, z := b.In(0), b.In(1), b.In(2)
+	if isFloat8(x.Elem) && z.Elem == x.Elem && s.Elem.IsFloat() {
+		// float8: (x - zp) · scale in f32
+		shape, err := elementwiseParams(b)
+		if err != nil {
+			return err
+		}
+		d := Bin(SSub, Cast(Read(0, x.Elem), F32), Cast(Read(2, z.Elem), F32))
+		b.Op.Body = Cast(Bin(SMul, d, Cast(Read(1, s.Elem), F32)), s.Elem)
+		b.Result = TensorType{Elem: s.Elem, Shape: shape}
+		return nil
+	}
 	if _, _, ok := QuantRange(x.Elem); !ok || z.Elem != x.Elem || !s.Elem.IsFloat() {
 		return b.Errorf("x and the zero point must have one integer type and the scale a float type, got %s, %s and %s", x.Elem, z.Elem, s.Elem)
 	}
@@ -362,3 +390,6 @@ func staticCount(t TensorType) (int64, bool) {
 	}
 	return NumElements(s), true
 }
+
+// isFloat8 reports whether t is one of the float8 formats.
+func isFloat8(t DType) bool { return t.IsMiniFloat() && t != BF16 }

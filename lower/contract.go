@@ -104,6 +104,9 @@ type contraction struct {
 	pstride   []int64
 	rlos      []int64
 	packElems int64 // reduction slots of a panel
+	// rowDependent: the tiles' reduction set depends on their first row (no epilogue: a
+	// tile's reduction may end before the last chunk)
+	rowDependent bool
 }
 
 // reductionPart is a part of the reduction set with the body that holds on it.
@@ -155,14 +158,25 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		}
 	}
 	j := nOut - 1
-	// reads: one piece, unit-stride or invariant along j; guarded pieces are split off or
-	// peeled below
+	// reads: one piece, unit-stride or invariant along j, or invariant along aligned blocks
+	// of j (the input of a grouped convolution, read at floor(m/Mg)): the vectors are then no
+	// wider than the blocks; guarded pieces are split off or peeled below
+	vl := vecBytes / elem.Size()
 	for k, acc := range op.Access {
 		if !op.Body.Reads(k) {
 			continue
 		}
-		if hasDynRead(op.Body, k) || len(acc.Pieces) != 1 || accessStride(acc.Pieces[0].Index, j) == strideOther {
-			return nil, "a read has pieces or is not unit-stride along j"
+		if hasDynRead(op.Body, k) || len(acc.Pieces) != 1 {
+			return nil, "a read has pieces"
+		}
+		if accessStride(acc.Pieces[0].Index, j) == strideOther {
+			b := blockDen(acc.Pieces[0].Index, j)
+			if b == 0 {
+				return nil, "a read is not unit-stride along j"
+			}
+			for b%int64(vl) != 0 {
+				vl /= 2
+			}
 		}
 	}
 	ok := true
@@ -188,7 +202,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			i, best = d, s
 		}
 	}
-	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vecBytes / elem.Size(), mr: 6, nv: 2}
+	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vl, mr: 6, nv: 2}
 	if vecBytes >= 64 {
 		// AVX-512: 24 accumulators, 3 vector operands and a broadcast of 32 registers
 		// (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
@@ -213,6 +227,35 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		return nil, why
 	}
 	return c, ""
+}
+
+// blockDen returns, when index reads the same element for every value of dim d in aligned
+// blocks (d appears only as floor(d/den), with no other term in the numerator), the gcd of
+// those den, else 0.
+func blockDen(index []volume.Aff, d int) int64 {
+	var g int64
+	for _, a := range index {
+		if coefOf(a, d) != 0 {
+			return 0
+		}
+		for _, f := range a.Floors {
+			if coefOf(f.Num, d) == 0 && !floorsUse(f.Num, d) {
+				continue
+			}
+			if !isDim(f.Num, d) {
+				return 0
+			}
+			g = gcd(g, f.Den)
+		}
+	}
+	return g
+}
+
+// blockUniform reports whether index reads one element for lanes consecutive values of dim d
+// starting at a multiple of lanes (see blockDen).
+func blockUniform(index []volume.Aff, d, lanes int) bool {
+	b := blockDen(index, d)
+	return b > 0 && b%int64(lanes) == 0
 }
 
 // isDim reports whether a is exactly iteration dim d.
@@ -261,12 +304,26 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return volume.MultiAff{InName: name, InDims: make([]string, n), OutName: outName, Exprs: ex}.Map()
 	}
 	prod := pset.Preimage(proj(0, c.nOut, pset.TupleName())).Intersect(rset.Preimage(proj(c.nOut, c.nR, rset.TupleName())))
-	if !prod.IsSubset(dom) {
-		return "the reduction depends on the result index", nil
-	}
 	plo, phi, err := constBounds(pset)
 	if err != nil {
 		return "", err
+	}
+	var rowSet *volume.Set // the reduction set of a tile, parametric in its first row
+	if !prod.IsSubset(dom) {
+		if len(edge) > 0 {
+			return "the reduction depends on the result index", nil
+		}
+		inner, border, rs, why := c.splitRowDependent(op, plo[c.i])
+		if why != "" {
+			return "the reduction depends on the result index: " + why, nil
+		}
+		c.op, c.border, rowSet = inner, border, &rs
+		c.rowDependent = true
+		op, dom = inner, inner.Domain
+		// the tiles keep the whole box's grid (the inner part's projection may print its
+		// bounds through floors, which constBounds does not read)
+		pset = dom.ProjectOut(c.nOut, c.nR).Intersect(boxSet(nil, pset.TupleName(), plo, phi)).Coalesce()
+		rset = dom.ProjectOut(0, c.nOut)
 	}
 	rlo, rhi, err := constBounds(rset)
 	if err != nil {
@@ -280,6 +337,13 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return "the bounding box leaves the constructor's domain", nil
 	}
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
+	if c.jlo%int64(c.vl) != 0 {
+		for k, acc := range op.Access {
+			if op.Body.Reads(k) && blockDen(acc.Pieces[0].Index, c.j) > 0 {
+				return "block reads with tiles not aligned to the blocks", nil
+			}
+		}
+	}
 	c.rlo, c.rhi = rlo[0], rhi[0]
 	if why, err := c.planReads(op, lo, hi); why != "" || err != nil {
 		return why, err
@@ -298,10 +362,18 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		w := volume.SetFromConstraints([]string{tileParamKC}, rset.TupleName(), make([]string, c.nR), cons)
 		win = &w
 	}
-	if why, err := c.planReduction(op, rset, win); why != "" || err != nil {
+	red := rset
+	if rowSet != nil {
+		red = *rowSet
+	}
+	if why, err := c.planReduction(op, red, win); why != "" || err != nil {
 		return why, err
 	}
-	c.planPacks(op, rlo, rhi, phi[c.i]-plo[c.i]+1)
+	if rowSet == nil {
+		// a packed panel holds the reduction points of the first tile of its column, which
+		// for a row-dependent reduction are not every tile's
+		c.planPacks(op, rlo, rhi, phi[c.i]-plo[c.i]+1)
+	}
 	pbox := boxSet(nil, pset.TupleName(), plo, phi)
 	dense := pbox.IsSubset(pset)
 	rows, cols := phi[c.i]-plo[c.i]+1, phi[c.j]-plo[c.j]+1
@@ -410,6 +482,102 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// splitRowDependent handles a reduction over one dim k whose range depends on the tile row i:
+// an interval [lo, hi(i)] with lo independent of the result index and hi nondecreasing in i
+// and independent of the other result dims (P·V of causal attention after known-values:
+// k <= i). A tile of rows i0..i0+mr-1 then shares the prefix k <= hi(i0): inner is op on
+// those points (the tiles run them, with a reduction set parametric in the tile's first row,
+// returned as rows), border the rest of each row (the ragged triangle near the diagonal),
+// which comes later in k and so keeps every result's order of accumulation when the per-point
+// nest runs it after the tiles.
+func (c *contraction) splitRowDependent(op *ir.Op, ilo int64) (inner, border *ir.Op, rows volume.Set, why string) {
+	if c.nR != 1 {
+		return nil, nil, rows, "several reduction dims"
+	}
+	dom := op.Domain
+	n := op.NDim()
+	k := n - 1
+	bs, err := dom.DimBounds(k)
+	if err != nil || len(bs) != 1 || len(bs[0].Other) > 0 || len(bs[0].Lower) == 0 || len(bs[0].Upper) == 0 {
+		return nil, nil, rows, "the range of the reduction dim is not one interval"
+	}
+	b := bs[0]
+	for _, a := range b.Lower {
+		for d := 0; d < n-1; d++ {
+			if coefOf(a, d) != 0 || floorsUse(a, d) {
+				return nil, nil, rows, "its lower bound depends on the result index"
+			}
+		}
+	}
+	for _, a := range b.Upper {
+		for d := 0; d < n-1; d++ {
+			if d != c.i && (coefOf(a, d) != 0 || floorsUse(a, d)) || d == c.i && (coefOf(a, d) < 0 || floorsUse(a, d)) {
+				return nil, nil, rows, "its upper bound is not nondecreasing in the row dim alone"
+			}
+		}
+	}
+	// i0 = ilo + mr·floor((i - ilo)/mr): the first row of i's tile
+	mr := int64(c.mr)
+	i0 := volume.AffDim(c.i).AddConst(-ilo).FloorDiv(mr).Mul(mr).AddConst(ilo)
+	at := make([]volume.Aff, n)
+	for d := range at {
+		at[d] = volume.AffDim(d)
+	}
+	at[c.i] = i0
+	var cons []volume.Constraint
+	for _, a := range b.Upper {
+		cons = append(cons, volume.GE(a.SubstDims(at), volume.AffDim(k)))
+	}
+	prefix := volume.SetFromConstraints(dom.Params(), dom.TupleName(), dom.DimNames(), cons)
+	in := dom.Intersect(prefix).Coalesce()
+	rest := dom.Subtract(prefix).Coalesce()
+	if in.IsEmpty() {
+		return nil, nil, rows, "no tile shares a reduction prefix"
+	}
+	// the reduction set of the tile whose first row is graphc_ti0
+	at[c.i] = volume.AffParam(tileParamI0)
+	rcons := []volume.Constraint{}
+	for _, a := range b.Lower {
+		rcons = append(rcons, volume.GE(volume.AffDim(0), shiftToReduction(a, n)))
+	}
+	for _, a := range b.Upper {
+		rcons = append(rcons, volume.GE(shiftToReduction(a.SubstDims(at), n), volume.AffDim(0)))
+	}
+	for _, g := range b.Guard {
+		for d := 0; d < n-1; d++ {
+			if coefOf(g.Aff, d) != 0 || floorsUse(g.Aff, d) {
+				goto guardsDone // guards on the result dims hold for every live tile point
+			}
+		}
+		rcons = append(rcons, volume.Constraint{Aff: shiftToReduction(g.Aff, n), Eq: g.Eq})
+	guardsDone:
+	}
+	rows = volume.SetFromConstraints(append(dom.Params(), tileParamI0), "", make([]string, 1), rcons)
+	inner = withDomain(op, in)
+	if !rest.IsEmpty() {
+		border = withDomain(op, rest)
+	}
+	return inner, border, rows, ""
+}
+
+// shiftToReduction rewrites an expression of the iteration point that involves no result dim
+// as one of the reduction point (dim n-1 becomes dim 0).
+func shiftToReduction(a volume.Aff, n int) volume.Aff {
+	sub := make([]volume.Aff, n)
+	for d := range sub {
+		sub[d] = volume.AffConst(0)
+	}
+	sub[n-1] = volume.AffDim(0)
+	return a.SubstDims(sub)
+}
+
+// withDomain returns a copy of op restricted to dom.
+func withDomain(op *ir.Op, dom volume.Set) *ir.Op {
+	c := *op
+	c.Domain = dom
+	return &c
 }
 
 // planPacks chooses the reads copied into contiguous panels (see contraction.packs): each is

@@ -191,11 +191,25 @@ type intDot struct {
 	// dot products)
 	depthwise bool
 	dwW       []int64
+	// nhwc: a channels-last convolution (X[n, h, w, c], W[c, kh, kw, m], Y[n, oh, ow, m]): lanes
+	// over output channels, the 4 channel bytes of a pixel broadcast, read in place (no copy);
+	// xzBytes are what padding positions read (the zero point; 0 past the channels)
+	nhwc    bool
+	xzBytes []byte
+	// xNCHW: the input of a channels-last convolution is still NCHW (a graph input): the four
+	// channel bytes of a group are an image plane apart and are loaded one by one
+	xNCHW bool
 }
 
 func (d *intDot) String() string {
 	form := "gemm"
 	switch {
+	case d.nhwc && d.depthwise:
+		form = "depthwise-nhwc"
+	case d.nhwc && d.xNCHW:
+		form = "conv-nhwc-from-nchw"
+	case d.nhwc:
+		form = "conv-nhwc"
 	case d.conv && d.depthwise:
 		form = "depthwise"
 	case d.conv && d.chanLanes:
@@ -277,6 +291,10 @@ func planIntDot(op *ir.Op, mc *moduleCtx, graphParams []string) (*intDot, string
 		switch {
 		case n == nOut+1 && p.guard < 0:
 			why = d.planGEMM(op, lo, hi)
+		case nOut == 4 && n == 7 && len(op.Access[p.x].Pieces[0].Index) == 4 && dependsOnly(op, p.w, 3, 4, 5, 6):
+			// channels-last (the channels-last pass): Y[n, oh, ow, m], X[n, h, w, c] (or a
+			// graph input's X[n, c, h, w])
+			why = d.planConvNHWC(op, lo, hi)
 		case nOut == 4 && n == 7:
 			why = d.planConv(op, lo, hi)
 		default:
@@ -858,6 +876,12 @@ func (kb *kernelBuilder) storeLanes(d *intDot, v value.Value, off value.Value, n
 
 // emitIntDot emits the kernel body of plan d.
 func (kb *kernelBuilder) emitIntDot(d *intDot) error {
+	if d.nhwc && d.depthwise {
+		return kb.emitDepthwiseNHWC(d)
+	}
+	if d.nhwc {
+		return kb.emitConvNHWC(d)
+	}
 	if d.conv {
 		return kb.emitIntConv(d)
 	}
@@ -1510,5 +1534,526 @@ func (kb *kernelBuilder) emitIntDepthwise(d *intDot) error {
 			}
 			return nil
 		})
+	})
+}
+
+// planConvNHWC plans a channels-last convolution: Y[n, oh, ow, m] = Σ_{c, kh, kw}
+// X[n, s0·oh + d0·kh - p0, s1·ow + d1·kw - p1, c]·W[c, kh, kw, m] (+ B[m]), the reads of X
+// guarded by the image bounds only. One group (depthwise convolutions keep the per-point nest
+// in this layout).
+func (d *intDot) planConvNHWC(op *ir.Op, lo, hi []int64) string {
+	p := d.p
+	if op.Operands[p.xz].Data == nil {
+		return "a zero point computed at run time"
+	}
+	xi := op.Access[p.x].Pieces[0].Index
+	xt := op.Operands[p.x].Type
+	shape, ok := xt.StaticShape()
+	if !ok || !isDim(xi[0], 0) {
+		return "not a channels-last convolution"
+	}
+	// the input's channel and spatial axes: NHWC, or NCHW for a graph input
+	cAx, hAx := 3, 1
+	dw := false
+	switch {
+	case isDim(xi[3], 4):
+	case isDim(xi[1], 4):
+		cAx, hAx = 1, 2
+		d.xNCHW = true
+	case len(xi[3].Floors) == 0 && len(xi[3].Params) == 0 && xi[3].Const == 0 && coefOf(xi[3], 3) == 1 && coefOf(xi[3], 4) == 1 &&
+		accessStride(xi[:3], 3) == strideInvariant:
+		dw = true // depthwise: channel m reads input channel m (+ c, of extent 1)
+	default:
+		return "not a channels-last convolution of one group"
+	}
+	for sd := 0; sd < 2; sd++ {
+		a := xi[hAx+sd]
+		if len(a.Floors) > 0 || len(a.Params) > 0 {
+			return "quasi-affine input index"
+		}
+		for dim := 0; dim < 7; dim++ {
+			if c := coefOf(a, dim); c != 0 && dim != 1+sd && dim != 5+sd {
+				return "the input index mixes dims"
+			}
+		}
+		d.s[sd], d.d[sd], d.pb[sd] = coefOf(a, 1+sd), coefOf(a, 5+sd), -a.Const
+		if d.s[sd] <= 0 || d.d[sd] <= 0 || d.pb[sd] < 0 {
+			return "unsupported stride, dilation or padding"
+		}
+	}
+	for _, g := range op.Access[p.x].Pieces[0].Guard {
+		okG := !g.Eq
+		if okG {
+			okG = false
+			for sd := 0; sd < 2; sd++ {
+				pos := xi[hAx+sd]
+				if g.Aff.Equal(pos) || g.Aff.Equal(pos.Neg().AddConst(shape[hAx+sd]-1)) {
+					okG = true
+				}
+			}
+		}
+		if !okG {
+			return "a guard other than the image bounds"
+		}
+	}
+	if !dependsOnly(op, p.w, 3, 4, 5, 6) || !dependsOnly(op, p.wz, 3) || !dependsOnly(op, p.xz) || p.bias >= 0 && !dependsOnly(op, p.bias, 3) {
+		return "the weights depend on more than the channel and the reduction"
+	}
+	if dw {
+		return d.planDepthwiseNHWC(op, lo, hi, shape)
+	}
+	if accessStride(xi, 3) != strideInvariant {
+		return "the input depends on the output channel"
+	}
+	flo, fhi, err := constBounds(op.Full)
+	if err != nil {
+		return err.Error()
+	}
+	d.conv, d.nhwc = true, true
+	d.xSigned = xt.Elem == ir.I8
+	wUnsigned := op.Operands[p.w].Type.Elem == ir.U8
+	d.H, d.W, d.C = shape[hAx], shape[hAx+1], fhi[4]+1
+	d.KH, d.KW = fhi[5]+1, fhi[6]+1
+	if flo[4] != 0 || d.C != shape[cAx] {
+		return "the reduction does not cover the channels"
+	}
+	os := op.Result.Type.Shape
+	for sd := 0; sd < 2; sd++ {
+		e, ok := os[1+sd].IsConst()
+		if !ok || lo[1+sd] != 0 || hi[1+sd] != e-1 {
+			return "the spatial result is restricted"
+		}
+	}
+	d.OH, d.OW = hi[1]+1, hi[2]+1
+	d.C4 = (d.C + 3) / 4
+	d.R = d.C * d.KH * d.KW
+	d.R4 = d.C4 * d.KH * d.KW
+	d.chans = hi[3] - lo[3] + 1
+	L := int64(d.lanes)
+	d.mr, d.nv = 6, 4
+	switch d.kind {
+	case dotVNNI256:
+		d.mr, d.nv = 6, 2
+	case dotAVX2, dotSSE2:
+		d.mr, d.nv = 4, 1
+	case dotHVX:
+		d.mr, d.nv = 4, 4
+	case dotGeneric:
+		d.mr, d.nv = 4, 2
+	}
+	d.nv = int(min(int64(d.nv), (d.chans+L-1)/L))
+	nr := int64(d.nv) * L
+	x := make([]int64, 7)
+	copy(x, lo)
+	rawXZ := constData(op, p.xz, x)
+	xz := rawXZ
+	if d.xSigned {
+		xz += 128
+	}
+	// what padding positions read: the raw zero point for real channels; past them bytes that
+	// become 0 in the u8 domain
+	d.xzBytes = make([]byte, d.C4*4)
+	for c := range d.xzBytes {
+		switch {
+		case int64(c) < d.C:
+			d.xzBytes[c] = byte(rawXZ)
+		case d.xSigned:
+			d.xzBytes[c] = 0x80
+		}
+	}
+	wsum := make([]int64, d.chans)
+	wz := make([]int64, d.chans)
+	var bias []int64
+	if p.bias >= 0 {
+		bias = make([]int64, d.chans)
+	}
+	tiles := (d.chans + nr - 1) / nr
+	d.wPacked = make([]byte, tiles*d.R4*nr*4)
+	for m := int64(0); m < d.chans; m++ {
+		x[3] = lo[3] + m
+		x[4], x[5], x[6] = 0, 0, 0
+		wz[m] = constData(op, p.wz, x)
+		if wUnsigned {
+			wz[m] -= 128
+		}
+		if bias != nil {
+			bias[m] = constData(op, p.bias, x)
+		}
+		for c := int64(0); c < d.C; c++ {
+			for kh := int64(0); kh < d.KH; kh++ {
+				for kw := int64(0); kw < d.KW; kw++ {
+					x[4], x[5], x[6] = c, kh, kw
+					w := constData(op, p.w, x)
+					if wUnsigned {
+						w -= 128
+					}
+					wsum[m] += w
+					// [channel tile][kh][kw][C4][nr][4]
+					d.wPacked[(((((m/nr)*d.KH+kh)*d.KW+kw)*d.C4+c/4)*nr+m%nr)*4+c%4] = byte(int8(w))
+				}
+			}
+		}
+	}
+	d.channelConsts(op, xz, wsum, wz, bias)
+	return ""
+}
+
+// emitConvNHWC emits the channels-last convolution planned by planConvNHWC: per image, tiles of
+// mr output pixels (row-major) by nv vectors of output channels; per pixel and tap the 4-byte
+// channel groups are read in place where the tap lies inside the image, else from the zero
+// point bytes.
+func (kb *kernelBuilder) emitConvNHWC(d *intDot) error {
+	fb := kb.fb
+	p := d.p
+	vt := d.vecType()
+	zero := constant.NewZeroInitializer(d.accType())
+	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
+	L := int64(d.lanes)
+	nr := int64(d.nv) * L
+	tiles := (d.chans + nr - 1) / nr
+	pad := int(tiles*nr - d.chans)
+	wp := kb.byteGlobal("wpack", d.wPacked)
+	corr := kb.i32Global("corr", d.corr, pad)
+	var wzp value.Value
+	if d.sumX {
+		wzp = kb.i32Global("wz", d.wzs, pad)
+	}
+	xzp := kb.byteGlobal("xz", d.xzBytes)
+	xw := kb.ops[p.x]
+	var chanStride value.Value
+	if d.xNCHW {
+		chanStride = xw.strides[1]
+	}
+	full4, rem := d.C/4, d.C%4
+	P := d.OH * d.OW
+	return kb.outerLoops(d, 1, func(outer []value.Value) error {
+		n := outer[0]
+		tile := func(p0, mt value.Value, npix, nvec, lastLanes int) {
+			oh := make([]value.Value, npix)
+			ow := make([]value.Value, npix)
+			for r := range oh {
+				pix := fb.add(p0, i64(int64(r)))
+				oh[r] = fb.cur.NewSDiv(pix, i64(d.OW))
+				ow[r] = fb.cur.NewSRem(pix, i64(d.OW))
+			}
+			accs := make([]value.Value, npix*nvec)
+			for k := range accs {
+				accs[k] = zero
+			}
+			if d.sumX {
+				for r := 0; r < npix; r++ {
+					accs = append(accs, zero)
+				}
+			}
+			panel := kb.gep8(wp, fb.mul(mt, i64(d.KH*d.KW*d.C4*nr*4)))
+			for kh := int64(0); kh < d.KH; kh++ {
+				for kw := int64(0); kw < d.KW; kw++ {
+					wtap := kb.gep8(panel, i64((kh*d.KW+kw)*d.C4*nr*4))
+					src := make([]value.Value, npix)
+					al := make([]int64, npix)
+					stride := make([]value.Value, npix)
+					for r := range src {
+						ih := fb.add(fb.mul(oh[r], i64(d.s[0])), i64(kh*d.d[0]-d.pb[0]))
+						iw := fb.add(fb.mul(ow[r], i64(d.s[1])), i64(kw*d.d[1]-d.pb[1]))
+						in := fb.and1(fb.and1(fb.cur.NewICmp(enum.IPredSGE, ih, i64(0)), fb.cur.NewICmp(enum.IPredSLT, ih, i64(d.H))),
+							fb.and1(fb.cur.NewICmp(enum.IPredSGE, iw, i64(0)), fb.cur.NewICmp(enum.IPredSLT, iw, i64(d.W))))
+						// clamp the indices so that the address computed for a tap outside the
+						// image stays inside the buffer (the select below does not read it)
+						ihc := fb.smin(fb.smax(ih, i64(0)), i64(d.H-1))
+						iwc := fb.smin(fb.smax(iw, i64(0)), i64(d.W-1))
+						idx := []value.Value{n, ihc, iwc, i64(0)}
+						if d.xNCHW {
+							idx = []value.Value{n, i64(0), ihc, iwc}
+							// an image plane between channels in X, one byte in the zero point bytes
+							stride[r] = fb.cur.NewSelect(in, chanStride, i64(1))
+						}
+						off := fb.offset(xw, idx)
+						at := fb.cur.NewBitCast(fb.elemPtr(xw, off), types.I8Ptr)
+						src[r] = fb.cur.NewSelect(in, at, xzp)
+						al[r] = fb.vectorAlign(xw, off, 1, 4)
+					}
+					// byteWord assembles the channel bytes c0 .. c0+cnt-1 of pixel r (0 above)
+					byteWord := func(r int, c0 value.Value, cnt int64) value.Value {
+						var w value.Value = constant.NewInt(types.I32, 0)
+						if d.xSigned && cnt < 4 {
+							// broadcast flips every byte: the missing ones start at 0x80
+							w = constant.NewInt(types.I32, int64(int32(uint32(0x80808080)>>(8*cnt)<<(8*cnt))))
+						}
+						for q := int64(0); q < cnt; q++ {
+							at := fb.add(c0, i64(q))
+							if d.xNCHW {
+								at = fb.mul(at, stride[r])
+							}
+							b := fb.cur.NewLoad(types.I8, kb.gep8(src[r], at))
+							w = fb.cur.NewOr(w, fb.cur.NewShl(fb.cur.NewZExt(b, types.I32), constant.NewInt(types.I32, 8*q)))
+						}
+						return w
+					}
+					step := func(c4 value.Value, accs []value.Value, word func(r int) value.Value) []value.Value {
+						out := make([]value.Value, len(accs))
+						wv := make([]value.Value, nvec)
+						for v := range wv {
+							wv[v] = kb.loadVec(d, kb.gep8(wtap, fb.add(fb.mul(c4, i64(nr*4)), i64(int64(v)*L*4))), 4*L)
+						}
+						for r := 0; r < npix; r++ {
+							w := word(r)
+							if d.xSigned {
+								w = fb.cur.NewXor(w, constant.NewInt(types.I32, int64(int32(-0x7f7f7f80))))
+							}
+							xb := kb.splat32(d, w)
+							for v := 0; v < nvec; v++ {
+								out[r*nvec+v] = kb.dot(d, accs[r*nvec+v], xb, wv[v])
+							}
+							if d.sumX {
+								out[npix*nvec+r] = kb.dot(d, accs[npix*nvec+r], xb, ones)
+							}
+						}
+						return out
+					}
+					accs = kb.tileLoop(full4, "c4", accs, func(c4 value.Value, accs []value.Value) []value.Value {
+						return step(c4, accs, func(r int) value.Value {
+							if d.xNCHW {
+								return byteWord(r, fb.mul(c4, i64(4)), 4)
+							}
+							// the xz bytes are 4-byte aligned; X words when al says so
+							return kb.load32(kb.gep8(src[r], fb.mul(c4, i64(4))), min(al[r], 4))
+						})
+					})
+					if rem > 0 {
+						accs = step(i64(full4), accs, func(r int) value.Value {
+							return byteWord(r, i64(4*full4), rem)
+						})
+					}
+				}
+			}
+			m0 := fb.mul(mt, i64(nr))
+			for v := 0; v < nvec; v++ {
+				ch := fb.add(m0, i64(int64(v)*L))
+				cl := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, corr, ch), types.NewPointer(vt)))
+				cl.Align = 4
+				var wzv value.Value
+				if d.sumX {
+					l := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, wzp, ch), types.NewPointer(vt)))
+					l.Align = 4
+					wzv = l
+				}
+				cnt := d.lanes
+				if v == nvec-1 {
+					cnt = lastLanes
+				}
+				for r := 0; r < npix; r++ {
+					var val value.Value = fb.cur.NewAdd(kb.finish(d, accs[r*nvec+v]), cl)
+					if d.sumX {
+						val = fb.cur.NewSub(val, fb.cur.NewMul(wzv, kb.finish(d, accs[npix*nvec+r])))
+					}
+					off := fb.offset(kb.res, []value.Value{n, oh[r], ow[r], fb.add(ch, i64(d.lo[3]))})
+					kb.storeLanes(d, val, off, cnt)
+				}
+			}
+		}
+		fullM, tailM := d.chans/nr, d.chans%nr
+		fullP, tailP := P/int64(d.mr), P%int64(d.mr)
+		chans := func(p0 value.Value, npix int) error {
+			if err := fb.loop(i64(0), i64(fullM-1), 1, "mt", func(mt value.Value) error {
+				tile(p0, mt, npix, d.nv, d.lanes)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if tailM > 0 {
+				nvec := int((tailM + L - 1) / L)
+				tile(p0, i64(fullM), npix, nvec, int(tailM-int64(nvec-1)*L))
+			}
+			return nil
+		}
+		if err := fb.loop(i64(0), i64(fullP-1), 1, "pt", func(pt value.Value) error {
+			return chans(fb.mul(pt, i64(int64(d.mr))), d.mr)
+		}); err != nil {
+			return err
+		}
+		if tailP > 0 {
+			return chans(i64(fullP*int64(d.mr)), int(tailP))
+		}
+		return nil
+	})
+}
+
+// planDepthwiseNHWC plans a channels-last depthwise convolution: Y[n, oh, ow, m] = Σ_{kh, kw}
+// X[n, s0·oh + d0·kh - p0, s1·ow + d1·kw - p1, m]·W[kh, kw, m] (+ B[m]): lanes over channels
+// (contiguous in X, W and Y), rows over output pixels, i32 products of the widened bytes. The
+// weights' zero point is subtracted at compile time, Σ (x - xz)·w' = Σ x·w' - xz·Σ w'.
+func (d *intDot) planDepthwiseNHWC(op *ir.Op, lo, hi []int64, shape []int64) string {
+	p := d.p
+	flo, fhi, err := constBounds(op.Full)
+	if err != nil {
+		return err.Error()
+	}
+	if flo[4] != 0 || fhi[4] != 0 {
+		return "more than one input channel per group"
+	}
+	os := op.Result.Type.Shape
+	for sd := 0; sd < 2; sd++ {
+		e, ok := os[1+sd].IsConst()
+		if !ok || lo[1+sd] != 0 || hi[1+sd] != e-1 {
+			return "the spatial result is restricted"
+		}
+	}
+	d.conv, d.nhwc, d.depthwise = true, true, true
+	d.H, d.W, d.C = shape[1], shape[2], shape[3]
+	d.KH, d.KW = fhi[5]+1, fhi[6]+1
+	d.OH, d.OW = hi[1]+1, hi[2]+1
+	d.chans = hi[3] - lo[3] + 1
+	if lo[3] < 0 || hi[3] >= d.C {
+		return "channels outside the input"
+	}
+	d.R = d.KH * d.KW
+	L := int64(d.lanes)
+	d.mr, d.nv = 4, 2
+	d.nv = int(min(int64(d.nv), (d.chans+L-1)/L))
+	nr := int64(d.nv) * L
+	mpad := (d.chans + nr - 1) / nr * nr
+	x := make([]int64, 7)
+	copy(x, lo)
+	xz := constData(op, p.xz, x)
+	d.xzBytes = make([]byte, mpad)
+	for i := range d.xzBytes {
+		d.xzBytes[i] = byte(xz)
+	}
+	d.dwW = make([]int64, d.R*mpad)
+	d.corr = make([]int64, mpad)
+	for m := int64(0); m < d.chans; m++ {
+		x[3] = lo[3] + m
+		x[4], x[5], x[6] = 0, 0, 0
+		wz := constData(op, p.wz, x)
+		sum := int64(0)
+		for t := int64(0); t < d.R; t++ {
+			x[5], x[6] = t/d.KW, t%d.KW
+			w := constData(op, p.w, x) - wz
+			d.dwW[t*mpad+m] = w
+			sum += w
+		}
+		d.corr[m] = -xz * sum
+		if p.bias >= 0 {
+			x[5], x[6] = 0, 0
+			d.corr[m] += constData(op, p.bias, x)
+		}
+	}
+	return ""
+}
+
+// emitDepthwiseNHWC emits the kernel planned by planDepthwiseNHWC: per image, tiles of mr output
+// pixels by nv vectors of channels; a tap outside the image reads the zero point bytes.
+func (kb *kernelBuilder) emitDepthwiseNHWC(d *intDot) error {
+	fb := kb.fb
+	op := kb.op
+	p := d.p
+	L := int64(d.lanes)
+	vt := d.vecType()
+	bt := types.NewVector(uint64(L), types.I8)
+	zero := constant.NewZeroInitializer(vt)
+	nr := int64(d.nv) * L
+	mpad := int64(len(d.xzBytes))
+	wtab := kb.i32Global("dw", d.dwW, 0)
+	corr := kb.i32Global("corr", d.corr, 0)
+	xzp := kb.byteGlobal("xz", d.xzBytes)
+	xw := kb.ops[p.x]
+	signed := op.Operands[p.x].Type.Elem == ir.I8
+	widen := func(v value.Value) value.Value {
+		if signed {
+			return fb.cur.NewSExt(v, vt)
+		}
+		return fb.cur.NewZExt(v, vt)
+	}
+	P := d.OH * d.OW
+	return kb.outerLoops(d, 1, func(outer []value.Value) error {
+		n := outer[0]
+		tile := func(p0, mt value.Value, npix, nvec, lastLanes int) {
+			m0 := fb.mul(mt, i64(nr))
+			oh := make([]value.Value, npix)
+			ow := make([]value.Value, npix)
+			for r := range oh {
+				pix := fb.add(p0, i64(int64(r)))
+				oh[r] = fb.cur.NewSDiv(pix, i64(d.OW))
+				ow[r] = fb.cur.NewSRem(pix, i64(d.OW))
+			}
+			accs := make([]value.Value, npix*nvec)
+			for k := range accs {
+				accs[k] = zero
+			}
+			for t := int64(0); t < d.R; t++ {
+				kh, kw := t/d.KW, t%d.KW
+				wv := make([]value.Value, nvec)
+				for v := range wv {
+					l := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, wtab, fb.add(i64(t*mpad), fb.add(m0, i64(int64(v)*L)))), types.NewPointer(vt)))
+					l.Align = 4
+					wv[v] = l
+				}
+				for r := 0; r < npix; r++ {
+					ih := fb.add(fb.mul(oh[r], i64(d.s[0])), i64(kh*d.d[0]-d.pb[0]))
+					iw := fb.add(fb.mul(ow[r], i64(d.s[1])), i64(kw*d.d[1]-d.pb[1]))
+					in := fb.and1(fb.and1(fb.cur.NewICmp(enum.IPredSGE, ih, i64(0)), fb.cur.NewICmp(enum.IPredSLT, ih, i64(d.H))),
+						fb.and1(fb.cur.NewICmp(enum.IPredSGE, iw, i64(0)), fb.cur.NewICmp(enum.IPredSLT, iw, i64(d.W))))
+					ihc := fb.smin(fb.smax(ih, i64(0)), i64(d.H-1))
+					iwc := fb.smin(fb.smax(iw, i64(0)), i64(d.W-1))
+					at := fb.cur.NewBitCast(fb.elemPtr(xw, fb.offset(xw, []value.Value{n, ihc, iwc, fb.add(m0, i64(d.lo[3]))})), types.I8Ptr)
+					src := fb.cur.NewSelect(in, at, kb.gep8(xzp, m0))
+					for v := 0; v < nvec; v++ {
+						var xv value.Value
+						if v == nvec-1 && lastLanes < d.lanes {
+							// the channels end inside this vector: bytes one by one (a whole
+							// vector could read past the tensor)
+							var b value.Value = constant.NewZeroInitializer(bt)
+							for l := 0; l < lastLanes; l++ {
+								e := fb.cur.NewLoad(types.I8, kb.gep8(src, i64(int64(v)*L+int64(l))))
+								b = fb.cur.NewInsertElement(b, e, i32c(int64(l)))
+							}
+							xv = b
+						} else {
+							ld := fb.cur.NewLoad(bt, fb.cur.NewBitCast(kb.gep8(src, i64(int64(v)*L)), types.NewPointer(bt)))
+							ld.Align = 1
+							xv = ld
+						}
+						accs[r*nvec+v] = fb.cur.NewAdd(accs[r*nvec+v], fb.cur.NewMul(widen(xv), wv[v]))
+					}
+				}
+			}
+			for v := 0; v < nvec; v++ {
+				ch := fb.add(m0, i64(int64(v)*L))
+				cl := fb.cur.NewLoad(vt, fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I32, corr, ch), types.NewPointer(vt)))
+				cl.Align = 4
+				cnt := d.lanes
+				if v == nvec-1 {
+					cnt = lastLanes
+				}
+				for r := 0; r < npix; r++ {
+					off := fb.offset(kb.res, []value.Value{n, oh[r], ow[r], fb.add(ch, i64(d.lo[3]))})
+					kb.storeLanes(d, fb.cur.NewAdd(accs[r*nvec+v], cl), off, cnt)
+				}
+			}
+		}
+		fullM, tailM := d.chans/nr, d.chans%nr
+		fullP, tailP := P/int64(d.mr), P%int64(d.mr)
+		chans := func(p0 value.Value, npix int) error {
+			if err := fb.loop(i64(0), i64(fullM-1), 1, "mt", func(mt value.Value) error {
+				tile(p0, mt, npix, d.nv, d.lanes)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if tailM > 0 {
+				nvec := int((tailM + L - 1) / L)
+				tile(p0, i64(fullM), npix, nvec, int(tailM-int64(nvec-1)*L))
+			}
+			return nil
+		}
+		if err := fb.loop(i64(0), i64(fullP-1), 1, "pt", func(pt value.Value) error {
+			return chans(fb.mul(pt, i64(int64(d.mr))), d.mr)
+		}); err != nil {
+			return err
+		}
+		if tailP > 0 {
+			return chans(i64(fullP*int64(d.mr)), int(tailP))
+		}
+		return nil
 	})
 }

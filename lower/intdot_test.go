@@ -264,3 +264,81 @@ func TestIntDotAfterDIE(t *testing.T) {
 		runCases(t, m, []string{"qlogits"}, []*e2e.Case{{Graph: g, Inputs: []*ir.Tensor{in}}})
 	}
 }
+
+// TestIntDotNHWC: the convolutions of intDotGraphs after the default pipeline, whose
+// channels-last pass stores them NHWC (weights output-channel last): the integer kernels read
+// the activations in place, lanes over output channels, on every family.
+func TestIntDotNHWC(t *testing.T) {
+	names, gs := intDotGraphs(t)
+	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(5, 7))
+	var cnames []string
+	var cases []*e2e.Case
+	for i, g := range gs {
+		if !strings.HasPrefix(names[i], "conv") && !strings.HasPrefix(names[i], "depthwise") {
+			continue
+		}
+		if i%2 == 0 {
+			// an elementwise producer makes the convolution's input an intermediate, which the
+			// pass stores channels-last (else the graph input stays NCHW)
+			x := g.Inputs[0]
+			pre, err := ir.MakeOp(g.Params, "max", "pre", []*ir.Value{x, x}, nil)
+			require.NoError(t, err)
+			g.Ops = append([]*ir.Op{pre}, g.Ops...)
+			pre.Result.Name = "pre"
+			for _, op := range g.Ops[1:] {
+				for k, o := range op.Operands {
+					if o == x {
+						op.Operands[k] = pre.Result
+					}
+				}
+			}
+			names[i] += "-nhwc-input"
+			require.NoError(t, ir.Verify(g))
+		}
+		_, err := passes.Run(context.Background(), g, ps, &passes.Options{VerifyEach: true})
+		require.NoError(t, err)
+		in := inputsFor(r, g, nil, false)
+		for _, x := range in {
+			lo, hi, _ := ir.QuantRange(x.Elem)
+			for i := range x.I {
+				x.I[i] = int64(lo) + r.Int64N(int64(hi-lo)+1)
+			}
+		}
+		cnames = append(cnames, names[i])
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: in})
+	}
+	require.NotEmpty(t, cases)
+	host := func() string {
+		data, _ := os.ReadFile("/proc/cpuinfo")
+		return string(data)
+	}()
+	machines := []e2e.Machine{e2e.Host(), e2e.HexagonHVX()}
+	if strings.Contains(host, "avx512_vnni") {
+		machines = append(machines, e2e.Machine{Target: "x86-64", CPU: "x86-64-v4", Attrs: "+avx512vnni"})
+	}
+	for _, m := range machines {
+		t.Run(m.String(), func(t *testing.T) {
+			cfg, err := m.Config()
+			require.NoError(t, err)
+			for i, c := range cases {
+				mod, err := lower.Lower(context.Background(), c.Graph, cfg)
+				require.NoError(t, err)
+				found := false
+				for _, s := range mod.Entries[0].Strategies {
+					if strings.HasPrefix(cnames[i], "depthwise") {
+						// a graph input stays NCHW: its depthwise convolution keeps the nest
+						found = found || strings.Contains(s, "int-dot") && strings.Contains(s, "depthwise-nhwc") ||
+							!strings.HasSuffix(cnames[i], "-nhwc-input")
+						continue
+					}
+					found = found || strings.Contains(s, "int-dot") && strings.Contains(s, "conv-nhwc") &&
+						strings.Contains(s, "from-nchw") == !strings.HasSuffix(cnames[i], "-nhwc-input")
+				}
+				require.True(t, found, "%s: a channels-last integer kernel: %v (%s)\n%s", cnames[i], mod.Entries[0].Strategies, lower.WhyNotIntDot(c.Graph.Ops[len(c.Graph.Ops)-2], cfg), c.Graph)
+			}
+			runCases(t, m, cnames, cases)
+		})
+	}
+}

@@ -20,17 +20,22 @@ var knownValuesPass = &Pass{
 	Summary: "propagate regions of known constant values and drop reduction iterations that contribute the identity (known-zero factors)",
 	Doc: `Constants with at most three distinct values get exact descriptions of where each value
 occurs (verified element by element; larger constants than 64 Mi elements are skipped with a
-diagnostic). These regions flow forward through every op: the body is partially evaluated
-where some operand elements are known (ir/eval.Fold), giving the result's known regions.
+diagnostic); integer constants that are affine functions of their index (position ids), range
+ops (arange(T)) and index expressions are known affine values. These regions flow forward
+through every op: the body is partially evaluated where some operand elements are known
+(ir/eval.Fold), giving the result's known regions; a comparison of affine values (a causal
+mask built from positions) gives its true and false regions.
 Iterations of a sum, product, max or min whose contribution is the reduction's identity (0·x,
-a max over -inf) are removed from its domain. The result elements are unchanged, so die then
-finds the producers of the skipped operand elements unused.
-Zero-skipping assumes that unknown floating-point values are finite and divisors non-zero
-(0·x = 0, x + -inf = -inf, 0/x = 0), as -ffinite-math-only does; --no-zero-skip keeps only the
-exact rules (known selects, identities, arithmetic on known values), which restores IEEE
-results for non-finite operands.
+a max over -inf) are removed from its domain; those whose guarded reads are undefined (a
+convolution's padding) stay, as lowering already runs them apart. The result elements are
+unchanged, so die then finds the producers of the skipped operand elements unused.
+Zero-skipping assumes that unknown floating-point values are finite and that tensor elements
+dividing a known zero are non-zero (0·x = 0, x + -inf = -inf, 0/d = 0), as -ffinite-math-only
+does; --no-zero-skip keeps only the exact rules (known selects, identities, arithmetic on known
+values), which restores IEEE results for non-finite operands.
 Postconditions: every reduction's domain is a subset of its previous domain; every value is
-unchanged; State.KnownZero holds each op's removed iterations.`,
+unchanged; State.KnownZero holds each op's removed iterations, State.Known every value's
+known regions.`,
 	Run: runKnownValues,
 }
 
@@ -48,6 +53,12 @@ func runKnownValues(ctx context.Context, g *ir.Graph, st *State) error {
 		var reason string
 		if err := volume.Try(func() { fs, reason = constFacts(c.Data, g.Params) }); err != nil {
 			continue
+		}
+		if fs == nil && reason == "" && !c.Data.Elem.IsFloat() {
+			// an integer constant that is an affine function of its index (position ids)
+			if ps, ok := ir.AffineValue(c); ok && len(ps) == 1 && len(ps[0].Guard) == 0 {
+				fs = []KnownRegion{{Region: boxOf(g.Params, c.Type), Value: eval.Affine(ps[0].Value)}}
+			}
 		}
 		if reason != "" {
 			st.Diags = append(st.Diags, Diagnostic{Op: c.Name, Msg: "constant not analysed for known values: " + reason})
@@ -118,9 +129,19 @@ func (kv *knownValues) analyze(op *ir.Op) (res []KnownRegion, skip volume.Set, d
 		}
 		acc := op.AccessMap(params, k)
 		for _, f := range kv.facts[o] {
+			val := f.Value
+			if val.Aff != nil {
+				// an affine element value, as a function of the iteration point
+				pieces := op.Access[k].Pieces
+				if len(pieces) != 1 || len(pieces[0].Guard) != 0 {
+					continue
+				}
+				a := val.Aff.SubstDims(pieces[0].Index)
+				val = eval.Affine(a)
+			}
 			r := f.Region.Preimage(acc).Intersect(dom).Coalesce()
 			if !r.IsEmpty() {
-				atoms = append(atoms, atom{k: k, val: f.Value, region: r})
+				atoms = append(atoms, atom{k: k, val: val, region: r})
 			}
 		}
 		if usesAvail[k] {
@@ -163,18 +184,18 @@ func (kv *knownValues) analyze(op *ir.Op) (res []KnownRegion, skip volume.Set, d
 			if r.IsEmpty() {
 				continue
 			}
-			if v := eval1(a, b); v.Known {
+			if v := eval1(a, b); v.Known || v.IsPointwise() {
 				combos = append(combos, combo{r.Coalesce(), v, true, a.avail || b.avail})
 			}
 		}
 	}
 	for _, a := range atoms {
-		if v := eval1(a); v.Known {
+		if v := eval1(a); v.Known || v.IsPointwise() {
 			combos = append(combos, combo{a.region, v, false, a.avail})
 		}
 	}
-	// last, what the body is with nothing known (a fill, a constant body)
-	if v := eval1(); v.Known {
+	// last, what the body is with nothing known (a fill, a constant body, an index expression)
+	if v := eval1(); v.Known || v.IsPointwise() {
 		combos = append(combos, combo{dom, v, false, false})
 	}
 	if len(combos) == 0 {
@@ -203,6 +224,17 @@ func (kv *knownValues) analyze(op *ir.Op) (res []KnownRegion, skip volume.Set, d
 		}
 		out := op.OutMap(params)
 		for _, c := range regions {
+			if c.val.Cond != nil {
+				// a comparison of affine values: true where it holds, false elsewhere
+				holds := c.region.Intersect(volume.SetFromConstraints(params, "", op.Dims, c.val.Cond)).Coalesce()
+				t, f := holds, c.region.Subtract(holds).Coalesce()
+				if c.val.CondNeg {
+					t, f = f, t
+				}
+				res = addFact(res, KnownRegion{Region: t.Apply(out).Coalesce(), Value: eval.KnownI(1)})
+				res = addFact(res, KnownRegion{Region: f.Apply(out).Coalesce(), Value: eval.KnownI(0)})
+				continue
+			}
 			res = addFact(res, KnownRegion{Region: c.region.Apply(out).Coalesce(), Value: c.val})
 		}
 		return res, skip, false

@@ -19,8 +19,8 @@ func init() {
 	registerOp("QLinearMatMul", 10, importQLinearMatMul)
 	registerOp("QLinearConv", 10, importQLinearConv)
 	registerOp("DynamicQuantizeLinear", 11, importDynamicQuantizeLinear)
-	noteOp("QuantizeLinear", "u8, i8, u16, i16 results; per tensor, per axis, blocked; no float8/int4 types")
-	noteOp("DequantizeLinear", "u8, i8, u16, i16, i32 inputs; per tensor, per axis, blocked; no float8/int4 types")
+	noteOp("QuantizeLinear", "u8, i8, u16, i16 and float8 results; per tensor, per axis, blocked; no int4/int2/float4")
+	noteOp("DequantizeLinear", "u8, i8, u16, i16, i32 and float8 inputs; per tensor, per axis, blocked; no int4/int2/float4")
 	noteOp("QLinearMatMul", "matmul_integer, then requantize by a_scale·b_scale/y_scale in f32 (onnxruntime's rounding)")
 	noteOp("QLinearConv", "conv_integer with the i32 bias, then requantize by x_scale·w_scale/y_scale in f32")
 	noteOp("DynamicQuantizeLinear", "u8 result; reduce_min/reduce_max, then quantize_linear")
@@ -59,11 +59,13 @@ func importQuantizeLinear(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
-	if _, _, ok := ir.QuantRange(t); !ok || t == ir.I32 {
-		return fmt.Errorf("%w: quantized type %s (graphc has u8, i8, u16 and i16)", ErrUnsupported, t)
+	if _, _, ok := ir.QuantRange(t); (!ok || t == ir.I32) && !(t.IsMiniFloat() && t != ir.BF16) {
+		return fmt.Errorf("%w: quantized type %s (graphc has u8, i8, u16, i16 and the float8 formats)", ErrUnsupported, t)
 	}
 	z := zeroPointOr(e, 2, t)
-	e.out(0, e.op("quantize_linear", c.Output(0), quantAttrs(c), x, s, z))
+	attrs := quantAttrs(c)
+	attrs["saturate"] = ir.IntAttr(c.AttrInt("saturate", 1))
+	e.out(0, e.op("quantize_linear", c.Output(0), attrs, x, s, z))
 	return e.done()
 }
 
@@ -73,8 +75,8 @@ func importDequantizeLinear(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
-	if _, _, ok := ir.QuantRange(x.Type.Elem); !ok {
-		return fmt.Errorf("%w: quantized type %s (graphc has u8, i8, u16, i16 and i32)", ErrUnsupported, x.Type.Elem)
+	if _, _, ok := ir.QuantRange(x.Type.Elem); !ok && !(x.Type.Elem.IsMiniFloat() && x.Type.Elem != ir.BF16) {
+		return fmt.Errorf("%w: quantized type %s (graphc has u8, i8, u16, i16, i32 and the float8 formats)", ErrUnsupported, x.Type.Elem)
 	}
 	z := zeroPointOr(e, 2, x.Type.Elem)
 	if od := c.AttrInt("output_dtype", 0); od != 0 {

@@ -7,6 +7,7 @@
 package randgraph
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -144,6 +145,30 @@ func init() {
 				}
 			}
 			return last
+		},
+		func(r *rand.Rand, g *ir.Graph, vals []*ir.Value) *ir.Op { // a mask from positions: where(cmp(row, col), fill, v)
+			v := Pick(r, vals)
+			s, ok := v.Type.StaticShape()
+			if !ok || len(s) != 2 {
+				return nil
+			}
+			rows := TryOp(g, "range", nil, ir.Attrs{"limit": ir.StringAttr(fmt.Sprint(s[0])), "start": ir.StringAttr(fmt.Sprint(r.IntN(3)))})
+			cols := TryOp(g, "range", nil, ir.Attrs{"limit": ir.StringAttr(fmt.Sprint(s[1]))})
+			if rows == nil || cols == nil {
+				return nil
+			}
+			n0 := rows.Result.Type.Shape[0].String()
+			row := TryOp(g, "reshape", []*ir.Value{rows.Result}, ir.Attrs{"shape": ir.StringAttr("[" + n0 + ", 1]")})
+			col := TryOp(g, "reshape", []*ir.Value{cols.Result}, ir.Attrs{"shape": ir.StringAttr(fmt.Sprintf("[1, %d]", s[1]))})
+			if row == nil || col == nil {
+				return nil
+			}
+			cmp := []string{"less", "greater", "less_equal", "greater_equal", "equal"}[r.IntN(5)]
+			m := TryOp(g, cmp, []*ir.Value{row.Result, col.Result}, nil)
+			if m == nil {
+				return nil
+			}
+			return TryOp(g, "where", []*ir.Value{m.Result, scalarConst(g, []float64{math.Inf(-1), 0}[r.IntN(2)]), v}, nil)
 		},
 		func(r *rand.Rand, g *ir.Graph, vals []*ir.Value) *ir.Op { // gather with constant indices
 			v := Pick(r, vals)

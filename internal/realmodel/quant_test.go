@@ -8,6 +8,7 @@ package realmodel_test
 import (
 	"context"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,14 +16,15 @@ import (
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/internal/realmodel"
+	"github.com/graphc/graphc/ir"
 )
 
-// quantModels are the committed quantized models and the integer kernels their import must
-// contain (the QDQ groups become conv_integer / matmul_integer, not float contractions).
+// quantModels are the committed quantized models and the integer kernels their compiled x86-64
+// code must run (the QDQ groups become integer contractions, on dot-product kernels).
 var quantModels = map[string][]string{
-	"qcnn_tiny":        {"conv_integer(", "matmul_integer(", "requantize("},
-	"qxf_tiny":         {"matmul_integer(", "requantize("},
-	"qlinear_dyn_tiny": {"matmul_integer("},
+	"qcnn_tiny":        {"int-dot sse2-pmaddwd conv-nhwc", "int-dot sse2-pmaddwd gemm"},
+	"qxf_tiny":         {"int-dot sse2-pmaddwd gemm"},
+	"qlinear_dyn_tiny": {"int-dot sse2-pmaddwd gemm"},
 }
 
 func TestQuantModels(t *testing.T) {
@@ -35,12 +37,17 @@ func TestQuantModels(t *testing.T) {
 		require.Equal(t, "onnxruntime-node", m.Reference, "%s: the reference of a quantized model is onnxruntime", name)
 		res, err := graphc.Compile(ctx, m.Path)
 		require.NoError(t, err, name)
-		text := res.Graph.String()
+		strats := strings.Join(res.Module.Entries[0].Strategies, "\n")
 		for _, k := range kernels {
-			require.Contains(t, text, k, "%s: integer kernel %s", name, k)
+			require.Contains(t, strats, k, "%s: integer kernel %s", name, k)
 		}
-		if name != "qlinear_dyn_tiny" {
-			require.NotContains(t, text, " conv(", "%s: no float convolution is left", name)
+		for i, op := range res.Graph.Ops {
+			if op.Reduce == ir.ReduceSum && op.Result.Type.Elem == ir.I32 {
+				require.Contains(t, res.Module.Entries[0].Strategies[i], "int-dot", "%s: every integer contraction", name)
+			}
+			if op.Reduce == ir.ReduceSum && op.Result.Type.Elem == ir.F32 && op.NDim() == 7 {
+				t.Errorf("%s: a float convolution is left: %s", name, op.Result.Name)
+			}
 		}
 		_, err = realmodel.CheckSets(ctx, m, res.Graph, evalRunner{res.Graph}, m.Tolerance())
 		require.NoError(t, err, "%s: evaluator", name)

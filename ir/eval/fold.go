@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // Partial is a partially evaluated scalar: Known with its value (F for floats, I for integers
@@ -25,7 +26,27 @@ type Partial struct {
 	// Data marks an unknown value computed from tensor elements (not only from indices and
 	// symbolic dims, which are always finite integers).
 	Data bool
+	// Aff, when set, is the value as an exact quasi-affine expression of the point (iteration
+	// dims, or a tensor's index dims in a known region) and the symbolic dims: an index, a
+	// position from arange(T), their sums. Integer-valued even in a float type.
+	Aff *volume.Aff
+	// Cond, when set, is a boolean value that is true exactly where the conjunction holds
+	// (false where it does not; the opposite with CondNeg): a comparison of affine values.
+	Cond    []volume.Constraint
+	CondNeg bool
 }
+
+// Affine returns a value known to equal the quasi-affine expression a at each point.
+func Affine(a volume.Aff) Partial {
+	if c, ok := a.IsConst(); ok {
+		return KnownI(c)
+	}
+	return Partial{Aff: &a}
+}
+
+// IsPointwise reports whether p is known at each point without being one constant: an affine
+// value or a condition.
+func (p Partial) IsPointwise() bool { return p.Aff != nil || p.Cond != nil }
 
 // KnownF returns a known float.
 func KnownF(f float64) Partial { return Partial{Known: true, F: f} }
@@ -38,8 +59,14 @@ func KnownI(i int64) Partial { return Partial{Known: true, I: i} }
 func Unknown(deps uint64) Partial { return Partial{Deps: deps, Data: deps != 0} }
 
 // SameAs reports whether p and q are the same known value (bit for bit: -0 and +0 differ,
-// NaN equals NaN).
+// NaN equals NaN), or the same affine expression or condition.
 func (p Partial) SameAs(q Partial) bool {
+	if p.Aff != nil || q.Aff != nil {
+		return p.Aff != nil && q.Aff != nil && p.Aff.Equal(*q.Aff)
+	}
+	if p.Cond != nil || q.Cond != nil {
+		return p.Cond != nil && q.Cond != nil && p.CondNeg == q.CondNeg && sameConstraints(p.Cond, q.Cond)
+	}
 	if !p.Known || !q.Known || p.AnyZero != q.AnyZero {
 		return false
 	}
@@ -82,6 +109,9 @@ func Fold(s *ir.Scalar, leaf func(*ir.Scalar) (Partial, bool), opt FoldOptions) 
 }
 
 func foldNode(s *ir.Scalar, rec func(*ir.Scalar) Partial, leaf func(*ir.Scalar) (Partial, bool), opt FoldOptions) Partial {
+	if p, ok := foldAffine(s, rec); ok {
+		return p
+	}
 	switch s.Op {
 	case ir.SConst:
 		return Partial{Known: true, F: s.F, I: s.I}
@@ -96,8 +126,10 @@ func foldNode(s *ir.Scalar, rec func(*ir.Scalar) Partial, leaf func(*ir.Scalar) 
 			deps |= rec(a).Deps
 		}
 		return Unknown(deps)
-	case ir.SIndex, ir.SParam:
-		return Unknown(0)
+	case ir.SIndex:
+		return Affine(volume.AffDim(s.Arg))
+	case ir.SParam:
+		return Affine(volume.AffParam(s.Name))
 	case ir.SSelect:
 		c := rec(s.Args[0])
 		if c.Known {
@@ -120,6 +152,14 @@ func foldNode(s *ir.Scalar, rec func(*ir.Scalar) Partial, leaf func(*ir.Scalar) 
 		known = known && args[i].Known
 		deps |= args[i].Deps
 	}
+	for i, a := range args {
+		if a.IsPointwise() {
+			// an affine value or condition where no rule folds it: an unknown finite value
+			// computed from indices, not from tensor data
+			args[i] = Unknown(0)
+			known = false
+		}
+	}
 	if known {
 		return foldKnown(s, args)
 	}
@@ -127,6 +167,94 @@ func foldNode(s *ir.Scalar, rec func(*ir.Scalar) Partial, leaf func(*ir.Scalar) 
 		return p
 	}
 	return Unknown(deps)
+}
+
+// foldAffine folds integer arithmetic and comparisons on affine values (indices, arange(T)
+// elements, known integers): sums, differences, negations and constant multiples stay affine;
+// comparisons become conditions; not negates them. ok is false when s is not such a node.
+func foldAffine(s *ir.Scalar, rec func(*ir.Scalar) Partial) (Partial, bool) {
+	aff := func(p Partial) (volume.Aff, bool) {
+		switch {
+		case p.Aff != nil:
+			return *p.Aff, true
+		case p.Known && !p.AnyZero && p.Cond == nil:
+			if p.I != 0 || p.F == 0 {
+				return volume.AffConst(p.I), true
+			}
+			if f := p.F; f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				return volume.AffConst(int64(f)), true
+			}
+		}
+		return volume.Aff{}, false
+	}
+	switch s.Op {
+	case ir.SCast:
+		a := rec(s.Args[0])
+		if a.Aff != nil && s.Type != ir.Bool {
+			return a, true // indices and positions fit any integer or float type exactly
+		}
+		return Partial{}, false
+	case ir.SNeg, ir.SNot:
+		a := rec(s.Args[0])
+		if s.Op == ir.SNot && a.Cond != nil {
+			a.CondNeg = !a.CondNeg
+			return a, true
+		}
+		if s.Op == ir.SNeg && a.Aff != nil {
+			return Affine(a.Aff.Neg()), true
+		}
+		return Partial{}, false
+	}
+	if !s.Op.IsBinary() {
+		return Partial{}, false
+	}
+	pa, pb := rec(s.Args[0]), rec(s.Args[1])
+	if pa.Aff == nil && pb.Aff == nil {
+		return Partial{}, false
+	}
+	a, okA := aff(pa)
+	b, okB := aff(pb)
+	if !okA || !okB {
+		return Partial{}, false
+	}
+	switch s.Op {
+	case ir.SAdd:
+		return Affine(a.Add(b)), true
+	case ir.SSub:
+		return Affine(a.Sub(b)), true
+	case ir.SMul:
+		if k, ok := b.IsConst(); ok {
+			return Affine(a.Mul(k)), true
+		}
+		if k, ok := a.IsConst(); ok {
+			return Affine(b.Mul(k)), true
+		}
+	case ir.SLt:
+		return Partial{Cond: []volume.Constraint{volume.LT(a, b)}}, true
+	case ir.SLe:
+		return Partial{Cond: []volume.Constraint{volume.GE(b, a)}}, true
+	case ir.SGt:
+		return Partial{Cond: []volume.Constraint{volume.LT(b, a)}}, true
+	case ir.SGe:
+		return Partial{Cond: []volume.Constraint{volume.GE(a, b)}}, true
+	case ir.SEq:
+		return Partial{Cond: []volume.Constraint{{Aff: a.Sub(b), Eq: true}}}, true
+	case ir.SNe:
+		return Partial{Cond: []volume.Constraint{{Aff: a.Sub(b), Eq: true}}, CondNeg: true}, true
+	}
+	return Partial{}, false
+}
+
+func sameConstraints(a, b []volume.Constraint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Eq != b[i].Eq || !a[i].Aff.Equal(b[i].Aff) {
+			return false
+		}
+	}
+	return true
 }
 
 // foldKnown computes s on known arguments. A zero of unknown sign is tried with both signs:
@@ -196,7 +324,7 @@ func apply(s *ir.Scalar, args []Partial) (p Partial, ok bool) {
 		case at.IsFloat():
 			r = num{f: ir.RoundFloat(s.Type, unaryF(s.Op, nums[0].f))}
 		default:
-			r = num{i: s.Type.WrapInt(unaryI(s.Op, nums[0].i))}
+			r = num{i: s.Type.WrapInt(unaryI(s.Op, nums[0].i, at))}
 		}
 	case s.Op.IsBinary():
 		at := s.Args[0].Type
@@ -204,7 +332,7 @@ func apply(s *ir.Scalar, args []Partial) (p Partial, ok bool) {
 		case s.Op.IsCompare() && at.IsFloat():
 			r = boolNum(compareF(s.Op, nums[0].f, nums[1].f))
 		case s.Op.IsCompare():
-			r = boolNum(compareI(s.Op, nums[0].i, nums[1].i))
+			r = boolNum(compareI(s.Op, nums[0].i, nums[1].i, at))
 		case at.IsFloat():
 			r = num{f: ir.RoundFloat(s.Type, binaryF(s.Op, nums[0].f, nums[1].f))}
 		default:

@@ -51,6 +51,14 @@ func init() {
 		// u8 × i8: 255·127 + 255·127 = 64770, no overflow in i32
 		goldenCase{"matmul_integer_u8_i8", "matmul_integer", nil,
 			[]in{u8(s(1, 2), 255, 255), i8(s(2, 1), 127, 127), u8(nil, 0), i8(nil, 0)}, i32(s(1, 1), 64770)},
+		// float8 e4m3fn: x / 2 + 0, rounded to the format; 1000 saturates to its largest
+		// value 448; 0.3 → 0.15 rounds to 0.15625 (e4m3 has 3 mantissa bits: 1.25·2^-3)
+		goldenCase{"quantize_f8e4m3fn_saturate", "quantize_linear", nil,
+			[]in{f32(s(3), 1000, 0.3, -3), f32(nil, 2), tensorOf(ir.F8E4M3FN, nil, 0)},
+			tensorOf(ir.F8E4M3FN, s(3), 448, 0.15625, -1.5)},
+		// dequantize float8: (x - zp) · scale = (3 - 1) · 0.5
+		goldenCase{"dequantize_f8e5m2", "dequantize_linear", nil,
+			[]in{tensorOf(ir.F8E5M2, s(1), 3), f32(nil, 0.5), tensorOf(ir.F8E5M2, nil, 1)}, f32(s(1), 1)},
 		// 1-D conv of X - 2 = [1, -1, 3] with W - 1 = [1, 2, 0] (3 taps), pads 1 each side, bias 10:
 		// y0 = 0·1 + 1·2 + (-1)·0 = 2; y1 = 1·1 + (-1)·2 + 3·0 = -1; y2 = -1·1 + 3·2 + 0 = 5; + 10
 		goldenCase{"conv_integer_pad_bias", "conv_integer", ir.Attrs{"pads": ir.IntsAttr(1, 1)},
