@@ -18,7 +18,7 @@ help:
 	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
 	@echo "make soak    - the thorough randomized runs (hours): oracles at 10,000 cases, 30,000 random graphs, fuzzing 10m each"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
-	@echo "make conformance-hexagon - floating-point ONNX node tests as hexagonv67 code under qemu-hexagon"
+	@echo "make conformance-hexagon - ONNX node tests as hexagonv67 code under qemu-hexagon (scalar, then integer HVX)"
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
 
 build:
@@ -47,12 +47,21 @@ bench:
 GRAPHC_MODELS ?= $(HOME)/.cache/graphc-models
 PYTHON ?= /usr/bin/python3
 BENCH_MODELS ?=
-.PHONY: models models-tiny bench-real
+.PHONY: models models-tiny models-quant models-quant-tiny bench-real
 models:
 	$(PYTHON) models/export.py --out $(GRAPHC_MODELS)
 
 models-tiny:
 	$(PYTHON) models/export.py --set tiny --force --out testdata/realmodels
+
+# models-quant: the quantized set (models/export_quant.py; onnxruntime-node computes the
+# reference outputs, from the benchmark's cache); models-quant-tiny re-exports the committed one
+ORT_DIR ?= $(HOME)/.cache/graphc-bench/ort
+models-quant:
+	$(PYTHON) models/export_quant.py --out $(GRAPHC_MODELS) --ort $(ORT_DIR)
+
+models-quant-tiny:
+	$(PYTHON) models/export_quant.py --set tiny --out testdata/realmodels --ort $(ORT_DIR)
 
 bench-real:
 	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)"
@@ -122,6 +131,8 @@ conformance:
 conformance-x86:
 	$(GO) run ./cmd/graphc-conformance -v -mode=x86
 
-# every floating-point test that passes in the evaluator, as hexagonv67 code under qemu-hexagon
+# every test that passes in the evaluator, as scalar hexagonv67 code under qemu-hexagon, then as
+# hexagonv67 code with its default 128-byte HVX (integer loops vectorised)
 conformance-hexagon:
 	$(GO) run ./cmd/graphc-conformance -v -mode=hexagon
+	$(GO) run ./cmd/graphc-conformance -v -mode=hvx

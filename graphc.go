@@ -54,10 +54,11 @@ func WithProfile() Option { return func(c *config) error { c.profile = true; ret
 // WithEntry names the entry function (default main_graph).
 func WithEntry(name string) Option { return func(c *config) error { c.entry = name; return nil } }
 
-// WithCPU overrides the target CPU (llc's -mcpu).
+// WithCPU selects the target CPU as llc's -mcpu: that CPU's own default features and vector
+// width (lower/targets); an unknown CPU is an error listing the valid ones.
 func WithCPU(cpu string) Option { return func(c *config) error { c.cpu = cpu; return nil } }
 
-// WithAttrs overrides the target features (llc's -mattr).
+// WithAttrs edits the CPU's default features as llc's -mattr does ("+a" adds, "-b" removes).
 func WithAttrs(a string) Option { return func(c *config) error { c.attrs = a; return nil } }
 
 // WithPipeline sets the pass pipeline ("" runs no pass).
@@ -217,6 +218,14 @@ func newConfig(opts []Option) (*config, error) {
 		if err := o(c); err != nil {
 			return nil, err
 		}
+	}
+	// a bad --target or --mcpu is reported before the model is read
+	t, err := lower.LoadTarget(c.target)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.ForCPU(c.cpu); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

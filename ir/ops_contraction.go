@@ -16,12 +16,20 @@ func init() {
 
 // buildMatmul: C[batch..., i, j] += A[batch..., i, k] * B[batch..., k, j].
 func buildMatmul(b *Builder) error {
+	if a, bt := b.In(0), b.In(1); a.Elem != bt.Elem {
+		return b.Errorf("element types differ: %s and %s", a.Elem, bt.Elem)
+	}
+	_, err := matmulForm(b)
+	return err
+}
+
+// matmulForm fills in the generic form of a matmul of operands 0 and 1 (accesses of those two
+// only, body A·B in their type) and returns the number of batch dims nb: the iteration dims
+// are batch..., i, j, k with i = nb, j = nb+1, k = nb+2.
+func matmulForm(b *Builder) (int, error) {
 	a, bt := b.In(0), b.In(1)
 	if a.Rank() == 0 || bt.Rank() == 0 {
-		return b.Errorf("operands must have rank >= 1, got %s and %s", a, bt)
-	}
-	if a.Elem != bt.Elem {
-		return b.Errorf("element types differ: %s and %s", a.Elem, bt.Elem)
+		return 0, b.Errorf("operands must have rank >= 1, got %s and %s", a, bt)
 	}
 	aVec, bVec := a.Rank() == 1, bt.Rank() == 1
 	aRows, aInner := volume.AffConst(1), a.Shape[a.Rank()-1]
@@ -33,7 +41,7 @@ func buildMatmul(b *Builder) error {
 		bInner, bCols = bt.Shape[bt.Rank()-2], bt.Shape[bt.Rank()-1]
 	}
 	if !aInner.Equal(bInner) {
-		return b.Errorf("contraction dimensions differ: %s has %s, %s has %s", a, aInner.String(), bt, bInner.String())
+		return 0, b.Errorf("contraction dimensions differ: %s has %s, %s has %s", a, aInner.String(), bt, bInner.String())
 	}
 	// batch broadcasting
 	aBatch := a.Shape[:max(a.Rank()-2, 0)]
@@ -61,10 +69,10 @@ func buildMatmul(b *Builder) error {
 		return nil
 	}
 	if err := merge(aBatch, "operand #0"); err != nil {
-		return err
+		return 0, err
 	}
 	if err := merge(bBatch, "operand #1"); err != nil {
-		return err
+		return 0, err
 	}
 	// iteration space: batch..., i, j, k
 	dims := make([]string, 0, nb+3)
@@ -113,5 +121,5 @@ func buildMatmul(b *Builder) error {
 	b.Op.Body = Bin(SMul, Read(0, a.Elem), Read(1, bt.Elem))
 	b.Op.Reduce = ReduceSum
 	b.Result = TensorType{Elem: a.Elem, Shape: outShape}
-	return nil
+	return nb, nil
 }

@@ -192,26 +192,50 @@ func groups(b *Builder, C volume.Aff, cg int64) (int64, error) {
 
 // buildConv: Y[n, m, o] = Σ_{c, k} X[n, g(m)·Cg + c, s·o + d·k − p] · W[m, c, k] (+ B[m]).
 func buildConv(b *Builder) error {
-	ns, err := convShapes(b)
+	if _, err := convShapes(b); err != nil {
+		return err
+	}
+	f, err := convForm(b)
 	if err != nil {
 		return err
 	}
+	if b.NumIn() == 3 {
+		b.Op.Access = append(b.Op.Access, biasAccess(1, f.cDim, f.ndim))
+	}
+	return finishConv(b, f.guarded, f.M, f.shape)
+}
+
+// convLayout is what convForm leaves to the op's builder.
+type convLayout struct {
+	shape      []volume.Aff // the result's
+	guarded    bool         // the input access is guarded (padding)
+	M          int64        // output channels
+	cDim, ndim int          // the input-channel dim (the first reduction dim); all dims
+}
+
+// convForm sets the dims, domain and the accesses of X (operand 0) and W (operand 1) of a
+// convolution; the builder adds the other operands' accesses, the body and the result.
+func convForm(b *Builder) (convLayout, error) {
 	x := b.In(0)
+	if x.Rank() < 3 || b.In(1).Rank() != x.Rank() {
+		return convLayout{}, b.Errorf("X must have rank >= 3 and W the same rank, got %s and %s", x, b.In(1))
+	}
+	ns := x.Rank() - 2
 	ws, err := staticKernel(b, b.In(1))
 	if err != nil {
-		return err
+		return convLayout{}, err
 	}
 	M, cg := ws[0], ws[1]
 	g, err := groups(b, x.Shape[1], cg)
 	if err != nil {
-		return err
+		return convLayout{}, err
 	}
 	if M%g != 0 {
-		return b.Errorf("%d output channels are not a multiple of group %d", M, g)
+		return convLayout{}, b.Errorf("%d output channels are not a multiple of group %d", M, g)
 	}
 	win, err := windowAttrs(b, ns, ws[2:])
 	if err != nil {
-		return err
+		return convLayout{}, err
 	}
 	dims, iters := convDims(ns)
 	cDim := 2 + ns
@@ -220,7 +244,7 @@ func buildConv(b *Builder) error {
 	for i := 0; i < ns; i++ {
 		o := win.outExtent(i, x.Shape[2+i])
 		if c, ok := o.IsConst(); ok && c < 0 {
-			return b.Errorf("spatial dim %d of extent %s is smaller than the dilated kernel", i, x.Shape[2+i].String())
+			return convLayout{}, b.Errorf("spatial dim %d of extent %s is smaller than the dilated kernel", i, x.Shape[2+i].String())
 		}
 		ext = append(ext, o)
 		shape = append(shape, o)
@@ -244,10 +268,7 @@ func buildConv(b *Builder) error {
 		wIdx = append(wIdx, volume.AffDim(cDim+1+i))
 	}
 	b.Op.Access = []Access{{Pieces: []AccessPiece{{Guard: guard, Index: xIdx}}}, AffAccess(wIdx...)}
-	if b.NumIn() == 3 {
-		b.Op.Access = append(b.Op.Access, biasAccess(1, cDim, len(dims)))
-	}
-	return finishConv(b, len(guard) > 0, M, shape)
+	return convLayout{shape: shape, guarded: len(guard) > 0, M: M, cDim: cDim, ndim: len(dims)}, nil
 }
 
 // buildConvTranspose: Y[n, m, o] = Σ_{c, k} X[n, g(m)·Cg + c, i] · W[g(m)·Cg + c, m mod Mg, k]

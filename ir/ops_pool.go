@@ -86,7 +86,9 @@ func lowest(t DType) float64 {
 		return math.MinInt32
 	case I8:
 		return math.MinInt8
-	case U8, Bool:
+	case I16:
+		return math.MinInt16
+	case U8, U16, Bool:
 		return 0
 	}
 	return math.Inf(-1)

@@ -137,9 +137,23 @@ func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
 		}
 		return bc.fb.sel(c, x, y), nil
 	case ir.SCast:
+		if bc.vl > 0 && !bc.fb.mc.vecFloat {
+			if f, ok := matchRequant(s); ok {
+				return bc.emitIntRequant(f, s.Type)
+			}
+		}
 		x, err := bc.emit(s.Args[0])
 		if err != nil {
 			return nil, err
+		}
+		if clampedToInt(s) {
+			// a value clamped into the i32 range (saturation): fptosi to i32 without the range
+			// check, NaN giving 0 as cast does
+			c := bc.cur()
+			i32t := bc.ty(ir.I32)
+			i := c.NewFPToSI(x, i32t)
+			v := bc.fb.sel(c.NewFCmp(enum.FPredUNO, x, x), bc.cnst(ir.I32, 0, 0), i)
+			return bc.cast(v, ir.I32, s.Type)
 		}
 		return bc.cast(x, s.Args[0].Type, s.Type)
 	}
@@ -486,6 +500,11 @@ func (bc *bodyCtx) unaryF(op ir.ScalarOp, t ir.DType, x value.Value) (value.Valu
 	case ir.SCeil:
 		return bc.viaF64(x, rt(rtCeil)), nil
 	case ir.SRound:
+		if !mc.tgt.Freestanding && (ft == types.Float || ft == types.Double || isFloatVector(ft)) {
+			// llvm.roundeven: one instruction with SSE4.1 (roundps), else libm's roundeven;
+			// bit-identical to the runtime's (quantization rounds every element)
+			return c.NewCall(mc.intrinsic("llvm.roundeven."+overloadSuffix(ft), ft, ft), x), nil
+		}
 		return bc.viaF64(x, rt(rtRoundEven)), nil
 	case ir.SNot:
 		isZero := c.NewFCmp(enum.FPredOEQ, x, floatConstOf(ft, 0))
@@ -576,4 +595,34 @@ func bitsOfFloat(t types.Type) int {
 		return 32
 	}
 	return 16
+}
+
+// isFloatVector reports whether t is a vector of float or double.
+func isFloatVector(t types.Type) bool {
+	vt, ok := t.(*types.VectorType)
+	return ok && (vt.ElemType == types.Float || vt.ElemType == types.Double)
+}
+
+// overloadSuffix returns the type suffix of an overloaded LLVM intrinsic: f32, f64, v8f32….
+func overloadSuffix(t types.Type) string {
+	name := func(e types.Type) string {
+		if e == types.Double {
+			return "f64"
+		}
+		return "f32"
+	}
+	if vt, ok := t.(*types.VectorType); ok {
+		return fmt.Sprintf("v%d%s", vt.Len, name(vt.ElemType))
+	}
+	return name(t)
+}
+
+// clampedToInt reports whether cast s converts a float clamped to constant bounds inside the
+// i32 range (ir.ClampRange) to an integer type other than bool.
+func clampedToInt(s *ir.Scalar) bool {
+	if s.Op != ir.SCast || !s.Args[0].Type.IsFloat() || !s.Type.IsInt() || s.Type == ir.Bool || s.Args[0].Type == ir.F16 {
+		return false
+	}
+	lo, hi, ok := ir.ClampRange(s.Args[0])
+	return ok && lo >= math.MinInt32 && hi <= math.MaxInt32
 }

@@ -26,6 +26,8 @@
 package lower
 
 import (
+	"fmt"
+
 	llvm "github.com/llir/llvm/ir"
 
 	"github.com/graphc/graphc/internal/opkey"
@@ -38,6 +40,7 @@ import (
 type kernelForm struct {
 	domain volume.Set   // the domain of the op the form was planned for
 	tiles  *contraction // nil: the per-point nest
+	dot    *intDot      // an integer dot-product kernel (intdot.go), or nil
 	strat  *strategy    // the nest's strategy (tiles == nil)
 	name   string       // the strategy, as Entry.Strategies reports it
 	whole  bool         // the op writes every element of its result (no initialisation)
@@ -160,6 +163,14 @@ func (ec *entryCtx) kernelKey(op *ir.Op) []byte {
 	}
 	k.Access(op.Out)
 	k.Body(op.Body)
+	if _, ok := matchIntProduct(op); ok {
+		// integer dot-product kernels bake their packed weights in: one kernel per weights
+		for _, o := range op.Operands {
+			if o.Data != nil {
+				k.Str(fmt.Sprintf("%p", o.Data))
+			}
+		}
+	}
 	k.Bool(ec.aliasCopies[op] != nil) // its interior is written in place: it skips that part
 	return k.B
 }
@@ -218,16 +229,18 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 		}
 	}
 	kf := &kernelForm{domain: op.Domain}
-	if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
+	if kf.dot = ec.intDotOf(op); kf.dot != nil {
+		kf.name = kf.dot.String()
+	} else if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
 		kf.name = kf.tiles.String()
 	} else {
-		kf.strat = chooseStrategy(op, mc.vecBytes)
+		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op), mc.intRequant(op))
 		kf.name = kf.strat.String()
 		kf.whole = op.Reduce == ir.ReduceNone && writesWhole(op, ec.g.Params)
 		if kf.parts = splitGuarded(op, ec.g.Params); kf.parts != nil {
 			kf.name = "guard-split"
 			for _, p := range kf.parts {
-				s := chooseStrategy(p, mc.vecBytes)
+				s := chooseStrategy(p, mc.vectorBytesFor(p), mc.intRequant(p))
 				kf.partStrats = append(kf.partStrats, s)
 				kf.name += " [" + s.String() + "]"
 			}

@@ -59,9 +59,9 @@
 // when the panel read in place would overflow an L1 set and the copy is no larger (rows of a
 // 512-wide f32 B, 2 KiB apart, fall in 2 of L1's 64 sets): 512³ with AVX2 ran in 3.4 ms in place
 // and 2.9 ms packed. Convolution inputs, whose rows shifted by the kernel offsets overlap, stay
-// in place. Packing only moves loads: results keep their bits. The width comes from
-// --mcpu/--mattr (x86VectorBytes: AVX-512 CPUs 64 bytes, AVX CPUs 32, otherwise 16;
-// --mcpu=native reads the host's CPU flags as clang's -march=native does).
+// in place. Packing only moves loads: results keep their bits. The width is the CPU spec's
+// vector-bytes (AVX-512 CPUs 64 bytes, AVX CPUs 32, otherwise 16) edited by --mattr
+// (x86VectorBytes); --mcpu=native reads the host's CPU flags as clang's -march=native does.
 //
 // Products accumulate with llvm.fmuladd, which fuses only where the CPU has FMA: for the
 // baseline x86-64 CPU the result is a rounded multiply then add, bit-identical to the
@@ -82,6 +82,25 @@
 // value). The chosen strategies are recorded in Entry.Strategies, e.g.
 // "register-tiles 8x48 i=0 j=1 kc=256 classes=4 parts=1 +border".
 //
+// # Integer kernels
+//
+// Quantized contractions — sums of (i32(x) - xz)·(i32(w) - wz) over 8-bit activations x and
+// constant 8-bit weights w, plus an optional i32 bias (matmul_integer, conv_integer, QDQ groups
+// after import) — run on the CPU's 4-way byte dot product into i32 register tiles (intdot.go):
+// AVX-512 VNNI vpdpbusd (zmm, or ymm when the tiles are 256-bit), HVX vrmpy (Vu.ub × Vv.b),
+// AVX2 without VNNI and SSE2 as i16 pmaddwd pair sums (exact: vpmaddubsw's i16 pair sums
+// saturate for full-range u8 × s8), and portable vector IR elsewhere. Signed activations and unsigned
+// weights are shifted by 128 and the zero points folded algebraically (Σ w per channel at
+// compile time, Σ x by the same instruction against ones when a weight zero point is not 0).
+// Matrix products pack the weights per column tile at compile time and broadcast four
+// activation bytes per row; convolutions copy each image once into a zero-point-padded,
+// 4-channel-interleaved layout and run lanes over output columns, or over output channels
+// for narrow images; depthwise convolutions multiply widened bytes by broadcast weights. Dense
+// box domains only (DIE that keeps a box, e.g. the last row, keeps the kernel); strategies read
+// e.g. "int-dot vnni512 conv-channels 6x64". Requantization runs on vectors too: in f32 where the
+// vector unit has floating point, and in 32-bit integer lanes on HVX before v68, emulating the
+// f32 multiply and both roundings exactly (requant.go).
+//
 // # Buffers
 //
 // Graph inputs, outputs and constants (private globals, 128-byte aligned) keep their full
@@ -96,10 +115,15 @@
 // # Targets
 //
 // Targets are JSON files in targets/ with inheritance (TinyGo's scheme): triple, data layout,
-// CPU, features, explicit vector width and the operations without an inline lowering.
-// x86-64 uses LLVM's vectorizer; hexagon (default hexagonv68, +hvxv68,+hvx-length128b) gets
-// explicit 128-byte HVX vectors (<32 x float>, <128 x i8>...) on innermost unit-stride loops
-// and 128-byte aligned buffers; with HVX off (hexagon-v67, or --mattr=-hvx) the code is scalar.
+// CPU, features, explicit vector width and the operations without an inline lowering. A file
+// named after its "cpu" is a CPU spec (hexagonv66…v75, x86-64, x86-64-v2…v4, haswell,
+// znver4…): --mcpu selects it, so the CPU's own default features and vector width apply, and
+// --mattr edits them as llc's -mattr does (Target.ForCPU, MergeFeatures); an unknown CPU is an
+// error listing the valid ones. x86-64 uses LLVM's vectorizer; hexagon (default hexagonv68,
+// +hvxv68,+hvx-length128b) gets explicit 128-byte HVX vectors (<32 x float>, <128 x i8>...) on
+// innermost unit-stride loops and 128-byte aligned buffers; HVX before v68 has no floating
+// point (vector-int-only: float loops stay scalar, integer loops use HVX); with HVX off
+// (hexagon-v67, or --mattr=-hvx) the code is scalar.
 // Hexagon modules reference no external symbol and carry "no-builtins" so that LLVM does not
 // introduce memset/memcpy calls.
 //

@@ -31,6 +31,8 @@ type entryCtx struct {
 	strategies []string
 	// opDomains caches each op's domain information (see domainOf)
 	opDomains map[*ir.Op]*domainInfo
+	// dots caches each op's integer dot-product plan (nil: none; see intDotOf)
+	dots map[*ir.Op]*intDot
 	// users lists the ops that read each value, with the operand index
 	users map[*ir.Value][]use
 	// key is the scratch space of kernelKey; bufKeys caches bufferKey

@@ -149,6 +149,25 @@ func TestVectorIRRunsOnX86(t *testing.T) {
 	runCases(t, e2e.HexagonScalar(), names[:len(gs)], cases[:len(gs)])
 }
 
+// TestHexagonV67Runs: --mcpu=hexagonv67 alone gives hexagonv67's own features
+// (+hvxv67,+hvx-length128b), whose code runs under qemu-hexagon -cpu v67: integer loops as
+// HVX, float loops scalar (issue 22: the v68 features stayed and qemu aborted).
+func TestHexagonV67Runs(t *testing.T) {
+	names, gs := kernelGraphs(t)
+	r := rand.New(rand.NewPCG(22, 1))
+	var cases []*e2e.Case
+	for _, g := range gs {
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, true)})
+	}
+	m := e2e.HexagonHVX()
+	cfg, err := m.Config()
+	require.NoError(t, err)
+	mod, err := lower.Lower(context.Background(), gs[2], cfg)
+	require.NoError(t, err)
+	require.Contains(t, mod.String(), "<128 x i8>", "mul-i8 runs as HVX")
+	runCases(t, m, names, cases)
+}
+
 func TestHexagonNoExternalSymbols(t *testing.T) {
 	llc, err := exec.LookPath("llc-19")
 	if err != nil {

@@ -29,6 +29,8 @@ type kernelBuilder struct {
 	best  value.Value // double*: arg reductions' best value per result element
 	seen  value.Value // i8*: whether the element has a best value yet
 	strat *strategy
+	// scratch is the workspace scratch of an integer convolution (its input copy), or nil
+	scratch value.Value
 	// epi are the builders of the epilogue chain's ops (epilogue.go), epiKs the operand by
 	// which each reads the previous value
 	epi   []*kernelBuilder
@@ -92,7 +94,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 		ps = append(ps, p)
 	}
-	sig := &kernelSig{scratch: op.Reduce.IsArg()}
+	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0}
 	if sig.scratch {
 		sp := llvm.NewParam("scratch", types.I8Ptr)
 		sp.Attrs = append(sp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
@@ -136,17 +138,23 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		kb.ops = append(kb.ops, ec.viewOf(fb, o, ps[1+k]))
 	}
 	n := fb.product(kb.res.ext)
-	if sig.scratch {
+	if sig.scratch && op.Reduce.IsArg() {
 		sp := ps[1+len(op.Operands)]
 		kb.best = fb.cur.NewBitCast(sp, types.NewPointer(types.Double))
 		kb.seen = fb.cur.NewGetElementPtr(types.I8, sp, fb.mul(n, i64(8)))
+	} else if sig.scratch {
+		kb.scratch = ps[1+len(op.Operands)]
 	}
-	if !fromInit && !kf.whole {
+	if !fromInit && !kf.whole && (kf.dot == nil || !kf.dot.whole) {
 		if err := kb.emitInit(n); err != nil {
 			return nil, err
 		}
 	}
-	if tiles != nil {
+	if kf.dot != nil {
+		if err := kb.emitIntDot(kf.dot); err != nil {
+			return nil, err
+		}
+	} else if tiles != nil {
 		// the tiles run the interior op; the border, if any, the per-point nest
 		kb.op = tiles.op
 		if err := kb.emitTiles(tiles); err != nil {
@@ -154,7 +162,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		}
 		if tiles.border != nil {
 			kb.op = tiles.border
-			kb.strat = chooseStrategy(tiles.border, mc.vecBytes)
+			kb.strat = chooseStrategy(tiles.border, mc.vectorBytesFor(tiles.border), mc.intRequant(tiles.border))
 			if err := kb.emitNest(ec.g.Params); err != nil {
 				return nil, err
 			}

@@ -24,8 +24,10 @@ import (
 type Config struct {
 	Target *Target // default: x86-64
 	Entry  string  // entry function name (default main_graph)
-	CPU    string  // overrides Target.CPU ("native": no CPU attribute, llc decides)
-	Attrs  string  // overrides Target.Features (llc -mattr syntax)
+	// CPU selects a CPU spec of the target (Target.ForCPU; "native": the host, no CPU
+	// attribute); Attrs edits that CPU's default features as llc's -mattr does (MergeFeatures).
+	CPU   string
+	Attrs string
 	// Required gives, per value, the elements some output needs (DIE's result). Lowering sizes
 	// intermediate buffers by the bounding box of what the (restricted) ops actually write and
 	// read, which DIE makes a subset of the required volume. With CheckRequired, Lower checks
@@ -71,10 +73,17 @@ type Entry struct {
 }
 
 type moduleCtx struct {
-	cfg      Config
-	tgt      *Target
-	cpu      string
-	features string
+	cfg Config
+	tgt *Target
+	// spec is the CPU spec (Target.ForCPU of cfg.CPU); cpu is the name LLVM is given;
+	// features are emitted as "target-features" (the spec's defaults edited by cfg.Attrs);
+	// allFeatures adds the features the CPU implies, for graphc's own decisions
+	spec        *Target
+	cpu         string
+	features    string
+	allFeatures string
+	// vecFloat says that explicit vectors may hold floats (HVX before v68 has none)
+	vecFloat bool
 	vecBytes int
 	// tileBytes is the width of the register tiles of contractions (0: none)
 	tileBytes int
@@ -109,23 +118,29 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		}
 		cfg.Target = t
 	}
-	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, cpu: cfg.Target.CPU, features: cfg.Target.Features,
+	spec, err := cfg.Target.ForCPU(cfg.CPU)
+	if err != nil {
+		return nil, err
+	}
+	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, spec: spec, cpu: spec.LLVMName(), features: MergeFeatures(spec.Features, cfg.Attrs),
 		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{},
 		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}, fusedKernels: map[string]*kernelSig{}}
-	if cfg.CPU != "" {
-		mc.cpu = cfg.CPU
+	if spec.CPU == "native" {
+		// no CPU name to imply them: the host's features are emitted, so that the module
+		// (which may use VNNI instructions) builds without -march=native
+		mc.features = MergeFeatures(spec.ImpliedFeatures, cfg.Attrs)
 	}
-	if cfg.Attrs != "" {
-		mc.features = cfg.Attrs
-	}
+	mc.allFeatures = MergeFeatures(spec.ImpliedFeatures, mc.features)
 	switch {
 	case cfg.VectorBytes > 0:
 		mc.vecBytes = cfg.VectorBytes
-	case cfg.VectorBytes == 0 && cfg.Target.VectorFeature != "" && featureOn(mc.features, cfg.Target.VectorFeature):
-		mc.vecBytes = cfg.Target.VectorBytes
+		mc.vecFloat = true
+	case cfg.VectorBytes == 0 && spec.VectorFeature != "" && featureOn(mc.features, spec.VectorFeature):
+		mc.vecBytes = spec.VectorBytes
+		mc.vecFloat = !spec.VectorIntOnly
 	}
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
-		mc.tileBytes = x86VectorBytes(mc.cpu, mc.features)
+		mc.tileBytes = x86VectorBytes(spec.VectorBytes, cfg.Attrs)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
@@ -177,7 +192,7 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 		return nil, err
 	}
 	ec := &entryCtx{ctx: ctx, mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
-		opDomains: map[*ir.Op]*domainInfo{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
+		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]*intDot{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
 		for k, o := range op.Operands {
 			ec.users[o] = append(ec.users[o], use{op, k})
@@ -404,7 +419,7 @@ func (mc *moduleCtx) defineAttrs(f *llvm.Func) {
 	if mc.cpu != "" && mc.cpu != "native" {
 		f.FuncAttrs = append(f.FuncAttrs, llvm.AttrPair{Key: "target-cpu", Value: mc.cpu})
 	}
-	if mc.features != "" && mc.cpu != "native" {
+	if mc.features != "" {
 		f.FuncAttrs = append(f.FuncAttrs, llvm.AttrPair{Key: "target-features", Value: mc.features})
 	}
 	if mc.tgt.NoBuiltins {

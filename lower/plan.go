@@ -22,7 +22,8 @@ const wsAlign = 128
 // planBuf is one buffer of the workspace.
 type planBuf struct {
 	v          *ir.Value // the tensor; nil for scratch
-	op         *ir.Op    // for scratch: the arg reduction that uses it
+	op         *ir.Op    // for scratch: the arg reduction or integer convolution that uses it
+	fixed      int64     // for an integer convolution's scratch: its size in bytes
 	start, end int       // lifetime in op indices, inclusive
 	slot       int
 	static     int64 // size in bytes when known at compile time, else -1
@@ -41,6 +42,9 @@ func (ec *entryCtx) bytes(fb *funcBuilder, b *planBuf) value.Value {
 	if b.v != nil {
 		_, ext := fb.box(ec.regionOf(b.v), b.v.Type)
 		return fb.mul(fb.product(ext), i64(int64(b.v.Type.Elem.Size())))
+	}
+	if b.fixed > 0 {
+		return i64(b.fixed)
 	}
 	_, ext := fb.box(ec.regionOf(b.op.Result), b.op.Result.Type)
 	return fb.mul(fb.product(ext), i64(9)) // a double and a flag per result element
@@ -69,6 +73,10 @@ func (ec *entryCtx) planBuffers() *bufPlan {
 	for i, op := range g.Ops {
 		if op.Reduce.IsArg() {
 			b := &planBuf{op: op, start: i, end: i}
+			p.bufs = append(p.bufs, b)
+			p.scratch[op] = b
+		} else if d := ec.intDotOf(op); d != nil && d.scratch > 0 {
+			b := &planBuf{op: op, start: i, end: i, fixed: d.scratch}
 			p.bufs = append(p.bufs, b)
 			p.scratch[op] = b
 		}

@@ -123,7 +123,7 @@ func score(op *ir.Op, d int) int {
 
 // chooseStrategy picks the strategy of op for a module whose explicit vectors are vecBytes
 // wide (0: none).
-func chooseStrategy(op *ir.Op, vecBytes int) *strategy {
+func chooseStrategy(op *ir.Op, vecBytes int, intRequant bool) *strategy {
 	n := op.NDim()
 	s := &strategy{name: "scalar-nest", perm: make([]int, n)}
 	for i := range s.perm {
@@ -147,7 +147,7 @@ func chooseStrategy(op *ir.Op, vecBytes int) *strategy {
 		inner = d
 	}
 	if vecBytes > 0 && d == inner {
-		if vl := vectorLanes(op, inner, vecBytes); vl > 1 {
+		if vl := vectorLanes(op, inner, vecBytes, intRequant); vl > 1 {
 			s.vl = vl
 			s.name += "+vector"
 		}
@@ -158,8 +158,9 @@ func chooseStrategy(op *ir.Op, vecBytes int) *strategy {
 // vectorLanes returns the lanes of explicit vectors for op with inner dim d, or 0 when the
 // op's innermost loop cannot use them: every access must be one piece, guarded (if at all)
 // independently of d, unit-stride or invariant in d (the result unit-stride), and every body
-// operation must have a vector lowering.
-func vectorLanes(op *ir.Op, d int, vecBytes int) int {
+// operation must have a vector lowering (a requantization on integer vectors, intRequant, is
+// emitted whole: requant.go).
+func vectorLanes(op *ir.Op, d int, vecBytes int, intRequant bool) int {
 	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != strideUnit {
 		return 0
 	}
@@ -179,7 +180,7 @@ func vectorLanes(op *ir.Op, d int, vecBytes int) int {
 	ok := true
 	op.Body.Walk(func(s *ir.Scalar) {
 		// avail of a read guarded uniformly along d is one condition for all lanes
-		if !vectorizable(s) && !(s.Op == ir.SAvail && uniformPiece(op.Access[s.Arg], d)) {
+		if !vectorizable(s) && !(s.Op == ir.SAvail && uniformPiece(op.Access[s.Arg], d)) && !intRequant {
 			ok = false
 		}
 		widest = max(widest, s.Type.Size())
@@ -218,8 +219,26 @@ func vectorizable(s *ir.Scalar) bool {
 		return s.Type.IsInt()
 	case ir.SCast:
 		// float <-> float and int <-> int conversions and int -> float; float -> int needs
-		// a range check that we keep scalar
-		return !(s.Args[0].Type.IsFloat() && s.Type.IsInt())
+		// a range check that we keep scalar, unless the value is clamped into range
+		return !(s.Args[0].Type.IsFloat() && s.Type.IsInt()) || clampedToInt(s)
 	}
 	return false
+}
+
+// vectorBytesFor returns the width of op's explicit vectors: the module's, or 0 when op
+// computes in floating point and the vector unit has none (HVX before v68).
+func (mc *moduleCtx) vectorBytesFor(op *ir.Op) int {
+	if mc.vecFloat || mc.vecBytes == 0 || mc.intRequant(op) {
+		return mc.vecBytes
+	}
+	float := op.Result.Type.Elem.IsFloat()
+	op.Body.Walk(func(s *ir.Scalar) {
+		if s.Type.IsFloat() {
+			float = true
+		}
+	})
+	if float {
+		return 0
+	}
+	return mc.vecBytes
 }

@@ -1,7 +1,9 @@
 // This file loads target specifications: JSON files with inheritance, as TinyGo does. llir has
 // no target machine to ask, so each file carries its triple and data layout, and the facts
 // about the target that lowering needs (explicit vector width, which operations have no inline
-// lowering and must be emitted by graphc).
+// lowering and must be emitted by graphc). A file whose name is its "cpu" is a CPU spec: it
+// holds that CPU's default features and vector width, and --mcpu selects it (ForCPU); --mattr
+// then edits the features as llc's -mattr does (MergeFeatures).
 
 package lower
 
@@ -19,16 +21,32 @@ var targetFS embed.FS
 
 // Target is a code generation target.
 type Target struct {
-	Name       string `json:"-"`
-	Inherits   string `json:"inherits"`
+	Name        string `json:"-"`
+	Inherits    string `json:"inherits"`
+	Description string `json:"description"`
+	// Abstract marks a file that only holds shared fields (not a target users name); it is
+	// not inherited.
+	Abstract   bool   `json:"abstract"`
 	Triple     string `json:"llvm-target"`
 	DataLayout string `json:"data-layout"`
 	CPU        string `json:"cpu"`
-	Features   string `json:"features"`
-	// VectorBytes is the width of the explicit vectors of innermost loops, used when the
-	// features enable VectorFeature ("" = never: LLVM's own vectorizer handles the target).
+	// LLVMCPU is the CPU name given to LLVM when LLVM 19 does not know CPU (hexagonv75 runs
+	// hexagonv73 code).
+	LLVMCPU string `json:"llvm-cpu"`
+	// Features are the CPU's default features, emitted as "target-features" (llc's -mattr):
+	// on Hexagon HVX is a feature, not implied by the CPU.
+	Features string `json:"features"`
+	// ImpliedFeatures are features LLVM derives from the CPU name itself (x86's AVX2, VNNI…):
+	// graphc's own decisions read them, they are not emitted.
+	ImpliedFeatures string `json:"implied-features"`
+	// VectorBytes is the width of the CPU's vector registers: the explicit vectors of
+	// innermost loops when the features enable VectorFeature ("" = never: LLVM's own
+	// vectorizer handles the target), and the register tiles of contractions.
 	VectorBytes   int    `json:"vector-bytes"`
 	VectorFeature string `json:"vector-feature"`
+	// VectorIntOnly says that the vector unit has no floating point (HVX before v68): float
+	// loops stay scalar, integer loops use vectors.
+	VectorIntOnly bool `json:"vector-int-only"`
 	// SoftFloatDiv, SoftSqrt and SoftIntDiv say that f64 division, square root and integer
 	// division by a variable have no inline lowering (they would become libcalls): graphc
 	// emits its own functions instead, and the module references no external symbol.
@@ -53,7 +71,14 @@ type Target struct {
 
 // LoadTarget returns the named target with its inherited fields resolved.
 func LoadTarget(name string) (*Target, error) {
-	return loadTarget(name, 0)
+	t, err := loadTarget(name, 0)
+	if err != nil {
+		return nil, err
+	}
+	if t.Abstract {
+		return nil, fmt.Errorf("target %q only holds shared fields (targets: %s)", name, strings.Join(Targets(), ", "))
+	}
+	return t, nil
 }
 
 func loadTarget(name string, depth int) (*Target, error) {
@@ -61,7 +86,7 @@ func loadTarget(name string, depth int) (*Target, error) {
 		return nil, fmt.Errorf("target %q: inheritance chain deeper than 8", name)
 	}
 	data, err := targetFS.ReadFile("targets/" + name + ".json")
-	if err != nil {
+	if err != nil || strings.ContainsAny(name, "/\\") {
 		return nil, fmt.Errorf("unknown target %q (targets: %s)", name, strings.Join(Targets(), ", "))
 	}
 	var raw map[string]json.RawMessage
@@ -79,6 +104,11 @@ func loadTarget(name string, depth int) (*Target, error) {
 			return nil, err
 		}
 		*t = *p
+		t.Abstract = false
+		if _, ok := raw["cpu"]; ok {
+			// a CPU names its own LLVM CPU unless it says otherwise
+			t.LLVMCPU = ""
+		}
 	}
 	// fields present in the child override the parent's (slices append)
 	parentFlags := t.LLCFlags
@@ -92,15 +122,106 @@ func loadTarget(name string, depth int) (*Target, error) {
 	return t, nil
 }
 
-// Targets lists the available target names.
+// Targets lists the available target names (CPU specs included, shared-field files not).
 func Targets() []string {
 	ents, _ := targetFS.ReadDir("targets")
 	var out []string
 	for _, e := range ents {
-		out = append(out, strings.TrimSuffix(e.Name(), ".json"))
+		name := strings.TrimSuffix(e.Name(), ".json")
+		if t, err := loadTarget(name, 0); err == nil && !t.Abstract {
+			out = append(out, name)
+		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// IsCPU reports whether t is a CPU spec: a file named after its CPU.
+func (t *Target) IsCPU() bool { return t.Name == t.CPU }
+
+// CPUs returns the CPU specs of t's architecture (same triple), sorted by name.
+func (t *Target) CPUs() []*Target {
+	var out []*Target
+	for _, name := range Targets() {
+		c, err := loadTarget(name, 0)
+		if err == nil && c.IsCPU() && c.Triple == t.Triple {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ForCPU returns t as CPU cpu, as llc's -mcpu: the CPU spec's default features and vector
+// width with t's triple. "" and t's own CPU return t; "native" (x86-64 only) reads the host's
+// CPU flags. An unknown CPU is an error listing the valid ones.
+func (t *Target) ForCPU(cpu string) (*Target, error) {
+	if cpu == "" || cpu == t.CPU {
+		return t, nil
+	}
+	if cpu == "native" {
+		if !strings.HasPrefix(t.Triple, "x86_64") {
+			return nil, fmt.Errorf("--mcpu=native: only for x86-64 (target %s)", t.Name)
+		}
+		n := *t
+		n.CPU, n.LLVMCPU, n.Features = "native", "", ""
+		n.ImpliedFeatures, n.VectorBytes = hostFeatures()
+		return &n, nil
+	}
+	if c, err := loadTarget(cpu, 0); err == nil && c.IsCPU() && c.Triple == t.Triple {
+		return c, nil
+	}
+	var names []string
+	for _, c := range t.CPUs() {
+		names = append(names, c.CPU)
+	}
+	if strings.HasPrefix(t.Triple, "x86_64") {
+		names = append(names, "native")
+	}
+	return nil, fmt.Errorf("unknown CPU %q for target %s (valid: %s)", cpu, t.Name, strings.Join(names, ", "))
+}
+
+// LLVMName returns the CPU name LLVM is given.
+func (t *Target) LLVMName() string {
+	if t.LLVMCPU != "" {
+		return t.LLVMCPU
+	}
+	return t.CPU
+}
+
+// MergeFeatures applies llc -mattr edits to a feature list: each "+f" or "-f" of edits replaces
+// any earlier entry for f, and "-f" also removes the enabled features that extend f by name
+// (LLVM disables the features that imply f: "-hvx" drops "+hvxv68" and "+hvx-length128b").
+// Entries keep their order; new ones are appended.
+func MergeFeatures(base, edits string) string {
+	var out []string
+	add := func(x string) {
+		x = strings.TrimSpace(x)
+		if len(x) < 2 || (x[0] != '+' && x[0] != '-') {
+			if x != "" {
+				out = append(out, x)
+			}
+			return
+		}
+		name := x[1:]
+		kept := out[:0]
+		for _, y := range out {
+			yn := strings.TrimLeft(y, "+-")
+			switch {
+			case yn == name:
+			case x[0] == '-' && y[0] == '+' && strings.HasPrefix(yn, name):
+			default:
+				kept = append(kept, y)
+			}
+		}
+		out = append(kept, x)
+	}
+	for _, x := range strings.Split(base, ",") {
+		add(x)
+	}
+	for _, x := range strings.Split(edits, ",") {
+		add(x)
+	}
+	return strings.Join(out, ",")
 }
 
 // featureOn reports whether a comma-separated llc feature list enables feature f: "+f" is
@@ -143,4 +264,38 @@ func (t *Target) PointerBits() int {
 // are signed pointer-width integers.
 func (t *Target) MaxObjectBytes() int64 {
 	return int64(uint64(1)<<(t.PointerBits()-1) - 1)
+}
+
+// CPUTable returns the Markdown table of every CPU spec (the README's): target, CPU, the
+// features emitted by default, those the CPU implies, and the vector unit.
+func CPUTable() string {
+	var sb strings.Builder
+	sb.WriteString("| `--target` | `--mcpu` | default features (`--mattr` edits them) | implied by the CPU | vectors |\n|---|---|---|---|---|\n")
+	code := func(s string) string {
+		if s == "" {
+			return "—"
+		}
+		return "`" + s + "`"
+	}
+	for _, fam := range []string{"x86-64", "hexagon"} {
+		t, err := LoadTarget(fam)
+		if err != nil {
+			continue
+		}
+		for _, c := range t.CPUs() {
+			cpu := "`" + c.CPU + "`"
+			if c.CPU == t.CPU {
+				cpu += " (default)"
+			}
+			if c.LLVMCPU != "" {
+				cpu += " as `" + c.LLVMCPU + "`"
+			}
+			vec := fmt.Sprintf("%d bytes", c.VectorBytes)
+			if c.VectorIntOnly {
+				vec += ", integer only"
+			}
+			fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", fam, cpu, code(c.Features), code(c.ImpliedFeatures), vec)
+		}
+	}
+	return sb.String()
 }

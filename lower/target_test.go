@@ -3,6 +3,8 @@ package lower_test
 import (
 	"context"
 	"math"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,4 +43,111 @@ func TestObjectTooLarge(t *testing.T) {
 	require.NoError(t, err)
 	_, err = lower.Lower(context.Background(), parse(), lower.Config{Target: hex})
 	require.ErrorContains(t, err, "input %x of type f32[65536, 8192]: more than 2147483647 bytes")
+}
+
+// TestCPUDefaults: each CPU spec, selected with --mcpu alone, brings its own features and
+// vector width; the family's default CPU's features do not stay (issue 22: hexagonv67 kept
+// +hvxv68).
+func TestCPUDefaults(t *testing.T) {
+	g, err := ir.Parse(`graph @main_graph(%x: f32[300], %a: u8[300]) {
+  %y = neg(%x) : f32[300]
+  %b = neg(%a) : u8[300]
+  return %y, %b
+}`)
+	require.NoError(t, err)
+	cases := []struct {
+		target, cpu, attrs string
+		llvmCPU, features  string
+		floatVec, intVec   bool
+	}{
+		{"hexagon", "", "", "hexagonv68", "+hvxv68,+hvx-length128b", true, true},
+		{"hexagon", "hexagonv66", "", "hexagonv66", "+hvxv66,+hvx-length128b", false, true},
+		{"hexagon", "hexagonv67", "", "hexagonv67", "+hvxv67,+hvx-length128b", false, true},
+		{"hexagon", "hexagonv68", "", "hexagonv68", "+hvxv68,+hvx-length128b", true, true},
+		{"hexagon", "hexagonv69", "", "hexagonv69", "+hvxv69,+hvx-length128b", true, true},
+		{"hexagon", "hexagonv73", "", "hexagonv73", "+hvxv73,+hvx-length128b", true, true},
+		{"hexagon", "hexagonv75", "", "hexagonv73", "+hvxv73,+hvx-length128b", true, true},
+		{"hexagon", "hexagonv67", "-hvx", "hexagonv67", "-hvx", false, false},
+		{"hexagon", "hexagonv69", "-hvx-length128b,+hvx-length64b", "hexagonv69", "+hvxv69,-hvx-length128b,+hvx-length64b", false, false},
+		{"hexagon-v67", "", "", "hexagonv67", "-hvx", false, false},
+		{"hexagonv67", "", "", "hexagonv67", "+hvxv67,+hvx-length128b", false, true},
+		{"x86-64", "", "", "x86-64", "", false, false},
+		{"x86-64", "znver4", "", "znver4", "", false, false},
+	}
+	for _, c := range cases {
+		tgt, err := lower.LoadTarget(c.target)
+		require.NoError(t, err)
+		mod, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, CPU: c.cpu, Attrs: c.attrs})
+		require.NoError(t, err, "%s %s", c.target, c.cpu)
+		require.Equal(t, c.llvmCPU, mod.CPU, "%s %s", c.target, c.cpu)
+		require.Equal(t, c.features, mod.Attrs, "%s %s %s", c.target, c.cpu, c.attrs)
+		text := mod.String()
+		require.Contains(t, text, `"target-cpu"="`+c.llvmCPU+`"`)
+		require.Equal(t, c.floatVec, strings.Contains(text, "<32 x float>"), "%s %s: float vectors", c.target, c.cpu)
+		require.Equal(t, c.intVec, strings.Contains(text, "<128 x i8>"), "%s %s: integer vectors", c.target, c.cpu)
+	}
+}
+
+// TestCPUSpecs: every CPU spec loads, names itself, has a vector width that matches its
+// features, and the x86 register tiles follow it and --mattr.
+func TestCPUSpecs(t *testing.T) {
+	n := 0
+	for _, fam := range []string{"x86-64", "hexagon"} {
+		tgt, err := lower.LoadTarget(fam)
+		require.NoError(t, err)
+		for _, c := range tgt.CPUs() {
+			n++
+			require.Equal(t, c.Name, c.CPU)
+			require.Equal(t, tgt.Triple, c.Triple)
+			require.NotEmpty(t, c.DataLayout)
+			got, err := tgt.ForCPU(c.CPU)
+			require.NoError(t, err)
+			require.Equal(t, c.CPU, got.CPU)
+			all := c.ImpliedFeatures + "," + c.Features
+			want := 16
+			switch {
+			case fam == "hexagon":
+				want = 128
+				require.Contains(t, c.Features, "+hvx-length128b", c.CPU)
+			case strings.Contains(all, "+avx512f"):
+				want = 64
+			case strings.Contains(all, "+avx"):
+				want = 32
+			}
+			require.Equal(t, want, c.VectorBytes, c.CPU)
+		}
+	}
+	require.GreaterOrEqual(t, n, 20)
+	_, err := lower.LoadTarget("hexagon-common")
+	require.ErrorContains(t, err, "shared fields")
+	x86, err := lower.LoadTarget("x86-64")
+	require.NoError(t, err)
+	_, err = x86.ForCPU("hexagonv67")
+	require.ErrorContains(t, err, `unknown CPU "hexagonv67" for target x86-64 (valid: alderlake,`)
+	hex, err := lower.LoadTarget("hexagon")
+	require.NoError(t, err)
+	_, err = hex.ForCPU("hexagonv60")
+	require.ErrorContains(t, err, "valid: hexagonv66, hexagonv67, hexagonv68, hexagonv69, hexagonv73, hexagonv75")
+	_, err = hex.ForCPU("native")
+	require.ErrorContains(t, err, "only for x86-64")
+}
+
+func TestMergeFeatures(t *testing.T) {
+	for _, c := range [][3]string{
+		{"+hvxv68,+hvx-length128b", "", "+hvxv68,+hvx-length128b"},
+		{"+hvxv68,+hvx-length128b", "-hvx", "-hvx"},
+		{"+hvxv68,+hvx-length128b", "-hvxv68,+hvxv67", "+hvx-length128b,-hvxv68,+hvxv67"},
+		{"", "+avx2", "+avx2"},
+		{"+a,+b", "+a", "+b,+a"},
+		{"+a,-b", "+b", "+a,+b"},
+	} {
+		require.Equal(t, c[2], lower.MergeFeatures(c[0], c[1]), "%q + %q", c[0], c[1])
+	}
+}
+
+// TestReadmeCPUTable: the README's table is CPUTable's.
+func TestReadmeCPUTable(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	require.Contains(t, string(readme), lower.CPUTable(), "README.md: paste lower.CPUTable() under \"Targets and CPUs\"")
 }

@@ -50,6 +50,16 @@ var models = []benchModel{
 		map[string][]int64{"H": {64, 1024}, "W": {1024, 8000}}, 2 * 1024 * 8000 / 1e9, 2 * 64 * 1024 * 8000 / 1e9, false},
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false},
+	// int8 against f32: onnxruntime's QLinearMatMul / QLinearConv against graphc's integer
+	// kernels (work counted as 2 ops per multiply-add), beside the same shapes in f32
+	{"matmul_f32_w", func() *onnxgen.Model { return onnxgen.MatMulConstB(512, 512, 512) },
+		map[string][]int64{"A": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, false},
+	{"qmatmul_u8s8", func() *onnxgen.Model { return onnxgen.QLinearMatMul(512, 512, 512) },
+		map[string][]int64{"A": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, false},
+	{"conv3x3_56x64_f32", func() *onnxgen.Model { return onnxgen.Conv3x3(64, 56, 64) },
+		map[string][]int64{"X": {1, 64, 56, 56}}, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, false},
+	{"qconv3x3_56x64", func() *onnxgen.Model { return onnxgen.QLinearConv(64, 56, 64) },
+		map[string][]int64{"X": {1, 64, 56, 56}}, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, false},
 	{"transformer_block", func() *onnxgen.Model { return onnxgen.TransformerBlock(128, 256) },
 		map[string][]int64{"x": {128, 256}}, transformerFlops(128, 256, true), transformerFlops(128, 256, false), false},
 }
@@ -109,6 +119,8 @@ func main() {
 	real := flag.Bool("real", false, "benchmark the real-model set (models/export.py) instead of the synthetic models")
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
+	flag.StringVar(&realPipeline, "pipeline", realPipeline, "with -real: the pipeline of the graphc column")
+	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
 	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
 	profile := flag.Int("profile", 0, "with -real: after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
@@ -192,6 +204,9 @@ func fail(err error) {
 	os.Exit(1)
 }
 
+// benchCPU is the --mcpu of the synthetic models (-mcpu).
+var benchCPU = "native"
+
 func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration, samples int) (string, float64, error) {
 	ctx := context.Background()
 	dir := filepath.Join(cache, sanitize(bm.name))
@@ -208,7 +223,7 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 		configs = configs[:1]
 	}
 	for _, cfg := range configs {
-		res, err := graphc.Compile(ctx, path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU("native"))
+		res, err := graphc.Compile(ctx, path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU(benchCPU))
 		if err != nil {
 			return "", 0, err
 		}
@@ -216,7 +231,7 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return "", 0, err
 		}
-		prog, err := e2e.Build(ctx, sub, res.Graph, res.Module, "-O3", "-march=native")
+		prog, err := e2e.Build(ctx, sub, res.Graph, res.Module, "-O3", "-march="+benchCPU)
 		if err != nil {
 			return "", 0, err
 		}

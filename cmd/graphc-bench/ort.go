@@ -121,7 +121,7 @@ const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, 
 `
 
 var ortTypes = map[ir.DType]string{ir.F32: "float32", ir.F64: "float64", ir.I64: "int64", ir.I32: "int32",
-	ir.U8: "uint8", ir.I8: "int8", ir.Bool: "bool"}
+	ir.U8: "uint8", ir.I8: "int8", ir.Bool: "bool", ir.I16: "int16", ir.U16: "uint16"}
 
 // timeData times the model on a data set's inputs and returns onnxruntime's outputs.
 func (o *ortRunner) timeData(m *realmodel.Model, set realmodel.DataSet, dir string, minTime time.Duration, samples int) (float64, []*ir.Tensor, error) {

@@ -98,6 +98,9 @@ func fmtErr(e, ms float64) string {
 	return fmt.Sprintf("%.1e", e)
 }
 
+// realPipeline is the pipeline of the "graphc" column of -real (-pipeline).
+var realPipeline = passes.DefaultPipeline
+
 func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, minTime time.Duration, samples int, noDIE bool) realRow {
 	r := realRow{name: name}
 	fail := func(err error) realRow {
@@ -110,7 +113,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 	}
 	r.transform = isTransformer(m)
 	set := m.Sets[0]
-	configs := []struct{ name, pipeline string }{{"die", passes.DefaultPipeline}}
+	configs := []struct{ name, pipeline string }{{"die", realPipeline}}
 	if !noDIE {
 		configs = append(configs, struct{ name, pipeline string }{"nodie", ""})
 	}
@@ -132,7 +135,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", cfg.name, err))
 		}
-		worst, err := realmodel.CheckSets(ctx, m, res.Graph, prog, realmodel.DefaultTolerance)
+		worst, err := realmodel.CheckSets(ctx, m, res.Graph, prog, m.Tolerance())
 		if err != nil {
 			return fail(fmt.Errorf("%s: wrong result: %w", cfg.name, err))
 		}
@@ -158,7 +161,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		}
 		r.ort = ms
 		for k, o := range outs {
-			e, err := realmodel.Compare(o, set.Outputs[k], realmodel.DefaultTolerance)
+			e, err := realmodel.Compare(o, set.Outputs[k], m.Tolerance())
 			if err != nil {
 				return fail(fmt.Errorf("onnxruntime output %d differs from PyTorch's: %w", k, err))
 			}

@@ -2,13 +2,15 @@
 // table and the line "N passed, N failed, N skipped".
 //
 //	go run ./cmd/graphc-conformance [-suite ../shared/onnx-node-tests] [-run FILTER] [-v]
-//	    [-mode=eval|x86|hexagon] [-vec=BYTES] [-batch=N]
+//	    [-mode=eval|x86|hexagon|hvx] [-vec=BYTES] [-batch=N]
 //
 // -mode=eval runs the reference evaluator; -mode=x86 runs every test that passes in the
-// evaluator as compiled x86-64 code; -mode=hexagon runs the floating-point ones as hexagonv67
-// code under qemu-hexagon; -mode=hvx-build only builds them all for hexagonv68 with HVX (qemu
-// cannot run HVX floating point). -vec forces explicit vectors of that many bytes (e.g. 128, the HVX
-// width) in the compiled modes.
+// evaluator as compiled x86-64 code; -mode=hexagon runs them as scalar hexagonv67 code under
+// qemu-hexagon (-float-only keeps the floating-point ones); -mode=hvx runs them as hexagonv67
+// code with its default 128-byte HVX (integer loops vectorised, float loops scalar) under
+// qemu-hexagon; -mode=hvx-build only builds them all for hexagonv68 with HVX (qemu cannot run
+// HVX floating point). -vec forces explicit vectors of that many bytes (e.g. 128, the HVX width)
+// in the compiled modes.
 package main
 
 import (
@@ -28,10 +30,11 @@ func main() {
 	filter := flag.String("run", "", "only tests whose name contains this")
 	verbose := flag.Bool("v", false, "list every failure with its reason")
 	pipeline := flag.String("pipeline", passes.DefaultPipeline, "passes to run before execution")
-	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled x86-64), hexagon (compiled hexagonv67 under qemu-hexagon) or hvx-build (hexagonv68+HVX modules built, not run)")
+	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled x86-64), hexagon (compiled scalar hexagonv67 under qemu-hexagon), hvx (hexagonv67 with integer HVX under qemu-hexagon) or hvx-build (hexagonv68+HVX modules built, not run)")
 	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
 	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
 	skips := flag.Bool("skips", false, "list every skipped test with its reason")
+	floatOnly := flag.Bool("float-only", false, "compiled modes: run only the tests whose inputs and outputs are all floating point")
 	keep := flag.String("keep", "", "compiled modes: keep the build directories (modules, drivers, executables) under this directory")
 	flag.Parse()
 	ps, err := passes.ParsePipeline(*pipeline)
@@ -48,21 +51,23 @@ func main() {
 	switch *mode {
 	case "eval":
 		rs, err = conformance.RunAll(ctx, *suite, *filter, prep, conformance.EvalExecutor)
-	case "x86", "hexagon", "hvx-build":
+	case "x86", "hexagon", "hvx", "hvx-build":
 		m := e2e.Host()
 		switch *mode {
 		case "hexagon":
 			m = e2e.HexagonScalar()
+		case "hvx":
+			m = e2e.HexagonHVX()
 		case "hvx-build":
 			m = e2e.Machine{Target: "hexagon"} // hexagonv68 + HVX: built, not run
 		}
 		m.VectorBytes = *vec
 		rs, err = conformance.RunAllCompiled(ctx, *suite, *filter, prep, conformance.CompiledOptions{
-			Machine: m, BatchSize: *batch, FloatOnly: *mode == "hexagon", Dir: *keep, BuildOnly: *mode == "hvx-build",
+			Machine: m, BatchSize: *batch, FloatOnly: *floatOnly, Dir: *keep, BuildOnly: *mode == "hvx-build",
 			Progress: func(s string) { fmt.Fprintln(os.Stderr, s) },
 		})
 	default:
-		fmt.Fprintf(os.Stderr, "-mode=%s: want eval, x86 or hexagon\n", *mode)
+		fmt.Fprintf(os.Stderr, "-mode=%s: want eval, x86, hexagon, hvx or hvx-build\n", *mode)
 		os.Exit(2)
 	}
 	if err != nil {

@@ -144,6 +144,11 @@ func readmeFixtures(t *testing.T, dir string) {
 	model, err := os.ReadFile("../../testdata/models/matmul_trilu.onnx")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "testdata", "models", "matmul_trilu.onnx"), model, 0o644))
+	qdir := filepath.Join(dir, "testdata", "realmodels", "qcnn_tiny")
+	require.NoError(t, os.MkdirAll(qdir, 0o755))
+	qcnn, err := os.ReadFile("../../testdata/realmodels/qcnn_tiny/model.onnx")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(qdir, "model.onnx"), qcnn, 0o644))
 }
 
 func TestReadmeCommands(t *testing.T) {

@@ -38,6 +38,8 @@ type importer struct {
 	unfoldable  map[*ir.Value]bool
 	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
 	syms map[string]*symTensor
+	// outputs are the ONNX names of the graph outputs.
+	outputs map[string]bool
 	// dimsSeen and dimOrder are the symbolic dims of the graph inputs, bound or not
 	dimsSeen map[string]bool
 	dimOrder []string
@@ -172,9 +174,24 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 		}
 		im.consts[name] = data
 	}
+	im.outputs = map[string]bool{}
+	for _, o := range gp.Output {
+		im.outputs[o.GetName()] = true
+	}
+	plan := &qdqPlan{}
+	if !im.cfg.floatQDQ {
+		plan = planQDQ(gp)
+	}
 	for _, n := range gp.Node {
 		before := len(im.g.Ops)
-		if err := im.importNode(n); err != nil {
+		if plan.skip[n] {
+			continue // imported by its group's QuantizeLinear
+		}
+		if g := plan.groups[n]; g != nil {
+			if err := im.importQDQ(g); err != nil {
+				return err
+			}
+		} else if err := im.importNode(n); err != nil {
 			return err
 		}
 		if err := im.checkOpLimits(im.g.Ops[before:]); err != nil {

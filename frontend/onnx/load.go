@@ -31,6 +31,8 @@ type config struct {
 	constInputs map[string]*ir.Tensor // graph inputs bound to data (WithConstInput)
 	// initInputs makes initializers that are also graph inputs runtime inputs.
 	initInputs bool
+	// floatQDQ keeps QDQ groups in float (WithoutQDQFusion).
+	floatQDQ bool
 }
 
 // WithDim binds the symbolic dimension name to v at import.
@@ -54,6 +56,11 @@ func WithLimits(l ir.Limits) Option {
 // runtime inputs (ONNX's "default values the caller may override"); by default they are
 // constants.
 func WithInitializerInputs() Option { return func(c *config) { c.initInputs = true } }
+
+// WithoutQDQFusion imports DequantizeLinear → Conv/MatMul/Gemm → QuantizeLinear as written
+// (float contractions between quantize and dequantize ops) instead of integer kernels
+// (qdq.go).
+func WithoutQDQFusion() Option { return func(c *config) { c.floatQDQ = true } }
 
 func newConfig(opts []Option) *config {
 	c := &config{dims: map[string]int64{}}

@@ -221,7 +221,14 @@ func importCast(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, e.in(0)))
+	x := e.in(0)
+	if x != nil && x.Type.Elem == to && x.Def != nil && !c.im.outputs[c.Output(0)] {
+		// a cast to the same type (PyTorch writes one after every QuantizeLinear) is the
+		// value itself
+		e.out(0, x)
+		return e.done()
+	}
+	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, x))
 	return e.done()
 }
 

@@ -22,8 +22,9 @@ type CompiledOptions struct {
 	Machine e2e.Machine
 	// BatchSize is the number of test cases built into one executable (default 64).
 	BatchSize int
-	// FloatOnly keeps only the tests whose inputs and outputs are all floating point.
-	FloatOnly bool
+	// FloatOnly keeps only the tests whose inputs and outputs are all floating point;
+	// IntOnly those with an integer (or bool) input or output.
+	FloatOnly, IntOnly bool
 	// Every, when > 1, compiles only every Every-th eligible test (a representative subset for
 	// CI; the others are reported as skipped).
 	Every int
@@ -81,7 +82,7 @@ func RunAllCompiled(ctx context.Context, root, filter string, prep Prepare, opts
 		r := RunTest(ctx, dir, prep, capture)
 		dirs = append(dirs, dir)
 		evalRes = append(evalRes, r)
-		if r.Status == Pass && (!opts.FloatOnly || allFloat(mine)) {
+		if r.Status == Pass && (!opts.FloatOnly || allFloat(mine)) && (!opts.IntOnly || !allFloat(mine)) {
 			eligible++
 			if opts.Every <= 1 || eligible%opts.Every == 1 {
 				byTest[dir] = mine
@@ -150,6 +151,8 @@ func RunAllCompiled(ctx context.Context, root, filter string, prep Prepare, opts
 			switch {
 			case sampledOut[dir]:
 				r.Status, r.Reason = Skip, "not in the sampled subset"
+			case r.Status == Pass && opts.IntOnly:
+				r.Status, r.Reason = Skip, "not an integer test"
 			case r.Status == Pass:
 				r.Status, r.Reason = Skip, "not a floating-point test"
 			default:

@@ -1,8 +1,9 @@
 package conformance
 
 // This file runs the node tests as compiled code: every test that passes in the evaluator must
-// pass as x86-64 code, and the floating-point ones as hexagonv67 code under qemu-hexagon; the
-// modules must also build for hexagonv68 with HVX (a sampled third of the Hexagon ones unless
+// pass as x86-64 code, the floating-point ones as scalar hexagonv67 code and the integer ones as
+// hexagonv67 code with integer HVX under qemu-hexagon; the modules must also build for
+// hexagonv68 with HVX (a sampled third of the scalar Hexagon ones and of the builds unless
 // -conformance-full; `make conformance-hexagon` runs them all).
 
 import (
@@ -11,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/ir"
@@ -74,6 +77,19 @@ func TestConformanceCompiledHexagon(t *testing.T) {
 	runCompiled(t, CompiledOptions{Machine: e2e.HexagonScalar(), FloatOnly: true, Every: every})
 }
 
+// TestConformanceCompiledHVX runs the node tests with integer inputs or outputs as hexagonv67
+// code with its default 128-byte HVX under qemu-hexagon: their integer loops are real HVX code
+// (all of them: about 380 tests, under a minute).
+func TestConformanceCompiledHVX(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs node tests under qemu-hexagon")
+	}
+	if _, err := exec.LookPath("qemu-hexagon"); err != nil {
+		t.Skip("qemu-hexagon not installed")
+	}
+	runCompiled(t, CompiledOptions{Machine: e2e.HexagonHVX(), IntOnly: true})
+}
+
 func TestConformanceHVXBuilds(t *testing.T) {
 	// qemu cannot run HVX floating point: every (sampled) module is built for hexagonv68+HVX
 	if testing.Short() {
@@ -84,4 +100,50 @@ func TestConformanceHVXBuilds(t *testing.T) {
 		every = 1
 	}
 	runCompiled(t, CompiledOptions{Machine: e2e.Machine{Target: "hexagon"}, BuildOnly: true, Every: every})
+}
+
+// TestConformanceQuantization: the node tests of the seven quantization ops (QuantizeLinear,
+// DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul, QLinearConv, MatMulInteger,
+// ConvInteger) pass in the evaluator, as x86-64 code, as scalar hexagonv67 code and as
+// hexagonv67 code with integer HVX under qemu-hexagon. Only the float4, int4 and int2 variants
+// are skipped (graphc has no such element types).
+func TestConformanceQuantization(t *testing.T) {
+	if _, err := os.Stat(suite); err != nil {
+		t.Skipf("ONNX node tests not found at %s", suite)
+	}
+	filters := []string{"quantizelinear", "qlinear", "integer"}
+	// 45 tests match the filters: 10 are float4/int4/int2 variants (5 each of DequantizeLinear
+	// and QuantizeLinear), the other 35 (float8 and the expanded DynamicQuantizeLinear graphs
+	// included) run
+	const want = 35
+	run := func(t *testing.T, compiled func(filter string) ([]Result, error)) {
+		pass := 0
+		for _, f := range filters {
+			rs, err := compiled(f)
+			require.NoError(t, err)
+			p, fail, _ := Summary(rs)
+			require.Zero(t, fail, Table(rs, true))
+			pass += p
+		}
+		require.Equal(t, want, pass)
+	}
+	t.Run("eval", func(t *testing.T) {
+		run(t, func(f string) ([]Result, error) {
+			return RunAll(context.Background(), suite, f, defaultPrep(t), EvalExecutor)
+		})
+	})
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	machines := []e2e.Machine{e2e.Host()}
+	if _, err := exec.LookPath("qemu-hexagon"); err == nil {
+		machines = append(machines, e2e.HexagonScalar(), e2e.HexagonHVX())
+	}
+	for _, m := range machines {
+		t.Run(m.String()+m.Attrs, func(t *testing.T) {
+			run(t, func(f string) ([]Result, error) {
+				return RunAllCompiled(context.Background(), suite, f, defaultPrep(t), CompiledOptions{Machine: m})
+			})
+		})
+	}
 }

@@ -35,6 +35,11 @@ func Host() Machine { return Machine{Target: "x86-64"} }
 // HVX floating point).
 func HexagonScalar() Machine { return Machine{Target: "hexagon", CPU: "hexagonv67", Attrs: "-hvx"} }
 
+// HexagonHVX is hexagonv67 with its default features, +hvxv67,+hvx-length128b, run under
+// qemu-hexagon: integer loops are 128-byte HVX code, float loops scalar (HVX has no floating
+// point before v68, and qemu 7.2 could not run it).
+func HexagonHVX() Machine { return Machine{Target: "hexagon", CPU: "hexagonv67"} }
+
 func (m Machine) hexagon() bool { return strings.HasPrefix(m.Target, "hexagon") }
 
 // String names the machine.
@@ -114,10 +119,17 @@ func BuildBatch(ctx context.Context, dir string, m Machine, cases []*Case) (*Bat
 			p.entry[i], p.lowErr[i] = l.entry, l.err
 			continue
 		}
-		if _, err := b.Add(ctx, c.Graph, fmt.Sprintf("t%d", i)); err != nil {
+		e, err := b.Add(ctx, c.Graph, fmt.Sprintf("t%d", i))
+		if err != nil {
 			seen[c.Graph] = lowered{-1, fmt.Errorf("lower: %w", err)}
 			p.lowErr[i] = fmt.Errorf("lower: %w", err)
 			continue
+		}
+		if e.WorkspaceBytes > 0 {
+			// the workspace the module asks for (scratch of integer convolutions included)
+			if need := arenaBound(c) + e.WorkspaceBytes; need > arena {
+				arena = need
+			}
 		}
 		seen[c.Graph] = lowered{n, nil}
 		p.entry[i] = n

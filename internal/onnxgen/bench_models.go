@@ -151,3 +151,104 @@ func transformerLayer(md *Model, r *rand.Rand, p, in string, seq, hidden int) st
 	node("Add", "y", []string{"res1", "down"})
 	return p + "y"
 }
+
+// scalarInit adds a rank-0 initializer.
+func scalarInit(m *Model, name string, t ir.DType, v float64) {
+	s := ir.NewTensor(t, nil)
+	if t.IsFloat() {
+		s.F[0] = ir.RoundFloat(t, v)
+	} else {
+		s.I[0] = int64(v)
+	}
+	m.Init(name, s)
+}
+
+// int8Init adds an i8 initializer with values in [-127, 127].
+func int8Init(m *Model, name string, r *rand.Rand, shape ...int64) {
+	t := ir.NewTensor(ir.I8, shape)
+	for i := range t.I {
+		t.I[i] = int64(r.IntN(255) - 127)
+	}
+	m.Init(name, t)
+}
+
+// QLinearMatMul is Y = dequantize(QLinearMatMul(quantize(A), B)) with A m×k a float input,
+// quantized to u8, and B k×n constant i8 weights with per-column scales (onnxruntime's
+// quantized MatMul kernel against graphc's integer one).
+func QLinearMatMul(m, k, n int) *Model {
+	r := rand.New(rand.NewPCG(31, 32))
+	md := New("qlinear_matmul", 13)
+	md.Input("A", ir.F32, m, k)
+	scalarInit(md, "a_scale", ir.F32, 2.0/255)
+	scalarInit(md, "a_zp", ir.U8, 128)
+	int8Init(md, "B", r, int64(k), int64(n))
+	bs := ir.NewTensor(ir.F32, []int64{int64(n)})
+	for i := range bs.F {
+		bs.F[i] = ir.RoundFloat(ir.F32, (0.5+r.Float64())/127/math.Sqrt(float64(k)))
+	}
+	md.Init("b_scale", bs)
+	md.Init("b_zp", ir.NewTensor(ir.I8, []int64{int64(n)}))
+	scalarInit(md, "y_scale", ir.F32, 4.0/255)
+	scalarInit(md, "y_zp", ir.U8, 128)
+	md.Node("QuantizeLinear", "qa", []string{"A", "a_scale", "a_zp"}, []string{"Aq"})
+	md.Node("QLinearMatMul", "qmm", []string{"Aq", "a_scale", "a_zp", "B", "b_scale", "b_zp", "y_scale", "y_zp"}, []string{"Yq"})
+	md.Node("DequantizeLinear", "dqy", []string{"Yq", "y_scale", "y_zp"}, []string{"Y"})
+	md.Output("Y", ir.F32, m, n)
+	return md
+}
+
+// QLinearConv is a 3×3 convolution (padding 1) of a 1×c×hw×hw float image, quantized to u8,
+// with f output channels of constant i8 weights with per-channel scales and an i32 bias, then
+// dequantized.
+func QLinearConv(c, hw, f int) *Model {
+	r := rand.New(rand.NewPCG(41, 42))
+	md := New("qlinear_conv", 13)
+	md.Input("X", ir.F32, 1, c, hw, hw)
+	scalarInit(md, "x_scale", ir.F32, 2.0/255)
+	scalarInit(md, "x_zp", ir.U8, 128)
+	int8Init(md, "W", r, int64(f), int64(c), 3, 3)
+	ws := ir.NewTensor(ir.F32, []int64{int64(f)})
+	for i := range ws.F {
+		ws.F[i] = ir.RoundFloat(ir.F32, (0.5+r.Float64())/127/math.Sqrt(float64(9*c)))
+	}
+	md.Init("w_scale", ws)
+	md.Init("w_zp", ir.NewTensor(ir.I8, []int64{int64(f)}))
+	b := ir.NewTensor(ir.I32, []int64{int64(f)})
+	for i := range b.I {
+		b.I[i] = int64(r.IntN(2001) - 1000)
+	}
+	md.Init("B", b)
+	scalarInit(md, "y_scale", ir.F32, 4.0/255)
+	scalarInit(md, "y_zp", ir.U8, 128)
+	md.Node("QuantizeLinear", "qx", []string{"X", "x_scale", "x_zp"}, []string{"Xq"})
+	md.Node("QLinearConv", "qconv", []string{"Xq", "x_scale", "x_zp", "W", "w_scale", "w_zp", "y_scale", "y_zp", "B"}, []string{"Yq"},
+		IntsAttr("pads", 1, 1, 1, 1), IntsAttr("kernel_shape", 3, 3))
+	md.Node("DequantizeLinear", "dqy", []string{"Yq", "y_scale", "y_zp"}, []string{"Y"})
+	md.Output("Y", ir.F32, 1, f, hw, hw)
+	return md
+}
+
+// Conv3x3 is a plain f32 3×3 convolution (padding 1, bias) of a 1×c×hw×hw image into f
+// channels: the float reference of QLinearConv.
+func Conv3x3(c, hw, f int) *Model {
+	r := rand.New(rand.NewPCG(11, 12))
+	md := New("conv3x3", 17)
+	md.Input("X", ir.F32, 1, c, hw, hw)
+	randInit(md, "W", r, 0.3, int64(f), int64(c), 3, 3)
+	randInit(md, "Bias", r, 0.1, int64(f))
+	md.Node("Conv", "conv", []string{"X", "W", "Bias"}, []string{"Y"}, IntsAttr("pads", 1, 1, 1, 1), IntsAttr("kernel_shape", 3, 3))
+	md.Output("Y", ir.F32, 1, f, hw, hw)
+	return md
+}
+
+// MatMulConstB is Y = A · B with A m×k an input and B k×n constant weights: the float
+// reference of QLinearMatMul.
+func MatMulConstB(m, k, n int) *Model {
+	r := rand.New(rand.NewPCG(31, 32))
+	md := New("matmul_const_b", 17)
+	md.Input("A", ir.F32, m, k)
+	randInit(md, "B", r, 1/math.Sqrt(float64(k)), int64(k), int64(n))
+	md.Node("MatMul", "matmul", []string{"A", "B"}, []string{"Y"})
+	md.Output("Y", ir.F32, m, n)
+	return md
+}

@@ -6,6 +6,7 @@ package realmodel
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -36,6 +37,20 @@ type Model struct {
 	Sets []DataSet
 	// InputNames are the names of the graph inputs that are not initializers.
 	InputNames []string
+	// Reference names who computed the outputs ("" = PyTorch; the quantized models of
+	// models/export_quant.py: onnxruntime-node).
+	Reference string
+	// QuantStep is the scale of the output's last quantization (meta.json quant_step): the
+	// comparison allows one step, as quantized kernels may round a tie the other way.
+	QuantStep float64
+}
+
+// Tolerance returns the comparison tolerance of m's outputs: DefaultTolerance, plus one
+// quantization step for quantized outputs.
+func (m *Model) Tolerance() Tolerance {
+	t := DefaultTolerance
+	t.Abs = m.QuantStep
+	return t
 }
 
 // DefaultDir returns the cache directory models/export.py writes the benchmark set to:
@@ -75,6 +90,16 @@ func Load(root, name string) (*Model, error) {
 		return nil, err
 	}
 	m.InputNames = names
+	if data, err := os.ReadFile(filepath.Join(dir, "meta.json")); err == nil {
+		var meta struct {
+			Reference string  `json:"reference"`
+			QuantStep float64 `json:"quant_step"`
+		}
+		if err := json.Unmarshal(data, &meta); err != nil {
+			return nil, fmt.Errorf("%s: meta.json: %w", dir, err)
+		}
+		m.Reference, m.QuantStep = meta.Reference, meta.QuantStep
+	}
 	for n := 0; ; n++ {
 		sd := filepath.Join(dir, fmt.Sprintf("test_data_set_%d", n))
 		if _, err := os.Stat(sd); err != nil {
@@ -171,11 +196,11 @@ func Params(g *ir.Graph, inputs []*ir.Tensor) (map[string]int64, error) {
 	return params, nil
 }
 
-// Tolerance of a comparison with PyTorch's outputs: |got - want| <= ATol*scale + RTol*|want|,
-// where scale is the largest |want| of the output. Different summation orders (register tiles,
+// Tolerance of a comparison with PyTorch's outputs: |got - want| <= Abs + ATol*scale +
+// RTol*|want|, where scale is the largest |want| of the output. Different summation orders (register tiles,
 // vector reductions, fused multiply-adds) differ from PyTorch's by a few ulps per operation; a
 // few layers deep that is ~1e-5 of the values' scale.
-type Tolerance struct{ RTol, ATol float64 }
+type Tolerance struct{ RTol, ATol, Abs float64 }
 
 // DefaultTolerance is the tolerance the tests and the benchmark use.
 var DefaultTolerance = Tolerance{RTol: 1e-3, ATol: 1e-4}
@@ -204,7 +229,7 @@ func Compare(got, want *ir.Tensor, tol Tolerance) (float64, error) {
 			continue
 		}
 		d := math.Abs(g - w)
-		if math.IsNaN(d) || d > tol.ATol*scale+tol.RTol*math.Abs(w) {
+		if math.IsNaN(d) || d > tol.Abs+tol.ATol*scale+tol.RTol*math.Abs(w) {
 			return 0, fmt.Errorf("element %s: %v, want %v (scale %.3g)", index(want.Shape, i), g, w, scale)
 		}
 		worst = max(worst, d/scale)

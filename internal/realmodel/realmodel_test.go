@@ -53,11 +53,11 @@ func TestTinyModels(t *testing.T) {
 			for _, pl := range []struct{ name, pipeline string }{{"default", passes.DefaultPipeline}, {"none", ""}} {
 				res, err := graphc.Compile(ctx, m.Path, graphc.WithPipeline(pl.pipeline))
 				require.NoError(t, err, pl.name)
-				_, err = realmodel.CheckSets(ctx, m, res.Graph, evalRunner{res.Graph}, realmodel.DefaultTolerance)
+				_, err = realmodel.CheckSets(ctx, m, res.Graph, evalRunner{res.Graph}, m.Tolerance())
 				require.NoError(t, err, "evaluator, pipeline %s", pl.name)
 				prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
 				require.NoError(t, err, pl.name)
-				_, err = realmodel.CheckSets(ctx, m, res.Graph, prog, realmodel.DefaultTolerance)
+				_, err = realmodel.CheckSets(ctx, m, res.Graph, prog, m.Tolerance())
 				require.NoError(t, err, "compiled, pipeline %s", pl.name)
 			}
 		})
