@@ -580,6 +580,11 @@ func (p *parser) parseOr() (dnf, error) {
 			return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
 		}
 	}
+	if len(f) > 1 {
+		// "x or true" is true, "a or (a and b)" is a: each conjunction costs a projection and
+		// every later operation a piece
+		f = simplifyDNF(f)
+	}
 	return f, nil
 }
 
@@ -602,7 +607,7 @@ func (p *parser) parseAnd() (dnf, error) {
 				h = append(h, append(append(conj{}, a...), b...))
 			}
 		}
-		if len(h) > maxDisjuncts {
+		if len(h) > 1 {
 			if h = simplifyDNF(h); len(h) > maxDisjuncts {
 				return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
 			}
