@@ -2,7 +2,9 @@
 // a problem lie back to back in one pooled array and are addressed by offset, so that the exact
 // eliminations that decide tensor-sized problems (unit substitutions, one-sided variables,
 // exact Fourier–Motzkin) run without allocating. Inexact eliminations (dark shadow, real
-// shadow, splinters) recurse into fresh systems.
+// shadow, splinters) and case splits on a variable with few values recurse into fresh systems.
+// Every system spends from the budget of its operation (budget.go); scanning runs the same
+// test on a small allowance of its own (scan_feasible.go).
 
 package volume
 
