@@ -53,7 +53,7 @@ func coalescePieces(in []*basic, bg *budget) []*basic {
 		for i := 0; i < len(items); i++ {
 			for j := i + 1; j < len(items); {
 				a, b := items[i], items[j]
-				if !a.b.sameSpace(b.b) || apart[[2]*coalItem{a, b}] || cs.budget <= 0 {
+				if !a.b.sameSpace(b.b) || apart[[2]*coalItem{a, b}] || cs.budget <= 0 || cs.bg.lowOnWork() {
 					j++
 					continue
 				}
@@ -121,7 +121,7 @@ func (cs *coalescer) point(it *coalItem) []int64 {
 					it.pt = nil // points beyond int64, or too hard to find: only exact tests
 				}
 			}()
-			if v, ok := it.b.sampleBasic(cs.bg.child(maxTestWork)); ok {
+			if v, ok := it.b.sampleBasic(cs.bg.optional()); ok {
 				it.pt = v
 			}
 		}()
@@ -144,7 +144,7 @@ func (cs *coalescer) two(a, b *coalItem) *coalItem {
 				m = nil
 			}
 		}()
-		m = coalesceTwo(a.b, b.b, pa, pb, &cs.budget, cs.bg.child(maxTestWork))
+		m = coalesceTwo(a.b, b.b, pa, pb, &cs.budget, cs.bg.optional())
 	}()
 	switch m {
 	case nil:

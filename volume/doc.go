@@ -102,7 +102,7 @@
 //
 // # Work budget, tri-state predicates and contexts
 //
-// Each public operation has one work budget (maxOpWork, at most about 0.5 s of eliminations), shared
+// Each public operation has one work budget (maxOpWork, about a second of eliminations at most), shared
 // by every emptiness test, projection and coalescing step it runs; a parse is one operation. When
 // it runs out the operation stops with ErrTooComplex. Tests whose answer is optional (redundant
 // constraints, coalescing a pair, scanning guards) run on a smaller allowance inside it and are

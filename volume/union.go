@@ -417,14 +417,14 @@ func (b *basic) removeRedundantIneqs(detectEqs bool, bg *budget) {
 		return false
 	}
 	other := make([]int64, w)
-	for i := 0; i < len(b.ineqs); i++ {
+	for i := 0; i < len(b.ineqs) && !bg.lowOnWork(); i++ {
 		r := b.ineqs[i]
 		if !soleBound(r) {
 			for c, v := range r {
 				other[c] = negc(v)
 			}
 			other[0] = subc(other[0], 1)
-			s := newOmegaSys(w, bg.child(maxTestWork))
+			s := newOmegaSys(w, bg.optional())
 			s.addConnected(b, i, other) // b without r contains b, which is not empty
 			s.addIneq(other)
 			ok := feasibleOrUndecided(s)
@@ -442,7 +442,7 @@ func (b *basic) removeRedundantIneqs(detectEqs bool, bg *budget) {
 		// implicit equality: r >= 1 impossible
 		copy(other, r)
 		other[0] = subc(other[0], 1)
-		s := newOmegaSys(w, bg.child(maxTestWork))
+		s := newOmegaSys(w, bg.optional())
 		s.addConnected(b, -1, other)
 		s.addIneq(other)
 		ok := feasibleOrUndecided(s)
