@@ -22,7 +22,7 @@ help:
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
 
 build:
-	$(GO) build -o bin/graphc ./cmd/graphc
+	$(GO) build -ldflags "-X main.commit=$$(git rev-parse --short=12 HEAD 2>/dev/null)" -o bin/graphc ./cmd/graphc
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^proto/')); \

@@ -44,6 +44,7 @@ var mathFns = []mathFn{
 	{name: "erf", body: "erf(in0)", ref: func(x, _ float64) float64 { return math.Erf(x) }, lo: -7, hi: 7, ulp64: 2, ulp32: 1},
 	{name: "sin", body: "sin(in0)", ref: func(x, _ float64) float64 { return math.Sin(x) }, lo: -1e6, hi: 1e6, ulp64: 1, ulp32: 1},
 	{name: "cos", body: "cos(in0)", ref: func(x, _ float64) float64 { return math.Cos(x) }, lo: -1e6, hi: 1e6, ulp64: 1, ulp32: 1},
+	{name: "atan", body: "atan(in0)", ref: func(x, _ float64) float64 { return math.Atan(x) }, lo: -1e300, hi: 1e300, ulp64: 0, ulp32: 0},
 	{name: "sin-huge", body: "sin(in0)", ref: func(x, _ float64) float64 { return math.Sin(x) }, lo: 1e9, hi: 1e300, ulp64: 1, ulp32: 1},
 	{name: "sqrt", body: "sqrt(in0)", ref: func(x, _ float64) float64 { return math.Sqrt(x) }, lo: 0, hi: 1e300, ulp64: 0, ulp32: 0},
 	{name: "floor", body: "floor(in0)", ref: func(x, _ float64) float64 { return math.Floor(x) }, lo: -1e17, hi: 1e17, ulp64: 0, ulp32: 0},

@@ -24,18 +24,23 @@ type realRow struct {
 	name                string
 	die, nodie, ort     float64 // ms per call
 	errDie, errORT      float64 // largest error relative to the output's scale
+	live                float64 // fraction of the iterations the default pipeline keeps (0: unknown)
 	compile             time.Duration
 	failed              string
 	symbolic, transform bool
 }
 
-func runReal(ctx context.Context, root, cache string, want map[string]bool, ort *ortRunner, minTime time.Duration, samples int, noDIE bool) error {
+func runReal(ctx context.Context, root, cache string, want map[string]bool, ort *ortRunner, minTime time.Duration, samples int, noDIE bool, profile int) error {
 	names, err := realmodel.List(root)
 	if err != nil {
 		return fmt.Errorf("%w (export the models first: python3 models/export.py)", err)
 	}
-	fmt.Printf("real models in %s; CPU: %s\n", root, cpuName())
-	fmt.Printf("%-22s %10s %10s %10s %7s %9s %9s %9s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "g/ort", "die/nodie", "err", "ort err", "compile")
+	clock := "wall time"
+	if useCPUTime {
+		clock = "process CPU time"
+	}
+	fmt.Printf("real models in %s; CPU: %s; %s\n", root, cpuName(), clock)
+	fmt.Printf("%-22s %10s %10s %10s %7s %9s %6s %9s %9s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "g/ort", "die/nodie", "live", "err", "ort err", "compile")
 	var rows []realRow
 	for _, name := range names {
 		if len(want) > 0 && !want[name] {
@@ -44,6 +49,11 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 		r := benchReal(ctx, root, filepath.Join(cache, "real", name), name, ort, minTime, samples, noDIE)
 		rows = append(rows, r)
 		fmt.Println(r.String())
+		if profile > 0 && r.failed == "" {
+			if err := profileReal(ctx, root, filepath.Join(cache, "real", name), name, minTime, profile); err != nil {
+				fmt.Printf("  profile: %v\n", err)
+			}
+		}
 	}
 	// geometric means of graphc/onnxruntime per family
 	for _, fam := range []struct {
@@ -73,8 +83,12 @@ func (r realRow) String() string {
 	if r.failed != "" {
 		return fmt.Sprintf("%-22s error: %s", r.name, r.failed)
 	}
-	return fmt.Sprintf("%-22s %10.3f %10s %10s %7s %9s %9.1e %9s %7.1fs", r.name, r.die, fmtMS(r.nodie), fmtMS(r.ort),
-		fmtRatio(r.die, r.ort), fmtRatio(r.die, r.nodie), r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
+	live := "-"
+	if r.live > 0 {
+		live = fmt.Sprintf("%.2f", r.live)
+	}
+	return fmt.Sprintf("%-22s %10.3f %10s %10s %7s %9s %6s %9.1e %9s %7.1fs", r.name, r.die, fmtMS(r.nodie), fmtMS(r.ort),
+		fmtRatio(r.die, r.ort), fmtRatio(r.die, r.nodie), live, r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
 }
 
 func fmtErr(e, ms float64) string {
@@ -108,6 +122,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		}
 		if cfg.name == "die" {
 			r.compile = time.Since(t0)
+			r.live = liveFraction(res.Dead)
 		}
 		dir := filepath.Join(work, cfg.name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -153,6 +168,23 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 	return r
 }
 
+// liveFraction returns the fraction of all iterations that the pipeline kept (the "MAC
+// ratio" die/no-die can approach), or 0 when some count is symbolic.
+func liveFraction(dead []passes.DeadSpace) float64 {
+	var total, gone int64
+	for _, d := range dead {
+		if !d.Counted {
+			return 0
+		}
+		total += d.Total
+		gone += d.DeadCount + d.KnownZeroCount
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(total-gone) / float64(total)
+}
+
 // isTransformer tells the families apart by the inputs: token ids are integers.
 func isTransformer(m *realmodel.Model) bool {
 	for _, t := range m.Sets[0].Inputs {
@@ -175,7 +207,7 @@ func timeRunner(ctx context.Context, p *e2e.Program, set realmodel.DataSet, para
 		if err != nil {
 			return 0, err
 		}
-		ts = append(ts, ns/1e6)
+		ts = append(ts, measured(p, ns)/1e6)
 	}
 	return median(ts), nil
 }

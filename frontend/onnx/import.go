@@ -30,12 +30,17 @@ type importer struct {
 	vals   map[string]*ir.Value
 	consts map[string]*ir.Tensor // values whose data is known at import
 	inputs map[string]bool       // ONNX names of the runtime graph inputs
-	// lastOutputs are the outputs of the node being imported; folded the ops folded away.
+	// lastOutputs are the outputs of the node being imported, nodeStart the index of its first
+	// op in g.Ops; folded maps the ops folded away to their results.
 	lastOutputs []string
-	folded      map[*ir.Op]bool
+	nodeStart   int
+	folded      map[*ir.Op]*ir.Tensor
 	unfoldable  map[*ir.Value]bool
 	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
 	syms map[string]*symTensor
+	// dimsSeen and dimOrder are the symbolic dims of the graph inputs, bound or not
+	dimsSeen map[string]bool
+	dimOrder []string
 }
 
 // NodeError is an import error attached to one node.
@@ -52,7 +57,7 @@ func (e *NodeError) Error() string {
 func (e *NodeError) Unwrap() error { return e.Err }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]bool{}, unfoldable: map[*ir.Value]bool{}}
+	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -82,6 +87,9 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 	if err := im.importGraph(gp); err != nil {
 		return nil, err
 	}
+	if err := ir.UnknownDimError(im.cfg.dims, im.dimsSeen, im.dimOrder); err != nil {
+		return nil, im.errf("%w", err)
+	}
 	return im.g, nil
 }
 
@@ -97,6 +105,17 @@ func sanitize(s string) string {
 	return sb.String()
 }
 
+// noteDim records a symbolic dim of the model's inputs (bound or not).
+func (im *importer) noteDim(name string) {
+	if im.dimsSeen == nil {
+		im.dimsSeen = map[string]bool{}
+	}
+	if !im.dimsSeen[name] {
+		im.dimsSeen[name] = true
+		im.dimOrder = append(im.dimOrder, name)
+	}
+}
+
 // errf returns an error about the model, prefixed with its file; %w wraps as in fmt.Errorf.
 func (im *importer) errf(format string, args ...any) error {
 	return fmt.Errorf("%s: "+format, append([]any{im.file}, args...)...)
@@ -104,6 +123,9 @@ func (im *importer) errf(format string, args ...any) error {
 
 func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	if err := im.checkGraphLimits(gp); err != nil {
+		return err
+	}
+	if err := im.checkSupported(gp); err != nil {
 		return err
 	}
 	inits := map[string]*onnxpb.TensorProto{}
@@ -216,6 +238,7 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 		switch {
 		case d.GetDimParam() != "":
 			p := sanitize(d.GetDimParam())
+			im.noteDim(d.GetDimParam())
 			if v, ok := im.cfg.dims[d.GetDimParam()]; ok {
 				t.Shape = append(t.Shape, volume.AffConst(v))
 			} else {
@@ -227,6 +250,11 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 			t.Shape = append(t.Shape, volume.AffConst(d.GetDimValue()))
 		default:
 			p := fmt.Sprintf("%s_d%d", sanitize(vi.GetName()), i)
+			im.noteDim(p)
+			if v, ok := im.cfg.dims[p]; ok {
+				t.Shape = append(t.Shape, volume.AffConst(v))
+				continue
+			}
 			t.Shape = append(t.Shape, volume.AffParam(p))
 		}
 	}
@@ -241,20 +269,85 @@ func hasDimValue(d *onnxpb.TensorShapeProto_Dimension) bool {
 	return ok
 }
 
+// unsupportedReason says why graphc cannot import node n ("" when it can, as far as its op
+// type, domain and the model's opset tell).
+func (im *importer) unsupportedReason(n *onnxpb.NodeProto) string {
+	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+		return fmt.Sprintf("op domain %q", d)
+	}
+	def, ok := opTable[n.GetOpType()]
+	if !ok {
+		return fmt.Sprintf("op %s is not supported", n.GetOpType())
+	}
+	if im.opset < int64(def.Since) {
+		return fmt.Sprintf("%s is supported from opset %d", n.GetOpType(), def.Since)
+	}
+	return ""
+}
+
+// checkSupported reports every node graphc cannot import at once, grouped by op with the
+// nodes' names, rather than the first one only: a user sees all that a model needs.
+func (im *importer) checkSupported(gp *onnxpb.GraphProto) error {
+	type group struct {
+		reason string
+		nodes  []string
+	}
+	var order []string
+	groups := map[string]*group{}
+	var first *onnxpb.NodeProto
+	for _, n := range gp.Node {
+		r := im.unsupportedReason(n)
+		if r == "" {
+			continue
+		}
+		if first == nil {
+			first = n
+		}
+		key := n.GetDomain() + "/" + n.GetOpType()
+		g, ok := groups[key]
+		if !ok {
+			g = &group{reason: r}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.nodes = append(g.nodes, fmt.Sprintf("%q", n.GetName()))
+	}
+	const hint = "graphc ops lists the supported ops"
+	switch {
+	case len(order) == 0:
+		return nil
+	case len(order) == 1 && len(groups[order[0]].nodes) == 1:
+		return im.importNode(first) // the message of the node itself
+	}
+	var parts []string
+	count := 0
+	for _, k := range order {
+		g := groups[k]
+		count += len(g.nodes)
+		names := g.nodes
+		if len(names) > 5 {
+			names = append(names[:5:5], fmt.Sprintf("and %d more", len(g.nodes)-5))
+		}
+		what := "node"
+		if len(g.nodes) > 1 {
+			what = "nodes"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s %s)", g.reason, what, strings.Join(names, ", ")))
+	}
+	return im.errf("%w: %d nodes use what graphc does not support: %s; %s", ErrUnsupported, count, strings.Join(parts, "; "), hint)
+}
+
 func (im *importer) importNode(n *onnxpb.NodeProto) error {
 	nerr := func(err error) error {
 		return &NodeError{File: im.file, Node: n.GetName(), Op: n.GetOpType(), Opset: im.opset, Err: err}
 	}
-	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
-		return nerr(fmt.Errorf("%w: op domain %q", ErrUnsupported, d))
+	if r := im.unsupportedReason(n); r != "" {
+		if _, known := opTable[n.GetOpType()]; !known {
+			r += " (graphc ops lists the supported ops)"
+		}
+		return nerr(fmt.Errorf("%w: %s", ErrUnsupported, r))
 	}
-	def, ok := opTable[n.GetOpType()]
-	if !ok {
-		return nerr(fmt.Errorf("%w: op %s is not supported (supported ops: %s)", ErrUnsupported, n.GetOpType(), strings.Join(SupportedOps(), ", ")))
-	}
-	if im.opset < int64(def.Since) {
-		return nerr(fmt.Errorf("%w: %s is supported from opset %d", ErrUnsupported, n.GetOpType(), def.Since))
-	}
+	def := opTable[n.GetOpType()]
 	for _, o := range n.Output {
 		if o == "" {
 			continue
@@ -265,15 +358,18 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 			return nerr(fmt.Errorf("%w: value %q is produced twice (SSA: every value has one producer)", ErrInvalid, o))
 		}
 	}
-	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}}
+	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}, promote: !noPromotion[n.GetOpType()]}
 	for _, a := range n.Attribute {
 		c.attrs[a.GetName()] = a
 	}
+	// (a control-flow node imports its body's nodes in between: they set nodeStart too)
+	start := len(im.g.Ops)
 	if !im.trySymbolic(c) {
 		if err := def.Import(c); err != nil {
 			return nerr(err)
 		}
 	}
+	im.nodeStart = start
 	im.lastOutputs = n.Output
 	im.foldOutputs(len(n.Output))
 	for i, o := range n.Output {

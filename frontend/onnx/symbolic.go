@@ -183,37 +183,12 @@ func symCast(c *nodeCtx, in []*symTensor) bool {
 
 // symBinary applies f with numpy broadcasting of scalars and equal shapes.
 func symBinary(f func(a, b volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in []*symTensor) bool {
-	return func(c *nodeCtx, in []*symTensor) bool {
-		if len(in) != 2 || in[0] == nil || in[1] == nil {
-			return false
-		}
-		a, b := in[0], in[1]
-		n := max(len(a.vals), len(b.vals))
-		if len(a.vals) != n && len(a.vals) != 1 || len(b.vals) != n && len(b.vals) != 1 {
-			return false
-		}
-		shape := a.shape
-		if len(b.vals) > len(a.vals) || len(b.shape) > len(a.shape) {
-			shape = b.shape
-		}
-		out := make([]volume.Aff, n)
-		for i := range out {
-			x, y := a.vals[min(i, len(a.vals)-1)], b.vals[min(i, len(b.vals)-1)]
-			r, ok := f(x, y)
-			if !ok {
-				return false
-			}
-			out[i] = r
-		}
-		c.SetSym(0, a.elem, shape, out)
-		return true
-	}
+	return func(c *nodeCtx, in []*symTensor) bool { return symBroadcast(c, in, f, ir.Invalid) }
 }
 
-// symEqual compares shape values. Two expressions are equal when their difference is 0, and
-// different when the difference has one sign for every value of the symbolic dims (which are
-// never negative): the exporters' Expand(x, Where(Equal(shape, -1), 1, shape)) idiom.
-func symEqual(c *nodeCtx, in []*symTensor) bool {
+// symBroadcast sets output 0 to f applied elementwise to in[0] and in[1] (scalars broadcast,
+// otherwise equal sizes), with element type elem (Invalid: in[0]'s).
+func symBroadcast(c *nodeCtx, in []*symTensor, f func(a, b volume.Aff) (volume.Aff, bool), elem ir.DType) bool {
 	if len(in) != 2 || in[0] == nil || in[1] == nil {
 		return false
 	}
@@ -228,18 +203,33 @@ func symEqual(c *nodeCtx, in []*symTensor) bool {
 	}
 	out := make([]volume.Aff, n)
 	for i := range out {
-		d := a.vals[min(i, len(a.vals)-1)].Sub(b.vals[min(i, len(b.vals)-1)])
-		switch {
-		case isZeroAff(d):
-			out[i] = volume.AffConst(1)
-		case signDefinite(d):
-			out[i] = volume.AffConst(0)
-		default:
+		r, ok := f(a.vals[min(i, len(a.vals)-1)], b.vals[min(i, len(b.vals)-1)])
+		if !ok {
 			return false
 		}
+		out[i] = r
 	}
-	c.SetSym(0, ir.Bool, shape, out)
+	if elem == ir.Invalid {
+		elem = a.elem
+	}
+	c.SetSym(0, elem, shape, out)
 	return true
+}
+
+// symEqual compares shape values. Two expressions are equal when their difference is 0, and
+// different when the difference has one sign for every value of the symbolic dims (which are
+// never negative): the exporters' Expand(x, Where(Equal(shape, -1), 1, shape)) idiom.
+func symEqual(c *nodeCtx, in []*symTensor) bool {
+	return symBroadcast(c, in, func(a, b volume.Aff) (volume.Aff, bool) {
+		d := a.Sub(b)
+		switch {
+		case isZeroAff(d):
+			return volume.AffConst(1), true
+		case signDefinite(d):
+			return volume.AffConst(0), true
+		}
+		return volume.Aff{}, false
+	}, ir.Bool)
 }
 
 // signDefinite reports whether a is non-zero for every non-negative value of its parameters:
