@@ -50,12 +50,16 @@ const maxOptionalWork = 50_000
 
 // optional returns the allowance of one optional test inside bg: maxOptionalWork, at most a
 // quarter of what bg has left, so that optional work never takes what the operation needs.
-func (bg *budget) optional() *budget {
-	n := maxOptionalWork
-	if bg != nil {
-		n = min(n, bg.remaining()/4)
+// Refill it for each further test (one allocation for a sequence of tests).
+func (bg *budget) optional() *budget { return bg.child(0).refill() }
+
+// refill resets the local allowance l (from optional) for its next test.
+func (l *budget) refill() *budget {
+	l.left = maxOptionalWork
+	if l.parent != nil {
+		l.left = min(l.left, l.parent.remaining()/4)
 	}
-	return bg.child(n)
+	return l
 }
 
 // remaining is what bg and the budgets it is part of have left (maxOpWork for nil).

@@ -25,6 +25,7 @@ type omegaSys struct {
 	counts []int32   // per column: lower bounds, upper bounds, non-unit lower, non-unit upper
 	views  [][]int64 // row views for narrowVar, kept for reuse
 	bg     *budget   // the work budget, shared with the systems this one recurses into
+	own    budget    // the budget of a system that has none from its caller
 }
 
 var omegaPool = sync.Pool{New: func() any { return new(omegaSys) }}
@@ -32,15 +33,17 @@ var omegaPool = sync.Pool{New: func() any { return new(omegaSys) }}
 // maxPooledRows is the largest row store kept for reuse.
 const maxPooledRows = 1 << 16
 
-// newOmegaSys returns an empty system of width w that spends from bg (nil: a budget of its
-// own, maxTestWork). Release it when done.
+// newOmegaSys returns an empty system of width w that spends from bg (nil: an operation's
+// budget of its own, held in the pooled system: the test is the whole operation, as IsEmpty of
+// one piece). Release it when done.
 func newOmegaSys(w int, bg *budget) *omegaSys {
 	s := omegaPool.Get().(*omegaSys)
 	s.w = w
 	s.data, s.eqs, s.ineqs = s.data[:0], s.eqs[:0], s.ineqs[:0]
 	s.bg = bg
 	if bg == nil {
-		s.bg = (*budget)(nil).child(maxTestWork)
+		s.own = budget{left: maxOpWork}
+		s.bg = &s.own
 	}
 	return s
 }
