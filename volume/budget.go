@@ -12,10 +12,12 @@ import (
 
 // maxOpWork bounds the work of one public operation, in constraint rows processed by the Omega
 // test and by projections (each elimination step counts the rows it rewrites). Tensor-sized
-// operations need a few thousand; 500,000 take 0.1 to 0.5 s (the nested mods of FuzzParse's
-// corpus), past which the operation stops with ErrTooComplex. It was the bound of one emptiness
-// test; an operation now runs all its tests within it.
-const maxOpWork = 500_000
+// operations need a few thousand; 1,000,000 take 0.2 to 0.9 s (the nested mods of FuzzParse's
+// corpus), past which the operation stops with ErrTooComplex. One emptiness test had 500,000
+// and an operation ran any number of them; half the budget leaves room for coalescing, whose
+// compact results keep the rest of an operation cheap (a random map's domain, range and their
+// equality need 0.6 M together).
+const maxOpWork = 1_000_000
 
 // ctxCheckEvery is the work between two checks of the context of an operation.
 const ctxCheckEvery = 4096
@@ -41,6 +43,40 @@ func newBudget(ctx context.Context) *budget {
 // child returns a local allowance of n inside bg (bg may be nil: then the allowance stands
 // alone).
 func (bg *budget) child(n int) *budget { return &budget{left: n, parent: bg} }
+
+// maxOptionalWork bounds the allowance of one optional test (a redundant constraint, a pair of
+// pieces to coalesce, a sample point for coalescing): such a test is left undecided past it.
+const maxOptionalWork = 50_000
+
+// optional returns the allowance of one optional test inside bg: maxOptionalWork, at most a
+// quarter of what bg has left, so that optional work never takes what the operation needs.
+// Refill it for each further test (one allocation for a sequence of tests).
+func (bg *budget) optional() *budget { return bg.child(0).refill() }
+
+// refill resets the local allowance l (from optional) for its next test.
+func (l *budget) refill() *budget {
+	l.left = maxOptionalWork
+	if l.parent != nil {
+		l.left = min(l.left, l.parent.remaining()/4)
+	}
+	return l
+}
+
+// remaining is what bg and the budgets it is part of have left (maxOpWork for nil).
+func (bg *budget) remaining() int {
+	if bg == nil {
+		return maxOpWork
+	}
+	n := bg.left
+	if bg.parent != nil {
+		n = min(n, bg.parent.remaining())
+	}
+	return n
+}
+
+// lowOnWork reports whether bg has less than half an operation's budget left: optional steps
+// (coalescing, redundancy removal) stop there, leaving the result exact but less compact.
+func (bg *budget) lowOnWork() bool { return bg.remaining() < maxOpWork/2 }
 
 // orNew returns bg, or the budget of a new operation when bg is nil (internal callers that do
 // not pass one on).

@@ -42,7 +42,7 @@ func (u union) coalesce(bg *budget) union {
 // without any exact test (see coalesceTwo). Past maxCoalesceTests exact tests the remaining
 // pairs are left as they are: the result is still exact, only less compact.
 func coalescePieces(in []*basic, bg *budget) []*basic {
-	cs := coalescer{budget: maxCoalesceTests, points: len(in) >= minPointPieces, bg: bg}
+	cs := coalescer{budget: maxCoalesceTests, points: len(in) >= minPointPieces, bg: bg, local: bg.optional()}
 	items := make([]*coalItem, len(in))
 	for i, p := range in {
 		items[i] = &coalItem{b: p}
@@ -53,7 +53,7 @@ func coalescePieces(in []*basic, bg *budget) []*basic {
 		for i := 0; i < len(items); i++ {
 			for j := i + 1; j < len(items); {
 				a, b := items[i], items[j]
-				if !a.b.sameSpace(b.b) || apart[[2]*coalItem{a, b}] || cs.budget <= 0 {
+				if !a.b.sameSpace(b.b) || apart[[2]*coalItem{a, b}] || cs.budget <= 0 || cs.bg.lowOnWork() {
 					j++
 					continue
 				}
@@ -105,6 +105,7 @@ type coalescer struct {
 	budget int
 	points bool
 	bg     *budget // the operation's budget
+	local  *budget // the allowance of the current pair or sample, refilled for each
 }
 
 // point returns a sample point of it (parameters then dims), nil when none could be found.
@@ -121,7 +122,7 @@ func (cs *coalescer) point(it *coalItem) []int64 {
 					it.pt = nil // points beyond int64, or too hard to find: only exact tests
 				}
 			}()
-			if v, ok := it.b.sampleBasic(cs.bg.child(maxTestWork)); ok {
+			if v, ok := it.b.sampleBasic(cs.local.refill()); ok {
 				it.pt = v
 			}
 		}()
@@ -144,7 +145,7 @@ func (cs *coalescer) two(a, b *coalItem) *coalItem {
 				m = nil
 			}
 		}()
-		m = coalesceTwo(a.b, b.b, pa, pb, &cs.budget, cs.bg.child(maxTestWork))
+		m = coalesceTwo(a.b, b.b, pa, pb, &cs.budget, cs.local.refill())
 	}()
 	switch m {
 	case nil:

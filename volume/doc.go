@@ -28,9 +28,11 @@
 // a div, floor(affine/d), which is what makes complement and subtraction exact. Existentially
 // quantified variables (exists, projection, image) are eliminated exactly with the Omega test
 // (Pugh 1991): unit substitution, Pugh's mod-hat reduction of equalities, Fourier–Motzkin where
-// it is exact, and dark shadow plus splinters where it is not. Emptiness is decided by the same
-// test, so every answer is exact over the integers; a rational answer is never reported as an
-// integer one.
+// it is exact, and dark shadow plus splinters where it is not. A variable whose propagated
+// constant bounds leave it few values is split on instead (one case per value, each exact),
+// where an elimination would be inexact or multiply the constraints: bounded sets, such as
+// tensor domains, never need a shadow. Emptiness is decided by the same test, so every answer
+// is exact over the integers; a rational answer is never reported as an integer one.
 //
 // Column layout of a constraint row (see basic.go): constant, parameters, input dims, output
 // dims, divs (then, transiently during projection, existentials).
@@ -100,7 +102,7 @@
 //
 // # Work budget, tri-state predicates and contexts
 //
-// Each public operation has one work budget (maxOpWork, at most about 0.5 s of eliminations), shared
+// Each public operation has one work budget (maxOpWork, about a second of eliminations at most), shared
 // by every emptiness test, projection and coalescing step it runs; a parse is one operation. When
 // it runs out the operation stops with ErrTooComplex. Tests whose answer is optional (redundant
 // constraints, coalescing a pair, scanning guards) run on a smaller allowance inside it and are

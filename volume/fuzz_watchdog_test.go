@@ -11,7 +11,8 @@ import (
 // fuzzTimeLimit bounds one corpus input under go test: the seeds take milliseconds, so an input
 // that takes this long found super-linear work (a hang, for a user of the parser or of graphc
 // calc). go test -fuzz bounds every input at 10 s itself; the corpus holds inputs that stop
-// with ErrTooComplex after about 0.6 s, which a machine loaded by other test packages slowed
+// with ErrTooComplex once their parse has spent its budget (maxOpWork, 0.2 to 0.9 s; several
+// budgets, 0.6 s, before a parse had one), which a machine loaded by other test packages slowed
 // past 10 s once, so the bound here is 30 s.
 const fuzzTimeLimit = 30 * time.Second
 

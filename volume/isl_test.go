@@ -154,9 +154,21 @@ func TestISLCrossCheck(t *testing.T) {
 		return s, true
 	}
 	cases(t, 50, func(t *testing.T, g *gen) bool {
-		_, a := g.set(2)
-		_, b := g.set(2)
+		va, a := g.set(2)
+		vb, b := g.set(2)
 		_, m := g.mapv(3)
+		// isl reads the generated text (mods, floors, coefficients before mods, negations,
+		// exists) as the parser does
+		for _, v := range []struct {
+			text string
+			s    Set
+		}{{va.text, a}, {vb.text, b}} {
+			r, ok := setOf("reading "+v.text, d.ask(t, "set", v.text))
+			if !ok || !r.IsEqual(v.s) {
+				t.Errorf("isl reads %s as %s, graphc as %s", v.text, r, v.s)
+				return false
+			}
+		}
 		// isl reads what we print, with the same meaning
 		for _, s := range []Set{a, b} {
 			r, ok := setOf("reading "+s.String(), d.ask(t, "set", s.String()))

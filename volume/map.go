@@ -80,7 +80,7 @@ func (m Map) Union(n Map) Map { return Map{m.u.unite(n.u)} }
 func (m Map) Subtract(n Map) Map { return Map{m.u.subtract(n.u, newBudget(nil))} }
 
 // IsEmpty decides exactly whether m has no pair.
-func (m Map) IsEmpty() bool { return m.u.isEmpty(newBudget(nil)) }
+func (m Map) IsEmpty() bool { return m.u.isEmpty(nil) }
 
 // IsSubset decides exactly whether m ⊆ n.
 func (m Map) IsSubset(n Map) bool { return m.u.isSubset(n.u, newBudget(nil)) }

@@ -264,11 +264,6 @@ type tooComplex struct {
 	fatal bool
 }
 
-// maxTestWork bounds the rows one emptiness test may process, over all its eliminations, dark
-// shadows and splinters (a few hundred on tensor-sized problems), when it runs on its own
-// rather than within an operation's budget (see budget.go).
-const maxTestWork = 500_000
-
 // maxSplinters bounds the splinters of one inexact elimination (their number grows with the
 // coefficients); past it the operation stops with ErrTooComplex.
 const maxSplinters = 4096

@@ -2,7 +2,9 @@
 // a problem lie back to back in one pooled array and are addressed by offset, so that the exact
 // eliminations that decide tensor-sized problems (unit substitutions, one-sided variables,
 // exact Fourier–Motzkin) run without allocating. Inexact eliminations (dark shadow, real
-// shadow, splinters) recurse into fresh systems.
+// shadow, splinters) and case splits on a variable with few values recurse into fresh systems.
+// Every system spends from the budget of its operation (budget.go); scanning runs the same
+// test on a small allowance of its own (scan_feasible.go).
 
 package volume
 
@@ -19,9 +21,11 @@ type omegaSys struct {
 	data   []int64
 	eqs    []int32
 	ineqs  []int32
-	hs     []uint64 // coefficient hashes of ineqs, filled by tidy
-	counts []int32  // per column: lower bounds, upper bounds, non-unit lower, non-unit upper
-	bg     *budget  // the work budget, shared with the systems this one recurses into
+	hs     []uint64  // coefficient hashes of ineqs, filled by tidy
+	counts []int32   // per column: lower bounds, upper bounds, non-unit lower, non-unit upper
+	views  [][]int64 // row views for narrowVar, kept for reuse
+	bg     *budget   // the work budget, shared with the systems this one recurses into
+	own    budget    // the budget of a system that has none from its caller
 }
 
 var omegaPool = sync.Pool{New: func() any { return new(omegaSys) }}
@@ -29,15 +33,17 @@ var omegaPool = sync.Pool{New: func() any { return new(omegaSys) }}
 // maxPooledRows is the largest row store kept for reuse.
 const maxPooledRows = 1 << 16
 
-// newOmegaSys returns an empty system of width w that spends from bg (nil: a budget of its
-// own, maxTestWork). Release it when done.
+// newOmegaSys returns an empty system of width w that spends from bg (nil: an operation's
+// budget of its own, held in the pooled system: the test is the whole operation, as IsEmpty of
+// one piece). Release it when done.
 func newOmegaSys(w int, bg *budget) *omegaSys {
 	s := omegaPool.Get().(*omegaSys)
 	s.w = w
 	s.data, s.eqs, s.ineqs = s.data[:0], s.eqs[:0], s.ineqs[:0]
 	s.bg = bg
 	if bg == nil {
-		s.bg = (*budget)(nil).child(maxTestWork)
+		s.own = budget{left: maxOpWork}
+		s.bg = &s.own
 	}
 	return s
 }
@@ -409,10 +415,11 @@ func (s *omegaSys) elimIneqs() (ok, done bool) {
 			return true, true
 		}
 		c := best
-		// A step that is inexact, or exact but multiplies the rows, is replaced by a case split
-		// on a variable with few values when there is one: each case substitutes the variable
-		// away, and none needs a shadow or splinters (bounded problems: tensor domains, boxes).
-		if !bestExact || bestCost > int64(len(s.ineqs)) {
+		// A step that is inexact, or exact but multiplies the rows (beyond a few: small systems,
+		// the tensor-sized ones, are cheaper to eliminate than to bound), is replaced by a case
+		// split on a variable with few values when there is one: each case substitutes the
+		// variable away, and none needs a shadow or splinters (bounded problems, such as boxes).
+		if !bestExact || bestCost > int64(max(len(s.ineqs), minSplitGrowth)) {
 			limit := int64(maxSplitValues)
 			if bestExact {
 				limit = maxSplitValuesExact
@@ -649,14 +656,22 @@ const (
 	maxSplitValuesExact = 4
 )
 
+// minSplitGrowth is the growth in rows below which an exact Fourier–Motzkin step is never
+// replaced by a case split.
+const minSplitGrowth = 24
+
 // narrowVar propagates constant bounds through the inequalities and returns the variable with
 // the fewest values, when it has at most limit of them (c = 0 when none has), and whether some
 // variable has none (the system is infeasible).
 func (s *omegaSys) narrowVar(limit int64) (c int, lo, hi int64, infeasible bool) {
-	rows := make([][]int64, len(s.ineqs))
-	for i, off := range s.ineqs {
-		rows[i] = s.row(off)
+	rows := s.views[:0]
+	for _, off := range s.ineqs {
+		rows = append(rows, s.row(off))
 	}
+	defer func() {
+		clear(rows) // no pointers into the row store stay in a pooled system
+		s.views = rows[:0]
+	}()
 	s.bg.spend(len(rows))
 	bd := newConstBounds(s.w)
 	bd.propagate(rows, 4)

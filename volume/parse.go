@@ -439,7 +439,7 @@ func (p *parser) parsePiece() ([]*basic, space, bool, error) {
 	}
 	f := dnf{conj{}}
 	if p.accept(":") {
-		f, err = p.parseOr()
+		f, err = p.parseDisjunction(false)
 		if err != nil {
 			return nil, space{}, false, err
 		}
@@ -565,7 +565,13 @@ func (p *parser) build(in, out tuple, c conj) *basic {
 
 // ---- formulas ----
 
-func (p *parser) parseOr() (dnf, error) {
+func (p *parser) parseOr() (dnf, error) { return p.parseDisjunction(true) }
+
+// parseDisjunction parses a disjunction; with simplify, its DNF is simplified. A piece's own
+// disjunction is not: it is what the printer writes (pieces, each a conjunction of atoms), and
+// reading printed text must give its pieces back, duplicates included (print→parse→print is
+// stable); the disjunctions nested in it and the products of and are.
+func (p *parser) parseDisjunction(simplify bool) (dnf, error) {
 	f, err := p.parseAnd()
 	if err != nil {
 		return nil, err
@@ -579,6 +585,11 @@ func (p *parser) parseOr() (dnf, error) {
 		if len(f) > maxDisjuncts {
 			return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
 		}
+	}
+	if simplify && len(f) > 1 {
+		// "x or true" is true, "a or (a and b)" is a: each conjunction costs a projection and
+		// every later operation a piece
+		f = simplifyDNF(f)
 	}
 	return f, nil
 }
@@ -602,7 +613,7 @@ func (p *parser) parseAnd() (dnf, error) {
 				h = append(h, append(append(conj{}, a...), b...))
 			}
 		}
-		if len(h) > maxDisjuncts {
+		if len(h) > 1 {
 			if h = simplifyDNF(h); len(h) > maxDisjuncts {
 				return nil, p.errf("formula has more than %d disjuncts", maxDisjuncts)
 			}

@@ -95,21 +95,32 @@ next:
 		seen[whole] = true
 		cs = append(cs, keyed{kc, keys})
 	}
-	// absorption: shorter conjunctions first; a conjunction is dropped when a kept one's atoms
-	// are all among its own
-	slices.SortStableFunc(cs, func(a, b keyed) int { return len(a.keys) - len(b.keys) })
-	var kept []keyed
-	out := dnf{}
-	for _, c := range cs {
+	// absorption: a conjunction is dropped when another one's atoms are all among its own
+	// (and fewer). The kept ones stay in their order: the pieces of a parse follow its text,
+	// so that printing and parsing again gives the same text.
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(cs[a].keys) - len(cs[b].keys) })
+	var kept []int // shorter conjunctions first
+	keep := make([]bool, len(cs))
+	for _, i := range order {
 		absorbed := false
 		for _, k := range kept {
-			if len(k.keys) < len(c.keys) && subsetSorted(k.keys, c.keys) {
+			if len(cs[k].keys) < len(cs[i].keys) && subsetSorted(cs[k].keys, cs[i].keys) {
 				absorbed = true
 				break
 			}
 		}
 		if !absorbed {
-			kept = append(kept, c)
+			kept = append(kept, i)
+			keep[i] = true
+		}
+	}
+	out := dnf{}
+	for i, c := range cs {
+		if keep[i] {
 			out = append(out, c.c)
 		}
 	}

@@ -59,13 +59,14 @@ type level struct {
 // enumerate calls visit with each point of s (single space) in lexicographic order, for the given
 // parameter values, until visit returns false. It panics with ErrUnbounded for unbounded sets.
 func (s Set) enumerate(params map[string]int64, visit func(x []int64) bool) error {
+	bg := newBudget(nil) // one operation
 	t := s
 	for _, p := range s.u.params {
 		v, ok := params[p]
 		if !ok {
 			return fmt.Errorf("%w: parameter %s is not bound", ErrSpaceMismatch, p)
 		}
-		t = t.FixParam(p, v)
+		t = Set{t.u.fixParam(p, v, bg)}
 	}
 	nd := s.NDim()
 	levels := make([][]level, nd)
@@ -75,7 +76,7 @@ func (s Set) enumerate(params map[string]int64, visit func(x []int64) bool) erro
 			levels[d] = append(levels[d], level{b: b, shadow: divShadow(b)})
 		}
 		if d > 0 {
-			cur = cur.ProjectOut(d, 1)
+			cur = cur.projectOut(d, 1, bg)
 		}
 	}
 	if nd == 0 {
@@ -98,7 +99,7 @@ func (s Set) enumerate(params map[string]int64, visit func(x []int64) bool) erro
 			}
 			if !hasLo || !hasHi {
 				// unbounded only if the piece really has a point with this prefix
-				sys := l.b.intSystem(nil)
+				sys := l.b.intSystem(bg)
 				for i := 0; i < d; i++ {
 					sys = sys.fix(1+i, x[i])
 				}

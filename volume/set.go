@@ -112,7 +112,7 @@ func (s Set) Complement() Set {
 }
 
 // IsEmpty decides exactly whether s has no integer point (for some parameter values).
-func (s Set) IsEmpty() bool { return s.u.isEmpty(newBudget(nil)) }
+func (s Set) IsEmpty() bool { return s.u.isEmpty(nil) }
 
 // PlainIsEmpty reports whether s is empty without computation: it has no piece, or each piece
 // has a violated constant constraint. A false answer says nothing.

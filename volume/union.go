@@ -237,11 +237,16 @@ func (a *basic) subtract(c *basic, bg *budget) []*basic {
 	return out
 }
 
+// isEmpty decides whether u has no point. bg may be nil: one test (one piece) then runs on a
+// budget of its own, several on a new one.
 func (u union) isEmpty(bg *budget) bool {
 	for _, p := range u.pieces {
 		if p.nonEmpty {
 			return false
 		}
+	}
+	if bg == nil && len(u.pieces) > 1 {
+		bg = newBudget(nil)
 	}
 	for _, p := range u.pieces {
 		if !p.isEmpty(bg) {
@@ -417,14 +422,15 @@ func (b *basic) removeRedundantIneqs(detectEqs bool, bg *budget) {
 		return false
 	}
 	other := make([]int64, w)
-	for i := 0; i < len(b.ineqs); i++ {
+	local := bg.optional()
+	for i := 0; i < len(b.ineqs) && !bg.lowOnWork(); i++ {
 		r := b.ineqs[i]
 		if !soleBound(r) {
 			for c, v := range r {
 				other[c] = negc(v)
 			}
 			other[0] = subc(other[0], 1)
-			s := newOmegaSys(w, bg.child(maxTestWork))
+			s := newOmegaSys(w, local.refill())
 			s.addConnected(b, i, other) // b without r contains b, which is not empty
 			s.addIneq(other)
 			ok := feasibleOrUndecided(s)
@@ -442,7 +448,7 @@ func (b *basic) removeRedundantIneqs(detectEqs bool, bg *budget) {
 		// implicit equality: r >= 1 impossible
 		copy(other, r)
 		other[0] = subc(other[0], 1)
-		s := newOmegaSys(w, bg.child(maxTestWork))
+		s := newOmegaSys(w, local.refill())
 		s.addConnected(b, -1, other)
 		s.addIneq(other)
 		ok := feasibleOrUndecided(s)
