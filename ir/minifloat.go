@@ -16,6 +16,9 @@ type MiniFloat struct {
 	Bits, Exp, Mant, Bias int
 	Inf, UZ               bool
 	MaxBits, NaNBits      uint32
+	// Sat formats (float4) have neither infinities nor NaN: they always saturate, and NaN
+	// becomes NaNBits (negative zero).
+	Sat bool
 }
 
 // MiniFloatOf returns the format of a narrow float type (ok=false for other types).
@@ -31,6 +34,8 @@ func MiniFloatOf(t DType) (MiniFloat, bool) {
 		return MiniFloat{Bits: 8, Exp: 5, Mant: 2, Bias: 15, Inf: true, MaxBits: 0x7b, NaNBits: 0x7e}, true
 	case F8E5M2FNUZ:
 		return MiniFloat{Bits: 8, Exp: 5, Mant: 2, Bias: 16, UZ: true, MaxBits: 0x7f, NaNBits: 0x80}, true
+	case F4E2M1:
+		return MiniFloat{Bits: 4, Exp: 2, Mant: 1, Bias: 1, MaxBits: 0x7, NaNBits: 0x8, Sat: true}, true
 	}
 	return MiniFloat{}, false
 }
@@ -42,12 +47,13 @@ func (f MiniFloat) signBit() uint32 { return 1 << (f.Bits - 1) }
 // beyond the largest finite one (infinities too) become it; without, they become infinities
 // (formats that have them) or NaN. NaN stays NaN; UZ formats lose the sign of zero.
 func (f MiniFloat) Encode(x float32, saturate bool) uint32 {
+	saturate = saturate || f.Sat
 	b := math.Float32bits(x)
 	sign := (b >> 31) * f.signBit()
 	e8 := int((b >> 23) & 0xff)
 	m23 := b & 0x7fffff
 	nan := f.NaNBits
-	if !f.UZ {
+	if !f.UZ && !f.Sat {
 		nan |= sign
 	}
 	overflow := func() uint32 {
@@ -113,7 +119,7 @@ func (f MiniFloat) Decode(bits uint32) float64 {
 		nan = -nan
 	}
 	switch {
-	case f.UZ && bits == f.NaNBits, !f.UZ && !f.Inf && h == f.NaNBits:
+	case f.UZ && bits == f.NaNBits, !f.UZ && !f.Inf && !f.Sat && h == f.NaNBits:
 		return nan
 	case f.Inf && h > f.MaxBits+1:
 		return nan

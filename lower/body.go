@@ -70,6 +70,15 @@ func (bc *bodyCtx) emit(s *ir.Scalar) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t := s.Type; t.IsSubByte() && t.IsInt() && s.Op != ir.SRead && s.Op != ir.SDynRead && s.Op != ir.SConst {
+		// 4- and 2-bit integers live in i8 registers: results wrap to their width, as WrapInt
+		bits := int64(8 - t.SubByteBits())
+		if t.IsUnsigned() {
+			v = bc.cur().NewAnd(v, bc.cnst(t, 0, 1<<(8-bits)-1))
+		} else {
+			v = bc.cur().NewAShr(bc.cur().NewShl(v, bc.cnst(ir.I8, 0, bits)), bc.cnst(ir.I8, 0, bits))
+		}
+	}
 	bc.memo[s] = v
 	return v, nil
 }

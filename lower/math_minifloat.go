@@ -18,7 +18,7 @@ import (
 )
 
 // miniTypes are the narrow float types with runtime conversions.
-var miniTypes = []ir.DType{ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ}
+var miniTypes = []ir.DType{ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F4E2M1}
 
 func rtMiniTo(t ir.DType) string   { return "graphc.f32_to_" + t.String() }
 func rtMiniFrom(t ir.DType) string { return "graphc." + t.String() + "_to_f32" }
@@ -53,11 +53,14 @@ func miniEncode(f ir.MiniFloat) func(m mb, a []value.Value) value.Value {
 		special := m.icmp(enum.IPredEQ, e8, i32(0xff))
 		isNaN := m.and(special, m.icmp(enum.IPredNE, m23, i32(0)))
 		nanv := i32(int64(f.NaNBits))
-		if !f.UZ {
+		if !f.UZ && !f.Sat {
 			nanv = m.or(sign, nanv)
 		}
 		overv := nanv
-		if f.Inf {
+		switch {
+		case f.Sat:
+			overv = m.or(sign, i32(int64(f.MaxBits))) // float4 always saturates
+		case f.Inf:
 			overv = m.or(sign, i32(int64(f.MaxBits+1))) // the infinity follows the largest finite value
 		}
 		exp := m.iadd(e8, i32(int64(f.Bias-127)))

@@ -65,8 +65,8 @@ func init() {
 	noteOp("Min", "variadic, folded left to right with broadcasting")
 	noteOp("Sum", "variadic, folded left to right with broadcasting")
 	noteOp("Mean", "variadic: the sum divided by the number of inputs")
-	noteOp("Cast", "between f64, f32, f16, bf16, the four float8 types (saturate honoured), i64, i32, i16, i8, u64, u32, u16, u8 and bool; "+
-		"float8e8m0, float4 and the 4- and 2-bit integers are not supported")
+	noteOp("Cast", "between f64, f32, f16, bf16, the four float8 types (saturate honoured), float4e2m1, i64, i32, i16, i8, i4, i2, "+
+		"u64, u32, u16, u8, u4, u2 and bool (integers wrap); float8e8m0 and strings are not supported")
 	noteOp("Dropout", "inference: the output is the input and the mask all true; training mode only with ratio 0")
 	noteOp("Constant", "value, value_float(s), value_int(s); string and sparse values are not supported")
 }
