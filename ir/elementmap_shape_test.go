@@ -81,6 +81,8 @@ func init() {
 			attrs: ir.Attrs{"axis": ir.IntAttr(1), "descending": ir.IntAttr(0)}},
 		elementMapCase{name: "grid_sample_cubic", kind: "grid_sample", operands: []ir.TensorType{f32(1, 2, 3, 4), f32(1, 2, 3), f32(1, 2, 3)},
 			attrs: ir.Attrs{"mode": s("cubic"), "padding_mode": s("reflection")}},
+		elementMapCase{name: "tensor_scatter_circular", kind: "tensor_scatter", operands: []ir.TensorType{f32(2, 4, 3), f32(2, 2, 3), i64(2)},
+			attrs: ir.Attrs{"axis": ir.IntAttr(1), "mode": s("circular")}},
 		elementMapCase{name: "gather_nd_batch", kind: "gather_nd", operands: []ir.TensorType{f32(2, 3, 4, 2), i64(2, 5), i64(2, 5)},
 			attrs: ir.Attrs{"batch_dims": ir.IntAttr(1)}},
 	)

@@ -39,6 +39,18 @@ func init() {
 			Attrs: []AttrDef{{Name: "batch_dims", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "leading dims shared by data and the indices"}},
 			Build: buildGatherND,
 		},
+		&OpDef{
+			Name: "tensor_scatter",
+			Summary: "the cache with each batch's update written along axis from write_indices[b] on (linear), or modulo the " +
+				"cache's extent (circular): out[x] = update[x with x[axis] - w] where that lies in the update, else cache[x]",
+			Example:     `%c = tensor_scatter(%cache, %update, %w) {axis = 2, mode = "linear"} : f32[2, 1, 4, 5]`,
+			MinOperands: 3, MaxOperands: 3,
+			Attrs: []AttrDef{
+				{Name: "axis", Kind: AttrInt, Default: dflt(IntAttr(-2)), Doc: "the sequence axis (not the batch axis 0)"},
+				{Name: "mode", Kind: AttrString, Default: dflt(StringAttr("linear")), Doc: "linear or circular"},
+			},
+			Build: buildTensorScatter,
+		},
 	)
 }
 
@@ -361,5 +373,61 @@ func buildGatherND(b *Builder) error {
 	}
 	b.Op.Access[0] = Access{Approx: true, ApproxMap: am}
 	b.Op.Body = DynRead(0, data.Elem, args...)
+	return nil
+}
+
+// buildTensorScatter: out[x] reads the update at x[axis] - w[x[0]] (modulo the extent when
+// circular) when that lies in [0, update extent), else the cache at x. The cache and the write
+// indices are read through exact affine accesses; the update at a computed index (DynRead),
+// over-approximated along the axis.
+func buildTensorScatter(b *Builder) error {
+	cache, upd, w := b.In(0), b.In(1), b.In(2)
+	r := cache.Rank()
+	axis, err := normAxis(b.Op.Attrs.Int("axis", -2), r)
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	if axis == 0 || upd.Rank() != r || upd.Elem != cache.Elem {
+		return b.Errorf("cache %s and update %s must have one type and rank, and axis %d must not be the batch axis", cache, upd, axis)
+	}
+	for d := 0; d < r; d++ {
+		if d != axis && !upd.Shape[d].Equal(cache.Shape[d]) {
+			return b.Errorf("cache %s and update %s differ outside axis %d", cache, upd, axis)
+		}
+	}
+	if err := checkIndexType(b, 2); err != nil {
+		return err
+	}
+	if w.Rank() != 1 || !w.Shape[0].Equal(cache.Shape[0]) {
+		return b.Errorf("write indices %s must be [batch] of %s", w, cache)
+	}
+	mode := b.Op.Attrs.Str("mode", "linear")
+	if mode != "linear" && mode != "circular" {
+		return b.Errorf("mode %q (want linear or circular)", mode)
+	}
+	dims := dimNames(r)
+	b.SetBox(dims, cache.Shape, nil)
+	idx := identity(0, r)
+	idx[axis] = volume.AffConst(0)
+	am, err := approxAlongAxis(b.Params, dims, idx, axis, upd.Shape[axis])
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	b.Op.Access = []Access{AffAccess(identity(0, r)...), {Approx: true, ApproxMap: am}, AffAccess(volume.AffDim(0))}
+	b.Op.Out = AffAccess(identity(0, r)...)
+	t := Bin(SSub, Index(axis), Cast(Read(2, w.Elem), I64))
+	if mode == "circular" {
+		n := AffScalar(cache.Shape[axis])
+		m := Bin(SRem, t, n)
+		t = Select(Bin(SLt, m, ConstI(I64, 0)), Bin(SAdd, m, n), m)
+	}
+	in := Bin(SAnd, Bin(SLe, ConstI(I64, 0), t), Bin(SLt, t, AffScalar(upd.Shape[axis])))
+	args := make([]*Scalar, r)
+	for d := range args {
+		args[d] = Index(d)
+	}
+	args[axis] = t
+	b.Op.Body = Select(in, DynRead(1, upd.Elem, args...), Read(0, cache.Elem))
+	b.Result = cache
 	return nil
 }

@@ -147,3 +147,31 @@ func importScatterElements(c *nodeCtx) error {
 	}
 	return e.done()
 }
+
+func init() {
+	registerOp("TensorScatter", 24, importTensorScatter)
+	noteOp("TensorScatter", "linear and circular; write_indices data (the update's read is over-approximated along the axis)")
+}
+
+// importTensorScatter writes each batch's update into the cache at its write index
+// (tensor_scatter; write indices default to 0).
+func importTensorScatter(c *nodeCtx) error {
+	e := c.emitter()
+	cache, upd := e.in(0), e.in(1)
+	if e.err != nil {
+		return e.err
+	}
+	var w *ir.Value
+	if c.HasInput(2) {
+		w = e.in(2)
+	} else {
+		n, ok := cache.Type.Dim(0)
+		if !ok {
+			return fmt.Errorf("%w: default write indices for a symbolic batch", ErrUnsupported)
+		}
+		w = c.im.g.AddConst(e.base()+"_w", ir.NewTensor(ir.I64, []int64{n}))
+	}
+	attrs := ir.Attrs{"axis": ir.IntAttr(c.AttrInt("axis", -2)), "mode": ir.StringAttr(c.AttrString("mode", "linear"))}
+	e.out(0, e.op("tensor_scatter", c.Output(0), attrs, cache, upd, w))
+	return e.done()
+}
