@@ -148,6 +148,20 @@ func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
 			return nil, err
 		}
 		return bc.cast(x, s.Args[0].Type, s.Type)
+	case ir.SBitcast:
+		// through the memory forms: same-size integers and floats reinterpret their bits
+		x, err := bc.emit(s.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if bc.vl > 0 {
+			return nil, fmt.Errorf("bitcast in a vector loop")
+		}
+		v := bc.fb.toMem(x, s.Args[0].Type)
+		if mt := mustMemType(s.Type); !v.Type().Equal(mt) {
+			v = bc.cur().NewBitCast(v, mt)
+		}
+		return bc.fb.toReg(v, s.Type), nil
 	}
 	args := make([]value.Value, len(s.Args))
 	for i, a := range s.Args {

@@ -339,3 +339,18 @@ func importConstant(c *nodeCtx) error {
 	c.SetConst(0, t)
 	return nil
 }
+
+func init() {
+	registerOp("BitCast", 26, importBitCast)
+}
+
+// importBitCast reinterprets the elements' bits as type to (of the same size).
+func importBitCast(c *nodeCtx) error {
+	to, err := DType(int32(c.AttrInt("to", 0)))
+	if err != nil {
+		return err
+	}
+	e := c.emitter()
+	e.out(0, e.op("bitcast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String())}, e.in(0)))
+	return e.done()
+}
