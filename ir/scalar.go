@@ -60,8 +60,8 @@ const (
 	SGt
 	SGe
 
-	SSelect // Args[0] ? Args[1] : Args[2]
-	SCast   // convert Args[0] to Type
+	SSelect  // Args[0] ? Args[1] : Args[2]
+	SCast    // convert Args[0] to Type
 	SBitcast // reinterpret the bits of Args[0] (of the same size) as Type
 )
 
