@@ -83,6 +83,8 @@ func init() {
 			attrs: ir.Attrs{"mode": s("cubic"), "padding_mode": s("reflection")}},
 		elementMapCase{name: "tensor_scatter_circular", kind: "tensor_scatter", operands: []ir.TensorType{f32(2, 4, 3), f32(2, 2, 3), i64(2)},
 			attrs: ir.Attrs{"axis": ir.IntAttr(1), "mode": s("circular")}},
+		elementMapCase{name: "reverse_sequence", kind: "reverse_sequence", operands: []ir.TensorType{f32(3, 4, 2), i64(4)},
+			attrs: ir.Attrs{"batch_axis": ir.IntAttr(1), "time_axis": ir.IntAttr(0)}},
 		elementMapCase{name: "gather_nd_batch", kind: "gather_nd", operands: []ir.TensorType{f32(2, 3, 4, 2), i64(2, 5), i64(2, 5)},
 			attrs: ir.Attrs{"batch_dims": ir.IntAttr(1)}},
 	)

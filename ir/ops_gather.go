@@ -51,6 +51,18 @@ func init() {
 			},
 			Build: buildTensorScatter,
 		},
+		&OpDef{
+			Name: "reverse_sequence",
+			Summary: "reverses the first lens[b] elements along time_axis of every batch b: " +
+				"out[.., b, .., t, ..] = x[.., b, .., lens[b] - 1 - t, ..] for t < lens[b], x itself beyond",
+			Example:     "%r = reverse_sequence(%x, %lens) {batch_axis = 0, time_axis = 1} : f32[4, 4]",
+			MinOperands: 2, MaxOperands: 2,
+			Attrs: []AttrDef{
+				{Name: "batch_axis", Kind: AttrInt, Default: dflt(IntAttr(1)), Doc: "the batch axis"},
+				{Name: "time_axis", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "the reversed axis"},
+			},
+			Build: buildReverseSequence,
+		},
 	)
 }
 
@@ -429,5 +441,50 @@ func buildTensorScatter(b *Builder) error {
 	args[axis] = t
 	b.Op.Body = Select(in, DynRead(1, upd.Elem, args...), Read(0, cache.Elem))
 	b.Result = cache
+	return nil
+}
+
+// buildReverseSequence reads x at a time index computed from the sequence's length (DynRead,
+// over-approximated along the time axis) and the lengths through an exact affine access.
+func buildReverseSequence(b *Builder) error {
+	x, lens := b.In(0), b.In(1)
+	r := x.Rank()
+	ba, err := normAxis(b.Op.Attrs.Int("batch_axis", 1), r)
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	ta, err := normAxis(b.Op.Attrs.Int("time_axis", 0), r)
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	if r < 2 || ba == ta {
+		return b.Errorf("batch_axis %d and time_axis %d must be distinct axes of %s", ba, ta, x)
+	}
+	if err := checkIndexType(b, 1); err != nil {
+		return err
+	}
+	if lens.Rank() != 1 || !lens.Shape[0].Equal(x.Shape[ba]) {
+		return b.Errorf("lengths %s must be [batch] of %s", lens, x)
+	}
+	dims := dimNames(r)
+	b.SetBox(dims, x.Shape, nil)
+	idx := identity(0, r)
+	idx[ta] = volume.AffConst(0)
+	am, err := approxAlongAxis(b.Params, dims, idx, ta, x.Shape[ta])
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	b.Op.Access = []Access{{Approx: true, ApproxMap: am}, AffAccess(volume.AffDim(ba))}
+	b.Op.Out = AffAccess(identity(0, r)...)
+	t := Index(ta)
+	l := Cast(Read(1, lens.Elem), I64)
+	src := Select(Bin(SLt, t, l), Bin(SSub, Bin(SSub, l, ConstI(I64, 1)), t), t)
+	args := make([]*Scalar, r)
+	for d := range args {
+		args[d] = Index(d)
+	}
+	args[ta] = src
+	b.Op.Body = DynRead(0, x.Elem, args...)
+	b.Result = x
 	return nil
 }

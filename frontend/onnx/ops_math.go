@@ -354,3 +354,17 @@ func importBitCast(c *nodeCtx) error {
 	e.out(0, e.op("bitcast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String())}, e.in(0)))
 	return e.done()
 }
+
+func init() {
+	registerOp("SwiGLU", 28, importSwiGLU)
+	noteOp("SwiGLU", "a · sigmoid(alpha · a) · b (swish then mul)")
+}
+
+// importSwiGLU: swish(a, alpha) · b.
+func importSwiGLU(c *nodeCtx) error {
+	e := c.emitter()
+	a, b := e.in(0), e.in(1)
+	sw := e.op("swish", "", ir.Attrs{"alpha": ir.FloatAttr(float64(c.AttrFloat("alpha", 1)))}, a)
+	e.out(0, e.op("mul", c.Output(0), nil, sw, b))
+	return e.done()
+}

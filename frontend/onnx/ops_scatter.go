@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 func init() {
@@ -173,5 +174,88 @@ func importTensorScatter(c *nodeCtx) error {
 	}
 	attrs := ir.Attrs{"axis": ir.IntAttr(c.AttrInt("axis", -2)), "mode": ir.StringAttr(c.AttrString("mode", "linear"))}
 	e.out(0, e.op("tensor_scatter", c.Output(0), attrs, cache, upd, w))
+	return e.done()
+}
+
+func init() {
+	registerOp("ReverseSequence", 10, importReverseSequence)
+}
+
+func importReverseSequence(c *nodeCtx) error {
+	e := c.emitter()
+	attrs := ir.Attrs{"batch_axis": ir.IntAttr(c.AttrInt("batch_axis", 1)), "time_axis": ir.IntAttr(c.AttrInt("time_axis", 0))}
+	e.out(0, e.op("reverse_sequence", c.Output(0), attrs, e.in(0), e.in(1)))
+	return e.done()
+}
+
+func init() {
+	registerOp("MaxUnpool", 9, importMaxUnpool)
+	noteOp("MaxUnpool", "the values scattered at their flat indices into zeros of the (given or computed) output shape")
+}
+
+// importMaxUnpool scatters the pooled values at the flat indices MaxPool gave them into zeros
+// of the unpooled shape (output_shape, or (in - 1)·stride - pads + kernel per spatial dim).
+func importMaxUnpool(c *nodeCtx) error {
+	e := c.emitter()
+	x, ind := e.in(0), e.in(1)
+	if e.err != nil {
+		return e.err
+	}
+	xs, ok := x.Type.StaticShape()
+	if !ok || len(xs) < 3 {
+		return fmt.Errorf("%w: MaxUnpool needs a static [N, C, …] input, got %s", ErrUnsupported, x.Type)
+	}
+	r := len(xs) - 2
+	// the default shape, where the indices point; a given output_shape pads it with zeros
+	kernel := c.AttrInts("kernel_shape", nil)
+	strides, pads := c.AttrInts("strides", nil), c.AttrInts("pads", nil)
+	if len(kernel) != r {
+		return fmt.Errorf("%w: kernel_shape must have %d entries", ErrInvalid, r)
+	}
+	def := []int64{xs[0], xs[1]}
+	for d := 0; d < r; d++ {
+		s, pb, pe := int64(1), int64(0), int64(0)
+		if len(strides) == r {
+			s = strides[d]
+		}
+		if len(pads) == 2*r {
+			pb, pe = pads[d], pads[r+d]
+		}
+		def = append(def, (xs[2+d]-1)*s-pb-pe+kernel[d])
+	}
+	out := def
+	if c.HasInput(2) {
+		v, err := c.RequireInts(2, "output_shape")
+		if err != nil {
+			return err
+		}
+		out = v
+	}
+	if len(out) != len(xs) {
+		return fmt.Errorf("%w: output_shape %v for an input %v", ErrInvalid, out, xs)
+	}
+	for i := range out {
+		if i >= len(def) || out[i] < def[i] {
+			return fmt.Errorf("%w: output_shape %v is smaller than the unpooled shape %v", ErrInvalid, out, def)
+		}
+	}
+	total := ir.NumElements(def)
+	n := ir.NumElements(xs)
+	flat := func(v *ir.Value) *ir.Value { return e.reshape(v, volume.AffConst(n)) }
+	data := ir.TensorType{Elem: x.Type.Elem, Shape: []volume.Aff{volume.AffConst(total)}}
+	zeros := e.op("fill", "", ir.Attrs{"type": ir.StringAttr(data.String()), "value": ir.FloatAttr(0)})
+	fi := flat(ind)
+	scatter := func(d, u *ir.Value, red string) *ir.Value {
+		return e.op("scatter_elements", "", ir.Attrs{"axis": ir.IntAttr(0), "reduction": ir.StringAttr(red)}, d, fi, u)
+	}
+	y := e.scatterNone("", zeros, flat(x), scatter)
+	shape := make([]volume.Aff, len(def))
+	padding := make([]int64, 2*len(def))
+	for i, v := range def {
+		shape[i] = volume.AffConst(v)
+		padding[len(def)+i] = out[i] - v
+	}
+	y = e.reshape(y, shape...)
+	e.out(0, e.op("pad", c.Output(0), ir.Attrs{"pads": ir.IntsAttr(padding...)}, y))
 	return e.done()
 }
