@@ -254,7 +254,7 @@ func importAffineGrid(c *nodeCtx) error {
 	}
 	bv := c.im.g.AddConst(e.base()+"_base", base)
 	tt := e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1)}, theta) // [N, r+1, r]
-	g := e.matmulAcc("", bv, tt)                                                // [N, points, r]
+	g := e.matmulAcc("", bv, tt)                                               // [N, points, r]
 	shape := []volume.Aff{theta.Type.Shape[0]}
 	for _, s := range spatial {
 		shape = append(shape, volume.AffConst(s))
