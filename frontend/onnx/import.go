@@ -250,7 +250,10 @@ func hasDimValue(d *onnxpb.TensorShapeProto_Dimension) bool {
 // type, domain and the model's opset tell).
 func (im *importer) unsupportedReason(n *onnxpb.NodeProto) string {
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
-		return fmt.Sprintf("op domain %q", d)
+		if !previewOps[d][n.GetOpType()] {
+			return fmt.Sprintf("op domain %q", d)
+		}
+		return "" // versioned by its own domain's opset, which has one version
 	}
 	def, ok := opTable[n.GetOpType()]
 	if !ok {
