@@ -247,3 +247,15 @@ func TestGroupNormScalePerGroupThenPerChannel(t *testing.T) {
 	want := (x.F[0]-mean)/math.Sqrt(sq-mean*mean+1e-5)*2 + 1
 	require.InDelta(t, want, perGroup[0].F[0], 1e-5)
 }
+
+// TestDet3x3: det [[2, 0, 1], [1, 3, 2], [1, 1, 1]] = 2(3 - 2) - 0 + 1(1 - 3) = 0, and a 4x4
+// upper triangular matrix gives the product of its diagonal.
+func TestDet3x3(t *testing.T) {
+	m := onnxgen.New("det", 13)
+	m.Input("X", ir.F32, 2, 3, 3)
+	m.Node("Det", "det", []string{"X"}, []string{"Y"})
+	m.Output("Y", ir.F32, 2)
+	x := tensor(ir.F32, []int64{2, 3, 3}, 2, 0, 1, 1, 3, 2, 1, 1, 1, 1, 2, 3, 0, 4, 5, 0, 0, 6)
+	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": x})
+	require.Equal(t, []float64{0, 24}, out[0].F)
+}
