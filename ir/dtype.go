@@ -33,11 +33,12 @@ const (
 	U4
 	I2
 	U2
+	F8E8M0
 )
 
 var dtypeNames = [...]string{Invalid: "invalid", F32: "f32", F64: "f64", F16: "f16", I64: "i64", I32: "i32", I8: "i8", U8: "u8", Bool: "i1", I16: "i16", U16: "u16",
 	U32: "u32", U64: "u64", BF16: "bf16", F8E4M3FN: "f8e4m3fn", F8E4M3FNUZ: "f8e4m3fnuz", F8E5M2: "f8e5m2", F8E5M2FNUZ: "f8e5m2fnuz",
-	F4E2M1: "f4e2m1", I4: "i4", U4: "u4", I2: "i2", U2: "u2"}
+	F4E2M1: "f4e2m1", I4: "i4", U4: "u4", I2: "i2", U2: "u2", F8E8M0: "f8e8m0"}
 
 func (t DType) String() string {
 	if int(t) < len(dtypeNames) {
@@ -64,7 +65,7 @@ func (t DType) IsFloat() bool { return t == F32 || t == F64 || t == F16 || t.IsM
 
 // IsMiniFloat reports whether t is one of the narrow storage formats of minifloat.go (bfloat16,
 // float8).
-func (t DType) IsMiniFloat() bool { return t >= BF16 && t <= F4E2M1 }
+func (t DType) IsMiniFloat() bool { return t >= BF16 && t <= F4E2M1 || t == F8E8M0 }
 
 // IsNarrowFloat reports whether t is a float type computed in float32 and rounded to its format
 // after every operation: float16 and the minifloats.
@@ -107,7 +108,7 @@ func (t DType) Size() int {
 		return 4
 	case F16, I16, U16, BF16:
 		return 2
-	case I8, U8, Bool, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, I4, U4, I2, U2:
+	case I8, U8, Bool, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, I4, U4, I2, U2, F8E8M0:
 		return 1
 	}
 	return 0

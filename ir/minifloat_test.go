@@ -69,3 +69,18 @@ func TestSubBytePacking(t *testing.T) {
 	require.Equal(t, uint32(0x8), f4.Encode(float32(math.NaN()), false))
 	require.Equal(t, uint32(0xe), f4.Encode(-3.5, false), "a tie goes to the even code (4)")
 }
+
+// TestE8M0: the MX scale format is 2^(code - 127); conversions round up to a power of two and
+// saturate; zero and negatives take the smallest code.
+func TestE8M0(t *testing.T) {
+	f, ok := ir.MiniFloatOf(ir.F8E8M0)
+	require.True(t, ok)
+	require.Equal(t, 0.125, f.Decode(124))
+	require.True(t, math.IsNaN(f.Decode(255)))
+	for _, c := range []struct {
+		x    float32
+		code uint32
+	}{{0, 0}, {-3, 0}, {0.124, 124}, {0.25, 125}, {1.1, 128}, {2, 128}, {float32(math.Inf(1)), 254}, {float32(math.NaN()), 255}} {
+		require.Equal(t, c.code, f.Encode(c.x, true), "%g", c.x)
+	}
+}

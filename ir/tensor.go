@@ -91,7 +91,7 @@ func (t *Tensor) Bytes() []byte {
 		case BF16:
 			f, _ := MiniFloatOf(t.Elem)
 			binary.LittleEndian.PutUint16(b, uint16(f.Encode(float32(t.F[i]), false)))
-		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1:
+		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, F8E8M0:
 			f, _ := MiniFloatOf(t.Elem)
 			b[0] = byte(f.Encode(float32(t.F[i]), false))
 		case I4, U4, I2, U2:
@@ -172,7 +172,7 @@ func TensorFromBytes(elem DType, shape []int64, raw []byte) (*Tensor, error) {
 		case BF16:
 			f, _ := MiniFloatOf(elem)
 			t.F[i] = f.Decode(uint32(binary.LittleEndian.Uint16(b)))
-		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ:
+		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0:
 			f, _ := MiniFloatOf(elem)
 			t.F[i] = f.Decode(uint32(b[0]))
 		case F4E2M1:

@@ -49,7 +49,7 @@ func TestMiniFloatConversions(t *testing.T) {
 	var cases []*e2e.Case
 	var wants []*ir.Tensor
 	var names []string
-	for _, ty := range []ir.DType{ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ} {
+	for _, ty := range []ir.DType{ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F4E2M1, ir.F8E8M0} {
 		f, _ := ir.MiniFloatOf(ty)
 		xs := miniSweep(r, f)
 		for _, sat := range []int64{1, 0} {

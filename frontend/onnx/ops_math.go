@@ -66,7 +66,7 @@ func init() {
 	noteOp("Sum", "variadic, folded left to right with broadcasting")
 	noteOp("Mean", "variadic: the sum divided by the number of inputs")
 	noteOp("Cast", "between f64, f32, f16, bf16, the four float8 types (saturate honoured), float4e2m1, i64, i32, i16, i8, i4, i2, "+
-		"u64, u32, u16, u8, u4, u2 and bool (integers wrap); float8e8m0 and strings are not supported")
+		"u64, u32, u16, u8, u4, u2, float8e8m0 (round_mode up) and bool (integers wrap); strings are not supported")
 	noteOp("Dropout", "inference: the output is the input and the mask all true; training mode only with ratio 0")
 	noteOp("Constant", "value, value_float(s), value_int(s); string and sparse values are not supported")
 }
@@ -219,6 +219,9 @@ func importCast(c *nodeCtx) error {
 	to, err := DType(int32(c.AttrInt("to", 0)))
 	if err != nil {
 		return err
+	}
+	if rm := c.AttrString("round_mode", "up"); to == ir.F8E8M0 && rm != "up" {
+		return fmt.Errorf("%w: round_mode %q to float8e8m0 (up is supported)", ErrUnsupported, rm)
 	}
 	e := c.emitter()
 	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, e.in(0)))

@@ -23,6 +23,7 @@ const (
 	onnxFloat4E2M1     onnxpb.TensorProto_DataType = 23
 	onnxUint2          onnxpb.TensorProto_DataType = 25
 	onnxInt2           onnxpb.TensorProto_DataType = 26
+	onnxFloat8E8M0     onnxpb.TensorProto_DataType = 24
 )
 
 // DType maps an ONNX element type to graphc's.
@@ -72,6 +73,8 @@ func DType(t int32) (ir.DType, error) {
 		return ir.U2, nil
 	case onnxInt2:
 		return ir.I2, nil
+	case onnxFloat8E8M0:
+		return ir.F8E8M0, nil
 	}
 	return ir.Invalid, fmt.Errorf("%w: element type %s", ErrUnsupported, onnxpb.TensorProto_DataType(t))
 }
@@ -145,7 +148,7 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 			return nil, err
 		}
 		copy(out.F, t.DoubleData)
-	case ir.F16, ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+	case ir.F16, ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F8E8M0:
 		// float16, bfloat16 and float8 values are stored as bit patterns in int32_data
 		if err := count(len(t.Int32Data)); err != nil {
 			return nil, err
@@ -200,6 +203,8 @@ func TensorToProto(name string, t *ir.Tensor) *onnxpb.TensorProto {
 		dt = onnxUint2
 	case ir.I2:
 		dt = onnxInt2
+	case ir.F8E8M0:
+		dt = onnxFloat8E8M0
 	}
 	d := int32(dt)
 	raw := t.Bytes()
