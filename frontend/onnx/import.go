@@ -61,10 +61,17 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 			im.opset = os.GetVersion()
 		}
 	}
+	onlyPreview := len(m.OpsetImport) > 0
+	for _, os := range m.OpsetImport {
+		onlyPreview = onlyPreview && previewOps[os.GetDomain()] != nil
+	}
 	if im.opset < 0 {
-		if len(m.OpsetImport) == 0 {
+		switch {
+		case len(m.OpsetImport) == 0:
 			im.opset = 1 // IR version 2 models without opset_import are opset 1
-		} else {
+		case onlyPreview:
+			im.opset = MaxOpset // only ops of other domains: the default opset decides nothing
+		default:
 			return nil, fmt.Errorf("%s: %w: no opset import for the default ONNX domain", file, ErrUnsupported)
 		}
 	}
