@@ -85,6 +85,8 @@ func init() {
 			attrs: ir.Attrs{"axis": ir.IntAttr(1), "mode": s("circular")}},
 		elementMapCase{name: "reverse_sequence", kind: "reverse_sequence", operands: []ir.TensorType{f32(3, 4, 2), i64(4)},
 			attrs: ir.Attrs{"batch_axis": ir.IntAttr(1), "time_axis": ir.IntAttr(0)}},
+		elementMapCase{name: "roi_align_max", kind: "roi_align", operands: []ir.TensorType{f32(2, 2, 4, 5), f32(3), f32(3), f32(3), f32(3), i64(3)},
+			attrs: ir.Attrs{"mode": s("max"), "output_height": ir.IntAttr(2), "output_width": ir.IntAttr(2), "sampling_ratio": ir.IntAttr(2)}},
 		elementMapCase{name: "gather_nd_batch", kind: "gather_nd", operands: []ir.TensorType{f32(2, 3, 4, 2), i64(2, 5), i64(2, 5)},
 			attrs: ir.Attrs{"batch_dims": ir.IntAttr(1)}},
 	)

@@ -263,3 +263,38 @@ func importAffineGrid(c *nodeCtx) error {
 	e.out(0, e.op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape))}, g))
 	return e.done()
 }
+
+func init() {
+	registerOp("RoiAlign", 10, importRoiAlign)
+	noteOp("RoiAlign", "avg and max; a sampling_ratio > 0 (the adaptive 0 makes the sample count depend on the regions' sizes)")
+}
+
+// importRoiAlign splits the regions into their four corners for roi_align.
+func importRoiAlign(c *nodeCtx) error {
+	e := c.emitter()
+	x, rois, bi := e.in(0), e.in(1), e.in(2)
+	if e.err != nil {
+		return e.err
+	}
+	sr := c.AttrInt("sampling_ratio", 0)
+	if sr <= 0 {
+		return fmt.Errorf("%w: sampling_ratio %d (adaptive sampling makes the sample count depend on the regions)", ErrUnsupported, sr)
+	}
+	corners, err := e.splitIndexDepth(rois)
+	if err != nil {
+		return err
+	}
+	if len(corners) != 4 {
+		return fmt.Errorf("%w: rois must be [R, 4], got %s", ErrInvalid, rois.Type)
+	}
+	half := int64(0)
+	if c.Opset() >= 16 && c.AttrString("coordinate_transformation_mode", "half_pixel") == "half_pixel" {
+		half = 1
+	}
+	attrs := ir.Attrs{"mode": ir.StringAttr(c.AttrString("mode", "avg")), "output_height": ir.IntAttr(c.AttrInt("output_height", 1)),
+		"output_width": ir.IntAttr(c.AttrInt("output_width", 1)), "sampling_ratio": ir.IntAttr(sr),
+		"spatial_scale": ir.FloatAttr(float64(c.AttrFloat("spatial_scale", 1))), "half_pixel": ir.IntAttr(half)}
+	ins := append(append([]*ir.Value{x}, corners...), bi)
+	e.out(0, e.op("roi_align", c.Output(0), attrs, ins...))
+	return e.done()
+}
