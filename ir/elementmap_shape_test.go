@@ -87,6 +87,8 @@ func init() {
 			attrs: ir.Attrs{"batch_axis": ir.IntAttr(1), "time_axis": ir.IntAttr(0)}},
 		elementMapCase{name: "roi_align_max", kind: "roi_align", operands: []ir.TensorType{f32(2, 2, 4, 5), f32(3), f32(3), f32(3), f32(3), i64(3)},
 			attrs: ir.Attrs{"mode": s("max"), "output_height": ir.IntAttr(2), "output_width": ir.IntAttr(2), "sampling_ratio": ir.IntAttr(2)}},
+		elementMapCase{name: "deform_conv_groups", kind: "deform_conv", operands: []ir.TensorType{f32(1, 4, 3, 3), f32(2, 2, 2, 2), f32(1, 16, 2, 2), f32(1, 16, 2, 2), f32(1, 8, 2, 2)},
+			attrs: ir.Attrs{"group": ir.IntAttr(2), "offset_group": ir.IntAttr(2)}},
 		elementMapCase{name: "gather_nd_batch", kind: "gather_nd", operands: []ir.TensorType{f32(2, 3, 4, 2), i64(2, 5), i64(2, 5)},
 			attrs: ir.Attrs{"batch_dims": ir.IntAttr(1)}},
 	)
