@@ -73,7 +73,6 @@ func (e *emitter) scatterNone(name string, data, upd *ir.Value, scatter func(d, 
 		t.Elem = elem
 		return e.op("fill", "", ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(v)})
 	}
-	hit := scatter(fill(data.Type, ir.Bool, 0), fill(upd.Type, ir.Bool, 1), "max")
 	var val *ir.Value
 	switch t := data.Type.Elem; {
 	case t == ir.Bool:
@@ -83,6 +82,7 @@ func (e *emitter) scatterNone(name string, data, upd *ir.Value, scatter func(d, 
 	default:
 		val = scatter(fill(data.Type, t, 0), upd, "add")
 	}
+	hit := scatter(fill(data.Type, ir.Bool, 0), fill(upd.Type, ir.Bool, 1), "max")
 	return e.op("where", name, nil, hit, val, data)
 }
 

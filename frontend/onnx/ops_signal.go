@@ -276,6 +276,9 @@ func importSTFT(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
+		if len(v) != 1 {
+			return fmt.Errorf("%w: frame_length must be one value, got %d", ErrInvalid, len(v))
+		}
 		flen = v[0]
 	}
 	length, ok := x.Type.Dim(1)
