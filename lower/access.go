@@ -130,16 +130,27 @@ func (kb *kernelBuilder) load(bc *bodyCtx, k int) (value.Value, error) {
 
 // vload reads operand k at vl consecutive points of the inner dimension: one vector load when
 // the access is unit-stride in it, one scalar load broadcast when it is invariant (the
-// strategy vectorizes only such accesses).
+// strategy vectorizes only such accesses), zeros where a guard that holds for all lanes or
+// none does not hold.
 func (kb *kernelBuilder) vload(bc *bodyCtx, k int) value.Value {
 	fb := kb.fb
 	w := kb.ops[k]
-	idx := kb.op.Access[k].Pieces[0].Index
-	off := fb.offset(w, fb.indexAt(idx, bc.dims))
-	if accessStride(idx, bc.inner) == strideInvariant {
-		return bc.splatValue(fb.loadElem(w, off))
+	piece := kb.op.Access[k].Pieces[0]
+	idx := piece.Index
+	load := func() value.Value {
+		off := fb.offset(w, fb.indexAt(idx, bc.dims))
+		if accessStride(idx, bc.inner) == strideInvariant || bc.blocks && blockUniform(idx, bc.inner, bc.vl) {
+			return bc.splatValue(fb.loadElem(w, off))
+		}
+		return fb.vectorLoad(w, off, bc.vl)
 	}
-	return fb.vectorLoad(w, off, bc.vl)
+	if len(piece.Guard) == 0 {
+		return load()
+	}
+	// a guard independent of the inner dim (see uniformPiece): all lanes or none
+	return fb.ifElse(fb.conds(piece.Guard, bc.dims), "vread", load, func() value.Value {
+		return bc.cnst(w.v.Type.Elem, 0, 0)
+	})
 }
 
 // vectorLoad loads vl consecutive elements starting at offset off.

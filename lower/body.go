@@ -35,7 +35,10 @@ type bodyCtx struct {
 	dims  []value.Value // values of the iteration dims (i64 scalars; the vector base for inner)
 	vl    int           // lanes (0: scalar)
 	inner int           // the vectorized iteration dim when vl > 0
-	memo  map[*ir.Scalar]value.Value
+	// blocks: the vectors start at multiples of vl along inner, so that reads constant on
+	// aligned blocks of inner (blockUniform) are broadcasts (register tiles)
+	blocks bool
+	memo   map[*ir.Scalar]value.Value
 }
 
 func (bc *bodyCtx) cur() *llvm.Block { return bc.fb.cur }

@@ -104,6 +104,9 @@ type contraction struct {
 	pstride   []int64
 	rlos      []int64
 	packElems int64 // reduction slots of a panel
+	// rowDependent: the tiles' reduction set depends on their first row (no epilogue: a
+	// tile's reduction may end before the last chunk)
+	rowDependent bool
 }
 
 // reductionPart is a part of the reduction set with the body that holds on it.
@@ -155,14 +158,25 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		}
 	}
 	j := nOut - 1
-	// reads: one piece, unit-stride or invariant along j; guarded pieces are split off or
-	// peeled below
+	// reads: one piece, unit-stride or invariant along j, or invariant along aligned blocks
+	// of j (the input of a grouped convolution, read at floor(m/Mg)): the vectors are then no
+	// wider than the blocks; guarded pieces are split off or peeled below
+	vl := vecBytes / elem.Size()
 	for k, acc := range op.Access {
 		if !op.Body.Reads(k) {
 			continue
 		}
-		if hasDynRead(op.Body, k) || len(acc.Pieces) != 1 || accessStride(acc.Pieces[0].Index, j) == strideOther {
-			return nil, "a read has pieces or is not unit-stride along j"
+		if hasDynRead(op.Body, k) || len(acc.Pieces) != 1 {
+			return nil, "a read has pieces"
+		}
+		if accessStride(acc.Pieces[0].Index, j) == strideOther {
+			b := blockDen(acc.Pieces[0].Index, j)
+			if b == 0 {
+				return nil, "a read is not unit-stride along j"
+			}
+			for b%int64(vl) != 0 {
+				vl /= 2
+			}
 		}
 	}
 	ok := true
@@ -188,7 +202,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			i, best = d, s
 		}
 	}
-	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vecBytes / elem.Size(), mr: 6, nv: 2}
+	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vl, mr: 6, nv: 2}
 	if vecBytes >= 64 {
 		// AVX-512: 24 accumulators, 3 vector operands and a broadcast of 32 registers
 		// (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
@@ -213,6 +227,35 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		return nil, why
 	}
 	return c, ""
+}
+
+// blockDen returns, when index reads the same element for every value of dim d in aligned
+// blocks (d appears only as floor(d/den), with no other term in the numerator), the gcd of
+// those den, else 0.
+func blockDen(index []volume.Aff, d int) int64 {
+	var g int64
+	for _, a := range index {
+		if coefOf(a, d) != 0 {
+			return 0
+		}
+		for _, f := range a.Floors {
+			if coefOf(f.Num, d) == 0 && !floorsUse(f.Num, d) {
+				continue
+			}
+			if !isDim(f.Num, d) {
+				return 0
+			}
+			g = gcd(g, f.Den)
+		}
+	}
+	return g
+}
+
+// blockUniform reports whether index reads one element for lanes consecutive values of dim d
+// starting at a multiple of lanes (see blockDen).
+func blockUniform(index []volume.Aff, d, lanes int) bool {
+	b := blockDen(index, d)
+	return b > 0 && b%int64(lanes) == 0
 }
 
 // isDim reports whether a is exactly iteration dim d.
@@ -275,6 +318,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			return "the reduction depends on the result index: " + why, nil
 		}
 		c.op, c.border, rowSet = inner, border, &rs
+		c.rowDependent = true
 		op, dom = inner, inner.Domain
 		// the tiles keep the whole box's grid (the inner part's projection may print its
 		// bounds through floors, which constBounds does not read)
@@ -293,6 +337,13 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return "the bounding box leaves the constructor's domain", nil
 	}
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
+	if c.jlo%int64(c.vl) != 0 {
+		for k, acc := range op.Access {
+			if op.Body.Reads(k) && blockDen(acc.Pieces[0].Index, c.j) > 0 {
+				return "block reads with tiles not aligned to the blocks", nil
+			}
+		}
+	}
 	c.rlo, c.rhi = rlo[0], rhi[0]
 	if why, err := c.planReads(op, lo, hi); why != "" || err != nil {
 		return why, err

@@ -80,7 +80,7 @@ func TestKernelDedupRepeatedLayers(t *testing.T) {
 	var cases []*e2e.Case
 	for _, n := range []int{1, 2, 6} {
 		g := optimized(t, mlpText(n, 24))
-		mod, err := lower.Lower(context.Background(), g, lower.Config{})
+		mod, err := lower.Lower(context.Background(), g, lower.Config{NoEpilogues: true})
 		require.NoError(t, err)
 		text := mod.String()
 		verifyModule(t, text, "")
@@ -192,7 +192,7 @@ func TestKernelKeyParts(t *testing.T) {
 		if c.name == "domain-equal" {
 			require.NotEqual(t, g.Ops[c.a].Domain.String(), g.Ops[c.b].Domain.String(), "the case needs two representations")
 		}
-		mod, err := lower.Lower(context.Background(), g, lower.Config{})
+		mod, err := lower.Lower(context.Background(), g, lower.Config{NoEpilogues: true})
 		require.NoError(t, err, c.name)
 		text := mod.String()
 		verifyModule(t, text, "")

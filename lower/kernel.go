@@ -29,6 +29,10 @@ type kernelBuilder struct {
 	best  value.Value // double*: arg reductions' best value per result element
 	seen  value.Value // i8*: whether the element has a best value yet
 	strat *strategy
+	// epi are the builders of the epilogue chain's ops (epilogue.go), epiKs the operand by
+	// which each reads the previous value
+	epi   []*kernelBuilder
+	epiKs []int
 }
 
 // kernelSig is how the entry calls a kernel.
@@ -41,9 +45,30 @@ type kernelSig struct {
 // same key (dedup.go), or a new one.
 func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	kf := ec.formOf(op)
-	ec.strategies = append(ec.strategies, kf.name)
+	chain := ec.epi[op]
+	if chain == nil {
+		name := kf.name
+		if ec.aliasCopies[op] != nil {
+			name += " (interior written in place)"
+		}
+		ec.strategies = append(ec.strategies, name)
+	} else {
+		ec.strategies = append(ec.strategies, fmt.Sprintf("%s +epilogue(%d)", kf.name, len(chain.ops)))
+	}
 	// every element anyone reads is computed whole by one tile: no initialisation
 	fromInit := kf.tiles != nil && kf.tiles.border == nil && ec.readsOnlyWritten(op)
+	if chain != nil {
+		key := ec.epiKey(op, chain, fromInit)
+		if sig := ec.mc.fusedKernels[key]; sig != nil {
+			return sig, nil
+		}
+		sig, err := ec.newKernel(i, op, kf, fromInit)
+		if err != nil {
+			return nil, err
+		}
+		ec.mc.fusedKernels[key] = sig
+		return sig, nil
+	}
 	if sig := kf.kernel(fromInit); sig != nil {
 		return sig, nil
 	}
@@ -73,6 +98,12 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		sp.Attrs = append(sp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
 		ps = append(ps, sp)
 	}
+	chain := ec.epi[op]
+	var eps []*llvm.Param
+	if chain != nil {
+		eps = epiParams(chain)
+		ps = append(ps, eps...)
+	}
 	for _, p := range ec.params {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
@@ -88,6 +119,9 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		fb.params[p] = ps[len(ps)-len(ec.params)+j]
 	}
 	kb := &kernelBuilder{ec: ec, fb: fb, op: op}
+	if chain != nil {
+		kb.newEpilogue(chain, eps)
+	}
 	var tiles *contraction
 	if kf.tiles != nil {
 		c := *kf.tiles
@@ -97,12 +131,9 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	} else {
 		kb.strat = kf.strat
 	}
-	kb.res = fb.newView(op.Result, rp, ec.regionOf(op.Result))
-	kb.res.aligned = ec.alignedBuffer(op.Result)
+	kb.res = ec.viewOf(fb, op.Result, rp)
 	for k, o := range op.Operands {
-		w := fb.newView(o, ps[1+k], ec.regionOf(o))
-		w.aligned = ec.alignedBuffer(o)
-		kb.ops = append(kb.ops, w)
+		kb.ops = append(kb.ops, ec.viewOf(fb, o, ps[1+k]))
 	}
 	n := fb.product(kb.res.ext)
 	if sig.scratch {
@@ -129,6 +160,14 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 			}
 		}
 		kb.op = op
+	} else if kf.parts != nil {
+		for _, i := range ec.copyParts(op, kf.parts) {
+			kb.op, kb.strat = kf.parts[i], kf.partStrats[i]
+			if err := kb.emitNest(ec.g.Params); err != nil {
+				return nil, err
+			}
+		}
+		kb.op, kb.strat = op, kf.strat
 	} else if err := kb.emitNest(ec.g.Params); err != nil {
 		return nil, err
 	}

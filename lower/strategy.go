@@ -156,8 +156,9 @@ func chooseStrategy(op *ir.Op, vecBytes int) *strategy {
 }
 
 // vectorLanes returns the lanes of explicit vectors for op with inner dim d, or 0 when the
-// op's innermost loop cannot use them: every access must be one unguarded piece, unit-stride or
-// invariant in d (the result unit-stride), and every body operation must have a vector lowering.
+// op's innermost loop cannot use them: every access must be one piece, guarded (if at all)
+// independently of d, unit-stride or invariant in d (the result unit-stride), and every body
+// operation must have a vector lowering.
 func vectorLanes(op *ir.Op, d int, vecBytes int) int {
 	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != strideUnit {
 		return 0
@@ -170,14 +171,15 @@ func vectorLanes(op *ir.Op, d int, vecBytes int) int {
 		if !op.Body.Reads(k) {
 			continue
 		}
-		if len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 || accessStride(acc.Pieces[0].Index, d) == strideOther {
+		if !uniformPiece(acc, d) || accessStride(acc.Pieces[0].Index, d) == strideOther {
 			return 0
 		}
 		widest = max(widest, op.Operands[k].Type.Elem.Size())
 	}
 	ok := true
 	op.Body.Walk(func(s *ir.Scalar) {
-		if !vectorizable(s) {
+		// avail of a read guarded uniformly along d is one condition for all lanes
+		if !vectorizable(s) && !(s.Op == ir.SAvail && uniformPiece(op.Access[s.Arg], d)) {
 			ok = false
 		}
 		widest = max(widest, s.Type.Size())
@@ -186,6 +188,13 @@ func vectorLanes(op *ir.Op, d int, vecBytes int) int {
 		return 0
 	}
 	return vecBytes / widest
+}
+
+// uniformPiece reports whether an access is one piece whose guard (if any) does not involve
+// dim d, so that the vl lanes along d are all read or all not read (padding of a channels-last
+// tensor, a bias read at the first reduction point).
+func uniformPiece(acc ir.Access, d int) bool {
+	return !acc.Approx && len(acc.Pieces) == 1 && !guardUses(acc.Pieces[0].Guard, d)
 }
 
 // vectorizable reports whether a body node has a lowering on vectors.

@@ -38,6 +38,9 @@ type importer struct {
 	unfoldable  map[*ir.Value]bool
 	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
 	syms map[string]*symTensor
+	// dimsSeen and dimOrder are the symbolic dims of the graph inputs, bound or not
+	dimsSeen map[string]bool
+	dimOrder []string
 }
 
 // NodeError is an import error attached to one node.
@@ -91,6 +94,9 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 	if err := im.importGraph(gp); err != nil {
 		return nil, err
 	}
+	if err := ir.UnknownDimError(im.cfg.dims, im.dimsSeen, im.dimOrder); err != nil {
+		return nil, im.errf("%w", err)
+	}
 	return im.g, nil
 }
 
@@ -104,6 +110,17 @@ func sanitize(s string) string {
 		}
 	}
 	return sb.String()
+}
+
+// noteDim records a symbolic dim of the model's inputs (bound or not).
+func (im *importer) noteDim(name string) {
+	if im.dimsSeen == nil {
+		im.dimsSeen = map[string]bool{}
+	}
+	if !im.dimsSeen[name] {
+		im.dimsSeen[name] = true
+		im.dimOrder = append(im.dimOrder, name)
+	}
 }
 
 // errf returns an error about the model, prefixed with its file; %w wraps as in fmt.Errorf.
@@ -228,6 +245,7 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 		switch {
 		case d.GetDimParam() != "":
 			p := sanitize(d.GetDimParam())
+			im.noteDim(d.GetDimParam())
 			if v, ok := im.cfg.dims[d.GetDimParam()]; ok {
 				t.Shape = append(t.Shape, volume.AffConst(v))
 			} else {
@@ -239,6 +257,11 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 			t.Shape = append(t.Shape, volume.AffConst(d.GetDimValue()))
 		default:
 			p := fmt.Sprintf("%s_d%d", sanitize(vi.GetName()), i)
+			im.noteDim(p)
+			if v, ok := im.cfg.dims[p]; ok {
+				t.Shape = append(t.Shape, volume.AffConst(v))
+				continue
+			}
 			t.Shape = append(t.Shape, volume.AffParam(p))
 		}
 	}

@@ -434,45 +434,57 @@ d0.body.2:
 	br label %d1.header.4
 
 d0.exit.3:
-	ret i32 0
+	br label %d0.header.7
 
 d1.header.4:
-	%2 = phi i64 [ 0, %d0.body.2 ], [ %16, %read.end.7 ]
+	%2 = phi i64 [ %0, %d0.body.2 ], [ %11, %d1.body.5 ]
 	%3 = icmp sle i64 %2, 7
 	br i1 %3, label %d1.body.5, label %d1.exit.6
 
 d1.body.5:
 	%4 = mul i64 %0, 8
 	%5 = add i64 %4, %2
-	%6 = mul i64 %0, -1
+	%6 = mul i64 %0, 8
 	%7 = add i64 %6, %2
-	%8 = icmp sge i64 %7, 0
-	%9 = mul i64 %0, -1
-	%10 = add i64 %9, %2
-	%11 = icmp sge i64 %10, 0
-	br i1 %11, label %read.piece.8, label %read.next.9
+	%8 = getelementptr float, float* %op0, i64 %7
+	%9 = load float, float* %8, align 4
+	%10 = getelementptr float, float* %res, i64 %5
+	store float %9, float* %10, align 4
+	%11 = add i64 %2, 1
+	br label %d1.header.4
 
 d1.exit.6:
 	%12 = add i64 %0, 1
 	br label %d0.header.1
 
-read.end.7:
-	%13 = phi float [ %20, %read.piece.8 ], [ 0.0, %read.next.9 ]
-	%14 = select i1 %8, float %13, float 0.0
-	%15 = getelementptr float, float* %res, i64 %5
-	store float %14, float* %15, align 4
-	%16 = add i64 %2, 1
-	br label %d1.header.4
+d0.header.7:
+	%13 = phi i64 [ 1, %d0.exit.3 ], [ %22, %d1.exit.12 ]
+	%14 = icmp sle i64 %13, 7
+	br i1 %14, label %d0.body.8, label %d0.exit.9
 
-read.piece.8:
-	%17 = mul i64 %0, 8
-	%18 = add i64 %17, %2
-	%19 = getelementptr float, float* %op0, i64 %18
-	%20 = load float, float* %19, align 4
-	br label %read.end.7
+d0.body.8:
+	%15 = add i64 -1, %13
+	br label %d1.header.10
 
-read.next.9:
-	br label %read.end.7
+d0.exit.9:
+	ret i32 0
+
+d1.header.10:
+	%16 = phi i64 [ 0, %d0.body.8 ], [ %21, %d1.body.11 ]
+	%17 = icmp sle i64 %16, %15
+	br i1 %17, label %d1.body.11, label %d1.exit.12
+
+d1.body.11:
+	%18 = mul i64 %13, 8
+	%19 = add i64 %18, %16
+	%20 = getelementptr float, float* %res, i64 %19
+	store float 0.0, float* %20, align 4
+	%21 = add i64 %16, 1
+	br label %d1.header.10
+
+d1.exit.12:
+	%22 = add i64 %13, 1
+	br label %d0.header.7
 }
 
 define i64 @main_graph_workspace_size() nounwind "target-cpu"="x86-64" {
