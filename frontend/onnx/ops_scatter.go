@@ -98,15 +98,92 @@ func scatterReduction(c *nodeCtx) (string, error) {
 	}
 }
 
+// maxConstScatter bounds the data of a scatter with constant indices that becomes a gather
+// (an int64 index per element).
+const maxConstScatter = 1 << 22
+
+// constScatter is a scatter without reduction whose indices are constants: src[f] is the flat
+// position in upd of the update that reaches data element f (the last one, as sequential
+// assignment leaves it), or -1. The result selects, by a constant mask, between a gather of the
+// updates at constant indices and data: both exact element maps, so DIE sees which update each
+// element comes from.
+func (e *emitter) constScatter(name string, data, upd *ir.Value, src []int64) *ir.Value {
+	n := int64(len(src))
+	un, _ := staticCount(upd.Type)
+	idx := ir.NewTensor(ir.I64, []int64{n})
+	mask := ir.NewTensor(ir.Bool, []int64{n})
+	for f, u := range src {
+		if u >= 0 {
+			idx.I[f], mask.I[f] = u, 1
+		}
+	}
+	g := e.c.im.g
+	got := e.op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, e.reshape(upd, volume.AffConst(un)), g.AddConst(e.base()+"_src", idx))
+	flat := e.op("where", "", nil, g.AddConst(e.base()+"_hit", mask), got, e.reshape(data, volume.AffConst(n)))
+	return e.op("reshape", name, ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(data.Type.Shape))}, flat)
+}
+
+// constScatterShapes returns the static shapes of a scatter's data and updates when its indices
+// are constants and the data small enough for constScatter.
+func constScatterShapes(c *nodeCtx, data, upd *ir.Value) (ds, us []int64, ind *ir.Tensor, ok bool) {
+	ind, known := c.ConstInput(1)
+	ds, ok1 := data.Type.StaticShape()
+	us, ok2 := upd.Type.StaticShape()
+	if !known || !ok1 || !ok2 || ir.NumElements(ds) > maxConstScatter || ind.Elem.IsFloat() {
+		return nil, nil, nil, false
+	}
+	return ds, us, ind, true
+}
+
+// wrapIndexOK normalises a possibly negative index into [0, n).
+func wrapIndexOK(i, n int64) (int64, bool) {
+	if i < 0 {
+		i += n
+	}
+	return i, i >= 0 && i < n
+}
+
 func importScatterND(c *nodeCtx) error {
 	e := c.emitter()
-	data, ind, upd := e.in(0), e.in(1), e.in(2)
+	data, upd := e.in(0), e.in(2)
 	if e.err != nil {
 		return e.err
 	}
 	red, err := scatterReduction(c)
 	if err != nil {
 		return err
+	}
+	if ds, us, it, ok := constScatterShapes(c, data, upd); ok && red == "" && len(it.Shape) >= 1 {
+		k := int(it.Shape[len(it.Shape)-1])
+		if k <= len(ds) {
+			rest := ir.NumElements(ds[k:])
+			nupd := ir.NumElements(it.Shape[:len(it.Shape)-1])
+			if ir.NumElements(us) == nupd*rest {
+				src := make([]int64, ir.NumElements(ds))
+				for i := range src {
+					src[i] = -1
+				}
+				for u := int64(0); u < nupd; u++ {
+					pre := int64(0)
+					for j := 0; j < k; j++ {
+						v, okj := wrapIndexOK(it.I[u*int64(k)+int64(j)], ds[j])
+						if !okj {
+							return fmt.Errorf("%w: index %d of update %d is outside dim %d of %v", ErrInvalid, it.I[u*int64(k)+int64(j)], u, j, ds)
+						}
+						pre = pre*ds[j] + v
+					}
+					for r := int64(0); r < rest; r++ {
+						src[pre*rest+r] = u*rest + r
+					}
+				}
+				e.out(0, e.constScatter(c.Output(0), data, upd, src))
+				return e.done()
+			}
+		}
+	}
+	ind := e.in(1)
+	if e.err != nil {
+		return e.err
 	}
 	parts, err := e.splitIndexDepth(ind)
 	if err != nil {
@@ -127,13 +204,54 @@ func importScatterND(c *nodeCtx) error {
 
 func importScatterElements(c *nodeCtx) error {
 	e := c.emitter()
-	data, ind, upd := e.in(0), e.in(1), e.in(2)
+	data, upd := e.in(0), e.in(2)
 	if e.err != nil {
 		return e.err
 	}
 	red, err := scatterReduction(c)
 	if err != nil {
 		return err
+	}
+	if ds, us, it, ok := constScatterShapes(c, data, upd); ok && red == "" && len(it.Shape) == len(ds) && len(us) == len(ds) {
+		ax, err := resolveAxes([]int64{c.AttrInt("axis", 0)}, len(ds))
+		if err != nil {
+			return err
+		}
+		axis := ax[0]
+		src := make([]int64, ir.NumElements(ds))
+		for i := range src {
+			src[i] = -1
+		}
+		// every update element u (at coordinates x) goes to x with x[axis] = indices[u]
+		coord := make([]int64, len(us))
+		for u := int64(0); u < ir.NumElements(us); u++ {
+			rem := u
+			for d := len(us) - 1; d >= 0; d-- {
+				coord[d] = rem % us[d]
+				rem /= us[d]
+			}
+			f := int64(0)
+			for d := range ds {
+				v := coord[d]
+				if d == axis {
+					var okv bool
+					if v, okv = wrapIndexOK(it.I[u], ds[d]); !okv {
+						return fmt.Errorf("%w: index %d of update %d is outside axis %d of %v", ErrInvalid, it.I[u], u, axis, ds)
+					}
+				}
+				if v >= ds[d] {
+					return fmt.Errorf("%w: updates %v do not fit data %v", ErrInvalid, us, ds)
+				}
+				f = f*ds[d] + v
+			}
+			src[f] = u
+		}
+		e.out(0, e.constScatter(c.Output(0), data, upd, src))
+		return e.done()
+	}
+	ind := e.in(1)
+	if e.err != nil {
+		return e.err
 	}
 	axis := ir.IntAttr(c.AttrInt("axis", 0))
 	scatter := func(name string) func(d, u *ir.Value, r string) *ir.Value {
