@@ -20,8 +20,10 @@ func init() {
 	registerOp("ScatterElements", 11, importScatterElements)
 	registerOp("Scatter", 9, importScatterElements)
 	noteOp("GatherND", "batch_dims; static index depth (the indices' last dim)")
-	noteOp("ScatterND", "reduction none, add, mul, max, min; a search of the updates per element (cost: elements × updates); out-of-range indices are ignored")
-	noteOp("ScatterElements", "reduction none, add, mul, max, min; a search along the axis per element; out-of-range indices are ignored")
+	noteOp("ScatterND", "reduction none, add, mul, max, min; a search of the updates per element (cost: elements × updates; out-of-range indices are ignored); "+
+		"constant indices without reduction: a gather selected by a constant mask (exact)")
+	noteOp("ScatterElements", "reduction none, add, mul, max, min; a search along the axis per element (out-of-range indices are ignored); "+
+		"constant indices without reduction: a gather selected by a constant mask (exact)")
 	noteOp("Scatter", "as ScatterElements without reduction (deprecated since opset 11)")
 }
 
