@@ -98,3 +98,41 @@ func TestMiniFloatConversions(t *testing.T) {
 		require.Equal(t, wants[i].Bytes(), res[i].Outputs[0].Bytes(), "%s (case %d)", names[i], i)
 	}
 }
+
+// TestIntegerReductionInit: integer max/min reductions start at their type's bound: an i64
+// reduce_min starts at MaxInt64 (2^63 as the op's float64 Init, saturated), not at the
+// wrapped MinInt64 that a plain conversion gives; u64's at all ones.
+func TestIntegerReductionInit(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	var cases []*e2e.Case
+	var wants []*ir.Tensor
+	for _, c := range []struct {
+		ty   ir.DType
+		kind string
+	}{{ir.I64, "reduce_min"}, {ir.I64, "reduce_max"}, {ir.I32, "reduce_max"}, {ir.U64, "reduce_min"}} {
+		g := ir.NewGraph("red")
+		x := g.AddInput("x", ir.StaticType(c.ty, 3, 4))
+		op, err := g.NewOp(c.kind, "r", []*ir.Value{x}, ir.Attrs{"axes": ir.IntsAttr(1)})
+		require.NoError(t, err)
+		g.Outputs = []*ir.Value{op.Result}
+		in := ir.NewTensor(c.ty, []int64{3, 4})
+		for i := range in.I {
+			in.I[i] = c.ty.WrapInt(int64(i*7%11) - 20) // all negative (huge for u64)
+		}
+		want, err := eval.Run(g, map[string]*ir.Tensor{"x": in})
+		require.NoError(t, err)
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: []*ir.Tensor{in}})
+		wants = append(wants, want[0])
+	}
+	ctx := context.Background()
+	p, err := e2e.BuildBatch(ctx, t.TempDir(), e2e.Host(), cases)
+	require.NoError(t, err)
+	res := p.Run(ctx)
+	for i := range cases {
+		require.NoError(t, res[i].Err)
+		require.Zero(t, res[i].Status)
+		require.Equal(t, wants[i].I, res[i].Outputs[0].I, "case %d", i)
+	}
+}

@@ -145,7 +145,7 @@ func memConst(t ir.DType, v float64) constant.Constant {
 		}
 		return constant.NewInt(types.I8, 0)
 	}
-	return constant.NewInt(mustMemType(t).(*types.IntType), t.WrapInt(int64(v)))
+	return constant.NewInt(mustMemType(t).(*types.IntType), ir.IntInit(t, v)) // (saturating: an i64 reduce_min starts at 2^63 as a float64)
 }
 
 // halfBits returns the binary16 bit pattern of v rounded to half precision (as the evaluator
