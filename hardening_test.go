@@ -136,8 +136,8 @@ func malformed(t *testing.T) map[string]struct {
 	m.Node("Expand", "expand", []string{"X", "S"}, []string{"Y"})
 	m.Output("Y", ir.F32, 1<<30, 1<<30, 4)
 	add("expand_to_absurd_shape.onnx", m.Proto(), `node "expand"`)
-	// a subgraph nested 500 deep in If attributes (If is not supported: rejected by name,
-	// without recursing)
+	// a subgraph nested 500 deep in If attributes (each If lacks its else branch: the outermost
+	// is rejected before anything nested is imported)
 	m = base()
 	m.Init("C", &ir.Tensor{Elem: ir.Bool, Shape: []int64{}, I: []int64{1}})
 	inner := &onnxpb.GraphProto{Name: proto.String("leaf")}

@@ -18,6 +18,7 @@ func init() {
 	for _, k := range []string{"equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "rem", "mod", "sub", "mul", "div", "max", "min", "pow"} {
 		cases = append(cases, elementMapCase{name: k + "_bcast", kind: k, operands: []ir.TensorType{f(2, 1, 3), f(4, 1)}})
 	}
+	cases = append(cases, elementMapCase{name: "bitcast", kind: "bitcast", operands: []ir.TensorType{f(2, 3)}, attrs: ir.Attrs{"to": ir.StringAttr("i32")}})
 	for _, k := range []string{"bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right"} {
 		cases = append(cases, elementMapCase{name: k + "_bcast", kind: k, operands: []ir.TensorType{i(3, 1), i(1, 4)}})
 	}

@@ -16,6 +16,12 @@ type MiniFloat struct {
 	Bits, Exp, Mant, Bias int
 	Inf, UZ               bool
 	MaxBits, NaNBits      uint32
+	// Sat formats (float4) have neither infinities nor NaN: they always saturate, and NaN
+	// becomes NaNBits (negative zero).
+	Sat bool
+	// ExpOnly formats (float8e8m0, the MX block scale) are a biased exponent alone: 2^(code -
+	// Bias), no sign and no zero, NaNBits the NaN; they round up (towards +inf) and saturate.
+	ExpOnly bool
 }
 
 // MiniFloatOf returns the format of a narrow float type (ok=false for other types).
@@ -31,6 +37,10 @@ func MiniFloatOf(t DType) (MiniFloat, bool) {
 		return MiniFloat{Bits: 8, Exp: 5, Mant: 2, Bias: 15, Inf: true, MaxBits: 0x7b, NaNBits: 0x7e}, true
 	case F8E5M2FNUZ:
 		return MiniFloat{Bits: 8, Exp: 5, Mant: 2, Bias: 16, UZ: true, MaxBits: 0x7f, NaNBits: 0x80}, true
+	case F4E2M1:
+		return MiniFloat{Bits: 4, Exp: 2, Mant: 1, Bias: 1, MaxBits: 0x7, NaNBits: 0x8, Sat: true}, true
+	case F8E8M0:
+		return MiniFloat{Bits: 8, Exp: 8, Bias: 127, MaxBits: 0xfe, NaNBits: 0xff, ExpOnly: true}, true
 	}
 	return MiniFloat{}, false
 }
@@ -42,12 +52,16 @@ func (f MiniFloat) signBit() uint32 { return 1 << (f.Bits - 1) }
 // beyond the largest finite one (infinities too) become it; without, they become infinities
 // (formats that have them) or NaN. NaN stays NaN; UZ formats lose the sign of zero.
 func (f MiniFloat) Encode(x float32, saturate bool) uint32 {
+	saturate = saturate || f.Sat
 	b := math.Float32bits(x)
+	if f.ExpOnly {
+		return f.encodeExp(b)
+	}
 	sign := (b >> 31) * f.signBit()
 	e8 := int((b >> 23) & 0xff)
 	m23 := b & 0x7fffff
 	nan := f.NaNBits
-	if !f.UZ {
+	if !f.UZ && !f.Sat {
 		nan |= sign
 	}
 	overflow := func() uint32 {
@@ -104,8 +118,39 @@ func (f MiniFloat) Encode(x float32, saturate bool) uint32 {
 	return sign | h
 }
 
+// encodeExp rounds a float32 (its bits) up to a power of two: zero, negatives and values up
+// to 2^-127 give the smallest code, NaN the NaN, values beyond 2^127 (infinity too) the largest.
+func (f MiniFloat) encodeExp(b uint32) uint32 {
+	e8 := (b >> 23) & 0xff
+	m23 := b & 0x7fffff
+	switch {
+	case e8 == 0xff && m23 != 0:
+		return f.NaNBits
+	case b>>31 != 0 || b == 0:
+		return 0
+	case e8 == 0xff:
+		return f.MaxBits
+	case e8 == 0: // below 2^-126: 2^-127 or 2^-126
+		if m23 <= 0x400000 {
+			return 0
+		}
+		return 1
+	}
+	e := e8
+	if m23 != 0 {
+		e++
+	}
+	return min(e, f.MaxBits)
+}
+
 // Decode returns the value of an encoding.
 func (f MiniFloat) Decode(bits uint32) float64 {
+	if f.ExpOnly {
+		if bits == f.NaNBits {
+			return math.NaN()
+		}
+		return math.Ldexp(1, int(bits)-f.Bias)
+	}
 	sign := bits&f.signBit() != 0
 	h := bits &^ f.signBit()
 	nan := math.NaN()
@@ -113,7 +158,7 @@ func (f MiniFloat) Decode(bits uint32) float64 {
 		nan = -nan
 	}
 	switch {
-	case f.UZ && bits == f.NaNBits, !f.UZ && !f.Inf && h == f.NaNBits:
+	case f.UZ && bits == f.NaNBits, !f.UZ && !f.Inf && !f.Sat && h == f.NaNBits:
 		return nan
 	case f.Inf && h > f.MaxBits+1:
 		return nan

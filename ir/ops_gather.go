@@ -39,6 +39,30 @@ func init() {
 			Attrs: []AttrDef{{Name: "batch_dims", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "leading dims shared by data and the indices"}},
 			Build: buildGatherND,
 		},
+		&OpDef{
+			Name: "tensor_scatter",
+			Summary: "the cache with each batch's update written along axis from write_indices[b] on (linear), or modulo the " +
+				"cache's extent (circular): out[x] = update[x with x[axis] - w] where that lies in the update, else cache[x]",
+			Example:     `%c = tensor_scatter(%cache, %update, %w) {axis = 2, mode = "linear"} : f32[2, 1, 4, 5]`,
+			MinOperands: 3, MaxOperands: 3,
+			Attrs: []AttrDef{
+				{Name: "axis", Kind: AttrInt, Default: dflt(IntAttr(-2)), Doc: "the sequence axis (not the batch axis 0)"},
+				{Name: "mode", Kind: AttrString, Default: dflt(StringAttr("linear")), Doc: "linear or circular"},
+			},
+			Build: buildTensorScatter,
+		},
+		&OpDef{
+			Name: "reverse_sequence",
+			Summary: "reverses the first lens[b] elements along time_axis of every batch b: " +
+				"out[.., b, .., t, ..] = x[.., b, .., lens[b] - 1 - t, ..] for t < lens[b], x itself beyond",
+			Example:     "%r = reverse_sequence(%x, %lens) {batch_axis = 0, time_axis = 1} : f32[4, 4]",
+			MinOperands: 2, MaxOperands: 2,
+			Attrs: []AttrDef{
+				{Name: "batch_axis", Kind: AttrInt, Default: dflt(IntAttr(1)), Doc: "the batch axis"},
+				{Name: "time_axis", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "the reversed axis"},
+			},
+			Build: buildReverseSequence,
+		},
 	)
 }
 
@@ -361,5 +385,106 @@ func buildGatherND(b *Builder) error {
 	}
 	b.Op.Access[0] = Access{Approx: true, ApproxMap: am}
 	b.Op.Body = DynRead(0, data.Elem, args...)
+	return nil
+}
+
+// buildTensorScatter: out[x] reads the update at x[axis] - w[x[0]] (modulo the extent when
+// circular) when that lies in [0, update extent), else the cache at x. The cache and the write
+// indices are read through exact affine accesses; the update at a computed index (DynRead),
+// over-approximated along the axis.
+func buildTensorScatter(b *Builder) error {
+	cache, upd, w := b.In(0), b.In(1), b.In(2)
+	r := cache.Rank()
+	axis, err := normAxis(b.Op.Attrs.Int("axis", -2), r)
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	if axis == 0 || upd.Rank() != r || upd.Elem != cache.Elem {
+		return b.Errorf("cache %s and update %s must have one type and rank, and axis %d must not be the batch axis", cache, upd, axis)
+	}
+	for d := 0; d < r; d++ {
+		if d != axis && !upd.Shape[d].Equal(cache.Shape[d]) {
+			return b.Errorf("cache %s and update %s differ outside axis %d", cache, upd, axis)
+		}
+	}
+	if err := checkIndexType(b, 2); err != nil {
+		return err
+	}
+	if w.Rank() != 1 || !w.Shape[0].Equal(cache.Shape[0]) {
+		return b.Errorf("write indices %s must be [batch] of %s", w, cache)
+	}
+	mode := b.Op.Attrs.Str("mode", "linear")
+	if mode != "linear" && mode != "circular" {
+		return b.Errorf("mode %q (want linear or circular)", mode)
+	}
+	dims := dimNames(r)
+	b.SetBox(dims, cache.Shape, nil)
+	idx := identity(0, r)
+	idx[axis] = volume.AffConst(0)
+	am, err := approxAlongAxis(b.Params, dims, idx, axis, upd.Shape[axis])
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	b.Op.Access = []Access{AffAccess(identity(0, r)...), {Approx: true, ApproxMap: am}, AffAccess(volume.AffDim(0))}
+	b.Op.Out = AffAccess(identity(0, r)...)
+	t := Bin(SSub, Index(axis), Cast(Read(2, w.Elem), I64))
+	if mode == "circular" {
+		n := AffScalar(cache.Shape[axis])
+		m := Bin(SRem, t, n)
+		t = Select(Bin(SLt, m, ConstI(I64, 0)), Bin(SAdd, m, n), m)
+	}
+	in := Bin(SAnd, Bin(SLe, ConstI(I64, 0), t), Bin(SLt, t, AffScalar(upd.Shape[axis])))
+	args := make([]*Scalar, r)
+	for d := range args {
+		args[d] = Index(d)
+	}
+	args[axis] = t
+	b.Op.Body = Select(in, DynRead(1, upd.Elem, args...), Read(0, cache.Elem))
+	b.Result = cache
+	return nil
+}
+
+// buildReverseSequence reads x at a time index computed from the sequence's length (DynRead,
+// over-approximated along the time axis) and the lengths through an exact affine access.
+func buildReverseSequence(b *Builder) error {
+	x, lens := b.In(0), b.In(1)
+	r := x.Rank()
+	ba, err := normAxis(b.Op.Attrs.Int("batch_axis", 1), r)
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	ta, err := normAxis(b.Op.Attrs.Int("time_axis", 0), r)
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	if r < 2 || ba == ta {
+		return b.Errorf("batch_axis %d and time_axis %d must be distinct axes of %s", ba, ta, x)
+	}
+	if err := checkIndexType(b, 1); err != nil {
+		return err
+	}
+	if lens.Rank() != 1 || !lens.Shape[0].Equal(x.Shape[ba]) {
+		return b.Errorf("lengths %s must be [batch] of %s", lens, x)
+	}
+	dims := dimNames(r)
+	b.SetBox(dims, x.Shape, nil)
+	idx := identity(0, r)
+	idx[ta] = volume.AffConst(0)
+	am, err := approxAlongAxis(b.Params, dims, idx, ta, x.Shape[ta])
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	b.Op.Access = []Access{{Approx: true, ApproxMap: am}, AffAccess(volume.AffDim(ba))}
+	b.Op.Out = AffAccess(identity(0, r)...)
+	t := Index(ta)
+	l := Cast(Read(1, lens.Elem), I64)
+	src := Select(Bin(SLt, t, l), Bin(SSub, Bin(SSub, l, ConstI(I64, 1)), t), t)
+	args := make([]*Scalar, r)
+	for d := range args {
+		args[d] = Index(d)
+	}
+	args[ta] = src
+	b.Op.Body = DynRead(0, x.Elem, args...)
+	b.Result = x
 	return nil
 }

@@ -267,6 +267,19 @@ func init() {
 		&OpDef{Name: "where", Summary: "cond ? x : y, elementwise with numpy broadcasting of the three operands",
 			MinOperands: 3, MaxOperands: 3, Example: "%z = where(%c, %x, %y) : f32[4, 3]",
 			Build: buildWhere},
+		&OpDef{Name: "bitcast", Summary: "reinterprets the bits of each element as another type of the same size",
+			MinOperands: 1, MaxOperands: 1, Example: `%y = bitcast(%x) {to = "i32"} : i32[4, 3]`,
+			Attrs: []AttrDef{{Name: "to", Kind: AttrString, Doc: "the result element type"}},
+			Build: func(b *Builder) error {
+				to, err := ParseDType(b.Op.Attrs.Str("to", ""))
+				if err != nil {
+					return b.Errorf("to: %v", err)
+				}
+				if from := b.In(0).Elem; from.Size() != to.Size() || from.IsSubByte() || to.IsSubByte() || to == Bool {
+					return b.Errorf("cannot reinterpret %s as %s (sizes %d and %d bytes)", from, to, from.Size(), to.Size())
+				}
+				return elementwise(b, to, func(in []*Scalar) *Scalar { return Bitcast(in[0], to) })
+			}},
 		&OpDef{Name: "cast", Summary: "converts elements to another type (float to integer truncates; to bool is x != 0)",
 			MinOperands: 1, MaxOperands: 1, Example: `%y = cast(%x) {to = "i64"} : i64[4, 3]`,
 			Attrs: []AttrDef{{Name: "to", Kind: AttrString, Doc: "the result element type"},

@@ -60,8 +60,9 @@ const (
 	SGt
 	SGe
 
-	SSelect // Args[0] ? Args[1] : Args[2]
-	SCast   // convert Args[0] to Type
+	SSelect  // Args[0] ? Args[1] : Args[2]
+	SCast    // convert Args[0] to Type
+	SBitcast // reinterpret the bits of Args[0] (of the same size) as Type
 )
 
 var scalarNames = map[ScalarOp]string{
@@ -71,7 +72,7 @@ var scalarNames = map[ScalarOp]string{
 	SSign: "sign", SIsNaN: "isnan", SIsInf: "isinf", SAtan: "atan",
 	SAdd: "add", SSub: "sub", SMul: "mul", SDiv: "div", SRem: "rem", SMax: "max", SMin: "min", SPow: "pow",
 	SAnd: "and", SOr: "or", SXor: "xor", SShl: "shl", SShr: "shr", SEq: "eq", SNe: "ne", SLt: "lt", SLe: "le", SGt: "gt", SGe: "ge",
-	SSelect: "select", SCast: "cast",
+	SSelect: "select", SCast: "cast", SBitcast: "bitcast",
 }
 
 var scalarByName = func() map[string]ScalarOp {
@@ -161,6 +162,11 @@ func Cast(a *Scalar, t DType) *Scalar {
 	return &Scalar{Op: SCast, Type: t, Args: []*Scalar{a}}
 }
 
+// Bitcast reinterprets the bits of a as type t (of the same size).
+func Bitcast(a *Scalar, t DType) *Scalar {
+	return &Scalar{Op: SBitcast, Type: t, Args: []*Scalar{a}}
+}
+
 // String prints the expression in the body syntax, e.g. "max(in0, 0:f32)".
 func (s *Scalar) String() string {
 	switch s.Op {
@@ -177,8 +183,8 @@ func (s *Scalar) String() string {
 			return formatFloat(s.F) + ":" + s.Type.String()
 		}
 		return strconv.FormatInt(s.I, 10) + ":" + s.Type.String()
-	case SCast:
-		return "cast<" + s.Type.String() + ">(" + s.Args[0].String() + ")"
+	case SCast, SBitcast:
+		return s.Op.String() + "<" + s.Type.String() + ">(" + s.Args[0].String() + ")"
 	case SDynRead:
 		parts := []string{strconv.Itoa(s.Arg), s.Type.String()}
 		for _, a := range s.Args {
@@ -351,7 +357,7 @@ func (p *scalarParser) expr() (*Scalar, error) {
 			return nil, err
 		}
 		return &Scalar{Op: SParam, Name: n, Type: I64}, nil
-	case "cast":
+	case "cast", "bitcast":
 		if err := p.want('<'); err != nil {
 			return nil, err
 		}
@@ -372,7 +378,11 @@ func (p *scalarParser) expr() (*Scalar, error) {
 		if err := p.want(')'); err != nil {
 			return nil, err
 		}
-		return &Scalar{Op: SCast, Type: t, Args: []*Scalar{a}}, nil
+		op := SCast
+		if id == "bitcast" {
+			op = SBitcast
+		}
+		return &Scalar{Op: op, Type: t, Args: []*Scalar{a}}, nil
 	case "read":
 		if err := p.want('('); err != nil {
 			return nil, err

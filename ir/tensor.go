@@ -91,9 +91,11 @@ func (t *Tensor) Bytes() []byte {
 		case BF16:
 			f, _ := MiniFloatOf(t.Elem)
 			binary.LittleEndian.PutUint16(b, uint16(f.Encode(float32(t.F[i]), false)))
-		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ:
+		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1, F8E8M0:
 			f, _ := MiniFloatOf(t.Elem)
 			b[0] = byte(f.Encode(float32(t.F[i]), false))
+		case I4, U4, I2, U2:
+			b[0] = byte(t.I[i])
 		case U32:
 			binary.LittleEndian.PutUint32(b, uint32(t.I[i]))
 		case U64:
@@ -101,6 +103,38 @@ func (t *Tensor) Bytes() []byte {
 		}
 	}
 	return out
+}
+
+// PackSubByte returns the elements of a sub-byte tensor packed as ONNX stores them: two 4-bit
+// or four 2-bit elements per byte, the first in the low bits.
+func (t *Tensor) PackSubByte() []byte {
+	bits := t.Elem.SubByteBits()
+	per := 8 / bits
+	out := make([]byte, (t.Len()+per-1)/per)
+	one := t.Bytes()
+	for i, b := range one {
+		out[i/per] |= (b & (1<<bits - 1)) << (bits * (i % per))
+	}
+	return out
+}
+
+// UnpackSubByte decodes ONNX's packed data of a sub-byte type.
+func UnpackSubByte(elem DType, shape []int64, raw []byte) (*Tensor, error) {
+	bits := elem.SubByteBits()
+	per := 8 / bits
+	n := NumElements(shape)
+	if int64(len(raw)) != (n+int64(per)-1)/int64(per) {
+		return nil, fmt.Errorf("packed data has %d bytes, shape %v of %s needs %d", len(raw), shape, elem, (n+int64(per)-1)/int64(per))
+	}
+	one := make([]byte, n)
+	for i := range one {
+		v := raw[i/per] >> (bits * (i % per)) & (1<<bits - 1)
+		if elem == I4 || elem == I2 {
+			v = byte(int8(v<<(8-bits)) >> (8 - bits)) // sign-extend
+		}
+		one[i] = v
+	}
+	return TensorFromBytes(elem, shape, one)
 }
 
 // TensorFromBytes decodes little-endian raw data.
@@ -138,9 +172,14 @@ func TensorFromBytes(elem DType, shape []int64, raw []byte) (*Tensor, error) {
 		case BF16:
 			f, _ := MiniFloatOf(elem)
 			t.F[i] = f.Decode(uint32(binary.LittleEndian.Uint16(b)))
-		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ:
+		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0:
 			f, _ := MiniFloatOf(elem)
 			t.F[i] = f.Decode(uint32(b[0]))
+		case F4E2M1:
+			f, _ := MiniFloatOf(elem)
+			t.F[i] = f.Decode(uint32(b[0] & 15))
+		case I4, U4, I2, U2:
+			t.I[i] = elem.WrapInt(int64(int8(b[0])))
 		case U32:
 			t.I[i] = int64(binary.LittleEndian.Uint32(b))
 		case U64:

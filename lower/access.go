@@ -70,7 +70,8 @@ func (fb *funcBuilder) toReg(v value.Value, t ir.DType) value.Value {
 		return fb.cur.NewICmp(enum.IPredNE, v, intConstOf(v.Type(), 0))
 	case ir.F16:
 		return fb.call(fb.mc.rtHalfFromBits(), v)
-	case ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+	}
+	if t.IsMiniFloat() {
 		return fb.call(fb.mc.rtFunc(rtMiniFrom(t)), v)
 	}
 	return v
@@ -87,7 +88,8 @@ func (fb *funcBuilder) toMem(v value.Value, t ir.DType) value.Value {
 		return fb.cur.NewZExt(v, it)
 	case ir.F16:
 		return fb.call(fb.mc.rtHalfToBits(), v)
-	case ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+	}
+	if t.IsMiniFloat() {
 		return fb.call(fb.mc.rtFunc(rtMiniTo(t)), v)
 	}
 	return v

@@ -73,6 +73,15 @@ func (bc *bodyCtx) emit(s *ir.Scalar) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t := s.Type; t.IsSubByte() && t.IsInt() && s.Op != ir.SRead && s.Op != ir.SDynRead && s.Op != ir.SConst {
+		// 4- and 2-bit integers live in i8 registers: results wrap to their width, as WrapInt
+		bits := int64(8 - t.SubByteBits())
+		if t.IsUnsigned() {
+			v = bc.cur().NewAnd(v, bc.cnst(t, 0, 1<<(8-bits)-1))
+		} else {
+			v = bc.cur().NewAShr(bc.cur().NewShl(v, bc.cnst(ir.I8, 0, bits)), bc.cnst(ir.I8, 0, bits))
+		}
+	}
 	bc.memo[s] = v
 	return v, nil
 }
@@ -156,6 +165,20 @@ func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
 			return bc.cast(v, ir.I32, s.Type)
 		}
 		return bc.cast(x, s.Args[0].Type, s.Type)
+	case ir.SBitcast:
+		// through the memory forms: same-size integers and floats reinterpret their bits
+		x, err := bc.emit(s.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if bc.vl > 0 {
+			return nil, fmt.Errorf("bitcast in a vector loop")
+		}
+		v := bc.fb.toMem(x, s.Args[0].Type)
+		if mt := mustMemType(s.Type); !v.Type().Equal(mt) {
+			v = bc.cur().NewBitCast(v, mt)
+		}
+		return bc.fb.toReg(v, s.Type), nil
 	}
 	args := make([]value.Value, len(s.Args))
 	for i, a := range s.Args {

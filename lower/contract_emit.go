@@ -421,7 +421,11 @@ func (kb *kernelBuilder) accInit(c *contraction, off value.Value, g tileGroup) v
 		return kb.loadGroup(off, g)
 	}
 	elem := kb.op.Result.Type.Elem
-	init := splat(scalarConst(elem, kb.op.Init, 0), lanesOf(g))
+	var ii int64
+	if !elem.IsFloat() {
+		ii = ir.IntInit(elem, kb.op.Init) // an integer max/min starts at its type's bound, not 0
+	}
+	init := splat(scalarConst(elem, kb.op.Init, ii), lanesOf(g))
 	if c.kc == 0 {
 		return init
 	}

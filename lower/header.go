@@ -18,7 +18,8 @@ func CType(t ir.DType) string {
 	return map[ir.DType]string{ir.F32: "float", ir.F64: "double", ir.I64: "int64_t", ir.I32: "int32_t",
 		ir.I8: "int8_t", ir.U8: "uint8_t", ir.I16: "int16_t", ir.U16: "uint16_t", ir.Bool: "uint8_t", ir.F16: "uint16_t",
 		ir.U32: "uint32_t", ir.U64: "uint64_t", ir.BF16: "uint16_t", ir.F8E4M3FN: "uint8_t", ir.F8E4M3FNUZ: "uint8_t",
-		ir.F8E5M2: "uint8_t", ir.F8E5M2FNUZ: "uint8_t"}[t]
+		ir.F8E5M2: "uint8_t", ir.F8E5M2FNUZ: "uint8_t", ir.F4E2M1: "uint8_t", ir.I4: "int8_t", ir.U4: "uint8_t", ir.I2: "int8_t",
+		ir.U2: "uint8_t", ir.F8E8M0: "uint8_t"}[t]
 }
 
 // Header returns the C declarations of the entry point and its workspace-size function.

@@ -18,7 +18,7 @@ import (
 )
 
 // miniTypes are the narrow float types with runtime conversions.
-var miniTypes = []ir.DType{ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ}
+var miniTypes = []ir.DType{ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F4E2M1, ir.F8E8M0}
 
 func rtMiniTo(t ir.DType) string   { return "graphc.f32_to_" + t.String() }
 func rtMiniFrom(t ir.DType) string { return "graphc." + t.String() + "_to_f32" }
@@ -34,7 +34,11 @@ func miniBits(f ir.MiniFloat) *types.IntType {
 func init() {
 	for _, t := range miniTypes {
 		f, _ := ir.MiniFloatOf(t)
-		runtimeDefs[rtMiniTo(t)] = &rtDef{ret: miniBits(f), params: []types.Type{types.Float}, body: miniEncode(f)}
+		enc := miniEncode(f)
+		if f.ExpOnly {
+			enc = expEncode(f)
+		}
+		runtimeDefs[rtMiniTo(t)] = &rtDef{ret: miniBits(f), params: []types.Type{types.Float}, body: enc}
 		t := t
 		runtimeDefs[rtMiniFrom(t)] = &rtDef{ret: types.Float, params: []types.Type{miniBits(f)},
 			body: func(m mb, a []value.Value) value.Value { return miniDecode(m, t, f, a[0]) }}
@@ -53,11 +57,14 @@ func miniEncode(f ir.MiniFloat) func(m mb, a []value.Value) value.Value {
 		special := m.icmp(enum.IPredEQ, e8, i32(0xff))
 		isNaN := m.and(special, m.icmp(enum.IPredNE, m23, i32(0)))
 		nanv := i32(int64(f.NaNBits))
-		if !f.UZ {
+		if !f.UZ && !f.Sat {
 			nanv = m.or(sign, nanv)
 		}
 		overv := nanv
-		if f.Inf {
+		switch {
+		case f.Sat:
+			overv = m.or(sign, i32(int64(f.MaxBits))) // float4 always saturates
+		case f.Inf:
 			overv = m.or(sign, i32(int64(f.MaxBits+1))) // the infinity follows the largest finite value
 		}
 		exp := m.iadd(e8, i32(int64(f.Bias-127)))
@@ -88,6 +95,24 @@ func miniEncode(f ir.MiniFloat) func(m mb, a []value.Value) value.Value {
 		over := m.icmp(enum.IPredUGT, h, i32(int64(f.MaxBits)))
 		r = m.sel(m.or(over, special), overv, r)
 		r = m.sel(isNaN, nanv, r)
+		return m.cur.NewTrunc(r, miniBits(f))
+	}
+}
+
+// expEncode is ir.MiniFloat.encodeExp: a float32 rounded up to a power of two, as a biased
+// exponent.
+func expEncode(f ir.MiniFloat) func(m mb, a []value.Value) value.Value {
+	return func(m mb, a []value.Value) value.Value {
+		i32 := func(v int64) value.Value { return i32c(v) }
+		b := m.cur.NewBitCast(a[0], types.I32)
+		e8 := m.and(m.lshr(b, i32(23)), i32(0xff))
+		m23 := m.and(b, i32(0x7fffff))
+		e := m.iadd(e8, m.cur.NewZExt(m.icmp(enum.IPredNE, m23, i32(0)), types.I32))
+		e = m.sel(m.icmp(enum.IPredUGT, e, i32(int64(f.MaxBits))), i32(int64(f.MaxBits)), e)
+		sub := m.sel(m.icmp(enum.IPredULE, m23, i32(0x400000)), i32(0), i32(1))
+		r := m.sel(m.icmp(enum.IPredEQ, e8, i32(0)), sub, e)
+		r = m.sel(m.or(m.icmp(enum.IPredSLT, b, i32(0)), m.icmp(enum.IPredEQ, b, i32(0))), i32(0), r)
+		r = m.sel(m.and(m.icmp(enum.IPredEQ, e8, i32(0xff)), m.icmp(enum.IPredNE, m23, i32(0))), i32(int64(f.NaNBits)), r)
 		return m.cur.NewTrunc(r, miniBits(f))
 	}
 }

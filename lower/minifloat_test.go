@@ -2,7 +2,7 @@ package lower_test
 
 // This file checks the runtime's float8 and bfloat16 conversions bit for bit against ir's:
 // casts from float32 (both saturation modes) over a sweep with every special value, as
-// compiled x86-64 code.
+// compiled x86-64 code; and the wrapping arithmetic of the 4- and 2-bit integers.
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func TestMiniFloatConversions(t *testing.T) {
 	var cases []*e2e.Case
 	var wants []*ir.Tensor
 	var names []string
-	for _, ty := range []ir.DType{ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ} {
+	for _, ty := range []ir.DType{ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F4E2M1, ir.F8E8M0} {
 		f, _ := ir.MiniFloatOf(ty)
 		xs := miniSweep(r, f)
 		for _, sat := range []int64{1, 0} {
@@ -68,6 +68,26 @@ func TestMiniFloatConversions(t *testing.T) {
 			names = append(names, ty.String())
 		}
 	}
+	// 4- and 2-bit integers live in bytes and wrap to their widths after every operation
+	for _, ty := range []ir.DType{ir.I4, ir.U4, ir.I2, ir.U2} {
+		g := ir.NewGraph("wrap")
+		x := g.AddInput("x", ir.StaticType(ty, 16))
+		y := g.AddInput("y", ir.StaticType(ty, 16))
+		sum, err := g.NewOp("add", "s", []*ir.Value{x, y}, nil)
+		require.NoError(t, err)
+		prod, err := g.NewOp("mul", "p", []*ir.Value{sum.Result, y}, nil)
+		require.NoError(t, err)
+		g.Outputs = []*ir.Value{prod.Result}
+		xs, ys := ir.NewTensor(ty, []int64{16}), ir.NewTensor(ty, []int64{16})
+		for i := range xs.I {
+			xs.I[i], ys.I[i] = ty.WrapInt(int64(i)), ty.WrapInt(int64(i*7+3))
+		}
+		want, err := eval.Run(g, map[string]*ir.Tensor{"x": xs, "y": ys})
+		require.NoError(t, err)
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: []*ir.Tensor{xs, ys}})
+		wants = append(wants, want[0])
+		names = append(names, ty.String())
+	}
 	ctx := context.Background()
 	p, err := e2e.BuildBatch(ctx, t.TempDir(), e2e.Host(), cases)
 	require.NoError(t, err)
@@ -75,6 +95,44 @@ func TestMiniFloatConversions(t *testing.T) {
 	for i := range cases {
 		require.NoError(t, res[i].Err, names[i])
 		require.Zero(t, res[i].Status, names[i])
-		require.Equal(t, wants[i].Bytes(), res[i].Outputs[0].Bytes(), "%s (saturate %d)", names[i], 1-i%2)
+		require.Equal(t, wants[i].Bytes(), res[i].Outputs[0].Bytes(), "%s (case %d)", names[i], i)
+	}
+}
+
+// TestIntegerReductionInit: integer max/min reductions start at their type's bound: an i64
+// reduce_min starts at MaxInt64 (2^63 as the op's float64 Init, saturated), not at the
+// wrapped MinInt64 that a plain conversion gives; u64's at all ones.
+func TestIntegerReductionInit(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	var cases []*e2e.Case
+	var wants []*ir.Tensor
+	for _, c := range []struct {
+		ty   ir.DType
+		kind string
+	}{{ir.I64, "reduce_min"}, {ir.I64, "reduce_max"}, {ir.I32, "reduce_max"}, {ir.U64, "reduce_min"}} {
+		g := ir.NewGraph("red")
+		x := g.AddInput("x", ir.StaticType(c.ty, 3, 4))
+		op, err := g.NewOp(c.kind, "r", []*ir.Value{x}, ir.Attrs{"axes": ir.IntsAttr(1)})
+		require.NoError(t, err)
+		g.Outputs = []*ir.Value{op.Result}
+		in := ir.NewTensor(c.ty, []int64{3, 4})
+		for i := range in.I {
+			in.I[i] = c.ty.WrapInt(int64(i*7%11) - 20) // all negative (huge for u64)
+		}
+		want, err := eval.Run(g, map[string]*ir.Tensor{"x": in})
+		require.NoError(t, err)
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: []*ir.Tensor{in}})
+		wants = append(wants, want[0])
+	}
+	ctx := context.Background()
+	p, err := e2e.BuildBatch(ctx, t.TempDir(), e2e.Host(), cases)
+	require.NoError(t, err)
+	res := p.Run(ctx)
+	for i := range cases {
+		require.NoError(t, res[i].Err)
+		require.Zero(t, res[i].Status)
+		require.Equal(t, wants[i].I, res[i].Outputs[0].I, "case %d", i)
 	}
 }

@@ -33,7 +33,7 @@ func memType(t ir.DType) (types.Type, error) {
 		return types.I8, nil
 	case ir.I16, ir.U16, ir.BF16:
 		return types.I16, nil
-	case ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+	case ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F4E2M1, ir.I4, ir.U4, ir.I2, ir.U2, ir.F8E8M0:
 		return types.I8, nil
 	}
 	return nil, fmt.Errorf("element type %s has no lowering", t)
@@ -117,7 +117,7 @@ func boolConst(b bool) value.Value { return constant.NewBool(b) }
 // scalarConst returns the register constant of type t with value f (floats) or i (integers).
 func scalarConst(t ir.DType, f float64, i int64) constant.Constant {
 	switch t {
-	case ir.F32, ir.F16, ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+	case ir.F32, ir.F16, ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F4E2M1, ir.F8E8M0:
 		return constant.NewFloat(types.Float, float64(float32(ir.RoundFloat(t, f))))
 	case ir.F64:
 		return constant.NewFloat(types.Double, f)
@@ -136,7 +136,7 @@ func memConst(t ir.DType, v float64) constant.Constant {
 		return constant.NewFloat(types.Double, v)
 	case ir.F16:
 		return constant.NewInt(types.I16, int64(halfBits(v)))
-	case ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+	case ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F4E2M1, ir.F8E8M0:
 		f, _ := ir.MiniFloatOf(t)
 		return constant.NewInt(mustMemType(t).(*types.IntType), int64(f.Encode(float32(v), false)))
 	case ir.Bool:
@@ -145,7 +145,7 @@ func memConst(t ir.DType, v float64) constant.Constant {
 		}
 		return constant.NewInt(types.I8, 0)
 	}
-	return constant.NewInt(mustMemType(t).(*types.IntType), t.WrapInt(int64(v)))
+	return constant.NewInt(mustMemType(t).(*types.IntType), ir.IntInit(t, v)) // (saturating: an i64 reduce_min starts at 2^63 as a float64)
 }
 
 // halfBits returns the binary16 bit pattern of v rounded to half precision (as the evaluator

@@ -96,7 +96,7 @@ func TestErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "junk.onnx"), []byte("this is not a protobuf \xff\xff\xff"), 0o644))
 	unsupported := onnxgen.New("u", 14)
 	unsupported.Input("X", ir.F32, 4)
-	unsupported.Node("TfIdfVectorizer", "my_tfidf", []string{"X"}, []string{"Y"})
+	unsupported.Node("StringNormalizer", "my_strnorm", []string{"X"}, []string{"Y"})
 	unsupported.Output("Y", ir.F32, 4)
 	writeModel(t, dir, "unsupported.onnx", unsupported)
 	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(4, true))
@@ -107,7 +107,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{"missing.onnx"}, 1, []string{"missing.onnx", "no such file"}},
 		{[]string{"junk.onnx"}, 1, []string{"junk.onnx", "not an ONNX model"}},
-		{[]string{"unsupported.onnx"}, 1, []string{"unsupported.onnx", `node "my_tfidf"`, "TfIdfVectorizer", "opset 14", "graphc ops lists the supported ops"}},
+		{[]string{"unsupported.onnx"}, 1, []string{"unsupported.onnx", `node "my_strnorm"`, "StringNormalizer", "opset 14", "graphc ops lists the supported ops"}},
 		// mistakes in how graphc is asked are usage errors (2), whatever flag carries them
 		{[]string{"mt.onnx", "--pipeline=die,dcee"}, 2, []string{`unknown pass "dcee"`, `did you mean "dce"`}},
 		{[]string{"mt.onnx", "--print-ir-after=dei"}, 2, []string{`did you mean "die"`}},

@@ -66,10 +66,17 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 			im.opset = os.GetVersion()
 		}
 	}
+	onlyPreview := len(m.OpsetImport) > 0
+	for _, os := range m.OpsetImport {
+		onlyPreview = onlyPreview && previewOps[os.GetDomain()] != nil
+	}
 	if im.opset < 0 {
-		if len(m.OpsetImport) == 0 {
+		switch {
+		case len(m.OpsetImport) == 0:
 			im.opset = 1 // IR version 2 models without opset_import are opset 1
-		} else {
+		case onlyPreview:
+			im.opset = MaxOpset // only ops of other domains: the default opset decides nothing
+		default:
 			return nil, fmt.Errorf("%s: %w: no opset import for the default ONNX domain", file, ErrUnsupported)
 		}
 	}
@@ -290,7 +297,10 @@ func hasDimValue(d *onnxpb.TensorShapeProto_Dimension) bool {
 // type, domain and the model's opset tell).
 func (im *importer) unsupportedReason(n *onnxpb.NodeProto) string {
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
-		return fmt.Sprintf("op domain %q", d)
+		if !previewOps[d][n.GetOpType()] {
+			return fmt.Sprintf("op domain %q", d)
+		}
+		return "" // versioned by its own domain's opset, which has one version
 	}
 	def, ok := opTable[n.GetOpType()]
 	if !ok {

@@ -94,10 +94,10 @@ func TestErrorMessages(t *testing.T) {
 	}
 	many := onnxgen.New("m", 14)
 	many.Input("X", ir.F32, 4)
-	many.Node("TfIdfVectorizer", "tf1", []string{"X"}, []string{"A"})
+	many.Node("StringNormalizer", "tf1", []string{"X"}, []string{"A"})
 	many.Node("Relu", "ok", []string{"A"}, []string{"B"})
 	many.Node("Frobnicate", "f", []string{"B"}, []string{"C"})
-	many.Node("TfIdfVectorizer", "tf2", []string{"C"}, []string{"Y"})
+	many.Node("StringNormalizer", "tf2", []string{"C"}, []string{"Y"})
 	many.Output("Y", ir.F32, 4)
 	badInfo := unaryModel("Relu", 14)
 	badInfo.G.ValueInfo = append(badInfo.G.ValueInfo, onnxgen.ValueInfo("Y", ir.F32, 5))
@@ -109,10 +109,10 @@ func TestErrorMessages(t *testing.T) {
 		opts  []onnx.Option
 		want  string
 	}{
-		{"unsupported op", unaryModel("TfIdfVectorizer", 14).Proto(), nil,
-			`m.onnx: node "n" (TfIdfVectorizer, opset 14): unsupported: op TfIdfVectorizer is not supported (graphc ops lists the supported ops)`},
+		{"unsupported op", unaryModel("StringNormalizer", 14).Proto(), nil,
+			`m.onnx: node "n" (StringNormalizer, opset 14): unsupported: op StringNormalizer is not supported (graphc ops lists the supported ops)`},
 		{"every unsupported op at once", many.Proto(), nil,
-			`m.onnx: unsupported: 3 nodes use what graphc does not support: op TfIdfVectorizer is not supported (nodes "tf1", "tf2"); op Frobnicate is not supported (node "f"); graphc ops lists the supported ops`},
+			`m.onnx: unsupported: 3 nodes use what graphc does not support: op StringNormalizer is not supported (nodes "tf1", "tf2"); op Frobnicate is not supported (node "f"); graphc ops lists the supported ops`},
 		{"op newer than the model", unaryModel("Gelu", 18).Proto(), nil,
 			`m.onnx: node "n" (Gelu, opset 18): unsupported: Gelu is supported from opset 20`},
 		{"opset too new", unaryModel("Relu", 29).Proto(), nil,
@@ -158,7 +158,7 @@ func TestErrorMessages(t *testing.T) {
 }
 
 func TestErrorKinds(t *testing.T) {
-	_, err := onnx.Import(unaryModel("TfIdfVectorizer", 14).Proto(), "m.onnx")
+	_, err := onnx.Import(unaryModel("StringNormalizer", 14).Proto(), "m.onnx")
 	require.ErrorIs(t, err, onnx.ErrUnsupported)
 	var ne *onnx.NodeError
 	require.ErrorAs(t, err, &ne)

@@ -22,7 +22,7 @@ type nodeCtx struct {
 }
 
 // noPromotion lists the ops that handle bfloat16 themselves: conversions and shape queries.
-var noPromotion = map[string]bool{"Cast": true, "CastLike": true, "Shape": true, "Size": true, "Constant": true}
+var noPromotion = map[string]bool{"Cast": true, "CastLike": true, "BitCast": true, "Shape": true, "Size": true, "Constant": true}
 
 // NumInputs returns the number of (possibly empty) inputs.
 func (c *nodeCtx) NumInputs() int { return len(c.node.Input) }

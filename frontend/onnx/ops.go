@@ -15,6 +15,20 @@ type opDef struct {
 // from its own file (ops_<family>.go) with registerOp.
 var opTable = map[string]opDef{}
 
+// previewOps lists the ops of other domains the importer supports (ai.onnx.preview's
+// FlexAttention), by domain.
+var previewOps = map[string]map[string]bool{}
+
+// SupportsOp reports whether the importer handles op type op of the given domain ("" or
+// "ai.onnx" for the default one).
+func SupportsOp(domain, op string) bool {
+	if domain == "" || domain == "ai.onnx" {
+		_, ok := opTable[op]
+		return ok
+	}
+	return previewOps[domain][op]
+}
+
 func registerOp(name string, since int, fn func(c *nodeCtx) error) {
 	if _, dup := opTable[name]; dup {
 		panic("onnx: op " + name + " registered twice")

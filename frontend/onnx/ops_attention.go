@@ -383,3 +383,68 @@ func (e *emitter) causalPerBatch(np *ir.Value, sh attnShape, t ir.DType) *ir.Val
 	masked := e.op("less", "", nil, last, e.reshape(cols, one, one, one, sh.skv))
 	return e.op("where", "", nil, masked, e.scalar(t, math.Inf(-1)), e.scalar(t, 0))
 }
+
+func init() {
+	registerOp("FlexAttention", 1, importFlexAttention)
+	previewOps["ai.onnx.preview"] = map[string]bool{"FlexAttention": true}
+	noteOp("FlexAttention", "domain ai.onnx.preview: the score_mod and prob_mod graphs inlined around the softmax; grouped query heads; float16 in float32")
+}
+
+// importFlexAttention follows its function body: Q·Kᵀ scaled by sqrt(scale) on both sides,
+// the score_mod graph applied to the scores (in float32 for float16 inputs), a softmax over the
+// keys, the prob_mod graph, and the product with V.
+func importFlexAttention(c *nodeCtx) error {
+	e := c.emitter()
+	q, k, v := e.in(0), e.in(1), e.in(2)
+	if e.err != nil {
+		return e.err
+	}
+	if q.Type.Rank() != 4 || k.Type.Rank() != 4 || v.Type.Rank() != 4 || !q.Type.Elem.IsFloat() {
+		return fmt.Errorf("%w: Q, K and V must be 4-D float tensors, got %s, %s and %s", ErrInvalid, q.Type, k.Type, v.Type)
+	}
+	var sh attnShape
+	var ok1, ok2 bool
+	sh.hq, ok1 = q.Type.Dim(1)
+	sh.hkv, ok2 = k.Type.Dim(1)
+	if !ok1 || !ok2 || sh.hkv == 0 || sh.hq%sh.hkv != 0 {
+		return fmt.Errorf("%w: %s query heads and %s key/value heads", ErrInvalid, q.Type.Shape[1].String(), k.Type.Shape[1].String())
+	}
+	t := q.Type.Elem
+	sf, err := attnScale(c, q.Type.Shape[3])
+	if err != nil {
+		return err
+	}
+	scale := e.scalar(t, sf)
+	qs := e.op("mul", "", nil, q, scale)
+	ks := e.op("mul", "", nil, e.repeatHeads(k, sh), scale)
+	scores := e.matmulAcc("", qs, e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 1, 3, 2)}, ks))
+	st := t
+	if t == ir.F16 || t == ir.BF16 {
+		st = ir.F32
+	}
+	scores = e.cast(scores, st)
+	mod := func(name string, x *ir.Value, i int) (*ir.Value, error) {
+		a := c.Attr(name)
+		if a == nil || a.GetG() == nil || x == nil {
+			return x, nil
+		}
+		outs, err := c.im.inline(a.GetG(), c.prefix(name, i), []binding{{v: x}})
+		if err != nil {
+			return nil, err
+		}
+		if len(outs) != 1 || !outs[0].Type.Equal(x.Type) {
+			return nil, fmt.Errorf("%w: %s must map %s to one tensor of that type", ErrInvalid, name, x.Type)
+		}
+		return outs[0], nil
+	}
+	if scores, err = mod("score_mod", scores, 0); err != nil {
+		return err
+	}
+	p := e.softmaxLast(scores)
+	if p, err = mod("prob_mod", p, 0); err != nil {
+		return err
+	}
+	y := e.matmulAcc("", p, e.cast(e.repeatHeads(v, sh), st))
+	e.out(0, e.op("identity", c.Output(0), nil, e.cast(y, t)))
+	return e.done()
+}

@@ -537,3 +537,30 @@ func importLoop(c *nodeCtx) error {
 	}
 	return e.done()
 }
+
+func init() {
+	registerOp("OptionalHasElement", 15, importOptionalHasElement)
+	registerOp("OptionalGetElement", 15, importOptionalGetElement)
+	noteOp("OptionalHasElement", "tensors and absent inputs (optional and sequence values are not supported)")
+	noteOp("OptionalGetElement", "tensors (optional and sequence values are not supported)")
+}
+
+// importOptionalHasElement: a given tensor has an element, an absent input none.
+func importOptionalHasElement(c *nodeCtx) error {
+	t := ir.NewTensor(ir.Bool, nil)
+	if c.HasInput(0) {
+		if _, err := c.Input(0); err != nil {
+			return err
+		}
+		t.I[0] = 1
+	}
+	c.SetConst(0, t)
+	return nil
+}
+
+// importOptionalGetElement: the element of a tensor is the tensor.
+func importOptionalGetElement(c *nodeCtx) error {
+	e := c.emitter()
+	e.out(0, e.op("identity", c.Output(0), nil, e.in(0)))
+	return e.done()
+}

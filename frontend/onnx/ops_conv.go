@@ -272,3 +272,47 @@ func emitWide(c *nodeCtx, kind string, ins []*ir.Value, attrs ir.Attrs) error {
 	}
 	return emit1(c, "cast", []*ir.Value{y}, ir.Attrs{"to": ir.StringAttr("f16")})
 }
+
+func init() {
+	registerOp("DeformConv", 19, importDeformConv)
+	noteOp("DeformConv", "2-D; offsets, mask (default ones) and bias; bilinear samples, zero outside the image")
+}
+
+// importDeformConv: deform_conv (the offsets twice, a mask of ones by default), then the bias.
+func importDeformConv(c *nodeCtx) error {
+	e := c.emitter()
+	x, w, off := e.in(0), e.in(1), e.in(2)
+	if e.err != nil {
+		return e.err
+	}
+	var mask *ir.Value
+	if c.HasInput(4) {
+		mask = e.in(4)
+	} else {
+		kh, _ := w.Type.Dim(2)
+		kw, _ := w.Type.Dim(3)
+		ty := ir.TensorType{Elem: x.Type.Elem, Shape: []volume.Aff{off.Type.Shape[0], volume.AffConst(c.AttrInt("offset_group", 1) * kh * kw), off.Type.Shape[2], off.Type.Shape[3]}}
+		mask = e.op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(1)})
+	}
+	two := func(name string, def int64) ir.Attr {
+		v := c.AttrInts(name, nil)
+		if len(v) == 0 {
+			return ir.IntsAttr(def, def)
+		}
+		return ir.IntsAttr(v...)
+	}
+	pads := c.AttrInts("pads", nil)
+	if len(pads) == 0 {
+		pads = []int64{0, 0, 0, 0}
+	}
+	attrs := ir.Attrs{"strides": two("strides", 1), "dilations": two("dilations", 1), "pads": ir.IntsAttr(pads...),
+		"group": ir.IntAttr(c.AttrInt("group", 1)), "offset_group": ir.IntAttr(c.AttrInt("offset_group", 1))}
+	y := e.op("deform_conv", "", attrs, x, w, off, off, mask)
+	if c.HasInput(3) {
+		oc := w.Type.Shape[0]
+		one := volume.AffConst(1)
+		y = e.op("add", "", nil, y, e.reshape(e.in(3), one, oc, one, one))
+	}
+	e.out(0, e.op("identity", c.Output(0), nil, y))
+	return e.done()
+}

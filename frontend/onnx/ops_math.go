@@ -65,8 +65,8 @@ func init() {
 	noteOp("Min", "variadic, folded left to right with broadcasting")
 	noteOp("Sum", "variadic, folded left to right with broadcasting")
 	noteOp("Mean", "variadic: the sum divided by the number of inputs")
-	noteOp("Cast", "between f64, f32, f16, bf16, the four float8 types (saturate honoured), i64, i32, i16, i8, u64, u32, u16, u8 and bool; "+
-		"float8e8m0, float4 and the 4- and 2-bit integers are not supported")
+	noteOp("Cast", "between f64, f32, f16, bf16, the four float8 types (saturate honoured), float4e2m1, i64, i32, i16, i8, i4, i2, "+
+		"u64, u32, u16, u8, u4, u2, float8e8m0 (round_mode up) and bool (integers wrap); strings are not supported")
 	noteOp("Dropout", "inference: the output is the input and the mask all true; training mode only with ratio 0")
 	noteOp("Constant", "value, value_float(s), value_int(s); string and sparse values are not supported")
 }
@@ -220,6 +220,9 @@ func importCast(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
+	if rm := c.AttrString("round_mode", "up"); to == ir.F8E8M0 && rm != "up" {
+		return fmt.Errorf("%w: round_mode %q to float8e8m0 (up is supported)", ErrUnsupported, rm)
+	}
 	e := c.emitter()
 	x := e.in(0)
 	if x != nil && x.Type.Elem == to && x.Def != nil && !c.im.outputs[c.Output(0)] {
@@ -345,4 +348,33 @@ func importConstant(c *nodeCtx) error {
 	}
 	c.SetConst(0, t)
 	return nil
+}
+
+func init() {
+	registerOp("BitCast", 26, importBitCast)
+}
+
+// importBitCast reinterprets the elements' bits as type to (of the same size).
+func importBitCast(c *nodeCtx) error {
+	to, err := DType(int32(c.AttrInt("to", 0)))
+	if err != nil {
+		return err
+	}
+	e := c.emitter()
+	e.out(0, e.op("bitcast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String())}, e.in(0)))
+	return e.done()
+}
+
+func init() {
+	registerOp("SwiGLU", 28, importSwiGLU)
+	noteOp("SwiGLU", "a · sigmoid(alpha · a) · b (swish then mul)")
+}
+
+// importSwiGLU: swish(a, alpha) · b.
+func importSwiGLU(c *nodeCtx) error {
+	e := c.emitter()
+	a, b := e.in(0), e.in(1)
+	sw := e.op("swish", "", ir.Attrs{"alpha": ir.FloatAttr(float64(c.AttrFloat("alpha", 1)))}, a)
+	e.out(0, e.op("mul", c.Output(0), nil, sw, b))
+	return e.done()
 }

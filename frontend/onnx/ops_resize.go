@@ -201,3 +201,100 @@ func importGridSample(c *nodeCtx) error {
 	e.out(0, e.op("grid_sample", c.Output(0), attrs, append([]*ir.Value{x}, parts...)...))
 	return e.done()
 }
+
+func init() {
+	registerOp("AffineGrid", 20, importAffineGrid)
+	noteOp("AffineGrid", "size known at import; the constant base grid times thetaᵀ")
+}
+
+// importAffineGrid: the base grid of normalised coordinates ([x, y(, z), 1] per output point,
+// a constant) times thetaᵀ, reshaped to [N, (D,) H, W, 2 or 3].
+func importAffineGrid(c *nodeCtx) error {
+	e := c.emitter()
+	theta := e.in(0)
+	if e.err != nil {
+		return e.err
+	}
+	size, err := c.RequireInts(1, "size")
+	if err != nil {
+		return err
+	}
+	r := len(size) - 2 // spatial dims: 2 or 3
+	if r != 2 && r != 3 || theta.Type.Rank() != 3 {
+		return fmt.Errorf("%w: size %v and theta %s must describe a 2-D or 3-D grid", ErrInvalid, size, theta.Type)
+	}
+	align := c.AttrInt("align_corners", 0) != 0
+	coord := func(i, n int64) float64 {
+		if align {
+			if n == 1 {
+				return 0
+			}
+			return -1 + 2*float64(i)/float64(n-1)
+		}
+		return (2*float64(i)+1)/float64(n) - 1
+	}
+	spatial := size[2:] // (D,) H, W
+	points := int64(1)
+	for _, s := range spatial {
+		points *= s
+	}
+	base := ir.NewTensor(theta.Type.Elem, []int64{points, int64(r + 1)})
+	for p := int64(0); p < points; p++ {
+		rem := p
+		idx := make([]int64, r)
+		for d := r - 1; d >= 0; d-- {
+			idx[d] = rem % spatial[d]
+			rem /= spatial[d]
+		}
+		// columns x (the innermost dim), y, (z), 1
+		for k := 0; k < r; k++ {
+			base.F[p*int64(r+1)+int64(k)] = ir.RoundFloat(base.Elem, coord(idx[r-1-k], spatial[r-1-k]))
+		}
+		base.F[p*int64(r+1)+int64(r)] = 1
+	}
+	bv := c.im.g.AddConst(e.base()+"_base", base)
+	tt := e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1)}, theta) // [N, r+1, r]
+	g := e.matmulAcc("", bv, tt)                                               // [N, points, r]
+	shape := []volume.Aff{theta.Type.Shape[0]}
+	for _, s := range spatial {
+		shape = append(shape, volume.AffConst(s))
+	}
+	shape = append(shape, volume.AffConst(int64(r)))
+	e.out(0, e.op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape))}, g))
+	return e.done()
+}
+
+func init() {
+	registerOp("RoiAlign", 10, importRoiAlign)
+	noteOp("RoiAlign", "avg and max; a sampling_ratio > 0 (the adaptive 0 makes the sample count depend on the regions' sizes)")
+}
+
+// importRoiAlign splits the regions into their four corners for roi_align.
+func importRoiAlign(c *nodeCtx) error {
+	e := c.emitter()
+	x, rois, bi := e.in(0), e.in(1), e.in(2)
+	if e.err != nil {
+		return e.err
+	}
+	sr := c.AttrInt("sampling_ratio", 0)
+	if sr <= 0 {
+		return fmt.Errorf("%w: sampling_ratio %d (adaptive sampling makes the sample count depend on the regions)", ErrUnsupported, sr)
+	}
+	corners, err := e.splitIndexDepth(rois)
+	if err != nil {
+		return err
+	}
+	if len(corners) != 4 {
+		return fmt.Errorf("%w: rois must be [R, 4], got %s", ErrInvalid, rois.Type)
+	}
+	half := int64(0)
+	if c.Opset() >= 16 && c.AttrString("coordinate_transformation_mode", "half_pixel") == "half_pixel" {
+		half = 1
+	}
+	attrs := ir.Attrs{"mode": ir.StringAttr(c.AttrString("mode", "avg")), "output_height": ir.IntAttr(c.AttrInt("output_height", 1)),
+		"output_width": ir.IntAttr(c.AttrInt("output_width", 1)), "sampling_ratio": ir.IntAttr(sr),
+		"spatial_scale": ir.FloatAttr(float64(c.AttrFloat("spatial_scale", 1))), "half_pixel": ir.IntAttr(half)}
+	ins := append(append([]*ir.Value{x}, corners...), bi)
+	e.out(0, e.op("roi_align", c.Output(0), attrs, ins...))
+	return e.done()
+}

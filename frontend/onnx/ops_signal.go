@@ -276,6 +276,9 @@ func importSTFT(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
+		if len(v) != 1 {
+			return fmt.Errorf("%w: frame_length must be one value, got %d", ErrInvalid, len(v))
+		}
 		flen = v[0]
 	}
 	length, ok := x.Type.Dim(1)
@@ -304,4 +307,80 @@ func importSTFT(c *nodeCtx) error {
 	}
 	e.out(0, e.dft(c.Output(0), fr, 2, flen, false, c.AttrInt("onesided", 1) != 0))
 	return e.done()
+}
+
+func init() {
+	registerOp("MelWeightMatrix", 17, importMelWeightMatrix)
+	noteOp("MelWeightMatrix", "all inputs known at import (they decide the output's shape): a constant, computed as the ONNX reference does")
+}
+
+// importMelWeightMatrix computes the triangular mel filters at import: the mel edges in
+// float32 as numpy computes them from float32 inputs, the bin positions in float64.
+func importMelWeightMatrix(c *nodeCtx) error {
+	scalar := func(i int, role string) (float64, error) {
+		t, err := c.RequireConst(i, role)
+		if err != nil {
+			return 0, err
+		}
+		if t.Len() != 1 {
+			return 0, fmt.Errorf("%w: %s must be a scalar", ErrInvalid, role)
+		}
+		return t.Float(0), nil
+	}
+	var v [5]float64
+	for i, role := range []string{"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz", "upper_edge_hertz"} {
+		x, err := scalar(i, role)
+		if err != nil {
+			return err
+		}
+		v[i] = x
+	}
+	bins, dft, rate := int64(v[0]), int64(v[1]), v[2]
+	if bins <= 0 || dft <= 0 || rate <= 0 || bins > 1<<16 || dft > 1<<24 {
+		return fmt.Errorf("%w: num_mel_bins %d, dft_length %d and sample_rate %g must be positive (and not huge)", ErrInvalid, bins, dft, rate)
+	}
+	mel := func(hz float64) float32 {
+		return 2595 * float32(math.Log10(float64(1+float32(hz)/700)))
+	}
+	lo, hi := mel(v[3]), mel(v[4])
+	step := (hi - lo) / float32(bins+2)
+	freq := make([]int64, bins+2)
+	for i := range freq {
+		f := float64(i)*float64(step) + float64(lo)
+		f = 700 * (math.Pow(10, f/2595) - 1)
+		freq[i] = int64(math.Floor(float64(dft+1) * f / rate))
+	}
+	spec := dft/2 + 1
+	elem, err := DType(int32(c.AttrInt("output_datatype", 1)))
+	if err != nil {
+		return err
+	}
+	out := ir.NewTensor(elem, []int64{spec, bins})
+	set := func(j, i int64, x float64) {
+		if j < 0 || j >= spec {
+			return
+		}
+		if elem.IsFloat() {
+			out.F[j*bins+i] = ir.RoundFloat(elem, x)
+		} else {
+			out.I[j*bins+i] = elem.WrapInt(int64(x))
+		}
+	}
+	for i := int64(0); i < bins; i++ {
+		l, ce, h := freq[i], freq[i+1], freq[i+2]
+		if ce-l == 0 {
+			set(ce, i, 1)
+		} else {
+			for j := l; j <= ce; j++ {
+				set(j, i, float64(j-l)/float64(ce-l))
+			}
+		}
+		if h-ce > 0 {
+			for j := ce; j < h; j++ {
+				set(j, i, float64(h-j)/float64(h-ce))
+			}
+		}
+	}
+	c.SetConst(0, out)
+	return nil
 }

@@ -1,6 +1,7 @@
-// This file imports TopK: the rank of every element along the axis (sort_rank), then the
-// elements and their indices scattered to the first k ranks. Ranks at or beyond k are out of
-// the results' range and contribute nothing.
+// This file imports TopK: for small k, k rounds that each find the extreme value of the
+// elements not yet taken and its first position; otherwise the rank of every element along the
+// axis (sort_rank), then the elements and their indices scattered to the first k ranks (ranks at
+// or beyond k fall outside the results and contribute nothing).
 
 package onnx
 
@@ -14,7 +15,72 @@ import (
 
 func init() {
 	registerOp("TopK", 1, importTopK)
-	noteOp("TopK", "constant k; largest or smallest, ties by index, always sorted; a rank by comparison of all pairs along the axis (cost: n² per row)")
+	noteOp("TopK", "constant k; largest or smallest, ties by index, always sorted; k <= 32: k rounds of extremum searches (k·n), "+
+		"beyond: a rank by comparison of all pairs along the axis (n² per row)")
+}
+
+// maxTopKRounds is the largest k taken by rounds of extremum searches (k·n work) rather than
+// by ranking every element (n² work).
+const maxTopKRounds = 32
+
+// topKRounds takes the k extreme elements one round at a time: the extreme value m of the
+// elements not yet taken, then the first position not yet taken that holds m (ties by index,
+// infinities and repeated values included).
+func (e *emitter) topKRounds(c *nodeCtx, x *ir.Value, axis int, k int64, largest bool) error {
+	r := x.Type.Rank()
+	n := x.Type.Shape[axis]
+	keep := ir.Attrs{"axes": ints([]int{axis}), "keepdims": ir.IntAttr(1)}
+	sh := make([]volume.Aff, r)
+	for d := range sh {
+		sh[d] = volume.AffConst(1)
+	}
+	sh[axis] = n
+	pos := e.reshape(e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(n.String())}), sh...)
+	extreme, lowest := "reduce_max", ir.LowestValue(x.Type.Elem)
+	if !largest {
+		extreme, lowest = "reduce_min", ir.HighestValue(x.Type.Elem)
+	}
+	none := e.scalar(x.Type.Elem, lowest)
+	beyond := ir.NewTensor(ir.I64, nil)
+	beyond.I[0] = 1 << 62 // past every position
+	past := e.c.im.g.AddConst(e.base()+"_past", beyond)
+	var taken *ir.Value
+	var idxs []*ir.Value
+	for round := int64(0); round < k; round++ {
+		free := x
+		if taken != nil {
+			free = e.op("where", "", nil, taken, none, x)
+		}
+		m := e.op(extreme, "", keep, free)
+		at := e.op("equal", "", nil, x, m)
+		if taken != nil {
+			at = e.op("and", "", nil, at, e.op("not", "", nil, taken))
+		}
+		a := e.op("reduce_min", "", keep, e.op("where", "", nil, at, pos, past))
+		idxs = append(idxs, a)
+		hit := e.op("equal", "", nil, pos, a)
+		if taken == nil {
+			taken = hit
+		} else {
+			taken = e.op("or", "", nil, taken, hit)
+		}
+	}
+	var ind *ir.Value
+	switch len(idxs) {
+	case 0:
+		out := ir.TensorType{Elem: ir.I64, Shape: append([]volume.Aff(nil), x.Type.Shape...)}
+		out.Shape[axis] = volume.AffConst(0)
+		ind = e.op("fill", "", ir.Attrs{"type": ir.StringAttr(out.String()), "value": ir.FloatAttr(0)})
+	case 1:
+		ind = idxs[0]
+	default:
+		ind = e.op("concat", "", ir.Attrs{"axis": ir.IntAttr(int64(axis))}, idxs...)
+	}
+	e.out(0, e.op("gather_elements", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axis))}, x, ind))
+	if c.Output(1) != "" {
+		e.out(1, e.op("identity", c.Output(1), nil, ind))
+	}
+	return e.done()
 }
 
 func importTopK(c *nodeCtx) error {
@@ -50,6 +116,9 @@ func importTopK(c *nodeCtx) error {
 		return fmt.Errorf("%w: k = %d outside [0, %s]", ErrInvalid, k, x.Type.Shape[axis].String())
 	}
 	desc := c.AttrInt("largest", 1)
+	if k <= maxTopKRounds {
+		return e.topKRounds(c, x, axis, k, desc != 0)
+	}
 	rank := e.op("sort_rank", "", ir.Attrs{"axis": ir.IntAttr(int64(axis)), "descending": ir.IntAttr(desc)}, x, x)
 	out := ir.TensorType{Elem: x.Type.Elem, Shape: append([]volume.Aff(nil), x.Type.Shape...)}
 	out.Shape[axis] = volume.AffConst(k)

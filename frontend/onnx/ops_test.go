@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/ir/eval"
 	"github.com/graphc/graphc/passes"
+	"github.com/graphc/graphc/proto/onnxpb"
 )
 
 // These tests pin the attribute semantics that changed between opsets (the node-test suite
@@ -246,4 +248,32 @@ func TestGroupNormScalePerGroupThenPerChannel(t *testing.T) {
 	}
 	want := (x.F[0]-mean)/math.Sqrt(sq-mean*mean+1e-5)*2 + 1
 	require.InDelta(t, want, perGroup[0].F[0], 1e-5)
+}
+
+// TestDet3x3: det [[2, 0, 1], [1, 3, 2], [1, 1, 1]] = 2(3 - 2) - 0 + 1(1 - 3) = 0, and a 4x4
+// upper triangular matrix gives the product of its diagonal.
+func TestDet3x3(t *testing.T) {
+	m := onnxgen.New("det", 13)
+	m.Input("X", ir.F32, 2, 3, 3)
+	m.Node("Det", "det", []string{"X"}, []string{"Y"})
+	m.Output("Y", ir.F32, 2)
+	x := tensor(ir.F32, []int64{2, 3, 3}, 2, 0, 1, 1, 3, 2, 1, 1, 1, 1, 2, 3, 0, 4, 5, 0, 0, 6)
+	out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": x})
+	require.Equal(t, []float64{0, 24}, out[0].F)
+}
+
+// TestTfIdfWeights: counts of the unigrams 1 and 2 in [1, 2, 1] are 2 and 1; TFIDF weighs
+// them (0.5, 2), IDF weighs their presence.
+func TestTfIdfWeights(t *testing.T) {
+	for mode, want := range map[string][]float64{"TF": {2, 1}, "TFIDF": {1, 2}, "IDF": {0.5, 2}} {
+		m := onnxgen.New("tfidf", 13)
+		m.Input("X", ir.I64, 3)
+		m.Node("TfIdfVectorizer", "tfidf", []string{"X"}, []string{"Y"}, onnxgen.StringAttr("mode", mode),
+			onnxgen.IntAttr("min_gram_length", 1), onnxgen.IntAttr("max_gram_length", 1), onnxgen.IntAttr("max_skip_count", 0),
+			onnxgen.IntsAttr("pool_int64s", 1, 2), onnxgen.IntsAttr("ngram_counts", 0), onnxgen.IntsAttr("ngram_indexes", 0, 1),
+			&onnxpb.AttributeProto{Name: proto.String("weights"), Type: onnxpb.AttributeProto_FLOATS.Enum(), Floats: []float32{0.5, 2}})
+		m.Output("Y", ir.F32, 2)
+		out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": tensor(ir.I64, []int64{3}, 1, 2, 1)})
+		require.Equal(t, want, out[0].F, mode)
+	}
 }

@@ -11,12 +11,19 @@ import (
 	"github.com/graphc/graphc/proto/onnxpb"
 )
 
-// The float8 data types (onnx.proto 1.14; the generated proto predates them).
+// The float8, 4-bit and 2-bit data types (onnx.proto 1.14 to 1.19; the generated proto
+// predates them).
 const (
 	onnxFloat8E4M3FN   onnxpb.TensorProto_DataType = 17
 	onnxFloat8E4M3FNUZ onnxpb.TensorProto_DataType = 18
 	onnxFloat8E5M2     onnxpb.TensorProto_DataType = 19
 	onnxFloat8E5M2FNUZ onnxpb.TensorProto_DataType = 20
+	onnxUint4          onnxpb.TensorProto_DataType = 21
+	onnxInt4           onnxpb.TensorProto_DataType = 22
+	onnxFloat4E2M1     onnxpb.TensorProto_DataType = 23
+	onnxUint2          onnxpb.TensorProto_DataType = 25
+	onnxInt2           onnxpb.TensorProto_DataType = 26
+	onnxFloat8E8M0     onnxpb.TensorProto_DataType = 24
 )
 
 // DType maps an ONNX element type to graphc's.
@@ -56,6 +63,18 @@ func DType(t int32) (ir.DType, error) {
 		return ir.F8E5M2, nil
 	case onnxFloat8E5M2FNUZ:
 		return ir.F8E5M2FNUZ, nil
+	case onnxUint4:
+		return ir.U4, nil
+	case onnxInt4:
+		return ir.I4, nil
+	case onnxFloat4E2M1:
+		return ir.F4E2M1, nil
+	case onnxUint2:
+		return ir.U2, nil
+	case onnxInt2:
+		return ir.I2, nil
+	case onnxFloat8E8M0:
+		return ir.F8E8M0, nil
 	}
 	return ir.Invalid, fmt.Errorf("%w: element type %s", ErrUnsupported, onnxpb.TensorProto_DataType(t))
 }
@@ -87,6 +106,22 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 		n *= d
 		shape[i] = d
 	}
+	if elem.IsSubByte() {
+		// packed: two 4-bit or four 2-bit elements per byte, in raw_data or one byte per
+		// int32_data entry
+		raw := t.GetRawData()
+		if raw == nil {
+			raw = make([]byte, len(t.Int32Data))
+			for i, v := range t.Int32Data {
+				raw[i] = byte(v)
+			}
+		}
+		out, err := ir.UnpackSubByte(elem, shape, raw)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: %w: %w", t.GetName(), ErrInvalid, err)
+		}
+		return out, nil
+	}
 	if raw := t.GetRawData(); raw != nil || n == 0 && len(t.FloatData)+len(t.DoubleData)+len(t.Int32Data)+len(t.Int64Data)+len(t.Uint64Data) == 0 {
 		if int64(len(raw)) != n*int64(elem.Size()) {
 			return nil, fmt.Errorf("tensor %q: %w: raw_data has %d bytes, shape %v of %s needs %d", t.GetName(), ErrInvalid, len(raw), shape, elem, n*int64(elem.Size()))
@@ -113,7 +148,7 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 			return nil, err
 		}
 		copy(out.F, t.DoubleData)
-	case ir.F16, ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+	case ir.F16, ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ, ir.F8E8M0:
 		// float16, bfloat16 and float8 values are stored as bit patterns in int32_data
 		if err := count(len(t.Int32Data)); err != nil {
 			return nil, err
@@ -157,8 +192,26 @@ func TensorToProto(name string, t *ir.Tensor) *onnxpb.TensorProto {
 		ir.U64: onnxpb.TensorProto_UINT64, ir.BF16: onnxpb.TensorProto_BFLOAT16, ir.F8E4M3FN: onnxFloat8E4M3FN,
 		ir.F8E4M3FNUZ: onnxFloat8E4M3FNUZ, ir.F8E5M2: onnxFloat8E5M2,
 		ir.F8E5M2FNUZ: onnxFloat8E5M2FNUZ}[t.Elem]
+	switch t.Elem {
+	case ir.U4:
+		dt = onnxUint4
+	case ir.I4:
+		dt = onnxInt4
+	case ir.F4E2M1:
+		dt = onnxFloat4E2M1
+	case ir.U2:
+		dt = onnxUint2
+	case ir.I2:
+		dt = onnxInt2
+	case ir.F8E8M0:
+		dt = onnxFloat8E8M0
+	}
 	d := int32(dt)
-	return &onnxpb.TensorProto{Name: &name, DataType: &d, Dims: append([]int64(nil), t.Shape...), RawData: t.Bytes()}
+	raw := t.Bytes()
+	if t.Elem.IsSubByte() {
+		raw = t.PackSubByte()
+	}
+	return &onnxpb.TensorProto{Name: &name, DataType: &d, Dims: append([]int64(nil), t.Shape...), RawData: raw}
 }
 
 var _ = math.Float32bits

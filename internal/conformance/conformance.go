@@ -97,7 +97,7 @@ func runTest(ctx context.Context, dir string, prep Prepare, exec Executor, res *
 	}
 	res.Op = opName(m)
 	for _, n := range m.Graph.Node {
-		if _, _, ok := onnx.OpRange(n.GetOpType()); !ok || n.GetDomain() != "" && n.GetDomain() != "ai.onnx" {
+		if !onnx.SupportsOp(n.GetDomain(), n.GetOpType()) {
 			return skipf("op %s is not supported", n.GetOpType())
 		}
 	}

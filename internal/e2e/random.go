@@ -19,6 +19,8 @@ func RandomTensor(r *rand.Rand, elem ir.DType, shape []int64) *ir.Tensor {
 		switch elem {
 		case ir.Bool:
 			t.I[i] = int64(r.IntN(2))
+		case ir.I4, ir.U4, ir.I2, ir.U2:
+			t.I[i] = elem.WrapInt(int64(r.IntN(16)))
 		case ir.U8, ir.U16, ir.U32, ir.U64:
 			t.I[i] = int64(r.IntN(11))
 		default:

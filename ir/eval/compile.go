@@ -138,6 +138,10 @@ func (c *compiler) compile(s *ir.Scalar) fn {
 		a := c.compile(s.Args[0])
 		from, to := s.Args[0].Type, s.Type
 		return func(x []int64) num { return cast(a(x), from, to) }
+	case ir.SBitcast:
+		a := c.compile(s.Args[0])
+		from, to := s.Args[0].Type, s.Type
+		return func(x []int64) num { return bitcast(a(x), from, to) }
 	case ir.SSelect:
 		cond, a, b := c.compile(s.Args[0]), c.compile(s.Args[1]), c.compile(s.Args[2])
 		return func(x []int64) num {
@@ -453,4 +457,22 @@ func cast(v num, from, to ir.DType) num {
 		return num{f: ir.RoundFloat(to, float64(v.i))}
 	}
 	return num{i: to.WrapInt(v.i)}
+}
+
+// bitcast reinterprets the in-memory bits of v (type from) as type to, of the same size.
+func bitcast(v num, from, to ir.DType) num {
+	src := ir.NewTensor(from, []int64{1})
+	if from.IsFloat() {
+		src.F[0] = v.f
+	} else {
+		src.I[0] = v.i
+	}
+	dst, err := ir.TensorFromBytes(to, []int64{1}, src.Bytes())
+	if err != nil {
+		fail("bitcast %s to %s: %v", from, to, err)
+	}
+	if to.IsFloat() {
+		return num{f: dst.F[0]}
+	}
+	return num{i: dst.I[0]}
 }

@@ -314,6 +314,8 @@ func apply(s *ir.Scalar, args []Partial) (p Partial, ok bool) {
 	switch {
 	case s.Op == ir.SCast:
 		r = cast(nums[0], s.Args[0].Type, s.Type)
+	case s.Op == ir.SBitcast:
+		r = bitcast(nums[0], s.Args[0].Type, s.Type)
 	case s.Op.IsUnary():
 		at := s.Args[0].Type
 		switch {

@@ -29,6 +29,11 @@ func init() {
 		goldenCase{"f64_to_u64", "cast", ir.Attrs{"to": ir.StringAttr("u64")}, []in{tensorOf(ir.F64, s(1), 1.5e19)}, u64(s(1), 15000000000000000000)},
 		goldenCase{"u32_wraps", "sub", nil, []in{tensorOf(ir.U32, s(1), 1), tensorOf(ir.U32, s(1), 2)}, tensorOf(ir.U32, s(1), math.MaxUint32)},
 		goldenCase{"u16_to_f32", "cast", ir.Attrs{"to": ir.StringAttr("f32")}, []in{tensorOf(ir.U16, s(1), 65535)}, f32(s(1), 65535)},
+		goldenCase{"i4_wraps", "add", nil, []in{tensorOf(ir.I4, s(2), 7, -8), tensorOf(ir.I4, s(2), 1, -1)}, tensorOf(ir.I4, s(2), -8, 7)},
+		goldenCase{"u2_wraps", "mul", nil, []in{tensorOf(ir.U2, s(1), 3), tensorOf(ir.U2, s(1), 3)}, tensorOf(ir.U2, s(1), 1)},
+		// 1.0f is 0x3f800000; -1 as i8 is 255 as u8
+		goldenCase{"bitcast_f32_i32", "bitcast", ir.Attrs{"to": ir.StringAttr("i32")}, []in{f32(s(2), 1, -2)}, i32(s(2), 0x3f800000, -1073741824)},
+		goldenCase{"bitcast_i8_u8", "bitcast", ir.Attrs{"to": ir.StringAttr("u8")}, []in{tensorOf(ir.I8, s(1), -1)}, tensorOf(ir.U8, s(1), 255)},
 		goldenCase{"i16_wraps", "add", nil, []in{tensorOf(ir.I16, s(1), 32767), tensorOf(ir.I16, s(1), 1)}, tensorOf(ir.I16, s(1), -32768)},
 	)
 }
