@@ -222,10 +222,10 @@ func newConfig(opts []Option) (*config, error) {
 	// a bad --target or --mcpu is reported before the model is read
 	t, err := lower.LoadTarget(c.target)
 	if err != nil {
-		return nil, err
+		return nil, usageErr(err)
 	}
 	if _, err := t.ForCPU(c.cpu); err != nil {
-		return nil, err
+		return nil, usageErr(err)
 	}
 	return c, nil
 }
