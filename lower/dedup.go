@@ -223,7 +223,7 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	} else {
 		kf.strat = chooseStrategy(op, mc.vecBytes)
 		kf.name = kf.strat.String()
-		kf.whole = op.Reduce == ir.ReduceNone && writesWhole(op, ec.g.Params)
+		kf.whole = op.Reduce == ir.ReduceNone && ec.writesWhole(op)
 		if kf.parts = splitGuarded(op, ec.g.Params); kf.parts != nil {
 			kf.name = "guard-split"
 			for _, p := range kf.parts {
