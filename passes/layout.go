@@ -157,17 +157,30 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 			changed = true
 		}
 		var padded *ir.Op
+		var regions []*ir.Op
 		if set[op.Result] {
 			var err error
-			if padded, err = padInput(g, &form, set); err != nil {
+			if regions, err = splitTaps(g, &form); err != nil {
 				return err
 			}
+			if regions == nil {
+				if padded, err = padInput(g, &form, set); err != nil {
+					return err
+				}
+			}
 		}
-		if padded != nil {
+		if padded != nil || regions != nil {
 			changed = true
 		}
 		if !changed {
 			continue
+		}
+		for _, r := range regions {
+			// the region sums go right before the copy that assembles them
+			g.Append(r, op.Result.Name+"_taps")
+			g.Ops = g.Ops[:len(g.Ops)-1]
+			at := slices.Index(g.Ops, op)
+			g.Ops = slices.Insert(g.Ops, at, r)
 		}
 		if padded != nil {
 			// the padding op goes right before its consumer
