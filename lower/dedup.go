@@ -224,8 +224,13 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 		kf.strat = chooseStrategy(op, mc.vecBytes)
 		kf.name = kf.strat.String()
 		kf.whole = op.Reduce == ir.ReduceNone && ec.writesWhole(op)
-		if kf.parts = splitGuarded(op, ec.g.Params); kf.parts != nil {
-			kf.name = "guard-split"
+		kf.parts = splitGuarded(op, ec.g.Params)
+		name := "guard-split"
+		if kf.parts == nil {
+			kf.parts, name = splitPieces(op, ec.g.Params), "piece-split"
+		}
+		if kf.parts != nil {
+			kf.name = name
 			for _, p := range kf.parts {
 				s := chooseStrategy(p, mc.vecBytes)
 				kf.partStrats = append(kf.partStrats, s)
