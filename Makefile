@@ -35,10 +35,15 @@ test: lint
 demo:
 	$(GO) run ./examples/demo
 
-# bench: compiled code against onnxruntime and against --pipeline= (one table), then the Go
-# benchmarks (volume operations, scanning, compile time, MatMul+Trilu die vs no die).
+# bench: compiled code against onnxruntime and against --pipeline= (one table), the conv shape
+# table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) against
+# onnxruntime, the real-model set when exported, then the Go benchmarks (volume operations,
+# scanning, compile time, MatMul+Trilu die vs no die). BENCH_FLAGS=-cputime measures process CPU
+# time instead of wall time (steadier on a shared machine).
+BENCH_FLAGS ?=
 bench:
-	$(GO) run ./cmd/graphc-bench
+	$(GO) run ./cmd/graphc-bench $(BENCH_FLAGS)
+	$(GO) run ./cmd/graphc-bench -convs $(BENCH_FLAGS)
 	@if [ -d "$(GRAPHC_MODELS)" ]; then $(MAKE) bench-real; else echo "no real models in $(GRAPHC_MODELS): make models"; fi
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 
@@ -64,7 +69,7 @@ models-quant-tiny:
 	$(PYTHON) models/export_quant.py --set tiny --out testdata/realmodels --ort $(ORT_DIR)
 
 bench-real:
-	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)"
+	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)" $(BENCH_FLAGS)
 
 # fuzz: every fuzz target (docs/fuzzing.md), one after another, each for FUZZTIME; FUZZFLAGS adds
 # go test flags (e.g. FUZZFLAGS=-parallel=1 on a shared machine). It stops at the first target

@@ -144,7 +144,7 @@ func (ec *entryCtx) writesInPlace(v *ir.Value) bool {
 	kf := ec.formOf(op)
 	if kf.tiles != nil {
 		ok := false
-		_ = volume.Try(func() { ok = kf.tiles.border == nil && ec.readsOnlyWritten(op) && writesWhole(op, ec.g.Params) })
+		_ = volume.Try(func() { ok = kf.tiles.border == nil && ec.readsOnlyWritten(op) && ec.writesWhole(op) })
 		return ok
 	}
 	return kf.whole && op.Reduce == ir.ReduceNone && !op.Reduce.IsArg()

@@ -21,6 +21,8 @@ package lower
 import (
 	"fmt"
 
+	"github.com/llir/llvm/ir/value"
+
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -107,6 +109,12 @@ type contraction struct {
 	// rowDependent: the tiles' reduction set depends on their first row (no epilogue: a
 	// tile's reduction may end before the last chunk)
 	rowDependent bool
+	// colOuter: the tiles are visited column by column, (tj, o..., ti), rather than
+	// (o..., tj, ti), so that a column's panel of the vector operand (a convolution's weights)
+	// is reused by every output row before the next column's is read (see planOrder)
+	colOuter bool
+	// packO are the o dims the packed reads depend on (the panel key's)
+	packO []bool
 }
 
 // reductionPart is a part of the reduction set with the body that holds on it.
@@ -123,6 +131,9 @@ func (c *contraction) String() string {
 	}
 	if len(c.packs) > 0 {
 		s += fmt.Sprintf(" packed=%v", c.packs)
+	}
+	if c.colOuter {
+		s += " col-outer"
 	}
 	return s
 }
@@ -374,6 +385,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		// for a row-dependent reduction are not every tile's
 		c.planPacks(op, rlo, rhi, phi[c.i]-plo[c.i]+1)
 	}
+	c.planOrder(op)
 	pbox := boxSet(nil, pset.TupleName(), plo, phi)
 	dense := pbox.IsSubset(pset)
 	rows, cols := phi[c.i]-plo[c.i]+1, phi[c.j]-plo[c.j]+1
@@ -436,7 +448,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			tiles := volume.SetFromConstraints(nil, "", tdims, cons)
 			area := rs.size * cs.size
 			if dense {
-				if tc.full, err = tiles.Scan(); err != nil {
+				if tc.full, err = c.scanTiles(tiles); err != nil {
 					return "", err
 				}
 				c.classes = append(c.classes, tc)
@@ -450,10 +462,10 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			bad := dead.Intersect(box).ProjectOut(nO+2, 2)
 			full := touched.Subtract(bad).Coalesce()
 			part := touched.Intersect(bad).Coalesce()
-			if tc.full, err = full.Scan(); err != nil {
+			if tc.full, err = c.scanTiles(full); err != nil {
 				return "", err
 			}
-			if tc.part, err = part.Scan(); err != nil {
+			if tc.part, err = c.scanTiles(part); err != nil {
 				return "", err
 			}
 			if !part.IsEmpty() {
@@ -578,6 +590,73 @@ func withDomain(op *ir.Op, dom volume.Set) *ir.Op {
 	c := *op
 	c.Domain = dom
 	return &c
+}
+
+// planOrder chooses the order in which the tiles are visited. Within a reduction chunk, the
+// tiles of one column (tj) read the same panel of the vector operands (the weights of a
+// convolution) and the tiles of one row band (o...) the same broadcast elements (its input).
+// Visiting (o..., tj, ti) streams every column's panel once per row band: ResNet-50's last
+// 3×3 convolutions read their 4.7 MB of weights per chunk 7 times. Columns go outermost when
+// the vector operands are larger than the broadcast ones, or packed. It also records which o dims the
+// packed reads depend on, the only ones that make a column's panel differ.
+func (c *contraction) planOrder(op *ir.Op) {
+	var vecBytes, bcastBytes int64
+	for k, acc := range op.Access {
+		if !op.Body.Reads(k) {
+			continue
+		}
+		shape, ok := op.Operands[k].Type.StaticShape()
+		if !ok {
+			return
+		}
+		b := ir.NumElements(shape) * int64(op.Operands[k].Type.Elem.Size())
+		if accessStride(acc.Pieces[0].Index, c.j) == strideUnit && accessStride(acc.Pieces[0].Index, c.i) == strideInvariant {
+			vecBytes += b
+		} else {
+			bcastBytes += b
+		}
+	}
+	// a packed panel, one buffer, is copied again whenever the column changes: visited rows
+	// outermost, every row band would copy every column's panel (ResNet-50's 1×1
+	// convolutions at 28×28 ran 10% faster columns outermost)
+	c.colOuter = len(c.oDims) > 0 && (vecBytes > bcastBytes || len(c.packs) > 0)
+	c.packO = make([]bool, len(c.oDims))
+	for _, k := range c.packs {
+		for o, d := range c.oDims {
+			c.packO[o] = c.packO[o] || accessStride(op.Access[k].Pieces[0].Index, d) != strideInvariant
+		}
+	}
+}
+
+// scanTiles scans a set of tiles over (o..., tj, ti) in the order planOrder chose; the leaves
+// of a column-outer scan are mapped back by tileLevels.
+func (c *contraction) scanTiles(s volume.Set) (volume.Node, error) {
+	if !c.colOuter {
+		return s.Scan()
+	}
+	nO := len(c.oDims)
+	// new dim 0 is tj, 1..nO the o dims, nO+1 ti: old dim d is new dim pos[d]
+	ex := make([]volume.Aff, nO+2)
+	for d := 0; d < nO; d++ {
+		ex[d] = volume.AffDim(d + 1)
+	}
+	ex[nO] = volume.AffDim(0)
+	ex[nO+1] = volume.AffDim(nO + 1)
+	m := volume.MultiAff{Params: s.Params(), InName: s.TupleName(), InDims: make([]string, nO+2), OutName: s.TupleName(), Exprs: ex}.Map()
+	return s.Preimage(m).Scan()
+}
+
+// tileLevels returns a tile's (o..., tj, ti) from the levels of its scan.
+func (c *contraction) tileLevels(lev []value.Value) []value.Value {
+	if !c.colOuter {
+		return lev
+	}
+	nO := len(c.oDims)
+	out := make([]value.Value, nO+2)
+	copy(out, lev[1:nO+1])
+	out[nO] = lev[0]
+	out[nO+1] = lev[nO+1]
+	return out
 }
 
 // planPacks chooses the reads copied into contiguous panels (see contraction.packs): each is

@@ -106,7 +106,14 @@ func (pp *panels) ptr(fb *funcBuilder, p int, s value.Value, g tileGroup) value.
 func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []value.Value, dims []value.Value) error {
 	fb := kb.fb
 	nO := len(c.oDims)
-	want := append([]value.Value{i64(int64(tc.cols)), lev[nO]}, lev[:nO]...)
+	want := []value.Value{i64(int64(tc.cols)), lev[nO]}
+	for o := 0; o < nO; o++ {
+		if c.packO[o] {
+			want = append(want, lev[o])
+		} else {
+			want = append(want, i64(0)) // the panel does not depend on this o dim
+		}
+	}
 	var hit value.Value
 	for k, w := range want {
 		eq := fb.cur.NewICmp(enum.IPredEQ, fb.cur.NewLoad(types.I64, pp.key[k]), w)
@@ -176,7 +183,7 @@ func (kb *kernelBuilder) emitTileScan(c *contraction, pp *panels, tc *tileClass,
 	}
 	nO := len(c.oDims)
 	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, nO+2)}
-	e.leaf = func(lev []value.Value) error { return kb.emitTile(c, pp, tc, lev, partial) }
+	e.leaf = func(lev []value.Value) error { return kb.emitTile(c, pp, tc, c.tileLevels(lev), partial) }
 	return e.emit(ast)
 }
 

@@ -236,9 +236,14 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	} else {
 		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op), mc.intRequant(op))
 		kf.name = kf.strat.String()
-		kf.whole = op.Reduce == ir.ReduceNone && writesWhole(op, ec.g.Params)
-		if kf.parts = splitGuarded(op, ec.g.Params); kf.parts != nil {
-			kf.name = "guard-split"
+		kf.whole = op.Reduce == ir.ReduceNone && ec.writesWhole(op)
+		kf.parts = splitGuarded(op, ec.g.Params)
+		name := "guard-split"
+		if kf.parts == nil {
+			kf.parts, name = splitPieces(op, ec.g.Params), "piece-split"
+		}
+		if kf.parts != nil {
+			kf.name = name
 			for _, p := range kf.parts {
 				s := chooseStrategy(p, mc.vectorBytesFor(p), mc.intRequant(p))
 				kf.partStrats = append(kf.partStrats, s)

@@ -44,12 +44,19 @@
 // or invariant (matmul runs i-k-j; moving a dimension that the result's last index equals keeps
 // the order in which every element is combined, so results are bit-identical); and explicit
 // vectors of the target's width on that innermost loop when every access is unit-stride or
-// invariant in it and every body operation has a vector lowering.
+// invariant in it (reads guarded independently of it, as the padding of a channels-last
+// tensor, load all lanes or none) and every body operation has a vector lowering. Ops without
+// reduction whose reads have disjoint guards (concatenations, padding copies, trilu) are split
+// into one unguarded nest per read plus the rest (guard_split.go, "guard-split [...]").
 //
 // Contractions get register tiles (contract.go plans, contract_emit.go emits) on targets whose
 // JSON sets "register-tiles" (x86-64): a ReduceSum of f32 or f64 with static shapes whose
 // result index is the leading iterators, with every read unit-stride or invariant along the
-// last result dim j. The row dim i is the result dim most vector reads are invariant in. A tile
+// last result dim j, or invariant along aligned blocks of j (the input of a grouped
+// convolution, read at floor(m/Mg): the vectors then narrow to the blocks). Convolutions reach
+// this form through the channels-last pass (NHWC activations, weights output-channel last): j
+// is the output channel, i an output column, and the input is a broadcast whatever the stride
+// or dilation. The row dim i is the result dim most vector reads are invariant in. A tile
 // is mr rows × nv vectors of accumulators (6×2 with 16- and 32-byte vectors, 8×3 with 64-byte
 // AVX-512 vectors: 161 GFLOP/s on a 512³ matmul against 131 for 6×2), held in entry-block
 // allocas that SROA turns into registers; the reduction runs in chunks along its first dim
@@ -101,6 +108,20 @@
 // vector unit has floating point, and in 32-bit integer lanes on HVX before v68, emulating the
 // f32 multiply and both roundings exactly (requant.go).
 //
+// Epilogues (epilogue.go): a chain of elementwise consumers of a tiled contraction (bias,
+// residual Add, Relu, Clip, a scale...), each the only reader of the previous value, reading it
+// at the same index, unrestricted and with vectorisable bodies, runs on the accumulators once
+// the reduction is complete (in the last kc chunk) and only the chain's last result is stored;
+// the consumers' kernels are not called ("+epilogue(n)"). Their bodies see the values they
+// would have read, so results keep their bits. Config.NoEpilogues turns this off.
+//
+// # Profiling
+//
+// Config.Profile (graphc --profile) wraps every kernel call of the entry with
+// llvm.readcyclecounter and adds the cycles to a per-op counter, plus one for whole calls;
+// ENTRY_profile copies and resets them (profile.go). graphc-bench -real -profile N prints the
+// slowest ops with their ONNX node names and strategies.
+//
 // # Buffers
 //
 // Graph inputs, outputs and constants (private globals, 128-byte aligned) keep their full
@@ -110,7 +131,10 @@
 // origin). Buffers whose lifetimes do not overlap share a 128-byte aligned slot (plan.go);
 // ENTRY_workspace_size computes the same layout. Inputs are never written; nothing but the
 // outputs and the workspace is, so calls are deterministic and re-entrant with distinct
-// workspaces.
+// workspaces. A value whose only reader copies it into the interior of a larger tensor (the
+// explicitly padded input of a convolution) has no buffer of its own: its producer writes it
+// in place, through a view with the larger buffer's strides, and the copy writes only the
+// border (alias.go), so every activation is written once.
 //
 // # Targets
 //

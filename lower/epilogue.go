@@ -56,7 +56,7 @@ func (ec *entryCtx) planEpilogues() {
 		// the epilogue runs where the tiles write: that must be every element (DIE may
 		// leave elements at their init value, which the consumer still reads)
 		whole := false
-		_ = volume.Try(func() { whole = writesWhole(p, ec.g.Params) })
+		_ = volume.Try(func() { whole = ec.writesWhole(p) })
 		if !whole {
 			continue
 		}
@@ -132,7 +132,7 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir
 		return false
 	}
 	whole := false
-	_ = volume.Try(func() { whole = !e.IsRestricted() && writesWhole(e, ec.g.Params) })
+	_ = volume.Try(func() { whole = !e.IsRestricted() && ec.writesWhole(e) })
 	return whole
 }
 

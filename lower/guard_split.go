@@ -79,3 +79,102 @@ func splitGuarded(op *ir.Op, params []string) []*ir.Op {
 	}
 	return parts
 }
+
+// splitPieces returns, for a reduction whose reads have several pieces (the clamped taps of a
+// resize), the op restricted to the results all of whose iterations read one piece of each
+// such access (the interior: those reads become that piece, unguarded), then the op on the
+// other results (nil when the interior is less than half the results or the op does not
+// qualify). Every result is computed by one part, in the same order: results keep their bits.
+func splitPieces(op *ir.Op, params []string) []*ir.Op {
+	if op.Reduce == ir.ReduceNone || op.Reduce.IsArg() || len(params) > 0 {
+		return nil
+	}
+	var multi []int
+	for k, acc := range op.Access {
+		if !op.Body.Reads(k) {
+			continue
+		}
+		if acc.Approx || hasDynRead(op.Body, k) {
+			return nil
+		}
+		if len(acc.Pieces) > 1 {
+			multi = append(multi, k)
+		}
+	}
+	if len(multi) == 0 {
+		return nil
+	}
+	var nPar int
+	for d, it := range op.Iters {
+		if it == ir.Parallel {
+			if d != nPar {
+				return nil // the parallel dims must lead
+			}
+			nPar++
+		}
+	}
+	if nPar == 0 || nPar == op.NDim() {
+		return nil
+	}
+	var parts []*ir.Op
+	_ = volume.Try(func() {
+		dom := op.Domain
+		name, dims := dom.TupleName(), dom.DimNames()
+		results := dom.ProjectOut(nPar, op.NDim()-nPar)
+		ex := make([]volume.Aff, nPar)
+		for d := range ex {
+			ex[d] = volume.AffDim(d)
+		}
+		toP := volume.MultiAff{InName: name, InDims: dims, OutName: results.TupleName(), Exprs: ex}.Map()
+		interior := results
+		inner := *op
+		inner.Access = append([]ir.Access(nil), op.Access...)
+		drop := map[int]bool{}
+		for _, k := range multi {
+			// the piece p applies where its guard holds and no earlier one's does
+			best, bestCard := -1, int64(-1)
+			var bestI volume.Set
+			var earlier volume.Set
+			for p, pc := range op.Access[k].Pieces {
+				g := volume.SetFromConstraints(nil, name, dims, pc.Guard).Intersect(dom)
+				eff := g
+				if p > 0 {
+					eff = g.Subtract(earlier)
+					earlier = earlier.Union(g)
+				} else {
+					earlier = g
+				}
+				// the results all of whose iterations read piece p
+				in := results.Subtract(dom.Subtract(eff).Apply(toP)).Coalesce()
+				c, err := in.Card(nil)
+				if err != nil {
+					return
+				}
+				if c > bestCard {
+					best, bestCard, bestI = p, c, in
+				}
+			}
+			if best < 0 || bestCard == 0 {
+				return
+			}
+			interior = interior.Intersect(bestI)
+			inner.Access[k] = ir.Access{Pieces: []ir.AccessPiece{{Index: op.Access[k].Pieces[best].Index}}}
+			drop[k] = true
+		}
+		interior = interior.Coalesce()
+		ni, err1 := interior.Card(nil)
+		nr, err2 := results.Card(nil)
+		if err1 != nil || err2 != nil || 2*ni < nr {
+			return
+		}
+		inner.Body = simplifyAvail(op.Body, drop, true)
+		inner.Domain = dom.Intersect(interior.Preimage(toP)).Coalesce()
+		border := *op
+		border.Domain = dom.Subtract(inner.Domain).Coalesce()
+		parts = []*ir.Op{&inner}
+		if !border.Domain.IsEmpty() {
+			parts = append(parts, &border)
+		}
+	})
+	return parts
+}

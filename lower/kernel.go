@@ -184,7 +184,25 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 }
 
 // writesWhole reports whether the op writes every element of its result (for all values of the
-// symbolic dims), so that initialising the result first would be wasted: an exact volume check.
+// symbolic dims), so that initialising the result first would be wasted: an exact volume check,
+// cached by the domain, out map and result type it depends on.
+func (ec *entryCtx) writesWhole(op *ir.Op) bool {
+	var k keyBuf
+	k.Strs(ec.g.Params)
+	k.Str(ec.domainText(op))
+	k.Strs(op.Dims)
+	k.Access(op.Out)
+	k.TensorType(op.Result.Type)
+	key := string(k.B)
+	if w, ok := ec.mc.whole[key]; ok {
+		return w
+	}
+	w := writesWhole(op, ec.g.Params)
+	ec.mc.whole[key] = w
+	return w
+}
+
+// writesWhole is entryCtx.writesWhole without the cache.
 func writesWhole(op *ir.Op, params []string) bool {
 	whole := false
 	_ = volume.Try(func() {

@@ -99,6 +99,8 @@ type moduleCtx struct {
 	domains map[string]*domainInfo
 	// readsOnly caches readsOnlyWritten by the structure it depends on
 	readsOnly map[string]bool
+	// whole caches writesWhole by the structure it depends on (domain, out map, shape)
+	whole map[string]bool
 	// fusedKernels holds the kernels of contractions with epilogues, by epiKey
 	fusedKernels map[string]*kernelSig
 }
@@ -124,7 +126,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	}
 	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, spec: spec, cpu: spec.LLVMName(), features: MergeFeatures(spec.Features, cfg.Attrs),
 		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{},
-		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}, fusedKernels: map[string]*kernelSig{}}
+		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}, fusedKernels: map[string]*kernelSig{}, whole: map[string]bool{}}
 	if spec.CPU == "native" {
 		// no CPU name to imply them: the host's features are emitted, so that the module
 		// (which may use VNNI instructions) builds without -march=native
