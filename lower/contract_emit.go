@@ -21,10 +21,7 @@ import (
 func (kb *kernelBuilder) emitTiles(c *contraction) error {
 	fb := kb.fb
 	if c.vl*kb.op.Result.Type.Elem.Size() >= 64 {
-		// explicit 512-bit vectors must stay 512-bit: CPUs tuned to prefer 256-bit vectors
-		// would otherwise split them
-		fb.f.FuncAttrs = append(fb.f.FuncAttrs, llvm.AttrPair{Key: "min-legal-vector-width", Value: "512"},
-			llvm.AttrPair{Key: "prefer-vector-width", Value: "512"})
+		fb.wideVectors()
 	}
 	pp := kb.newPanels(c)
 	body := func() error {

@@ -170,6 +170,11 @@ func (ec *entryCtx) bufferKey(v *ir.Value) string {
 	k.TensorType(v.Type)
 	k.region(ec.regionOf(v), v.Type)
 	k.Bool(ec.alignedBuffer(v))
+	if f, i, ok := splatConst(v); ok {
+		// kernels read splat constants as immediates
+		k.Float(f)
+		k.Int(i)
+	}
 	s := string(k.B)
 	ec.bufKeys[v] = s
 	return s

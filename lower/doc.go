@@ -44,7 +44,14 @@
 // or invariant (matmul runs i-k-j; moving a dimension that the result's last index equals keeps
 // the order in which every element is combined, so results are bit-identical); and explicit
 // vectors of the target's width on that innermost loop when every access is unit-stride or
-// invariant in it and every body operation has a vector lowering.
+// invariant in it and every body operation has a vector lowering. A reduction whose innermost
+// dim is a reduction dim the result does not depend on (softmax's and the norms' row sums and
+// maxima) runs its body on vectors along that dim and combines the lanes into the result
+// element in order ("+vector-reduce"): every element is combined in the evaluator's order, so
+// results keep their bits. Explicit vectors are the target's width: HVX's 128 bytes, and on
+// x86-64 as wide as --mcpu/--mattr allow (x86VectorBytes, as for the register tiles), with
+// "prefer-vector-width"="512" on AVX-512 kernels. Reads of splat constants (every element
+// equal) are immediates; pow(x, 2) of float32 is x·x (Go's Pow gives the same bits).
 //
 // Contractions get register tiles (contract.go plans, contract_emit.go emits) on targets whose
 // JSON sets "register-tiles" (x86-64): a ReduceSum of f32 or f64 with static shapes whose
@@ -110,10 +117,14 @@
 // math: fdlibm and Cephes algorithms, same constants and evaluation order), floor, ceil,
 // round-half-even, fmod (exact), correctly rounded f64 division and square root (soft, on
 // Hexagon), int64 division and remainder (soft, on Hexagon), integer power and the binary16
-// conversions. f32 and f16 operations compute in float64 and round once. Accuracy (TestMathAccuracy,
-// 2·10^6 arguments per function, against Go's math package on amd64, whose Exp and Log are
-// assembly): f64 exp ≤ 2 ulp (≤ 1 ulp from the correctly rounded value), log 0, tanh ≤ 2,
-// sigmoid ≤ 4, erf ≤ 1, sin and cos 0 (Payne–Hanek reduction above 2^29), pow ≤ 6 (Go's own
-// pow is not correctly rounded either), sqrt, floor, ceil, round, fmod and division 0; every
-// f32 result 0 ulp on the sweep. Hexagon and x86-64 give the same bits.
+// conversions. f32 and f16 operations compute in float64 and round once, except exp, log, tanh,
+// sigmoid and erf of float32 (and f16, computed in float): those are float32 polynomials
+// emitted inline on scalars and vectors alike (math_vec.go), so that they vectorize. Accuracy
+// (TestMathAccuracy, 2·10^6 arguments per function, against Go's math package on amd64, whose
+// Exp and Log are assembly): f64 exp ≤ 2 ulp (≤ 1 ulp from the correctly rounded value), log 0,
+// tanh ≤ 2, sigmoid ≤ 4, erf ≤ 1, sin and cos 0 (Payne–Hanek reduction above 2^29), pow ≤ 6
+// (Go's own pow is not correctly rounded either), sqrt, floor, ceil, round, fmod and division
+// 0; float32 exp ≤ 1 ulp (subnormal results included), log ≤ 1, tanh ≤ 1 (asserted ≤ 2),
+// sigmoid ≤ 2, erf ≤ 2 (10^6 arguments over the ranges where they are not constant); every
+// other f32 result 0 ulp on the sweep. Hexagon and x86-64 give the same bits.
 package lower

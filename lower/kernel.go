@@ -97,6 +97,9 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	} else {
 		kb.strat = kf.strat
 	}
+	if kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.tgt.VectorFromCPU {
+		fb.wideVectors()
+	}
 	kb.res = fb.newView(op.Result, rp, ec.regionOf(op.Result))
 	kb.res.aligned = ec.alignedBuffer(op.Result)
 	for k, o := range op.Operands {
@@ -333,6 +336,21 @@ func (kb *kernelBuilder) point(dims []value.Value, vl int) error {
 		if v, err = bc.cast(v, op.Body.Type, elem); err != nil {
 			return err
 		}
+	}
+	if vl > 0 && kb.strat.reduceInner {
+		// lanes are consecutive points of the reduction: combine them in order
+		sbc := *bc
+		sbc.vl = 0
+		acc := fb.loadElem(kb.res, off)
+		for l := 0; l < vl; l++ {
+			if acc, err = sbc.combine(op.Reduce, elem, acc, fb.cur.NewExtractElement(v, i32c(int64(l)))); err != nil {
+				return err
+			}
+		}
+		mt := mustMemType(elem)
+		st := fb.cur.NewStore(fb.toMem(acc, elem), fb.elemPtr(kb.res, off))
+		st.Align = llvm.Align(byteSize(mt))
+		return nil
 	}
 	if op.Reduce != ir.ReduceNone {
 		var acc value.Value

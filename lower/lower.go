@@ -113,6 +113,8 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		mc.vecBytes = cfg.VectorBytes
 	case cfg.VectorBytes == 0 && cfg.Target.VectorFeature != "" && featureOn(mc.features, cfg.Target.VectorFeature):
 		mc.vecBytes = cfg.Target.VectorBytes
+	case cfg.VectorBytes == 0 && cfg.Target.VectorFromCPU:
+		mc.vecBytes = x86VectorBytes(mc.cpu, mc.features)
 	}
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
 		mc.tileBytes = x86VectorBytes(mc.cpu, mc.features)
@@ -371,6 +373,18 @@ func (mc *moduleCtx) defineAttrs(f *llvm.Func) {
 	if mc.tgt.NoBuiltins {
 		f.FuncAttrs = append(f.FuncAttrs, llvm.AttrString("no-builtins"))
 	}
+}
+
+// wideVectors marks the function as using explicit 512-bit vectors, which must stay 512-bit:
+// CPUs tuned to prefer 256-bit vectors would otherwise split them.
+func (fb *funcBuilder) wideVectors() {
+	for _, a := range fb.f.FuncAttrs {
+		if p, ok := a.(llvm.AttrPair); ok && p.Key == "prefer-vector-width" {
+			return
+		}
+	}
+	fb.f.FuncAttrs = append(fb.f.FuncAttrs, llvm.AttrPair{Key: "min-legal-vector-width", Value: "512"},
+		llvm.AttrPair{Key: "prefer-vector-width", Value: "512"})
 }
 
 // vectorAlign returns the alignment to claim for a vector access of w at offset off (in

@@ -20,6 +20,10 @@ type strategy struct {
 	perm []int
 	// vl is the number of lanes of the innermost loop's explicit vectors (0: scalar code).
 	vl int
+	// reduceInner: the innermost dim is a reduction dim the result does not depend on; the
+	// body runs on vectors and its lanes are combined into the result element in order, so
+	// every element is combined in the evaluator's order (the same bits).
+	reduceInner bool
 }
 
 func (s *strategy) String() string {
@@ -146,10 +150,18 @@ func chooseStrategy(op *ir.Op, vecBytes int) *strategy {
 		s.name = "interchanged"
 		inner = d
 	}
-	if vecBytes > 0 && d == inner {
-		if vl := vectorLanes(op, inner, vecBytes); vl > 1 {
+	switch {
+	case vecBytes <= 0:
+	case d == inner:
+		if vl := vectorLanes(op, inner, vecBytes, strideUnit); vl > 1 {
 			s.vl = vl
 			s.name += "+vector"
+		}
+	case op.Reduce != ir.ReduceNone && !op.Reduce.IsArg() && op.Iters[inner] == ir.Reduction:
+		if vl := vectorLanes(op, inner, vecBytes, strideInvariant); vl > 1 {
+			s.vl = vl
+			s.reduceInner = true
+			s.name += "+vector-reduce"
 		}
 	}
 	return s
@@ -157,9 +169,10 @@ func chooseStrategy(op *ir.Op, vecBytes int) *strategy {
 
 // vectorLanes returns the lanes of explicit vectors for op with inner dim d, or 0 when the
 // op's innermost loop cannot use them: every access must be one unguarded piece, unit-stride or
-// invariant in d (the result unit-stride), and every body operation must have a vector lowering.
-func vectorLanes(op *ir.Op, d int, vecBytes int) int {
-	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != strideUnit {
+// invariant in d (the result as outStride says), and every body operation must have a vector
+// lowering.
+func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int) int {
+	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != outStride {
 		return 0
 	}
 	widest := op.Result.Type.Elem.Size()
@@ -207,6 +220,14 @@ func vectorizable(s *ir.Scalar) bool {
 		return false
 	case ir.SFloor, ir.SCeil, ir.SRound:
 		return s.Type.IsInt()
+	case ir.SDiv, ir.SRem, ir.SPow:
+		// float division; remainder and power lane by lane through the runtime (integer
+		// division keeps its scalar zero check)
+		return s.Type.IsFloat()
+	case ir.SSqrt, ir.SExp, ir.SLog, ir.STanh, ir.SSigmoid, ir.SErf, ir.SSin, ir.SCos:
+		// float32 exp, log, tanh, sigmoid and erf are vector polynomials (math_vec.go); the
+		// others are vector intrinsics or runtime calls lane by lane
+		return s.Type.IsFloat()
 	case ir.SCast:
 		// float <-> float and int <-> int conversions and int -> float; float -> int needs
 		// a range check that we keep scalar

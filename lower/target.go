@@ -29,6 +29,9 @@ type Target struct {
 	// features enable VectorFeature ("" = never: LLVM's own vectorizer handles the target).
 	VectorBytes   int    `json:"vector-bytes"`
 	VectorFeature string `json:"vector-feature"`
+	// VectorFromCPU says that explicit vectors are as wide as the CPU and features allow
+	// (x86VectorBytes: 64 bytes with AVX-512, 32 with AVX, else 16), whatever VectorBytes says.
+	VectorFromCPU bool `json:"vector-bytes-from-cpu"`
 	// SoftFloatDiv, SoftSqrt and SoftIntDiv say that f64 division, square root and integer
 	// division by a variable have no inline lowering (they would become libcalls): graphc
 	// emits its own functions instead, and the module references no external symbol.

@@ -44,10 +44,22 @@ var models = []benchModel{
 		map[string][]int64{"H": {128, 4096}, "W": {4096, 32000}}, 2 * 4096 * 32000 / 1e9, 2 * 128 * 4096 * 32000 / 1e9},
 	{"logits_last_row_small", func() *onnxgen.Model { return onnxgen.LastRowLogits(64, 1024, 8000) },
 		map[string][]int64{"H": {64, 1024}, "W": {1024, 8000}}, 2 * 1024 * 8000 / 1e9, 2 * 64 * 1024 * 8000 / 1e9},
+	linearModel(128, 256, 16384), // the language-model head of the gpt2 and llama exports
+	linearModel(1, 1024, 8000),
+	linearModel(8, 1024, 4096),
+	linearModel(32, 1024, 4096),
+	linearModel(128, 1024, 4096),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9},
 	{"transformer_block", func() *onnxgen.Model { return onnxgen.TransformerBlock(128, 256) },
 		map[string][]int64{"x": {128, 256}}, transformerFlops(128, 256, true), transformerFlops(128, 256, false)},
+}
+
+// linearModel is a linear layer with constant weights, m×k · k×n.
+func linearModel(m, k, n int) benchModel {
+	gf := 2 * float64(m) * float64(k) * float64(n) / 1e9
+	return benchModel{fmt.Sprintf("linear_%dx%dx%d", m, k, n), func() *onnxgen.Model { return onnxgen.Linear(m, k, n) },
+		map[string][]int64{"A": {int64(m), int64(k)}}, gf, gf}
 }
 
 func transformerFlops(s, h float64, causal bool) float64 {
