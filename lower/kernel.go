@@ -156,14 +156,16 @@ func writesWhole(op *ir.Op, params []string) bool {
 	return whole
 }
 
-// readsOnlyWritten reports whether op's result is not a graph output and its consumers read
-// only elements that op writes (exact volume check), so that the others need no value. The
-// answer depends on the domains and maps of op and its consumers alone: it is computed once
-// per distinct combination (layers repeat them).
+// readsOnlyWritten reports whether every element of op's result that anyone reads is one op
+// writes (exact volume checks), so that the others need no value: a graph output must be
+// written whole (the logits of a language-model head skip an 8 MB initialisation); otherwise
+// its consumers must read only elements that op writes. The answer depends on the domains and
+// maps of op and its consumers alone: it is computed once per distinct combination (layers
+// repeat them).
 func (ec *entryCtx) readsOnlyWritten(op *ir.Op) bool {
 	for _, o := range ec.g.Outputs {
 		if o == op.Result {
-			return false
+			return writesWhole(op, ec.g.Params)
 		}
 	}
 	k := &ec.key
