@@ -213,7 +213,7 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
 		kf.name = kf.tiles.String()
 	} else {
-		kf.strat = chooseStrategy(op, mc.vecBytes)
+		kf.strat = chooseStrategy(op, mc.vecBytes, mc.cfg.OrderedReductions)
 		kf.name = kf.strat.String()
 		kf.whole = op.Reduce == ir.ReduceNone && writesWhole(op, ec.g.Params)
 	}

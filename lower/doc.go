@@ -46,9 +46,13 @@
 // vectors of the target's width on that innermost loop when every access is unit-stride or
 // invariant in it and every body operation has a vector lowering. A reduction whose innermost
 // dim is a reduction dim the result does not depend on (softmax's and the norms' row sums and
-// maxima) runs its body on vectors along that dim and combines the lanes into the result
-// element in order ("+vector-reduce"): every element is combined in the evaluator's order, so
-// results keep their bits. Explicit vectors are the target's width: HVX's 128 bytes, and on
+// maxima) runs its body on vectors along that dim. Integer reductions, float maxima and minima
+// and float sums accumulate in vector lanes folded in a fixed tree after the loop
+// ("+vector-acc"): exact for the first two (but for the sign of a zero extremum), and a
+// deterministic reassociated sum, within (n-1)·ε·Σ|xᵢ| of the evaluator's, for float sums.
+// Float products, and float sums with Config.OrderedReductions, combine the lanes into the
+// result element in order ("+vector-reduce"): every element is combined in the evaluator's
+// order, so results keep their bits. Explicit vectors are the target's width: HVX's 128 bytes, and on
 // x86-64 as wide as --mcpu/--mattr allow (x86VectorBytes, as for the register tiles), with
 // "prefer-vector-width"="512" on AVX-512 kernels. Reads of splat constants (every element
 // equal) are immediates; pow(x, 2) of float32 is x·x (Go's Pow gives the same bits).

@@ -36,6 +36,12 @@ type Config struct {
 	// VectorBytes overrides the width of explicit vectors: > 0 forces that width (on any
 	// target: the same vector IR runs on x86-64), < 0 disables them, 0 keeps the target's.
 	VectorBytes int
+	// OrderedReductions keeps float sums along the innermost dim in the evaluator's order,
+	// lane after lane (the same bits, one dependent addition per element). By default they
+	// accumulate in vector lanes that are added in a fixed tree at the end: deterministic, and
+	// within (n-1)·ε·Σ|xᵢ| of the evaluator's sum of n terms. (Float products always keep the
+	// evaluator's order; maxima, minima and integer reductions are exact either way.)
+	OrderedReductions bool
 }
 
 // Module is the result of lowering.

@@ -24,6 +24,11 @@ type strategy struct {
 	// body runs on vectors and its lanes are combined into the result element in order, so
 	// every element is combined in the evaluator's order (the same bits).
 	reduceInner bool
+	// reduceLanes (with reduceInner): lane l of a vector accumulator combines the points l,
+	// l + vl... of each vector loop, and the lanes are folded after it (kernel.go's
+	// laneAccumulator): the evaluator's value for integers and float max/min (but for the sign
+	// of a zero extremum), a reassociated sum for floats (unless Config.OrderedReductions).
+	reduceLanes bool
 }
 
 func (s *strategy) String() string {
@@ -126,8 +131,8 @@ func score(op *ir.Op, d int) int {
 }
 
 // chooseStrategy picks the strategy of op for a module whose explicit vectors are vecBytes
-// wide (0: none).
-func chooseStrategy(op *ir.Op, vecBytes int) *strategy {
+// wide (0: none); ordered keeps float sums and products in the evaluator's order.
+func chooseStrategy(op *ir.Op, vecBytes int, ordered bool) *strategy {
 	n := op.NDim()
 	s := &strategy{name: "scalar-nest", perm: make([]int, n)}
 	for i := range s.perm {
@@ -161,7 +166,18 @@ func chooseStrategy(op *ir.Op, vecBytes int) *strategy {
 		if vl := vectorLanes(op, inner, vecBytes, strideInvariant); vl > 1 {
 			s.vl = vl
 			s.reduceInner = true
-			s.name += "+vector-reduce"
+			elem := op.Result.Type.Elem
+			float := elem == ir.F32 || elem == ir.F64
+			exact := op.Reduce == ir.ReduceMax || op.Reduce == ir.ReduceMin
+			// float products keep their order: with zeros, infinities and underflows the
+			// order decides between 0, ±Inf and NaN
+			sum := op.Reduce == ir.ReduceSum
+			if (float && (exact || sum && !ordered) || elem == ir.I64 || elem == ir.I32 || elem == ir.I8 || elem == ir.U8) && vl&(vl-1) == 0 {
+				s.reduceLanes = true
+				s.name += "+vector-acc"
+			} else {
+				s.name += "+vector-reduce"
+			}
 		}
 	}
 	return s

@@ -25,7 +25,9 @@ type Machine struct {
 	Target      string // lower target name: x86-64 or hexagon
 	CPU, Attrs  string // lowering (and clang) overrides
 	VectorBytes int    // lower.Config.VectorBytes
-	CFlags      []string
+	// OrderedReductions is lower.Config.OrderedReductions: float sums in the evaluator's order
+	OrderedReductions bool
+	CFlags            []string
 }
 
 // Host is x86-64 code run natively.
@@ -46,6 +48,9 @@ func (m Machine) String() string {
 	if m.VectorBytes > 0 {
 		s += fmt.Sprintf("/vec%d", m.VectorBytes)
 	}
+	if m.OrderedReductions {
+		s += "/ordered"
+	}
 	return s
 }
 
@@ -55,7 +60,7 @@ func (m Machine) Config() (lower.Config, error) {
 	if err != nil {
 		return lower.Config{}, err
 	}
-	return lower.Config{Target: t, CPU: m.CPU, Attrs: m.Attrs, VectorBytes: m.VectorBytes}, nil
+	return lower.Config{Target: t, CPU: m.CPU, Attrs: m.Attrs, VectorBytes: m.VectorBytes, OrderedReductions: m.OrderedReductions}, nil
 }
 
 // Case is one graph run on concrete inputs (graph input order) with its symbolic dims bound.
