@@ -20,6 +20,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
@@ -104,6 +105,8 @@ type contraction struct {
 	pstride   []int64
 	rlos      []int64
 	packElems int64 // reduction slots of a panel
+	// strided are the reads strided along j: always packed (gathered lane by lane)
+	strided []int
 }
 
 // reductionPart is a part of the reduction set with the body that holds on it.
@@ -156,13 +159,22 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 	}
 	j := nOut - 1
 	// reads: one piece, unit-stride or invariant along j; guarded pieces are split off or
-	// peeled below
+	// peeled below. A read strided along j (Kᵀ in Q·Kᵀ, the transpose folded into the access)
+	// is copied into the panels, which hold it unit-stride: it must be unguarded, of the
+	// result's type and invariant along i (checked once i is chosen).
+	var strided []int
 	for k, acc := range op.Access {
 		if !op.Body.Reads(k) {
 			continue
 		}
-		if hasDynRead(op.Body, k) || len(acc.Pieces) != 1 || accessStride(acc.Pieces[0].Index, j) == strideOther {
-			return nil, "a read has pieces or is not unit-stride along j"
+		if hasDynRead(op.Body, k) || len(acc.Pieces) != 1 {
+			return nil, "a read has pieces"
+		}
+		if accessStride(acc.Pieces[0].Index, j) == strideOther {
+			if len(acc.Pieces[0].Guard) > 0 || op.Operands[k].Type.Elem != elem || readsAvail(op.Body, k) {
+				return nil, "a read is neither unit-stride along j nor packable"
+			}
+			strided = append(strided, k)
 		}
 	}
 	ok := true
@@ -180,7 +192,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 	for d := 0; d < j; d++ {
 		s := 0
 		for k, acc := range op.Access {
-			if op.Body.Reads(k) && accessStride(acc.Pieces[0].Index, j) == strideUnit && accessStride(acc.Pieces[0].Index, d) == strideInvariant {
+			if op.Body.Reads(k) && accessStride(acc.Pieces[0].Index, j) != strideInvariant && accessStride(acc.Pieces[0].Index, d) == strideInvariant {
 				s++
 			}
 		}
@@ -188,7 +200,12 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			i, best = d, s
 		}
 	}
-	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vecBytes / elem.Size(), mr: 6, nv: 2}
+	for _, k := range strided {
+		if accessStride(op.Access[k].Pieces[0].Index, i) != strideInvariant {
+			return nil, "a read strided along j varies along i"
+		}
+	}
+	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vecBytes / elem.Size(), mr: 6, nv: 2, strided: strided}
 	if vecBytes >= 64 {
 		// AVX-512: 24 accumulators, 3 vector operands and a broadcast of 32 registers
 		// (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
@@ -213,6 +230,17 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		return nil, why
 	}
 	return c, ""
+}
+
+// readsAvail reports whether the body asks whether operand k is defined (Avail(k)).
+func readsAvail(s *ir.Scalar, k int) bool {
+	found := false
+	s.Walk(func(n *ir.Scalar) {
+		if n.Op == ir.SAvail && n.Arg == k {
+			found = true
+		}
+	})
+	return found
 }
 
 // isDim reports whether a is exactly iteration dim d.
@@ -302,6 +330,11 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return why, err
 	}
 	c.planPacks(op, rlo, rhi, phi[c.i]-plo[c.i]+1)
+	for _, k := range c.strided {
+		if !slices.Contains(c.packs, k) {
+			return fmt.Sprintf("read %d is strided along j and its panel is too large to copy", k), nil
+		}
+	}
 	pbox := boxSet(nil, pset.TupleName(), plo, phi)
 	dense := pbox.IsSubset(pset)
 	rows, cols := phi[c.i]-plo[c.i]+1, phi[c.j]-plo[c.j]+1
@@ -418,7 +451,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 // tilePackMinReuse row tiles read the panel and it fits tilePackBytes. The panel is copied by scanning the same reduction parts as
 // the micro-kernel, so it reads exactly the elements that the tiles read.
 func (c *contraction) planPacks(op *ir.Op, rlo, rhi []int64, rows int64) {
-	if (rows+int64(c.mr)-1)/int64(c.mr) < tilePackMinReuse {
+	if (rows+int64(c.mr)-1)/int64(c.mr) < tilePackMinReuse && len(c.strided) == 0 {
 		return
 	}
 	elem := op.Result.Type.Elem
@@ -440,6 +473,13 @@ func (c *contraction) planPacks(op *ir.Op, rlo, rhi []int64, rows int64) {
 			continue
 		}
 		p := acc.Pieces[0]
+		if slices.Contains(c.strided, k) {
+			c.packs = append(c.packs, k)
+			continue
+		}
+		if (rows+int64(c.mr)-1)/int64(c.mr) < tilePackMinReuse {
+			continue
+		}
 		if len(p.Guard) > 0 || accessStride(p.Index, c.j) != strideUnit || accessStride(p.Index, c.i) != strideInvariant {
 			continue
 		}

@@ -6,6 +6,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -130,12 +131,21 @@ func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []v
 					for _, g := range tc.groups {
 						gd := append([]value.Value(nil), d...)
 						gd[c.j] = fb.add(d[c.j], i64(int64(g.off)))
-						off := fb.offset(w, fb.indexAt(idx, gd))
 						var v value.Value
-						if g.lanes == 1 {
-							v = fb.loadElem(w, off)
-						} else {
-							v = fb.vectorLoad(w, off, g.lanes)
+						switch {
+						case g.lanes == 1:
+							v = fb.loadElem(w, fb.offset(w, fb.indexAt(idx, gd)))
+						case slices.Contains(c.strided, k):
+							// strided along j: gathered column by column
+							v = constant.NewUndef(types.NewVector(uint64(g.lanes), pp.elem()))
+							for l := 0; l < g.lanes; l++ {
+								ld := append([]value.Value(nil), gd...)
+								ld[c.j] = fb.add(gd[c.j], i64(int64(l)))
+								x := fb.loadElem(w, fb.offset(w, fb.indexAt(idx, ld)))
+								v = fb.cur.NewInsertElement(v, x, i32c(int64(l)))
+							}
+						default:
+							v = fb.vectorLoad(w, fb.offset(w, fb.indexAt(idx, gd)), g.lanes)
 						}
 						st := fb.cur.NewStore(v, pp.ptr(fb, p, s, g))
 						st.Align = llvm.Align(int64(g.lanes) * byteSize(pp.elem()))

@@ -96,6 +96,21 @@ var contractionCases = []contractionCase{
   %y = conv(%x, %w) {pads = [1, 2, 1, 0], strides = [2, 1]} : f32[2, 5, 9, 41]
   return %y
 }`, "", true},
+	// Q·Kᵀ with the transpose folded into the access: K is read strided along j and gathered
+	// into the panels
+	{"transposed_b", `graph @g(%A: f32[37, 32], %B: f32[70, 32]) {
+  %C = generic(%A, %B) {access = ["{ [i, j, k] -> [i, k] }", "{ [i, j, k] -> [j, k] }"], body = "mul(in0, in1)", domain = "{ [i, j, k] : 0 <= i < 37 and 0 <= j < 70 and 0 <= k < 32 }", iterators = ["parallel", "parallel", "reduction"], out = "{ [i, j, k] -> [i, j] }", reduce = "sum", type = "f32[37, 70]"} : f32[37, 70]
+  return %C
+}`, "", true},
+	{"transposed_b_heads_causal", `graph @g(%Q: f32[40, 4, 16], %K: f32[40, 4, 16]) {
+  %S = generic(%Q, %K) {access = ["{ [h, i, j, k] -> [i, h, k] }", "{ [h, i, j, k] -> [j, h, k] }"], body = "mul(in0, in1)", domain = "{ [h, i, j, k] : 0 <= h < 4 and 0 <= i < 40 and 0 <= j < 40 and 0 <= k < 16 }", iterators = ["parallel", "parallel", "parallel", "reduction"], out = "{ [h, i, j, k] -> [h, i, j] }", reduce = "sum", type = "f32[4, 40, 40]"} : f32[4, 40, 40]
+  %Y = trilu(%S) {k = 0, upper = 0} : f32[4, 40, 40]
+  return %Y
+}`, "", true},
+	{"transposed_b_kc_chunks", `graph @g(%A: f32[20, 600], %B: f32[50, 600]) {
+  %C = generic(%A, %B) {access = ["{ [i, j, k] -> [i, k] }", "{ [i, j, k] -> [j, k] }"], body = "mul(in0, in1)", domain = "{ [i, j, k] : 0 <= i < 20 and 0 <= j < 50 and 0 <= k < 600 }", iterators = ["parallel", "parallel", "reduction"], out = "{ [i, j, k] -> [i, j] }", reduce = "sum", type = "f32[20, 50]"} : f32[20, 50]
+  return %C
+}`, "", true},
 	{"packed_conv_pads_bias", `graph @g(%x: f32[2, 16, 6, 256], %w: f32[34, 16, 3, 1], %b: f32[34]) {
   %y = conv(%x, %w, %b) {pads = [1, 1, 1, 1]} : f32[2, 34, 6, 258]
   return %y
@@ -104,7 +119,8 @@ var contractionCases = []contractionCase{
 
 // packedCases are the contractions whose B-like read is copied into panels on every CPU (the
 // others' panels stay in L1 in place).
-var packedCases = map[string]bool{"packed_kc_chunks": true, "packed_f64": true, "packed_batch_triangle": true, "packed_conv_pads_bias": true}
+var packedCases = map[string]bool{"packed_kc_chunks": true, "packed_f64": true, "packed_batch_triangle": true, "packed_conv_pads_bias": true,
+	"transposed_b": true, "transposed_b_heads_causal": true, "transposed_b_kc_chunks": true}
 
 func contractionGraph(t *testing.T, c contractionCase) *ir.Graph {
 	t.Helper()
