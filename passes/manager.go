@@ -34,8 +34,11 @@ var registry = []*Pass{
 	dcePass,  // last: removes what DIE and fuse left without users
 }
 
-// DefaultPipeline is the pipeline run when the user does not give one.
-const DefaultPipeline = "remove-empty,die,dce"
+// DefaultPipeline is the pipeline run when the user does not give one. fuse runs in it (after
+// die, before dce, as the order table requires): exported models materialise every transpose,
+// reshape and elementwise step (softmax, GELU, the norms), and fusing them cut a T=1024 GPT-2's
+// time by 13% (issue 21); results keep their bits.
+const DefaultPipeline = "remove-empty,die,fuse,dce"
 
 // order lists pairs (Before, After) that a pipeline must respect when it contains both.
 var order = []struct{ Before, After, Why string }{

@@ -24,6 +24,7 @@ import (
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/internal/realmodel"
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/passes"
 )
 
 // benchModel is one row of the table.
@@ -149,7 +150,7 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 		return "", err
 	}
 	times := map[string]float64{}
-	for _, cfg := range []struct{ name, pipeline string }{{"die", "remove-empty,die,dce"}, {"nodie", ""}} {
+	for _, cfg := range []struct{ name, pipeline string }{{"die", passes.DefaultPipeline}, {"nodie", ""}} {
 		res, err := graphc.Compile(ctx, path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU("native"))
 		if err != nil {
 			return "", err

@@ -16,6 +16,7 @@ import (
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/internal/realmodel"
+	"github.com/graphc/graphc/passes"
 )
 
 // realRow is one model's measurements.
@@ -95,7 +96,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 	}
 	r.transform = isTransformer(m)
 	set := m.Sets[0]
-	configs := []struct{ name, pipeline string }{{"die", "remove-empty,die,dce"}}
+	configs := []struct{ name, pipeline string }{{"die", passes.DefaultPipeline}}
 	if !noDIE {
 		configs = append(configs, struct{ name, pipeline string }{"nodie", ""})
 	}

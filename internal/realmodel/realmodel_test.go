@@ -14,6 +14,7 @@ import (
 	"github.com/graphc/graphc/internal/realmodel"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/ir/eval"
+	"github.com/graphc/graphc/passes"
 )
 
 // tinyDir holds the committed tiny exports (models/export.py --set tiny).
@@ -53,7 +54,7 @@ func TestTinyModels(t *testing.T) {
 			ctx := context.Background()
 			m, err := realmodel.Load(tinyDir, name)
 			require.NoError(t, err)
-			for _, pl := range []struct{ name, pipeline string }{{"default", "remove-empty,die,dce"}, {"none", ""}} {
+			for _, pl := range []struct{ name, pipeline string }{{"default", passes.DefaultPipeline}, {"none", ""}} {
 				res, err := graphc.Compile(ctx, m.Path, graphc.WithPipeline(pl.pipeline))
 				require.NoError(t, err, pl.name)
 				_, err = realmodel.CheckSets(ctx, m, res.Graph, evalRunner{res.Graph}, realmodel.DefaultTolerance)
