@@ -26,7 +26,8 @@ inputs' producers) is inlined: the consumer's body computes the producer's body 
 producer's operands read through the composed accesses. Floating-point operations are the same,
 so results are bit for bit the same.
 Rewritten consumers become generic ops. Producers left without users are removed by dce, which
-should run after fuse.
+should run after fuse. A graph output that is an identity copy (identity, or a cast to the same
+type) of a value used only by it is written by that value's producer directly.
 In the default pipeline: exported transformers materialise every transpose, reshape and
 elementwise step of attention, softmax, GELU and the norms; folded and inlined, they are not
 written and read back (a T=1024 GPT-2 export ran 13% faster), and a contraction reading a
@@ -72,6 +73,15 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 			}
 		}
 	}
+	users := g.Users()
+	for _, o := range g.Outputs {
+		if forwardOutput(g, o.Def, users, outputs) {
+			if stats != nil {
+				stats.OpsRemoved++
+			}
+			users = g.Users()
+		}
+	}
 	return nil
 }
 
@@ -96,11 +106,50 @@ func writesEachOnce(g *ir.Graph, p *ir.Op) bool {
 }
 
 func isView(g *ir.Graph, p *ir.Op) bool {
-	if len(p.Operands) != 1 || p.Body.Op != ir.SRead || p.Body.Arg != 0 || p.Access[0].Approx ||
+	if len(p.Operands) != 1 || !copiesIn0(p.Body) || p.Access[0].Approx ||
 		len(p.Access[0].Pieces) != 1 || len(p.Access[0].Pieces[0].Guard) != 0 {
 		return false
 	}
 	return writesEachOnce(g, p)
+}
+
+// copiesIn0 reports whether a body is in0, or a cast of in0 to its own type (exported models
+// end with such casts: PyTorch's logits.float()).
+func copiesIn0(b *ir.Scalar) bool {
+	if b.Op == ir.SCast && len(b.Args) == 1 && b.Args[0].Type == b.Type {
+		b = b.Args[0]
+	}
+	return b.Op == ir.SRead && b.Arg == 0
+}
+
+// forwardOutput makes the producer of an identity view that is a graph output write the
+// output itself: the view's copy (an 8 MB logits cast) disappears with it. The producer must
+// have the view as its only user, not be an output itself, and have the output's type; the
+// view must copy every element to the same index.
+func forwardOutput(g *ir.Graph, v *ir.Op, users map[*ir.Value][]*ir.Op, outputs map[*ir.Value]bool) bool {
+	if v == nil || !isView(g, v) || !v.Result.Type.Equal(v.Operands[0].Type) {
+		return false
+	}
+	p := v.Operands[0].Def
+	if p == nil || outputs[p.Result] || len(users[p.Result]) != 1 {
+		return false
+	}
+	idx := v.Access[0].Pieces[0].Index
+	if len(idx) != v.NDim() {
+		return false
+	}
+	for d, a := range idx {
+		if !a.Equal(volume.AffDim(d)) {
+			return false
+		}
+	}
+	// p produces the output; v and p's old result go
+	pr, vr := p.Result, v.Result
+	p.Result = vr
+	vr.Def = p
+	v.Result = pr
+	g.RemoveOps(func(op *ir.Op) bool { return op == v })
+	return true
 }
 
 // compose returns the access "read p's operand through q after reading p's result through c".
