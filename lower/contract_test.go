@@ -34,6 +34,11 @@ var contractionCases = []contractionCase{
   %C = matmul(%A, %B) : f64[9, 19]
   return %C
 }`, "", true},
+	// one row of tiles over a 1.25 MB operand: chunks of 16 reduction rows (streamed)
+	{"gemv_stream", `graph @g(%A: f32[3, 600], %B: f32[600, 521]) {
+  %C = matmul(%A, %B) : f32[3, 521]
+  return %C
+}`, "", true},
 	{"packed_kc_chunks", `graph @g(%A: f32[40, 600], %B: f32[600, 517]) {
   %C = matmul(%A, %B) : f32[40, 517]
   return %C
