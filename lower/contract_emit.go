@@ -149,6 +149,13 @@ func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []v
 						}
 						st := fb.cur.NewStore(v, pp.ptr(fb, p, s, g))
 						st.Align = llvm.Align(int64(g.lanes) * byteSize(pp.elem()))
+						if !slices.Contains(c.strided, k) && g.lanes > 1 {
+							// the same row of the next column of tiles: fetched while this
+							// panel's tiles compute, so that its copy does not wait on memory
+							nd := append([]value.Value(nil), gd...)
+							nd[c.j] = fb.add(gd[c.j], i64(int64(c.nv*c.vl)))
+							fb.prefetch(fb.elemPtr(w, fb.offset(w, fb.indexAt(idx, nd))))
+						}
 					}
 				}
 				return nil
@@ -159,6 +166,13 @@ func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []v
 		}
 		return nil
 	})
+}
+
+// prefetch hints that the line at p will be read soon (llvm.prefetch: no fault, whatever the
+// address).
+func (fb *funcBuilder) prefetch(p value.Value) {
+	f := fb.mc.intrinsic("llvm.prefetch.p0i8", types.Void, types.I8Ptr, types.I32, types.I32, types.I32)
+	fb.cur.NewCall(f, fb.cur.NewBitCast(p, types.I8Ptr), i32c(0), i32c(3), i32c(1))
 }
 
 // elem is the element type of the panels.
