@@ -15,6 +15,7 @@ help:
 	@echo "make models  - export the real-model set from PyTorch into GRAPHC_MODELS (~/.cache/graphc-models)"
 	@echo "make models-tiny - re-export the committed tiny models in testdata/realmodels"
 	@echo "make bench-real  - the real-model set against onnxruntime (BENCH_MODELS=a,b to choose)"
+	@echo "make bench-profile - per-kernel profile of one real model (PROFILE_MODEL=gpt2)"
 	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
 	@echo "make conformance-hexagon - floating-point ONNX node tests as hexagonv67 code under qemu-hexagon"
@@ -34,11 +35,14 @@ test: lint
 demo:
 	$(GO) run ./examples/demo
 
-# bench: compiled code against onnxruntime and against --pipeline= (one table), then the Go
-# benchmarks (volume operations, scanning, compile time, MatMul+Trilu die vs no die).
+# bench: compiled code against onnxruntime and against --pipeline= (one table: MatMul, linear
+# layers from GEMV to the lm head, GEMVs beside a plain read of their matrix), the real-model set
+# against onnxruntime with per-family geometric means and the per-kernel profile of one decoder
+# (when exported), then the Go benchmarks (volume operations, scanning, compile time,
+# MatMul+Trilu die vs no die).
 bench:
 	$(GO) run ./cmd/graphc-bench
-	@if [ -d "$(GRAPHC_MODELS)" ]; then $(MAKE) bench-real; else echo "no real models in $(GRAPHC_MODELS): make models"; fi
+	@if [ -d "$(GRAPHC_MODELS)" ]; then $(MAKE) bench-real bench-profile; else echo "no real models in $(GRAPHC_MODELS): make models"; fi
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 
 # models: Debian's python3-torch, python3-torchvision and python3-onnx export the real-model set
@@ -46,7 +50,8 @@ bench:
 GRAPHC_MODELS ?= $(HOME)/.cache/graphc-models
 PYTHON ?= /usr/bin/python3
 BENCH_MODELS ?=
-.PHONY: models models-tiny bench-real
+PROFILE_MODEL ?= gpt2
+.PHONY: models models-tiny bench-real bench-profile
 models:
 	$(PYTHON) models/export.py --out $(GRAPHC_MODELS)
 
@@ -55,6 +60,10 @@ models-tiny:
 
 bench-real:
 	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)"
+
+# bench-profile: where one decoder's time goes, kernel by kernel (perf, cpu-clock samples)
+bench-profile:
+	@if command -v perf >/dev/null; then $(GO) run ./cmd/graphc-bench -profile $(PROFILE_MODEL) -model-dir $(GRAPHC_MODELS); else echo "perf not installed: no per-kernel profile"; fi
 
 # fuzz: every fuzz target (docs/fuzzing.md), one after another, each for FUZZTIME; FUZZFLAGS adds
 # go test flags (e.g. FUZZFLAGS=-parallel=1 on a shared machine). It stops at the first target

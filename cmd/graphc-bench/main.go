@@ -7,6 +7,7 @@
 //
 //	go run ./cmd/graphc-bench [-models matmul,trilu,...] [-cache DIR] [-no-ort]
 //	go run ./cmd/graphc-bench -real [-models resnet18,gpt2_last] [-model-dir DIR]
+//	go run ./cmd/graphc-bench -profile gpt2 [-top 25]   # per-kernel profile of one real model
 package main
 
 import (
@@ -88,7 +89,15 @@ func main() {
 	real := flag.Bool("real", false, "benchmark the real-model set (models/export.py) instead of the synthetic models")
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
+	profile := flag.String("profile", "", "print the per-kernel profile (perf cpu-clock) of this real model and exit")
+	top := flag.Int("top", 25, "with -profile: the kernels shown")
 	flag.Parse()
+	if *profile != "" {
+		if err := profileReal(context.Background(), *modelDir, *cache, *profile, max(*minTime, time.Second), *top); err != nil {
+			fail(err)
+		}
+		return
+	}
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fail(err)
 	}
