@@ -192,8 +192,10 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		return nil, "body has no vector lowering"
 	}
 	// i: the result dim that most vector reads are invariant in (they are then loaded once
-	// for all rows), the innermost on ties
+	// for all rows); on ties the longest (a [197, 1, 2304] result has its rows in dim 0, not
+	// in the unit batch dim), then the innermost
 	i, best := -1, -1
+	var bestExt int64
 	for d := 0; d < j; d++ {
 		s := 0
 		for k, acc := range op.Access {
@@ -201,8 +203,9 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 				s++
 			}
 		}
-		if s >= best {
-			i, best = d, s
+		ext, _ := op.Result.Type.Shape[d].IsConst()
+		if s > best || s == best && ext >= bestExt {
+			i, best, bestExt = d, s, ext
 		}
 	}
 	for _, k := range strided {
