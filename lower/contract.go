@@ -316,6 +316,12 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return "the bounding box leaves the constructor's domain", nil
 	}
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
+	if cols := phi[c.j] - plo[c.j] + 1; c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
+		// AVX-512 tiles narrower or wider than 3 vectors (attention's P·V with head dims 32
+		// and 64): as many vectors as the columns need, and rows for the same 24 accumulators
+		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
+		c.mr = min(24/c.nv, 16)
+	}
 	c.rlo, c.rhi = rlo[0], rhi[0]
 	if why, err := c.planReads(op, lo, hi); why != "" || err != nil {
 		return why, err

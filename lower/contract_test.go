@@ -39,6 +39,15 @@ var contractionCases = []contractionCase{
   %C = matmul(%A, %B) : f32[3, 521]
   return %C
 }`, "", true},
+	// attention's P·V with a head dim of 32 and of 64: 12×32 and 6×64 tiles on AVX-512
+	{"narrow_pv", `graph @g(%P: f32[2, 50, 70], %V: f32[2, 70, 32]) {
+  %C = matmul(%P, %V) : f32[2, 50, 32]
+  return %C
+}`, "", true},
+	{"wide_pv", `graph @g(%P: f32[2, 50, 70], %V: f32[2, 70, 64]) {
+  %C = matmul(%P, %V) : f32[2, 50, 64]
+  return %C
+}`, "", true},
 	{"packed_kc_chunks", `graph @g(%A: f32[40, 600], %B: f32[600, 517]) {
   %C = matmul(%A, %B) : f32[40, 517]
   return %C
