@@ -149,13 +149,7 @@ func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []v
 						}
 						st := fb.cur.NewStore(v, pp.ptr(fb, p, s, g))
 						st.Align = llvm.Align(int64(g.lanes) * byteSize(pp.elem()))
-						if !slices.Contains(c.strided, k) && g.lanes > 1 {
-							// the same row of the next column of tiles: fetched while this
-							// panel's tiles compute, so that its copy does not wait on memory
-							nd := append([]value.Value(nil), gd...)
-							nd[c.j] = fb.add(gd[c.j], i64(int64(c.nv*c.vl)))
-							fb.prefetch(fb.elemPtr(w, fb.offset(w, fb.indexAt(idx, nd))))
-						}
+
 					}
 				}
 				return nil
@@ -262,9 +256,18 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 			packed := make([][]value.Value, len(c.packs))
 			if pp != nil {
 				s := pp.slot(fb, c, rl)
-				for p := range c.packs {
+				for p, k := range c.packs {
 					for _, g := range tc.groups {
 						packed[p] = append(packed[p], pp.load(fb, p, s, g))
+						if !slices.Contains(c.strided, k) && g.lanes > 1 {
+							// the same point of the next column's panel: fetched while
+							// this one's tiles compute, so that its copy finds it in cache
+							d := at(0, g)
+							copy(d[c.nOut:], rl)
+							d[c.j] = fb.add(d[c.j], i64(nr))
+							w := kb.ops[k]
+							fb.prefetch(fb.elemPtr(w, fb.offset(w, fb.indexAt(op.Access[k].Pieces[0].Index, d))))
+						}
 					}
 				}
 			}
