@@ -6,6 +6,7 @@ package passes
 
 import (
 	"context"
+	"math"
 
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
@@ -24,7 +25,10 @@ its body) used only by one consumer that reads each of its elements at most once
 injective over the consumer's domain, an exact volume test, so a matmul never recomputes its
 inputs' producers) is inlined: the consumer's body computes the producer's body on the
 producer's operands read through the composed accesses. Floating-point operations are the same,
-so results are bit for bit the same.
+so results are bit for bit the same. A producer with up to 4 consumers that can all inline it,
+a body of at most 16 nodes and operands of at most 1.5 times its result's bytes per element
+(softmax's scaled and masked scores and its exp(x - max)) is inlined into all of them: it is
+computed again by each, never written.
 Rewritten consumers become generic ops. Producers left without users are removed by dce, which
 should run after fuse. A graph output that is an identity copy (identity, or a cast to the same
 type) of a value used only by it is written by that value's producer directly.
@@ -59,6 +63,8 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 					done, err = foldView(g, c, k, p)
 				} else if !outputs[p.Result] && len(users[p.Result]) == 1 {
 					done, err = inlineProducer(g, c, k, p)
+				} else if !outputs[p.Result] {
+					done, err = inlineEverywhere(g, users[p.Result], p)
 				}
 				if err != nil {
 					return err
@@ -226,26 +232,126 @@ func countReads(s *ir.Scalar, k int) (reads int, avail bool) {
 }
 
 func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (bool, error) {
-	if c.Access[k].Approx || readsDynamically(c.Body, k) || !writesEachOnce(g, p) {
+	availOf, ok := canInline(g, c, k, p)
+	if !ok {
 		return false, nil
+	}
+	return inlineInto(g, c, k, p, availOf)
+}
+
+// Duplication limits: a producer with several consumers is inlined into all of them when its
+// body is small, it has few consumers and recomputing it reads little more than its result.
+const (
+	maxDupUsers = 4
+	maxDupNodes = 16
+	// maxDupRead bounds the bytes of operands a duplicated producer reads per element of its
+	// result, in units of its element size (broadcast operands count by their share)
+	maxDupRead = 1.5
+)
+
+// inlineEverywhere inlines p into every consumer (each of which must read it through one
+// operand, injectively), so that p's result is never written: softmax's exp(x - max), read by
+// the row sum and the division, is computed in both and not stored. All or none.
+func inlineEverywhere(g *ir.Graph, users []*ir.Op, p *ir.Op) (bool, error) {
+	if len(users) > maxDupUsers || nodeCount(p.Body) > maxDupNodes || !cheapToRecompute(p) {
+		return false, nil
+	}
+	ks := make([]int, len(users))
+	avails := make([]int, len(users))
+	for i, c := range users {
+		ks[i] = -1
+		for k, o := range c.Operands {
+			if o == p.Result {
+				if ks[i] >= 0 {
+					return false, nil
+				}
+				ks[i] = k
+			}
+		}
+		var ok bool
+		if avails[i], ok = canInline(g, c, ks[i], p); !ok {
+			return false, nil
+		}
+	}
+	done := false
+	for i, c := range users {
+		d, err := inlineInto(g, c, ks[i], p, avails[i])
+		if err != nil {
+			return false, err
+		}
+		done = done || d
+	}
+	return done, nil
+}
+
+// nodeCount counts the distinct nodes of a body.
+func nodeCount(s *ir.Scalar) int {
+	seen := map[*ir.Scalar]bool{}
+	s.Walk(func(n *ir.Scalar) { seen[n] = true })
+	return len(seen)
+}
+
+// cheapToRecompute reports whether computing p again reads at most maxDupRead times the bytes
+// of its result per element (splat constants are immediates; broadcast operands count by their
+// size relative to the result).
+func cheapToRecompute(p *ir.Op) bool {
+	n, ok := p.Result.Type.StaticShape()
+	if !ok {
+		return false
+	}
+	total := float64(ir.NumElements(n))
+	read := 0.0
+	for _, o := range p.Operands {
+		if o.IsConst() && splat(o.Data) {
+			continue
+		}
+		s, ok := o.Type.StaticShape()
+		if !ok {
+			return false
+		}
+		read += float64(ir.NumElements(s)) / total * float64(o.Type.Elem.Size())
+	}
+	return read <= maxDupRead*float64(p.Result.Type.Elem.Size())
+}
+
+// splat reports whether every element of t is the same.
+func splat(t *ir.Tensor) bool {
+	for i := 1; i < len(t.F); i++ {
+		if math.Float64bits(t.F[i]) != math.Float64bits(t.F[0]) {
+			return false
+		}
+	}
+	for i := 1; i < len(t.I); i++ {
+		if t.I[i] != t.I[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// canInline checks that p can be inlined into c's operand k; availOf is the operand of p whose
+// availability stands for c's Avail(k) (-1 when c's body does not ask).
+func canInline(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (availOf int, ok bool) {
+	if c.Access[k].Approx || readsDynamically(c.Body, k) || !writesEachOnce(g, p) {
+		return -1, false
 	}
 	for _, o := range c.Operands[k+1:] {
 		if o == c.Operands[k] {
-			return false, nil
+			return -1, false
 		}
 	}
 	for _, o := range c.Operands[:k] {
 		if o == c.Operands[k] {
-			return false, nil
+			return -1, false
 		}
 	}
 	reads, avail := countReads(c.Body, k)
 	if reads != 1 || avail && len(p.Operands) == 0 {
-		return false, nil
+		return -1, false
 	}
 	for j, a := range p.Access {
 		if a.Approx || readsDynamically(p.Body, j) {
-			return false, nil
+			return -1, false
 		}
 	}
 	simple := true
@@ -255,12 +361,12 @@ func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (bool, error) {
 		}
 	})
 	if !simple {
-		return false, nil
+		return -1, false
 	}
 	// Avail(k) in c's body asks whether c's access k is defined. After inlining it is asked of
 	// an operand of p whose access is defined at every iteration of p (then only c's access
 	// decides): with partial accesses (p a concat) the first operand's availability is not c's.
-	availOf := -1
+	availOf = -1
 	if avail {
 		for j := range p.Operands {
 			total := false
@@ -273,7 +379,7 @@ func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (bool, error) {
 			}
 		}
 		if availOf < 0 {
-			return false, nil
+			return -1, false
 		}
 	}
 	// each element of p read at most once: the access is injective over c's domain
@@ -285,8 +391,13 @@ func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (bool, error) {
 		injective = same.Subtract(id).IsEmpty()
 	})
 	if !injective {
-		return false, nil
+		return -1, false
 	}
+	return availOf, true
+}
+
+// inlineInto rewrites c to compute p's body in place of its read of operand k.
+func inlineInto(g *ir.Graph, c *ir.Op, k int, p *ir.Op, availOf int) (bool, error) {
 	// new operand list: c's without k, then p's
 	n := len(c.Operands)
 	remapC := func(a int) int {
