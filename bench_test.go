@@ -10,6 +10,7 @@ import (
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/passes"
 )
 
 // BenchmarkMatMulTrilu compares the compiled 512×512·512×512 MatMul+Trilu with and without
@@ -29,7 +30,7 @@ func BenchmarkMatMulTrilu(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
 	ins := []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{512, 512}), e2e.RandomTensor(r, ir.F32, []int64{512, 512})}
 	progs := map[string]*e2e.Program{}
-	for name, pipeline := range map[string]string{"die": "remove-empty,die,dce", "nodie": ""} {
+	for name, pipeline := range map[string]string{"die": passes.DefaultPipeline, "nodie": ""} {
 		res, err := graphc.Compile(ctx, path, graphc.WithPipeline(pipeline))
 		if err != nil {
 			b.Fatal(err)

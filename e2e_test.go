@@ -15,6 +15,7 @@ import (
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/ir/eval"
+	"github.com/graphc/graphc/passes"
 )
 
 // skeletonModel builds Y = Relu(Trilu(A·B, k) + C) variants.
@@ -96,7 +97,7 @@ func TestEndToEndSkeleton(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(7, 7))
 	for _, tc := range cases {
-		for _, pipeline := range []string{"remove-empty,die,dce", ""} {
+		for _, pipeline := range []string{passes.DefaultPipeline, ""} {
 			t.Run(tc.name+"/pipeline="+pipeline, func(t *testing.T) {
 				dir := t.TempDir()
 				path := filepath.Join(dir, "m.onnx")

@@ -109,6 +109,14 @@ func WithVerifyEach(on bool) Option {
 	return func(c *config) error { c.popts.VerifyEach = on; return nil }
 }
 
+// WithZeroSkipping sets whether known-values may assume that unknown floating-point values
+// are finite and divisors non-zero, so that a product with a known zero contributes nothing
+// (the default, as -ffinite-math-only does). Off, only exact rules apply: results stay IEEE for
+// inf and NaN inputs, and less work is removed.
+func WithZeroSkipping(on bool) Option {
+	return func(c *config) error { c.popts.NoZeroSkip = !on; return nil }
+}
+
 // WithoutLowering stops after the passes (Result.Graph only).
 func WithoutLowering() Option { return func(c *config) error { c.noLower = true; return nil } }
 

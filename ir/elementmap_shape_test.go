@@ -58,6 +58,9 @@ func init() {
 				"roi": ir.FloatsAttr(0, -0.2, 0.4, 1, 0.6, 1.3)}},
 		elementMapCase{name: "gather_indices_exact", kind: "gather", operands: []ir.TensorType{f32(4, 3), ir.StaticType(ir.I64, 2, 2)}, attrs: ir.Attrs{"axis": i(1)}},
 		elementMapCase{name: "values", kind: "values", attrs: ir.Attrs{"type": s("i64[3]"), "values": ir.StringsAttr("2", "3", "4")}},
+		elementMapCase{name: "range", kind: "range", attrs: ir.Attrs{"start": s("7"), "limit": s("-2"), "delta": s("-3")}},
+		elementMapCase{name: "slice_symbolic", kind: "slice", operands: []ir.TensorType{f32(6, 5)},
+			attrs: ir.Attrs{"starts": ints(1, 0), "ends": ints(4, 0), "sym_starts": ir.StringsAttr("1", "2"), "sym_ends": ir.StringsAttr("4", "5")}},
 		elementMapCase{name: "trilu_dynamic_k", kind: "trilu", operands: []ir.TensorType{f32(3, 4), ir.StaticType(ir.I64)}},
 	)
 }

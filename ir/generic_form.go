@@ -82,6 +82,13 @@ func ToGeneric(params []string, op *Op) (*Op, error) {
 		"init":      FloatAttr(op.Init),
 		"argdim":    IntAttr(int64(op.ArgDim)),
 	}
+	if len(op.Requires) > 0 {
+		req := make([]string, len(op.Requires))
+		for i, c := range op.Requires {
+			req[i] = RequirementString(c)
+		}
+		attrs["requires"] = StringsAttr(req...)
+	}
 	g, err := MakeOp(params, "generic", op.Name, op.Operands, attrs)
 	if err != nil {
 		return nil, fmt.Errorf("%s as a generic op: %w", op.Kind, err)

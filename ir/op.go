@@ -5,6 +5,7 @@ package ir
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/graphc/graphc/volume"
 )
@@ -132,6 +133,100 @@ type Op struct {
 	Reduce ReduceKind
 	Init   float64
 	ArgDim int
+	// Requires lists constraints on the symbolic dims (affine expressions of parameters only)
+	// outside which the op is undefined: a slice of a static buffer to a symbolic end T needs
+	// T to fit in the buffer. The builder derives them, like the rest of the generic form; the
+	// evaluator and the compiled entry check them before running (a status, not a crash).
+	Requires []volume.Constraint
+}
+
+// CheckRequires returns an error when params violate one of the op's requirements.
+func (op *Op) CheckRequires(params map[string]int64) error {
+	for _, c := range op.Requires {
+		v, err := c.Aff.Eval(nil, func(n string) (int64, bool) { p, ok := params[n]; return p, ok })
+		if err != nil {
+			return err
+		}
+		if c.Eq && v != 0 || !c.Eq && v < 0 {
+			return fmt.Errorf("the symbolic dims %s violate the requirement %s of %s", paramText(params), RequirementString(c), op.Kind)
+		}
+	}
+	return nil
+}
+
+func paramText(params map[string]int64) string {
+	names := make([]string, 0, len(params))
+	for n := range params {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s = %d", n, params[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// nonNegative reports whether a >= 0 for every non-negative value of its parameters.
+func nonNegative(a volume.Aff) bool {
+	if len(a.Dims) > 0 || len(a.Floors) > 0 || a.Const < 0 {
+		return false
+	}
+	for _, p := range a.Params {
+		if p.Coef < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// RequirementString prints a requirement on the symbolic dims as "EXPR >= 0" or "EXPR = 0".
+func RequirementString(c volume.Constraint) string {
+	if c.Eq {
+		return c.Aff.String() + " = 0"
+	}
+	return c.Aff.String() + " >= 0"
+}
+
+// ParseRequirement parses what RequirementString prints.
+func ParseRequirement(s string) (volume.Constraint, error) {
+	for _, rel := range []struct {
+		suffix string
+		eq     bool
+	}{{">= 0", false}, {"= 0", true}} {
+		if e, ok := strings.CutSuffix(strings.TrimSpace(s), rel.suffix); ok {
+			a, err := volume.ParseAff(strings.TrimSpace(e), nil)
+			if err != nil {
+				return volume.Constraint{}, fmt.Errorf("requirement %q: %w", s, err)
+			}
+			if len(a.Dims) > 0 {
+				return volume.Constraint{}, fmt.Errorf("requirement %q uses iteration dims: only symbolic dims may appear", s)
+			}
+			return volume.Constraint{Aff: a, Eq: rel.eq}, nil
+		}
+	}
+	return volume.Constraint{}, fmt.Errorf("requirement %q: want \"EXPR >= 0\" or \"EXPR = 0\"", s)
+}
+
+// require appends the requirement c on the symbolic dims to the op being built. A constant
+// requirement is decided now: a false one is an error about the model.
+func (b *Builder) require(c volume.Constraint) error {
+	if v, ok := c.Aff.IsConst(); ok {
+		if c.Eq && v != 0 || !c.Eq && v < 0 {
+			return b.Errorf("invalid: %s does not hold", RequirementString(c))
+		}
+		return nil
+	}
+	if !c.Eq && nonNegative(c.Aff) {
+		return nil // symbolic dims are never negative (the entry checks that first)
+	}
+	for _, o := range b.Op.Requires {
+		if o.Eq == c.Eq && o.Aff.Equal(c.Aff) {
+			return nil
+		}
+	}
+	b.Op.Requires = append(b.Op.Requires, c)
+	return nil
 }
 
 // NDim returns the number of iteration dimensions.

@@ -119,15 +119,7 @@ func buildGather(b *Builder) error {
 			args[d] = wrapIndex(Read(1, ind.Elem), data.Shape[axis])
 		}
 	}
-	am, err := approxAlongAxis(b.Params, dims, idx, axis, data.Shape[axis])
-	if err != nil {
-		return b.Errorf("%v", err)
-	}
-	b.Op.Access = []Access{{Approx: true, ApproxMap: am}, AffAccess(identity(axis, q)...)}
-	b.Op.Out = AffAccess(identity(0, len(shape))...)
-	b.Op.Body = DynRead(0, data.Elem, args...)
-	b.Result = TensorType{Elem: data.Elem, Shape: shape}
-	return nil
+	return finishGather(b, shape, idx, args, axis, identity(axis, q))
 }
 
 func buildGatherElements(b *Builder) error {
@@ -151,13 +143,147 @@ func buildGatherElements(b *Builder) error {
 		args[d] = Index(d)
 	}
 	args[axis] = wrapIndex(Read(1, ind.Elem), data.Shape[axis])
-	am, err := approxAlongAxis(b.Params, dims, idx, axis, data.Shape[axis])
+	return finishGather(b, shape, idx, args, axis, identity(0, ind.Rank()))
+}
+
+// finishGather completes a gather over the result box shape: data (operand 0) is read at idx
+// with its entry at axis replaced by the index element, which operand 1 holds at indexAt. The
+// read is exact when the index elements are known (exactGather), else a data-dependent read
+// at args with the named over-approximation: every element along the axis.
+func finishGather(b *Builder, shape, idx []volume.Aff, args []*Scalar, axis int, indexAt []volume.Aff) error {
+	data := b.In(0)
+	b.Op.Out = AffAccess(identity(0, len(shape))...)
+	b.Result = TensorType{Elem: data.Elem, Shape: shape}
+	idxAccess := AffAccess(indexAt...)
+	exact, inBounds, err := exactGather(b, shape, idx, axis, data.Shape[axis], indexAt)
+	if err != nil {
+		return err
+	}
+	b.Op.Body = DynRead(0, data.Elem, args...)
+	if exact != nil {
+		b.Op.Access = []Access{*exact, idxAccess}
+		if inBounds {
+			b.Op.Body = Read(0, data.Elem)
+		}
+		return nil
+	}
+	am, err := approxAlongAxis(b.Params, b.Op.Dims, idx, axis, data.Shape[axis])
 	if err != nil {
 		return b.Errorf("%v", err)
 	}
-	b.Op.Access = []Access{{Approx: true, ApproxMap: am}, AffAccess(identity(0, ind.Rank())...)}
-	b.Op.Out = AffAccess(identity(0, len(shape))...)
-	b.Op.Body = DynRead(0, data.Elem, args...)
-	b.Result = TensorType{Elem: data.Elem, Shape: shape}
+	b.Op.Access = []Access{{Approx: true, ApproxMap: am}, idxAccess}
 	return nil
+}
+
+// exactGather returns the exact access of the data operand of a gather whose index operand
+// (operand 1, read at indexAt of the iteration point) has known affine elements (constants,
+// arange(T) and views of them): data[idx with its entry at axis replaced by the index element,
+// negative elements counted from the end]. It returns nil when the elements are not known.
+// inBounds says whether every element read lies in [0, extent): checked now for static
+// shapes (an out-of-range constant index is an error), and for symbolic ones turned into
+// requirements on the symbolic dims when the bounds of the element are affine in them;
+// otherwise the caller keeps the data-dependent read, which checks each index at run time.
+func exactGather(b *Builder, shape, idx []volume.Aff, axis int, extent volume.Aff, indexAt []volume.Aff) (acc *Access, inBounds bool, err error) {
+	pieces, ok := AffineValue(b.Op.Operands[1])
+	if !ok {
+		return nil, false, nil
+	}
+	dims := b.Op.Dims
+	box := b.Op.Full
+	inBounds = true
+	var out Access
+	for _, p := range pieces {
+		v := p.Value.SubstDims(indexAt)
+		if c, ok := p.Value.IsConst(); ok && c < 0 {
+			v = extent.AddConst(c) // ONNX: a negative index counts from the end
+		} else if !ok && !nonNegativeAff(p.Value) {
+			return nil, false, nil // the sign of the element is not known: keep the run-time test
+		}
+		var guard []volume.Constraint
+		for _, c := range p.Guard {
+			guard = append(guard, volume.Constraint{Aff: c.Aff.SubstDims(indexAt), Eq: c.Eq})
+		}
+		piece := AccessPiece{Guard: guard, Index: append([]volume.Aff(nil), idx...)}
+		piece.Index[axis] = v
+		out.Pieces = append(out.Pieces, piece)
+		ok, err := gatherInBounds(b, box, dims, guard, v, extent, shape)
+		if err != nil {
+			return nil, false, err
+		}
+		inBounds = inBounds && ok
+	}
+	return &out, inBounds, nil
+}
+
+// nonNegativeAff reports whether a >= 0 for all non-negative dims and parameters.
+func nonNegativeAff(a volume.Aff) bool {
+	if len(a.Floors) > 0 || a.Const < 0 {
+		return false
+	}
+	for _, c := range a.Dims {
+		if c < 0 {
+			return false
+		}
+	}
+	for _, p := range a.Params {
+		if p.Coef < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// gatherInBounds decides whether the element v (an expression of the iteration point) lies in
+// [0, extent) on the piece of the iteration box where guard holds. Static shapes are decided
+// exactly (out of range is an error about the model); symbolic ones become requirements on the
+// symbolic dims when v's extreme values over the box are affine (no floors, no guard).
+func gatherInBounds(b *Builder, box volume.Set, dims []string, guard []volume.Constraint, v, extent volume.Aff, shape []volume.Aff) (bool, error) {
+	params := box.Params()
+	static := len(v.Params) == 0 && len(extent.Params) == 0
+	for _, d := range shape {
+		static = static && len(d.Params) == 0
+	}
+	if static {
+		region := box.Intersect(volume.SetFromConstraints(params, "", dims, guard))
+		bad := region.Intersect(volume.SetFromConstraints(params, "", dims, []volume.Constraint{volume.LT(v, volume.AffConst(0))})).
+			Union(region.Intersect(volume.SetFromConstraints(params, "", dims, []volume.Constraint{volume.GE(v, extent)})))
+		if !bad.IsEmpty() {
+			return false, b.Errorf("invalid: index elements outside [-%s, %s) (iterations %s)", extent.String(), extent.String(), bad.Coalesce())
+		}
+		return true, nil
+	}
+	if len(guard) > 0 || len(v.Floors) > 0 {
+		return false, nil
+	}
+	lo, hi := v, v
+	sub := func(pick func(c int64, d int) volume.Aff) volume.Aff {
+		at := make([]volume.Aff, len(dims))
+		for d := range at {
+			c := int64(0)
+			if d < len(v.Dims) {
+				c = v.Dims[d]
+			}
+			at[d] = pick(c, d)
+		}
+		return v.SubstDims(at)
+	}
+	lo = sub(func(c int64, d int) volume.Aff {
+		if c < 0 {
+			return shape[d].AddConst(-1)
+		}
+		return volume.AffConst(0)
+	})
+	hi = sub(func(c int64, d int) volume.Aff {
+		if c > 0 {
+			return shape[d].AddConst(-1)
+		}
+		return volume.AffConst(0)
+	})
+	if err := b.require(volume.GE(lo, volume.AffConst(0))); err != nil {
+		return false, err
+	}
+	if err := b.require(volume.LT(hi, extent)); err != nil {
+		return false, err
+	}
+	return true, nil
 }

@@ -28,6 +28,7 @@ func init() {
 			{Name: "reduce", Kind: AttrString, Default: dflt(StringAttr("none")), Doc: "none, sum, prod, max, min, argmax, argmin"},
 			{Name: "init", Kind: AttrFloat, Default: dflt(FloatAttr(0)), Doc: "initial value of every result element"},
 			{Name: "argdim", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "iteration dim whose index argmax/argmin return"},
+			{Name: "requires", Kind: AttrStrings, Default: dflt(StringsAttr()), Doc: "constraints on the symbolic dims, \"EXPR >= 0\" or \"EXPR = 0\", outside which the op is undefined"},
 		},
 		Build: buildGeneric,
 	})
@@ -121,6 +122,13 @@ func buildGeneric(b *Builder) error {
 	b.Op.Reduce = r
 	b.Op.Init = a.Float("init", 0)
 	b.Op.ArgDim = int(a.Int("argdim", 0))
+	for _, t := range a.Strings("requires", nil) {
+		c, err := ParseRequirement(t)
+		if err != nil {
+			return b.Errorf("requires: %v", err)
+		}
+		b.Op.Requires = append(b.Op.Requires, c)
+	}
 	if r.IsArg() && (b.Op.ArgDim < 0 || b.Op.ArgDim >= nd) {
 		return b.Errorf("argdim %d out of range", b.Op.ArgDim)
 	}

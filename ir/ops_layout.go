@@ -37,6 +37,8 @@ func init() {
 				{Name: "ends", Kind: AttrInts, Doc: "end index (exclusive) per sliced axis"},
 				{Name: "axes", Kind: AttrInts, Default: dflt(IntsAttr()), Doc: "sliced axes (default: the first len(starts) dims)"},
 				{Name: "steps", Kind: AttrInts, Default: dflt(IntsAttr()), Doc: "step per sliced axis (default 1)"},
+				{Name: "sym_starts", Kind: AttrStrings, Default: dflt(StringsAttr()), Doc: "first index per sliced axis as quasi-affine expressions of the symbolic dims (replaces starts); required to lie in [0, extent]"},
+				{Name: "sym_ends", Kind: AttrStrings, Default: dflt(StringsAttr()), Doc: "end index per sliced axis as quasi-affine expressions (replaces ends); required to lie in [start, extent]"},
 			},
 			Build: buildSlice,
 		},
@@ -405,6 +407,69 @@ func sliceAxis(n volume.Aff, start, end, step int64) (first, extent volume.Aff, 
 	return s, s.Sub(e).AddConst(-step - 1).FloorDiv(-step), nil
 }
 
+// symBounds parses the symbolic bounds of a slice: nil when absent, else one expression per
+// sliced axis (nil entries where the bound is a constant, taken from starts or ends).
+func symBounds(texts []string, n int, what string) ([]*volume.Aff, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	if len(texts) != n {
+		return nil, errorf("%d %s for %d sliced axes", len(texts), what, n)
+	}
+	out := make([]*volume.Aff, n)
+	for i, t := range texts {
+		a, err := volume.ParseAff(t, nil)
+		if err != nil {
+			return nil, errorf("%s #%d: %v", what, i, err)
+		}
+		if len(a.Dims) > 0 {
+			return nil, errorf("%s #%d: %q uses iteration dims", what, i, t)
+		}
+		if _, ok := a.IsConst(); !ok {
+			out[i] = &a
+		}
+	}
+	return out, nil
+}
+
+func pick(bs []*volume.Aff, k int) *volume.Aff {
+	if bs == nil {
+		return nil
+	}
+	return bs[k]
+}
+
+// sliceAxisSym is sliceAxis with a symbolic start or end (how exporters slice a registered
+// buffer to the sequence length: mask[:T, :T]). A quasi-affine expression cannot clamp, so the
+// op requires the bounds to be in range already (0 <= start <= end <= extent; the entry checks
+// that at run time) and the slice is then exact. Constant bounds keep ONNX's rules.
+func sliceAxisSym(b *Builder, n volume.Aff, start, end int64, symStart, symEnd *volume.Aff, step int64) (first, extent volume.Aff, err error) {
+	if step <= 0 {
+		return first, extent, errorf("a symbolic bound needs a positive step, got %d", step)
+	}
+	bound := func(v int64, sym *volume.Aff) volume.Aff {
+		const huge = 1 << 40
+		switch {
+		case sym != nil:
+			return *sym
+		case v >= huge:
+			return n
+		case v <= -huge:
+			return volume.AffConst(0)
+		case v < 0:
+			return n.AddConst(v)
+		}
+		return volume.AffConst(v)
+	}
+	s, e := bound(start, symStart), bound(end, symEnd)
+	for _, c := range []volume.Constraint{volume.GE(s, volume.AffConst(0)), volume.GE(e, s), volume.GE(n, e)} {
+		if err := b.require(c); err != nil {
+			return first, extent, err
+		}
+	}
+	return s, e.Sub(s).AddConst(step - 1).FloorDiv(step), nil
+}
+
 func ceilDiv(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && (a < 0) == (b < 0) {
@@ -434,6 +499,14 @@ func buildSlice(b *Builder) error {
 	if len(axes) != len(starts) || len(steps) != len(starts) {
 		return b.Errorf("%d starts, %d axes and %d steps", len(starts), len(axes), len(steps))
 	}
+	symStarts, err := symBounds(a.Strings("sym_starts", nil), len(starts), "sym_starts")
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	symEnds, err := symBounds(a.Strings("sym_ends", nil), len(starts), "sym_ends")
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
 	shape := append([]volume.Aff(nil), x.Shape...)
 	idx := identity(0, x.Rank())
 	seen := map[int]bool{}
@@ -446,7 +519,12 @@ func buildSlice(b *Builder) error {
 			return b.Errorf("axis %d sliced twice", d)
 		}
 		seen[d] = true
-		first, ext, err := sliceAxis(x.Shape[d], starts[k], ends[k], steps[k])
+		var first, ext volume.Aff
+		if symStarts != nil && symStarts[k] != nil || symEnds != nil && symEnds[k] != nil {
+			first, ext, err = sliceAxisSym(b, x.Shape[d], starts[k], ends[k], pick(symStarts, k), pick(symEnds, k), steps[k])
+		} else {
+			first, ext, err = sliceAxis(x.Shape[d], starts[k], ends[k], steps[k])
+		}
 		if err != nil {
 			return b.Errorf("axis %d: %v", d, err)
 		}

@@ -7,6 +7,8 @@ package ir
 
 import (
 	"math"
+
+	"github.com/graphc/graphc/volume"
 )
 
 // floatUnaryDef declares a unary elementwise op defined on floats only.
@@ -254,5 +256,68 @@ func buildWhere(b *Builder) error {
 	e := b.In(1).Elem
 	b.Op.Body = Select(Read(0, Bool), Read(1, e), Read(2, e))
 	b.Result = TensorType{Elem: e, Shape: shape}
+	exactWhere(b)
 	return nil
+}
+
+// exactWhere gives a where whose condition is a constant with a known structure (a causal
+// mask: ConstRegions) exact element maps: x is read only where the condition holds, y only
+// where it does not, and the condition is not read at all.
+func exactWhere(b *Builder) {
+	cond := b.Op.Operands[0]
+	if cond.Data == nil {
+		return
+	}
+	rs, _ := ConstRegions(cond.Data, b.Params)
+	if len(rs) == 0 {
+		return
+	}
+	n := b.Op.NDim()
+	where := map[bool]volume.Set{true: volume.EmptySet(b.Params, "", make([]string, cond.Type.Rank())), false: volume.EmptySet(b.Params, "", make([]string, cond.Type.Rank()))}
+	covered := volume.EmptySet(b.Params, "", make([]string, cond.Type.Rank()))
+	for _, r := range rs {
+		where[r.I != 0] = where[r.I != 0].Union(r.Region)
+		covered = covered.Union(r.Region)
+	}
+	if !volume.Box(b.Params, "", nil, cond.Type.Shape).IsSubset(covered) {
+		return // a value without a description
+	}
+	at := b.Op.Access[0].Pieces[0].Index // the condition's element at each iteration
+	var acc [2]Access
+	for k, v := range []bool{true, false} {
+		conj, ok := setConjunctions(where[v])
+		if !ok {
+			return
+		}
+		idx := b.Op.Access[k+1].Pieces[0].Index
+		for _, c := range conj {
+			var g []volume.Constraint
+			for _, x := range c {
+				g = append(g, volume.Constraint{Aff: x.Aff.SubstDims(at), Eq: x.Eq})
+			}
+			acc[k].Pieces = append(acc[k].Pieces, AccessPiece{Guard: g, Index: idx})
+		}
+		if len(acc[k].Pieces) == 0 {
+			acc[k].Pieces = []AccessPiece{{Guard: falseGuard(), Index: idx}}
+		}
+	}
+	_ = n
+	b.Op.Access[1], b.Op.Access[2] = acc[0], acc[1]
+	e := b.In(1).Elem
+	b.Op.Body = Select(Avail(1), Read(1, e), Read(2, e))
+}
+
+// setConjunctions returns s as a union of conjunctions of constraints over its dims (floor
+// divisions allowed), or false when some piece has an existential variable that is not one.
+func setConjunctions(s volume.Set) (out [][]volume.Constraint, ok bool) {
+	n := s.NDim()
+	m := volume.MultiAff{Params: s.Params(), InDims: make([]string, n), Exprs: identity(0, n)}.Map().IntersectDomain(s)
+	ps, err := m.AffPieces()
+	if err != nil {
+		return nil, false
+	}
+	for _, p := range ps {
+		out = append(out, p.Guard)
+	}
+	return out, true
 }

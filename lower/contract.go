@@ -297,12 +297,32 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return volume.MultiAff{InName: name, InDims: make([]string, n), OutName: outName, Exprs: ex}.Map()
 	}
 	prod := pset.Preimage(proj(0, c.nOut, pset.TupleName())).Intersect(rset.Preimage(proj(c.nOut, c.nR, rset.TupleName())))
-	if !prod.IsSubset(dom) {
-		return "the reduction depends on the result index", nil
-	}
 	plo, phi, err := constBounds(pset)
 	if err != nil {
 		return "", err
+	}
+	if cols := phi[c.j] - plo[c.j] + 1; c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
+		// AVX-512 tiles narrower or wider than 3 vectors (attention's P·V with head dims 32
+		// and 64): as many vectors as the columns need, and rows for the same 24 accumulators
+		// (before anything depends on the tile shape)
+		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
+		c.mr = min(24/c.nv, 16)
+	}
+	var rowSet *volume.Set // the reduction set of a tile, parametric in its first row
+	if !prod.IsSubset(dom) {
+		if len(edge) > 0 {
+			return "the reduction depends on the result index", nil
+		}
+		inner, border, rs, why := c.splitRowDependent(op, plo[c.i])
+		if why != "" {
+			return "the reduction depends on the result index: " + why, nil
+		}
+		c.op, c.border, rowSet = inner, border, &rs
+		op, dom = inner, inner.Domain
+		// the tiles keep the whole box's grid (the inner part's projection may print its
+		// bounds through floors, which constBounds does not read)
+		pset = dom.ProjectOut(c.nOut, c.nR).Intersect(boxSet(nil, pset.TupleName(), plo, phi)).Coalesce()
+		rset = dom.ProjectOut(0, c.nOut)
 	}
 	rlo, rhi, err := constBounds(rset)
 	if err != nil {
@@ -316,12 +336,6 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return "the bounding box leaves the constructor's domain", nil
 	}
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
-	if cols := phi[c.j] - plo[c.j] + 1; c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
-		// AVX-512 tiles narrower or wider than 3 vectors (attention's P·V with head dims 32
-		// and 64): as many vectors as the columns need, and rows for the same 24 accumulators
-		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
-		c.mr = min(24/c.nv, 16)
-	}
 	c.rlo, c.rhi = rlo[0], rhi[0]
 	if why, err := c.planReads(op, lo, hi); why != "" || err != nil {
 		return why, err
@@ -354,13 +368,21 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		w := volume.SetFromConstraints([]string{tileParamKC}, rset.TupleName(), make([]string, c.nR), cons)
 		win = &w
 	}
-	if why, err := c.planReduction(op, rset, win); why != "" || err != nil {
+	red := rset
+	if rowSet != nil {
+		red = *rowSet
+	}
+	if why, err := c.planReduction(op, red, win); why != "" || err != nil {
 		return why, err
 	}
-	c.planPacks(op, rlo, rhi, phi[c.i]-plo[c.i]+1)
+	if rowSet == nil {
+		// a packed panel holds the reduction points of the first tile of its column, which
+		// for a row-dependent reduction are not every tile's
+		c.planPacks(op, rlo, rhi, phi[c.i]-plo[c.i]+1)
+	}
 	for _, k := range c.strided {
 		if !slices.Contains(c.packs, k) {
-			return fmt.Sprintf("read %d is strided along j and its panel is too large to copy", k), nil
+			return fmt.Sprintf("read %d is strided along j and cannot be packed", k), nil
 		}
 	}
 	pbox := boxSet(nil, pset.TupleName(), plo, phi)
@@ -471,6 +493,102 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// splitRowDependent handles a reduction over one dim k whose range depends on the tile row i:
+// an interval [lo, hi(i)] with lo independent of the result index and hi nondecreasing in i
+// and independent of the other result dims (P·V of causal attention after known-values:
+// k <= i). A tile of rows i0..i0+mr-1 then shares the prefix k <= hi(i0): inner is op on
+// those points (the tiles run them, with a reduction set parametric in the tile's first row,
+// returned as rows), border the rest of each row (the ragged triangle near the diagonal),
+// which comes later in k and so keeps every result's order of accumulation when the per-point
+// nest runs it after the tiles.
+func (c *contraction) splitRowDependent(op *ir.Op, ilo int64) (inner, border *ir.Op, rows volume.Set, why string) {
+	if c.nR != 1 {
+		return nil, nil, rows, "several reduction dims"
+	}
+	dom := op.Domain
+	n := op.NDim()
+	k := n - 1
+	bs, err := dom.DimBounds(k)
+	if err != nil || len(bs) != 1 || len(bs[0].Other) > 0 || len(bs[0].Lower) == 0 || len(bs[0].Upper) == 0 {
+		return nil, nil, rows, "the range of the reduction dim is not one interval"
+	}
+	b := bs[0]
+	for _, a := range b.Lower {
+		for d := 0; d < n-1; d++ {
+			if coefOf(a, d) != 0 || floorsUse(a, d) {
+				return nil, nil, rows, "its lower bound depends on the result index"
+			}
+		}
+	}
+	for _, a := range b.Upper {
+		for d := 0; d < n-1; d++ {
+			if d != c.i && (coefOf(a, d) != 0 || floorsUse(a, d)) || d == c.i && (coefOf(a, d) < 0 || floorsUse(a, d)) {
+				return nil, nil, rows, "its upper bound is not nondecreasing in the row dim alone"
+			}
+		}
+	}
+	// i0 = ilo + mr·floor((i - ilo)/mr): the first row of i's tile
+	mr := int64(c.mr)
+	i0 := volume.AffDim(c.i).AddConst(-ilo).FloorDiv(mr).Mul(mr).AddConst(ilo)
+	at := make([]volume.Aff, n)
+	for d := range at {
+		at[d] = volume.AffDim(d)
+	}
+	at[c.i] = i0
+	var cons []volume.Constraint
+	for _, a := range b.Upper {
+		cons = append(cons, volume.GE(a.SubstDims(at), volume.AffDim(k)))
+	}
+	prefix := volume.SetFromConstraints(dom.Params(), dom.TupleName(), dom.DimNames(), cons)
+	in := dom.Intersect(prefix).Coalesce()
+	rest := dom.Subtract(prefix).Coalesce()
+	if in.IsEmpty() {
+		return nil, nil, rows, "no tile shares a reduction prefix"
+	}
+	// the reduction set of the tile whose first row is graphc_ti0
+	at[c.i] = volume.AffParam(tileParamI0)
+	rcons := []volume.Constraint{}
+	for _, a := range b.Lower {
+		rcons = append(rcons, volume.GE(volume.AffDim(0), shiftToReduction(a, n)))
+	}
+	for _, a := range b.Upper {
+		rcons = append(rcons, volume.GE(shiftToReduction(a.SubstDims(at), n), volume.AffDim(0)))
+	}
+	for _, g := range b.Guard {
+		for d := 0; d < n-1; d++ {
+			if coefOf(g.Aff, d) != 0 || floorsUse(g.Aff, d) {
+				goto guardsDone // guards on the result dims hold for every live tile point
+			}
+		}
+		rcons = append(rcons, volume.Constraint{Aff: shiftToReduction(g.Aff, n), Eq: g.Eq})
+	guardsDone:
+	}
+	rows = volume.SetFromConstraints(append(dom.Params(), tileParamI0), "", make([]string, 1), rcons)
+	inner = withDomain(op, in)
+	if !rest.IsEmpty() {
+		border = withDomain(op, rest)
+	}
+	return inner, border, rows, ""
+}
+
+// shiftToReduction rewrites an expression of the iteration point that involves no result dim
+// as one of the reduction point (dim n-1 becomes dim 0).
+func shiftToReduction(a volume.Aff, n int) volume.Aff {
+	sub := make([]volume.Aff, n)
+	for d := range sub {
+		sub[d] = volume.AffConst(0)
+	}
+	sub[n-1] = volume.AffDim(0)
+	return a.SubstDims(sub)
+}
+
+// withDomain returns a copy of op restricted to dom.
+func withDomain(op *ir.Op, dom volume.Set) *ir.Op {
+	c := *op
+	c.Domain = dom
+	return &c
 }
 
 // planPacks chooses the reads copied into contiguous panels (see contraction.packs): each is

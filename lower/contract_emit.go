@@ -240,6 +240,20 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 			return err
 		}
 	}
+	// the tile origin, for the scans of a row-dependent reduction and of a partial tile's live
+	// points
+	fb.params[tileParamI0] = i0
+	fb.params[tileParamJ0] = j0
+	for k := range c.oDims {
+		fb.params[tileParamO(k)] = lev[k]
+	}
+	defer func() {
+		delete(fb.params, tileParamI0)
+		delete(fb.params, tileParamJ0)
+		for k := range c.oDims {
+			delete(fb.params, tileParamO(k))
+		}
+	}()
 	// the reduction, part by part
 	for _, rp := range c.rparts {
 		// the nodes that read packed operands, whose values come from the panels
@@ -316,18 +330,6 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 			}
 		}
 	}
-	fb.params[tileParamI0] = i0
-	fb.params[tileParamJ0] = j0
-	for k := range c.oDims {
-		fb.params[tileParamO(k)] = lev[k]
-	}
-	defer func() {
-		delete(fb.params, tileParamI0)
-		delete(fb.params, tileParamJ0)
-		for k := range c.oDims {
-			delete(fb.params, tileParamO(k))
-		}
-	}()
 	le := &astEmitter{fb: fb, lev: make([]value.Value, 2)}
 	le.leaf = func(l []value.Value) error {
 		idx := fb.add(fb.mul(l[0], i64(nr)), l[1])

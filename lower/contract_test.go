@@ -125,6 +125,24 @@ var contractionCases = []contractionCase{
   %C = generic(%A, %B) {access = ["{ [i, j, k] -> [i, k] }", "{ [i, j, k] -> [j, k] }"], body = "mul(in0, in1)", domain = "{ [i, j, k] : 0 <= i < 20 and 0 <= j < 50 and 0 <= k < 600 }", iterators = ["parallel", "parallel", "reduction"], out = "{ [i, j, k] -> [i, j] }", reduce = "sum", type = "f32[20, 50]"} : f32[20, 50]
   return %C
 }`, "", true},
+	// P·V of causal attention after known-values: the reduction range depends on the row
+	// (k <= i); tiles share the prefix up to their first row, the ragged rest is a border
+	{"causal_pv", `graph @g(%p: f32[2, 37, 37], %v: f32[2, 37, 40]) {
+  %y = matmul(%p, %v) : f32[2, 37, 40]
+      domain { [b, i, j, k] : 0 <= b < 2 and 0 <= i < 37 and 0 <= j < 40 and 0 <= k <= i }
+  return %y
+}`, "", true},
+	{"causal_pv_kc_offset", `graph @g(%p: f32[600, 603], %v: f32[603, 20]) {
+  %y = matmul(%p, %v) : f32[600, 20]
+      domain { [i, j, k] : 0 <= i < 600 and 0 <= j < 20 and 1 <= k <= i + 2 }
+  return %y
+}`, "", true},
+	// a sliding window (i - 3 <= k <= i): the lower bound moves with the row, no shared prefix
+	{"window_pv_stays_per_point", `graph @g(%p: f32[30, 30], %v: f32[30, 16]) {
+  %y = matmul(%p, %v) : f32[30, 16]
+      domain { [i, j, k] : 0 <= i < 30 and 0 <= j < 16 and 0 <= k <= i and k >= i - 3 }
+  return %y
+}`, "", false},
 	{"packed_conv_pads_bias", `graph @g(%x: f32[2, 16, 6, 256], %w: f32[34, 16, 3, 1], %b: f32[34]) {
   %y = conv(%x, %w, %b) {pads = [1, 1, 1, 1]} : f32[2, 34, 6, 258]
   return %y

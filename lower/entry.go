@@ -52,7 +52,7 @@ func (ec *entryCtx) regionOf(v *ir.Value) *region {
 }
 
 // checkDims emits the check that every symbolic dim and every extent computed from them is
-// non-negative, branching to bad otherwise.
+// non-negative and that the ops' requirements on them hold, branching to bad otherwise.
 func (ec *entryCtx) checkDims(fb *funcBuilder, bad func() *llvm.Block) {
 	seen := map[string]bool{}
 	check := func(v value.Value, key string) {
@@ -81,6 +81,28 @@ func (ec *entryCtx) checkDims(fb *funcBuilder, bad func() *llvm.Block) {
 				continue
 			}
 			check(fb.aff(d, nil), d.String())
+		}
+	}
+	// the ops' requirements on the symbolic dims (a slice of a static buffer to a symbolic end)
+	for _, op := range ec.g.Ops {
+		for _, c := range op.Requires {
+			key := "requires " + c.Aff.String()
+			if c.Eq {
+				key += " = 0"
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			v := fb.aff(c.Aff, nil)
+			pred := enum.IPredSGE
+			if c.Eq {
+				pred = enum.IPredEQ
+			}
+			ok := fb.cur.NewICmp(pred, v, i64(0))
+			next := fb.newBlock("requires.ok")
+			fb.cur.NewCondBr(ok, next, bad())
+			fb.cur = next
 		}
 	}
 }

@@ -259,7 +259,9 @@ func (kb *kernelBuilder) permutedDomain() volume.Set {
 	text := op.Domain.SetTupleName("").SetDimNames(names).String()
 	from := "[" + strings.Join(names, ", ") + "]"
 	to := "[" + strings.Join(reordered, ", ") + "]"
-	if strings.Contains(text, from) {
+	// every tuple of the set must be the named one: a piece that is a single point, or fixes a
+	// dim, prints constants in its tuple ([1, 0, 1]), which the rewrite would not permute
+	if body := text[strings.Index(text, "{")+1:]; strings.Count(body, "[") == strings.Count(body, from) && strings.Contains(body, from) {
 		if p, err := volume.ParseSet(strings.ReplaceAll(text, from, to)); err == nil && p.NDim() == n {
 			return p
 		}

@@ -214,3 +214,27 @@ func TestDynamicReadsAndGuards(t *testing.T) {
 	runCases(t, e2e.Host(), names, cases)
 	runCases(t, e2e.HexagonScalar(), names, cases)
 }
+
+// TestRequirementsChecked compiles a slice of a static buffer to a symbolic end (what exporters
+// write for mask[:T]): it runs for T within the buffer and returns status 1 beyond it, where
+// the evaluator refuses the requirement T <= 6 too, instead of reading past the buffer.
+func TestRequirementsChecked(t *testing.T) {
+	g, err := ir.Parse(`graph @g[T](%x: f32[T, 4]) {
+  %b = constant dense<[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24]> : f32[6, 4]
+  %s = slice(%b) {axes = [0], ends = [0], starts = [0], sym_ends = ["T"], sym_starts = ["0"]} : f32[T, 4]
+  %y = add(%x, %s) : f32[T, 4]
+  return %y
+}`)
+	require.NoError(t, err)
+	require.Len(t, g.Ops[0].Requires, 1, "T <= 6")
+	r := rand.New(rand.NewPCG(7, 7))
+	var names []string
+	var cases []*e2e.Case
+	for _, n := range []int64{6, 2, 0, 7} {
+		p := map[string]int64{"T": n}
+		names = append(names, "T="+itoa(n))
+		cases = append(cases, &e2e.Case{Graph: g, Params: p, Inputs: inputsFor(r, g, p, false)})
+	}
+	runCases(t, e2e.Host(), names, cases)
+	runCases(t, e2e.HexagonScalar(), names, cases)
+}

@@ -130,7 +130,7 @@ class LlamaConfig:
     norm_eps: float = 1e-5
     max_seq_len: int = 256
     rope_theta: float = 10000.0
-    last_token: bool = False  # nanoGPT's h[:, [-1], :] before the output projection
+    last_token: bool = False  # logits[:, -1, :], as generation reads them
 
 
 class RMSNorm(torch.nn.Module):
@@ -259,9 +259,10 @@ class Llama(nn.Module):
         for layer in self.layers:
             h = layer(h, cos, sin, mask)
         h = self.norm(h)
+        logits = self.output(h).float()
         if self.params.last_token:
-            h = h[:, [-1], :]
-        return self.output(h).float()
+            return logits[:, -1, :]
+        return logits
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,14 +26,38 @@ that leave an operand's index box (out-of-bounds warnings).`,
 	Run: runDIE,
 }
 
-// DeadSpace is what DIE removed from one op.
+// DeadSpace is what DIE (and known-values before it) removed from one op.
 type DeadSpace struct {
-	Op, Kind    string
-	Dead        volume.Set
-	Total       int64 // iterations of the domain before DIE (static shapes only)
-	DeadCount   int64
-	Counted     bool
-	Approximate bool // DIE kept the op whole because a volume computation failed
+	Op, Kind string
+	// Dead holds the iterations whose results nothing required (DIE).
+	Dead volume.Set
+	// KnownZero holds the reduction iterations known-values removed: they contribute the
+	// reduction's identity (a known-zero factor, a max over -inf).
+	KnownZero      volume.Set
+	Total          int64 // iterations of the domain before known-values and DIE (static shapes only)
+	DeadCount      int64
+	KnownZeroCount int64
+	Counted        bool
+	Approximate    bool // DIE kept the op whole because a volume computation failed
+}
+
+// addKnownZero records the iterations known-values removed from the op (for the valid
+// symbolic dims).
+func (d *DeadSpace) addKnownZero(kz volume.Set, valid volume.Set) {
+	if kz.NPieces() == 0 {
+		return
+	}
+	_ = volume.Try(func() {
+		d.KnownZero = kz.IntersectParams(valid).Coalesce()
+		if d.Counted {
+			if n, err := d.KnownZero.Card(nil); err == nil {
+				d.KnownZeroCount = n
+				d.Total += n
+			} else {
+				d.Counted = false
+			}
+		}
+	})
 }
 
 func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
@@ -61,8 +85,11 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		*old = u
 	}
+	// the symbolic dims for which the graph is defined (the ops' requirements, which the
+	// entry checks): nothing outside it is required
+	valid := validParams(g)
 	for _, o := range g.Outputs {
-		box := boxOf(params, o.Type)
+		box := boxOf(params, o.Type).IntersectParams(valid)
 		var r volume.Set
 		found := false
 		for _, rq := range st.Opts.Require {
@@ -108,7 +135,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		res := memo[key]
 		if res == nil || key == "" {
 			var diags []Diagnostic
-			res, diags = analyzeDIE(op, params, r.set)
+			res, diags = analyzeDIE(op, params, r.set, valid)
 			st.Diags = append(st.Diags, diags...)
 			if key != "" && len(diags) == 0 && !res.approximate {
 				if err := volume.Try(func() {
@@ -132,6 +159,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		ds := DeadSpace{Op: op.Result.Name, Kind: op.Kind, Approximate: res.approximate, Dead: res.dead,
 			Total: res.total, DeadCount: res.deadCount, Counted: res.counted}
+		ds.addKnownZero(st.KnownZero[op.Result.Name], valid)
 		if !ds.Dead.PlainIsEmpty() && stats != nil {
 			stats.DomainsReduced++
 		}
@@ -146,6 +174,15 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		st.Dead[i], st.Dead[j] = st.Dead[j], st.Dead[i]
 	}
 	return nil
+}
+
+// validParams returns the set of symbolic-dim values that satisfy every op's requirements.
+func validParams(g *ir.Graph) volume.Set {
+	var cons []volume.Constraint
+	for _, op := range g.Ops {
+		cons = append(cons, op.Requires...)
+	}
+	return volume.SetFromConstraints(g.Params, "", nil, cons)
 }
 
 // reqVolume is the required volume of a value and, when known, its text.
@@ -185,10 +222,10 @@ func dieKey(k *opkey.Key, params []string, rtext string, op *ir.Op) string {
 }
 
 // analyzeDIE restricts op to the iterations that contribute to R and returns the required
-// volume of its operands, its dead space and the diagnostics (writes and reads outside the
-// index boxes).
-func analyzeDIE(op *ir.Op, params []string, R volume.Set) (*dieResult, []Diagnostic) {
-	before := op.Domain
+// volume of its operands, its dead space (for the symbolic dims in valid, which satisfy every
+// op's requirements) and the diagnostics (writes and reads outside the index boxes).
+func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []Diagnostic) {
+	before := op.Domain.IntersectParams(valid)
 	var contrib volume.Set
 	opReq := make([]volume.Set, len(op.Operands))
 	var diags []Diagnostic

@@ -115,7 +115,7 @@ func runCase(c, run string) (string, error) {
 	}
 	pipeline := passes.DefaultPipeline
 	var requires []string
-	reportDead := false
+	reportDead, noZeroSkip := false, false
 	for _, a := range splitArgs(run) {
 		switch {
 		case strings.HasPrefix(a, "--pipeline="):
@@ -124,6 +124,8 @@ func runCase(c, run string) (string, error) {
 			requires = append(requires, strings.TrimPrefix(a, "--require="))
 		case a == "--report-dead":
 			reportDead = true
+		case a == "--no-zero-skip":
+			noZeroSkip = true
 		case a == "graphc" || a == "%s" || a == "--emit=ir":
 		default:
 			return "", fmt.Errorf("unknown RUN argument %q", a)
@@ -133,7 +135,7 @@ func runCase(c, run string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	opts := &passes.Options{VerifyEach: true}
+	opts := &passes.Options{VerifyEach: true, NoZeroSkip: noZeroSkip}
 	for _, r := range requires {
 		rq, err := passes.ParseRequirement(g, r)
 		if err != nil {

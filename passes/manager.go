@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // Pass is one named transformation of a graph.
@@ -29,6 +30,7 @@ type Pass struct {
 // registry is the single ordered table of passes; DefaultPipeline lists the default run.
 var registry = []*Pass{
 	removeEmptyPass, // first: later passes never see work on empty tensors
+	knownValuesPass, // before die: the identity iterations it drops make their operands unused
 	diePass,
 	fusePass, // after die: fusion must not hide from DIE which elements each op reads
 	dcePass,  // last: removes what DIE and fuse left without users
@@ -38,11 +40,13 @@ var registry = []*Pass{
 // die, before dce, as the order table requires): exported models materialise every transpose,
 // reshape and elementwise step (softmax, GELU, the norms), and fusing them cut a T=1024 GPT-2's
 // time by 13% (issue 21); results keep their bits.
-const DefaultPipeline = "remove-empty,die,fuse,dce"
+const DefaultPipeline = "remove-empty,known-values,die,fuse,dce"
 
 // order lists pairs (Before, After) that a pipeline must respect when it contains both.
 var order = []struct{ Before, After, Why string }{
 	{"remove-empty", "die", "die relies on empty ops being fills so that it never propagates through work that does not exist"},
+	{"known-values", "die", "die finds the producers of the operand elements that known-values' skipped iterations read unused"},
+	{"remove-empty", "known-values", "known-values would analyse ops over empty tensors that remove-empty turns into fills"},
 	{"die", "dce", "dce removes the ops whose required volume die found empty"},
 	{"remove-empty", "dce", "remove-empty turns empty ops into fills that no longer use their operands, which dce then removes"},
 	{"die", "fuse", "die restricts each op from its own element maps; a fused consumer's domain still covers what the producer computed for it"},
@@ -161,6 +165,9 @@ type Options struct {
 	DumpDir        string    // when set, dumps go to numbered files <dir>/<seq>_<when>_<pass>.graph
 	Dump           io.Writer // where dumps go when DumpDir is empty (stderr in the CLI)
 	ReportOOBAsErr bool
+	// NoZeroSkip keeps known-values to its exact rules: without it, unknown floating-point
+	// values are assumed finite (0·x = 0 skips the iteration), as -ffinite-math-only does.
+	NoZeroSkip bool
 }
 
 // State is what passes share during one run: the requirements and what the passes found.
@@ -173,6 +180,11 @@ type State struct {
 	Diags []Diagnostic
 	// Required is DIE's required volume per value (for buffer planning).
 	Required map[*ir.Value]RequiredVolume
+	// KnownZero holds, per op result name, the reduction iterations known-values removed
+	// because they contribute the reduction's identity (a known-zero factor, a max over -inf).
+	KnownZero map[string]volume.Set
+	// Known holds the regions where known-values found each value to be a known constant.
+	Known map[*ir.Value][]KnownRegion
 }
 
 // Stats counts what one pass did.

@@ -8,22 +8,37 @@ import (
 )
 
 // DeadReport formats the dead iteration space of every op: the set in isl notation, its size
-// and the fraction of the domain removed (static shapes), and a total line.
+// and the fraction of the domain removed (static shapes), why the iterations died (their
+// results are unused, or they contribute a reduction's identity: a known-zero factor), and a
+// total line.
 func (st *State) DeadReport() string {
 	var sb strings.Builder
 	sb.WriteString("dead iterations (die):\n")
+	for _, d := range st.Dead {
+		if d.KnownZero.NPieces() > 0 && !d.KnownZero.PlainIsEmpty() {
+			sb.WriteString("  (unused: no required element depends on them; known identity: they add a known zero, or\n" +
+				"   take the max of a known -inf, so known-values skipped them)\n")
+			break
+		}
+	}
 	var total, dead int64
 	counted := true
 	for _, d := range st.Dead {
+		kz := d.KnownZero.NPieces() > 0 && !d.KnownZero.PlainIsEmpty()
 		if d.Counted {
+			n := d.DeadCount + d.KnownZeroCount
 			pct := 0.0
 			if d.Total > 0 {
-				pct = 100 * float64(d.DeadCount) / float64(d.Total)
+				pct = 100 * float64(n) / float64(d.Total)
 			}
-			fmt.Fprintf(&sb, "  %%%s (%s): %d of %d iterations dead (%.1f%%)\n", d.Op, d.Kind, d.DeadCount, d.Total, pct)
+			fmt.Fprintf(&sb, "  %%%s (%s): %d of %d iterations dead (%.1f%%)", d.Op, d.Kind, n, d.Total, pct)
+			if d.KnownZeroCount > 0 {
+				fmt.Fprintf(&sb, ": %d unused, %d known identity", d.DeadCount, d.KnownZeroCount)
+			}
+			sb.WriteString("\n")
 			total += d.Total
-			dead += d.DeadCount
-		} else if d.Dead.PlainIsEmpty() {
+			dead += n
+		} else if d.Dead.PlainIsEmpty() && !kz {
 			fmt.Fprintf(&sb, "  %%%s (%s): no dead iterations\n", d.Op, d.Kind)
 		} else {
 			counted = false
@@ -33,7 +48,14 @@ func (st *State) DeadReport() string {
 			sb.WriteString("      (analysis gave up: the op was kept whole)\n")
 		}
 		if !d.Dead.PlainIsEmpty() {
-			fmt.Fprintf(&sb, "      %s\n", d.Dead)
+			if kz {
+				fmt.Fprintf(&sb, "      unused: %s\n", d.Dead)
+			} else {
+				fmt.Fprintf(&sb, "      %s\n", d.Dead)
+			}
+		}
+		if kz {
+			fmt.Fprintf(&sb, "      known identity: %s\n", d.KnownZero)
 		}
 	}
 	if counted {

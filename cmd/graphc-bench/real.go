@@ -24,6 +24,7 @@ type realRow struct {
 	name                string
 	die, nodie, ort     float64 // ms per call
 	errDie, errORT      float64 // largest error relative to the output's scale
+	live                float64 // fraction of the iterations the default pipeline keeps (0: unknown)
 	compile             time.Duration
 	failed              string
 	symbolic, transform bool
@@ -35,7 +36,7 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 		return fmt.Errorf("%w (export the models first: python3 models/export.py)", err)
 	}
 	fmt.Printf("real models in %s; CPU: %s\n", root, cpuName())
-	fmt.Printf("%-22s %10s %10s %10s %7s %9s %9s %9s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "g/ort", "die/nodie", "err", "ort err", "compile")
+	fmt.Printf("%-22s %10s %10s %10s %7s %9s %6s %9s %9s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "g/ort", "die/nodie", "live", "err", "ort err", "compile")
 	var rows []realRow
 	for _, name := range names {
 		if len(want) > 0 && !want[name] {
@@ -73,8 +74,12 @@ func (r realRow) String() string {
 	if r.failed != "" {
 		return fmt.Sprintf("%-22s error: %s", r.name, r.failed)
 	}
-	return fmt.Sprintf("%-22s %10.3f %10s %10s %7s %9s %9.1e %9s %7.1fs", r.name, r.die, fmtMS(r.nodie), fmtMS(r.ort),
-		fmtRatio(r.die, r.ort), fmtRatio(r.die, r.nodie), r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
+	live := "-"
+	if r.live > 0 {
+		live = fmt.Sprintf("%.2f", r.live)
+	}
+	return fmt.Sprintf("%-22s %10.3f %10s %10s %7s %9s %6s %9.1e %9s %7.1fs", r.name, r.die, fmtMS(r.nodie), fmtMS(r.ort),
+		fmtRatio(r.die, r.ort), fmtRatio(r.die, r.nodie), live, r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
 }
 
 func fmtErr(e, ms float64) string {
@@ -108,6 +113,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		}
 		if cfg.name == "die" {
 			r.compile = time.Since(t0)
+			r.live = liveFraction(res.Dead)
 		}
 		dir := filepath.Join(work, cfg.name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -151,6 +157,23 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		}
 	}
 	return r
+}
+
+// liveFraction returns the fraction of all iterations that the pipeline kept (the "MAC
+// ratio" die/no-die can approach), or 0 when some count is symbolic.
+func liveFraction(dead []passes.DeadSpace) float64 {
+	var total, gone int64
+	for _, d := range dead {
+		if !d.Counted {
+			return 0
+		}
+		total += d.Total
+		gone += d.DeadCount + d.KnownZeroCount
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(total-gone) / float64(total)
 }
 
 // isTransformer tells the families apart by the inputs: token ids are integers.

@@ -19,6 +19,7 @@ import (
 	"github.com/graphc/graphc/internal/viz"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
+	"github.com/graphc/graphc/volume"
 )
 
 const usageText = `usage: graphc [flags] MODEL
@@ -150,6 +151,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
 	timing := fs.Bool("pass-timing", false, "report the wall time of every pass (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
+	noZeroSkip := fs.Bool("no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
@@ -184,7 +186,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	opts := []graphc.Option{
 		graphc.WithTarget(*target), graphc.WithEntry(*entry), graphc.WithPipeline(*pipeline),
 		graphc.WithCPU(*mcpu), graphc.WithAttrs(*mattr), graphc.WithDumpWriter(stderr),
-		graphc.WithVerifyEach(*verifyEach),
+		graphc.WithVerifyEach(*verifyEach), graphc.WithZeroSkipping(!*noZeroSkip),
 	}
 	for _, p := range printBefore {
 		opts = append(opts, graphc.WithPrintIRBefore(p))
@@ -389,7 +391,13 @@ func drawDomain(res *graphc.Result, name, dims string, params map[string]int64) 
 			return "", fmt.Errorf("--dims=%s: op %%%s iterates over [%s]", dims, op.Result.Name, strings.Join(op.Dims, ", "))
 		}
 	}
-	pic, err := viz.Domain(res.Graph, op, dr, dc, params)
+	var skipped volume.Set
+	for _, d := range res.Dead {
+		if d.Op == op.Result.Name {
+			skipped = d.KnownZero
+		}
+	}
+	pic, err := viz.Domain(res.Graph, op, dr, dc, params, skipped)
 	if err != nil {
 		return "", err
 	}

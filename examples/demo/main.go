@@ -14,6 +14,7 @@ import (
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/passes"
 )
 
 const model = "testdata/models/matmul_trilu.onnx"
@@ -33,7 +34,7 @@ func run() error {
 	b := e2e.RandomTensor(r, ir.F32, []int64{n, n})
 	want := reference(a, b, n)
 	times := map[string]float64{}
-	for _, pipeline := range []string{"remove-empty,die,dce", ""} {
+	for _, pipeline := range []string{passes.DefaultPipeline, ""} {
 		res, err := graphc.Compile(ctx, model, graphc.WithPipeline(pipeline))
 		if err != nil {
 			return err

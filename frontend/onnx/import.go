@@ -106,6 +106,9 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	if err := im.checkGraphLimits(gp); err != nil {
 		return err
 	}
+	if err := im.checkSupported(gp); err != nil {
+		return err
+	}
 	inits := map[string]*onnxpb.TensorProto{}
 	for _, t := range gp.Initializer {
 		inits[t.GetName()] = t
@@ -241,20 +244,85 @@ func hasDimValue(d *onnxpb.TensorShapeProto_Dimension) bool {
 	return ok
 }
 
+// unsupportedReason says why graphc cannot import node n ("" when it can, as far as its op
+// type, domain and the model's opset tell).
+func (im *importer) unsupportedReason(n *onnxpb.NodeProto) string {
+	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+		return fmt.Sprintf("op domain %q", d)
+	}
+	def, ok := opTable[n.GetOpType()]
+	if !ok {
+		return fmt.Sprintf("op %s is not supported", n.GetOpType())
+	}
+	if im.opset < int64(def.Since) {
+		return fmt.Sprintf("%s is supported from opset %d", n.GetOpType(), def.Since)
+	}
+	return ""
+}
+
+// checkSupported reports every node graphc cannot import at once, grouped by op with the
+// nodes' names, rather than the first one only: a user sees all that a model needs.
+func (im *importer) checkSupported(gp *onnxpb.GraphProto) error {
+	type group struct {
+		reason string
+		nodes  []string
+	}
+	var order []string
+	groups := map[string]*group{}
+	var first *onnxpb.NodeProto
+	for _, n := range gp.Node {
+		r := im.unsupportedReason(n)
+		if r == "" {
+			continue
+		}
+		if first == nil {
+			first = n
+		}
+		key := n.GetDomain() + "/" + n.GetOpType()
+		g, ok := groups[key]
+		if !ok {
+			g = &group{reason: r}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.nodes = append(g.nodes, fmt.Sprintf("%q", n.GetName()))
+	}
+	const hint = "graphc ops lists the supported ops"
+	switch {
+	case len(order) == 0:
+		return nil
+	case len(order) == 1 && len(groups[order[0]].nodes) == 1:
+		return im.importNode(first) // the message of the node itself
+	}
+	var parts []string
+	count := 0
+	for _, k := range order {
+		g := groups[k]
+		count += len(g.nodes)
+		names := g.nodes
+		if len(names) > 5 {
+			names = append(names[:5:5], fmt.Sprintf("and %d more", len(g.nodes)-5))
+		}
+		what := "node"
+		if len(g.nodes) > 1 {
+			what = "nodes"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s %s)", g.reason, what, strings.Join(names, ", ")))
+	}
+	return im.errf("%w: %d nodes use what graphc does not support: %s; %s", ErrUnsupported, count, strings.Join(parts, "; "), hint)
+}
+
 func (im *importer) importNode(n *onnxpb.NodeProto) error {
 	nerr := func(err error) error {
 		return &NodeError{File: im.file, Node: n.GetName(), Op: n.GetOpType(), Opset: im.opset, Err: err}
 	}
-	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
-		return nerr(fmt.Errorf("%w: op domain %q", ErrUnsupported, d))
+	if r := im.unsupportedReason(n); r != "" {
+		if _, known := opTable[n.GetOpType()]; !known {
+			r += " (graphc ops lists the supported ops)"
+		}
+		return nerr(fmt.Errorf("%w: %s", ErrUnsupported, r))
 	}
-	def, ok := opTable[n.GetOpType()]
-	if !ok {
-		return nerr(fmt.Errorf("%w: op %s is not supported (supported ops: %s)", ErrUnsupported, n.GetOpType(), strings.Join(SupportedOps(), ", ")))
-	}
-	if im.opset < int64(def.Since) {
-		return nerr(fmt.Errorf("%w: %s is supported from opset %d", ErrUnsupported, n.GetOpType(), def.Since))
-	}
+	def := opTable[n.GetOpType()]
 	for _, o := range n.Output {
 		if o == "" {
 			continue

@@ -119,6 +119,61 @@ func divideExtent(total, known volume.Aff) (volume.Aff, error) {
 	return volume.Aff{}, fmt.Errorf("%w: cannot infer the -1 extent: %s elements over %s", ErrUnsupported, total.String(), known.String())
 }
 
+// inferExtent returns the -1 extent of a reshape: the product of the operand's extents over
+// the product of the known ones. Symbolic extents cancel as factors ([B, T, 4, 8] to
+// [B, T, -1] gives 32) so that the result stays quasi-affine when the products are not.
+func inferExtent(total, known []volume.Aff) (volume.Aff, error) {
+	rest := map[string]int{}
+	var restDims []volume.Aff
+	for _, d := range total {
+		if _, ok := d.IsConst(); !ok {
+			rest[d.String()]++
+			restDims = append(restDims, d)
+		}
+	}
+	var knownConst []volume.Aff
+	for _, d := range known {
+		if _, ok := d.IsConst(); ok {
+			knownConst = append(knownConst, d)
+			continue
+		}
+		if rest[d.String()] == 0 {
+			// no common factor: the products themselves must be quasi-affine
+			t, err := extentProduct(total)
+			if err != nil {
+				return t, err
+			}
+			k, err := extentProduct(known)
+			if err != nil {
+				return k, err
+			}
+			return divideExtent(t, k)
+		}
+		rest[d.String()]--
+	}
+	var left []volume.Aff
+	for _, d := range total {
+		if _, ok := d.IsConst(); ok {
+			left = append(left, d)
+		}
+	}
+	for _, d := range restDims {
+		if rest[d.String()] > 0 {
+			rest[d.String()]--
+			left = append(left, d)
+		}
+	}
+	t, err := extentProduct(left)
+	if err != nil {
+		return t, err
+	}
+	k, err := extentProduct(knownConst)
+	if err != nil {
+		return k, err
+	}
+	return divideExtent(t, k)
+}
+
 func importReshape(c *nodeCtx) error {
 	x, err := c.Input(0)
 	if err != nil {
@@ -154,15 +209,7 @@ func importReshape(c *nodeCtx) error {
 		knownDims = append(knownDims, shape[i])
 	}
 	if neg >= 0 {
-		total, err := extentProduct(x.Type.Shape)
-		if err != nil {
-			return err
-		}
-		known, err := extentProduct(knownDims)
-		if err != nil {
-			return err
-		}
-		if shape[neg], err = divideExtent(total, known); err != nil {
+		if shape[neg], err = inferExtent(x.Type.Shape, knownDims); err != nil {
 			return err
 		}
 	}
@@ -372,14 +419,25 @@ func importSlice(c *nodeCtx) error {
 		return err
 	}
 	var starts, ends, axes, steps []int64
+	attrs := ir.Attrs{}
 	if c.Opset() < 10 {
 		starts, ends, axes = c.AttrInts("starts", nil), c.AttrInts("ends", nil), c.AttrInts("axes", nil)
 	} else {
-		if starts, err = c.RequireInts(1, "starts"); err != nil {
+		// starts and ends may be computed from the symbolic dims (x[:T] with T from Shape)
+		symStarts, err := c.RequireSymInts(1, "starts")
+		if err != nil {
 			return err
 		}
-		if ends, err = c.RequireInts(2, "ends"); err != nil {
+		symEnds, err := c.RequireSymInts(2, "ends")
+		if err != nil {
 			return err
+		}
+		var symStart, symEnd bool
+		starts, symStart = splitSym(symStarts)
+		ends, symEnd = splitSym(symEnds)
+		if symStart || symEnd {
+			fillSym(attrs, "sym_starts", symStarts)
+			fillSym(attrs, "sym_ends", symEnds)
 		}
 		if c.HasInput(3) {
 			if axes, err = c.RequireInts(3, "axes"); err != nil {
@@ -392,8 +450,33 @@ func importSlice(c *nodeCtx) error {
 			}
 		}
 	}
-	return emit1(c, "slice", []*ir.Value{x}, ir.Attrs{"starts": ir.IntsAttr(starts...), "ends": ir.IntsAttr(ends...),
-		"axes": ir.IntsAttr(axes...), "steps": ir.IntsAttr(steps...)})
+	attrs["starts"], attrs["ends"] = ir.IntsAttr(starts...), ir.IntsAttr(ends...)
+	attrs["axes"], attrs["steps"] = ir.IntsAttr(axes...), ir.IntsAttr(steps...)
+	return emit1(c, "slice", []*ir.Value{x}, attrs)
+}
+
+// splitSym returns the constant parts of slice bounds (0 where a bound is symbolic) and
+// whether some bound is symbolic.
+func splitSym(vals []volume.Aff) ([]int64, bool) {
+	out := make([]int64, len(vals))
+	sym := false
+	for i, v := range vals {
+		if k, ok := v.IsConst(); ok {
+			out[i] = k
+		} else {
+			sym = true
+		}
+	}
+	return out, sym
+}
+
+// fillSym sets the symbolic-bounds attribute of a slice: every bound as an expression.
+func fillSym(attrs ir.Attrs, name string, vals []volume.Aff) {
+	texts := make([]string, len(vals))
+	for i, v := range vals {
+		texts[i] = v.String()
+	}
+	attrs[name] = ir.StringsAttr(texts...)
 }
 
 func importExpand(c *nodeCtx) error {

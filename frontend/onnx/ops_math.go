@@ -100,9 +100,15 @@ func importIsInf(c *nodeCtx) error {
 }
 
 // importPow converts the exponent to the base's type (ONNX allows them to differ since opset 12).
+// A constant exponent of 2 (RMSNorm's x.pow(2)) is x·x: the same correctly rounded square, a
+// multiplication instead of a call to the pow runtime function.
 func importPow(c *nodeCtx) error {
 	e := c.emitter()
 	x, y := e.in(0), e.in(1)
+	if t, ok := c.ConstInput(1); ok && x != nil && t.Len() == 1 && len(t.Shape) <= x.Type.Rank() && t.Float(0) == 2 {
+		e.out(0, e.op("mul", c.Output(0), nil, x, x))
+		return e.done()
+	}
 	if x != nil && y != nil {
 		y = e.cast(y, x.Type.Elem)
 	}

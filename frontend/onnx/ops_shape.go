@@ -112,6 +112,9 @@ func importConstantOfShape(c *nodeCtx) error {
 }
 
 func importRange(c *nodeCtx) error {
+	if done, err := importSymbolicRange(c); done || err != nil {
+		return err
+	}
 	var args [3]*ir.Tensor
 	for i, role := range []string{"start", "limit", "delta"} {
 		t, err := c.RequireConst(i, role)
@@ -148,6 +151,30 @@ func importRange(c *nodeCtx) error {
 	}
 	c.SetConst(0, out)
 	return nil
+}
+
+// importSymbolicRange imports a Range whose integer bounds are computed from the symbolic
+// dims (torch.arange(T) with T from Shape → Gather → Cast) as a range op: an affine tensor of
+// symbolic length. It reports done=false when every bound is a constant (folded instead).
+func importSymbolicRange(c *nodeCtx) (done bool, err error) {
+	var ex [3]volume.Aff
+	symbolic := false
+	for i := range ex {
+		v, ok := c.SymInts(i)
+		if !ok || len(v) != 1 {
+			return false, nil
+		}
+		ex[i] = v[0]
+		if _, ok := v[0].IsConst(); !ok {
+			symbolic = true
+		}
+	}
+	if !symbolic {
+		return false, nil
+	}
+	s, _ := c.known(0)
+	return true, emit1(c, "range", nil, ir.Attrs{"elem": ir.StringAttr(s.elem.String()),
+		"start": ir.StringAttr(ex[0].String()), "limit": ir.StringAttr(ex[1].String()), "delta": ir.StringAttr(ex[2].String())})
 }
 
 func sign(v int64) int64 {

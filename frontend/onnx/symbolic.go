@@ -115,11 +115,13 @@ var symbolicOps = map[string]func(c *nodeCtx, in []*symTensor) bool{
 	"Unsqueeze": symReshapeLike,
 	"Reshape":   symReshapeLike,
 	"Flatten":   symReshapeLike,
+	"Equal":     symEqual,
+	"Where":     symWhere,
 }
 
 // symbolicInputs is the number of leading inputs a handler of symbolicOps reads unconditionally
 // (1 when not listed). A node with fewer is left to the regular importer, which reports it.
-var symbolicInputs = map[string]int{"Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Gather": 2}
+var symbolicInputs = map[string]int{"Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Gather": 2, "Equal": 2, "Where": 3}
 
 // trySymbolic evaluates n symbolically when some input is symbolic and all are known.
 func (im *importer) trySymbolic(c *nodeCtx) bool {
@@ -181,31 +183,99 @@ func symCast(c *nodeCtx, in []*symTensor) bool {
 
 // symBinary applies f with numpy broadcasting of scalars and equal shapes.
 func symBinary(f func(a, b volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in []*symTensor) bool {
-	return func(c *nodeCtx, in []*symTensor) bool {
-		if len(in) != 2 || in[0] == nil || in[1] == nil {
-			return false
-		}
-		a, b := in[0], in[1]
-		n := max(len(a.vals), len(b.vals))
-		if len(a.vals) != n && len(a.vals) != 1 || len(b.vals) != n && len(b.vals) != 1 {
-			return false
-		}
-		shape := a.shape
-		if len(b.vals) > len(a.vals) || len(b.shape) > len(a.shape) {
-			shape = b.shape
-		}
-		out := make([]volume.Aff, n)
-		for i := range out {
-			x, y := a.vals[min(i, len(a.vals)-1)], b.vals[min(i, len(b.vals)-1)]
-			r, ok := f(x, y)
-			if !ok {
-				return false
-			}
-			out[i] = r
-		}
-		c.SetSym(0, a.elem, shape, out)
-		return true
+	return func(c *nodeCtx, in []*symTensor) bool { return symBroadcast(c, in, f, ir.Invalid) }
+}
+
+// symBroadcast sets output 0 to f applied elementwise to in[0] and in[1] (scalars broadcast,
+// otherwise equal sizes), with element type elem (Invalid: in[0]'s).
+func symBroadcast(c *nodeCtx, in []*symTensor, f func(a, b volume.Aff) (volume.Aff, bool), elem ir.DType) bool {
+	if len(in) != 2 || in[0] == nil || in[1] == nil {
+		return false
 	}
+	a, b := in[0], in[1]
+	n := max(len(a.vals), len(b.vals))
+	if len(a.vals) != n && len(a.vals) != 1 || len(b.vals) != n && len(b.vals) != 1 {
+		return false
+	}
+	shape := a.shape
+	if len(b.vals) > len(a.vals) || len(b.shape) > len(a.shape) {
+		shape = b.shape
+	}
+	out := make([]volume.Aff, n)
+	for i := range out {
+		r, ok := f(a.vals[min(i, len(a.vals)-1)], b.vals[min(i, len(b.vals)-1)])
+		if !ok {
+			return false
+		}
+		out[i] = r
+	}
+	if elem == ir.Invalid {
+		elem = a.elem
+	}
+	c.SetSym(0, elem, shape, out)
+	return true
+}
+
+// symEqual compares shape values. Two expressions are equal when their difference is 0, and
+// different when the difference has one sign for every value of the symbolic dims (which are
+// never negative): the exporters' Expand(x, Where(Equal(shape, -1), 1, shape)) idiom.
+func symEqual(c *nodeCtx, in []*symTensor) bool {
+	return symBroadcast(c, in, func(a, b volume.Aff) (volume.Aff, bool) {
+		d := a.Sub(b)
+		switch {
+		case isZeroAff(d):
+			return volume.AffConst(1), true
+		case signDefinite(d):
+			return volume.AffConst(0), true
+		}
+		return volume.Aff{}, false
+	}, ir.Bool)
+}
+
+// signDefinite reports whether a is non-zero for every non-negative value of its parameters:
+// a constant term and parameter coefficients of one sign, the constant non-zero.
+func signDefinite(a volume.Aff) bool {
+	if len(a.Dims) > 0 || len(a.Floors) > 0 || a.Const == 0 {
+		return false
+	}
+	for _, p := range a.Params {
+		if (p.Coef > 0) != (a.Const > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// symWhere selects between shape values by a condition known at import.
+func symWhere(c *nodeCtx, in []*symTensor) bool {
+	if len(in) != 3 || in[0] == nil || in[1] == nil || in[2] == nil {
+		return false
+	}
+	cond, x, y := in[0], in[1], in[2]
+	n := max(len(cond.vals), len(x.vals), len(y.vals))
+	shape := cond.shape
+	for _, t := range []*symTensor{cond, x, y} {
+		if len(t.vals) != n && len(t.vals) != 1 {
+			return false
+		}
+		if len(t.vals) == n && len(t.shape) >= len(shape) {
+			shape = t.shape
+		}
+	}
+	out := make([]volume.Aff, n)
+	for i := range out {
+		k, ok := cond.vals[min(i, len(cond.vals)-1)].IsConst()
+		if !ok {
+			return false
+		}
+		if k != 0 {
+			out[i] = x.vals[min(i, len(x.vals)-1)]
+		} else {
+			out[i] = y.vals[min(i, len(y.vals)-1)]
+		}
+	}
+	c.SetSym(0, x.elem, shape, out)
+	return true
 }
 
 func symMul(a, b volume.Aff) (volume.Aff, bool) {
@@ -416,4 +486,9 @@ func symReshapeLike(c *nodeCtx, in []*symTensor) bool {
 	}
 	c.SetSym(0, data.elem, shape, data.vals)
 	return true
+}
+
+func isZeroAff(a volume.Aff) bool {
+	k, ok := a.IsConst()
+	return ok && k == 0
 }

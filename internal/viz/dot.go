@@ -11,8 +11,9 @@ import (
 )
 
 // DOT returns g as a Graphviz digraph. dead, when non-nil, is DIE's report: each op is labelled
-// with its kind, result shape and the fraction of its iterations DIE removed, and filled with a
-// colour from white (nothing removed) to red (everything removed).
+// with its kind, result shape and the fraction of its iterations DIE removed (and how many of
+// them known-values skipped as known identities), and filled with a colour from white (nothing
+// removed) to red (everything removed).
 func DOT(g *ir.Graph, dead []passes.DeadSpace) string {
 	byOp := map[string]passes.DeadSpace{}
 	for _, d := range dead {
@@ -42,10 +43,13 @@ func DOT(g *ir.Graph, dead []passes.DeadSpace) string {
 		if d, ok := byOp[op.Result.Name]; ok {
 			switch {
 			case d.Counted && d.Total > 0:
-				f := float64(d.DeadCount) / float64(d.Total)
+				f := float64(d.DeadCount+d.KnownZeroCount) / float64(d.Total)
 				label += fmt.Sprintf("\nDIE: %.1f%% dead", 100*f)
+				if d.KnownZeroCount > 0 {
+					label += fmt.Sprintf(" (%.1f%% known identity)", 100*float64(d.KnownZeroCount)/float64(d.Total))
+				}
 				fill = shade(f)
-			case d.Dead.PlainIsEmpty():
+			case d.Dead.PlainIsEmpty() && (d.KnownZero.NPieces() == 0 || d.KnownZero.PlainIsEmpty()):
 				label += "\nDIE: 0% dead"
 			default:
 				label += "\nDIE: partly dead (symbolic)"

@@ -16,6 +16,10 @@ const (
 	ClassLive    = "live"    // every iteration projecting to the cell is executed
 	ClassDead    = "dead"    // no iteration projecting to the cell is executed
 	ClassPartial = "partial" // some are
+	// ClassSkipped cells hold only iterations known-values skipped (they add a known zero or
+	// take the max of a known -inf: the masked half of causal attention) or dead ones, at
+	// least one skipped.
+	ClassSkipped = "skipped"
 )
 
 // maxCells bounds the pictures (cells of the projection's bounding box).
@@ -23,21 +27,23 @@ const maxCells = 1 << 20
 
 // Picture is a rendered projection.
 type Picture struct {
-	SVG                  string
-	Live, Dead, Partial  int // cells of each class
-	Rows, Cols           int
-	DimRow, DimCol       string
-	RowOrigin, ColOrigin int64
+	SVG                          string
+	Live, Dead, Partial, Skipped int // cells of each class
+	Rows, Cols                   int
+	DimRow, DimCol               string
+	RowOrigin, ColOrigin         int64
 }
 
 // Domain draws op's iteration domain projected onto iteration dims (dr, dc) (rows, columns):
 // cells where every iteration of the full domain is in op.Domain are live, cells where none is
-// are dead, the others partial. params binds the symbolic dims.
-func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64) (*Picture, error) {
+// are dead (skipped when known-values removed some of them: skipped holds those iterations,
+// or is the zero Set), the others partial. params binds the symbolic dims.
+func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64, skipped volume.Set) (*Picture, error) {
 	if dr == dc || dr < 0 || dc < 0 || dr >= op.NDim() || dc >= op.NDim() {
 		return nil, fmt.Errorf("op %%%s has %d iteration dims; cannot project onto dims %d and %d", op.Result.Name, op.NDim(), dr, dc)
 	}
-	var live, dead volume.Set
+	var live, dead, skip volume.Set
+	hasSkip := skipped.NPieces() > 0
 	err := volume.Try(func() {
 		full, dom := op.Full, op.Domain
 		for _, p := range g.Params {
@@ -46,9 +52,15 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64) (*Pictu
 				panic(fmt.Errorf("%w: bind symbolic dim %s (--dim %s=N)", volume.ErrUnbounded, p, p))
 			}
 			full, dom = full.FixParam(p, v), dom.FixParam(p, v)
+			if hasSkip {
+				skipped = skipped.FixParam(p, v)
+			}
 		}
 		live = project(dom, dr, dc)
 		dead = project(full.Subtract(dom), dr, dc)
+		if hasSkip {
+			skip = project(skipped.SetDimNames(op.Dims), dr, dc)
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -76,6 +88,17 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64) (*Pictu
 			class[k] = ClassDead
 		}
 	}
+	if hasSkip {
+		sp, err := skip.Points(nil, maxCells)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range sp {
+			if k := [2]int64{p[0], p[1]}; class[k] == ClassDead {
+				class[k] = ClassSkipped
+			}
+		}
+	}
 	r0, r1, c0, c1 := int64(1<<62), int64(-1<<62), int64(1<<62), int64(-1<<62)
 	for k := range class {
 		r0, r1, c0, c1 = min(r0, k[0]), max(r1, k[0]), min(c0, k[1]), max(c1, k[1])
@@ -90,7 +113,7 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64) (*Pictu
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n", w+120, h+40, w+120, h+40)
 	fmt.Fprintf(&sb, "<title>%%%s (%s): iteration domain projected onto (%s, %s)</title>\n", op.Result.Name, op.Kind, pic.DimRow, pic.DimCol)
-	colors := map[string]string{ClassLive: "#2e7d32", ClassDead: "#e0e0e0", ClassPartial: "#f9a825"}
+	colors := map[string]string{ClassLive: "#2e7d32", ClassDead: "#e0e0e0", ClassPartial: "#f9a825", ClassSkipped: "#90caf9"}
 	sb.WriteString(`<g transform="translate(0,20)">` + "\n")
 	// one rect per horizontal run of cells of the same class
 	for r := 0; r < rows; r++ {
@@ -108,6 +131,8 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64) (*Pictu
 					pic.Live += run
 				case ClassDead:
 					pic.Dead += run
+				case ClassSkipped:
+					pic.Skipped += run
 				default:
 					pic.Partial += run
 				}
@@ -117,7 +142,11 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64) (*Pictu
 	}
 	sb.WriteString("</g>\n")
 	fmt.Fprintf(&sb, `<text x="0" y="14" font-size="12" font-family="Helvetica">%%%s: %s → columns, %s ↓ rows</text>`+"\n", op.Result.Name, pic.DimCol, pic.DimRow)
-	for i, k := range []string{ClassLive, ClassDead, ClassPartial} {
+	legend := []string{ClassLive, ClassDead, ClassPartial}
+	if pic.Skipped > 0 {
+		legend = append(legend, ClassSkipped)
+	}
+	for i, k := range legend {
 		fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="10" font-family="Helvetica">%s</text>`+"\n",
 			w+10, 30+16*i, colors[k], w+24, 39+16*i, k)
 	}

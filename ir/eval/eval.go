@@ -86,6 +86,11 @@ func RunAll(g *ir.Graph, inputs map[string]*ir.Tensor, opts ...Option) (map[*ir.
 		vals[c] = c.Data
 	}
 	for _, op := range g.Ops {
+		if err := op.CheckRequires(cfg.params); err != nil {
+			return nil, fmt.Errorf("op %%%s: %w", op.Result.Name, err)
+		}
+	}
+	for _, op := range g.Ops {
 		if err := cfg.ctx.Err(); err != nil {
 			return nil, err
 		}
