@@ -104,6 +104,9 @@ func (kb *kernelBuilder) load(bc *bodyCtx, k int) (value.Value, error) {
 		// value, see bufferKey)
 		return bc.cnst(t, f, i), nil
 	}
+	if len(acc.Pieces) == 0 {
+		return bc.cnst(t, 0, 0), nil // read nowhere on the domain (decideGuards)
+	}
 	if bc.vl > 0 {
 		return kb.vload(bc, k), nil
 	}

@@ -42,6 +42,7 @@ type kernelSig struct {
 // emitKernel returns the kernel of op (the i-th op of g): the kernel of an earlier op with the
 // same key (dedup.go), or a new one.
 func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
+	op = decideGuards(op)
 	kf := ec.formOf(op)
 	ec.strategies = append(ec.strategies, kf.name)
 	// every element anyone reads is computed whole by one tile: no initialisation

@@ -196,8 +196,8 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int) int {
 		return 0
 	}
 	for k, acc := range op.Access {
-		if !op.Body.Reads(k) {
-			continue
+		if !op.Body.Reads(k) || len(acc.Pieces) == 0 && !acc.Approx {
+			continue // a read nowhere on the domain is the constant 0
 		}
 		if len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 || accessStride(acc.Pieces[0].Index, d) == strideOther {
 			return 0
@@ -206,6 +206,9 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int) int {
 	}
 	ok := true
 	op.Body.Walk(func(s *ir.Scalar) {
+		if s.Op == ir.SAvail && constAvail(op.Access[s.Arg]) {
+			return // a constant (decideGuards)
+		}
 		if !vectorizable(s) {
 			ok = false
 		}
