@@ -45,8 +45,10 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	op = decideGuards(op)
 	kf := ec.formOf(op)
 	ec.strategies = append(ec.strategies, kf.name)
-	// every element anyone reads is computed whole by one tile: no initialisation
-	fromInit := kf.tiles != nil && kf.tiles.border == nil && ec.readsOnlyWritten(op)
+	// every element anyone reads is computed whole by one tile, or written by one iteration of
+	// an op without reduction (softmax's probabilities on the causal triangle, whose other
+	// half nobody reads): no initialisation
+	fromInit := (kf.tiles != nil && kf.tiles.border == nil || kf.tiles == nil && op.Reduce == ir.ReduceNone) && ec.readsOnlyWritten(op)
 	if sig := kf.kernel(fromInit); sig != nil {
 		return sig, nil
 	}
