@@ -46,8 +46,10 @@ const (
 	// tileKCStream is the chunk of contractions with a single row of tiles whose other
 	// operand (kc·columns of it per chunk) is larger than tileStreamBytes: it streams from
 	// memory (see plan).
-	tileKCStream    = 16
-	tileStreamBytes = 1 << 20
+	tileKCStream = 16
+	// tileStreamPrefetchRows is the smallest tile height whose streamed kernels prefetch
+	tileStreamPrefetchRows = 4
+	tileStreamBytes        = 1 << 20
 	// tileMinLive is the smallest fraction of live points in the visited tiles for which
 	// register tiles are used: sparser volumes (diagonals) keep the per-point nest.
 	tileMinLive = 0.5
