@@ -99,8 +99,16 @@
 // ("+border"); a bias read guarded on the reduction dims alone peels the first reduction point
 // so that the rest of the reduction is a plain multiply-add. A tiled result whose consumers
 // read only tile-written elements skips its initialisation (accumulators start at the init
-// value). The chosen strategies are recorded in Entry.Strategies, e.g.
+// value), and so does a graph output the tiles write whole and the result of an op without
+// reduction whose consumers read only what it writes (softmax on the causal triangle). The
+// chosen strategies are recorded in Entry.Strategies, e.g.
 // "register-tiles 8x48 i=0 j=1 kc=256 classes=4 parts=1 +border".
+//
+// Before planning, access guards are decided on the op's (restricted) domain (guards.go): a
+// guard that holds on the whole domain is dropped, a piece whose guard holds nowhere goes, and
+// Avail of an access left with no piece or one unguarded piece is a constant. After DIE and
+// known-values, causal softmax's fused mask always picks the scores on the triangle it runs
+// on, so its kernels read unguarded operands and vectorize.
 //
 // # Buffers
 //
