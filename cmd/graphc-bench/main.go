@@ -52,7 +52,9 @@ var models = []benchModel{
 	linearModel(128, 256, 16384), // the language-model head of the gpt2 and llama exports
 	linearModel(1, 1024, 8000),
 	linearModel(8, 1024, 4096),
+	linearModel(16, 1024, 4096),
 	linearModel(32, 1024, 4096),
+	linearModel(64, 1024, 4096),
 	linearModel(128, 1024, 4096),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, 0},
