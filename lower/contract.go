@@ -43,9 +43,9 @@ const (
 	// tilePackMinReuse is the smallest number of row tiles that read one packed panel: the
 	// copy costs about as much as one tile's reads of the operand.
 	tilePackMinReuse = 4
-	// tileKCStream is the chunk of contractions with a single row of tiles whose other
-	// operand (kc·columns of it per chunk) is larger than tileStreamBytes: it streams from
-	// memory (see plan).
+	// tileKCStream is the chunk of contractions with fewer than tilePackMinReuse rows of
+	// tiles whose other operand (all its reduction rows by the result's columns) is larger
+	// than tileStreamBytes: it streams from memory (see plan).
 	tileKCStream = 16
 	// tileStreamPrefetchRows is the smallest tile height whose streamed kernels prefetch
 	tileStreamPrefetchRows = 4

@@ -78,10 +78,11 @@
 // --mcpu=native reads the host's CPU flags as clang's -march=native does). AVX-512 tiles whose
 // columns are fewer than 48 or exactly 64 (attention's P·V with head dims 32 and 64) take as
 // many vectors as the columns need and rows for the same 24 accumulators (12×32, 6×64). A
-// contraction with a single row of tiles over more than 1 MiB of the other operand (a GEMV, a
-// skinny GEMM) reduces in chunks of 16 (kc=16): the tiles then sweep 16 rows of it side by
-// side, sequential streams the prefetchers follow, instead of one page per row (1×1024 ·
-// 1024×8000: 2.7 ms with kc=256, 0.8 ms, a plain read of the 33 MB 0.6-1.1 ms).
+// contraction with up to three rows of tiles (too few to pay for packing) over more than 1 MiB
+// of the other operand (a GEMV, a skinny GEMM) reduces in chunks of 16 (kc=16): the tiles then
+// sweep 16 rows of it side by side, sequential streams the prefetchers follow, instead of one
+// page per row (1×1024 · 1024×8000: 2.7 ms with kc=256, 0.8 ms, a plain read of the 33 MB
+// 0.6-1.1 ms); tiles of 4 rows or more also prefetch two tiles ahead.
 //
 // Products accumulate with llvm.fmuladd, which fuses only where the CPU has FMA: for the
 // baseline x86-64 CPU the result is a rounded multiply then add, bit-identical to the
