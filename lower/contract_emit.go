@@ -285,7 +285,7 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 					}
 				}
 			}
-			if c.kc == tileKCStream && tc.rows >= tileStreamPrefetchRows {
+			if c.stream && tc.rows >= tileStreamPrefetchRows {
 				// streamed in place (one row of tiles, see plan): the same reduction point two
 				// tiles ahead, fetched while this one computes (skinny GEMMs whose tiles have
 				// a few rows, 8×1024·1024×4096: 0.95 -> 0.85 ms; a GEMV's single row has no

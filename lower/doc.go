@@ -82,7 +82,8 @@
 // of the other operand (a GEMV, a skinny GEMM) reduces in chunks of 16 (kc=16): the tiles then
 // sweep 16 rows of it side by side, sequential streams the prefetchers follow, instead of one
 // page per row (1×1024 · 1024×8000: 2.7 ms with kc=256, 0.8 ms, a plain read of the 33 MB
-// 0.6-1.1 ms); tiles of 4 rows or more also prefetch two tiles ahead.
+// 0.6-1.1 ms); with two or three rows of tiles the chunks are 64 long (fewer reloads of the
+// accumulators), and tiles of 4 rows or more prefetch the same point two tiles ahead.
 //
 // Products accumulate with llvm.fmuladd, which fuses only where the CPU has FMA: for the
 // baseline x86-64 CPU the result is a rounded multiply then add, bit-identical to the
