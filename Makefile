@@ -3,7 +3,7 @@
 GO ?= go
 PROTOC_GEN_GO_VERSION = v1.36.12
 
-.PHONY: all build test lint demo bench proto help clean fuzz
+.PHONY: all build test lint demo bench proto help clean fuzz soak
 
 all: build
 
@@ -17,12 +17,13 @@ help:
 	@echo "make bench-real  - the real-model set against onnxruntime (BENCH_MODELS=a,b to choose)"
 	@echo "make bench-profile - per-kernel profile of one real model (PROFILE_MODEL=gpt2)"
 	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
+	@echo "make soak    - the thorough randomized runs (hours): oracles at 10,000 cases, 30,000 random graphs, fuzzing 10m each"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
 	@echo "make conformance-hexagon - floating-point ONNX node tests as hexagonv67 code under qemu-hexagon"
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
 
 build:
-	$(GO) build -o bin/graphc ./cmd/graphc
+	$(GO) build -ldflags "-X main.commit=$$(git rev-parse --short=12 HEAD 2>/dev/null)" -o bin/graphc ./cmd/graphc
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^proto/')); \
@@ -61,9 +62,10 @@ models-tiny:
 bench-real:
 	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)"
 
-# bench-profile: where one decoder's time goes, kernel by kernel (perf, cpu-clock samples)
+# bench-profile: where one decoder's time goes, op by op (the kernels' cycle counters of
+# --profile): its 25 slowest ops with their time per call, ONNX node and kernel strategy
 bench-profile:
-	@if command -v perf >/dev/null; then $(GO) run ./cmd/graphc-bench -profile $(PROFILE_MODEL) -model-dir $(GRAPHC_MODELS); else echo "perf not installed: no per-kernel profile"; fi
+	$(GO) run ./cmd/graphc-bench -real -no-nodie -no-ort -profile 25 -model-dir $(GRAPHC_MODELS) -models $(PROFILE_MODEL)
 
 # fuzz: every fuzz target (docs/fuzzing.md), one after another, each for FUZZTIME; FUZZFLAGS adds
 # go test flags (e.g. FUZZFLAGS=-parallel=1 on a shared machine). It stops at the first target
@@ -86,6 +88,28 @@ fuzz:
 	  echo "== $$name in $$pkg for $(FUZZTIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg || exit 1; \
 	done
+
+# soak: the thorough randomized runs of the README, one after another (hours of CPU; nice it on a
+# shared machine): the volume oracles at SOAK_CASES cases for each of SOAK_SEEDS (with their
+# too-complex counts), 30,000 random graphs per pipeline against the evaluator, 4,000 random
+# graphs compiled and run, and every fuzz target for SOAK_FUZZTIME. It stops at the first
+# failure. Record the results in docs/fuzzing.md ("Last soak").
+SOAK_SEEDS ?= 1 2 3 7 11 20261125
+SOAK_CASES ?= 10000
+SOAK_FUZZTIME ?= 10m
+soak:
+	@for s in $(SOAK_SEEDS); do \
+	  echo "== volume oracles, $(SOAK_CASES) cases, seed $$s"; \
+	  log=$$(mktemp); \
+	  $(GO) test ./volume -run 'Oracle|Laws' -count=1 -timeout 12h -v -args -volume.cases=$(SOAK_CASES) -volume.seed=$$s > $$log 2>&1; st=$$?; \
+	  grep -E '^(--- FAIL|ok|FAIL)|too complex|failed' $$log; rm -f $$log; \
+	  [ $$st = 0 ] || exit 1; \
+	done
+	@echo "== pipelines against the evaluator, 30000 random graphs"
+	$(GO) test ./passes -run Preserves -count=1 -timeout 12h -args -passes.graphs=30000
+	@echo "== compiled random graphs, 4000"
+	$(GO) test ./internal/e2e -run RandomGraphs -count=1 -timeout 12h -args -e2e.graphs=4000
+	$(MAKE) fuzz FUZZTIME=$(SOAK_FUZZTIME) FUZZFLAGS="$(FUZZFLAGS)"
 
 # proto: Go for ONNX's onnx.proto (Debian libonnx-dev) with protoc-gen-go pinned to the
 # protobuf runtime version in go.mod.

@@ -21,7 +21,7 @@
 //
 // # Models
 //
-// Compile and Load choose the importer by the file's extension: .onnx (ONNX, opsets 7–28),
+// Compile and Load choose the importer by the file's extension: .onnx (ONNX, opsets 1–28),
 // .pb and .pbtxt (TensorFlow GraphDef, binary or text; WithOutputs picks the outputs) and
 // .graph (graphc IR text, the format Result.Graph prints). Symbolic dimensions (ONNX
 // dim_params, unknown TensorFlow dims, the parameters of a .graph) stay symbolic and become

@@ -40,10 +40,16 @@ type config struct {
 	outputs    []string
 	popts      passes.Options
 	noLower    bool
+	profile    bool
 }
 
 // WithTarget selects the target (x86-64, hexagon).
 func WithTarget(name string) Option { return func(c *config) error { c.target = name; return nil } }
+
+// WithProfile makes the entry count the cycles spent in each op's kernel; the module then
+// exports ENTRY_profile (see lower.Config.Profile). For finding slow ops, not for production:
+// the entry is no longer re-entrant.
+func WithProfile() Option { return func(c *config) error { c.profile = true; return nil } }
 
 // WithEntry names the entry function (default main_graph).
 func WithEntry(name string) Option { return func(c *config) error { c.entry = name; return nil } }
@@ -71,7 +77,7 @@ func WithOutputs(names ...string) Option {
 func WithDim(name string, v int64) Option {
 	return func(c *config) error {
 		if v < 0 {
-			return fmt.Errorf("--dim %s=%d: a dimension cannot be negative", name, v)
+			return usageErr(fmt.Errorf("--dim %s=%d: a dimension cannot be negative", name, v))
 		}
 		c.dims[name] = v
 		return nil
@@ -102,6 +108,12 @@ func WithPrintIRAfter(pass string) Option {
 // WithDumpWriter sets where IR dumps go (default os.Stderr).
 func WithDumpWriter(w io.Writer) Option {
 	return func(c *config) error { c.popts.Dump = w; return nil }
+}
+
+// WithPrintConstants prints every constant's data in IR dumps (by default constants of more
+// than ir.DumpElideElements elements are elided).
+func WithPrintConstants() Option {
+	return func(c *config) error { c.popts.PrintConstants = true; return nil }
 }
 
 // WithVerifyEach runs the IR verifier after every pass.
@@ -154,6 +166,23 @@ type PhaseTimes struct {
 // ErrInput is wrapped by every error caused by the input model or the options (exit status 1
 // in the CLI); other errors are internal.
 var ErrInput = errors.New("bad input")
+
+// ErrUsage is wrapped (with ErrInput) by the errors that come from how graphc was asked rather
+// than from the model: a binding of a symbolic dim the model does not have, a negative one
+// (exit status 2 in the CLI, like other usage errors).
+var ErrUsage = errors.New("usage")
+
+type usageError struct{ err error }
+
+func (e *usageError) Error() string   { return e.err.Error() }
+func (e *usageError) Unwrap() []error { return []error{ErrUsage, ErrInput, e.err} }
+
+func usageErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{err}
+}
 
 type inputError struct{ err error }
 
@@ -228,6 +257,9 @@ func (c *config) load(path string) (*ir.Graph, error) {
 	default:
 		return nil, inputErr(fmt.Errorf("%s: unknown model format %q (want .onnx, .pb, .pbtxt or .graph)", path, filepath.Ext(path)))
 	}
+	if errors.Is(err, ir.ErrUnknownDim) {
+		return nil, usageErr(err)
+	}
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -250,7 +282,7 @@ func parseGraph(text string, dims map[string]int64) (*ir.Graph, error) {
 	}
 	for name, v := range dims {
 		if !slices.Contains(g.Params, name) {
-			return nil, fmt.Errorf("--dim %s: the graph has no symbolic dim %s (it has %v)", name, name, g.Params)
+			return nil, ir.UnknownDimError(map[string]int64{name: v}, nil, g.Params)
 		}
 		re := regexp.MustCompile(`(^|[^%\w.'])` + regexp.QuoteMeta(name) + `\b`)
 		text = re.ReplaceAllString(text, "${1}"+strconv.FormatInt(v, 10))
@@ -340,22 +372,30 @@ func CompileGraph(ctx context.Context, g *ir.Graph, opts ...Option) (res *Result
 func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error) {
 	ps, err := passes.ParsePipeline(c.pipeline)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, usageErr(err)
 	}
-	for name := range c.popts.PrintAfter {
-		if name != "*" && passes.Lookup(name) == nil {
-			return nil, inputErr(unknownPass("--print-ir-after", name))
+	inPipeline := map[string]bool{}
+	for _, p := range ps {
+		inPipeline[p.Name] = true
+	}
+	for flag, names := range map[string]map[string]bool{"--print-ir-after": c.popts.PrintAfter, "--print-ir-before": c.popts.PrintBefore} {
+		for name := range names {
+			switch {
+			case name == "*":
+			case passes.Lookup(name) == nil:
+				return nil, usageErr(unknownPass(flag, name))
+			case !inPipeline[name]:
+				return nil, usageErr(fmt.Errorf("%s=%s: %s is not in the pipeline %q (add it with --pipeline=)", flag, name, name, c.pipeline))
+			}
 		}
 	}
-	for name := range c.popts.PrintBefore {
-		if name != "*" && passes.Lookup(name) == nil {
-			return nil, inputErr(unknownPass("--print-ir-before", name))
-		}
+	if len(c.requires) > 0 && !inPipeline["die"] {
+		return nil, usageErr(fmt.Errorf("--require %q: the pipeline %q has no die pass, so nothing would use the required region", c.requires[0], c.pipeline))
 	}
 	for _, r := range c.requires {
 		rq, err := passes.ParseRequirement(g, r)
 		if err != nil {
-			return nil, inputErr(err)
+			return nil, usageErr(err)
 		}
 		c.popts.Require = append(c.popts.Require, rq)
 	}
@@ -381,14 +421,14 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	}
 	t, err := lower.LoadTarget(c.target)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, usageErr(err)
 	}
 	req := map[*ir.Value]volume.Set{}
 	for v, s := range pr.State.Required {
 		req[v] = s
 	}
 	start = time.Now()
-	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req})
+	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile})
 	res.Times.Lower = time.Since(start)
 	if err != nil {
 		if c.source != "" {

@@ -10,7 +10,7 @@ func init() {
 	b := func(shape ...int64) ir.TensorType { return ir.StaticType(ir.Bool, shape...) }
 	i := func(shape ...int64) ir.TensorType { return ir.StaticType(ir.I32, shape...) }
 	var cases []elementMapCase
-	for _, k := range []string{"erf", "floor", "ceil", "round", "sign", "sin", "cos", "reciprocal", "softplus", "softsign",
+	for _, k := range []string{"erf", "floor", "ceil", "round", "sign", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reciprocal", "softplus", "softsign",
 		"leaky_relu", "elu", "celu", "selu", "hard_sigmoid", "hard_swish", "thresholded_relu", "gelu", "shrink", "swish", "mish", "is_nan", "is_inf",
 		"abs", "exp", "log", "neg", "sigmoid", "sqrt", "tanh", "identity", "relu"} {
 		cases = append(cases, elementMapCase{name: k, kind: k, operands: []ir.TensorType{f(2, 3)}})
@@ -18,7 +18,7 @@ func init() {
 	for _, k := range []string{"equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "rem", "mod", "sub", "mul", "div", "max", "min", "pow"} {
 		cases = append(cases, elementMapCase{name: k + "_bcast", kind: k, operands: []ir.TensorType{f(2, 1, 3), f(4, 1)}})
 	}
-	for _, k := range []string{"bitwise_and", "bitwise_or", "bitwise_xor"} {
+	for _, k := range []string{"bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right"} {
 		cases = append(cases, elementMapCase{name: k + "_bcast", kind: k, operands: []ir.TensorType{i(3, 1), i(1, 4)}})
 	}
 	for _, k := range []string{"and", "or", "xor"} {

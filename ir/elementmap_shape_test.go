@@ -64,3 +64,24 @@ func init() {
 		elementMapCase{name: "trilu_dynamic_k", kind: "trilu", operands: []ir.TensorType{f32(3, 4), ir.StaticType(ir.I64)}},
 	)
 }
+
+// Element-map cases of the scatters, sort_rank, grid_sample and gather_nd: the scatters' reads are all affine (guarded
+// by the data/update phase and, for scatter_elements, by the updates' box), gather_nd's index
+// operands too (its data read is over-approximated, checked by TestApproxAccessesOverApproximate).
+func init() {
+	f32 := func(shape ...int64) ir.TensorType { return ir.StaticType(ir.F32, shape...) }
+	i64 := func(shape ...int64) ir.TensorType { return ir.StaticType(ir.I64, shape...) }
+	s := ir.StringAttr
+	elementMapCases = append(elementMapCases,
+		elementMapCase{name: "scatter_elements_small_updates", kind: "scatter_elements", operands: []ir.TensorType{f32(3, 4), i64(2, 3), f32(2, 3)},
+			attrs: ir.Attrs{"axis": ir.IntAttr(1), "reduction": s("max")}},
+		elementMapCase{name: "scatter_nd", kind: "scatter_nd", operands: []ir.TensorType{f32(4, 3, 2), f32(2, 2, 2), i64(2, 2), i64(2, 2)},
+			attrs: ir.Attrs{"reduction": s("mul")}},
+		elementMapCase{name: "sort_rank", kind: "sort_rank", operands: []ir.TensorType{f32(2, 4, 3), f32(2, 4, 3)},
+			attrs: ir.Attrs{"axis": ir.IntAttr(1), "descending": ir.IntAttr(0)}},
+		elementMapCase{name: "grid_sample_cubic", kind: "grid_sample", operands: []ir.TensorType{f32(1, 2, 3, 4), f32(1, 2, 3), f32(1, 2, 3)},
+			attrs: ir.Attrs{"mode": s("cubic"), "padding_mode": s("reflection")}},
+		elementMapCase{name: "gather_nd_batch", kind: "gather_nd", operands: []ir.TensorType{f32(2, 3, 4, 2), i64(2, 5), i64(2, 5)},
+			attrs: ir.Attrs{"batch_dims": ir.IntAttr(1)}},
+	)
+}

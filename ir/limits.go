@@ -6,10 +6,35 @@ package ir
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 )
 
 // ErrLimit is wrapped by every error about a model exceeding one of its Limits.
 var ErrLimit = errors.New("limit exceeded")
+
+// ErrUnknownDim is wrapped by the importers' errors for a binding (--dim NAME=VALUE) of a
+// symbolic dim the model does not have: a mistake in the command line, not in the model.
+var ErrUnknownDim = errors.New("unknown symbolic dim")
+
+// UnknownDimError returns the error for bindings of dims a model does not declare.
+func UnknownDimError(bound map[string]int64, used map[string]bool, declared []string) error {
+	var unknown []string
+	for n := range bound {
+		if !used[n] {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	has := "no symbolic dims"
+	if len(declared) > 0 {
+		has = "its symbolic dims are " + strings.Join(declared, ", ")
+	}
+	return fmt.Errorf("%w: --dim %s: the model has no such dim (%s)", ErrUnknownDim, strings.Join(unknown, ", "), has)
+}
 
 // Limits bounds the size of what a model declares. A zero field means its default; every
 // default fits real models (the largest public LLM checkpoints included) with room to spare.

@@ -30,36 +30,54 @@ func init() {
 			Attrs: []AttrDef{{Name: "axis", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "the gathered axis"}},
 			Build: buildGatherElements,
 		},
+		&OpDef{
+			Name: "gather_nd",
+			Summary: "out[b.., p.., r..] = data[b.., i_0[b.., p..], …, i_{k-1}[b.., p..], r..]: one index operand per " +
+				"addressed dim after the batch_dims leading ones (negative indices count from the end)",
+			Example:     "%g = gather_nd(%data, %i0, %i1) {batch_dims = 0} : f32[2]",
+			MinOperands: 2, MaxOperands: -1,
+			Attrs: []AttrDef{{Name: "batch_dims", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "leading dims shared by data and the indices"}},
+			Build: buildGatherND,
+		},
 	)
 }
 
 // approxAlongAxis returns { [x] -> [e_0, …, t, …] : 0 <= t < extent }: the elements an access
 // reading idx, with its entry at axis replaced by any index, may touch.
 func approxAlongAxis(params, dims []string, idx []volume.Aff, axis int, extent volume.Aff) (volume.Map, error) {
+	ext := make([]volume.Aff, len(idx))
+	ext[axis] = extent
+	return approxAlongAxes(params, dims, idx, []int{axis}, ext)
+}
+
+// approxAlongAxes is approxAlongAxis with several free axes, axis a ranging over extents[a].
+func approxAlongAxes(params, dims []string, idx []volume.Aff, axes []int, extents []volume.Aff) (volume.Map, error) {
 	ps := append([]string(nil), params...)
-	for _, p := range extent.ParamNames() {
-		if !contains(ps, p) {
-			ps = append(ps, p)
-		}
-	}
-	for _, a := range idx {
+	addParams := func(a volume.Aff) {
 		for _, p := range a.ParamNames() {
 			if !contains(ps, p) {
 				ps = append(ps, p)
 			}
 		}
 	}
-	free := "t_"
-	outs := make([]string, len(idx))
-	for i, a := range idx {
-		if i == axis {
-			outs[i] = free
-		} else {
-			outs[i] = a.String(dims...)
-		}
+	for _, a := range axes {
+		addParams(extents[a])
 	}
-	text := fmt.Sprintf("[%s] -> { [%s] -> [%s] : 0 <= %s < %s }", strings.Join(ps, ", "), strings.Join(dims, ", "),
-		strings.Join(outs, ", "), free, extent.String())
+	for _, a := range idx {
+		addParams(a)
+	}
+	outs := make([]string, len(idx))
+	var cons []string
+	for i, a := range idx {
+		outs[i] = a.String(dims...)
+	}
+	for n, a := range axes {
+		free := fmt.Sprintf("t%d_", n)
+		outs[a] = free
+		cons = append(cons, fmt.Sprintf("0 <= %s < %s", free, extents[a].String()))
+	}
+	text := fmt.Sprintf("[%s] -> { [%s] -> [%s] : %s }", strings.Join(ps, ", "), strings.Join(dims, ", "),
+		strings.Join(outs, ", "), strings.Join(cons, " and "))
 	m, err := volume.ParseMap(text)
 	if err != nil {
 		return volume.Map{}, fmt.Errorf("internal error building the over-approximated map %s: %w", text, err)
@@ -286,4 +304,62 @@ func gatherInBounds(b *Builder, box volume.Set, dims []string, guard []volume.Co
 		return false, err
 	}
 	return true, nil
+}
+
+// buildGatherND: operand 0 is data, operands 1..k the index elements of the k addressed dims
+// (all of one shape, whose first batch_dims dims are data's). The data is read at computed
+// indices (DynRead), so its access over-approximates: every element along the addressed dims.
+func buildGatherND(b *Builder) error {
+	data := b.In(0)
+	k := b.NumIn() - 1
+	it := b.In(1)
+	bd := int(b.Op.Attrs.Int("batch_dims", 0))
+	if bd < 0 || bd > it.Rank() || bd+k > data.Rank() {
+		return b.Errorf("batch_dims %d with %d index operands of rank %d does not fit data of rank %d", bd, k, it.Rank(), data.Rank())
+	}
+	for j := 1; j <= k; j++ {
+		if err := checkIndexType(b, j); err != nil {
+			return err
+		}
+		if !b.In(j).Equal(it) {
+			return b.Errorf("index operands #1 %s and #%d %s differ", it, j, b.In(j))
+		}
+	}
+	for d := 0; d < bd; d++ {
+		if !it.Shape[d].Equal(data.Shape[d]) {
+			return b.Errorf("batch dim %d: data %s and indices %s differ", d, data, it)
+		}
+	}
+	p := it.Rank()
+	shape := append(append([]volume.Aff(nil), it.Shape...), data.Shape[bd+k:]...)
+	dims := dimNames(len(shape))
+	b.SetBox(dims, shape, nil)
+	idx := make([]volume.Aff, data.Rank())
+	args := make([]*Scalar, data.Rank())
+	var axes []int
+	for d := range idx {
+		switch {
+		case d < bd:
+			idx[d], args[d] = volume.AffDim(d), Index(d)
+		case d < bd+k:
+			idx[d] = volume.AffConst(0)
+			args[d] = wrapIndex(Read(1+d-bd, it.Elem), data.Shape[d])
+			axes = append(axes, d)
+		default:
+			idx[d], args[d] = volume.AffDim(p+d-bd-k), Index(p+d-bd-k)
+		}
+	}
+	b.Op.Access = make([]Access, 1+k)
+	for j := 1; j <= k; j++ {
+		b.Op.Access[j] = AffAccess(identity(0, p)...)
+	}
+	b.Op.Out = AffAccess(identity(0, len(shape))...)
+	b.Result = TensorType{Elem: data.Elem, Shape: shape}
+	am, err := approxAlongAxes(b.Params, dims, idx, axes, data.Shape)
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	b.Op.Access[0] = Access{Approx: true, ApproxMap: am}
+	b.Op.Body = DynRead(0, data.Elem, args...)
+	return nil
 }

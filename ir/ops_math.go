@@ -28,6 +28,17 @@ func unaryAttrDef(name, summary, example string, attrs []AttrDef, body func(a At
 		}}
 }
 
+// inF64 computes body in float64 and rounds the result once to x's type: the compositions of
+// the inverse and hyperbolic functions lose no accuracy that the result type can show.
+func inF64(body func(x *Scalar) *Scalar) func(x *Scalar) *Scalar {
+	return func(x *Scalar) *Scalar {
+		if x.Type == F64 {
+			return body(x)
+		}
+		return Cast(body(Cast(x, F64)), x.Type)
+	}
+}
+
 func floatAttr(name string, def float64, doc string) AttrDef {
 	return AttrDef{Name: name, Kind: AttrFloat, Default: dflt(FloatAttr(def)), Doc: doc}
 }
@@ -78,6 +89,38 @@ func init() {
 		unaryDef("sign", "-1, 0 or 1 by the sign of x", func(x *Scalar) *Scalar { return Un(SSign, x) }),
 		floatUnaryDef("sin", "sine", func(x *Scalar) *Scalar { return Un(SSin, x) }),
 		floatUnaryDef("cos", "cosine", func(x *Scalar) *Scalar { return Un(SCos, x) }),
+		floatUnaryDef("tan", "tangent: sin(x) / cos(x) in float64", inF64(func(x *Scalar) *Scalar { return Bin(SDiv, Un(SSin, x), Un(SCos, x)) })),
+		floatUnaryDef("atan", "arctangent", func(x *Scalar) *Scalar { return Un(SAtan, x) }),
+		floatUnaryDef("asin", "arcsine: atan(x / sqrt((1 - x)(1 + x))) in float64", inF64(func(x *Scalar) *Scalar {
+			return Un(SAtan, Bin(SDiv, x, Un(SSqrt, Bin(SMul, Bin(SSub, c(x, 1), x), Bin(SAdd, c(x, 1), x)))))
+		})),
+		floatUnaryDef("acos", "arccosine: 2 atan(sqrt((1 - x) / (1 + x))) in float64", inF64(func(x *Scalar) *Scalar {
+			return Bin(SMul, c(x, 2), Un(SAtan, Un(SSqrt, Bin(SDiv, Bin(SSub, c(x, 1), x), Bin(SAdd, c(x, 1), x)))))
+		})),
+		floatUnaryDef("sinh", "hyperbolic sine in float64: 2t / (1 - t²) with t = tanh(x / 2) for |x| < 1, (e^x - e^-x) / 2 beyond",
+			inF64(func(x *Scalar) *Scalar {
+				t := Un(STanh, Bin(SMul, x, c(x, 0.5)))
+				near := Bin(SDiv, Bin(SMul, c(x, 2), t), Bin(SSub, c(x, 1), Bin(SMul, t, t)))
+				far := Bin(SMul, c(x, 0.5), Bin(SSub, Un(SExp, x), Un(SExp, Un(SNeg, x))))
+				return Select(Bin(SLt, Un(SAbs, x), c(x, 1)), near, far)
+			})),
+		floatUnaryDef("cosh", "hyperbolic cosine: (e^x + e^-x) / 2 in float64", inF64(func(x *Scalar) *Scalar {
+			return Bin(SMul, c(x, 0.5), Bin(SAdd, Un(SExp, x), Un(SExp, Un(SNeg, x))))
+		})),
+		floatUnaryDef("asinh", "inverse hyperbolic sine: ±log(|x| + sqrt(x² + 1)) in float64 (x itself for |x| < 1e-4)",
+			inF64(func(x *Scalar) *Scalar {
+				a := Un(SAbs, x)
+				r := Un(SLog, Bin(SAdd, a, Un(SSqrt, Bin(SAdd, Bin(SMul, a, a), c(x, 1)))))
+				return Select(Bin(SLt, a, c(x, 1e-4)), x, Select(Bin(SLt, x, c(x, 0)), Un(SNeg, r), r))
+			})),
+		floatUnaryDef("acosh", "inverse hyperbolic cosine: log(x + sqrt((x - 1)(x + 1))) in float64", inF64(func(x *Scalar) *Scalar {
+			return Un(SLog, Bin(SAdd, x, Un(SSqrt, Bin(SMul, Bin(SSub, x, c(x, 1)), Bin(SAdd, x, c(x, 1))))))
+		})),
+		floatUnaryDef("atanh", "inverse hyperbolic tangent: log((1 + x) / (1 - x)) / 2 in float64 (x itself for |x| < 1e-4)",
+			inF64(func(x *Scalar) *Scalar {
+				r := Bin(SMul, c(x, 0.5), Un(SLog, Bin(SDiv, Bin(SAdd, c(x, 1), x), Bin(SSub, c(x, 1), x))))
+				return Select(Bin(SLt, Un(SAbs, x), c(x, 1e-4)), x, r)
+			})),
 		floatUnaryDef("reciprocal", "1 / x", func(x *Scalar) *Scalar { return Bin(SDiv, c(x, 1), x) }),
 		unaryDef("not", "logical negation of a boolean", func(x *Scalar) *Scalar { return Un(SNot, x) }),
 		floatUnaryDef("softplus", "log(exp(x) + 1)", func(x *Scalar) *Scalar {
@@ -168,6 +211,8 @@ func init() {
 		intBinaryDef("bitwise_and", "bitwise and of integers with numpy broadcasting", SAnd),
 		intBinaryDef("bitwise_or", "bitwise or of integers with numpy broadcasting", SOr),
 		intBinaryDef("bitwise_xor", "bitwise exclusive or of integers with numpy broadcasting", SXor),
+		intBinaryDef("shift_left", "x << y of integers with numpy broadcasting (0 for shifts by the width or more)", SShl),
+		intBinaryDef("shift_right", "logical x >> y of integers with numpy broadcasting (0 for shifts by the width or more)", SShr),
 		&OpDef{Name: "bitwise_not", Summary: "bitwise complement of integers", MinOperands: 1, MaxOperands: 1,
 			Example: "%y = bitwise_not(%x) : i32[4, 3]",
 			Build: func(b *Builder) error {
@@ -224,15 +269,29 @@ func init() {
 			Build: buildWhere},
 		&OpDef{Name: "cast", Summary: "converts elements to another type (float to integer truncates; to bool is x != 0)",
 			MinOperands: 1, MaxOperands: 1, Example: `%y = cast(%x) {to = "i64"} : i64[4, 3]`,
-			Attrs: []AttrDef{{Name: "to", Kind: AttrString, Doc: "the result element type"}},
+			Attrs: []AttrDef{{Name: "to", Kind: AttrString, Doc: "the result element type"},
+				{Name: "saturate", Kind: AttrInt, Default: dflt(IntAttr(1)), Doc: "float8 results: 1 clamps values beyond the format's range to its largest value, 0 makes them infinite (e5m2) or NaN"}},
 			Build: func(b *Builder) error {
 				to, err := ParseDType(b.Op.Attrs.Str("to", ""))
 				if err != nil {
 					return b.Errorf("to: %v", err)
 				}
+				f, mini := MiniFloatOf(to)
+				if mini && to != BF16 && b.Op.Attrs.Int("saturate", 1) != 0 && b.In(0).Elem.IsFloat() {
+					return elementwise(b, to, func(in []*Scalar) *Scalar { return castSaturate(in[0], to, f) })
+				}
 				return elementwise(b, to, func(in []*Scalar) *Scalar { return Cast(in[0], to) })
 			}},
 	)
+}
+
+// castSaturate converts x to a float8 type with ONNX's saturation: magnitudes beyond the
+// format's largest value (infinities too) become it; NaN stays NaN. (The conversion itself, as
+// every rounding to float8, overflows to infinity (e5m2) or NaN.)
+func castSaturate(x *Scalar, to DType, f MiniFloat) *Scalar {
+	hi := f.Decode(f.MaxBits)
+	c := Select(Bin(SGt, x, Const(x.Type, hi)), Const(x.Type, hi), Select(Bin(SLt, x, Const(x.Type, -hi)), Const(x.Type, -hi), x))
+	return Cast(c, to)
 }
 
 // buildWhere selects between operands 1 and 2 by the boolean operand 0; the three broadcast.

@@ -137,7 +137,9 @@ func LowestValue(t DType) float64 {
 		return math.MinInt32
 	case I8:
 		return math.MinInt8
-	case U8, Bool:
+	case I16:
+		return math.MinInt16
+	case U8, Bool, U16, U32, U64:
 		return 0
 	}
 	return math.Inf(-1)
@@ -155,6 +157,14 @@ func HighestValue(t DType) float64 {
 		return math.MaxInt8
 	case U8:
 		return math.MaxUint8
+	case I16:
+		return math.MaxInt16
+	case U16:
+		return math.MaxUint16
+	case U32:
+		return math.MaxUint32
+	case U64:
+		return math.MaxUint64 // 2^64 as a float64: IntInit makes it all ones
 	case Bool:
 		return 1
 	}
@@ -166,6 +176,10 @@ func HighestValue(t DType) float64 {
 // t. Evaluators and code generators use it for the initial value of integer results.
 func IntInit(t DType, v float64) int64 {
 	switch {
+	case t == U64 && v >= math.MaxUint64:
+		return -1 // all ones
+	case t == U64 && v >= 1<<63:
+		return int64(uint64(v))
 	case v >= math.MaxInt64:
 		return t.WrapInt(math.MaxInt64)
 	case v <= math.MinInt64:

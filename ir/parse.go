@@ -479,6 +479,10 @@ func (p *textParser) attrValue() (Attr, error) {
 }
 
 func (p *textParser) constant(name string) error {
+	p.skip()
+	if p.peekStr(ElidedConstant) {
+		return p.errf("constant %%%s was elided from a dump (dumps print large constants as %s; --print-constants prints their data)", name, ElidedConstant)
+	}
 	if err := p.expect("dense<"); err != nil {
 		return err
 	}

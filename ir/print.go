@@ -19,8 +19,28 @@ func (g *Graph) String() string {
 	return sb.String()
 }
 
+// ElidedConstant is what a dump prints instead of the data of a large constant
+// (Graph.DumpString); the parser refuses it with a message saying how to print the data.
+const ElidedConstant = "dense<__elided__>"
+
+// DumpElideElements is the size above which DumpString elides constants (a weight matrix of
+// a real model prints as megabytes of hex).
+const DumpElideElements = 64
+
+// DumpString prints g like String but with the data of constants larger than
+// DumpElideElements elements elided, as MLIR's --mlir-elide-elementsattrs-if-larger: for
+// dumps a person reads, not for parsing back.
+func (g *Graph) DumpString() string {
+	var sb strings.Builder
+	g.print(&sb, DumpElideElements)
+	return sb.String()
+}
+
 // Print writes g in the text format.
-func (g *Graph) Print(sb *strings.Builder) {
+func (g *Graph) Print(sb *strings.Builder) { g.print(sb, -1) }
+
+// print writes g, eliding constants of more than elide elements (elide < 0: none).
+func (g *Graph) print(sb *strings.Builder, elide int) {
 	fmt.Fprintf(sb, "graph @%s", g.Name)
 	if len(g.Params) > 0 {
 		fmt.Fprintf(sb, "[%s]", strings.Join(g.Params, ", "))
@@ -34,7 +54,11 @@ func (g *Graph) Print(sb *strings.Builder) {
 	}
 	sb.WriteString(") {\n")
 	for _, c := range g.Consts {
-		fmt.Fprintf(sb, "  %%%s = constant %s : %s\n", c.Name, denseString(c.Data), c.Type)
+		data := ElidedConstant
+		if elide < 0 || c.Data.Len() <= elide {
+			data = denseString(c.Data)
+		}
+		fmt.Fprintf(sb, "  %%%s = constant %s : %s\n", c.Name, data, c.Type)
 	}
 	for _, op := range g.Ops {
 		sb.WriteString("  ")

@@ -121,3 +121,22 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestDumpElidesLargeConstants: dumps print large constants as dense<__elided__> (a real
+// model's weights would fill megabytes), small ones in full; the parser refuses an elided
+// constant with a message saying how to print it.
+func TestDumpElidesLargeConstants(t *testing.T) {
+	g := ir.NewGraph("g")
+	x := g.AddInput("x", ir.StaticType(ir.F32, 100))
+	big := g.AddConst("big", ir.NewTensor(ir.F32, []int64{100}))
+	small := g.AddConst("small", ir.NewTensor(ir.F32, []int64{4}))
+	op, err := g.NewOp("add", "", []*ir.Value{x, big}, nil)
+	require.NoError(t, err)
+	g.Outputs = []*ir.Value{op.Result, small}
+	dump := g.DumpString()
+	require.Contains(t, dump, "%big = constant dense<__elided__> : f32[100]")
+	require.Contains(t, dump, "%small = constant dense<[0.0, 0.0, 0.0, 0.0]> : f32[4]")
+	require.NotContains(t, g.String(), "__elided__")
+	_, err = ir.Parse(dump)
+	require.ErrorContains(t, err, "constant %big was elided from a dump")
+}

@@ -38,6 +38,7 @@ const (
 	SSign
 	SIsNaN
 	SIsInf
+	SAtan
 
 	SAdd
 	SSub
@@ -50,6 +51,8 @@ const (
 	SAnd
 	SOr
 	SXor
+	SShl // a << b (0 once b reaches the width)
+	SShr // a >> b, logical (0 once b reaches the width)
 	SEq
 	SNe
 	SLt
@@ -65,9 +68,9 @@ var scalarNames = map[ScalarOp]string{
 	SRead: "in", SDynRead: "read", SAvail: "avail", SIndex: "idx", SParam: "param", SConst: "const",
 	SNeg: "neg", SAbs: "abs", SExp: "exp", SLog: "log", SSqrt: "sqrt", STanh: "tanh", SSigmoid: "sigmoid",
 	SErf: "erf", SFloor: "floor", SCeil: "ceil", SRound: "round", SNot: "not", SSin: "sin", SCos: "cos",
-	SSign: "sign", SIsNaN: "isnan", SIsInf: "isinf",
+	SSign: "sign", SIsNaN: "isnan", SIsInf: "isinf", SAtan: "atan",
 	SAdd: "add", SSub: "sub", SMul: "mul", SDiv: "div", SRem: "rem", SMax: "max", SMin: "min", SPow: "pow",
-	SAnd: "and", SOr: "or", SXor: "xor", SEq: "eq", SNe: "ne", SLt: "lt", SLe: "le", SGt: "gt", SGe: "ge",
+	SAnd: "and", SOr: "or", SXor: "xor", SShl: "shl", SShr: "shr", SEq: "eq", SNe: "ne", SLt: "lt", SLe: "le", SGt: "gt", SGe: "ge",
 	SSelect: "select", SCast: "cast",
 }
 
@@ -82,7 +85,7 @@ var scalarByName = func() map[string]ScalarOp {
 func (o ScalarOp) String() string { return scalarNames[o] }
 
 // IsUnary, IsBinary report the arity class of an operation.
-func (o ScalarOp) IsUnary() bool  { return o >= SNeg && o <= SIsInf }
+func (o ScalarOp) IsUnary() bool  { return o >= SNeg && o <= SAtan }
 func (o ScalarOp) IsBinary() bool { return o >= SAdd && o <= SGe }
 
 // IsCompare reports whether o yields an i1 comparison result.

@@ -61,6 +61,9 @@ func RoundFloat(t DType, v float64) float64 {
 	case F16:
 		return float64(f16ToF32(f32ToF16(float32(v))))
 	}
+	if f, ok := MiniFloatOf(t); ok {
+		return f.Decode(f.Encode(float32(v), false))
+	}
 	return v
 }
 
@@ -83,6 +86,18 @@ func (t *Tensor) Bytes() []byte {
 			binary.LittleEndian.PutUint32(b, uint32(t.I[i]))
 		case I8, U8, Bool:
 			b[0] = byte(t.I[i])
+		case I16, U16:
+			binary.LittleEndian.PutUint16(b, uint16(t.I[i]))
+		case BF16:
+			f, _ := MiniFloatOf(t.Elem)
+			binary.LittleEndian.PutUint16(b, uint16(f.Encode(float32(t.F[i]), false)))
+		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ:
+			f, _ := MiniFloatOf(t.Elem)
+			b[0] = byte(f.Encode(float32(t.F[i]), false))
+		case U32:
+			binary.LittleEndian.PutUint32(b, uint32(t.I[i]))
+		case U64:
+			binary.LittleEndian.PutUint64(b, uint64(t.I[i]))
 		}
 	}
 	return out
@@ -116,6 +131,20 @@ func TensorFromBytes(elem DType, shape []int64, raw []byte) (*Tensor, error) {
 			t.I[i] = int64(int8(b[0]))
 		case U8:
 			t.I[i] = int64(b[0])
+		case I16:
+			t.I[i] = int64(int16(binary.LittleEndian.Uint16(b)))
+		case U16:
+			t.I[i] = int64(binary.LittleEndian.Uint16(b))
+		case BF16:
+			f, _ := MiniFloatOf(elem)
+			t.F[i] = f.Decode(uint32(binary.LittleEndian.Uint16(b)))
+		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ:
+			f, _ := MiniFloatOf(elem)
+			t.F[i] = f.Decode(uint32(b[0]))
+		case U32:
+			t.I[i] = int64(binary.LittleEndian.Uint32(b))
+		case U64:
+			t.I[i] = int64(binary.LittleEndian.Uint64(b))
 		case Bool:
 			if b[0] != 0 {
 				t.I[i] = 1

@@ -72,6 +72,8 @@ func (fb *funcBuilder) toReg(v value.Value, t ir.DType) value.Value {
 		return fb.cur.NewICmp(enum.IPredNE, v, intConstOf(v.Type(), 0))
 	case ir.F16:
 		return fb.call(fb.mc.rtHalfFromBits(), v)
+	case ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+		return fb.call(fb.mc.rtFunc(rtMiniFrom(t)), v)
 	}
 	return v
 }
@@ -87,6 +89,8 @@ func (fb *funcBuilder) toMem(v value.Value, t ir.DType) value.Value {
 		return fb.cur.NewZExt(v, it)
 	case ir.F16:
 		return fb.call(fb.mc.rtHalfToBits(), v)
+	case ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+		return fb.call(fb.mc.rtFunc(rtMiniTo(t)), v)
 	}
 	return v
 }
@@ -165,16 +169,27 @@ func splatConst(v *ir.Value) (f float64, i int64, ok bool) {
 
 // vload reads operand k at vl consecutive points of the inner dimension: one vector load when
 // the access is unit-stride in it, one scalar load broadcast when it is invariant (the
-// strategy vectorizes only such accesses).
+// strategy vectorizes only such accesses), zeros where a guard that holds for all lanes or
+// none does not hold.
 func (kb *kernelBuilder) vload(bc *bodyCtx, k int) value.Value {
 	fb := kb.fb
 	w := kb.ops[k]
-	idx := kb.op.Access[k].Pieces[0].Index
-	off := fb.offset(w, fb.indexAt(idx, bc.dims))
-	if accessStride(idx, bc.inner) == strideInvariant {
-		return bc.splatValue(fb.loadElem(w, off))
+	piece := kb.op.Access[k].Pieces[0]
+	idx := piece.Index
+	load := func() value.Value {
+		off := fb.offset(w, fb.indexAt(idx, bc.dims))
+		if accessStride(idx, bc.inner) == strideInvariant || bc.blocks && blockUniform(idx, bc.inner, bc.vl) {
+			return bc.splatValue(fb.loadElem(w, off))
+		}
+		return fb.vectorLoad(w, off, bc.vl)
 	}
-	return fb.vectorLoad(w, off, bc.vl)
+	if len(piece.Guard) == 0 {
+		return load()
+	}
+	// a guard independent of the inner dim (see uniformPiece): all lanes or none
+	return fb.ifElse(fb.conds(piece.Guard, bc.dims), "vread", load, func() value.Value {
+		return bc.cnst(w.v.Type.Elem, 0, 0)
+	})
 }
 
 // vectorLoad loads vl consecutive elements starting at offset off.
@@ -225,7 +240,7 @@ func (kb *kernelBuilder) dynLoad(bc *bodyCtx, s *ir.Scalar) (value.Value, error)
 		if err != nil {
 			return nil, err
 		}
-		idx[d] = fb.widen64(v, a.Type == ir.U8 || a.Type == ir.Bool)
+		idx[d] = fb.widen64(v, a.Type.IsUnsigned())
 	}
 	if len(idx) != len(w.lo) {
 		return nil, errorf("read of operand #%d with %d indices, it has rank %d", s.Arg, len(idx), len(w.lo))

@@ -35,7 +35,10 @@ type bodyCtx struct {
 	dims  []value.Value // values of the iteration dims (i64 scalars; the vector base for inner)
 	vl    int           // lanes (0: scalar)
 	inner int           // the vectorized iteration dim when vl > 0
-	memo  map[*ir.Scalar]value.Value
+	// blocks: the vectors start at multiples of vl along inner, so that reads constant on
+	// aligned blocks of inner (blockUniform) are broadcasts (register tiles)
+	blocks bool
+	memo   map[*ir.Scalar]value.Value
 }
 
 func (bc *bodyCtx) cur() *llvm.Block { return bc.fb.cur }
@@ -190,12 +193,16 @@ func (bc *bodyCtx) laneIndex(base value.Value) value.Value {
 	return bc.cur().NewAdd(bc.splatValue(base), steps)
 }
 
-// roundHalf rounds a float register value to half precision when t is f16.
+// roundHalf rounds a float register value to its type's precision when t is a narrow float
+// (f16, bf16, float8).
 func (bc *bodyCtx) roundHalf(v value.Value, t ir.DType) value.Value {
-	if t != ir.F16 {
-		return v
+	switch {
+	case t == ir.F16:
+		return bc.fb.call(bc.fb.mc.rtHalfFromBits(), bc.fb.call(bc.fb.mc.rtHalfToBits(), v))
+	case t.IsMiniFloat():
+		return bc.fb.call(bc.fb.mc.rtFunc(rtMiniFrom(t)), bc.fb.call(bc.fb.mc.rtFunc(rtMiniTo(t)), v))
 	}
-	return bc.fb.call(bc.fb.mc.rtHalfFromBits(), bc.fb.call(bc.fb.mc.rtHalfToBits(), v))
+	return v
 }
 
 func (bc *bodyCtx) binary(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
@@ -367,7 +374,7 @@ func (bc *bodyCtx) viaF64(x value.Value, f func(value.Value) value.Value) value.
 
 func (bc *bodyCtx) binaryI(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
 	c := bc.cur()
-	unsigned := t == ir.U8 || t == ir.Bool
+	unsigned := t.IsUnsigned()
 	switch op {
 	case ir.SAdd:
 		return c.NewAdd(x, y), nil
@@ -381,6 +388,18 @@ func (bc *bodyCtx) binaryI(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.
 		return c.NewOr(x, y), nil
 	case ir.SXor:
 		return c.NewXor(x, y), nil
+	case ir.SShl, ir.SShr:
+		// LLVM's shifts by the width or more are poison: those give 0, as in the evaluator
+		w := bc.cnst(t, 0, int64(8*t.Size()))
+		over := c.NewICmp(enum.IPredUGE, y, w)
+		amt := c.NewSelect(over, bc.cnst(t, 0, 0), y)
+		var r value.Value
+		if op == ir.SShl {
+			r = c.NewShl(x, amt)
+		} else {
+			r = c.NewLShr(x, amt)
+		}
+		return c.NewSelect(over, bc.cnst(t, 0, 0), r), nil
 	case ir.SDiv, ir.SRem:
 		if bc.vl > 0 {
 			return nil, fmt.Errorf("integer %s in a vector loop", op)
@@ -435,7 +454,7 @@ func (bc *bodyCtx) unary(op ir.ScalarOp, t ir.DType, x value.Value) (value.Value
 		return nil, fmt.Errorf("%s of %s has no lowering", op, t)
 	}
 	zero := bc.cnst(t, 0, 0)
-	unsigned := t == ir.U8
+	unsigned := t.IsUnsigned() && t != ir.Bool
 	switch op {
 	case ir.SNeg:
 		return c.NewSub(zero, x), nil
@@ -506,6 +525,8 @@ func (bc *bodyCtx) unaryF(op ir.ScalarOp, t ir.DType, x value.Value) (value.Valu
 		return bc.viaF64(x, rt(rtSin)), nil
 	case ir.SCos:
 		return bc.viaF64(x, rt(rtCos)), nil
+	case ir.SAtan:
+		return bc.viaF64(x, rt(rtAtan)), nil
 	case ir.SFloor:
 		return bc.viaF64(x, rt(rtFloor)), nil
 	case ir.SCeil:
@@ -552,12 +573,21 @@ func (bc *bodyCtx) cast(x value.Value, from, to ir.DType) (value.Value, error) {
 		ok := c.NewFCmp(enum.FPredOLT, bc.fb.fabs(x), floatConstOf(x.Type(), 9223372036854775808.0))
 		i := c.NewFPToSI(x, bc.ty(ir.I64))
 		v := c.NewSelect(ok, i, bc.cnst(ir.I64, 0, minInt(64)))
+		if to == ir.U64 {
+			// [2^63, 2^64) converts unsigned, as the evaluator does
+			hi := c.NewAnd(c.NewFCmp(enum.FPredOGE, x, floatConstOf(x.Type(), 9223372036854775808.0)),
+				c.NewFCmp(enum.FPredOLT, x, floatConstOf(x.Type(), 18446744073709551616.0)))
+			v = c.NewSelect(hi, c.NewFPToUI(x, bc.ty(ir.I64)), v)
+		}
 		return bc.fb.narrow(v, tt), nil
 	case to.IsFloat():
 		var v value.Value
 		if from == ir.Bool {
 			v = bc.boolToFloat(x, tt)
-		} else if from == ir.U8 {
+		} else if from == ir.U64 && to != ir.F64 {
+			// through double, as the evaluator rounds: uint64 -> float64 -> narrower
+			v = c.NewFPTrunc(c.NewUIToFP(x, bc.ty(ir.F64)), tt)
+		} else if from.IsUnsigned() {
 			v = c.NewUIToFP(x, tt)
 		} else if from == ir.I64 && to != ir.F64 {
 			// through double, as the evaluator rounds: int64 -> float64 -> narrower
@@ -573,7 +603,7 @@ func (bc *bodyCtx) cast(x value.Value, from, to ir.DType) (value.Value, error) {
 	switch {
 	case fw > tw:
 		return c.NewTrunc(x, tt), nil
-	case fw < tw && (from == ir.U8 || from == ir.Bool):
+	case fw < tw && from.IsUnsigned():
 		return c.NewZExt(x, tt), nil
 	case fw < tw:
 		return c.NewSExt(x, tt), nil

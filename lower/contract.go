@@ -117,6 +117,12 @@ type contraction struct {
 	strided []int
 	// stream: the reduction runs in short chunks over an operand read in place from memory
 	stream bool
+	// blocks: a read is uniform along aligned blocks of j (grouped convolutions): the tile
+	// keeps the shape chosen for its block width
+	blocks bool
+	// rowDependent: the tiles' reduction set depends on their first row (no epilogue: a
+	// tile's reduction may end before the last chunk)
+	rowDependent bool
 }
 
 // reductionPart is a part of the reduction set with the body that holds on it.
@@ -168,11 +174,15 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		}
 	}
 	j := nOut - 1
-	// reads: one piece, unit-stride or invariant along j; guarded pieces are split off or
-	// peeled below. A read strided along j (Kᵀ in Q·Kᵀ, the transpose folded into the access)
-	// is copied into the panels, which hold it unit-stride: it must be unguarded, of the
-	// result's type and invariant along i (checked once i is chosen).
+	// reads: one piece, unit-stride or invariant along j, or invariant along aligned blocks
+	// of j (the input of a grouped convolution, read at floor(m/Mg)): the vectors are then no
+	// wider than the blocks; guarded pieces are split off or peeled below. A read strided
+	// along j otherwise (Kᵀ in Q·Kᵀ, the transpose folded into the access) is copied into the
+	// panels, which hold it unit-stride: it must be unguarded, of the result's type and
+	// invariant along i (checked once i is chosen).
+	vl := vecBytes / elem.Size()
 	var strided []int
+	blocks := false
 	for k, acc := range op.Access {
 		if !op.Body.Reads(k) {
 			continue
@@ -181,6 +191,13 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			return nil, "a read has pieces"
 		}
 		if accessStride(acc.Pieces[0].Index, j) == strideOther {
+			if b := blockDen(acc.Pieces[0].Index, j); b > 0 {
+				for b%int64(vl) != 0 {
+					vl /= 2
+				}
+				blocks = true
+				continue
+			}
 			if len(acc.Pieces[0].Guard) > 0 || op.Operands[k].Type.Elem != elem || readsAvail(op.Body, k) {
 				return nil, "a read is neither unit-stride along j nor packable"
 			}
@@ -204,7 +221,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 	for d := 0; d < j; d++ {
 		s := 0
 		for k, acc := range op.Access {
-			if op.Body.Reads(k) && accessStride(acc.Pieces[0].Index, j) != strideInvariant && accessStride(acc.Pieces[0].Index, d) == strideInvariant {
+			if op.Body.Reads(k) && (accessStride(acc.Pieces[0].Index, j) == strideUnit || slices.Contains(strided, k)) && accessStride(acc.Pieces[0].Index, d) == strideInvariant {
 				s++
 			}
 		}
@@ -218,7 +235,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			return nil, "a read strided along j varies along i"
 		}
 	}
-	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vecBytes / elem.Size(), mr: 6, nv: 2, strided: strided}
+	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vl, mr: 6, nv: 2, strided: strided, blocks: blocks}
 	if vecBytes >= 64 {
 		// AVX-512: 24 accumulators, 3 vector operands and a broadcast of 32 registers
 		// (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
@@ -254,6 +271,35 @@ func readsAvail(s *ir.Scalar, k int) bool {
 		}
 	})
 	return found
+}
+
+// blockDen returns, when index reads the same element for every value of dim d in aligned
+// blocks (d appears only as floor(d/den), with no other term in the numerator), the gcd of
+// those den, else 0.
+func blockDen(index []volume.Aff, d int) int64 {
+	var g int64
+	for _, a := range index {
+		if coefOf(a, d) != 0 {
+			return 0
+		}
+		for _, f := range a.Floors {
+			if coefOf(f.Num, d) == 0 && !floorsUse(f.Num, d) {
+				continue
+			}
+			if !isDim(f.Num, d) {
+				return 0
+			}
+			g = gcd(g, f.Den)
+		}
+	}
+	return g
+}
+
+// blockUniform reports whether index reads one element for lanes consecutive values of dim d
+// starting at a multiple of lanes (see blockDen).
+func blockUniform(index []volume.Aff, d, lanes int) bool {
+	b := blockDen(index, d)
+	return b > 0 && b%int64(lanes) == 0
 }
 
 // isDim reports whether a is exactly iteration dim d.
@@ -306,7 +352,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if cols := phi[c.j] - plo[c.j] + 1; c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
+	if cols := phi[c.j] - plo[c.j] + 1; !c.blocks && c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
 		// AVX-512 tiles narrower or wider than 3 vectors (attention's P·V with head dims 32
 		// and 64): as many vectors as the columns need, and rows for the same 24 accumulators
 		// (before anything depends on the tile shape)
@@ -323,6 +369,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			return "the reduction depends on the result index: " + why, nil
 		}
 		c.op, c.border, rowSet = inner, border, &rs
+		c.rowDependent = true
 		op, dom = inner, inner.Domain
 		// the tiles keep the whole box's grid (the inner part's projection may print its
 		// bounds through floors, which constBounds does not read)
@@ -341,6 +388,13 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return "the bounding box leaves the constructor's domain", nil
 	}
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
+	if c.jlo%int64(c.vl) != 0 {
+		for k, acc := range op.Access {
+			if op.Body.Reads(k) && blockDen(acc.Pieces[0].Index, c.j) > 0 {
+				return "block reads with tiles not aligned to the blocks", nil
+			}
+		}
+	}
 	c.rlo, c.rhi = rlo[0], rhi[0]
 	if why, err := c.planReads(op, lo, hi); why != "" || err != nil {
 		return why, err

@@ -312,7 +312,7 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 				for gi, g := range tc.groups {
 					d := at(r, g)
 					copy(d[c.nOut:], rl)
-					bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: lanesOf(g), inner: c.j, memo: map[*ir.Scalar]value.Value{}}
+					bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: lanesOf(g), inner: c.j, memo: map[*ir.Scalar]value.Value{}, blocks: true}
 					for p := range c.packs {
 						for _, s := range reads[p] {
 							bc.memo[s] = packed[p][gi]
@@ -333,12 +333,26 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 		}
 	}
 	if !partial {
-		for r := range accs {
-			for gi, g := range tc.groups {
-				kb.storeGroup(offs[r][gi], fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi]), g)
+		store := func() error {
+			for r := range accs {
+				for gi, g := range tc.groups {
+					kb.storeGroup(offs[r][gi], fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi]), g)
+				}
 			}
+			return nil
 		}
-		return nil
+		epiStore := func() error {
+			for r := range accs {
+				for gi, g := range tc.groups {
+					v := fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi])
+					if err := kb.epiStore(at(r, g)[:c.nOut], v, g.lanes); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		return kb.lastChunk(c, epiStore, store)
 	}
 	// partial tile: spill the registers, then copy the live points
 	spill := kb.entryAlloca(types.NewArray(uint64(int64(c.mr)*nr), et))
@@ -353,19 +367,50 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 			}
 		}
 	}
-	le := &astEmitter{fb: fb, lev: make([]value.Value, 2)}
-	le.leaf = func(l []value.Value) error {
-		idx := fb.add(fb.mul(l[0], i64(nr)), l[1])
-		v := fb.cur.NewLoad(et, fb.cur.NewGetElementPtr(types.NewArray(uint64(int64(c.mr)*nr), et), spill, i64(0), idx))
-		d := append([]value.Value(nil), dims...)
-		d[c.i] = fb.add(i0, l[0])
-		d[c.j] = fb.add(j0, l[1])
-		off := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, d))
-		st := fb.cur.NewStore(v, fb.elemPtr(kb.res, off))
-		st.Align = llvm.Align(byteSize(et))
-		return nil
+	copyLive := func(epi bool) error {
+		le := &astEmitter{fb: fb, lev: make([]value.Value, 2)}
+		le.leaf = func(l []value.Value) error {
+			idx := fb.add(fb.mul(l[0], i64(nr)), l[1])
+			v := fb.cur.NewLoad(et, fb.cur.NewGetElementPtr(types.NewArray(uint64(int64(c.mr)*nr), et), spill, i64(0), idx))
+			d := append([]value.Value(nil), dims...)
+			d[c.i] = fb.add(i0, l[0])
+			d[c.j] = fb.add(j0, l[1])
+			if epi {
+				return kb.epiStore(d[:c.nOut], v, 1)
+			}
+			off := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, d))
+			st := fb.cur.NewStore(v, fb.elemPtr(kb.res, off))
+			st.Align = llvm.Align(byteSize(et))
+			return nil
+		}
+		return le.emit(tc.live)
 	}
-	return le.emit(tc.live)
+	return kb.lastChunk(c, func() error { return copyLive(true) }, func() error { return copyLive(false) })
+}
+
+// lastChunk emits epi where the reduction is complete (always without chunks, in the last
+// chunk otherwise) when the kernel has an epilogue chain, and plain elsewhere.
+func (kb *kernelBuilder) lastChunk(c *contraction, epi, plain func() error) error {
+	if kb.epi == nil {
+		return plain()
+	}
+	if c.kc == 0 {
+		return epi()
+	}
+	fb := kb.fb
+	lastStart := c.rlo + (c.rhi-c.rlo)/c.kc*c.kc
+	last := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], i64(lastStart))
+	var err error
+	fb.ifElse(last, "epi", func() value.Value {
+		err = epi()
+		return i64(0)
+	}, func() value.Value {
+		if e := plain(); e != nil && err == nil {
+			err = e
+		}
+		return i64(0)
+	})
+	return err
 }
 
 // accumulate returns acc plus the part's body at the context's point: a fused multiply-add

@@ -36,12 +36,16 @@ import (
 // kernelForm is what the ops of one key share: the plan, made once, and the kernels emitted
 // from it.
 type kernelForm struct {
-	domain  volume.Set   // the domain of the op the form was planned for
-	tiles   *contraction // nil: the per-point nest
-	strat   *strategy    // the nest's strategy (tiles == nil)
-	name    string       // the strategy, as Entry.Strategies reports it
-	whole   bool         // the op writes every element of its result (no initialisation)
-	kernels [2]*kernelSig
+	domain volume.Set   // the domain of the op the form was planned for
+	tiles  *contraction // nil: the per-point nest
+	strat  *strategy    // the nest's strategy (tiles == nil)
+	name   string       // the strategy, as Entry.Strategies reports it
+	whole  bool         // the op writes every element of its result (no initialisation)
+	// parts, when not nil, are the op split along its reads' guards (guard_split.go), each
+	// emitted as a nest with its own strategy in partStrats
+	parts      []*ir.Op
+	partStrats []*strategy
+	kernels    [2]*kernelSig
 }
 
 // kernel returns the form's kernel for the given fromInit (false: the result box is
@@ -156,6 +160,7 @@ func (ec *entryCtx) kernelKey(op *ir.Op) []byte {
 	}
 	k.Access(op.Out)
 	k.Body(op.Body)
+	k.Bool(ec.aliasCopies[op] != nil) // its interior is written in place: it skips that part
 	return k.B
 }
 
@@ -174,6 +179,14 @@ func (ec *entryCtx) bufferKey(v *ir.Value) string {
 		// kernels read splat constants as immediates
 		k.Float(f)
 		k.Int(i)
+	}
+	if a := ec.alias[v]; a != nil {
+		// written in place: the target's box gives the strides, the shift the origin
+		k.TensorType(a.target.Type)
+		k.region(ec.regionOf(a.target), a.target.Type)
+		for _, s := range a.shift {
+			k.Int(s)
+		}
 	}
 	s := string(k.B)
 	ec.bufKeys[v] = s
@@ -216,6 +229,14 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 		kf.strat = chooseStrategy(op, mc.vecBytes, mc.cfg.OrderedReductions)
 		kf.name = kf.strat.String()
 		kf.whole = op.Reduce == ir.ReduceNone && writesWhole(op, ec.g.Params)
+		if kf.parts = splitGuarded(op, ec.g.Params); kf.parts != nil {
+			kf.name = "guard-split"
+			for _, p := range kf.parts {
+				s := chooseStrategy(p, mc.vecBytes, mc.cfg.OrderedReductions)
+				kf.partStrats = append(kf.partStrats, s)
+				kf.name += " [" + s.String() + "]"
+			}
+		}
 	}
 	mc.kernels[full] = kf
 	mc.forms[formKey] = append(cands, kf)

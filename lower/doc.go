@@ -136,8 +136,8 @@
 // # Math runtime
 //
 // Functions without an inline lowering are emitted into the module as internal functions
-// (mathrt.go, math_*.go): exp, log, tanh, sigmoid, erf, sin, cos, pow (ports of Go's pure-Go
-// math: fdlibm and Cephes algorithms, same constants and evaluation order), floor, ceil,
+// (mathrt.go, math_*.go): exp, log, tanh, sigmoid, erf, sin, cos, atan, pow (ports of Go's
+// pure-Go math: fdlibm and Cephes algorithms, same constants and evaluation order), floor, ceil,
 // round-half-even, fmod (exact), correctly rounded f64 division and square root (soft, on
 // Hexagon), int64 division and remainder (soft, on Hexagon), integer power and the binary16
 // conversions. f32 and f16 operations compute in float64 and round once, except exp, log, tanh,
@@ -145,10 +145,10 @@
 // emitted inline on scalars and vectors alike (math_vec.go), so that they vectorize. Accuracy
 // (TestMathAccuracy, 2·10^6 arguments per function, against Go's math package on amd64, whose
 // Exp and Log are assembly): f64 exp ≤ 2 ulp (≤ 1 ulp from the correctly rounded value), log 0,
-// tanh ≤ 2, sigmoid ≤ 4, erf ≤ 1, sin and cos 0 (Payne–Hanek reduction above 2^29), pow ≤ 6
+// tanh ≤ 2, sigmoid ≤ 4, erf ≤ 1, sin and cos 0 (Payne–Hanek reduction above 2^29), atan 0, pow ≤ 6
 // (Go's own pow is not correctly rounded either), sqrt, floor, ceil, round, fmod and division
-// 0; float32 exp ≤ 1 ulp (subnormal results included), log ≤ 1, tanh ≤ 2, sigmoid ≤ 3, erf ≤ 2
-// (10^6 arguments over the ranges where they are not constant; their quotients use a Newton
-// reciprocal, as HVX has no vector division); every other f32 result 0 ulp on the sweep.
-// Hexagon and x86-64 give the same bits.
+// 0; float32 exp ≤ 1 ulp (subnormal results included), log ≤ 1, tanh ≤ 1, sigmoid ≤ 2, erf ≤ 2
+// (10^6 arguments over the ranges where they are not constant; on HVX vectors, which have no
+// division, their quotients use a Newton reciprocal: tanh ≤ 2, sigmoid ≤ 3); every other f32
+// result 0 ulp on the sweep. Hexagon scalar code and x86-64 give the same bits.
 package lower

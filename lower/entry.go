@@ -36,6 +36,16 @@ type entryCtx struct {
 	// key is the scratch space of kernelKey; bufKeys caches bufferKey
 	key     keyBuf
 	bufKeys map[*ir.Value]string
+	// prof holds the profile counters (Config.Profile)
+	prof *llvm.Global
+	// epi holds the epilogue chain of each contraction that has one; fusedInto maps each op
+	// of a chain to its contraction (epilogue.go)
+	epi       map[*ir.Op]*epiChain
+	fusedInto map[*ir.Op]*ir.Op
+	// alias places values inside their padded copies' buffers; aliasCopies are those copies
+	// (alias.go)
+	alias       map[*ir.Value]*aliasInfo
+	aliasCopies map[*ir.Op]*aliasInfo
 }
 
 // use is an operand of an op.
@@ -160,6 +170,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		fb.params[p] = ps[nio+i]
 	}
 	ec.checkDims(fb, func() *llvm.Block { return fb.failBlock(statusBadDims) })
+	tEntry := ec.profileStart(fb)
 
 	// buffers
 	bufs := map[*ir.Value]value.Value{}
@@ -194,9 +205,16 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		}
 		bufs[b.v] = views[sv]
 	}
+	for v, a := range ec.alias {
+		bufs[v] = bufs[a.target] // the kernels' views add the offset
+	}
 	for i, op := range g.Ops {
 		if err := ec.ctx.Err(); err != nil {
 			return nil, err
+		}
+		if p := ec.fusedInto[op]; p != nil {
+			ec.strategies = append(ec.strategies, "epilogue of %"+p.Result.Name)
+			continue
 		}
 		sig, err := ec.emitKernel(i, op)
 		if err != nil {
@@ -213,10 +231,15 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		if sig.scratch {
 			args = append(args, slotPtr(ec.plan.scratch[op]))
 		}
+		if c := ec.epi[op]; c != nil {
+			args = append(args, epiArgs(c, bufs)...)
+		}
 		for _, p := range ec.params {
 			args = append(args, fb.params[p])
 		}
+		t0 := ec.profileStart(fb)
 		rc := fb.cur.NewCall(sig.f, args...)
+		ec.profileStop(fb, i, t0)
 		ok := fb.cur.NewICmp(enum.IPredEQ, rc, i32c(statusOK))
 		next := fb.newBlock("op.ok")
 		fail := fb.newBlock("op.fail")
@@ -233,6 +256,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 			return nil, err
 		}
 	}
+	ec.profileStop(fb, len(g.Ops), tEntry)
 	fb.cur.NewRet(i32c(statusOK))
 	return f, nil
 }

@@ -31,6 +31,10 @@ type kernelBuilder struct {
 	best  value.Value // double*: arg reductions' best value per result element
 	seen  value.Value // i8*: whether the element has a best value yet
 	strat *strategy
+	// epi are the builders of the epilogue chain's ops (epilogue.go), epiKs the operand by
+	// which each reads the previous value
+	epi   []*kernelBuilder
+	epiKs []int
 }
 
 // kernelSig is how the entry calls a kernel.
@@ -42,13 +46,43 @@ type kernelSig struct {
 // emitKernel returns the kernel of op (the i-th op of g): the kernel of an earlier op with the
 // same key (dedup.go), or a new one.
 func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
-	op = decideGuards(op)
+	if d := decideGuards(op); d != op {
+		// the copy stands for op in everything keyed by it
+		if c := ec.epi[op]; c != nil {
+			ec.epi[d] = c
+		}
+		if a := ec.aliasCopies[op]; a != nil {
+			ec.aliasCopies[d] = a
+		}
+		op = d
+	}
 	kf := ec.formOf(op)
-	ec.strategies = append(ec.strategies, kf.name)
+	chain := ec.epi[op]
+	if chain == nil {
+		name := kf.name
+		if ec.aliasCopies[op] != nil {
+			name += " (interior written in place)"
+		}
+		ec.strategies = append(ec.strategies, name)
+	} else {
+		ec.strategies = append(ec.strategies, fmt.Sprintf("%s +epilogue(%d)", kf.name, len(chain.ops)))
+	}
 	// every element anyone reads is computed whole by one tile, or written by one iteration of
 	// an op without reduction (softmax's probabilities on the causal triangle, whose other
 	// half nobody reads): no initialisation
-	fromInit := (kf.tiles != nil && kf.tiles.border == nil || kf.tiles == nil && op.Reduce == ir.ReduceNone) && ec.readsOnlyWritten(op)
+	fromInit := (kf.tiles != nil && kf.tiles.border == nil || kf.tiles == nil && op.Reduce == ir.ReduceNone && ec.aliasCopies[op] == nil) && ec.readsOnlyWritten(op)
+	if chain != nil {
+		key := ec.epiKey(op, chain, fromInit)
+		if sig := ec.mc.fusedKernels[key]; sig != nil {
+			return sig, nil
+		}
+		sig, err := ec.newKernel(i, op, kf, fromInit)
+		if err != nil {
+			return nil, err
+		}
+		ec.mc.fusedKernels[key] = sig
+		return sig, nil
+	}
 	if sig := kf.kernel(fromInit); sig != nil {
 		return sig, nil
 	}
@@ -78,6 +112,12 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		sp.Attrs = append(sp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
 		ps = append(ps, sp)
 	}
+	chain := ec.epi[op]
+	var eps []*llvm.Param
+	if chain != nil {
+		eps = epiParams(chain)
+		ps = append(ps, eps...)
+	}
 	for _, p := range ec.params {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
@@ -93,6 +133,9 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		fb.params[p] = ps[len(ps)-len(ec.params)+j]
 	}
 	kb := &kernelBuilder{ec: ec, fb: fb, op: op}
+	if chain != nil {
+		kb.newEpilogue(chain, eps)
+	}
 	var tiles *contraction
 	if kf.tiles != nil {
 		c := *kf.tiles
@@ -105,12 +148,9 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	if kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.tgt.VectorFromCPU {
 		fb.wideVectors()
 	}
-	kb.res = fb.newView(op.Result, rp, ec.regionOf(op.Result))
-	kb.res.aligned = ec.alignedBuffer(op.Result)
+	kb.res = ec.viewOf(fb, op.Result, rp)
 	for k, o := range op.Operands {
-		w := fb.newView(o, ps[1+k], ec.regionOf(o))
-		w.aligned = ec.alignedBuffer(o)
-		kb.ops = append(kb.ops, w)
+		kb.ops = append(kb.ops, ec.viewOf(fb, o, ps[1+k]))
 	}
 	n := fb.product(kb.res.ext)
 	if sig.scratch {
@@ -137,6 +177,14 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 			}
 		}
 		kb.op = op
+	} else if kf.parts != nil {
+		for _, i := range ec.copyParts(op, kf.parts) {
+			kb.op, kb.strat = kf.parts[i], kf.partStrats[i]
+			if err := kb.emitNest(ec.g.Params); err != nil {
+				return nil, err
+			}
+		}
+		kb.op, kb.strat = op, kf.strat
 	} else if err := kb.emitNest(ec.g.Params); err != nil {
 		return nil, err
 	}
@@ -521,7 +569,7 @@ func (kb *kernelBuilder) argCombine(bc *bodyCtx, off, v value.Value) error {
 	switch t := op.Body.Type; {
 	case t.IsFloat():
 		x = fb.toF64(v)
-	case t == ir.U8 || t == ir.Bool:
+	case t.IsUnsigned():
 		x = c.NewUIToFP(v, types.Double)
 	default:
 		x = c.NewSIToFP(v, types.Double)

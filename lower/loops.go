@@ -102,7 +102,8 @@ func (e *astEmitter) emit(n volume.Node) error {
 }
 
 // vectorFor emits for (iv = lo; iv + vl - 1 <= hi; iv += vl) vecLeaf; then the scalar
-// remainder for (; iv <= hi; iv++) leaf.
+// remainder for (; iv <= hi; iv++) leaf, unless the bounds are constants and the vectors cover
+// them.
 func (e *astEmitter) vectorFor(dim int, lo, hi value.Value) error {
 	fb := e.fb
 	pre := fb.cur
@@ -140,6 +141,11 @@ func (e *astEmitter) vectorFor(dim int, lo, hi value.Value) error {
 	if e.acc != nil {
 		if err := e.acc.done(e.lev, acc); err != nil {
 			return err
+		}
+	}
+	if l, ok := isConst(lo); ok {
+		if h, ok := isConst(hi); ok && (h-l+1)%int64(e.vl) == 0 {
+			return nil // no remainder: the vector loop covers lo..hi
 		}
 	}
 	return fb.loop(iv, hi, 1, "vec.rem", func(r value.Value) error {

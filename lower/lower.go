@@ -36,12 +36,22 @@ type Config struct {
 	// VectorBytes overrides the width of explicit vectors: > 0 forces that width (on any
 	// target: the same vector IR runs on x86-64), < 0 disables them, 0 keeps the target's.
 	VectorBytes int
+	// NewtonReciprocal makes float32 tanh, sigmoid and erf on vectors divide through a Newton
+	// reciprocal, as they do on targets without vector division (HVX): tests run that IR on
+	// x86-64.
+	NewtonReciprocal bool
 	// OrderedReductions keeps float sums along the innermost dim in the evaluator's order,
 	// lane after lane (the same bits, one dependent addition per element). By default they
 	// accumulate in vector lanes that are added in a fixed tree at the end: deterministic, and
 	// within (n-1)·ε·Σ|xᵢ| of the evaluator's sum of n terms. (Float products always keep the
 	// evaluator's order; maxima, minima and integer reductions are exact either way.)
 	OrderedReductions bool
+	// Profile makes each entry count the cycles spent in every op's kernel (profile.go): the
+	// entry is then not re-entrant, and ENTRY_profile reads and resets the counters.
+	Profile bool
+	// NoEpilogues keeps elementwise consumers of contractions as kernels of their own
+	// (epilogue.go), for measurements and tests.
+	NoEpilogues bool
 }
 
 // Module is the result of lowering.
@@ -54,6 +64,8 @@ type Module struct {
 	Target  *Target
 	CPU     string
 	Attrs   string
+	// Profile: the entries count cycles per kernel (Config.Profile)
+	Profile bool
 }
 
 // Entry describes one lowered graph.
@@ -74,6 +86,8 @@ type moduleCtx struct {
 	cpu      string
 	features string
 	vecBytes int
+	// newtonRecip: float32 math divides vectors through a Newton reciprocal (math_vec.go)
+	newtonRecip bool
 	// tileBytes is the width of the register tiles of contractions (0: none)
 	tileBytes int
 	m         *llvm.Module
@@ -88,6 +102,8 @@ type moduleCtx struct {
 	domains map[string]*domainInfo
 	// readsOnly caches readsOnlyWritten by the structure it depends on
 	readsOnly map[string]bool
+	// fusedKernels holds the kernels of contractions with epilogues, by epiKey
+	fusedKernels map[string]*kernelSig
 }
 
 // Builder lowers several graphs into one module; their runtime functions are shared.
@@ -107,7 +123,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	}
 	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, cpu: cfg.Target.CPU, features: cfg.Target.Features,
 		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{},
-		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}}
+		kernels: map[string]*kernelForm{}, forms: map[string][]*kernelForm{}, domains: map[string]*domainInfo{}, readsOnly: map[string]bool{}, fusedKernels: map[string]*kernelSig{}}
 	if cfg.CPU != "" {
 		mc.cpu = cfg.CPU
 	}
@@ -122,6 +138,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	case cfg.VectorBytes == 0 && cfg.Target.VectorFromCPU:
 		mc.vecBytes = x86VectorBytes(mc.cpu, mc.features)
 	}
+	mc.newtonRecip = cfg.NewtonReciprocal || cfg.Target.SlowVectorDiv
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
 		mc.tileBytes = x86VectorBytes(mc.cpu, mc.features)
 	}
@@ -135,6 +152,9 @@ func NewBuilder(cfg Config) (*Builder, error) {
 func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry, err error) {
 	if !validSymbol(entry) {
 		return nil, fmt.Errorf("invalid entry name %q (want a C identifier)", entry)
+	}
+	if cReserved[entry] {
+		return nil, fmt.Errorf("invalid entry name %q: a C keyword or a name of the C library or runtime", entry)
 	}
 	for _, old := range b.entries {
 		if old.Name == entry {
@@ -186,16 +206,30 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 			return err
 		}
 		ec.plan = ec.planBuffers()
+		// epilogues are planned from the kernels' forms, whose keys need the plan's workspace
+		// buffers; fusing one moves its result's lifetime, not its buffer, so plan again
+		ec.planEpilogues()
+		if ec.planAliases(); len(ec.fusedInto) > 0 || len(ec.alias) > 0 {
+			ec.plan = ec.planBuffers()
+		}
 		if _, err := ec.emitEntry(); err != nil {
 			return err
 		}
-		_, err := ec.emitWorkspaceSize()
-		return err
+		if _, err := ec.emitWorkspaceSize(); err != nil {
+			return err
+		}
+		if mc.cfg.Profile {
+			ec.emitProfile()
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	e = &Entry{Name: entry, Graph: g, Params: ec.params, Header: Header(g, entry, ec.params), WorkspaceBytes: -1}
+	if mc.cfg.Profile {
+		e.Header = profileHeader(e.Header, entry, len(g.Ops))
+	}
 	if len(g.Params) == 0 {
 		tmp := newFuncBuilder(mc, llvm.NewFunc("graphc.sizing", types.Void))
 		if n, ok := isConst(func() value.Value { _, t := ec.layout(tmp); return t }()); ok {
@@ -209,7 +243,7 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 
 // Module returns the module with every entry added so far.
 func (b *Builder) Module() *Module {
-	mod := &Module{LLVM: b.mc.m, Entries: b.entries, Target: b.mc.tgt, CPU: b.mc.cpu, Attrs: b.mc.features}
+	mod := &Module{LLVM: b.mc.m, Entries: b.entries, Target: b.mc.tgt, CPU: b.mc.cpu, Attrs: b.mc.features, Profile: b.mc.cfg.Profile}
 	var hs []string
 	for _, e := range b.entries {
 		hs = append(hs, e.Header)
@@ -344,6 +378,18 @@ func validSymbol(s string) bool {
 	}
 	return true
 }
+
+// cReserved are names an entry point cannot take: C keywords, and names a caller's program or
+// the C runtime already defines.
+var cReserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`auto break case char const continue default do double else enum extern float for goto
+		if inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+		volatile while _Bool _Complex _Imaginary bool true false main exit abort malloc free memcpy memmove memset`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // abiParams returns the symbolic dims in order of first appearance in the inputs' shapes, then
 // any other graph param.

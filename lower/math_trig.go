@@ -1,5 +1,6 @@
-// This file holds the runtime's sin, cos and pow, ported from Go's math package (sin.go with
-// trig_reduce.go's Payne–Hanek reduction for |x| >= 2^29, pow.go with its repeated squaring).
+// This file holds the runtime's sin, cos, atan and pow, ported from Go's math package (sin.go
+// with trig_reduce.go's Payne–Hanek reduction for |x| >= 2^29, atan.go's Cephes reduction to
+// [0, 0.66], pow.go with its repeated squaring).
 
 package lower
 
@@ -179,7 +180,48 @@ func init() {
 		y = m.sel(sign, m.neg(y), y)
 		return m.sel(bad, m.c(math.NaN()), y)
 	})
+	defF64(rtAtan, 1, atanBody)
 	defF64(rtPow, 2, powBody)
+}
+
+// xatan is Go's xatan: atan(x) for 0 <= x <= 0.66 by a rational function of x².
+func (m mb) xatan(x value.Value) value.Value {
+	const (
+		p0 = -8.750608600031904122785e-01
+		p1 = -1.615753718733365076637e+01
+		p2 = -7.500855792314704667340e+01
+		p3 = -1.228866684490136173410e+02
+		p4 = -6.485021904942025371773e+01
+		q0 = +2.485846490142306297962e+01
+		q1 = +1.650270098316988542046e+02
+		q2 = +4.328810604912902668951e+02
+		q3 = +4.853903996359136964868e+02
+		q4 = +1.945506571482613964425e+02
+	)
+	z := m.mul(x, x)
+	num := m.add(m.mul(m.add(m.mul(m.add(m.mul(m.add(m.mul(m.c(p0), z), m.c(p1)), z), m.c(p2)), z), m.c(p3)), z), m.c(p4))
+	den := m.add(m.mul(m.add(m.mul(m.add(m.mul(m.add(m.mul(m.add(z, m.c(q0)), z), m.c(q1)), z), m.c(q2)), z), m.c(q3)), z), m.c(q4))
+	z = m.div(m.mul(z, num), den)
+	return m.add(m.mul(x, z), x)
+}
+
+// atanBody is Go's atan (satan's three ranges on |x|, the sign restored; ±0 and NaN kept).
+func atanBody(m mb, a []value.Value) value.Value {
+	const (
+		morebits = 6.123233995736765886130e-17 // π/2 = Pi/2 + morebits
+		tan3pio8 = 2.41421356237309504880      // tan(3π/8)
+	)
+	x0 := a[0]
+	x := m.abs(x0)
+	small := m.le(x, m.c(0.66))
+	big := m.gt(x, m.c(tan3pio8))
+	// the argument of xatan in each range, kept finite in the ranges not taken
+	arg := m.sel(small, x, m.sel(big, m.div(m.c(1), x), m.div(m.sub(x, m.c(1)), m.add(x, m.c(1)))))
+	t := m.xatan(arg)
+	r := m.sel(small, t, m.sel(big, m.add(m.sub(m.c(math.Pi/2), t), m.c(morebits)),
+		m.add(m.add(m.c(math.Pi/4), t), m.c(0.5*morebits))))
+	r = m.sel(m.lt(x0, m.c(0)), m.neg(r), r)
+	return m.sel(m.or(m.eq(x0, m.c(0)), m.isNaN(x0)), x0, r)
 }
 
 // modf returns the integer and fractional parts of f >= 0 (finite).

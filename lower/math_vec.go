@@ -10,11 +10,11 @@
 // reweighted least squares on Chebyshev nodes, in float64, then rounded to float32); the fits'
 // own errors are far below float32 rounding (exp 3·10^-9 relative, log 6·10^-9, tanh 4·10^-9,
 // erf 1.2·10^-9, erfc 2.6·10^-10 absolute), so the bounds below come from float32 rounding.
-// Quotients use a Newton reciprocal (recip): HVX has no vector division, and LLVM turns one
-// into a scalar sfrecipa sequence per lane. Maximum errors against the correctly rounded
-// result, measured by TestMathAccuracy over 10^6 arguments per function in the ranges where
-// it is not constant (stated in lower/doc.go): exp ≤ 1 ulp (subnormal results included),
-// log ≤ 1 ulp, tanh ≤ 2 ulp, sigmoid ≤ 3 ulp, erf ≤ 2 ulp.
+// Maximum errors against the correctly rounded result, measured by TestMathAccuracy over 10^6
+// arguments per function in the ranges where it is not constant (stated in lower/doc.go):
+// exp ≤ 1 ulp (subnormal results included), log ≤ 1 ulp, tanh ≤ 1 ulp, sigmoid ≤ 2 ulp, erf
+// ≤ 2 ulp. On HVX vectors, which have no division (LLVM turns one into a scalar sfrecipa
+// sequence per lane), quotients use a Newton reciprocal: tanh ≤ 2 ulp, sigmoid ≤ 3 ulp.
 // Special values follow the evaluator: NaN in, NaN out; exp(±Inf) = +Inf, 0; log(0) = -Inf,
 // log(x < 0) = NaN, log(+Inf) = +Inf; tanh, sigmoid and erf saturate exactly.
 
@@ -122,10 +122,19 @@ func (v vf) clamp(a value.Value, lo, hi float64) value.Value {
 	return v.sel(v.gt(a, v.c(hi)), v.c(hi), a)
 }
 
-// recip returns 1/x for a positive normal x below 2^126 without a division (HVX has none: a
-// vector division becomes one scalar sfrecipa sequence per lane): a seed from the bit pattern
-// (within 12.5%), then four Newton steps r·(2 - x·r), each squaring the relative error, to
-// within an ulp or two of 1/x (the callers' bounds include it).
+// quot returns a/b for a positive normal b below 2^126: a division, or on vectors of targets
+// without a vector division (HVX, where LLVM emits one scalar sfrecipa sequence per lane) a
+// times a Newton reciprocal of b (moduleCtx.newtonRecip).
+func (v vf) quot(a, b value.Value) value.Value {
+	if _, vec := v.t.(*types.VectorType); vec && v.fb.mc.newtonRecip {
+		return v.mul(a, v.recip(b))
+	}
+	return v.div(a, b)
+}
+
+// recip returns 1/x for a positive normal x below 2^126 without a division: a seed from the
+// bit pattern (within 12.5%), then four Newton steps r·(2 - x·r), each squaring the relative
+// error, to within an ulp or two of 1/x.
 func (v vf) recip(x value.Value) value.Value {
 	r := v.float(v.isub(v.ic(0x7EF311C3), v.bits(x)))
 	for i := 0; i < 4; i++ {
@@ -189,7 +198,7 @@ func (v vf) tanh(x value.Value) value.Value {
 	small := v.add(v.mul(v.mul(x, x2), v.poly(x2, vtanhP)), x)
 	ac := v.clamp(a, 0, 10)
 	e := v.exp(v.add(ac, ac))
-	big := v.copysign(v.sub(v.c(1), v.mul(v.c(2), v.recip(v.add(e, v.c(1))))), x)
+	big := v.copysign(v.sub(v.c(1), v.quot(v.c(2), v.add(e, v.c(1)))), x)
 	r := v.sel(v.lt(a, v.c(0.625)), small, big)
 	return v.sel(v.isNaN(x), x, r)
 }
@@ -199,7 +208,7 @@ func (v vf) tanh(x value.Value) value.Value {
 func (v vf) sigmoid(x value.Value) value.Value {
 	e := v.exp(v.fb.cur.NewFNeg(v.abs(x)))
 	num := v.sel(v.ge(x, v.c(0)), v.c(1), e)
-	r := v.mul(num, v.recip(v.add(e, v.c(1))))
+	r := v.quot(num, v.add(e, v.c(1)))
 	return v.sel(v.isNaN(x), x, r)
 }
 
@@ -209,7 +218,7 @@ func (v vf) erf(x value.Value) value.Value {
 	a := v.abs(x)
 	small := v.mul(x, v.poly(v.mul(x, x), verfP))
 	ac := v.clamp(a, 1, 4)
-	q := v.poly(v.recip(ac), verfcQ)
+	q := v.poly(v.quot(v.c(1), ac), verfcQ)
 	erfc := v.mul(v.exp(v.fb.cur.NewFNeg(v.mul(ac, ac))), q)
 	big := v.copysign(v.sub(v.c(1), erfc), x)
 	r := v.sel(v.le(a, v.c(1)), small, big)

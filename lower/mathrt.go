@@ -29,6 +29,7 @@ const (
 	rtErf       = "graphc.erf"
 	rtSin       = "graphc.sin"
 	rtCos       = "graphc.cos"
+	rtAtan      = "graphc.atan"
 	rtPow       = "graphc.pow"
 	rtFloor     = "graphc.floor"
 	rtCeil      = "graphc.ceil"

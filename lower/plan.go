@@ -72,8 +72,8 @@ func (ec *entryCtx) planBuffers() *bufPlan {
 			p.bufs = append(p.bufs, b)
 			p.scratch[op] = b
 		}
-		if outs[op.Result] {
-			continue
+		if outs[op.Result] || ec.alias[op.Result] != nil {
+			continue // an aliased value lives in its target's buffer
 		}
 		b := &planBuf{v: op.Result, start: i, end: i}
 		p.bufs = append(p.bufs, b)
@@ -84,6 +84,26 @@ func (ec *entryCtx) planBuffers() *bufPlan {
 			if b, ok := p.value[o]; ok && i > b.end {
 				b.end = i
 			}
+		}
+	}
+	// an epilogue's result is written by its contraction's kernel (epilogue.go)
+	pos := map[*ir.Op]int{}
+	for i, op := range g.Ops {
+		pos[op] = i
+	}
+	for e, c := range ec.fusedInto {
+		if b, ok := p.value[e.Result]; ok {
+			b.start = min(b.start, pos[c])
+		}
+	}
+	// a value written in place: its target's buffer lives from the value's writer on
+	for v, a := range ec.alias {
+		w := v.Def
+		if c := ec.fusedInto[w]; c != nil {
+			w = c
+		}
+		if b, ok := p.value[a.target]; ok {
+			b.start = min(b.start, pos[w])
 		}
 	}
 	tmp := newFuncBuilder(ec.mc, llvm.NewFunc("graphc.sizing", types.Void))

@@ -184,30 +184,32 @@ func chooseStrategy(op *ir.Op, vecBytes int, ordered bool) *strategy {
 }
 
 // vectorLanes returns the lanes of explicit vectors for op with inner dim d, or 0 when the
-// op's innermost loop cannot use them: every access must be one unguarded piece, unit-stride or
-// invariant in d (the result as outStride says), and every body operation must have a vector
-// lowering.
+// op's innermost loop cannot use them: every access must be one piece, guarded (if at all)
+// independently of d, unit-stride or invariant in d (the result as outStride says), and every
+// body operation must have a vector lowering.
 func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int) int {
 	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != outStride {
 		return 0
 	}
 	widest := op.Result.Type.Elem.Size()
-	if op.Result.Type.Elem == ir.F16 {
+	if op.Result.Type.Elem.IsNarrowFloat() {
 		return 0
 	}
 	for k, acc := range op.Access {
 		if !op.Body.Reads(k) || len(acc.Pieces) == 0 && !acc.Approx {
 			continue // a read nowhere on the domain is the constant 0
 		}
-		if len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 || accessStride(acc.Pieces[0].Index, d) == strideOther {
+		if !uniformPiece(acc, d) || accessStride(acc.Pieces[0].Index, d) == strideOther {
 			return 0
 		}
 		widest = max(widest, op.Operands[k].Type.Elem.Size())
 	}
 	ok := true
 	op.Body.Walk(func(s *ir.Scalar) {
-		if s.Op == ir.SAvail && constAvail(op.Access[s.Arg]) {
-			return // a constant (decideGuards)
+		// avail of a read guarded uniformly along d is one condition for all lanes, and a
+		// constant when decideGuards settled it
+		if s.Op == ir.SAvail && (constAvail(op.Access[s.Arg]) || uniformPiece(op.Access[s.Arg], d)) {
+			return
 		}
 		if !vectorizable(s) {
 			ok = false
@@ -220,13 +222,20 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int) int {
 	return vecBytes / widest
 }
 
+// uniformPiece reports whether an access is one piece whose guard (if any) does not involve
+// dim d, so that the vl lanes along d are all read or all not read (padding of a channels-last
+// tensor, a bias read at the first reduction point).
+func uniformPiece(acc ir.Access, d int) bool {
+	return !acc.Approx && len(acc.Pieces) == 1 && !guardUses(acc.Pieces[0].Guard, d)
+}
+
 // vectorizable reports whether a body node has a lowering on vectors.
 func vectorizable(s *ir.Scalar) bool {
-	if s.Type == ir.F16 {
+	if s.Type.IsNarrowFloat() {
 		return false
 	}
 	for _, a := range s.Args {
-		if a.Type == ir.F16 {
+		if a.Type.IsNarrowFloat() {
 			return false
 		}
 	}

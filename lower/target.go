@@ -45,6 +45,9 @@ type Target struct {
 	// LLVM 19's Hexagon backend turns select(a < b, a, b) into sfmin, which returns the other
 	// operand when one is NaN where the select returns b.
 	FloatSelectBarrier bool `json:"float-select-barrier"`
+	// SlowVectorDiv says that a float vector division becomes one scalar division per lane
+	// (HVX): float32 math divides through a Newton reciprocal instead.
+	SlowVectorDiv bool `json:"slow-vector-div"`
 	// Freestanding says that modules must reference no external symbol.
 	Freestanding bool `json:"freestanding"`
 	// RegisterTiles enables the register-tile kernels of contractions (contract.go), with

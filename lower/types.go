@@ -25,11 +25,15 @@ func memType(t ir.DType) (types.Type, error) {
 		return types.Double, nil
 	case ir.F16:
 		return types.I16, nil
-	case ir.I64:
+	case ir.I64, ir.U64:
 		return types.I64, nil
-	case ir.I32:
+	case ir.I32, ir.U32:
 		return types.I32, nil
 	case ir.I8, ir.U8, ir.Bool:
+		return types.I8, nil
+	case ir.I16, ir.U16, ir.BF16:
+		return types.I16, nil
+	case ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
 		return types.I8, nil
 	}
 	return nil, fmt.Errorf("element type %s has no lowering", t)
@@ -47,10 +51,10 @@ func mustMemType(t ir.DType) types.Type {
 // regType is the LLVM type of a value of element type t in registers: f16 is computed in
 // float (rounded to half precision after every operation, as the evaluator does) and bool is i1.
 func regType(t ir.DType) types.Type {
-	switch t {
-	case ir.F16:
+	switch {
+	case t.IsNarrowFloat():
 		return types.Float
-	case ir.Bool:
+	case t == ir.Bool:
 		return types.I1
 	}
 	return mustMemType(t)
@@ -113,12 +117,8 @@ func boolConst(b bool) value.Value { return constant.NewBool(b) }
 // scalarConst returns the register constant of type t with value f (floats) or i (integers).
 func scalarConst(t ir.DType, f float64, i int64) constant.Constant {
 	switch t {
-	case ir.F32, ir.F16:
-		v := f
-		if t == ir.F16 {
-			v = ir.RoundFloat(ir.F16, f)
-		}
-		return constant.NewFloat(types.Float, float64(float32(v)))
+	case ir.F32, ir.F16, ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+		return constant.NewFloat(types.Float, float64(float32(ir.RoundFloat(t, f))))
 	case ir.F64:
 		return constant.NewFloat(types.Double, f)
 	case ir.Bool:
@@ -136,6 +136,9 @@ func memConst(t ir.DType, v float64) constant.Constant {
 		return constant.NewFloat(types.Double, v)
 	case ir.F16:
 		return constant.NewInt(types.I16, int64(halfBits(v)))
+	case ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+		f, _ := ir.MiniFloatOf(t)
+		return constant.NewInt(mustMemType(t).(*types.IntType), int64(f.Encode(float32(v), false)))
 	case ir.Bool:
 		if v != 0 {
 			return constant.NewInt(types.I8, 1)

@@ -9,7 +9,12 @@ import torchvision.models.segmentation as tvs
 
 
 def vit_b_16():
-    return tvm.vit_b_16(weights=None)
+    m = tvm.vit_b_16(weights=None)
+    # torchvision initialises the classifier head to zeros (fine-tuning starts from there); a
+    # trained model's is not, and with zeros every layer is dead code for the output
+    torch.manual_seed(1)
+    nn.init.normal_(m.heads.head.weight, std=0.02)
+    return m
 
 
 def deeplab():

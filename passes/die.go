@@ -103,7 +103,12 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 			}
 		}
 		if found {
-			r = r.Intersect(box)
+			// dims the region leaves free mean every index; a region that holds no element of
+			// the output at all is a mistake worth a word
+			if r = r.Intersect(box); r.IsEmpty() {
+				st.Diags = append(st.Diags, Diagnostic{Op: o.Name, Msg: fmt.Sprintf(
+					"the required region holds no element of the output's index domain %s: nothing is required, every op it depends on is dead", box)})
+			}
 		} else {
 			r = box
 		}

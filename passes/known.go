@@ -20,17 +20,22 @@ var knownValuesPass = &Pass{
 	Summary: "propagate regions of known constant values and drop reduction iterations that contribute the identity (known-zero factors)",
 	Doc: `Constants with at most three distinct values get exact descriptions of where each value
 occurs (verified element by element; larger constants than 64 Mi elements are skipped with a
-diagnostic). These regions flow forward through every op: the body is partially evaluated
-where some operand elements are known (ir/eval.Fold), giving the result's known regions.
+diagnostic); integer constants that are affine functions of their index (position ids), range
+ops (arange(T)) and index expressions are known affine values. These regions flow forward
+through every op: the body is partially evaluated where some operand elements are known
+(ir/eval.Fold), giving the result's known regions; a comparison of affine values (a causal
+mask built from positions) gives its true and false regions.
 Iterations of a sum, product, max or min whose contribution is the reduction's identity (0·x,
-a max over -inf) are removed from its domain. The result elements are unchanged, so die then
-finds the producers of the skipped operand elements unused.
-Zero-skipping assumes that unknown floating-point values are finite and divisors non-zero
-(0·x = 0, x + -inf = -inf, 0/x = 0), as -ffinite-math-only does; --no-zero-skip keeps only the
-exact rules (known selects, identities, arithmetic on known values), which restores IEEE
-results for non-finite operands.
+a max over -inf) are removed from its domain; those whose guarded reads are undefined (a
+convolution's padding) stay, as lowering already runs them apart. The result elements are
+unchanged, so die then finds the producers of the skipped operand elements unused.
+Zero-skipping assumes that unknown floating-point values are finite and that tensor elements
+dividing a known zero are non-zero (0·x = 0, x + -inf = -inf, 0/d = 0), as -ffinite-math-only
+does; --no-zero-skip keeps only the exact rules (known selects, identities, arithmetic on known
+values), which restores IEEE results for non-finite operands.
 Postconditions: every reduction's domain is a subset of its previous domain; every value is
-unchanged; State.KnownZero holds each op's removed iterations.`,
+unchanged; State.KnownZero holds each op's removed iterations, State.Known every value's
+known regions.`,
 	Run: runKnownValues,
 }
 

@@ -4,6 +4,7 @@
 package passes
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -29,14 +30,30 @@ type RequiredVolume = volume.Set
 // them.
 func ParseRequirement(g *ir.Graph, text string) (Requirement, error) {
 	s := strings.TrimSpace(text)
+	lead := len(text) - len(strings.TrimLeft(text, " \t\n")) // where s starts in text
+	braced := false
 	if !strings.Contains(s, "{") {
-		s = "{ " + s + " }"
+		s, braced = "{ "+s+" }", true
+		lead -= 2
 	}
 	if !strings.HasPrefix(s, "[") && len(g.Params) > 0 {
-		s = "[" + strings.Join(g.Params, ", ") + "] -> " + s
+		pre := "[" + strings.Join(g.Params, ", ") + "] -> "
+		s = pre + s
+		lead -= len(pre)
 	}
 	set, err := volume.ParseSet(s)
 	if err != nil {
+		// report positions in the user's text, not in the braces and parameters added
+		var pe *volume.ParseError
+		if errors.As(err, &pe) && pe.Offset >= 0 {
+			at := pe.Offset + lead
+			switch {
+			case braced && pe.Near == "}" && pe.Offset == len(s)-1 || at >= len(text):
+				return Requirement{}, fmt.Errorf("--require %q: %s at the end of the requirement", text, pe.Msg)
+			case at >= 0:
+				return Requirement{}, fmt.Errorf("--require %q: %s (at %q, offset %d)", text, pe.Msg, pe.Near, at)
+			}
+		}
 		return Requirement{}, fmt.Errorf("--require %q: %w", text, err)
 	}
 	var name string

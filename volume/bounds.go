@@ -29,11 +29,12 @@ func (s Set) DimBounds(d int) (out []DimBound, err error) {
 		if d < 0 || d >= nd {
 			spaceMismatch("DimBounds(%d) of a %d-dimensional set", d, nd)
 		}
+		bg := newBudget(nil) // one operation
 		p := s
 		if d+1 < nd {
-			p = s.ProjectOut(d+1, nd-d-1)
+			p = s.projectOut(d+1, nd-d-1, bg)
 		}
-		p = p.Coalesce()
+		p = Set{p.u.coalesce(bg)}
 		for _, b := range p.u.pieces {
 			out = append(out, b.dimBound(d, p.u.params))
 		}

@@ -49,7 +49,7 @@ func SetFromConstraints(params []string, name string, dims []string, cons []Cons
 	}
 	u := union{params: params}
 	u.addSpace(space{tuple{}, t})
-	u.addPieces(b)
+	u.addPieces(newBudget(nil), b)
 	return Set{u}
 }
 

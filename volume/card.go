@@ -97,7 +97,7 @@ func (c *cNode) count(x []int64, steps *int64) int64 {
 		var t int64
 		for v := lo; v <= hi; v += c.stride {
 			if *steps--; *steps < 0 {
-				panic(tooComplex{fmt.Sprintf("counting would enumerate more than %d loop iterations", maxCardSteps)})
+				panic(tooComplex{what: fmt.Sprintf("counting would enumerate more than %d loop iterations", maxCardSteps)})
 			}
 			x[c.dim] = v
 			t = addc(t, body.count(x, steps))

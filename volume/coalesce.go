@@ -8,22 +8,22 @@ import "slices"
 
 // Coalesce returns s with fewer pieces: each piece is simplified, pieces contained in another are
 // dropped, and two pieces whose union is one convex piece are merged (isl_union_set_coalesce).
-func (s Set) Coalesce() Set { return Set{s.u.coalesce()} }
+func (s Set) Coalesce() Set { return Set{s.u.coalesce(newBudget(nil))} }
 
 // Coalesce returns m with fewer pieces (see Set.Coalesce).
-func (m Map) Coalesce() Map { return Map{m.u.coalesce()} }
+func (m Map) Coalesce() Map { return Map{m.u.coalesce(newBudget(nil))} }
 
-func (u union) coalesce() union {
+func (u union) coalesce(bg *budget) union {
 	in := u.pieces
-	u = u.simplifyCheap()
-	pieces := coalescePieces(u.pieces)
+	u = u.simplifyCheap(bg)
+	pieces := coalescePieces(u.pieces, bg)
 	// redundant constraints go last, when few pieces remain
 	for i, p := range pieces {
 		c := p
 		if slices.Contains(in, p) {
 			c = p.clone() // pieces of u are never modified; the others were made here
 		}
-		c.removeRedundantIneqs(len(c.divs) > 0) // implicit equalities hide in mods
+		c.removeRedundantIneqs(len(c.divs) > 0, bg) // implicit equalities hide in mods
 		c.dropUnusedDivs()
 		c.nonEmpty, c.tidied = true, true
 		pieces[i] = c
@@ -41,8 +41,8 @@ func (u union) coalesce() union {
 // carries a sample point, which settles most pairs that neither contain each other nor merge
 // without any exact test (see coalesceTwo). Past maxCoalesceTests exact tests the remaining
 // pairs are left as they are: the result is still exact, only less compact.
-func coalescePieces(in []*basic) []*basic {
-	cs := coalescer{budget: maxCoalesceTests, points: len(in) >= minPointPieces}
+func coalescePieces(in []*basic, bg *budget) []*basic {
+	cs := coalescer{budget: maxCoalesceTests, points: len(in) >= minPointPieces, bg: bg}
 	items := make([]*coalItem, len(in))
 	for i, p := range in {
 		items[i] = &coalItem{b: p}
@@ -104,6 +104,7 @@ const minPointPieces = 8
 type coalescer struct {
 	budget int
 	points bool
+	bg     *budget // the operation's budget
 }
 
 // point returns a sample point of it (parameters then dims), nil when none could be found.
@@ -114,13 +115,13 @@ func (cs *coalescer) point(it *coalItem) []int64 {
 		func() {
 			defer func() {
 				if r := recover(); r != nil {
-					if _, ok := r.(overflow); !ok {
+					if _, ok := r.(overflow); !ok && !undecided(r) {
 						panic(r)
 					}
-					it.pt = nil // points beyond int64: no sample, only exact tests
+					it.pt = nil // points beyond int64, or too hard to find: only exact tests
 				}
 			}()
-			if v, ok := it.b.sampleBasic(); ok {
+			if v, ok := it.b.sampleBasic(cs.bg.child(maxTestWork)); ok {
 				it.pt = v
 			}
 		}()
@@ -137,13 +138,13 @@ func (cs *coalescer) two(a, b *coalItem) *coalItem {
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				if _, ok := r.(tooComplex); !ok {
+				if !undecided(r) {
 					panic(r)
 				}
 				m = nil
 			}
 		}()
-		m = coalesceTwo(a.b, b.b, pa, pb, &cs.budget)
+		m = coalesceTwo(a.b, b.b, pa, pb, &cs.budget, cs.bg.child(maxTestWork))
 	}()
 	switch m {
 	case nil:
@@ -171,11 +172,11 @@ func (a *basic) alignDivs(c *basic) (base *basic, cons [][]int64) {
 // implies reports whether every integer point of b satisfies the inequality r (over b's columns).
 // b should not be empty: the test takes that for granted (on an empty b it may answer false for
 // some r, which costs coalescing a merge, never exactness).
-func (b *basic) implies(r []int64) bool {
+func (b *basic) implies(r []int64, bg *budget) bool {
 	if b.plainImplies(r) {
 		return true
 	}
-	s := newOmegaSys(b.width(), nil)
+	s := newOmegaSys(b.width(), bg)
 	defer s.release()
 	s.addConnected(b, -1, r)
 	s.addNegIneq(r)
@@ -213,7 +214,7 @@ const maxMergeChecks = 64
 // implied by that piece (no exact test needed), and an integer point that satisfies every
 // constraint not so refuted but lies in neither piece proves that the pair cannot merge. Every
 // exact test decrements *budget.
-func coalesceTwo(a, b *basic, pa, pb []int64, budget *int) *basic {
+func coalesceTwo(a, b *basic, pa, pb []int64, budget *int, bg *budget) *basic {
 	// common columns: a's, then b's divs; bb is b over them
 	base, bb := a, b
 	if len(a.divs) > 0 || len(b.divs) > 0 {
@@ -253,7 +254,7 @@ func coalesceTwo(a, b *basic, pa, pb []int64, budget *int) *basic {
 			return true
 		}
 		*budget--
-		return p.implies(r)
+		return p.implies(r, bg)
 	}
 	// every constraint of a is valid for b (b ⊆ a), or is cut (some point of b violates it)
 	var kept, aCut [][]int64
@@ -285,7 +286,7 @@ func coalesceTwo(a, b *basic, pa, pb []int64, budget *int) *basic {
 	for _, k := range aCut {
 		for _, l := range bCut {
 			*budget--
-			s := newOmegaSys(cand.width(), nil)
+			s := newOmegaSys(cand.width(), bg)
 			s.addConnected(cand, -1, k, l) // cand contains a
 			s.addNegIneq(k)
 			s.addNegIneq(l)

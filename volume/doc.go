@@ -10,8 +10,13 @@
 //	{ [i] : exists (e : i = 4e + 1) }
 //
 // The parser accepts chains and lists (0 <= i, j < 10), !=, not, or under and (expanded to a
-// disjunctive normal form), floor(e/d), ceil(e/d), e mod d and e % d, exists, true and false,
-// ";"-separated pieces in different tuples, and { } for the empty set. The printer writes
+// disjunctive normal form), floor(e/d), ceil(e/d), e mod d and e % d, e // d, exists, true and
+// false, ";"-separated pieces in different tuples, and { } for the empty set. Expressions have
+// isl's precedence exactly (parse.go gives the grammar; TestISLPrecedence compares 6,600 forms
+// with libisl): a coefficient scales its whole factor, mod included, so 2i mod 8 is
+// 2*(i mod 8) and (2i) mod 8 is the other reading; -i mod 8 is -(i mod 8); "/" divides the
+// factor before it (floor(i + j/2) is i + floor(j/2)); a < b is a <= b - 1. Forms isl
+// rejects as ambiguous ("i*2 mod 8", "i mod 8 mod 3", "3 mod 2") are syntax errors. The printer writes
 // readable forms (chains, "i < N", "(i + j) mod 2 = 0", outputs of maps inline) that isl reads
 // with the same meaning (checked against libisl by TestISLCrossCheck), and print→parse→print is
 // stable (FuzzParse).
@@ -39,9 +44,9 @@
 // test: microseconds on tensor-sized problems, exponential in the worst case).
 //
 //	Group        Operation                          Meaning, preconditions
-//	Properties   IsEmpty                            no point for any parameter values (exact test)
+//	Properties   IsEmpty (TryIsEmpty)               no point for any parameter values (exact test)
 //	             PlainIsEmpty                       syntactic: a violated constant constraint only
-//	             IsSubset, IsEqual                  exact tests
+//	             IsSubset, IsEqual (Try…, …Context)  exact tests
 //	             NDim, TupleName, DimNames          single-space sets only (else ErrSpaceMismatch)
 //	             Params, NPieces, Tuples            parameters; pieces; one Set per tuple
 //	             Contains (Set and Map)             point membership; every parameter bound
@@ -91,5 +96,27 @@
 // exact elimination would create more constraints than the package allows (dense systems with
 // large coefficients) it panics with ErrTooComplex. Try converts these panics into errors at API
 // boundaries (passes, the calculator, importers). Operations that return an error (Lexmin,
-// Points, Card, DimBounds, Scan, AffPieces) do so themselves.
+// Points, Card, DimBounds, Scan, AffPieces, ParseSet) do so themselves.
+//
+// # Work budget, tri-state predicates and contexts
+//
+// Each public operation has one work budget (maxOpWork, at most about 0.5 s of eliminations), shared
+// by every emptiness test, projection and coalescing step it runs; a parse is one operation. When
+// it runs out the operation stops with ErrTooComplex. Tests whose answer is optional (redundant
+// constraints, coalescing a pair, scanning guards) run on a smaller allowance inside it and are
+// left undecided, never answered, when it runs out: the result stays exact, only less compact.
+//
+// The predicates that can give up have tri-state variants that return an error instead of
+// panicking, and variants bound to a context.Context, which stop with the context's error
+// (errors.Is(err, context.Canceled) or context.DeadlineExceeded) once it is done:
+//
+//	Set, Map     TryIsEmpty, TryIsSubset, TryIsEqual            (bool, error): true, false or
+//	                                                            ErrTooComplex / ErrOverflow
+//	             IsEmptyContext, IsSubsetContext, IsEqualContext the same, bound to a context
+//	Set          IntersectContext, SubtractContext, ApplyContext, PreimageContext,
+//	             CoalesceContext                                (Set, error)
+//	Text         ParseSetContext, ParseMapContext
+//
+// IsEmpty, IsSubset and IsEqual keep their signatures and panic where the tri-state variants
+// return an error (Try converts the panic).
 package volume

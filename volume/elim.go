@@ -96,8 +96,8 @@ func (b *basic) tidyFrom(from int) bool {
 }
 
 // isEmpty decides exactly whether b has no integer point.
-func (b *basic) isEmpty() bool {
-	s := newOmegaSys(b.width(), nil)
+func (b *basic) isEmpty(bg *budget) bool {
+	s := newOmegaSys(b.width(), bg)
 	defer s.release()
 	s.addBasic(b)
 	return !s.feasible()
@@ -121,7 +121,8 @@ func (b *basic) plainIsEmpty() bool {
 
 // eliminateEx removes all existential columns of b exactly. The result is a union of basics with
 // nEx == 0; b is consumed.
-func (b *basic) eliminateEx() []*basic {
+func (b *basic) eliminateEx(bg *budget) []*basic {
+	bg = bg.orNew()
 	steps := 0
 	tidied := 0 // the first tidied inequalities are known tidy (and the equalities)
 	for {
@@ -129,6 +130,7 @@ func (b *basic) eliminateEx() []*basic {
 		if steps > maxOmegaSteps {
 			panic(internalError{"projection does not terminate"})
 		}
+		bg.spend(len(b.eqs) + len(b.ineqs))
 		if !b.tidyFrom(tidied) {
 			return nil
 		}
@@ -173,6 +175,7 @@ func (b *basic) eliminateEx() []*basic {
 			}
 		}
 		c := best
+		var split []*basic
 		switch {
 		case oneSided:
 			b.ineqs = dropWithCol(b.ineqs, c)
@@ -199,6 +202,16 @@ func (b *basic) eliminateEx() []*basic {
 		case b.exToDiv(c) || b.someExToDiv():
 			// an existential that two bounds determine as a floor division became a div
 			tidied = 0
+		case b.splitExByBounds(c, &split):
+			// an existential with few values: the projection is the union over them
+			var out []*basic
+			for _, p := range split {
+				out = append(out, p.eliminateEx(bg)...)
+				if len(out) > maxProjectionPieces {
+					panic(tooComplex{what: fmt.Sprintf("a projection splits into more than %d pieces", maxProjectionPieces)})
+				}
+			}
+			return out
 		default:
 			// Pugh's exact projection: dark shadow ∪ splinters.
 			// Splinters come from the lower bounds of x, its upper bounds or a pair of parallel
@@ -207,16 +220,16 @@ func (b *basic) eliminateEx() []*basic {
 			dark.ineqs = fourierMotzkin(b.ineqs, c, 1)
 			dark.dropCol(c)
 			dark.nEx--
-			out := dark.eliminateEx()
+			out := dark.eliminateEx(bg)
 			sps := splinters(b.ineqs, c)
 			for _, sp := range sps {
 				s := b.clone()
 				s.eqs = append(s.eqs, cloneRow(sp))
-				if s.tidy() && !s.isEmpty() {
-					out = append(out, s.eliminateEx()...)
+				if s.tidy() && !s.isEmpty(bg) {
+					out = append(out, s.eliminateEx(bg)...)
 				}
 				if len(out) > maxProjectionPieces {
-					panic(tooComplex{fmt.Sprintf("a projection splits into more than %d pieces", maxProjectionPieces)})
+					panic(tooComplex{what: fmt.Sprintf("a projection splits into more than %d pieces", maxProjectionPieces)})
 				}
 			}
 			return out
@@ -255,6 +268,52 @@ func (b *basic) fixExByBounds() bool {
 		}
 	}
 	return changed
+}
+
+// maxSplitEx bounds the values of an existential that projection splits on instead of an
+// inexact elimination (whose dark shadow and splinters also split it, into pieces that are
+// harder to coalesce).
+const maxSplitEx = 8
+
+// splitExByBounds looks for the existential with the fewest values between constant bounds
+// propagated through the rows of b; when it has at most maxSplitEx of them, or no more than the
+// splinters eliminating column c would create, it sets *out to b with that existential fixed to
+// each value (one basic per value; they are consumed by the caller) and reports true.
+func (b *basic) splitExByBounds(c int, out *[]*basic) bool {
+	w, exS := b.width(), b.exStart()
+	rows := make([][]int64, 0, 2*len(b.eqs)+len(b.ineqs)+2*len(b.divs))
+	for _, e := range b.eqs {
+		rows = append(rows, e, negRow(e))
+	}
+	rows = append(rows, b.ineqs...)
+	rows = append(rows, b.allDivConstraints()...)
+	bd := newConstBounds(w)
+	bd.propagate(rows, 8)
+	limit := min(splinterCount(b.ineqs, c), 64)
+	best, bestN := -1, int64(0)
+	for e := exS; e < w; e++ {
+		if !bd.hasLo[e] || !bd.hasHi[e] {
+			continue
+		}
+		n := bd.hi[e] - bd.lo[e] + 1
+		if n <= 0 || n > limit {
+			continue
+		}
+		if best < 0 || n < bestN {
+			best, bestN = e, n
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	for v := bd.lo[best]; v <= bd.hi[best]; v++ {
+		p := b.clone()
+		r := p.newRow()
+		r[best], r[0] = 1, negc(v)
+		p.eqs = append(p.eqs, r)
+		*out = append(*out, p)
+	}
+	return true
 }
 
 // constBounds holds constant bounds of the variables of a system (column 0, the constant, has
@@ -541,7 +600,7 @@ next:
 // projectCols existentially quantifies the variable columns in drop (parameters or dimensions,
 // never the constant or divs) and eliminates them. Divs that depend on a dropped column become
 // existentials too. The result's tuples and parameter count are given by the caller.
-func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*basic {
+func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple, bg *budget) []*basic {
 	ds := b.divStart()
 	tainted := make([]bool, len(b.divs))
 	for k, d := range b.divs {
@@ -608,7 +667,7 @@ func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*bas
 	// remap rows (the kept divs' numerators never refer to dropped or tainted columns)
 	c.remapRows(newCol, next)
 	c.nParam, c.in, c.out, c.nEx = nParam, in, out, nEx
-	ps := coalesceProjection(c.eliminateEx())
+	ps := coalesceProjection(c.eliminateEx(bg), bg)
 	for _, p := range ps {
 		p.tidied = true // eliminateEx and coalescing leave their pieces tidy
 	}
@@ -617,7 +676,7 @@ func (b *basic) projectCols(drop map[int]bool, nParam int, in, out tuple) []*bas
 
 // coalesceProjection removes the empty pieces of an exact projection and, when the projection
 // split (dark shadow and splinters), coalesces them: splinters mostly overlap the dark shadow.
-func coalesceProjection(ps []*basic) []*basic {
+func coalesceProjection(ps []*basic, bg *budget) []*basic {
 	if len(ps) <= 1 {
 		return ps
 	}
@@ -626,9 +685,9 @@ func coalesceProjection(ps []*basic) []*basic {
 	}
 	var ne []*basic
 	for _, p := range ps {
-		if p.tidy() && !p.isEmpty() {
+		if p.tidy() && !p.isEmpty(bg) {
 			ne = append(ne, p)
 		}
 	}
-	return coalescePieces(ne)
+	return coalescePieces(ne, bg)
 }

@@ -35,6 +35,8 @@ func Try(f func()) (err error) {
 				err = ErrOverflow
 			case tooComplex:
 				err = fmt.Errorf("%w: %s", ErrTooComplex, v.what)
+			case ctxDone:
+				err = fmt.Errorf("volume: operation stopped: %w", v.err)
 			case internalError:
 				err = fmt.Errorf("%w: %s", ErrInternal, v.msg)
 			case error:

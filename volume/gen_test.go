@@ -46,7 +46,8 @@ type fnode struct {
 	op   byte // 'a' atom, '&' and, '|' or, '!' not, 'E' exists
 	kids []*fnode
 	// atoms: kind '>' expr >= 0, '=' expr = 0, '#' expr != 0, 'm' expr mod m = r, 'f' floor(expr/m) >= r,
-	// 'c' ceil(expr/m) <= r
+	// 'c' ceil(expr/m) <= r, 'M' k*(x mod m) = r (c == 0) or >= r (c == 1) for the one variable x
+	// with coefficient k, written as isl writes it, without parentheses: "2x mod 4 = 2"
 	kind byte
 	coef []int64
 	c    int64
@@ -80,6 +81,13 @@ func (f *fnode) eval(vals []int64) bool {
 			return floorDiv(e, f.m) >= f.r
 		case 'c':
 			return ceilDiv(e, f.m) <= f.r
+		case 'M':
+			for i, k := range f.coef {
+				if k != 0 {
+					v := k * modFloor(vals[i], f.m)
+					return v == f.r || f.c == 1 && v > f.r
+				}
+			}
 		}
 	case '&':
 		for _, k := range f.kids {
@@ -146,6 +154,23 @@ func (f *fnode) text(r *rand.Rand, names []string) string {
 			return "floor((" + e + ")/" + strconv.FormatInt(f.m, 10) + ") >= " + strconv.FormatInt(f.r, 10)
 		case 'c':
 			return "ceil((" + e + ")/" + strconv.FormatInt(f.m, 10) + ") <= " + strconv.FormatInt(f.r, 10)
+		case 'M':
+			rel := " = "
+			if f.c == 1 {
+				rel = " >= "
+			}
+			for i, k := range f.coef {
+				if k != 0 {
+					coef := strconv.FormatInt(k, 10)
+					switch {
+					case k == -1:
+						coef = "-"
+					case r.IntN(2) == 0:
+						coef += "*"
+					}
+					return coef + names[i] + " mod " + strconv.FormatInt(f.m, 10) + rel + strconv.FormatInt(f.r, 10)
+				}
+			}
 		}
 	case '&', '|':
 		op := " and "
@@ -235,7 +260,7 @@ func (g *gen) coef(nvars int, density float64) []int64 {
 // atom returns a random atomic constraint over nvars variables.
 func (g *gen) atom(nvars int) *fnode {
 	f := &fnode{op: 'a', coef: g.coef(nvars, 0.5), c: int64(g.r.IntN(9) - 4)}
-	switch k := g.r.IntN(20); {
+	switch k := g.r.IntN(21); {
 	case k < 11:
 		f.kind = '>'
 	case k < 13:
@@ -250,10 +275,19 @@ func (g *gen) atom(nvars int) *fnode {
 		f.kind = 'f'
 		f.m = int64(g.r.IntN(3) + 2)
 		f.r = int64(g.r.IntN(5) - 2)
-	default:
+	case k < 20:
 		f.kind = 'c'
 		f.m = int64(g.r.IntN(3) + 2)
 		f.r = int64(g.r.IntN(5) - 2)
+	default:
+		// isl's precedence: the coefficient scales the mod
+		f.kind = 'M'
+		ks := []int64{2, 3, -1, -2}
+		f.coef = make([]int64, nvars)
+		f.coef[g.r.IntN(nvars)] = ks[g.r.IntN(len(ks))]
+		f.m = int64(g.r.IntN(3) + 2)
+		f.r = int64(g.r.IntN(7) - 3)
+		f.c = int64(g.r.IntN(2))
 	}
 	return f
 }

@@ -18,24 +18,25 @@ var ErrParametric = errors.New("volume: operation needs a set without parameters
 // inequalities, so the integer points of the system are the points of the basic with their divs.
 type intSystem struct {
 	eqs, ineqs [][]int64
-	w          int // the row width, kept apart: a system may have no rows ({ [i] } has none)
+	w          int     // the row width, kept apart: a system may have no rows ({ [i] } has none)
+	bg         *budget // the budget its tests spend from
 }
 
-func (b *basic) intSystem() intSystem {
+func (b *basic) intSystem(bg *budget) intSystem {
 	in := cloneRows(b.ineqs)
 	in = append(in, b.allDivConstraints()...)
-	return intSystem{eqs: cloneRows(b.eqs), ineqs: in, w: b.width()}
+	return intSystem{eqs: cloneRows(b.eqs), ineqs: in, w: b.width(), bg: bg}
 }
 
 // feasibleWith decides the intSystem extended with extra inequalities.
 func (s intSystem) feasibleWith(extra ...[]int64) bool {
 	if len(extra) == 0 {
-		return feasible(s.eqs, s.ineqs)
+		return feasible(s.eqs, s.ineqs, s.bg)
 	}
 	in := make([][]int64, 0, len(s.ineqs)+len(extra))
 	in = append(in, s.ineqs...)
 	in = append(in, extra...)
-	return feasible(s.eqs, in)
+	return feasible(s.eqs, in, s.bg)
 }
 
 func (s intSystem) width() int { return s.w }
@@ -54,7 +55,7 @@ func (s intSystem) fix(c int, v int64) intSystem {
 		}
 		return out
 	}
-	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs), w: s.w}
+	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs), w: s.w, bg: s.bg}
 }
 
 // geRow returns the row x_c >= v (sign 1) or x_c <= v (sign -1) of width w.
@@ -106,7 +107,7 @@ func (s intSystem) negate(c int) intSystem {
 		}
 		return out
 	}
-	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs), w: s.w}
+	return intSystem{eqs: f(s.eqs), ineqs: f(s.ineqs), w: s.w, bg: s.bg}
 }
 
 // pick returns a value of column c for which the (feasible) intSystem stays feasible, choosing the
@@ -188,8 +189,8 @@ func (s intSystem) rationalBounds(c int) (lo, hi int64, hasLo, hasHi, ok bool) {
 
 // sampleBasic returns an integer point of b over its columns 1..divStart-1 (parameters, then
 // dims), or ok=false when b is empty. Values of smallest magnitude are preferred.
-func (b *basic) sampleBasic() (vals []int64, ok bool) {
-	s := b.intSystem()
+func (b *basic) sampleBasic(bg *budget) (vals []int64, ok bool) {
+	s := b.intSystem(bg)
 	if !s.feasibleWith() {
 		return nil, false
 	}
@@ -204,8 +205,8 @@ func (b *basic) sampleBasic() (vals []int64, ok bool) {
 // lexoptBasic returns the lexicographic minimum (max=false) or maximum of the dims of a basic
 // without parameters, ok=false when it is empty; it panics with ErrUnbounded when the optimum
 // does not exist.
-func (b *basic) lexoptBasic(max bool) (vals []int64, ok bool) {
-	s := b.intSystem()
+func (b *basic) lexoptBasic(max bool, bg *budget) (vals []int64, ok bool) {
+	s := b.intSystem(bg)
 	if !s.feasibleWith() {
 		return nil, false
 	}
@@ -240,8 +241,9 @@ type Point struct {
 // s is empty. Coordinates of small magnitude are preferred. It panics with ErrOverflow when the
 // only points it can find lie beyond the int64 range.
 func (s Set) Sample() (p Point, ok bool) {
+	bg := newBudget(nil)
 	for _, b := range s.u.pieces {
-		vals, found := b.sampleBasic()
+		vals, found := b.sampleBasic(bg)
 		if found {
 			return Point{Tuple: b.out.name, Params: vals[:b.nParam:b.nParam], Coords: vals[b.nParam:]}, true
 		}
@@ -262,6 +264,7 @@ func (s Set) lexopt(max bool) (r Set, err error) {
 		return Set{}, fmt.Errorf("%w: lexmin/lexmax of a set with parameters %v", ErrParametric, s.u.params)
 	}
 	err = Try(func() {
+		bg := newBudget(nil)
 		u := union{}
 		for _, sp := range s.u.spaces {
 			var best []int64
@@ -269,7 +272,7 @@ func (s Set) lexopt(max bool) (r Set, err error) {
 				if !(space{b.in, b.out}).same(sp) {
 					continue
 				}
-				v, ok := b.lexoptBasic(max)
+				v, ok := b.lexoptBasic(max, bg)
 				if !ok {
 					continue
 				}

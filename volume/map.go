@@ -56,7 +56,7 @@ func (m Map) Domain() Set {
 			d[b.outStart()+j] = true
 		}
 		return d
-	}, func(b *basic) (tuple, tuple) { return tuple{}, b.in }, len(m.u.params), m.u.params)}
+	}, func(b *basic) (tuple, tuple) { return tuple{}, b.in }, len(m.u.params), m.u.params, newBudget(nil))}
 }
 
 // Range returns { y : ∃x, x -> y ∈ m }.
@@ -67,41 +67,42 @@ func (m Map) Range() Set {
 			d[b.inStart()+i] = true
 		}
 		return d
-	}, func(b *basic) (tuple, tuple) { return tuple{}, b.out }, len(m.u.params), m.u.params)}
+	}, func(b *basic) (tuple, tuple) { return tuple{}, b.out }, len(m.u.params), m.u.params, newBudget(nil))}
 }
 
 // Intersect returns m ∩ n.
-func (m Map) Intersect(n Map) Map { return Map{m.u.intersect(n.u)} }
+func (m Map) Intersect(n Map) Map { return Map{m.u.intersect(n.u, newBudget(nil))} }
 
 // Union returns m ∪ n.
 func (m Map) Union(n Map) Map { return Map{m.u.unite(n.u)} }
 
 // Subtract returns m − n.
-func (m Map) Subtract(n Map) Map { return Map{m.u.subtract(n.u)} }
+func (m Map) Subtract(n Map) Map { return Map{m.u.subtract(n.u, newBudget(nil))} }
 
 // IsEmpty decides exactly whether m has no pair.
-func (m Map) IsEmpty() bool { return m.u.isEmpty() }
+func (m Map) IsEmpty() bool { return m.u.isEmpty(newBudget(nil)) }
 
 // IsSubset decides exactly whether m ⊆ n.
-func (m Map) IsSubset(n Map) bool { return m.u.isSubset(n.u) }
+func (m Map) IsSubset(n Map) bool { return m.u.isSubset(n.u, newBudget(nil)) }
 
 // IsEqual decides exactly whether m and n relate the same pairs.
-func (m Map) IsEqual(n Map) bool { return m.IsSubset(n) && n.IsSubset(m) }
+func (m Map) IsEqual(n Map) bool { return m.u.isEqual(n.u, newBudget(nil)) }
 
 // Simplify returns m without empty pieces, redundant constraints or unused divs.
-func (m Map) Simplify() Map { return Map{m.u.simplify()} }
+func (m Map) Simplify() Map { return Map{m.u.simplify(newBudget(nil))} }
 
 // FixParam returns m with parameter name bound to v.
-func (m Map) FixParam(name string, v int64) Map { return Map{m.u.fixParam(name, v)} }
+func (m Map) FixParam(name string, v int64) Map { return Map{m.u.fixParam(name, v, newBudget(nil))} }
 
 // IntersectDomain returns { x -> y ∈ m : x ∈ s }.
 func (m Map) IntersectDomain(s Set) Map {
 	mu, su := align(m.u, s.u)
 	r := union{params: mu.params, spaces: mu.spaces}
+	bg := newBudget(nil)
 	for _, a := range mu.pieces {
 		for _, b := range su.pieces {
 			if b.out.sameSpace(a.in) {
-				r.addPieces(a.intersect(b.embed(a.in, a.out, seq(0, b.nOut()))))
+				r.addPieces(bg, a.intersect(b.embed(a.in, a.out, seq(0, b.nOut()))))
 			}
 		}
 	}
@@ -112,10 +113,11 @@ func (m Map) IntersectDomain(s Set) Map {
 func (m Map) IntersectRange(s Set) Map {
 	mu, su := align(m.u, s.u)
 	r := union{params: mu.params, spaces: mu.spaces}
+	bg := newBudget(nil)
 	for _, a := range mu.pieces {
 		for _, b := range su.pieces {
 			if b.out.sameSpace(a.out) {
-				r.addPieces(a.intersect(b.embed(a.in, a.out, seq(a.nIn(), b.nOut()))))
+				r.addPieces(bg, a.intersect(b.embed(a.in, a.out, seq(a.nIn(), b.nOut()))))
 			}
 		}
 	}
@@ -127,6 +129,7 @@ func (m Map) IntersectRange(s Set) Map {
 func (m Map) ApplyRange(n Map) Map {
 	mu, nu := align(m.u, n.u)
 	r := union{params: mu.params}
+	bg := newBudget(nil)
 	for _, a := range mu.spaces {
 		for _, b := range nu.spaces {
 			if a.out.sameSpace(b.in) {
@@ -148,7 +151,7 @@ func (m Map) ApplyRange(n Map) Map {
 			for i := 0; i < ny; i++ {
 				drop[j.outStart()+i] = true
 			}
-			r.addPieces(j.projectCols(drop, j.nParam, a.in, b.out)...)
+			r.addPieces(bg, j.projectCols(drop, j.nParam, a.in, b.out, bg)...)
 		}
 	}
 	return Map{r}

@@ -255,15 +255,19 @@ func dropWithCol(rows [][]int64, c int) [][]int64 {
 // memory (it never answers wrongly).
 const maxFMRows = 20000
 
-// tooComplex is the panic value behind ErrTooComplex; what says which bound was hit.
-type tooComplex struct{ what string }
+// tooComplex is the panic value behind ErrTooComplex; what says which bound was hit. bg is the
+// budget that ran out (nil for a structural bound: rows of one step, splinters, pieces), fatal
+// whether it is an operation's own budget, which no local test may absorb (see undecided).
+type tooComplex struct {
+	what  string
+	bg    *budget
+	fatal bool
+}
 
-// maxOmegaWork bounds the rows one emptiness test may process, over all its eliminations, dark
-// shadows and splinters (a few hundred on tensor-sized problems); past it the test stops with
-// ErrTooComplex. 500,000 take about 0.4 s; the share of random oracle cases past it is the
-// same as with 2,000,000 (FuzzParse found nested mods of large constants that spent 1.8 s
-// reaching the larger bound).
-const maxOmegaWork = 500_000
+// maxTestWork bounds the rows one emptiness test may process, over all its eliminations, dark
+// shadows and splinters (a few hundred on tensor-sized problems), when it runs on its own
+// rather than within an operation's budget (see budget.go).
+const maxTestWork = 500_000
 
 // maxSplinters bounds the splinters of one inexact elimination (their number grows with the
 // coefficients); past it the operation stops with ErrTooComplex.
@@ -299,7 +303,7 @@ func fourierMotzkin(rows [][]int64, c int, dark int64) [][]int64 {
 		}
 	}
 	if len(lows)*len(ups) > maxFMRows {
-		panic(tooComplex{fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", len(lows)*len(ups))})
+		panic(tooComplex{what: fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", len(lows)*len(ups))})
 	}
 	for _, l := range lows {
 		a := l[c]
@@ -341,7 +345,7 @@ func fourierMotzkinOwned(rows [][]int64, c int) [][]int64 {
 		}
 	}
 	if nl*nu > maxFMRows {
-		panic(tooComplex{fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", nl*nu)})
+		panic(tooComplex{what: fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", nl*nu)})
 	}
 	w := len(rows[0])
 	buf := make([]int64, w*nl*nu)
@@ -380,7 +384,7 @@ func fourierMotzkinOwned(rows [][]int64, c int) [][]int64 {
 func splinters(rows [][]int64, c int) [][]int64 {
 	n, side, pair := splinterPlan(rows, c)
 	if n > maxSplinters {
-		panic(tooComplex{fmt.Sprintf("an inexact elimination would create %d splinters", n)})
+		panic(tooComplex{what: fmt.Sprintf("an inexact elimination would create %d splinters", n)})
 	}
 	if side == 0 {
 		out := make([][]int64, 0, n)

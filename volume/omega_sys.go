@@ -21,8 +21,7 @@ type omegaSys struct {
 	ineqs  []int32
 	hs     []uint64 // coefficient hashes of ineqs, filled by tidy
 	counts []int32  // per column: lower bounds, upper bounds, non-unit lower, non-unit upper
-	work   *int     // rows processed, shared with the systems this one recurses into
-	own    int      // work counter when this system is the outermost one
+	bg     *budget  // the work budget, shared with the systems this one recurses into
 }
 
 var omegaPool = sync.Pool{New: func() any { return new(omegaSys) }}
@@ -30,23 +29,22 @@ var omegaPool = sync.Pool{New: func() any { return new(omegaSys) }}
 // maxPooledRows is the largest row store kept for reuse.
 const maxPooledRows = 1 << 16
 
-// newOmegaSys returns an empty system of width w; work, when not nil, is the counter of an
-// enclosing test. Release it when done.
-func newOmegaSys(w int, work *int) *omegaSys {
+// newOmegaSys returns an empty system of width w that spends from bg (nil: a budget of its
+// own, maxTestWork). Release it when done.
+func newOmegaSys(w int, bg *budget) *omegaSys {
 	s := omegaPool.Get().(*omegaSys)
 	s.w = w
 	s.data, s.eqs, s.ineqs = s.data[:0], s.eqs[:0], s.ineqs[:0]
-	s.own = 0
-	s.work = work
-	if work == nil {
-		s.work = &s.own
+	s.bg = bg
+	if bg == nil {
+		s.bg = (*budget)(nil).child(maxTestWork)
 	}
 	return s
 }
 
 func (s *omegaSys) release() {
 	if cap(s.data) <= maxPooledRows {
-		s.work = nil
+		s.bg = nil
 		omegaPool.Put(s)
 	}
 }
@@ -61,7 +59,7 @@ func (s *omegaSys) alloc(n int) int32 {
 	off := len(s.data)
 	need := off + n*s.w
 	if need > 1<<31-1 {
-		panic(tooComplex{"an emptiness test needs more than 2³¹ coefficients"})
+		panic(tooComplex{what: "an emptiness test needs more than 2³¹ coefficients"})
 	}
 	if need > cap(s.data) {
 		nd := make([]int64, need, max(need, 2*cap(s.data), 256))
@@ -253,12 +251,10 @@ func (s *omegaSys) rows() [][]int64 {
 	return out
 }
 
-// feasible decides whether eqs (= 0) and ineqs (>= 0) have an integer solution. All columns but
-// the constant are variables. The rows are not modified.
-func feasible(eqs, ineqs [][]int64) bool { return feasibleOwned(eqs, ineqs, nil) }
-
-// feasibleOwned is feasible within an enclosing test whose work counter is work (nil: its own).
-func feasibleOwned(eqs, ineqs [][]int64, work *int) bool {
+// feasible decides whether eqs (= 0) and ineqs (>= 0) have an integer solution, spending from bg
+// (nil: a budget of its own). All columns but the constant are variables. The rows are not
+// modified.
+func feasible(eqs, ineqs [][]int64, bg *budget) bool {
 	w := 0
 	if len(eqs) > 0 {
 		w = len(eqs[0])
@@ -267,7 +263,7 @@ func feasibleOwned(eqs, ineqs [][]int64, work *int) bool {
 	} else {
 		return true
 	}
-	s := newOmegaSys(w, work)
+	s := newOmegaSys(w, bg)
 	defer s.release()
 	s.addEqs(eqs)
 	s.addIneqs(ineqs)
@@ -275,7 +271,7 @@ func feasibleOwned(eqs, ineqs [][]int64, work *int) bool {
 }
 
 // omegaIneqs decides integer feasibility of a system of inequalities.
-func omegaIneqs(rows [][]int64, work *int) bool { return feasibleOwned(nil, rows, work) }
+func omegaIneqs(rows [][]int64, bg *budget) bool { return feasible(nil, rows, bg) }
 
 // feasible decides the system; it consumes it.
 func (s *omegaSys) feasible() bool {
@@ -300,10 +296,7 @@ func (s *omegaSys) elimEqs() bool {
 			panic(internalError{"equality elimination does not terminate"})
 		}
 		// every step rewrites every row (and a mod-hat step copies them one column wider)
-		*s.work += len(s.eqs) + len(s.ineqs)
-		if *s.work > maxOmegaWork {
-			panic(tooComplex{fmt.Sprintf("an emptiness test exceeds %d row operations (dark shadows and splinters)", maxOmegaWork)})
-		}
+		s.bg.spend(len(s.eqs) + len(s.ineqs))
 		off := s.eqs[len(s.eqs)-1]
 		s.eqs = s.eqs[:len(s.eqs)-1]
 		r := s.row(off)
@@ -379,10 +372,7 @@ func (s *omegaSys) widen() {
 func (s *omegaSys) elimIneqs() (ok, done bool) {
 	tidied := 0 // s.ineqs[:tidied] are tidy: after an exact elimination only the new rows are not
 	for {
-		*s.work += len(s.ineqs)
-		if *s.work > maxOmegaWork {
-			panic(tooComplex{fmt.Sprintf("an emptiness test exceeds %d row operations (dark shadows and splinters)", maxOmegaWork)})
-		}
+		s.bg.spend(len(s.ineqs))
 		ok, neweqs := s.tidy(tidied)
 		if !ok {
 			return false, true
@@ -419,6 +409,22 @@ func (s *omegaSys) elimIneqs() (ok, done bool) {
 			return true, true
 		}
 		c := best
+		// A step that is inexact, or exact but multiplies the rows, is replaced by a case split
+		// on a variable with few values when there is one: each case substitutes the variable
+		// away, and none needs a shadow or splinters (bounded problems: tensor domains, boxes).
+		if !bestExact || bestCost > int64(len(s.ineqs)) {
+			limit := int64(maxSplitValues)
+			if bestExact {
+				limit = maxSplitValuesExact
+			}
+			sc, lo, hi, infeasible := s.narrowVar(limit)
+			if infeasible {
+				return false, true
+			}
+			if sc > 0 {
+				return s.splitVar(sc, lo, hi), true
+			}
+		}
 		if bestExact {
 			tidied = s.fourierMotzkin(c)
 			continue
@@ -426,14 +432,14 @@ func (s *omegaSys) elimIneqs() (ok, done bool) {
 		// Inexact: a point of the dark shadow proves feasibility; an empty real shadow (decided
 		// rationally, which is cheap and never branches) disproves it; the splinters decide.
 		rows := s.rows()
-		if omegaIneqs(fourierMotzkin(rows, c, 1), s.work) {
+		if omegaIneqs(fourierMotzkin(rows, c, 1), s.bg) {
 			return true, true
 		}
 		if !rationalFeasible(fourierMotzkin(rows, c, 0)) {
 			return false, true
 		}
 		for _, sp := range splinters(rows, c) {
-			if feasibleOwned([][]int64{sp}, rows, s.work) {
+			if feasible([][]int64{sp}, rows, s.bg) {
 				return true, true
 			}
 		}
@@ -595,7 +601,7 @@ func (s *omegaSys) fourierMotzkin(c int) int {
 	w := s.w
 	nl, nu := int(s.counts[c]), int(s.counts[w+c])
 	if nl*nu > maxFMRows {
-		panic(tooComplex{fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", nl*nu)})
+		panic(tooComplex{what: fmt.Sprintf("a Fourier–Motzkin step would create %d constraints", nl*nu)})
 	}
 	// partition: rows without c, then lower bounds, then upper bounds
 	kept := s.ineqs[:0]
@@ -633,4 +639,66 @@ func (s *omegaSys) fourierMotzkin(c int) int {
 	}
 	s.ineqs = kept
 	return n0
+}
+
+// maxSplitValues bounds the values of a variable the feasibility test splits on instead of an
+// inexact elimination (dark shadow, real shadow and splinters), and maxSplitValuesExact those it
+// splits on instead of an exact Fourier–Motzkin step that would add more rows than it removes.
+const (
+	maxSplitValues      = 16
+	maxSplitValuesExact = 4
+)
+
+// narrowVar propagates constant bounds through the inequalities and returns the variable with
+// the fewest values, when it has at most limit of them (c = 0 when none has), and whether some
+// variable has none (the system is infeasible).
+func (s *omegaSys) narrowVar(limit int64) (c int, lo, hi int64, infeasible bool) {
+	rows := make([][]int64, len(s.ineqs))
+	for i, off := range s.ineqs {
+		rows[i] = s.row(off)
+	}
+	s.bg.spend(len(rows))
+	bd := newConstBounds(s.w)
+	bd.propagate(rows, 4)
+	best := int64(-1)
+	for v := 1; v < s.w; v++ {
+		if !bd.hasLo[v] || !bd.hasHi[v] {
+			continue
+		}
+		if bd.lo[v] > bd.hi[v] {
+			return 0, 0, 0, true
+		}
+		n := bd.hi[v] - bd.lo[v] + 1
+		if n <= 0 || n > limit { // n <= 0: the range overflowed
+			continue
+		}
+		if best < 0 || n < best {
+			c, lo, hi, best = v, bd.lo[v], bd.hi[v], n
+		}
+	}
+	return c, lo, hi, false
+}
+
+// splitVar decides the system by cases: it is feasible iff it is for one value of column c in
+// lo..hi (the bounds of c).
+func (s *omegaSys) splitVar(c int, lo, hi int64) bool {
+	for v := lo; v <= hi; v++ {
+		sub := newOmegaSys(s.w, s.bg)
+		for _, off := range s.ineqs {
+			r := s.row(off)
+			n := sub.row(sub.alloc(1))
+			copy(n, r)
+			if n[c] != 0 {
+				n[0] = addc(n[0], mulc(n[c], v))
+				n[c] = 0
+			}
+			sub.ineqs = append(sub.ineqs, int32(len(sub.data)-sub.w))
+		}
+		ok := sub.feasible()
+		sub.release()
+		if ok {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@
 package volume
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -50,9 +51,13 @@ const (
 	maxProductDisjuncts = 16 * maxDisjuncts
 )
 
-// ParseSet parses a set in isl notation.
-func ParseSet(s string) (Set, error) {
-	u, isMap, err := parseUnion(s)
+// ParseSet parses a set in isl notation. The parse is one operation: its projections and
+// emptiness tests share one work budget (see ErrTooComplex).
+func ParseSet(s string) (Set, error) { return ParseSetContext(context.Background(), s) }
+
+// ParseSetContext is ParseSet that stops with ctx's error when ctx is done.
+func ParseSetContext(ctx context.Context, s string) (Set, error) {
+	u, isMap, err := parseUnion(ctx, s)
 	if err != nil {
 		return Set{}, err
 	}
@@ -62,9 +67,12 @@ func ParseSet(s string) (Set, error) {
 	return Set{u}, nil
 }
 
-// ParseMap parses a map in isl notation.
-func ParseMap(s string) (Map, error) {
-	u, isMap, err := parseUnion(s)
+// ParseMap parses a map in isl notation (one operation, as ParseSet).
+func ParseMap(s string) (Map, error) { return ParseMapContext(context.Background(), s) }
+
+// ParseMapContext is ParseMap that stops with ctx's error when ctx is done.
+func ParseMapContext(ctx context.Context, s string) (Map, error) {
+	u, isMap, err := parseUnion(ctx, s)
 	if err != nil {
 		return Map{}, err
 	}
@@ -99,7 +107,7 @@ func clip(s string) string {
 	return s
 }
 
-func parseUnion(s string) (u union, isMap bool, err error) {
+func parseUnion(ctx context.Context, s string) (u union, isMap bool, err error) {
 	if len(s) > maxParseLen {
 		return union{}, false, fmt.Errorf("%w: input of %d bytes exceeds the limit of %d", ErrSyntax, len(s), maxParseLen)
 	}
@@ -107,7 +115,7 @@ func parseUnion(s string) (u union, isMap bool, err error) {
 	if err != nil {
 		return union{}, false, err
 	}
-	p := &parser{toks: toks, src: s}
+	p := &parser{toks: toks, src: s, bg: newBudget(ctx)}
 	var perr error
 	err = Try(func() { u, isMap, perr = p.parseTop() })
 	if err == nil {
@@ -169,7 +177,7 @@ func tokenize(s string) ([]token, error) {
 				two = s[i : i+2]
 			}
 			switch two {
-			case "->", "<=", ">=", "!=", "==", ":=", "&&", "||":
+			case "->", "<=", ">=", "!=", "==", ":=", "&&", "||", "//":
 				toks = append(toks, token{tPunct, two, 0, i})
 				i += 2
 				continue
@@ -205,18 +213,32 @@ type pvar struct {
 	den  int64
 }
 
-// lin is an affine expression over the variables of the piece being parsed.
+// lin is an affine expression over the variables of the piece being parsed, with rational
+// coefficients: (c + Σ t[v]·v) / d. isl reads "i/2" as a rational expression (its floor is a
+// div, a constraint over it is multiplied by its denominator), so the parser keeps expressions
+// rational until a floor or a constraint makes them integral. d is 0 or 1 for an integral
+// expression (lin{} is 0), otherwise d > 1.
 type lin struct {
 	c int64
 	t map[int]int64
+	d int64
 }
 
 func constLin(c int64) lin { return lin{c: c} }
 
 func varLin(v int) lin { return lin{t: map[int]int64{v: 1}} }
 
+// den is the denominator of a (1 for an integral expression).
+func (a lin) den() int64 { return max(a.d, 1) }
+
+// add returns a + s·b.
 func (a lin) add(b lin, s int64) lin {
-	r := lin{c: addc(a.c, mulc(s, b.c)), t: map[int]int64{}}
+	if a.den() != b.den() {
+		l := lcm(a.den(), b.den())
+		a, b = a.numScale(l/a.den()), b.numScale(l/b.den())
+		a.d, b.d = l, l
+	}
+	r := lin{c: addc(a.c, mulc(s, b.c)), t: map[int]int64{}, d: a.d}
 	for k, v := range a.t {
 		r.t[k] = v
 	}
@@ -226,18 +248,45 @@ func (a lin) add(b lin, s int64) lin {
 			delete(r.t, k)
 		}
 	}
-	return r
+	return r.reduce()
 }
 
-func (a lin) scale(s int64) lin {
-	r := lin{c: mulc(a.c, s), t: map[int]int64{}}
+// scale returns s·a.
+func (a lin) scale(s int64) lin { return a.numScale(s).reduce() }
+
+// numScale multiplies the numerator of a by s (the denominator is kept).
+func (a lin) numScale(s int64) lin {
+	r := lin{c: mulc(a.c, s), t: map[int]int64{}, d: a.d}
 	if s == 0 {
-		return r
+		return lin{}
 	}
 	for k, v := range a.t {
 		r.t[k] = mulc(v, s)
 	}
 	return r
+}
+
+// divBy returns a/k for k > 0.
+func (a lin) divBy(k int64) lin {
+	r := a.numScale(1)
+	r.d = mulc(a.den(), k)
+	return r.reduce()
+}
+
+// reduce writes the denominator 1 as 0. It keeps a common factor of numerator and
+// denominator: floor((4i + 2)/2) stays a div of that numerator, as printed, so that
+// print→parse→print is stable.
+func (a lin) reduce() lin {
+	if a.d <= 1 {
+		a.d = 0
+	}
+	return a
+}
+
+// num returns the numerator of a: a times its denominator, an integral expression.
+func (a lin) num() lin {
+	a.d = 0
+	return a
 }
 
 func (a lin) isConst() bool { return len(a.t) == 0 }
@@ -264,6 +313,7 @@ type parser struct {
 	// (q = floor(e/d) as d*q <= e <= d*q + d - 1). q is a function of the other variables, so the
 	// definitions hold in every disjunct of the piece and are never negated.
 	defs conj
+	bg   *budget // the work budget of the whole parse
 }
 
 func (p *parser) peek() token { return p.toks[p.pos] }
@@ -342,7 +392,7 @@ func (p *parser) parseTop() (union, bool, error) {
 		isMap, first = pm, false
 		u.addSpace(sp)
 		for _, b := range pieces {
-			if b.tidy() && !b.isEmpty() {
+			if b.tidy() && !b.isEmpty(p.bg) {
 				b.nonEmpty = true
 				b.dropUnusedDivs()
 				b.tidied = true
@@ -397,7 +447,7 @@ func (p *parser) parsePiece() ([]*basic, space, bool, error) {
 	var pieces []*basic
 	for _, c := range f {
 		b := p.build(in, out, append(append(append(conj{}, extra...), p.defs...), c...))
-		pieces = append(pieces, coalesceProjection(b.eliminateEx())...)
+		pieces = append(pieces, coalesceProjection(b.eliminateEx(p.bg), p.bg)...)
 	}
 	return pieces, space{in, out}, isMap, nil
 }
@@ -444,7 +494,7 @@ func (p *parser) parseTuple(first int, extra *conj) (tuple, error) {
 		}
 		p.vars = append(p.vars, pvar{kind: vDim, idx: idx})
 		v := len(p.vars) - 1
-		*extra = append(*extra, atom{varLin(v).add(e, -1), true})
+		*extra = append(*extra, atom{varLin(v).add(e, -1).num(), true})
 		if name != "" {
 			p.names[name] = varLin(v)
 		}
@@ -640,7 +690,7 @@ func (p *parser) parseNot() (dnf, error) {
 }
 
 func (p *parser) isRelOrArith() bool {
-	for _, op := range []string{"<", "<=", ">", ">=", "=", "==", "!=", "+", "-", "*", "/", "%", "mod", ","} {
+	for _, op := range []string{"<", "<=", ">", ">=", "=", "==", "!=", "+", "-", "*", "/", "//", "%", "mod", ","} {
 		if p.is(op) {
 			return true
 		}
@@ -752,21 +802,25 @@ func and(f, g dnf) dnf {
 	return h
 }
 
-// compare returns the DNF of a op b.
+// compare returns the DNF of a op b. As in isl, a < b is a <= b - 1 also when a or b is
+// rational (i/2 < 1 is i <= 0), and a constraint over rational expressions is multiplied by
+// their (positive) denominator.
 func compare(a lin, op string, b lin) dnf {
+	ge := func(l lin) atom { return atom{l.num(), false} }
+	gt := func(l lin) atom { return atom{l.add(constLin(-1), 1).num(), false} }
 	switch op {
 	case "<=":
-		return dnf{conj{{b.add(a, -1), false}}}
+		return dnf{conj{ge(b.add(a, -1))}}
 	case "<":
-		return dnf{conj{{b.add(a, -1).add(constLin(-1), 1), false}}}
+		return dnf{conj{gt(b.add(a, -1))}}
 	case ">=":
-		return dnf{conj{{a.add(b, -1), false}}}
+		return dnf{conj{ge(a.add(b, -1))}}
 	case ">":
-		return dnf{conj{{a.add(b, -1).add(constLin(-1), 1), false}}}
+		return dnf{conj{gt(a.add(b, -1))}}
 	case "=", "==":
-		return dnf{conj{{a.add(b, -1), true}}}
+		return dnf{conj{{a.add(b, -1).num(), true}}}
 	default: // !=
-		return dnf{conj{{b.add(a, -1).add(constLin(-1), 1), false}}, conj{{a.add(b, -1).add(constLin(-1), 1), false}}}
+		return dnf{conj{gt(b.add(a, -1))}, conj{gt(a.add(b, -1))}}
 	}
 }
 
@@ -801,94 +855,163 @@ func (p *parser) peekExprStart() (bool, error) {
 
 // ---- expressions ----
 
+// Expressions follow isl's grammar (accept_affine and accept_affine_factor in isl_input.c),
+// which TestISLPrecedence checks form by form against the installed isl:
+//
+//	expr    := ['+'] term { ('+' | '-') term }     any number of '-' before a term flip its sign
+//	term    := INT ('*' | before IDENT) factor     the coefficient scales the whole factor, its
+//	                                                mod included: 2i mod 8 = 2*(i mod 8)
+//	         | INT ['//' cst]                       a constant, signed before the division
+//	         | factor
+//	factor  := primary ( mod INT | ['*' cst] ['/' cst] ['//' cst] )
+//	primary := IDENT | '(' expr ')' | floor(expr) | ceil(expr) | INT ['*' factor]
+//	cst     := INT {'*' INT}
+//
+// so -i mod 8 is -(i mod 8), a - b mod m is a - (b mod m), 2*3*i mod 4 is 2*(3*(i mod 4)) but
+// 3*2*i*3 mod 4 is 3*((2*(i*3)) mod 4), "/" divides the factor before it (floor(i + j/2) is
+// i + floor(j/2), i/2 = j is i = 2j), and a < b is a <= b - 1 also for rational a, b. Where isl
+// rejects a form, so does the parser (a constant or a product before mod at the level of
+// terms, "i*2 mod 8", "i mod 8 mod 3", "i mod 8 * 2"), with a message saying how to write it;
+// its extensions read as their isl spelling: a coefficient before "(", floor or ceil as with
+// "*" (2(i + j) is 2*(i + j)), a leading "+", "- 3" as "-3" after "*".
+
 func (p *parser) parseExpr() (lin, error) {
 	var e lin
-	var err error
-	if p.accept("-") {
-		e, err = p.parseTerm()
-		e = e.scale(-1)
-	} else {
-		p.accept("+")
-		e, err = p.parseTerm()
-	}
-	if err != nil {
-		return lin{}, err
-	}
+	p.accept("+")
 	for {
+		sign := int64(1)
+		for p.accept("-") {
+			sign = -sign
+		}
+		t, err := p.parseTerm(sign)
+		if err != nil {
+			return lin{}, err
+		}
+		e = e.add(t, 1)
 		switch {
 		case p.accept("+"):
-			t, err := p.parseTerm()
-			if err != nil {
-				return lin{}, err
-			}
-			e = e.add(t, 1)
 		case p.is("-"):
-			p.next()
-			t, err := p.parseTerm()
-			if err != nil {
-				return lin{}, err
-			}
-			e = e.add(t, -1)
+		case p.is("mod") || p.is("%"):
+			return lin{}, p.errf("isl does not read mod after a constant, a product or a mod: write (e) mod m")
+		case p.is("*") || p.is("/") || p.is("//"):
+			return lin{}, p.errf("isl does not read %s after a mod or a scaled term: write (e)%s", p.peek().text, p.peek().text)
 		default:
 			return e, nil
 		}
 	}
 }
 
-func (p *parser) parseTerm() (lin, error) {
-	e, err := p.parseFactor()
-	if err != nil {
-		return lin{}, err
-	}
-	for {
-		switch {
-		case p.accept("*"):
-			f, err := p.parseFactor()
-			if err != nil {
-				return lin{}, err
-			}
-			switch {
-			case e.isConst():
-				e = f.scale(e.c)
-			case f.isConst():
-				e = e.scale(f.c)
-			default:
-				return lin{}, p.errf("non-affine product")
-			}
-		case p.is("mod") || p.is("%"):
-			p.next()
-			t := p.next()
-			if t.kind != tInt || t.val <= 0 {
-				return lin{}, p.errf("expected a positive integer modulus")
-			}
-			q := p.floorDiv(e, t.val)
-			e = e.add(q.scale(t.val), -1)
-		default: // a "/" is left to floor() and ceil(); anywhere else it is a syntax error
+// startsFactor reports whether the next token can start a factor that a coefficient scales:
+// an identifier (isl), or "(", floor, ceil (graphc's juxtaposition, as with "*").
+func (p *parser) startsFactor() bool {
+	n := p.peek()
+	return n.kind == tIdent && !isOpWord(n.text) || n.text == "("
+}
 
-			return e, nil
+// parseTerm parses a term preceded by sign (±1) and returns it signed: isl signs a constant
+// before it divides it (- 5 // 2 is -3).
+func (p *parser) parseTerm(sign int64) (lin, error) {
+	t := p.peek()
+	if t.kind != tInt {
+		f, err := p.parseFactor()
+		return f.scale(sign), err
+	}
+	p.next()
+	v := mulc(sign, t.val)
+	if p.accept("*") || p.startsFactor() {
+		f, err := p.parseFactor()
+		return f.scale(v), err
+	}
+	if p.accept("//") {
+		d, err := p.cstFactor()
+		return constLin(floorDiv(v, d)), err
+	}
+	return constLin(v), nil
+}
+
+// cstFactor parses a positive constant, a product of INTs (isl's accept_cst_factor), as a
+// divisor.
+func (p *parser) cstFactor() (int64, error) {
+	v := int64(1)
+	for {
+		t := p.next()
+		if t.kind != tInt || t.val <= 0 {
+			return 0, parseErr(t.pos, t.text, "expected a positive integer divisor")
+		}
+		v = mulc(v, t.val)
+		if !p.accept("*") {
+			return v, nil
 		}
 	}
 }
 
+// signedInt parses an INT, or "-" INT (isl's lexer reads "-3" as one number).
+func (p *parser) signedInt() (int64, bool) {
+	if p.peek().kind == tInt {
+		return p.next().val, true
+	}
+	if p.is("-") && p.peekN(1).kind == tInt {
+		p.next()
+		return negc(p.next().val), true
+	}
+	return 0, false
+}
+
 func (p *parser) parseFactor() (lin, error) {
+	e, err := p.parsePrimary()
+	if err != nil {
+		return lin{}, err
+	}
+	if p.accept("mod") || p.accept("%") {
+		t := p.next()
+		if t.kind != tInt || t.val <= 0 {
+			return lin{}, parseErr(t.pos, t.text, "expected a positive integer modulus")
+		}
+		q := p.floorDiv(e, t.val)
+		return e.add(q.scale(t.val), -1), nil
+	}
+	if p.accept("*") {
+		for {
+			v, ok := p.signedInt()
+			if !ok {
+				if e.isConst() && e.den() == 1 && p.startsFactor() {
+					return lin{}, p.errf("isl does not read a product whose second factor is not a constant: write %d*(...)", e.c)
+				}
+				return lin{}, p.errf("non-affine product: expected a constant factor")
+			}
+			e = e.scale(v)
+			if !p.accept("*") {
+				break
+			}
+		}
+	}
+	if p.accept("/") {
+		d, err := p.cstFactor()
+		if err != nil {
+			return lin{}, err
+		}
+		e = e.divBy(d)
+	}
+	if p.accept("//") {
+		d, err := p.cstFactor()
+		if err != nil {
+			return lin{}, err
+		}
+		e = p.floorDiv(e, d)
+	}
+	return e, nil
+}
+
+func (p *parser) parsePrimary() (lin, error) {
 	t := p.peek()
 	switch {
-	case t.kind == tInt:
-		p.next()
-		// juxtaposition: 2i, 2(i + j), 2floor(...)
-		n := p.peek()
-		if n.kind == tIdent && !isOpWord(n.text) || n.text == "(" {
+	case t.kind == tInt || t.text == "-" && p.peekN(1).kind == tInt:
+		v, _ := p.signedInt()
+		if p.accept("*") {
 			f, err := p.parseFactor()
-			if err != nil {
-				return lin{}, err
-			}
-			return f.scale(t.val), nil
+			return f.scale(v), err
 		}
-		return constLin(t.val), nil
-	case t.text == "-":
-		p.next()
-		f, err := p.parseFactor()
-		return f.scale(-1), err
+		return constLin(v), nil
 	case t.text == "(":
 		p.next()
 		e, err := p.parseExpr()
@@ -905,24 +1028,13 @@ func (p *parser) parseFactor() (lin, error) {
 		if err != nil {
 			return lin{}, err
 		}
-		d := int64(1)
-		if p.accept("/") {
-			dt := p.next()
-			if dt.kind != tInt || dt.val <= 0 {
-				return lin{}, p.errf("expected a positive integer divisor")
-			}
-			d = dt.val
-		}
 		if err := p.expect(")"); err != nil {
 			return lin{}, err
 		}
-		if d == 1 {
-			return e, nil
-		}
 		if t.text == "ceil" {
-			return p.floorDiv(e.scale(-1), d).scale(-1), nil
+			return p.floorDiv(e.scale(-1), 1).scale(-1), nil
 		}
-		return p.floorDiv(e, d), nil
+		return p.floorDiv(e, 1), nil
 	case t.kind == tIdent && !reserved[t.text]:
 		p.next()
 		if e, ok := p.names[t.text]; ok {
@@ -935,9 +1047,11 @@ func (p *parser) parseFactor() (lin, error) {
 
 func isOpWord(s string) bool { return s == "mod" || s == "and" || s == "or" }
 
-// floorDiv returns a variable equal to floor(e/d): a div when e has no existential, otherwise an
-// existential with d*q <= e <= d*q + d - 1.
+// floorDiv returns a variable equal to floor(e/d) (e may be rational): a div when e has no
+// existential, otherwise an existential with D*q <= num(e) <= D*q + D - 1, D = d·den(e).
 func (p *parser) floorDiv(e lin, d int64) lin {
+	d = mulc(d, e.den())
+	e = e.num()
 	if d == 1 {
 		return e
 	}

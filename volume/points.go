@@ -98,7 +98,7 @@ func (s Set) enumerate(params map[string]int64, visit func(x []int64) bool) erro
 			}
 			if !hasLo || !hasHi {
 				// unbounded only if the piece really has a point with this prefix
-				sys := l.b.intSystem()
+				sys := l.b.intSystem(nil)
 				for i := 0; i < d; i++ {
 					sys = sys.fix(1+i, x[i])
 				}
@@ -154,7 +154,7 @@ func cmpInt(a, b int64) int {
 // divShadow returns the rows of b (no parameters) with its divs eliminated by Fourier–Motzkin:
 // a rational over-approximation over (1, dims).
 func divShadow(b *basic) [][]int64 {
-	s := b.intSystem()
+	s := b.intSystem(nil)
 	rows := s.ineqs
 	for _, e := range s.eqs {
 		rows = append(rows, e, negRow(e))

@@ -92,13 +92,13 @@ func (s Set) SetDimNames(names []string) Set {
 }
 
 // Intersect returns s ∩ t (pieces in the same tuple are intersected; isl_union_set_intersect).
-func (s Set) Intersect(t Set) Set { return Set{s.u.intersect(t.u)} }
+func (s Set) Intersect(t Set) Set { return Set{s.u.intersect(t.u, newBudget(nil))} }
 
 // Union returns s ∪ t.
 func (s Set) Union(t Set) Set { return Set{s.u.unite(t.u)} }
 
 // Subtract returns s − t. Its pieces are pairwise disjoint when s has one piece.
-func (s Set) Subtract(t Set) Set { return Set{s.u.subtract(t.u)} }
+func (s Set) Subtract(t Set) Set { return Set{s.u.subtract(t.u, newBudget(nil))} }
 
 // Complement returns the points of s's spaces that are not in s.
 func (s Set) Complement() Set {
@@ -108,33 +108,33 @@ func (s Set) Complement() Set {
 		univ.addSpace(sp)
 		univ.pieces = append(univ.pieces, universeBasic(len(s.u.params), sp.in, sp.out))
 	}
-	return Set{univ.subtract(s.u)}
+	return Set{univ.subtract(s.u, newBudget(nil))}
 }
 
 // IsEmpty decides exactly whether s has no integer point (for some parameter values).
-func (s Set) IsEmpty() bool { return s.u.isEmpty() }
+func (s Set) IsEmpty() bool { return s.u.isEmpty(newBudget(nil)) }
 
 // PlainIsEmpty reports whether s is empty without computation: it has no piece, or each piece
 // has a violated constant constraint. A false answer says nothing.
 func (s Set) PlainIsEmpty() bool { return s.u.plainIsEmpty() }
 
 // IsSubset decides exactly whether s ⊆ t.
-func (s Set) IsSubset(t Set) bool { return s.u.isSubset(t.u) }
+func (s Set) IsSubset(t Set) bool { return s.u.isSubset(t.u, newBudget(nil)) }
 
 // IsEqual decides exactly whether s and t have the same points.
-func (s Set) IsEqual(t Set) bool { return s.IsSubset(t) && t.IsSubset(s) }
+func (s Set) IsEqual(t Set) bool { return s.u.isEqual(t.u, newBudget(nil)) }
 
 // Simplify returns s without empty pieces, redundant constraints or unused divs.
-func (s Set) Simplify() Set { return Set{s.u.simplify()} }
+func (s Set) Simplify() Set { return Set{s.u.simplify(newBudget(nil))} }
 
 // Apply returns the image of s under m: { y : ∃x ∈ s, x → y ∈ m } (isl_set_apply).
-func (s Set) Apply(m Map) Set { return s.image(m, false) }
+func (s Set) Apply(m Map) Set { return s.image(m, false, newBudget(nil)) }
 
 // Preimage returns { x : ∃y ∈ s, x → y ∈ m }, the inverse image of s under m.
-func (s Set) Preimage(m Map) Set { return s.image(m, true) }
+func (s Set) Preimage(m Map) Set { return s.image(m, true, newBudget(nil)) }
 
 // image is Apply, or Apply of m's reverse when rev.
-func (s Set) image(m Map, rev bool) Set {
+func (s Set) image(m Map, rev bool, bg *budget) Set {
 	su, mu := align(s.u, m.u)
 	from := func(sp space) (tuple, tuple) {
 		if rev {
@@ -154,7 +154,7 @@ func (s Set) image(m Map, rev bool) Set {
 	for _, a := range su.pieces {
 		for _, b := range mu.pieces {
 			if x, _ := from(space{b.in, b.out}); x.sameSpace(a.out) {
-				r.addPieces(imagePieces(a, b, rev)...)
+				r.addPieces(bg, imagePieces(a, b, rev, bg)...)
 			}
 		}
 	}
@@ -165,7 +165,7 @@ func (s Set) image(m Map, rev bool) Set {
 // and y its outputs, or the reverse when rev. It builds the conjunction directly in the layout
 // the projection needs (x and the divs that depend on x last, as existentials), which is what
 // embedding a, intersecting and projectCols compute with three copies of the rows.
-func imagePieces(a, b *basic, rev bool) []*basic {
+func imagePieces(a, b *basic, rev bool, bg *budget) []*basic {
 	np := a.nParam
 	nx, ny, xAt, yAt, yt := b.nIn(), b.nOut(), b.inStart(), b.outStart(), b.out
 	if rev {
@@ -263,7 +263,7 @@ func imagePieces(a, b *basic, rev bool) []*basic {
 		}
 	}
 	c.mergeDuplicateDivs()
-	ps := coalesceProjection(c.eliminateEx())
+	ps := coalesceProjection(c.eliminateEx(bg), bg)
 	for _, p := range ps {
 		p.tidied = true // eliminateEx and coalescing leave their pieces tidy
 	}
@@ -271,7 +271,9 @@ func imagePieces(a, b *basic, rev bool) []*basic {
 }
 
 // ProjectOut existentially quantifies n dimensions starting at first (single space).
-func (s Set) ProjectOut(first, n int) Set {
+func (s Set) ProjectOut(first, n int) Set { return s.projectOut(first, n, newBudget(nil)) }
+
+func (s Set) projectOut(first, n int, bg *budget) Set {
 	nd := s.NDim()
 	if first < 0 || n < 0 || first+n > nd {
 		spaceMismatch("ProjectOut(%d, %d) of a %d-dimensional set", first, n, nd)
@@ -285,28 +287,29 @@ func (s Set) ProjectOut(first, n int) Set {
 	}, func(b *basic) (tuple, tuple) {
 		dims := append(append([]string(nil), b.out.dims[:first]...), b.out.dims[first+n:]...)
 		return tuple{}, tuple{b.out.name, dims}
-	}, len(s.u.params), s.u.params)}
+	}, len(s.u.params), s.u.params, bg)}
 }
 
 // FixParam returns s with parameter name bound to v; the parameter disappears.
-func (s Set) FixParam(name string, v int64) Set { return Set{s.u.fixParam(name, v)} }
+func (s Set) FixParam(name string, v int64) Set { return Set{s.u.fixParam(name, v, newBudget(nil))} }
 
 // IntersectParams returns s restricted to the parameter values of p (a set with no dims).
 func (s Set) IntersectParams(p Set) Set {
 	su, pu := align(s.u, p.u)
 	r := union{params: su.params, spaces: su.spaces}
+	bg := newBudget(nil)
 	for _, a := range su.pieces {
 		for _, b := range pu.pieces {
 			if b.nDim() != 0 {
 				spaceMismatch("IntersectParams with a set of %d dims", b.nDim())
 			}
-			r.addPieces(a.intersect(b.embed(a.in, a.out, nil)))
+			r.addPieces(bg, a.intersect(b.embed(a.in, a.out, nil)))
 		}
 	}
 	return Set{r}
 }
 
-func (u union) fixParam(name string, v int64) union {
+func (u union) fixParam(name string, v int64, bg *budget) union {
 	i := slices.Index(u.params, name)
 	if i < 0 {
 		return u
@@ -331,7 +334,7 @@ func (u union) fixParam(name string, v int64) union {
 		}
 		c.dropCol(col)
 		c.nParam--
-		r.addPieces(c)
+		r.addPieces(bg, c)
 	}
 	return r
 }

@@ -84,9 +84,9 @@ func align(a, b union) (union, union) {
 }
 
 // keepNonEmpty appends the pieces of bs that are not empty to u.
-func (u *union) addPieces(bs ...*basic) {
+func (u *union) addPieces(bg *budget, bs ...*basic) {
 	for _, b := range bs {
-		if b == nil || !b.tidied && !b.tidy() || !b.nonEmpty && b.isEmpty() {
+		if b == nil || !b.tidied && !b.tidy() || !b.nonEmpty && b.isEmpty(bg) {
 			continue
 		}
 		b.nonEmpty = true
@@ -97,7 +97,7 @@ func (u *union) addPieces(bs ...*basic) {
 	}
 }
 
-func (u union) intersect(v union) union {
+func (u union) intersect(v union, bg *budget) union {
 	u, v = align(u, v)
 	r := union{params: u.params}
 	for _, s := range u.spaces {
@@ -108,7 +108,7 @@ func (u union) intersect(v union) union {
 	for _, a := range u.pieces {
 		for _, b := range v.pieces {
 			if a.sameSpace(b) {
-				r.addPieces(a.intersect(b))
+				r.addPieces(bg, a.intersect(b))
 			}
 		}
 	}
@@ -128,7 +128,7 @@ func (u union) unite(v union) union {
 	return r
 }
 
-func (u union) subtract(v union) union {
+func (u union) subtract(v union, bg *budget) union {
 	u, v = align(u, v)
 	r := union{params: u.params, spaces: u.spaces}
 	for _, a := range u.pieces {
@@ -139,7 +139,7 @@ func (u union) subtract(v union) union {
 			}
 			var next []*basic
 			for _, c := range cur {
-				next = append(next, c.subtract(b)...)
+				next = append(next, c.subtract(b, bg)...)
 			}
 			cur = next
 		}
@@ -150,7 +150,7 @@ func (u union) subtract(v union) union {
 
 // subtract returns the pieces of a − c, pairwise disjoint and non-empty: a ∧ ¬k1, a ∧ k1 ∧ ¬k2,
 // … for the constraints k of c that a does not imply. When a and c are disjoint it returns a.
-func (a *basic) subtract(c *basic) []*basic {
+func (a *basic) subtract(c *basic, bg *budget) []*basic {
 	// Express c's constraints over a's columns with c's divs appended.
 	var base *basic
 	var cons [][]int64
@@ -178,7 +178,7 @@ func (a *basic) subtract(c *basic) []*basic {
 	} else {
 		base, cons = a.alignDivs(c)
 	}
-	s := newOmegaSys(base.width(), nil)
+	s := newOmegaSys(base.width(), bg)
 	defer s.release()
 	if a.nonEmpty {
 		// base is a with c's divs, which are functions of its variables
@@ -206,7 +206,7 @@ func (a *basic) subtract(c *basic) []*basic {
 			neg[i] = negc(v)
 		}
 		neg[0] = subc(neg[0], 1)
-		s := newOmegaSys(cur.width(), nil)
+		s := newOmegaSys(cur.width(), bg)
 		s.addConnected(cur, -1, neg) // cur contains a ∩ c, which is not empty
 		s.addIneq(neg)
 		ok := s.feasible()
@@ -237,19 +237,22 @@ func (a *basic) subtract(c *basic) []*basic {
 	return out
 }
 
-func (u union) isEmpty() bool {
+func (u union) isEmpty(bg *budget) bool {
 	for _, p := range u.pieces {
 		if p.nonEmpty {
 			return false
 		}
 	}
 	for _, p := range u.pieces {
-		if !p.isEmpty() {
+		if !p.isEmpty(bg) {
 			return false
 		}
 	}
 	return true
 }
+
+// isEqual decides u = v with one budget for both inclusions.
+func (u union) isEqual(v union, bg *budget) bool { return u.isSubset(v, bg) && v.isSubset(u, bg) }
 
 func (u union) plainIsEmpty() bool {
 	for _, p := range u.pieces {
@@ -260,10 +263,10 @@ func (u union) plainIsEmpty() bool {
 	return true
 }
 
-func (u union) isSubset(v union) bool { return u.subtract(v).isEmpty() }
+func (u union) isSubset(v union, bg *budget) bool { return u.subtract(v, bg).isEmpty(bg) }
 
 // project quantifies the columns drop of every piece; shape gives the resulting tuples.
-func (u union) project(drop func(b *basic) map[int]bool, shape func(b *basic) (in, out tuple), nParam int, params []string) union {
+func (u union) project(drop func(b *basic) map[int]bool, shape func(b *basic) (in, out tuple), nParam int, params []string, bg *budget) union {
 	r := union{params: params}
 	for _, s := range u.spaces {
 		var tmp basic
@@ -273,7 +276,7 @@ func (u union) project(drop func(b *basic) map[int]bool, shape func(b *basic) (i
 	}
 	for _, p := range u.pieces {
 		in, out := shape(p)
-		r.addPieces(p.projectCols(drop(p), nParam, in, out)...)
+		r.addPieces(bg, p.projectCols(drop(p), nParam, in, out, bg)...)
 	}
 	return r
 }
@@ -307,15 +310,15 @@ func seq(from, n int) []int {
 }
 
 // simplify removes empty pieces, redundant constraints and unused divs of every piece.
-func (u union) simplify() union {
+func (u union) simplify(bg *budget) union {
 	r := union{params: u.params, spaces: u.spaces}
 	for _, p := range u.pieces {
 		c := p.clone()
-		if !c.tidy() || !p.nonEmpty && c.isEmpty() {
+		if !c.tidy() || !p.nonEmpty && c.isEmpty(bg) {
 			continue
 		}
 		c.nonEmpty = true
-		c.removeRedundant()
+		c.removeRedundant(bg)
 		c.dropUnusedDivs()
 		c.tidied = true
 		r.pieces = append(r.pieces, c)
@@ -325,7 +328,7 @@ func (u union) simplify() union {
 
 // simplifyCheap removes empty pieces and unused divs of every piece and tidies the rest, without
 // the per-constraint redundancy tests of simplify.
-func (u union) simplifyCheap() union {
+func (u union) simplifyCheap(bg *budget) union {
 	r := union{params: u.params, spaces: u.spaces}
 	for _, p := range u.pieces {
 		if p.nonEmpty && p.tidied && len(p.divs) == 0 {
@@ -333,7 +336,7 @@ func (u union) simplifyCheap() union {
 			continue
 		}
 		c := p.clone()
-		if !c.tidy() || !p.nonEmpty && c.isEmpty() {
+		if !c.tidy() || !p.nonEmpty && c.isEmpty(bg) {
 			continue
 		}
 		c.nonEmpty = true
@@ -351,11 +354,11 @@ func (u union) simplifyCheap() union {
 // removeRedundant drops every inequality implied by the others (exact integer test) and turns
 // inequalities that can only hold with equality into equalities. b should not be empty (the
 // tests take that for granted: on an empty b some redundant constraints may stay).
-func (b *basic) removeRedundant() { b.removeRedundantIneqs(true) }
+func (b *basic) removeRedundant(bg *budget) { b.removeRedundantIneqs(true, bg) }
 
 // removeRedundantIneqs is removeRedundant; detectEqs=false skips the search for implicit
 // equalities (half the feasibility tests).
-func (b *basic) removeRedundantIneqs(detectEqs bool) {
+func (b *basic) removeRedundantIneqs(detectEqs bool, bg *budget) {
 	b.divsOutOfIneqs()
 	if !b.tidy() {
 		b.markEmpty()
@@ -421,7 +424,7 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 				other[c] = negc(v)
 			}
 			other[0] = subc(other[0], 1)
-			s := newOmegaSys(w, nil)
+			s := newOmegaSys(w, bg.child(maxTestWork))
 			s.addConnected(b, i, other) // b without r contains b, which is not empty
 			s.addIneq(other)
 			ok := feasibleOrUndecided(s)
@@ -439,7 +442,7 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 		// implicit equality: r >= 1 impossible
 		copy(other, r)
 		other[0] = subc(other[0], 1)
-		s := newOmegaSys(w, nil)
+		s := newOmegaSys(w, bg.child(maxTestWork))
 		s.addConnected(b, -1, other)
 		s.addIneq(other)
 		ok := feasibleOrUndecided(s)
@@ -462,7 +465,7 @@ func (b *basic) removeRedundantIneqs(detectEqs bool) {
 func feasibleOrUndecided(s *omegaSys) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if _, is := r.(tooComplex); !is {
+			if !undecided(r) {
 				panic(r)
 			}
 			ok = true

@@ -7,13 +7,13 @@
 //
 //	go run ./cmd/graphc-bench [-models matmul,trilu,...] [-cache DIR] [-no-ort]
 //	go run ./cmd/graphc-bench -real [-models resnet18,gpt2_last] [-model-dir DIR]
-//	go run ./cmd/graphc-bench -profile gpt2 [-top 25]   # per-kernel profile of one real model
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,6 +35,8 @@ type benchModel struct {
 	shapes map[string][]int64 // input shapes (for onnxruntime's random inputs)
 	gflop  float64            // floating-point work of the required outputs, in GFLOP
 	fullGF float64            // work of the whole computation (what onnxruntime does)
+	// dieOnly: time the default pipeline only
+	dieOnly bool
 	// floor, when set, is the bytes a memory-bound model must read (a GEMV's matrix): the row
 	// adds the time of a plain read of as many bytes and the ratio to it
 	floor int64
@@ -42,13 +44,13 @@ type benchModel struct {
 
 var models = []benchModel{
 	{"matmul", func() *onnxgen.Model { return onnxgen.MatMul(512, 512, 512) },
-		map[string][]int64{"A": {512, 512}, "B": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, 0},
+		map[string][]int64{"A": {512, 512}, "B": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, false, 0},
 	{"matmul_trilu", func() *onnxgen.Model { return onnxgen.MatMulTrilu(512, true) },
-		map[string][]int64{"A": {512, 512}, "B": {512, 512}}, 2 * 512 * (512 * 513 / 2) / 1e9, 2 * 512 * 512 * 512 / 1e9, 0},
+		map[string][]int64{"A": {512, 512}, "B": {512, 512}}, 2 * 512 * (512 * 513 / 2) / 1e9, 2 * 512 * 512 * 512 / 1e9, false, 0},
 	{"logits_last_row", func() *onnxgen.Model { return onnxgen.LastRowLogits(128, 4096, 32000) },
-		map[string][]int64{"H": {128, 4096}, "W": {4096, 32000}}, 2 * 4096 * 32000 / 1e9, 2 * 128 * 4096 * 32000 / 1e9, 4096 * 32000 * 4},
+		map[string][]int64{"H": {128, 4096}, "W": {4096, 32000}}, 2 * 4096 * 32000 / 1e9, 2 * 128 * 4096 * 32000 / 1e9, false, 4096 * 32000 * 4},
 	{"logits_last_row_small", func() *onnxgen.Model { return onnxgen.LastRowLogits(64, 1024, 8000) },
-		map[string][]int64{"H": {64, 1024}, "W": {1024, 8000}}, 2 * 1024 * 8000 / 1e9, 2 * 64 * 1024 * 8000 / 1e9, 1024 * 8000 * 4},
+		map[string][]int64{"H": {64, 1024}, "W": {1024, 8000}}, 2 * 1024 * 8000 / 1e9, 2 * 64 * 1024 * 8000 / 1e9, false, 1024 * 8000 * 4},
 	linearModel(128, 256, 16384), // the language-model head of the gpt2 and llama exports
 	linearModel(1, 1024, 8000),
 	linearModel(8, 1024, 4096),
@@ -57,16 +59,53 @@ var models = []benchModel{
 	linearModel(64, 1024, 4096),
 	linearModel(128, 1024, 4096),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
-		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, 0},
+		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false, 0},
 	{"transformer_block", func() *onnxgen.Model { return onnxgen.TransformerBlock(128, 256) },
-		map[string][]int64{"x": {128, 256}}, transformerFlops(128, 256, true), transformerFlops(128, 256, false), 0},
+		map[string][]int64{"x": {128, 256}}, transformerFlops(128, 256, true), transformerFlops(128, 256, false), false, 0},
+}
+
+// convShape is one row of the conv table (-convs): the shapes real CNNs run.
+type convShape struct {
+	name                                 string
+	c, hw, m, k, stride, pad, dil, group int
+}
+
+var convShapes = []convShape{
+	{"1x1 56² 64→256", 64, 56, 256, 1, 1, 0, 1, 1},
+	{"1x1 14² 1024→256", 1024, 14, 256, 1, 1, 0, 1, 1},
+	{"1x1 s2 56² 256→512", 256, 56, 512, 1, 2, 0, 1, 1},
+	{"3x3 56² 64", 64, 56, 64, 3, 1, 1, 1, 1},
+	{"3x3 28² 128", 128, 28, 128, 3, 1, 1, 1, 1},
+	{"3x3 14² 256", 256, 14, 256, 3, 1, 1, 1, 1},
+	{"3x3 7² 512", 512, 7, 512, 3, 1, 1, 1, 1},
+	{"3x3 s2 28² 128→256", 128, 28, 256, 3, 2, 1, 1, 1},
+	{"7x7 s2 stem 224² 3→64", 3, 224, 64, 7, 2, 3, 1, 1},
+	{"dw 3x3 112² 32", 32, 112, 32, 3, 1, 1, 1, 32},
+	{"dw 3x3 s2 112² 96", 96, 112, 96, 3, 2, 1, 1, 96},
+	{"dw 5x5 14² 480", 480, 14, 480, 5, 1, 2, 1, 480},
+	{"grouped 3x3 56² 128 g32", 128, 56, 128, 3, 1, 1, 1, 32},
+	{"dilated 3x3 28² 256 d2", 256, 28, 256, 3, 1, 2, 2, 1},
+}
+
+// convModels returns the conv table's rows as benchmark models (timed with the default
+// pipeline only: --pipeline= is the NCHW path the table is meant to leave behind).
+func convModels() []benchModel {
+	var out []benchModel
+	for _, s := range convShapes {
+		o := (s.hw+2*s.pad-s.dil*(s.k-1)-1)/s.stride + 1
+		gf := 2 * float64(s.m*o*o*(s.c/s.group)*s.k*s.k) / 1e9
+		out = append(out, benchModel{name: s.name, build: func() *onnxgen.Model {
+			return onnxgen.Conv(s.c, s.hw, s.m, s.k, s.stride, s.pad, s.dil, s.group)
+		}, shapes: map[string][]int64{"X": {1, int64(s.c), int64(s.hw), int64(s.hw)}}, gflop: gf, fullGF: gf, dieOnly: true})
+	}
+	return out
 }
 
 // linearModel is a linear layer with constant weights, m×k · k×n.
 func linearModel(m, k, n int) benchModel {
 	gf := 2 * float64(m) * float64(k) * float64(n) / 1e9
-	bm := benchModel{fmt.Sprintf("linear_%dx%dx%d", m, k, n), func() *onnxgen.Model { return onnxgen.Linear(m, k, n) },
-		map[string][]int64{"A": {int64(m), int64(k)}}, gf, gf, 0}
+	bm := benchModel{name: fmt.Sprintf("linear_%dx%dx%d", m, k, n), build: func() *onnxgen.Model { return onnxgen.Linear(m, k, n) },
+		shapes: map[string][]int64{"A": {int64(m), int64(k)}}, gflop: gf, fullGF: gf}
 	if m == 1 {
 		bm.floor = int64(k) * int64(n) * 4 // a GEMV reads its matrix once
 	}
@@ -91,14 +130,13 @@ func main() {
 	real := flag.Bool("real", false, "benchmark the real-model set (models/export.py) instead of the synthetic models")
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
-	profile := flag.String("profile", "", "print the per-kernel profile (perf cpu-clock) of this real model and exit")
-	top := flag.Int("top", 25, "with -profile: the kernels shown")
+	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
+	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
+	profile := flag.Int("profile", 0, "with -real: after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
 	flag.Parse()
-	if *profile != "" {
-		if err := profileReal(context.Background(), *modelDir, *cache, *profile, max(*minTime, time.Second), *top); err != nil {
-			fail(err)
-		}
-		return
+	if *cputime {
+		useCPUTime = true
+		os.Setenv("GRAPHC_BENCH_CPUTIME", "1")
 	}
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fail(err)
@@ -119,22 +157,40 @@ func main() {
 		}
 	}
 	if *real {
-		if err := runReal(context.Background(), *modelDir, *cache, want, ort, *minTime, *samples, *noDIE); err != nil {
+		if err := runReal(context.Background(), *modelDir, *cache, want, ort, *minTime, *samples, *noDIE, *profile); err != nil {
 			fail(err)
 		}
 		return
 	}
-	fmt.Printf("%-22s %10s %10s %10s %9s %9s %8s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "GFLOP/s", "ort GF/s", "g/ort", "die/nodie")
-	for _, bm := range models {
+	table := models
+	if *convs {
+		table = convModels()
+		fmt.Printf("conv shapes (Conv+bias+Relu, batch 1); CPU: %s\n", cpuName())
+	}
+	fmt.Printf("%-24s %10s %10s %10s %9s %9s %8s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "GFLOP/s", "ort GF/s", "g/ort", "die/nodie")
+	var logSum float64
+	var nRatio int
+	worst, worstName := 0.0, ""
+	for _, bm := range table {
 		if len(want) > 0 && !want[bm.name] {
 			continue
 		}
-		row, err := runModel(bm, *cache, ort, *minTime, *samples)
+		row, ratio, err := runModel(bm, *cache, ort, *minTime, *samples)
 		if err != nil {
-			fmt.Printf("%-22s error: %v\n", bm.name, firstLine(err.Error()))
+			fmt.Printf("%-24s error: %v\n", bm.name, firstLine(err.Error()))
 			continue
 		}
 		fmt.Println(row)
+		if ratio > 0 {
+			logSum += math.Log(ratio)
+			nRatio++
+			if ratio > worst {
+				worst, worstName = ratio, bm.name
+			}
+		}
+	}
+	if *convs && nRatio > 0 {
+		fmt.Printf("conv shapes: graphc/onnxruntime geometric mean %.2f over %d shapes, worst %.2f (%s)\n", math.Exp(logSum/float64(nRatio)), nRatio, worst, worstName)
 	}
 }
 
@@ -157,41 +213,45 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration, samples int) (string, error) {
+func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration, samples int) (string, float64, error) {
 	ctx := context.Background()
-	dir := filepath.Join(cache, bm.name)
+	dir := filepath.Join(cache, sanitize(bm.name))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	path := filepath.Join(dir, bm.name+".onnx")
+	path := filepath.Join(dir, "model.onnx")
 	if err := bm.build().Write(path); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	times := map[string]float64{}
-	for _, cfg := range []struct{ name, pipeline string }{{"die", passes.DefaultPipeline}, {"nodie", ""}} {
+	configs := []struct{ name, pipeline string }{{"die", passes.DefaultPipeline}, {"nodie", ""}}
+	if bm.dieOnly {
+		configs = configs[:1]
+	}
+	for _, cfg := range configs {
 		res, err := graphc.Compile(ctx, path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU("native"))
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		sub := filepath.Join(dir, cfg.name)
 		if err := os.MkdirAll(sub, 0o755); err != nil {
-			return "", err
+			return "", 0, err
 		}
 		prog, err := e2e.Build(ctx, sub, res.Graph, res.Module, "-O3", "-march=native")
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		var inputs []*ir.Tensor
 		for _, in := range res.Graph.Inputs {
 			s, ok := in.Type.StaticShape()
 			if !ok {
-				return "", fmt.Errorf("input %s has a symbolic shape", in.Name)
+				return "", 0, fmt.Errorf("input %s has a symbolic shape", in.Name)
 			}
 			inputs = append(inputs, ir.NewTensor(in.Type.Elem, s))
 		}
 		ms, err := timeProgram(ctx, prog, inputs, minTime, samples)
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		times[cfg.name] = ms
 	}
@@ -200,19 +260,37 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 		var err error
 		ortMS, err = ort.time(path, bm.shapes, minTime, samples)
 		if err != nil {
-			return "", fmt.Errorf("onnxruntime: %w", err)
+			return "", 0, fmt.Errorf("onnxruntime: %w", err)
 		}
 	}
-	row := fmt.Sprintf("%-22s %10.3f %10.3f %10s %9.1f %9s %8s %8.2f", bm.name, times["die"], times["nodie"], fmtMS(ortMS),
-		bm.gflop/(times["die"]/1e3), fmtGF(bm.fullGF, ortMS), fmtRatio(times["die"], ortMS), times["die"]/times["nodie"])
+	nodie, ratio := "-", "-"
+	if t, ok := times["nodie"]; ok {
+		nodie, ratio = fmt.Sprintf("%.3f", t), fmt.Sprintf("%.2f", times["die"]/t)
+	}
+	row := fmt.Sprintf("%-24s %10.3f %10s %10s %9.1f %9s %8s %8s", bm.name, times["die"], nodie, fmtMS(ortMS),
+		bm.gflop/(times["die"]/1e3), fmtGF(bm.fullGF, ortMS), fmtRatio(times["die"], ortMS), ratio)
 	if bm.floor > 0 {
 		ms, err := readFloor(ctx, cache, bm.floor, minTime, samples)
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		row += fmt.Sprintf("   read of %.1f MB: %.3f ms, graphc/read %.2f", float64(bm.floor)/1e6, ms, times["die"]/ms)
 	}
-	return row, nil
+	r := 0.0
+	if ortMS > 0 {
+		r = times["die"] / ortMS
+	}
+	return row, r, nil
+}
+
+// sanitize turns a row name into a directory name.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 func fmtMS(ms float64) string {
@@ -250,9 +328,20 @@ func timeProgram(ctx context.Context, p *e2e.Program, inputs []*ir.Tensor, minTi
 		if err != nil {
 			return 0, err
 		}
-		ts = append(ts, ns/1e6)
+		ts = append(ts, measured(p, ns)/1e6)
 	}
 	return median(ts), nil
+}
+
+// useCPUTime: report process CPU time (-cputime).
+var useCPUTime bool
+
+// measured returns the time per call of the program's last run: wall ns, or CPU ns.
+func measured(p *e2e.Program, wall float64) float64 {
+	if useCPUTime && p.CPU > 0 {
+		return p.CPU
+	}
+	return wall
 }
 
 // median returns the median of ts (which it sorts).

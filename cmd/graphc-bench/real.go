@@ -30,12 +30,16 @@ type realRow struct {
 	symbolic, transform bool
 }
 
-func runReal(ctx context.Context, root, cache string, want map[string]bool, ort *ortRunner, minTime time.Duration, samples int, noDIE bool) error {
+func runReal(ctx context.Context, root, cache string, want map[string]bool, ort *ortRunner, minTime time.Duration, samples int, noDIE bool, profile int) error {
 	names, err := realmodel.List(root)
 	if err != nil {
 		return fmt.Errorf("%w (export the models first: python3 models/export.py)", err)
 	}
-	fmt.Printf("real models in %s; CPU: %s\n", root, cpuName())
+	clock := "wall time"
+	if useCPUTime {
+		clock = "process CPU time"
+	}
+	fmt.Printf("real models in %s; CPU: %s; %s\n", root, cpuName(), clock)
 	fmt.Printf("%-22s %10s %10s %10s %7s %9s %6s %9s %9s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "g/ort", "die/nodie", "live", "err", "ort err", "compile")
 	var rows []realRow
 	for _, name := range names {
@@ -45,6 +49,11 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 		r := benchReal(ctx, root, filepath.Join(cache, "real", name), name, ort, minTime, samples, noDIE)
 		rows = append(rows, r)
 		fmt.Println(r.String())
+		if profile > 0 && r.failed == "" {
+			if err := profileReal(ctx, root, filepath.Join(cache, "real", name), name, minTime, profile); err != nil {
+				fmt.Printf("  profile: %v\n", err)
+			}
+		}
 	}
 	// geometric means of graphc/onnxruntime per family
 	for _, fam := range []struct {
@@ -53,7 +62,7 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }}} {
 		sum, n, worst, worstName := 0.0, 0, 0.0, ""
 		for _, r := range rows {
-			if r.failed != "" || r.ort == 0 || !fam.in(r) {
+			if r.failed != "" || r.ort == 0 || r.die <= 0 || !fam.in(r) {
 				continue
 			}
 			q := r.die / r.ort
@@ -198,7 +207,7 @@ func timeRunner(ctx context.Context, p *e2e.Program, set realmodel.DataSet, para
 		if err != nil {
 			return 0, err
 		}
-		ts = append(ts, ns/1e6)
+		ts = append(ts, measured(p, ns)/1e6)
 	}
 	return median(ts), nil
 }

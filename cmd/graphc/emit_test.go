@@ -37,7 +37,8 @@ func TestEmitBuildKinds(t *testing.T) {
 			case "obj", "lib":
 				require.True(t, bytes.HasPrefix(data, []byte("\x7fELF")), "%s %s is an ELF file", target, kind)
 			case "header":
-				require.Contains(t, string(data), "int32_t main_graph(const float *in0, const float *in1, float *out0, void *workspace);")
+				require.Contains(t, string(data), "int32_t main_graph(const float *A, const float *B, float *Y, void *workspace);")
+				require.Contains(t, string(data), "#define MAIN_GRAPH_OUT0_ELEMENTS ((512) * (512))")
 				require.Contains(t, string(data), "f32[512, 512]")
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/passes"
 )
 
 var graphcBin string
@@ -107,15 +108,23 @@ func TestErrors(t *testing.T) {
 		{[]string{"missing.onnx"}, 1, []string{"missing.onnx", "no such file"}},
 		{[]string{"junk.onnx"}, 1, []string{"junk.onnx", "not an ONNX model"}},
 		{[]string{"unsupported.onnx"}, 1, []string{"unsupported.onnx", `node "my_tfidf"`, "TfIdfVectorizer", "opset 14", "graphc ops lists the supported ops"}},
-		{[]string{"mt.onnx", "--pipeline=die,dcee"}, 1, []string{`unknown pass "dcee"`, `did you mean "dce"`}},
-		{[]string{"mt.onnx", "--print-ir-after=dei"}, 1, []string{`did you mean "die"`}},
-		{[]string{"mt.onnx", "--require=Z[i, j] : i = 0"}, 1, []string{`"Z" is not an output`}},
-		{[]string{"mt.onnx", "--target=arm"}, 1, []string{`unknown target "arm"`}},
+		// mistakes in how graphc is asked are usage errors (2), whatever flag carries them
+		{[]string{"mt.onnx", "--pipeline=die,dcee"}, 2, []string{`unknown pass "dcee"`, `did you mean "dce"`}},
+		{[]string{"mt.onnx", "--print-ir-after=dei"}, 2, []string{`did you mean "die"`}},
+		{[]string{"mt.onnx", "--pipeline=remove-empty,die,dce", "--print-ir-after=fuse"}, 2, []string{"fuse is not in the pipeline"}},
+		{[]string{"mt.onnx", "--require=Z[i, j] : i = 0"}, 2, []string{`"Z" is not an output`}},
+		{[]string{"mt.onnx", "--pipeline=", "--require=Y[i, j] : i = 0"}, 2, []string{"has no die pass"}},
+		{[]string{"mt.onnx", "--target=arm"}, 2, []string{`unknown target "arm"`}},
+		{[]string{"mt.onnx", "--dim", "N=3"}, 2, []string{"--dim N: the model has no such dim (no symbolic dims)"}},
+		{[]string{"mt.onnx", "--dim", "N=-5"}, 2, []string{"--dim N=-5: a dimension cannot be negative"}},
 		{[]string{"--bogus", "mt.onnx"}, 2, []string{"bogus"}},
 		{[]string{"--reprot-dead", "mt.onnx"}, 2, []string{"did you mean --report-dead?"}},
 		{[]string{}, 2, []string{"expected exactly one MODEL"}},
 		{[]string{"a.onnx", "b.onnx"}, 2, []string{"expected exactly one MODEL"}},
 		{[]string{"mt.onnx", "--emit=exe"}, 2, []string{"--emit=exe"}},
+		{[]string{"."}, 2, []string{". is a directory; MODEL is a model file"}},
+		{[]string{"-O3", "mt.onnx"}, 2, []string{"graphc has no optimisation levels"}},
+		{[]string{"ops", "mt.onnx"}, 2, []string{"graphc ops takes no arguments but --ir"}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -194,5 +203,45 @@ func TestHelpAndVersion(t *testing.T) {
 		stdout, stderr, code := runCLI(t, t.TempDir(), v)
 		require.Equal(t, 0, code, stderr)
 		require.Regexp(t, `^graphc \S+.* go1\.\d+`, stdout)
+	}
+}
+
+// TestRequireMistakes: a syntax error in --require points into the user's text (not the braces
+// graphc adds around it), and a region holding no element of the output is warned about.
+func TestRequireMistakes(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(16, true))
+	_, stderr, code := runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = ", "-o", os.DevNull)
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, `expected an expression at the end of the requirement`)
+	_, stderr, code = runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = ) 3", "-o", os.DevNull)
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, `(at ")", offset 14)`)
+	_, stderr, code = runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = 600", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "the required region holds no element of the output's index domain")
+}
+
+// TestHelpAndPasses: graphc help is --help; graphc passes lists every pass (fuse included)
+// with the default pipeline.
+func TestHelpAndPasses(t *testing.T) {
+	out, stderr, code := runCLI(t, t.TempDir(), "help")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "usage: graphc [flags] MODEL")
+	require.Contains(t, out, "--pipeline")
+	out, stderr, code = runCLI(t, t.TempDir(), "passes")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "default pipeline: "+passes.DefaultPipeline)
+	for _, p := range passes.Names() {
+		require.Contains(t, out, p+" ")
+	}
+}
+
+// TestOpsIR: graphc ops --ir lists the IR's op catalogue (what docs/ir-format.md points to).
+func TestOpsIR(t *testing.T) {
+	out, stderr, code := runCLI(t, t.TempDir(), "ops", "--ir")
+	require.Equal(t, 0, code, stderr)
+	for _, d := range ir.Ops() {
+		require.Contains(t, out, "  "+d.Name+" ")
 	}
 }

@@ -163,6 +163,7 @@ func TestReadmeCommands(t *testing.T) {
 			}
 			if contains(c.args, "--pass-timing") {
 				require.Contains(t, stderr, "Pass execution timing report")
+				require.Contains(t, stderr, "compile phases: import")
 			}
 			if c.args[0] == "calc" && strings.HasPrefix(c.args[1], "codegen") {
 				require.Contains(t, stdout, "for (int")

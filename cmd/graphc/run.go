@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -17,15 +18,18 @@ import (
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/calc"
 	"github.com/graphc/graphc/internal/viz"
+	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
 	"github.com/graphc/graphc/volume"
 )
 
 const usageText = `usage: graphc [flags] MODEL
-       graphc calc 'EXPR'
-       graphc ops
+       graphc calc 'EXPR'      the volume calculator (graphc calc --help lists its operators)
+       graphc ops [--ir]       supported ONNX and TensorFlow ops with their opset ranges (--ir: the IR's)
+       graphc passes           the passes of --pipeline, in order, with what each does
        graphc version
+       graphc help
 
 MODEL is an ONNX model (.onnx), a TensorFlow GraphDef (.pb, .pbtxt) or graphc IR text (.graph).
 
@@ -62,8 +66,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		case "version", "--version", "-version":
 			fmt.Fprintln(stdout, versionString())
 			return exitOK
+		case "help":
+			args = []string{"--help"}
 		case "ops":
+			switch {
+			case len(args) == 2 && (args[1] == "--ir" || args[1] == "-ir"):
+				return runIROps(stdout)
+			case len(args) > 1:
+				fmt.Fprintf(stderr, "graphc: graphc ops takes no arguments but --ir (got %q)\n", args[1:])
+				return exitUsage
+			}
 			return runOps(stdout)
+		case "passes":
+			if len(args) > 1 {
+				fmt.Fprintf(stderr, "graphc: graphc passes takes no arguments (got %q)\n", args[1:])
+				return exitUsage
+			}
+			return runPasses(stdout)
 		case "calc":
 			return runCalc(args[1:], stdin, stdout, stderr)
 		}
@@ -88,6 +107,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return exitInternal
 	}
 	fmt.Fprintf(stderr, "graphc: %v\n", err)
+	if errors.Is(err, graphc.ErrUsage) {
+		return exitUsage
+	}
 	if errors.Is(err, graphc.ErrInput) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 		return exitInput
 	}
@@ -95,31 +117,55 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return exitInternal
 }
 
+// commit is the git commit graphc was built from, set by make build
+// (-ldflags "-X main.commit=..."); go build records it itself unless -buildvcs=false.
+var commit string
+
 // versionString is the module version (devel for a source build), the commit it was built
-// from when the build recorded one, and the Go version.
+// from, the Go version, the LLVM IR generator, and the clang that --emit=asm/obj/lib runs.
 func versionString() string {
 	v := "devel"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "graphc " + v
-	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		// a release, or a pseudo-version that already names the commit
-		return "graphc " + bi.Main.Version + " " + bi.GoVersion
-	}
+	goVersion, llir := "", ""
 	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch {
-		case s.Key == "vcs.revision" && len(s.Value) >= 12:
-			rev = s.Value[:12]
-		case s.Key == "vcs.modified" && s.Value == "true":
-			dirty = "+modified"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = " " + bi.GoVersion
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version // a release, or a pseudo-version that already names the commit
+		}
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && len(s.Value) >= 12:
+				rev = s.Value[:12]
+			case s.Key == "vcs.modified" && s.Value == "true":
+				dirty = "+modified"
+			}
+		}
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/llir/llvm" {
+				llir = d.Version
+			}
 		}
 	}
-	if rev != "" {
+	if rev == "" {
+		rev = commit
+	}
+	if rev != "" && v == "devel" {
 		v += " (" + rev + dirty + ")"
 	}
-	return "graphc " + v + " " + bi.GoVersion
+	out := "graphc " + v + goVersion
+	if llir != "" {
+		out += "\nemits LLVM IR with typed pointers (llir/llvm " + llir + "), accepted by LLVM 14 to 19"
+	}
+	if clang, err := lower.FindTool("GRAPHC_CLANG", "clang"); err == nil {
+		first := ""
+		if b, err := exec.Command(clang, "--version").Output(); err == nil {
+			first, _, _ = strings.Cut(string(b), "\n")
+		}
+		out += "\n--emit=asm, obj and lib run " + clang + " (" + strings.TrimSpace(first) + "; GRAPHC_CLANG and GRAPHC_LLC choose others)"
+	} else {
+		out += "\n--emit=asm, obj and lib need clang-19 or llc-19 (or GRAPHC_CLANG / GRAPHC_LLC): none found"
+	}
+	return out
 }
 
 func usageErr(format string, args ...any) error {
@@ -138,19 +184,21 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	entry := fs.String("entry", "main_graph", "name of the entry function")
 	emit := fs.String("emit", "llvm", "what to produce (asm, obj and lib run clang-19)")
 	opName := fs.String("op", "", "with --emit=svg: the op whose domain to draw (result or source node name)")
-	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto (default: the first two)")
+	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto, e.g. i,k (default: the two the restriction involves most)")
 	pipeline := fs.String("pipeline", passes.DefaultPipeline, "the passes to run, comma-separated (\"\" = no optimization)")
 	var printBefore, printAfter, requires, dims multiFlag
 	fs.Var(&printBefore, "print-ir-before", "print the IR before the pass (to stderr); repeatable")
 	fs.Var(&printAfter, "print-ir-after", "print the IR after the pass (to stderr); repeatable")
 	printBeforeAll := fs.Bool("print-ir-before-all", false, "print the IR before every pass")
 	printAfterAll := fs.Bool("print-ir-after-all", false, "print the IR after every pass")
+	printConstants := fs.Bool("print-constants", false, "print the data of every constant in IR dumps (large ones are elided by default)")
 	fs.Var(&requires, "require", "the required region of an output (isl notation); repeatable")
 	fs.Var(&dims, "dim", "bind a symbolic dimension; repeatable")
 	outputs := fs.String("outputs", "", "TensorFlow graphs: the outputs (default: the nodes nobody consumes)")
 	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
-	timing := fs.Bool("pass-timing", false, "report the wall time of every pass (to stderr)")
+	timing := fs.Bool("pass-timing", false, "report the wall time of every pass and of the compile phases: import, passes, lowering, printing (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
+	profile := fs.Bool("profile", false, "count the cycles of every op's kernel; the module exports ENTRY_profile (graphc-bench -profile prints the table)")
 	noZeroSkip := fs.Bool("no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
@@ -176,6 +224,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		return usageErr("expected exactly one MODEL argument, got %d (see graphc --help)", len(positional))
 	}
 	model := positional[0]
+	if fi, err := os.Stat(model); err == nil && fi.IsDir() {
+		return usageErr("%s is a directory; MODEL is a model file (.onnx, .pb, .pbtxt or .graph)", model)
+	}
 	ext, ok := emitExt[*emit]
 	if !ok {
 		return usageErr("--emit=%s: unknown kind (llvm, ir, header, asm, obj, lib, dot, svg)", *emit)
@@ -188,6 +239,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		graphc.WithCPU(*mcpu), graphc.WithAttrs(*mattr), graphc.WithDumpWriter(stderr),
 		graphc.WithVerifyEach(*verifyEach), graphc.WithZeroSkipping(!*noZeroSkip),
 	}
+	if *profile {
+		opts = append(opts, graphc.WithProfile())
+	}
 	for _, p := range printBefore {
 		opts = append(opts, graphc.WithPrintIRBefore(p))
 	}
@@ -199,6 +253,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *printAfterAll {
 		opts = append(opts, graphc.WithPrintIRAfter("*"))
+	}
+	if *printConstants {
+		opts = append(opts, graphc.WithPrintConstants())
 	}
 	for _, r := range requires {
 		opts = append(opts, graphc.WithRequire(r))
@@ -229,6 +286,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *timing && res.Passes != nil {
 		fmt.Fprint(stderr, res.Passes.TimingReport())
+		t := res.Times
+		fmt.Fprintf(stderr, "  compile phases: import %.6f s, passes %.6f s, lowering %.6f s, printing %.6f s, total %.6f s\n",
+			t.Import.Seconds(), t.Passes.Seconds(), t.Lower.Seconds(), t.Print.Seconds(), (t.Import + t.Passes + t.Lower + t.Print).Seconds())
 	}
 	var text string
 	switch *emit {
@@ -314,12 +374,43 @@ func suggestFlag(err error, fs *flag.FlagSet) string {
 		return ""
 	}
 	name := strings.TrimLeft(strings.TrimPrefix(msg, p), "-")
+	if strings.HasPrefix(name, "O") && len(name) <= 2 {
+		return " (graphc has no optimisation levels: the default pipeline always runs; --pipeline= runs none)"
+	}
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	if s := passes.Suggest(name, names); s != "" {
 		return fmt.Sprintf(" (did you mean --%s?)", s)
 	}
 	return ""
+}
+
+// runPasses lists the registered passes in table order, the default pipeline and the ordering
+// constraints.
+func runPasses(stdout io.Writer) int {
+	fmt.Fprintf(stdout, "default pipeline: %s\n\n", passes.DefaultPipeline)
+	for _, p := range passes.Registry() {
+		fmt.Fprintf(stdout, "%-14s %s\n", p.Name, p.Summary)
+	}
+	fmt.Fprintln(stdout, "\ndocs/passes.md describes each pass, its pre- and postconditions and the ordering rules.")
+	return exitOK
+}
+
+// runIROps lists the op catalogue of the IR (the kinds of the text format) with their
+// summaries and attributes.
+func runIROps(stdout io.Writer) int {
+	fmt.Fprintln(stdout, "IR ops (the kinds of the .graph text format; docs/ir-format.md):")
+	for _, d := range ir.Ops() {
+		fmt.Fprintf(stdout, "  %-18s %s\n", d.Name, d.Summary)
+		var as []string
+		for _, a := range d.Attrs {
+			as = append(as, a.Name)
+		}
+		if len(as) > 0 {
+			fmt.Fprintf(stdout, "  %-18s attributes: %s\n", "", strings.Join(as, ", "))
+		}
+	}
+	return exitOK
 }
 
 func runOps(stdout io.Writer) int {
@@ -340,6 +431,11 @@ func runCalc(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		fmt.Fprintln(stdout, "usage: graphc calc 'STATEMENTS'   (or the statements on standard input)")
 		fmt.Fprintln(stdout, "example: graphc calc 'S := { [i, j] : 0 <= i < 4 and i <= j < 4 }; card S; codegen S'")
+		fmt.Fprintln(stdout, "\nStatements are separated by \";\"; X := EXPR binds X, any other expression is printed.")
+		fmt.Fprintln(stdout, "Operators (isl notation for sets and maps, iscc's precedence):")
+		for _, l := range strings.Split(strings.TrimSpace(calc.Operators), "\n") {
+			fmt.Fprintln(stdout, "  "+l)
+		}
 		return exitOK
 	case len(args) == 0 || len(args) == 1 && args[0] == "-":
 		b, err := io.ReadAll(stdin)
@@ -383,7 +479,7 @@ func drawDomain(res *graphc.Result, name, dims string, params map[string]int64) 
 		}
 		return "", fmt.Errorf("%s; ops are: %s", msg, strings.Join(names, ", "))
 	}
-	dr, dc := 0, 1
+	dr, dc, _ := viz.InformativeDims(op)
 	if dims != "" {
 		a, b, ok := strings.Cut(dims, ",")
 		dr, dc = slicesIndex(op.Dims, strings.TrimSpace(a)), slicesIndex(op.Dims, strings.TrimSpace(b))

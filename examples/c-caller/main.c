@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include "model.h"
 
-#define N 512
+#define N MAIN_GRAPH_OUT0_DIM0 /* the header's shape macros: 512 */
 
 int main(void) {
-  float *a = malloc(sizeof(float) * N * N), *b = malloc(sizeof(float) * N * N);
-  float *y = malloc(sizeof(float) * N * N);
+  float *a = malloc(sizeof(float) * MAIN_GRAPH_IN0_ELEMENTS), *b = malloc(sizeof(float) * MAIN_GRAPH_IN1_ELEMENTS);
+  float *y = malloc(sizeof(float) * MAIN_GRAPH_OUT0_ELEMENTS);
   for (int i = 0; i < N * N; i++) {
     a[i] = (float)(i % 7) - 3.0f;
     b[i] = (float)(i % 5) * 0.5f;

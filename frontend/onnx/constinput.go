@@ -7,6 +7,7 @@ package onnx
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
@@ -21,6 +22,9 @@ type NeedConstError struct {
 	// DependsOn lists the graph inputs a computed value depends on: binding them all makes
 	// it computable at import.
 	DependsOn []string
+	// SymbolicDims are the model's symbolic dims so far (the value may depend on them: binding
+	// them with --dim / onnx.WithDim makes shapes known).
+	SymbolicDims []string
 }
 
 func (e *NeedConstError) Error() string {
@@ -30,6 +34,9 @@ func (e *NeedConstError) Error() string {
 		msg += "; it is a graph input: bind its value at compile time"
 	case len(e.DependsOn) > 0:
 		msg += fmt.Sprintf("; it is computed from the graph inputs %q: bind them at compile time", e.DependsOn)
+	}
+	if len(e.SymbolicDims) > 0 {
+		msg += fmt.Sprintf("; the model's symbolic dims are %s: bind them with --dim NAME=VALUE if the value comes from shapes", strings.Join(e.SymbolicDims, ", "))
 	}
 	return msg
 }
@@ -62,7 +69,7 @@ func (c *nodeCtx) needConst(i int, role string) error {
 	if v, ok := c.im.vals[name]; ok && v.Def == nil && !v.IsConst() {
 		graphInput = true
 	}
-	e := &NeedConstError{Input: name, Role: role, GraphInput: graphInput}
+	e := &NeedConstError{Input: name, Role: role, GraphInput: graphInput, SymbolicDims: append([]string(nil), c.im.g.Params...)}
 	if v, ok := c.im.vals[name]; ok && !graphInput {
 		e.DependsOn = c.im.inputsOf(v)
 	}

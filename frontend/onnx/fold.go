@@ -33,8 +33,32 @@ func (im *importer) foldOutputs(n int) {
 	if len(im.folded) == 0 {
 		return
 	}
-	im.g.RemoveOps(func(op *ir.Op) bool { return im.folded[op] })
-	im.folded = map[*ir.Op]bool{}
+	// a composite node's constant part (an index range beside data) folds although the ops
+	// reading it do not: those read the constant instead. Folded ops are all the node's own
+	// (an earlier node's op that could fold has folded then, or is known unfoldable).
+	repl := map[*ir.Value]*ir.Value{}
+	for _, op := range im.g.Ops[im.nodeStart:] {
+		if im.folded[op] != nil {
+			continue
+		}
+		for i, o := range op.Operands {
+			t := im.folded[o.Def]
+			if o.Def == nil || t == nil {
+				continue
+			}
+			if repl[o] == nil {
+				repl[o] = im.g.AddConst(o.Name, t)
+			}
+			op.Operands[i] = repl[o]
+		}
+	}
+	for name, v := range im.vals {
+		if r := repl[v]; r != nil {
+			im.vals[name] = r
+		}
+	}
+	im.g.RemoveOps(func(op *ir.Op) bool { return im.folded[op] != nil })
+	im.folded = map[*ir.Op]*ir.Tensor{}
 	// RemoveOps also dropped the constants only the folded ops used: forget their values (their
 	// data stays in im.consts and is materialised again if a later node reads it)
 	live := map[*ir.Value]bool{}
@@ -91,6 +115,6 @@ func (im *importer) tryFold(v *ir.Value) (t *ir.Tensor, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	im.folded[op] = true
+	im.folded[op] = out[0]
 	return out[0], true
 }

@@ -30,12 +30,17 @@ type importer struct {
 	vals   map[string]*ir.Value
 	consts map[string]*ir.Tensor // values whose data is known at import
 	inputs map[string]bool       // ONNX names of the runtime graph inputs
-	// lastOutputs are the outputs of the node being imported; folded the ops folded away.
+	// lastOutputs are the outputs of the node being imported, nodeStart the index of its first
+	// op in g.Ops; folded maps the ops folded away to their results.
 	lastOutputs []string
-	folded      map[*ir.Op]bool
+	nodeStart   int
+	folded      map[*ir.Op]*ir.Tensor
 	unfoldable  map[*ir.Value]bool
 	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
 	syms map[string]*symTensor
+	// dimsSeen and dimOrder are the symbolic dims of the graph inputs, bound or not
+	dimsSeen map[string]bool
+	dimOrder []string
 }
 
 // NodeError is an import error attached to one node.
@@ -52,7 +57,7 @@ func (e *NodeError) Error() string {
 func (e *NodeError) Unwrap() error { return e.Err }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]bool{}, unfoldable: map[*ir.Value]bool{}}
+	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -82,6 +87,9 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 	if err := im.importGraph(gp); err != nil {
 		return nil, err
 	}
+	if err := ir.UnknownDimError(im.cfg.dims, im.dimsSeen, im.dimOrder); err != nil {
+		return nil, im.errf("%w", err)
+	}
 	return im.g, nil
 }
 
@@ -95,6 +103,17 @@ func sanitize(s string) string {
 		}
 	}
 	return sb.String()
+}
+
+// noteDim records a symbolic dim of the model's inputs (bound or not).
+func (im *importer) noteDim(name string) {
+	if im.dimsSeen == nil {
+		im.dimsSeen = map[string]bool{}
+	}
+	if !im.dimsSeen[name] {
+		im.dimsSeen[name] = true
+		im.dimOrder = append(im.dimOrder, name)
+	}
 }
 
 // errf returns an error about the model, prefixed with its file; %w wraps as in fmt.Errorf.
@@ -219,6 +238,7 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 		switch {
 		case d.GetDimParam() != "":
 			p := sanitize(d.GetDimParam())
+			im.noteDim(d.GetDimParam())
 			if v, ok := im.cfg.dims[d.GetDimParam()]; ok {
 				t.Shape = append(t.Shape, volume.AffConst(v))
 			} else {
@@ -230,6 +250,11 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 			t.Shape = append(t.Shape, volume.AffConst(d.GetDimValue()))
 		default:
 			p := fmt.Sprintf("%s_d%d", sanitize(vi.GetName()), i)
+			im.noteDim(p)
+			if v, ok := im.cfg.dims[p]; ok {
+				t.Shape = append(t.Shape, volume.AffConst(v))
+				continue
+			}
 			t.Shape = append(t.Shape, volume.AffParam(p))
 		}
 	}
@@ -333,15 +358,18 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 			return nerr(fmt.Errorf("%w: value %q is produced twice (SSA: every value has one producer)", ErrInvalid, o))
 		}
 	}
-	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}}
+	c := &nodeCtx{im: im, node: n, attrs: map[string]*onnxpb.AttributeProto{}, promote: !noPromotion[n.GetOpType()]}
 	for _, a := range n.Attribute {
 		c.attrs[a.GetName()] = a
 	}
+	// (a control-flow node imports its body's nodes in between: they set nodeStart too)
+	start := len(im.g.Ops)
 	if !im.trySymbolic(c) {
 		if err := def.Import(c); err != nil {
 			return nerr(err)
 		}
 	}
+	im.nodeStart = start
 	im.lastOutputs = n.Output
 	im.foldOutputs(len(n.Output))
 	for i, o := range n.Output {

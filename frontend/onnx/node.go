@@ -14,7 +14,15 @@ type nodeCtx struct {
 	im    *importer
 	node  *onnxpb.NodeProto
 	attrs map[string]*onnxpb.AttributeProto
+	// promote computes a node with bfloat16 operands in float32: its bfloat16 inputs are
+	// converted to float32 and its float32 results rounded back on store (promoted says
+	// which inputs were)
+	promote  bool
+	promoted bool
 }
+
+// noPromotion lists the ops that handle bfloat16 themselves: conversions and shape queries.
+var noPromotion = map[string]bool{"Cast": true, "CastLike": true, "Shape": true, "Size": true, "Constant": true}
 
 // NumInputs returns the number of (possibly empty) inputs.
 func (c *nodeCtx) NumInputs() int { return len(c.node.Input) }
@@ -27,7 +35,12 @@ func (c *nodeCtx) Input(i int) (*ir.Value, error) {
 	if !c.HasInput(i) {
 		return nil, fmt.Errorf("%w: missing input #%d", ErrInvalid, i)
 	}
-	return c.im.value(c.node.Input[i])
+	v, err := c.im.value(c.node.Input[i])
+	if err != nil || !c.promote || v.Type.Elem != ir.BF16 {
+		return v, err
+	}
+	c.promoted = true
+	return c.Emit("cast", []*ir.Value{v}, ir.Attrs{"to": ir.StringAttr(ir.F32.String())}, "")
 }
 
 // ConstInput returns the data of input i when it is known at import (initializer, Constant,
@@ -60,8 +73,14 @@ func (c *nodeCtx) Emit(kind string, operands []*ir.Value, attrs ir.Attrs, name s
 	return op.Result, nil
 }
 
-// SetOutput binds output i of the node.
+// SetOutput binds output i of the node (a float32 result of promoted bfloat16 operands is
+// rounded back to bfloat16).
 func (c *nodeCtx) SetOutput(i int, v *ir.Value) {
+	if c.promoted && v.Type.Elem == ir.F32 {
+		if r, err := c.Emit("cast", []*ir.Value{v}, ir.Attrs{"to": ir.StringAttr(ir.BF16.String())}, ""); err == nil {
+			v = r
+		}
+	}
 	if i < len(c.node.Output) && c.node.Output[i] != "" {
 		c.im.vals[c.node.Output[i]] = v
 	}
@@ -108,6 +127,19 @@ func (c *nodeCtx) AttrString(name, def string) string {
 		return string(a.GetS())
 	}
 	return def
+}
+
+// AttrStrings returns string-list attribute name or def.
+func (c *nodeCtx) AttrStrings(name string, def []string) []string {
+	a, ok := c.attrs[name]
+	if !ok {
+		return def
+	}
+	out := make([]string, len(a.GetStrings()))
+	for i, s := range a.GetStrings() {
+		out[i] = string(s)
+	}
+	return out
 }
 
 // AttrTensor returns tensor attribute name decoded, or ok=false.

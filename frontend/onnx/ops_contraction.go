@@ -10,11 +10,19 @@ import (
 )
 
 func init() {
-	registerOp("MatMul", 1, elementwise("matmul"))
+	registerOp("MatMul", 1, importMatMul)
 	registerOp("Gemm", 7, importGemm)
 	registerOp("Einsum", 12, importEinsum)
+	noteOp("MatMul", "numpy batch broadcasting; float16 products are summed in float32 and rounded once, as numpy and onnxruntime do")
 	noteOp("Gemm", "matmul (einsum when an operand is transposed), then alpha and beta * C")
 	noteOp("Einsum", "explicit or implicit output, diagonals, ellipsis with broadcasting")
+}
+
+// importMatMul: a matmul (float16 accumulated in float32).
+func importMatMul(c *nodeCtx) error {
+	e := c.emitter()
+	e.out(0, e.matmulAcc(c.Output(0), e.in(0), e.in(1)))
+	return e.done()
 }
 
 // importGemm: Y = alpha * A' B' + beta * C with A' = transpose(A) if transA, likewise B'.

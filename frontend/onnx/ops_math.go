@@ -20,7 +20,9 @@ func init() {
 		{"Sqrt", 6, "sqrt"}, {"Exp", 6, "exp"}, {"Log", 6, "log"}, {"Tanh", 6, "tanh"}, {"Sigmoid", 6, "sigmoid"},
 		{"Relu", 6, "relu"}, {"Neg", 6, "neg"}, {"Abs", 6, "abs"}, {"Reciprocal", 6, "reciprocal"},
 		{"Floor", 6, "floor"}, {"Ceil", 6, "ceil"}, {"Erf", 9, "erf"}, {"Softplus", 1, "softplus"},
-		{"Softsign", 1, "softsign"}, {"Sign", 9, "sign"}, {"Sin", 7, "sin"}, {"Cos", 7, "cos"}, {"Round", 11, "round"},
+		{"Softsign", 1, "softsign"}, {"Sign", 9, "sign"}, {"Sin", 7, "sin"}, {"Cos", 7, "cos"},
+		{"Tan", 7, "tan"}, {"Asin", 7, "asin"}, {"Acos", 7, "acos"}, {"Atan", 7, "atan"}, {"Sinh", 9, "sinh"}, {"Cosh", 9, "cosh"},
+		{"Asinh", 9, "asinh"}, {"Acosh", 9, "acosh"}, {"Atanh", 9, "atanh"}, {"Round", 11, "round"},
 		{"HardSwish", 14, "hard_swish"},
 		{"Equal", 7, "equal"}, {"Greater", 7, "greater"}, {"GreaterOrEqual", 12, "greater_equal"},
 		{"Less", 7, "less"}, {"LessOrEqual", 12, "less_equal"},
@@ -55,6 +57,7 @@ func init() {
 	registerOp("Identity", 1, importIdentity)
 	registerOp("Dropout", 7, importDropout)
 	registerOp("Constant", 1, importConstant)
+	registerOp("BitShift", 11, importBitShift)
 	noteOp("Pow", "the exponent is converted to the base's element type")
 	noteOp("Mod", "fmod = 0 (sign of the divisor) for integers, fmod = 1 (sign of the dividend)")
 	noteOp("Clip", "bounds are attributes before opset 11 and optional inputs since")
@@ -62,7 +65,8 @@ func init() {
 	noteOp("Min", "variadic, folded left to right with broadcasting")
 	noteOp("Sum", "variadic, folded left to right with broadcasting")
 	noteOp("Mean", "variadic: the sum divided by the number of inputs")
-	noteOp("Cast", "to f32, f64, f16, i64, i32, i8, u8 and bool; saturate and round_mode (float8 only) do not apply")
+	noteOp("Cast", "between f64, f32, f16, bf16, the four float8 types (saturate honoured), i64, i32, i16, i8, u64, u32, u16, u8 and bool; "+
+		"float8e8m0, float4 and the 4- and 2-bit integers are not supported")
 	noteOp("Dropout", "inference: the output is the input and the mask all true; training mode only with ratio 0")
 	noteOp("Constant", "value, value_float(s), value_int(s); string and sparse values are not supported")
 }
@@ -217,7 +221,22 @@ func importCast(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String())}, e.in(0)))
+	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, e.in(0)))
+	return e.done()
+}
+
+// importBitShift: x << y or x >> y (logical), elementwise with broadcasting.
+func importBitShift(c *nodeCtx) error {
+	kind := "shift_left"
+	switch d := c.AttrString("direction", ""); d {
+	case "LEFT":
+	case "RIGHT":
+		kind = "shift_right"
+	default:
+		return fmt.Errorf("%w: direction %q (want LEFT or RIGHT)", ErrInvalid, d)
+	}
+	e := c.emitter()
+	e.out(0, e.op(kind, c.Output(0), nil, e.in(0), e.in(1)))
 	return e.done()
 }
 
@@ -227,7 +246,7 @@ func importCastLike(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
-	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(like.Type.Elem.String())}, x))
+	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(like.Type.Elem.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, x))
 	return e.done()
 }
 

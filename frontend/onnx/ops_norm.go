@@ -1,5 +1,6 @@
 // This file imports the normalisations: BatchNormalization (inference, and training mode with
-// ratio-free statistics), InstanceNormalization, LayerNormalization, RMSNormalization and LRN,
+// ratio-free statistics), InstanceNormalization, GroupNormalization, LayerNormalization,
+// RMSNormalization and LRN,
 // each as reductions and elementwise ops around the catalogue's batch_norm and
 // channel_window_sum.
 
@@ -9,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 func init() {
@@ -18,6 +20,8 @@ func init() {
 	registerOp("RMSNormalization", 23, importRMSNorm)
 	registerOp("LRN", 1, importLRN)
 	registerOp("MeanVarianceNormalization", 9, importMVN)
+	registerOp("GroupNormalization", 18, importGroupNorm)
+	noteOp("GroupNormalization", "mean and E[x²] - mean² per group in stash_type; scale and bias per group before opset 21, per channel since")
 	noteOp("BatchNormalization", "inference, and training_mode (opset 14+) with batch statistics; spatial = 0 is not supported")
 	noteOp("LayerNormalization", "mean, variance and normalisation over the axes from axis on, in stash_type")
 	noteOp("LRN", "channel_window_sum of squares, then x / (bias + alpha / size * s)^beta")
@@ -182,6 +186,67 @@ func importRMSNorm(c *nodeCtx) error {
 	rms := e.op("sqrt", "", nil, e.op("add", "", nil, ms, e.scalar(t, float64(c.AttrFloat("epsilon", 1e-5)))))
 	y := e.cast(e.op("div", "", nil, x, rms), x0.Type.Elem)
 	e.out(0, e.op("mul", c.Output(0), nil, y, scale))
+	return e.done()
+}
+
+// importGroupNorm follows the function body: x [N, C, …] viewed as [N, G, C/G · spatial],
+// normalised with the group's mean and variance E[x²] - mean² (in stash_type from opset 21),
+// then scaled and shifted per channel (per group before opset 21).
+func importGroupNorm(c *nodeCtx) error {
+	e := c.emitter()
+	x0, scale, bias := e.in(0), e.in(1), e.in(2)
+	if e.err != nil {
+		return e.err
+	}
+	r := x0.Type.Rank()
+	g := c.AttrInt("num_groups", 0)
+	ch, ok := x0.Type.Dim(1)
+	if r < 2 || !ok || g <= 0 || ch%g != 0 {
+		return fmt.Errorf("%w: x %s needs a static channel dim divisible by num_groups = %d", ErrInvalid, x0.Type, g)
+	}
+	// the elements of one group: C/G times the spatial extents (at most one of them symbolic)
+	size := volume.AffConst(ch / g)
+	for _, d := range x0.Type.Shape[2:] {
+		if n, ok := d.IsConst(); ok {
+			size = size.Mul(n)
+		} else if n, ok := size.IsConst(); ok {
+			size = d.Mul(n)
+		} else {
+			return fmt.Errorf("%w: more than one symbolic spatial dim in %s", ErrUnsupported, x0.Type)
+		}
+	}
+	t := x0.Type.Elem
+	x := x0
+	if c.Opset() >= 21 {
+		var err error
+		if t, x, err = stash(c, e, x0); err != nil {
+			return err
+		}
+	}
+	n := x0.Type.Shape[0]
+	xg := e.reshape(x, n, volume.AffConst(g), size)
+	keep := ir.Attrs{"axes": ints([]int{2}), "keepdims": ir.IntAttr(1)}
+	cnt := e.count(xg, []int{2}, t)
+	mean := e.op("div", "", nil, e.op("reduce_sum", "", keep, xg), cnt)
+	meanSq := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, xg, xg)), cnt)
+	variance := e.op("sub", "", nil, meanSq, e.op("mul", "", nil, mean, mean))
+	std := e.op("sqrt", "", nil, e.op("add", "", nil, variance, e.scalar(t, float64(c.AttrFloat("epsilon", 1e-5)))))
+	norm := e.op("div", "", nil, e.op("sub", "", nil, xg, mean), std)
+	one := volume.AffConst(1)
+	var y *ir.Value
+	if c.Opset() < 21 {
+		// scale and bias per group, on the [N, G, ·] view
+		sc := e.reshape(e.cast(scale, t), one, volume.AffConst(g), one)
+		bi := e.reshape(e.cast(bias, t), one, volume.AffConst(g), one)
+		y = e.reshape(e.op("add", "", nil, e.op("mul", "", nil, sc, norm), bi), x0.Type.Shape...)
+	} else {
+		// per channel, on [N, C, spatial] after the cast back
+		nc := e.cast(e.reshape(norm, n, volume.AffConst(ch), size.FloorDiv(ch/g)), x0.Type.Elem)
+		sc := e.reshape(scale, one, volume.AffConst(ch), one)
+		bi := e.reshape(bias, one, volume.AffConst(ch), one)
+		y = e.reshape(e.op("add", "", nil, e.op("mul", "", nil, sc, nc), bi), x0.Type.Shape...)
+	}
+	e.out(0, e.op("identity", c.Output(0), nil, y))
 	return e.done()
 }
 

@@ -169,7 +169,7 @@ func importSoftmax(logSoftmax bool) func(c *nodeCtx) error {
 		m := e.op("reduce_max", "", keep, x)
 		d := e.op("sub", "", nil, x, m)
 		ex := e.op("exp", "", nil, d)
-		s := e.op("reduce_sum", "", keep, ex)
+		s := e.sumAcc(ex, keep)
 		if logSoftmax {
 			e.out(0, e.op("sub", c.Output(0), nil, d, e.op("log", "", nil, s)))
 		} else {

@@ -169,3 +169,35 @@ func (c *nodeCtx) checkResizeShape(elem ir.DType, shape []volume.Aff) error {
 	}
 	return nil
 }
+
+func init() {
+	registerOp("GridSample", 16, importGridSample)
+	noteOp("GridSample", "nearest, linear (bilinear) and cubic (bicubic); zeros, border and reflection padding; any spatial rank; static input extents")
+}
+
+// importGridSample splits the grid's last dim into one operand per coordinate for grid_sample.
+func importGridSample(c *nodeCtx) error {
+	e := c.emitter()
+	x, grid := e.in(0), e.in(1)
+	if e.err != nil {
+		return e.err
+	}
+	mode := c.AttrString("mode", "linear")
+	switch mode {
+	case "bilinear":
+		mode = "linear"
+	case "bicubic":
+		mode = "cubic"
+	}
+	if c.Opset() < 20 && c.Attr("mode") == nil {
+		mode = "linear" // bilinear, opset 16's default
+	}
+	parts, err := e.splitIndexDepth(grid)
+	if err != nil {
+		return err
+	}
+	attrs := ir.Attrs{"mode": ir.StringAttr(mode), "padding_mode": ir.StringAttr(c.AttrString("padding_mode", "zeros")),
+		"align_corners": ir.IntAttr(c.AttrInt("align_corners", 0))}
+	e.out(0, e.op("grid_sample", c.Output(0), attrs, append([]*ir.Value{x}, parts...)...))
+	return e.done()
+}

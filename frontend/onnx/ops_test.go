@@ -216,3 +216,34 @@ func TestSymbolicExtents(t *testing.T) {
 	require.InDeltaSlice(t, []float64{1 / (1 + e), e / (1 + e)}, out[1].F[:2], 1e-6)
 	require.InDeltaSlice(t, []float64{-1, 1, -1, 1, -1, 1}, out[2].F, 1e-6)
 }
+
+// TestGroupNormScalePerGroupThenPerChannel: opset 18 scales and shifts per group, opset 21 per
+// channel; a per-channel scale repeating each group's value gives the same result.
+func TestGroupNormScalePerGroupThenPerChannel(t *testing.T) {
+	model := func(opset int64, params int) *onnxgen.Model {
+		m := onnxgen.New("gn", opset)
+		m.Input("X", ir.F32, 2, 6, 3)
+		m.Input("S", ir.F32, params)
+		m.Input("B", ir.F32, params)
+		m.Node("GroupNormalization", "gn", []string{"X", "S", "B"}, []string{"Y"}, onnxgen.IntAttr("num_groups", 3))
+		m.Output("Y", ir.F32, 2, 6, 3)
+		return m
+	}
+	x := tensor(ir.F32, []int64{2, 6, 3})
+	for i := range x.F {
+		x.F[i] = float64(i*i%17) - 8
+	}
+	sg, bg := tensor(ir.F32, []int64{3}, 2, -1, 0.5), tensor(ir.F32, []int64{3}, 1, 0, -3)
+	sc, bc := tensor(ir.F32, []int64{6}, 2, 2, -1, -1, 0.5, 0.5), tensor(ir.F32, []int64{6}, 1, 1, 0, 0, -3, -3)
+	perGroup := runModel(t, model(18, 3).Proto(), map[string]*ir.Tensor{"X": x, "S": sg, "B": bg})
+	perChannel := runModel(t, model(21, 6).Proto(), map[string]*ir.Tensor{"X": x, "S": sc, "B": bc})
+	require.InDeltaSlice(t, perChannel[0].F, perGroup[0].F, 1e-6)
+	// group 0 of batch 0 holds x[0, 0:2, :]: normalised, times 2, plus 1
+	var mean, sq float64
+	for i := 0; i < 6; i++ {
+		mean += x.F[i] / 6
+		sq += x.F[i] * x.F[i] / 6
+	}
+	want := (x.F[0]-mean)/math.Sqrt(sq-mean*mean+1e-5)*2 + 1
+	require.InDelta(t, want, perGroup[0].F[0], 1e-5)
+}

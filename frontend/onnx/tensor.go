@@ -11,6 +11,14 @@ import (
 	"github.com/graphc/graphc/proto/onnxpb"
 )
 
+// The float8 data types (onnx.proto 1.14; the generated proto predates them).
+const (
+	onnxFloat8E4M3FN   onnxpb.TensorProto_DataType = 17
+	onnxFloat8E4M3FNUZ onnxpb.TensorProto_DataType = 18
+	onnxFloat8E5M2     onnxpb.TensorProto_DataType = 19
+	onnxFloat8E5M2FNUZ onnxpb.TensorProto_DataType = 20
+)
+
 // DType maps an ONNX element type to graphc's.
 func DType(t int32) (ir.DType, error) {
 	switch onnxpb.TensorProto_DataType(t) {
@@ -30,6 +38,24 @@ func DType(t int32) (ir.DType, error) {
 		return ir.U8, nil
 	case onnxpb.TensorProto_BOOL:
 		return ir.Bool, nil
+	case onnxpb.TensorProto_INT16:
+		return ir.I16, nil
+	case onnxpb.TensorProto_UINT16:
+		return ir.U16, nil
+	case onnxpb.TensorProto_UINT32:
+		return ir.U32, nil
+	case onnxpb.TensorProto_UINT64:
+		return ir.U64, nil
+	case onnxpb.TensorProto_BFLOAT16:
+		return ir.BF16, nil
+	case onnxFloat8E4M3FN:
+		return ir.F8E4M3FN, nil
+	case onnxFloat8E4M3FNUZ:
+		return ir.F8E4M3FNUZ, nil
+	case onnxFloat8E5M2:
+		return ir.F8E5M2, nil
+	case onnxFloat8E5M2FNUZ:
+		return ir.F8E5M2FNUZ, nil
 	}
 	return ir.Invalid, fmt.Errorf("%w: element type %s", ErrUnsupported, onnxpb.TensorProto_DataType(t))
 }
@@ -61,7 +87,7 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 		n *= d
 		shape[i] = d
 	}
-	if raw := t.GetRawData(); raw != nil || n == 0 && len(t.FloatData)+len(t.DoubleData)+len(t.Int32Data)+len(t.Int64Data) == 0 {
+	if raw := t.GetRawData(); raw != nil || n == 0 && len(t.FloatData)+len(t.DoubleData)+len(t.Int32Data)+len(t.Int64Data)+len(t.Uint64Data) == 0 {
 		if int64(len(raw)) != n*int64(elem.Size()) {
 			return nil, fmt.Errorf("tensor %q: %w: raw_data has %d bytes, shape %v of %s needs %d", t.GetName(), ErrInvalid, len(raw), shape, elem, n*int64(elem.Size()))
 		}
@@ -87,15 +113,15 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 			return nil, err
 		}
 		copy(out.F, t.DoubleData)
-	case ir.F16:
-		// float16 values are stored as uint16 bit patterns in int32_data
+	case ir.F16, ir.BF16, ir.F8E4M3FN, ir.F8E4M3FNUZ, ir.F8E5M2, ir.F8E5M2FNUZ:
+		// float16, bfloat16 and float8 values are stored as bit patterns in int32_data
 		if err := count(len(t.Int32Data)); err != nil {
 			return nil, err
 		}
 		for i, v := range t.Int32Data {
 			var b [2]byte
 			binary.LittleEndian.PutUint16(b[:], uint16(v))
-			tt, _ := ir.TensorFromBytes(ir.F16, []int64{1}, b[:])
+			tt, _ := ir.TensorFromBytes(elem, []int64{1}, b[:elem.Size()])
 			out.F[i] = tt.F[0]
 		}
 	case ir.I64:
@@ -103,11 +129,19 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 			return nil, err
 		}
 		copy(out.I, t.Int64Data)
-	case ir.I32, ir.I8, ir.U8, ir.Bool:
+	case ir.I32, ir.I8, ir.U8, ir.Bool, ir.I16, ir.U16:
 		if err := count(len(t.Int32Data)); err != nil {
 			return nil, err
 		}
 		for i, v := range t.Int32Data {
+			out.I[i] = elem.WrapInt(int64(v))
+		}
+	case ir.U32, ir.U64:
+		// uint32 and uint64 values are stored in uint64_data
+		if err := count(len(t.Uint64Data)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Uint64Data {
 			out.I[i] = elem.WrapInt(int64(v))
 		}
 	}
@@ -118,7 +152,11 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 func TensorToProto(name string, t *ir.Tensor) *onnxpb.TensorProto {
 	dt := map[ir.DType]onnxpb.TensorProto_DataType{ir.F32: onnxpb.TensorProto_FLOAT, ir.F64: onnxpb.TensorProto_DOUBLE,
 		ir.F16: onnxpb.TensorProto_FLOAT16, ir.I64: onnxpb.TensorProto_INT64, ir.I32: onnxpb.TensorProto_INT32,
-		ir.I8: onnxpb.TensorProto_INT8, ir.U8: onnxpb.TensorProto_UINT8, ir.Bool: onnxpb.TensorProto_BOOL}[t.Elem]
+		ir.I8: onnxpb.TensorProto_INT8, ir.U8: onnxpb.TensorProto_UINT8, ir.Bool: onnxpb.TensorProto_BOOL,
+		ir.I16: onnxpb.TensorProto_INT16, ir.U16: onnxpb.TensorProto_UINT16, ir.U32: onnxpb.TensorProto_UINT32,
+		ir.U64: onnxpb.TensorProto_UINT64, ir.BF16: onnxpb.TensorProto_BFLOAT16, ir.F8E4M3FN: onnxFloat8E4M3FN,
+		ir.F8E4M3FNUZ: onnxFloat8E4M3FNUZ, ir.F8E5M2: onnxFloat8E5M2,
+		ir.F8E5M2FNUZ: onnxFloat8E5M2FNUZ}[t.Elem]
 	d := int32(dt)
 	return &onnxpb.TensorProto{Name: &name, DataType: &d, Dims: append([]int64(nil), t.Shape...), RawData: t.Bytes()}
 }

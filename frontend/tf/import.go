@@ -22,6 +22,20 @@ type importer struct {
 	consts map[string]*ir.Tensor
 	syms   map[string]*symTensor
 	nodes  map[string]*tfpb.NodeDef
+	// dimsSeen and dimOrder are the symbolic dims of the placeholders, bound or not
+	dimsSeen map[string]bool
+	dimOrder []string
+}
+
+// noteDim records a symbolic dim of a placeholder (bound or not).
+func (im *importer) noteDim(name string) {
+	if im.dimsSeen == nil {
+		im.dimsSeen = map[string]bool{}
+	}
+	if !im.dimsSeen[name] {
+		im.dimsSeen[name] = true
+		im.dimOrder = append(im.dimOrder, name)
+	}
 }
 
 // NodeError is an import error attached to one node.
@@ -105,6 +119,9 @@ func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error)
 		return nil, fmt.Errorf("%s: %w: the graph has no outputs (give them with --outputs)", file, ErrInvalid)
 	}
 	im.dropUnusedConsts()
+	if err := ir.UnknownDimError(im.cfg.dims, im.dimsSeen, im.dimOrder); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	return im.g, nil
 }
 

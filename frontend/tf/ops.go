@@ -89,6 +89,7 @@ func importPlaceholder(c *nodeCtx) error {
 		if d.Name != "" {
 			name = sanitize(d.Name)
 		}
+		c.im.noteDim(name)
 		if v, ok := c.im.cfg.dims[name]; ok {
 			t.Shape = append(t.Shape, volume.AffConst(v))
 		} else {

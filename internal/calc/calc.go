@@ -133,6 +133,23 @@ func (in *interp) statement(w io.Writer) error {
 	return err
 }
 
+// Operators lists the calculator's operators, one per line (graphc calc --help prints it; the
+// package doc holds the same table).
+const Operators = `A * B       intersection (a map times a set intersects the map's domain)
+A + B       union
+A - B       difference
+M(S)        image of the set S under the map M
+M . N       composition: { x -> z : x -> y in M, y -> z in N }
+M^-1        inverse of a map
+dom M       domain;  ran M  range
+lexmin S    lexicographic minimum per tuple (sets without parameters); lexmax S likewise
+card S      number of points of a bounded set without parameters, over all its tuples
+sample S    one point of S
+coalesce S  S with fewer pieces
+codegen S   C loops that visit the points of S in lexicographic order, calling S(i, j, ...)
+S <= T      subset;  S >= T  superset;  S = T  equality;  S < T, S > T strict
+`
+
 var keywords = map[string]bool{"dom": true, "ran": true, "lexmin": true, "lexmax": true, "card": true,
 	"codegen": true, "sample": true, "coalesce": true}
 

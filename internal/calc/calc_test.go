@@ -3,6 +3,7 @@ package calc
 import (
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -91,4 +92,15 @@ func TestErrorsWrapVolume(t *testing.T) {
 		require.True(t, errors.As(err, &ce), c.src)
 		assert.ErrorIs(t, err, c.want, c.src)
 	}
+}
+
+// TestOperatorsDocumented keeps the operator list graphc calc --help prints and the package
+// documentation the same table.
+func TestOperatorsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	for _, l := range strings.Split(strings.TrimSpace(Operators), "\n") {
+		require.Contains(t, string(doc), "//\t"+l)
+	}
+	require.Contains(t, Operators, "codegen S")
 }

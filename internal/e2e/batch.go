@@ -27,7 +27,9 @@ type Machine struct {
 	VectorBytes int    // lower.Config.VectorBytes
 	// OrderedReductions is lower.Config.OrderedReductions: float sums in the evaluator's order
 	OrderedReductions bool
-	CFlags            []string
+	// NewtonReciprocal is lower.Config.NewtonReciprocal: HVX's float32 math on vectors
+	NewtonReciprocal bool
+	CFlags           []string
 }
 
 // Host is x86-64 code run natively.
@@ -51,6 +53,9 @@ func (m Machine) String() string {
 	if m.OrderedReductions {
 		s += "/ordered"
 	}
+	if m.NewtonReciprocal {
+		s += "/newton"
+	}
 	return s
 }
 
@@ -60,7 +65,8 @@ func (m Machine) Config() (lower.Config, error) {
 	if err != nil {
 		return lower.Config{}, err
 	}
-	return lower.Config{Target: t, CPU: m.CPU, Attrs: m.Attrs, VectorBytes: m.VectorBytes, OrderedReductions: m.OrderedReductions}, nil
+	return lower.Config{Target: t, CPU: m.CPU, Attrs: m.Attrs, VectorBytes: m.VectorBytes, OrderedReductions: m.OrderedReductions,
+		NewtonReciprocal: m.NewtonReciprocal}, nil
 }
 
 // Case is one graph run on concrete inputs (graph input order) with its symbolic dims bound.

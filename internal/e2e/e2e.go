@@ -61,6 +61,12 @@ type Program struct {
 	Dir   string
 	Graph *ir.Graph
 	Mod   *lower.Module
+	// CPU is the process CPU time per call (ns) of the last Run, beside the wall time Run
+	// returns: on a loaded machine it is the steadier measure.
+	CPU float64
+	// Profile holds, after a Run of a profiling build, the cycles of each op's kernel over the
+	// timed calls (graph op order), then of the whole calls.
+	Profile []int64
 }
 
 // Build writes the module and a driver to dir and compiles them with clang for the host.
@@ -140,8 +146,23 @@ func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[strin
 		return nil, 0, fmt.Errorf("%s: %v\n%s", p.Path, err, out)
 	}
 	var ns float64
-	if s := strings.TrimSpace(string(out)); s != "" {
-		ns, _ = strconv.ParseFloat(strings.Fields(s)[0], 64)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if f := strings.Fields(lines[0]); len(f) > 0 {
+		ns, _ = strconv.ParseFloat(f[0], 64)
+		p.CPU = 0
+		if len(f) > 1 {
+			p.CPU, _ = strconv.ParseFloat(f[1], 64)
+		}
+	}
+	p.Profile = nil
+	if p.Mod.Profile && len(lines) > 1 {
+		for _, f := range strings.Fields(lines[1]) {
+			c, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s: profile counter %q: %w", p.Path, f, err)
+			}
+			p.Profile = append(p.Profile, c)
+		}
 	}
 	res := make([]*ir.Tensor, len(shapes))
 	for i, o := range p.Graph.Outputs {
@@ -159,7 +180,8 @@ func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[strin
 }
 
 // Driver returns the C source of a driver for g: it reads in<i>.bin from the directory argv[1],
-// calls the entry argv[2] times, writes out<i>.bin and prints the mean nanoseconds per call.
+// calls the entry argv[2] times, writes out<i>.bin and prints the mean nanoseconds per call,
+// wall time then process CPU time.
 // argv[3..] are the output sizes in bytes, then the symbolic dims.
 func Driver(g *ir.Graph, mod *lower.Module) string {
 	var sb strings.Builder
@@ -207,19 +229,30 @@ int main(int argc, char **argv) {
 	}
 	call = append(call, dimArgs...)
 	call = append(call, "ws")
-	fmt.Fprintf(&sb, `  struct timespec t0, t1; int rc = 0;
+	profReset := ""
+	if mod.Profile {
+		profReset = fmt.Sprintf("  %s_profile(0);\n", mod.Entry)
+	}
+	fmt.Fprintf(&sb, `  struct timespec t0, t1, c0, c1; int rc = 0;
   rc = %[1]s(%[2]s); /* warm-up */
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+%[3]s  clock_gettime(CLOCK_MONOTONIC, &t0); clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   for (long r = 1; r < reps && rc == 0; r++) rc = %[1]s(%[2]s);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  clock_gettime(CLOCK_MONOTONIC, &t1); clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
   if (rc != 0) { fprintf(stderr, "entry returned %%d\n", rc); return 10 + rc; }
   double ns = reps > 1 ? ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (reps - 1) : 0;
-`, mod.Entry, strings.Join(call, ", "))
+  double cpu = reps > 1 ? ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / (reps - 1) : 0;
+`, mod.Entry, strings.Join(call, ", "), profReset)
 	for i := 0; i < nout; i++ {
 		fmt.Fprintf(&sb, `  { char path[4096]; snprintf(path, sizeof path, "%%s/out%d.bin", dir); FILE *f = fopen(path, "wb");
     if (!f || fwrite(out%d, 1, outsz%d, f) != (size_t)outsz%d) { perror(path); return 2; } fclose(f); }
 `, i, i, i, i)
 	}
-	sb.WriteString("  printf(\"%.1f\\n\", ns);\n  return 0;\n}\n")
+	sb.WriteString("  printf(\"%.1f %.1f\\n\", ns, cpu);\n")
+	if mod.Profile {
+		// the counters of the timed calls, on a second line
+		fmt.Fprintf(&sb, "  { static int64_t c[%d]; int64_t n = %s_profile(c);\n"+
+			"    for (int64_t i = 0; i <= n; i++) printf(\"%%lld \", (long long)c[i]); printf(\"\\n\"); }\n", len(g.Ops)+1, mod.Entry)
+	}
+	sb.WriteString("  return 0;\n}\n")
 	return sb.String()
 }

@@ -19,7 +19,7 @@ func RandomTensor(r *rand.Rand, elem ir.DType, shape []int64) *ir.Tensor {
 		switch elem {
 		case ir.Bool:
 			t.I[i] = int64(r.IntN(2))
-		case ir.U8:
+		case ir.U8, ir.U16, ir.U32, ir.U64:
 			t.I[i] = int64(r.IntN(11))
 		default:
 			t.I[i] = int64(r.IntN(11) - 5)

@@ -61,6 +61,24 @@ func ConvRelu(c, hw, f int) *Model {
 	return md
 }
 
+// Conv is a convolution with bias then Relu, the per-shape probe of the conv table: a
+// 1×c×hw×hw image, m output channels, a k×k kernel with the given stride, padding, dilation and
+// group count.
+func Conv(c, hw, m, k, stride, pad, dil, group int) *Model {
+	r := rand.New(rand.NewPCG(uint64(c*hw+m), uint64(k*stride)))
+	md := New("conv", 17)
+	md.Input("X", ir.F32, 1, c, hw, hw)
+	randInit(md, "W", r, 1/math.Sqrt(float64(c/group*k*k)), int64(m), int64(c/group), int64(k), int64(k))
+	randInit(md, "Bias", r, 0.1, int64(m))
+	md.Node("Conv", "conv", []string{"X", "W", "Bias"}, []string{"C"}, IntsAttr("pads", int64(pad), int64(pad), int64(pad), int64(pad)),
+		IntsAttr("kernel_shape", int64(k), int64(k)), IntsAttr("strides", int64(stride), int64(stride)),
+		IntsAttr("dilations", int64(dil), int64(dil)), IntAttr("group", int64(group)))
+	md.Node("Relu", "relu", []string{"C"}, []string{"Y"})
+	o := (hw+2*pad-dil*(k-1)-1)/stride + 1
+	md.Output("Y", ir.F32, 1, m, o, o)
+	return md
+}
+
 // TransformerBlock is one pre-norm-free transformer layer on x (seq×hidden): single-head
 // attention with a causal mask, residual, then an MLP (hidden → 4·hidden → hidden) with Relu and
 // a residual. The causal mask is Trilu(scores) plus a constant -inf strict upper triangle, so

@@ -26,7 +26,9 @@ func New(name string, opset int64) *Model {
 func elemType(t ir.DType) int32 {
 	m := map[ir.DType]onnxpb.TensorProto_DataType{ir.F32: onnxpb.TensorProto_FLOAT, ir.F64: onnxpb.TensorProto_DOUBLE,
 		ir.I64: onnxpb.TensorProto_INT64, ir.I32: onnxpb.TensorProto_INT32, ir.I8: onnxpb.TensorProto_INT8,
-		ir.U8: onnxpb.TensorProto_UINT8, ir.Bool: onnxpb.TensorProto_BOOL, ir.F16: onnxpb.TensorProto_FLOAT16}
+		ir.U8: onnxpb.TensorProto_UINT8, ir.Bool: onnxpb.TensorProto_BOOL, ir.F16: onnxpb.TensorProto_FLOAT16,
+		ir.I16: onnxpb.TensorProto_INT16, ir.U16: onnxpb.TensorProto_UINT16, ir.U32: onnxpb.TensorProto_UINT32,
+		ir.U64: onnxpb.TensorProto_UINT64, ir.BF16: onnxpb.TensorProto_BFLOAT16}
 	return int32(m[t])
 }
 

@@ -22,8 +22,13 @@ const (
 	ClassSkipped = "skipped"
 )
 
-// maxCells bounds the pictures (cells of the projection's bounding box).
-const maxCells = 1 << 20
+// maxCells bounds the pictures (cells of the projection's bounding box); maxSide is the largest
+// number of cells drawn along a side: larger projections are scaled down, each drawn cell a
+// square block of iterations (live when all of the block's cells are, dead when none is).
+const (
+	maxCells = 1 << 20
+	maxSide  = 256
+)
 
 // Picture is a rendered projection.
 type Picture struct {
@@ -32,6 +37,9 @@ type Picture struct {
 	Rows, Cols                   int
 	DimRow, DimCol               string
 	RowOrigin, ColOrigin         int64
+	// Scale is the side of the square block of projected cells each drawn cell stands for
+	// (1: one cell per projected point).
+	Scale int64
 }
 
 // Domain draws op's iteration domain projected onto iteration dims (dr, dc) (rows, columns):
@@ -64,6 +72,22 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64, skipped
 	})
 	if err != nil {
 		return nil, err
+	}
+	scale, err := scaleFor(live.Union(dead))
+	if err != nil {
+		return nil, err
+	}
+	if scale > 1 {
+		err = volume.Try(func() {
+			m := volume.MustParseMap(fmt.Sprintf("{ [a, b] -> [floor(a/%d), floor(b/%d)] }", scale, scale))
+			live, dead = live.Apply(m), dead.Apply(m)
+			if hasSkip {
+				skip = skip.Apply(m)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	lp, err := live.Points(nil, maxCells)
 	if err != nil {
@@ -107,7 +131,7 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64, skipped
 	if int64(rows)*int64(cols) > maxCells {
 		return nil, fmt.Errorf("projection of %d×%d cells is too large to draw", rows, cols)
 	}
-	pic := &Picture{Rows: rows, Cols: cols, DimRow: op.Dims[dr], DimCol: op.Dims[dc], RowOrigin: r0, ColOrigin: c0}
+	pic := &Picture{Rows: rows, Cols: cols, DimRow: op.Dims[dr], DimCol: op.Dims[dc], RowOrigin: r0, ColOrigin: c0, Scale: scale}
 	cell := max(1, min(16, 640/max(rows, cols)))
 	w, h := cols*cell, rows*cell
 	var sb strings.Builder
@@ -141,7 +165,11 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64, skipped
 		}
 	}
 	sb.WriteString("</g>\n")
-	fmt.Fprintf(&sb, `<text x="0" y="14" font-size="12" font-family="Helvetica">%%%s: %s → columns, %s ↓ rows</text>`+"\n", op.Result.Name, pic.DimCol, pic.DimRow)
+	scaled := ""
+	if scale > 1 {
+		scaled = fmt.Sprintf(" (each cell %d×%d)", scale, scale)
+	}
+	fmt.Fprintf(&sb, `<text x="0" y="14" font-size="12" font-family="Helvetica">%%%s: %s → columns, %s ↓ rows%s</text>`+"\n", op.Result.Name, pic.DimCol, pic.DimRow, scaled)
 	legend := []string{ClassLive, ClassDead, ClassPartial}
 	if pic.Skipped > 0 {
 		legend = append(legend, ClassSkipped)
@@ -153,6 +181,112 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64, skipped
 	sb.WriteString("</svg>\n")
 	pic.SVG = sb.String()
 	return pic, nil
+}
+
+// scaleFor returns the side of the blocks that bring a 2-D set's bounding box within maxSide
+// cells per side.
+func scaleFor(s volume.Set) (int64, error) {
+	side := int64(1)
+	for d := 0; d < 2; d++ {
+		bs, err := s.DimBounds(d)
+		if err != nil {
+			return 0, err
+		}
+		lo, hi := int64(1<<62), int64(-1<<62)
+		for _, b := range bs {
+			for _, l := range b.Lower {
+				if c, ok := l.IsConst(); ok {
+					lo = min(lo, c)
+				}
+			}
+			for _, u := range b.Upper {
+				if c, ok := u.IsConst(); ok {
+					hi = max(hi, c)
+				}
+			}
+		}
+		if hi >= lo {
+			side = max(side, hi-lo+1)
+		}
+	}
+	return max(1, (side+maxSide-1)/maxSide), nil
+}
+
+// InformativeDims returns the two iteration dims of op a picture shows best: those the
+// restriction (or the domain itself, when nothing is restricted) involves most, the largest
+// extents on ties; false when op has fewer than two dims.
+func InformativeDims(op *ir.Op) (dr, dc int, ok bool) {
+	n := op.NDim()
+	if n < 2 {
+		return 0, 0, false
+	}
+	score := make([]int64, n)
+	_ = volume.Try(func() {
+		dead := op.Full.Subtract(op.Domain)
+		for d := 0; d < n; d++ {
+			lo, hi := extentOf(op.Full, d)
+			score[d] = hi - lo + 1
+			if dead.IsEmpty() {
+				continue
+			}
+			// the live or the dead iterations cover only part of d's range: the picture shows
+			// where they stop
+			for _, part := range []volume.Set{dead, op.Domain} {
+				if l, h := extentOf(part, d); l != lo || h != hi {
+					score[d] += 1 << 40
+				}
+			}
+			if bs, err := dead.DimBounds(d); err == nil {
+				for _, b := range bs {
+					for _, a := range append(b.Lower, b.Upper...) {
+						if len(a.Dims) > 0 {
+							score[d] += 1 << 41 // bounded by another dim: a triangle, a band
+						}
+					}
+				}
+			}
+		}
+	})
+	best := func(skip int) int {
+		k := -1
+		for d := 0; d < n; d++ {
+			if d != skip && (k < 0 || score[d] > score[k]) {
+				k = d
+			}
+		}
+		return k
+	}
+	a := best(-1)
+	b := best(a)
+	if a > b {
+		a, b = b, a
+	}
+	return a, b, true
+}
+
+func extentOf(s volume.Set, d int) (lo, hi int64) {
+	lo, hi = 0, 0
+	bs, err := s.DimBounds(d)
+	if err != nil {
+		return
+	}
+	lo, hi = 1<<62, -1<<62
+	for _, b := range bs {
+		for _, l := range b.Lower {
+			if c, ok := l.IsConst(); ok {
+				lo = min(lo, c)
+			}
+		}
+		for _, u := range b.Upper {
+			if c, ok := u.IsConst(); ok {
+				hi = max(hi, c)
+			}
+		}
+	}
+	if hi < lo {
+		return 0, 0
+	}
+	return lo, hi
 }
 
 // project keeps dims dr and dc (in that order) of s.

@@ -156,3 +156,33 @@ func TestCausalAttention(t *testing.T) {
 	dot := viz.DOT(g, st.Dead)
 	require.Contains(t, dot, `label="%y\nmatmul\nf32[6, 4]\nDIE: 41.7% dead (41.7% known identity)"`)
 }
+
+// TestScaledAndInformative: a projection wider than the picture is drawn in blocks (live, dead,
+// or partial on the diagonal); the default dims are those the restriction involves.
+func TestScaledAndInformative(t *testing.T) {
+	g, _ := optimize(t, `graph @g(%a: f32[600, 4], %b: f32[4, 600]) {
+  %c = matmul(%a, %b) : f32[600, 600]
+  %y = trilu(%c) : f32[600, 600]
+  return %y
+}`)
+	c := g.OpByName("c")
+	dr, dc, ok := viz.InformativeDims(c)
+	require.True(t, ok)
+	require.Equal(t, []int{0, 1}, []int{dr, dc}, "the triangle is in (i, j)")
+	pic, err := viz.Domain(g, c, dr, dc, nil, volume.Set{})
+	require.NoError(t, err)
+	require.Equal(t, int64(3), pic.Scale, "600 cells drawn as 200 blocks of 3")
+	require.Equal(t, 200, pic.Rows)
+	require.Equal(t, 200, pic.Partial, "the diagonal blocks")
+	require.Equal(t, 200*199/2, pic.Dead)
+	require.Equal(t, 200*199/2, pic.Live)
+	// the LM head of a last-token model: only the last row lives, along i
+	g, _ = optimize(t, `graph @g(%h: f32[8, 4], %w: f32[4, 1000]) {
+  %l = matmul(%h, %w) : f32[8, 1000]
+  return %l
+}`, "l[i, j] : i = 7")
+	dr, dc, _ = viz.InformativeDims(g.OpByName("l"))
+	require.Equal(t, 0, dr, "i, where the live row is")
+	require.NotEqual(t, 2, dr)
+	_ = dc
+}

@@ -163,7 +163,7 @@ func (c *compiler) compile(s *ir.Scalar) fn {
 				return num{f: ir.RoundFloat(t, unaryF(op, v))}
 			}
 		}
-		return func(x []int64) num { return num{i: t.WrapInt(unaryI(op, a(x).i))} }
+		return func(x []int64) num { return num{i: t.WrapInt(unaryI(op, a(x).i, at))} }
 	}
 	if s.Op.IsBinary() {
 		a, b := c.compile(s.Args[0]), c.compile(s.Args[1])
@@ -173,7 +173,7 @@ func (c *compiler) compile(s *ir.Scalar) fn {
 			if at.IsFloat() {
 				return func(x []int64) num { return boolNum(compareF(op, a(x).f, b(x).f)) }
 			}
-			return func(x []int64) num { return boolNum(compareI(op, a(x).i, b(x).i)) }
+			return func(x []int64) num { return boolNum(compareI(op, a(x).i, b(x).i, at)) }
 		}
 		if at.IsFloat() {
 			return func(x []int64) num { return num{f: ir.RoundFloat(t, binaryF(op, a(x).f, b(x).f))} }
@@ -219,6 +219,8 @@ func unaryF(op ir.ScalarOp, v float64) float64 {
 		return math.Sin(v)
 	case ir.SCos:
 		return math.Cos(v)
+	case ir.SAtan:
+		return math.Atan(v)
 	case ir.SSign:
 		switch {
 		case v > 0:
@@ -237,12 +239,12 @@ func unaryF(op ir.ScalarOp, v float64) float64 {
 	return 0
 }
 
-func unaryI(op ir.ScalarOp, v int64) int64 {
+func unaryI(op ir.ScalarOp, v int64, t ir.DType) int64 {
 	switch op {
 	case ir.SNeg:
 		return -v
 	case ir.SAbs:
-		if v < 0 {
+		if v < 0 && !t.IsUnsigned() {
 			return -v
 		}
 		return v
@@ -253,7 +255,7 @@ func unaryI(op ir.ScalarOp, v int64) int64 {
 		return 0
 	case ir.SSign:
 		switch {
-		case v > 0:
+		case v > 0 || v < 0 && t.IsUnsigned():
 			return 1
 		case v < 0:
 			return -1
@@ -309,6 +311,24 @@ func b2f(b bool) float64 {
 }
 
 func binaryI(op ir.ScalarOp, a, b int64, t ir.DType) int64 {
+	if t == ir.U64 {
+		// u64 values above 2^63 are held as negative int64s: divide and compare unsigned
+		switch op {
+		case ir.SDiv, ir.SRem:
+			if b == 0 {
+				fail("integer division by zero")
+			}
+			if op == ir.SDiv {
+				return int64(uint64(a) / uint64(b))
+			}
+			return int64(uint64(a) % uint64(b))
+		case ir.SMax, ir.SMin:
+			if (uint64(a) > uint64(b)) == (op == ir.SMax) {
+				return a
+			}
+			return b
+		}
+	}
 	switch op {
 	case ir.SAdd:
 		return a + b
@@ -351,6 +371,16 @@ func binaryI(op ir.ScalarOp, a, b int64, t ir.DType) int64 {
 			return b2i((a != 0) != (b != 0))
 		}
 		return a ^ b
+	case ir.SShl, ir.SShr:
+		w := uint64(8 * t.Size())
+		if b < 0 || uint64(b) >= w {
+			return 0
+		}
+		if op == ir.SShl {
+			return a << uint64(b)
+		}
+		// logical: the bits of the type's width, shifted in as zeros
+		return int64(uint64(a) & (1<<w - 1) >> uint64(b))
 	}
 	fail("unsupported integer operation %s", op)
 	return 0
@@ -379,7 +409,11 @@ func compareF(op ir.ScalarOp, a, b float64) bool {
 	return a >= b
 }
 
-func compareI(op ir.ScalarOp, a, b int64) bool {
+func compareI(op ir.ScalarOp, a, b int64, t ir.DType) bool {
+	if t == ir.U64 {
+		// unsigned order: flipping the sign bit maps it onto the signed order
+		a, b = a^math.MinInt64, b^math.MinInt64
+	}
 	switch op {
 	case ir.SEq:
 		return a == b
@@ -408,10 +442,13 @@ func cast(v num, from, to ir.DType) num {
 		if math.IsNaN(v.f) || math.IsInf(v.f, 0) {
 			return num{i: to.WrapInt(math.MinInt64)}
 		}
+		if to == ir.U64 && v.f >= 1<<63 && v.f < 1<<64 {
+			return num{i: int64(uint64(v.f))}
+		}
 		return num{i: to.WrapInt(int64(math.Trunc(v.f)))}
 	case to.IsFloat():
-		if from == ir.U8 {
-			return num{f: ir.RoundFloat(to, float64(uint8(v.i)))}
+		if from == ir.U64 {
+			return num{f: ir.RoundFloat(to, float64(uint64(v.i)))}
 		}
 		return num{f: ir.RoundFloat(to, float64(v.i))}
 	}

@@ -237,11 +237,14 @@ func runOp(op *ir.Op, params []string, vals map[*ir.Value]*ir.Tensor, cfg *confi
 			if elem.IsFloat() {
 				res.F[off] = ir.RoundFloat(elem, combineF(op.Reduce, res.F[off], val.f))
 			} else {
-				res.I[off] = elem.WrapInt(combineI(op.Reduce, res.I[off], val.i))
+				res.I[off] = elem.WrapInt(combineI(op.Reduce, res.I[off], val.i, elem))
 			}
 		default:
 			v := val.f
-			if !op.Body.Type.IsFloat() {
+			switch bt := op.Body.Type; {
+			case bt == ir.U64:
+				v = float64(uint64(val.i))
+			case !bt.IsFloat():
 				v = float64(val.i)
 			}
 			better := false
@@ -288,7 +291,13 @@ func combineF(r ir.ReduceKind, acc, v float64) float64 {
 	}
 }
 
-func combineI(r ir.ReduceKind, acc, v int64) int64 {
+func combineI(r ir.ReduceKind, acc, v int64, t ir.DType) int64 {
+	if t == ir.U64 && (r == ir.ReduceMax || r == ir.ReduceMin) {
+		if (uint64(v) > uint64(acc)) == (r == ir.ReduceMax) {
+			return v
+		}
+		return acc
+	}
 	switch r {
 	case ir.ReduceSum:
 		return acc + v

@@ -324,7 +324,7 @@ func apply(s *ir.Scalar, args []Partial) (p Partial, ok bool) {
 		case at.IsFloat():
 			r = num{f: ir.RoundFloat(s.Type, unaryF(s.Op, nums[0].f))}
 		default:
-			r = num{i: s.Type.WrapInt(unaryI(s.Op, nums[0].i))}
+			r = num{i: s.Type.WrapInt(unaryI(s.Op, nums[0].i, at))}
 		}
 	case s.Op.IsBinary():
 		at := s.Args[0].Type
@@ -332,7 +332,7 @@ func apply(s *ir.Scalar, args []Partial) (p Partial, ok bool) {
 		case s.Op.IsCompare() && at.IsFloat():
 			r = boolNum(compareF(s.Op, nums[0].f, nums[1].f))
 		case s.Op.IsCompare():
-			r = boolNum(compareI(s.Op, nums[0].i, nums[1].i))
+			r = boolNum(compareI(s.Op, nums[0].i, nums[1].i, at))
 		case at.IsFloat():
 			r = num{f: ir.RoundFloat(s.Type, binaryF(s.Op, nums[0].f, nums[1].f))}
 		default:

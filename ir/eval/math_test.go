@@ -79,6 +79,9 @@ var goldenCases = []goldenCase{
 	{"bitwise_and", "bitwise_and", nil, []in{i32(s(2), 12, -1), i32(s(2), 10, 7)}, i32(s(2), 8, 7)},
 	{"bitwise_or", "bitwise_or", nil, []in{i32(s(2), 12, -8), i32(s(2), 10, 7)}, i32(s(2), 14, -1)},
 	{"bitwise_xor", "bitwise_xor", nil, []in{i32(s(2), 12, -1), i32(s(2), 10, 0)}, i32(s(2), 6, -1)},
+	// shifts of u8: 200 << 1 wraps to 144, shifts by the width give 0; 200 >> 3 = 25
+	{"shift_left_u8", "shift_left", nil, []in{tensorOf(ir.U8, s(3), 200, 1, 3), tensorOf(ir.U8, s(3), 1, 8, 2)}, tensorOf(ir.U8, s(3), 144, 0, 12)},
+	{"shift_right_u8", "shift_right", nil, []in{tensorOf(ir.U8, s(3), 200, 255, 3), tensorOf(ir.U8, s(3), 3, 8, 0)}, tensorOf(ir.U8, s(3), 25, 0, 3)},
 	{"bitwise_not_u8", "bitwise_not", nil, []in{tensorOf(ir.U8, s(2), 0, 5)}, tensorOf(ir.U8, s(2), 255, 250)},
 	// running sums of [1, 2, 3, 4]: inclusive, exclusive, reversed
 	{"cumsum", "cumsum", nil, []in{f32(s(4), 1, 2, 3, 4)}, f32(s(4), 1, 3, 6, 10)},

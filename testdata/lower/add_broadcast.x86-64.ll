@@ -19,7 +19,7 @@ entry:
 	br label %d0.header.1
 
 d0.header.1:
-	%0 = phi i64 [ 0, %entry ], [ %32, %vec.rem.exit.9 ]
+	%0 = phi i64 [ 0, %entry ], [ %19, %vec.exit.6 ]
 	%1 = icmp sle i64 %0, 3
 	br i1 %1, label %d0.body.2, label %d0.exit.3
 
@@ -54,30 +54,7 @@ vec.body.5:
 	br label %vec.header.4
 
 vec.exit.6:
-	br label %vec.rem.header.7
-
-vec.rem.header.7:
-	%19 = phi i64 [ %2, %vec.exit.6 ], [ %31, %vec.rem.body.8 ]
-	%20 = icmp sle i64 %19, 39
-	br i1 %20, label %vec.rem.body.8, label %vec.rem.exit.9
-
-vec.rem.body.8:
-	%21 = mul i64 %0, 40
-	%22 = add i64 %21, %19
-	%23 = mul i64 %0, 40
-	%24 = add i64 %23, %19
-	%25 = getelementptr float, float* %op0, i64 %24
-	%26 = load float, float* %25, align 4
-	%27 = getelementptr float, float* %op1, i64 %19
-	%28 = load float, float* %27, align 4
-	%29 = fadd float %26, %28
-	%30 = getelementptr float, float* %res, i64 %22
-	store float %29, float* %30, align 4
-	%31 = add i64 %19, 1
-	br label %vec.rem.header.7
-
-vec.rem.exit.9:
-	%32 = add i64 %0, 1
+	%19 = add i64 %0, 1
 	br label %d0.header.1
 }
 

@@ -1,0 +1,539 @@
+// This file imports the control-flow ops by inlining their bodies: If takes the branch of a
+// condition known at import, and otherwise computes both branches and selects between their
+// results; Scan and Loop with a trip count known at import are unrolled, one copy of the body
+// per iteration (scan inputs sliced, scan outputs concatenated). Unrolled loops are ordinary
+// dataflow, so element maps stay exact and DIE sees through them; trip counts or loop
+// conditions that depend on data are refused (their output shapes depend on data too).
+
+package onnx
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/proto/onnxpb"
+	"github.com/graphc/graphc/volume"
+)
+
+// maxUnroll bounds the iterations of an unrolled Scan or Loop.
+const maxUnroll = 1 << 12
+
+func init() {
+	registerOp("If", 1, importIf)
+	registerOp("Scan", 8, importScan)
+	registerOp("Loop", 1, importLoop)
+	noteOp("If", "a condition known at import inlines its branch; otherwise both branches run and their results (same types) are selected")
+	noteOp("Scan", "unrolled: static scan extents (at most 4096 iterations), any axes and directions; opset 8's batched form without sequence_lens")
+	noteOp("Loop", "unrolled: a trip count known at import (at most 4096), a condition that is known after every iteration")
+}
+
+// binding is what a body input is bound to: a value, or data known at import.
+type binding struct {
+	v *ir.Value
+	t *ir.Tensor
+}
+
+// inline imports the nodes of a subgraph with its inputs bound, and returns its outputs. The
+// names the body defines get prefix, so that every copy of a body keeps SSA names unique; the
+// other names it uses belong to the enclosing scopes.
+func (im *importer) inline(body *onnxpb.GraphProto, prefix string, inputs []binding) ([]*ir.Value, error) {
+	if len(inputs) != len(body.Input) {
+		return nil, fmt.Errorf("%w: body %q takes %d inputs, given %d", ErrInvalid, body.GetName(), len(body.Input), len(inputs))
+	}
+	defined := map[string]bool{}
+	for _, vi := range body.Input {
+		defined[vi.GetName()] = true
+	}
+	for _, t := range body.Initializer {
+		defined[t.GetName()] = true
+	}
+	for _, n := range body.Node {
+		for _, o := range n.Output {
+			if o != "" {
+				defined[o] = true
+			}
+		}
+	}
+	rn := func(name string) string {
+		if name != "" && defined[name] {
+			return prefix + name
+		}
+		return name
+	}
+	for i, vi := range body.Input {
+		name := rn(vi.GetName())
+		switch {
+		case inputs[i].t != nil:
+			im.consts[name] = inputs[i].t
+		case inputs[i].v.Data != nil:
+			// a constant value: known at import in the body too (and found again after the
+			// fold drops its unused materialisation)
+			im.consts[name] = inputs[i].v.Data
+		default:
+			im.vals[name] = inputs[i].v
+		}
+	}
+	for _, tp := range body.Initializer {
+		data, err := im.tensor(tp)
+		if err != nil {
+			return nil, fmt.Errorf("initializer %q of body %q: %w", tp.GetName(), body.GetName(), err)
+		}
+		im.consts[rn(tp.GetName())] = data
+	}
+	for _, n := range body.Node {
+		c := proto.Clone(n).(*onnxpb.NodeProto)
+		for i := range c.Input {
+			c.Input[i] = rn(c.Input[i])
+		}
+		for i := range c.Output {
+			c.Output[i] = rn(c.Output[i])
+		}
+		if c.Name != nil {
+			c.Name = proto.String(prefix + c.GetName())
+		}
+		for _, a := range c.Attribute {
+			if a.G != nil {
+				renameFree(a.G, rn)
+			}
+			for _, g := range a.Graphs {
+				renameFree(g, rn)
+			}
+		}
+		if err := im.importNode(c); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*ir.Value, len(body.Output))
+	for i, vi := range body.Output {
+		v, err := im.value(rn(vi.GetName()))
+		if err != nil {
+			return nil, fmt.Errorf("output %q of body %q: %w", vi.GetName(), body.GetName(), err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// renameFree renames, in a nested graph, the names it uses without defining them.
+func renameFree(g *onnxpb.GraphProto, rn func(string) string) {
+	own := map[string]bool{}
+	for _, vi := range g.Input {
+		own[vi.GetName()] = true
+	}
+	for _, t := range g.Initializer {
+		own[t.GetName()] = true
+	}
+	for _, n := range g.Node {
+		for _, o := range n.Output {
+			own[o] = true
+		}
+	}
+	inner := func(name string) string {
+		if own[name] {
+			return name
+		}
+		return rn(name)
+	}
+	for _, n := range g.Node {
+		for i := range n.Input {
+			n.Input[i] = inner(n.Input[i])
+		}
+		for _, a := range n.Attribute {
+			if a.G != nil {
+				renameFree(a.G, inner)
+			}
+			for _, sg := range a.Graphs {
+				renameFree(sg, inner)
+			}
+		}
+	}
+	for _, vi := range g.Output {
+		if !own[vi.GetName()] {
+			vi.Name = proto.String(rn(vi.GetName()))
+		}
+	}
+}
+
+// prefix returns a unique prefix for the names of one copy of a body of node c.
+func (c *nodeCtx) prefix(what string, i int) string {
+	base := c.node.GetName()
+	if base == "" {
+		base = c.Output(0)
+	}
+	return fmt.Sprintf("%s/%s%d/", base, what, i)
+}
+
+// graphAttr returns the graph attribute name.
+func (c *nodeCtx) graphAttr(name string) (*onnxpb.GraphProto, error) {
+	a := c.Attr(name)
+	if a == nil || a.GetG() == nil {
+		return nil, fmt.Errorf("%w: missing graph attribute %q", ErrInvalid, name)
+	}
+	return a.GetG(), nil
+}
+
+func importIf(c *nodeCtx) error {
+	thenG, err := c.graphAttr("then_branch")
+	if err != nil {
+		return err
+	}
+	elseG, err := c.graphAttr("else_branch")
+	if err != nil {
+		return err
+	}
+	if len(thenG.Output) != len(elseG.Output) || len(thenG.Output) < len(c.node.Output) {
+		return fmt.Errorf("%w: the branches have %d and %d outputs for %d node outputs", ErrInvalid, len(thenG.Output), len(elseG.Output), len(c.node.Output))
+	}
+	if cond, ok := c.ConstInput(0); ok {
+		if cond.Len() != 1 {
+			return fmt.Errorf("%w: the condition must have one element, got %v", ErrInvalid, cond.Shape)
+		}
+		branch, name := elseG, "else"
+		if cond.Float(0) != 0 {
+			branch, name = thenG, "then"
+		}
+		outs, err := c.im.inline(branch, c.prefix(name, 0), nil)
+		if err != nil {
+			return err
+		}
+		return c.bindOutputs(outs)
+	}
+	// a condition known only at run time: both branches, then a select per output
+	e := c.emitter()
+	cond := e.in(0)
+	if e.err != nil {
+		return e.err
+	}
+	if cond.Type.Elem != ir.Bool {
+		return fmt.Errorf("%w: the condition must be a bool tensor, got %s", ErrInvalid, cond.Type)
+	}
+	thenOuts, err := c.im.inline(thenG, c.prefix("then", 0), nil)
+	if err != nil {
+		return err
+	}
+	elseOuts, err := c.im.inline(elseG, c.prefix("else", 0), nil)
+	if err != nil {
+		return err
+	}
+	for i := range c.node.Output {
+		a, b := thenOuts[i], elseOuts[i]
+		if !a.Type.Equal(b.Type) {
+			return fmt.Errorf("%w: output #%d is %s in one branch and %s in the other (a run-time condition needs one type)", ErrUnsupported, i, a.Type, b.Type)
+		}
+		scalar := e.reshape(cond) // the condition as a rank-0 tensor broadcasts to any shape
+		e.out(i, e.op("where", c.Output(i), nil, scalar, a, b))
+	}
+	return e.done()
+}
+
+// bindOutputs binds the node's outputs to values, copying those already bound to another name.
+func (c *nodeCtx) bindOutputs(outs []*ir.Value) error {
+	e := c.emitter()
+	for i := range c.node.Output {
+		if c.Output(i) == "" {
+			continue
+		}
+		if outs[i].Data != nil {
+			c.SetConst(i, outs[i].Data)
+			continue
+		}
+		e.out(i, e.op("identity", c.Output(i), nil, outs[i]))
+	}
+	return e.done()
+}
+
+// sliceAt returns x[.., t, ..] along axis, without the axis.
+func (e *emitter) sliceAt(x *ir.Value, axis int, t int64) *ir.Value {
+	if e.err != nil {
+		return nil
+	}
+	s := e.op("slice", "", ir.Attrs{"starts": ir.IntsAttr(t), "ends": ir.IntsAttr(t + 1), "axes": ir.IntsAttr(int64(axis))}, x)
+	if s == nil {
+		return nil
+	}
+	shape := append(append([]volume.Aff(nil), x.Type.Shape[:axis]...), x.Type.Shape[axis+1:]...)
+	return e.reshape(s, shape...)
+}
+
+// stack joins per-iteration values along a new axis.
+func (e *emitter) stack(name string, vs []*ir.Value, axis int) *ir.Value {
+	if e.err != nil {
+		return nil
+	}
+	parts := make([]*ir.Value, len(vs))
+	for i, v := range vs {
+		shape := append(append(append([]volume.Aff(nil), v.Type.Shape[:axis]...), volume.AffConst(1)), v.Type.Shape[axis:]...)
+		parts[i] = e.reshape(v, shape...)
+	}
+	if len(parts) == 1 {
+		return e.op("identity", name, nil, parts[0])
+	}
+	return e.op("concat", name, ir.Attrs{"axis": ir.IntAttr(int64(axis))}, parts...)
+}
+
+// importScan unrolls a Scan (opset 9+): the first N inputs are state variables, the last
+// num_scan_inputs are sliced along their scan axes (reversed where the direction is 1); the
+// body's first N outputs are the next states, the rest are stacked along the scan output axes.
+func importScan(c *nodeCtx) error {
+	if c.Opset() < 9 {
+		return importScan8(c)
+	}
+	body, err := c.graphAttr("body")
+	if err != nil {
+		return err
+	}
+	e := c.emitter()
+	m := int(c.AttrInt("num_scan_inputs", 0))
+	n := c.NumInputs() - m
+	ins := make([]*ir.Value, c.NumInputs())
+	for i := range ins {
+		ins[i] = e.in(i)
+	}
+	if e.err != nil {
+		return e.err
+	}
+	return c.unrollScan(e, body, ins, n, m, "", c.node.Output)
+}
+
+// importScan8 unrolls opset 8's Scan: every input has a leading batch dim (the scan axis is
+// the next), and the body runs on each batch element; sequence_lens must be absent.
+func importScan8(c *nodeCtx) error {
+	if c.HasInput(0) {
+		return fmt.Errorf("%w: Scan's sequence_lens (sequences shorter than the scan axis)", ErrUnsupported)
+	}
+	body, err := c.graphAttr("body")
+	if err != nil {
+		return err
+	}
+	e := c.emitter()
+	m := int(c.AttrInt("num_scan_inputs", 0))
+	n := c.NumInputs() - 1 - m
+	if m < 1 || n < 0 {
+		return fmt.Errorf("%w: num_scan_inputs = %d with %d inputs", ErrInvalid, m, c.NumInputs())
+	}
+	ins := make([]*ir.Value, n+m)
+	for i := range ins {
+		ins[i] = e.in(1 + i)
+	}
+	if e.err != nil {
+		return e.err
+	}
+	batch, ok := ins[0].Type.Dim(0)
+	if !ok {
+		return fmt.Errorf("%w: a symbolic batch dim in %s", ErrUnsupported, ins[0].Type)
+	}
+	outs := make([][]*ir.Value, len(c.node.Output))
+	for b := int64(0); b < batch; b++ {
+		per := make([]*ir.Value, len(ins))
+		for i, x := range ins {
+			per[i] = e.sliceAt(x, 0, b)
+		}
+		names := make([]string, len(c.node.Output))
+		for i := range names {
+			names[i] = fmt.Sprintf("%s/batch%d/out%d", c.prefix("scan", 0), b, i)
+		}
+		if err := c.unrollScan(e, body, per, n, m, fmt.Sprintf("batch%d/", b), names); err != nil {
+			return err
+		}
+		for i, name := range names {
+			v, err := c.im.value(name)
+			if err != nil {
+				return err
+			}
+			outs[i] = append(outs[i], v)
+		}
+	}
+	for i, vs := range outs {
+		e.out(i, e.stack(c.Output(i), vs, 0))
+	}
+	return e.done()
+}
+
+// unrollScan unrolls the scan of body over ins (n states, then m scan inputs) and binds the
+// results to the ONNX names outNames; copies of the body are named with tag.
+func (c *nodeCtx) unrollScan(e *emitter, body *onnxpb.GraphProto, ins []*ir.Value, n, m int, tag string, outNames []string) error {
+	if m < 1 || n < 0 {
+		return fmt.Errorf("%w: num_scan_inputs = %d with %d inputs", ErrInvalid, m, len(ins))
+	}
+	k := len(body.Output) - n
+	if k < 0 || len(body.Input) != n+m {
+		return fmt.Errorf("%w: the body takes %d inputs and gives %d outputs for %d states and %d scan inputs", ErrInvalid, len(body.Input), len(body.Output), n, m)
+	}
+	attrAxes := func(name string, count int) []int64 {
+		v := c.AttrInts(name, nil)
+		if len(v) == 0 {
+			v = make([]int64, count)
+		}
+		return v
+	}
+	inAxes, inDirs := attrAxes("scan_input_axes", m), attrAxes("scan_input_directions", m)
+	if c.Opset() < 9 {
+		inDirs = attrAxes("directions", m) // opset 8's name; its scan axis is the first after the batch
+	}
+	outAxes, outDirs := attrAxes("scan_output_axes", k), attrAxes("scan_output_directions", k)
+	if len(inAxes) != m || len(inDirs) != m || len(outAxes) != k || len(outDirs) != k {
+		return fmt.Errorf("%w: scan axes and directions must list one entry per scan input and output", ErrInvalid)
+	}
+	states := append([]*ir.Value(nil), ins[:n]...)
+	scans := ins[n:]
+	axes := make([]int, m)
+	trip := int64(-1)
+	for j := range scans {
+		a, err := resolveAxes([]int64{inAxes[j]}, scans[j].Type.Rank())
+		if err != nil {
+			return err
+		}
+		axes[j] = a[0]
+		t, ok := scans[j].Type.Dim(a[0])
+		if !ok {
+			return fmt.Errorf("%w: scan input #%d has a symbolic scan extent (%s)", ErrUnsupported, j, scans[j].Type)
+		}
+		if trip >= 0 && t != trip {
+			return fmt.Errorf("%w: scan inputs of %d and %d iterations", ErrInvalid, trip, t)
+		}
+		trip = t
+	}
+	if trip > maxUnroll {
+		return fmt.Errorf("%w: a scan of %d iterations (at most %d are unrolled)", ErrUnsupported, trip, maxUnroll)
+	}
+	collected := make([][]*ir.Value, k)
+	for it := int64(0); it < trip; it++ {
+		bs := make([]binding, 0, n+m)
+		for _, s := range states {
+			bs = append(bs, binding{v: s})
+		}
+		for j, x := range scans {
+			t := it
+			if inDirs[j] != 0 {
+				t = trip - 1 - it
+			}
+			bs = append(bs, binding{v: e.sliceAt(x, axes[j], t)})
+		}
+		if e.err != nil {
+			return e.err
+		}
+		outs, err := c.im.inline(body, c.prefix(tag+"iter", int(it)), bs)
+		if err != nil {
+			return err
+		}
+		copy(states, outs[:n])
+		for j := 0; j < k; j++ {
+			collected[j] = append(collected[j], outs[n+j])
+		}
+	}
+	bind := func(i int, v *ir.Value) {
+		if i < len(outNames) && outNames[i] != "" && v != nil {
+			c.im.vals[outNames[i]] = v
+		}
+	}
+	for i := range states {
+		bind(i, e.op("identity", outNames[i], nil, states[i]))
+	}
+	for j := 0; j < k; j++ {
+		if trip == 0 {
+			return fmt.Errorf("%w: a scan of 0 iterations with scan outputs", ErrUnsupported)
+		}
+		vs := collected[j]
+		if outDirs[j] != 0 {
+			vs = reversed(vs)
+		}
+		r := vs[0].Type.Rank() + 1
+		a, err := resolveAxes([]int64{outAxes[j]}, r)
+		if err != nil {
+			return err
+		}
+		bind(n+j, e.stack(outNames[n+j], vs, a[0]))
+	}
+	return e.err
+}
+
+func reversed(vs []*ir.Value) []*ir.Value {
+	out := make([]*ir.Value, len(vs))
+	for i, v := range vs {
+		out[len(vs)-1-i] = v
+	}
+	return out
+}
+
+// importLoop unrolls a Loop whose trip count is known at import and whose condition is known
+// after every iteration (the common for-loop form: cond true, its output the input).
+func importLoop(c *nodeCtx) error {
+	body, err := c.graphAttr("body")
+	if err != nil {
+		return err
+	}
+	e := c.emitter()
+	trip := int64(-1)
+	if c.HasInput(0) {
+		// (the number of iterations decides the shapes of the scan outputs: it must be known)
+		t, err := c.RequireInts(0, "trip count")
+		if err != nil {
+			return err
+		}
+		if len(t) != 1 {
+			return fmt.Errorf("%w: the trip count must have one element, got %d", ErrInvalid, len(t))
+		}
+		trip = t[0]
+	}
+	cond := true
+	if c.HasInput(1) {
+		t, err := c.RequireConst(1, "condition")
+		if err != nil {
+			return err
+		}
+		if t.Len() != 1 {
+			return fmt.Errorf("%w: the condition must have one element, got %d", ErrInvalid, t.Len())
+		}
+		cond = t.Float(0) != 0
+	}
+	if trip < 0 || trip > maxUnroll {
+		return fmt.Errorf("%w: a Loop of %d iterations (at most %d are unrolled; an unbounded loop needs a trip count)", ErrUnsupported, trip, maxUnroll)
+	}
+	n := c.NumInputs() - 2
+	if n < 0 || len(body.Input) != n+2 || len(body.Output) < n+1 {
+		return fmt.Errorf("%w: the body takes %d inputs and gives %d outputs for %d loop-carried values", ErrInvalid, len(body.Input), len(body.Output), n)
+	}
+	k := len(body.Output) - 1 - n
+	carried := make([]*ir.Value, n)
+	for i := range carried {
+		carried[i] = e.in(2 + i)
+	}
+	if e.err != nil {
+		return e.err
+	}
+	collected := make([][]*ir.Value, k)
+	for it := int64(0); it < trip && cond; it++ {
+		iter := ir.NewTensor(ir.I64, nil)
+		iter.I[0] = it
+		cnd := ir.NewTensor(ir.Bool, nil)
+		cnd.I[0] = 1
+		ins := []binding{{t: iter}, {t: cnd}}
+		for _, v := range carried {
+			ins = append(ins, binding{v: v})
+		}
+		outs, err := c.im.inline(body, c.prefix("iter", int(it)), ins)
+		if err != nil {
+			return err
+		}
+		if outs[0].Data == nil || outs[0].Data.Len() != 1 {
+			return fmt.Errorf("%w: a Loop whose condition depends on data (iteration %d)", ErrUnsupported, it)
+		}
+		cond = outs[0].Data.Float(0) != 0
+		copy(carried, outs[1:1+n])
+		for j := 0; j < k; j++ {
+			collected[j] = append(collected[j], outs[1+n+j])
+		}
+	}
+	for i := range carried {
+		e.out(i, e.op("identity", c.Output(i), nil, carried[i]))
+	}
+	for j := 0; j < k; j++ {
+		if len(collected[j]) == 0 {
+			return fmt.Errorf("%w: a Loop of 0 iterations with scan outputs", ErrUnsupported)
+		}
+		e.out(n+j, e.stack(c.Output(n+j), collected[j], 0))
+	}
+	return e.done()
+}

@@ -1,0 +1,787 @@
+// This file holds channels-last: the layout pass of convolutional networks. It stores the rank-4
+// activations around convolutions and pools channels-last (NHWC instead of NCHW), orders each
+// rewritten op's iteration dims as its result's axes, moves the output-channel axis of constant
+// weights last, and gives convolutions whose padding reads nothing an explicitly zero-padded
+// input. All of it only renames where elements live: the element maps compose exactly.
+
+package passes
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+var channelsLastPass = &Pass{
+	Name:    "channels-last",
+	Summary: "store the activations of convolutional networks channels-last (NHWC), weights output-channel last, and pad convolution inputs explicitly",
+	Doc: `Convolutions vectorise along output channels: a register tile holds a few output pixels by
+many output channels, broadcasts one input element per pixel and loads the weights as vectors.
+That needs the channels innermost in the result and the weights (oneDNN's and MLAS's blocked
+layouts serve the same purpose).
+The pass finds the windowed ops (a rank-4 result read from a rank-4 operand through windows
+that combine result and reduction dims: convolutions, depthwise convolutions, pools), and the
+rank-4 values connected to them through ops that keep the channel axis (elementwise ops,
+broadcasts, concatenations along channels, global pools). Those values, when they are neither
+graph inputs nor graph outputs and every op touching them has static accesses, are stored with
+axis 1 moved last: the producer's out map and every consumer's access maps are composed with
+the permutation. Graph inputs and outputs keep their layout, so reorders happen only where the
+graph begins and ends.
+Each rewritten op's parallel iteration dims are reordered as its result's axes (reduction dims
+keep their order, so every sum is combined in the same order). In every sum whose last result
+dim j indexes an axis of a constant other than its last one (conv weights [M, C, kh, kw], Gemm
+weights with transB), that axis of the constant is moved last.
+A sum reading an operand through an access guarded exactly by the operand's bounds (padding),
+as select(avail, x·w, 0) with w a finite constant, reads instead a zero-padded copy of the
+operand made by a new op over the elements the sum reads: x·w is then ±0 where the original
+added +0, and an accumulator that starts at +0 is never -0, so every sum keeps its bits.
+Postconditions: every required output element keeps its bits; domains keep their points
+(permuted), so DIE's restrictions hold.`,
+	Run: runChannelsLast,
+}
+
+// nhwc is the axis order of a channels-last rank-4 value: new axis p holds old axis nhwc[p].
+var nhwc = []int{0, 2, 3, 1}
+
+func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
+	stats := st.Stats["channels-last"]
+	outputs := map[*ir.Value]bool{}
+	for _, o := range g.Outputs {
+		outputs[o] = true
+	}
+	var seeds []*ir.Op
+	for _, op := range g.Ops {
+		if isWindowOp(op) {
+			seeds = append(seeds, op)
+		}
+	}
+	if len(seeds) == 0 {
+		return nil
+	}
+	// a windowed op that writes a graph output writes a channels-last value instead, which a
+	// copy reorders into the output: the reorder happens at the graph's end
+	for _, op := range seeds {
+		if outputs[op.Result] && op.Result.Type.Rank() == 4 && staticForm(op) {
+			if err := reorderOutput(g, op); err != nil {
+				return err
+			}
+		}
+	}
+	users := g.Users()
+	eligible := func(v *ir.Value) bool {
+		if v == nil || v.Def == nil || outputs[v] || v.Type.Rank() != 4 || !staticForm(v.Def) {
+			return false
+		}
+		for _, u := range users[v] {
+			if !staticForm(u) {
+				return false
+			}
+		}
+		return true
+	}
+	// windowed sums whose weights are not constants keep NCHW: their weights cannot be
+	// relaid out nor their padding made explicit, and in NCHW they vectorise along W
+	keep := map[*ir.Value]bool{}
+	for _, op := range seeds {
+		if op.Reduce != ir.ReduceSum {
+			continue
+		}
+		for k := 1; k < len(op.Operands); k++ {
+			if !op.Operands[k].IsConst() {
+				keep[op.Result], keep[op.Operands[0]] = true, true
+			}
+		}
+	}
+	set := map[*ir.Value]bool{}
+	add := func(v *ir.Value) bool {
+		if set[v] || keep[v] || !eligible(v) {
+			return false
+		}
+		set[v] = true
+		return true
+	}
+	for _, op := range seeds {
+		add(op.Result)
+		for _, o := range op.Operands {
+			add(o)
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for _, op := range g.Ops {
+			for k, o := range op.Operands {
+				if !keepsChannels(op, k) {
+					continue
+				}
+				if set[op.Result] && add(o) || set[o] && add(op.Result) {
+					changed = true
+				}
+			}
+		}
+	}
+	// new types first: the rewritten ops are rebuilt from their operands' and result's types
+	for v := range set {
+		v.Type.Shape = permuteAffs(v.Type.Shape, nhwc)
+	}
+	ops := slices.Clone(g.Ops)
+	for _, op := range ops {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		touched := set[op.Result]
+		for _, o := range op.Operands {
+			touched = touched || set[o]
+		}
+		if !touched && op.Reduce != ir.ReduceSum {
+			continue
+		}
+		if !staticForm(op) {
+			continue
+		}
+		form := *op
+		form.Operands = slices.Clone(op.Operands)
+		form.Access = slices.Clone(op.Access)
+		for k, o := range op.Operands {
+			if set[o] {
+				form.Access[k] = permuteAccess(op.Access[k], nhwc)
+			}
+		}
+		if set[op.Result] {
+			form.Out = permuteAccess(op.Out, nhwc)
+		}
+		changed := touched
+		if reorderDims(&form) {
+			changed = true
+		}
+		if relayoutWeights(g, &form) {
+			changed = true
+		}
+		padded, err := padInput(g, &form, set)
+		if err != nil {
+			return err
+		}
+		if padded != nil {
+			changed = true
+		}
+		if !changed {
+			continue
+		}
+		if padded != nil {
+			// the padding op goes right before its consumer
+			g.Append(padded, op.Result.Name+"_pad")
+			g.Ops = g.Ops[:len(g.Ops)-1]
+			at := slices.Index(g.Ops, op)
+			g.Ops = slices.Insert(g.Ops, at, padded)
+		}
+		done, err := replaceOp(g, op, &form)
+		if err != nil {
+			return err
+		}
+		if !done {
+			return fmt.Errorf("channels-last: %s (%s) cannot be rebuilt as a generic op", op.Result.Name, op.Kind)
+		}
+		if stats != nil {
+			stats.OpsRewritten++
+		}
+	}
+	g.RemoveOps(func(*ir.Op) bool { return false }) // the weights copied in another layout
+	return nil
+}
+
+// reorderOutput makes op write a new value and adds, right after op, a copy of it into op's
+// old result (a graph output) over the elements op writes.
+func reorderOutput(g *ir.Graph, op *ir.Op) error {
+	out := op.Result
+	r := out.Type.Rank()
+	names := make([]string, r)
+	for a := range names {
+		names[a] = "d" + string(rune('0'+a))
+	}
+	var dom volume.Set
+	if verr := volume.Try(func() {
+		dom = op.Domain.Apply(op.OutMap(g.Params)).SetTupleName("").SetDimNames(names).Coalesce()
+	}); verr != nil {
+		return nil // leave the op alone
+	}
+	inner := &ir.Value{Type: out.Type, Def: op}
+	c := &ir.Op{
+		Kind:     "copy",
+		Name:     op.Name,
+		Operands: []*ir.Value{inner},
+		Dims:     names,
+		Iters:    make([]ir.IterKind, r),
+		Full:     volume.Box(g.Params, "", names, out.Type.Shape),
+		Domain:   dom,
+		Access:   []ir.Access{ir.AffAccess(identityAffs(r)...)},
+		Out:      ir.AffAccess(identityAffs(r)...),
+		Body:     ir.Read(0, out.Type.Elem),
+		Result:   out,
+	}
+	gen, err := ir.ToGeneric(g.Params, c)
+	if err != nil {
+		return nil
+	}
+	gen.Domain = dom.SetDimNames(gen.Dims)
+	gen.Result = out
+	out.Def = gen
+	op.Result = inner
+	g.Append(&ir.Op{Result: inner}, out.Name+"_nhwc") // names inner
+	g.Ops = g.Ops[:len(g.Ops)-1]
+	at := slices.Index(g.Ops, op)
+	g.Ops = slices.Insert(g.Ops, at+1, gen)
+	return nil
+}
+
+// staticForm reports whether every access of op is static (no data-dependent reads), so that
+// the op can be rebuilt as a generic op.
+func staticForm(op *ir.Op) bool {
+	if op.Out.Approx {
+		return false
+	}
+	for k, a := range op.Access {
+		if a.Approx || readsDynamically(op.Body, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// isWindowOp reports whether op reads a rank-4 operand through windows: its result is rank 4
+// and the operand's axes 2 and 3 each combine a parallel and a reduction dim (convolutions and
+// pools).
+func isWindowOp(op *ir.Op) bool {
+	if op.Result.Type.Rank() != 4 || len(op.Out.Pieces) != 1 || !staticForm(op) {
+		return false
+	}
+	for k, o := range op.Operands {
+		if o.Type.Rank() != 4 || len(op.Access[k].Pieces) != 1 {
+			continue
+		}
+		idx := op.Access[k].Pieces[0].Index
+		win := true
+		for _, a := range idx[2:] {
+			par, red := false, false
+			for d, c := range a.Dims {
+				if c == 0 {
+					continue
+				}
+				if op.Iters[d] == ir.Reduction {
+					red = true
+				} else {
+					par = true
+				}
+			}
+			win = win && par && red
+		}
+		if win {
+			return true
+		}
+	}
+	return false
+}
+
+// keepsChannels reports whether op reads the channel axis of operand k (rank 4) where it
+// writes its result's (rank 4): both axis-1 indices are the same iteration dim, up to a
+// constant offset (elementwise ops, broadcasts, concatenations along channels, pools).
+func keepsChannels(op *ir.Op, k int) bool {
+	if op.Result.Type.Rank() != 4 || op.Operands[k].Type.Rank() != 4 || len(op.Out.Pieces) != 1 || op.Access[k].Approx {
+		return false
+	}
+	c := dimOf(op.Out.Pieces[0].Index[1])
+	if c < 0 {
+		return false
+	}
+	for _, p := range op.Access[k].Pieces {
+		if dimOf(p.Index[1]) != c {
+			return false
+		}
+	}
+	return true
+}
+
+// dimOf returns d when a is iteration dim d plus a constant, else -1.
+func dimOf(a volume.Aff) int {
+	if len(a.Params) > 0 || len(a.Floors) > 0 {
+		return -1
+	}
+	d := -1
+	for e, c := range a.Dims {
+		switch {
+		case c == 0:
+		case c == 1 && d < 0:
+			d = e
+		default:
+			return -1
+		}
+	}
+	return d
+}
+
+// permuteAffs returns xs reordered: element p of the result is xs[perm[p]].
+func permuteAffs(xs []volume.Aff, perm []int) []volume.Aff {
+	out := make([]volume.Aff, len(perm))
+	for p, q := range perm {
+		out[p] = xs[q]
+	}
+	return out
+}
+
+// permuteAccess composes an access with an axis permutation of its tensor.
+func permuteAccess(a ir.Access, perm []int) ir.Access {
+	out := ir.Access{Approx: a.Approx, ApproxMap: a.ApproxMap}
+	for _, p := range a.Pieces {
+		out.Pieces = append(out.Pieces, ir.AccessPiece{Guard: p.Guard, Index: permuteAffs(p.Index, perm)})
+	}
+	return out
+}
+
+// reorderDims renumbers op's iteration dims so that its result index is the leading dims in
+// order, when that index is distinct parallel dims and every other dim is a reduction. Only
+// parallel dims move, so every result element is combined in the same order.
+func reorderDims(op *ir.Op) bool {
+	if len(op.Out.Pieces) != 1 || len(op.Out.Pieces[0].Guard) > 0 {
+		return false
+	}
+	idx := op.Out.Pieces[0].Index
+	n := op.NDim()
+	order := make([]int, 0, n) // new dim p is old dim order[p]
+	seen := make([]bool, n)
+	for _, a := range idx {
+		d := dimOf(a)
+		if d < 0 || a.Const != 0 || seen[d] || op.Iters[d] != ir.Parallel {
+			return false
+		}
+		seen[d] = true
+		order = append(order, d)
+	}
+	for d := 0; d < n; d++ {
+		if !seen[d] {
+			if op.Iters[d] != ir.Reduction {
+				return false
+			}
+			order = append(order, d)
+		}
+	}
+	identity := true
+	for p, d := range order {
+		identity = identity && p == d
+	}
+	if identity {
+		return false
+	}
+	pos := make([]int, n) // old dim d is new dim pos[d]
+	for p, d := range order {
+		pos[d] = p
+	}
+	sub := make([]volume.Aff, n)
+	for d := range sub {
+		sub[d] = volume.AffDim(pos[d])
+	}
+	re := func(a ir.Access) ir.Access {
+		out := ir.Access{}
+		for _, p := range a.Pieces {
+			np := ir.AccessPiece{}
+			for _, c := range p.Guard {
+				np.Guard = append(np.Guard, volume.Constraint{Aff: c.Aff.SubstDims(sub), Eq: c.Eq})
+			}
+			for _, x := range p.Index {
+				np.Index = append(np.Index, x.SubstDims(sub))
+			}
+			out.Pieces = append(out.Pieces, np)
+		}
+		return out
+	}
+	for k := range op.Access {
+		op.Access[k] = re(op.Access[k])
+	}
+	op.Out = re(op.Out)
+	// the new domain: the points y whose old point x (x[d] = y[pos[d]]) is in the old one
+	dims := make([]string, n)
+	iters := make([]ir.IterKind, n)
+	for p, d := range order {
+		dims[p] = op.Dims[d]
+		iters[p] = op.Iters[d]
+	}
+	m := volume.MultiAff{Params: op.Domain.Params(), InName: op.Domain.TupleName(), InDims: dims,
+		OutName: op.Domain.TupleName(), Exprs: sub}.Map()
+	op.Domain = op.Domain.Preimage(m).SetDimNames(dims)
+	op.Full = op.Full.Preimage(m).SetDimNames(dims)
+	op.Dims, op.Iters = dims, iters
+	op.ArgDim = pos[op.ArgDim]
+	op.Body = cloneScalar(op.Body, func(s *ir.Scalar) *ir.Scalar {
+		if s.Op == ir.SIndex {
+			return ir.Index(pos[s.Arg])
+		}
+		return nil
+	})
+	return true
+}
+
+// relayoutWeights moves last the axis of a constant operand that a sum's last result dim j
+// indexes (W[M, C, kh, kw] of a convolution whose result is channels-last, a Gemm's transposed
+// B), so that the operand is read as vectors along j. The constant is replaced by a transposed copy (the original goes when no op uses it).
+func relayoutWeights(g *ir.Graph, op *ir.Op) bool {
+	if op.Reduce != ir.ReduceSum || len(op.Out.Pieces) != 1 {
+		return false
+	}
+	out := op.Out.Pieces[0].Index
+	nOut := len(out)
+	if nOut == 0 || nOut >= op.NDim() {
+		return false
+	}
+	for d, a := range out {
+		if dimOf(a) != d || a.Const != 0 {
+			return false
+		}
+	}
+	j := nOut - 1
+	changed := false
+	for k, o := range op.Operands {
+		if !o.IsConst() || len(op.Access[k].Pieces) != 1 || len(op.Access[k].Pieces[0].Guard) > 0 || o.Type.Rank() < 2 {
+			continue
+		}
+		idx := op.Access[k].Pieces[0].Index
+		last := len(idx) - 1
+		axis := -1
+		for a, x := range idx {
+			uses := j < len(x.Dims) && x.Dims[j] != 0 || len(x.Floors) > 0
+			if !uses {
+				continue
+			}
+			if axis >= 0 || dimOf(x) != j || x.Const != 0 {
+				axis = -2
+				break
+			}
+			axis = a
+		}
+		if axis < 0 || axis == last {
+			continue
+		}
+		perm := make([]int, 0, len(idx))
+		for a := range idx {
+			if a != axis {
+				perm = append(perm, a)
+			}
+		}
+		perm = append(perm, axis)
+		data := transposeTensor(o.Data, perm)
+		nv := g.AddConst(o.Name+"_t", data)
+		op.Operands[k] = nv
+		op.Access[k] = permuteAccess(op.Access[k], perm)
+		changed = true
+	}
+	return changed
+}
+
+// transposeTensor returns t with its axes reordered: axis p of the result is axis perm[p] of t.
+func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
+	r := len(t.Shape)
+	shape := make([]int64, r)
+	for p, q := range perm {
+		shape[p] = t.Shape[q]
+	}
+	out := ir.NewTensor(t.Elem, shape)
+	stride := make([]int64, r) // element stride of each axis of t
+	s := int64(1)
+	for a := r - 1; a >= 0; a-- {
+		stride[a] = s
+		s *= t.Shape[a]
+	}
+	pos := make([]int64, r)
+	n := ir.NumElements(shape)
+	for i := int64(0); i < n; i++ {
+		var src int64
+		for p := range perm {
+			src += pos[p] * stride[perm[p]]
+		}
+		if t.Elem.IsFloat() {
+			out.F[i] = t.F[src]
+		} else {
+			out.I[i] = t.I[src]
+		}
+		for p := r - 1; p >= 0; p-- {
+			pos[p]++
+			if pos[p] < shape[p] {
+				break
+			}
+			pos[p] = 0
+		}
+	}
+	return out
+}
+
+// padInput gives a sum that reads a rank-4 operand through padding (an access guarded exactly by
+// the operand's bounds, in a term select(avail, x·w, 0) with w a finite constant) a zero-padded
+// copy of that operand: it returns the op computing the copy (not yet in the graph) and
+// rewrites op to read it unguarded with the term x·w.
+func padInput(g *ir.Graph, op *ir.Op, nhwcSet map[*ir.Value]bool) (*ir.Op, error) {
+	if op.Reduce != ir.ReduceSum || len(g.Params) > 0 || op.Init != 0 || math.Signbit(op.Init) {
+		return nil, nil
+	}
+	for k, o := range op.Operands {
+		acc := op.Access[k]
+		if o.Type.Rank() != 4 || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) == 0 || !o.Type.Elem.IsFloat() {
+			continue
+		}
+		term, w := paddedTerm(op, k)
+		if term == nil {
+			continue
+		}
+		shape, ok := o.Type.StaticShape()
+		if !ok {
+			continue
+		}
+		var p *ir.Op
+		var err error
+		if verr := volume.Try(func() {
+			dropDeadTaps(g.Params, op)
+			p, err = padOp(g, op, k, shape, w, term, !nhwcSet[o])
+		}); verr != nil {
+			return nil, nil
+		}
+		if err != nil || p != nil {
+			return p, err
+		}
+	}
+	return nil, nil
+}
+
+// dropDeadTaps restricts a sum whose result index is its leading dims to the reduction points
+// where some term of its body may be non-zero for some result: every term must be
+// select(avail(j), ..., +0), and a point where every such read is undefined for every result
+// only adds +0 (a dilated convolution's taps that read nothing but padding: DeepLab's 3×3
+// convolutions with dilation 36 on a 14×14 input read the input with their centre tap only).
+// Skipping +0 keeps every sum's bits: an accumulator that starts at +0 is never -0. The domain
+// stays the product of the results and a reduction set.
+func dropDeadTaps(params []string, op *ir.Op) {
+	if len(op.Out.Pieces) != 1 {
+		return
+	}
+	nOut := len(op.Out.Pieces[0].Index)
+	for d, a := range op.Out.Pieces[0].Index {
+		if dimOf(a) != d || a.Const != 0 {
+			return
+		}
+	}
+	for d := nOut; d < op.NDim(); d++ {
+		if op.Iters[d] != ir.Reduction {
+			return
+		}
+	}
+	var terms []*ir.Scalar
+	var walk func(s *ir.Scalar)
+	walk = func(s *ir.Scalar) {
+		if s.Op == ir.SAdd {
+			walk(s.Args[0])
+			walk(s.Args[1])
+			return
+		}
+		terms = append(terms, s)
+	}
+	walk(op.Body)
+	dom := op.Domain
+	rdims := op.Dims[nOut:]
+	keep := volume.EmptySet(params, "", rdims)
+	for _, t := range terms {
+		if t.Op != ir.SSelect || t.Args[0].Op != ir.SAvail {
+			return
+		}
+		z := t.Args[2]
+		if z.Op != ir.SConst || z.F != 0 || math.Signbit(z.F) {
+			return
+		}
+		acc := op.Access[t.Args[0].Arg]
+		if acc.Approx || len(acc.Pieces) != 1 {
+			return
+		}
+		g := volume.SetFromConstraints(params, dom.TupleName(), dom.DimNames(), acc.Pieces[0].Guard).Intersect(dom)
+		keep = keep.Union(g.ProjectOut(0, nOut).SetTupleName("").SetDimNames(rdims))
+	}
+	all := dom.ProjectOut(0, nOut).SetTupleName("").SetDimNames(rdims)
+	if all.IsSubset(keep) {
+		return
+	}
+	ex := make([]volume.Aff, len(rdims))
+	for i := range ex {
+		ex[i] = volume.AffDim(nOut + i)
+	}
+	lift := volume.MultiAff{Params: params, InName: dom.TupleName(), InDims: dom.DimNames(), Exprs: ex}.Map()
+	op.Domain = dom.Intersect(keep.Preimage(lift)).Coalesce()
+}
+
+// paddedTerm finds, among the terms that the body adds, select(avail(k), read(k)·read(w), 0)
+// (either factor order) with operand w a constant of finite elements read unguarded, and
+// avail(k) and read(k) nowhere else; it returns the term and w.
+func paddedTerm(op *ir.Op, k int) (*ir.Scalar, int) {
+	var terms []*ir.Scalar
+	var walk func(s *ir.Scalar)
+	walk = func(s *ir.Scalar) {
+		if s.Op == ir.SAdd {
+			walk(s.Args[0])
+			walk(s.Args[1])
+			return
+		}
+		terms = append(terms, s)
+	}
+	walk(op.Body)
+	var found *ir.Scalar
+	w := -1
+	for _, t := range terms {
+		if t.Op != ir.SSelect || t.Args[0].Op != ir.SAvail || t.Args[0].Arg != k {
+			continue
+		}
+		z := t.Args[2]
+		if z.Op != ir.SConst || z.F != 0 || math.Signbit(z.F) || t.Args[1].Op != ir.SMul {
+			return nil, -1
+		}
+		a, b := t.Args[1].Args[0], t.Args[1].Args[1]
+		if b.Op == ir.SRead && b.Arg == k {
+			a, b = b, a
+		}
+		if a.Op != ir.SRead || a.Arg != k || b.Op != ir.SRead || b.Arg == k || found != nil {
+			return nil, -1
+		}
+		wv := op.Operands[b.Arg]
+		if !wv.IsConst() || len(op.Access[b.Arg].Pieces) != 1 || len(op.Access[b.Arg].Pieces[0].Guard) > 0 {
+			return nil, -1
+		}
+		for _, x := range wv.Data.F {
+			if math.IsInf(x, 0) || math.IsNaN(x) {
+				return nil, -1
+			}
+		}
+		found, w = t, b.Arg
+	}
+	if found == nil {
+		return nil, -1
+	}
+	// operand k is used by this term only
+	uses := 0
+	seen := map[*ir.Scalar]bool{}
+	op.Body.Walk(func(s *ir.Scalar) {
+		if !seen[s] && (s.Op == ir.SRead || s.Op == ir.SAvail) && s.Arg == k {
+			uses++
+		}
+		seen[s] = true
+	})
+	if uses != 2 {
+		return nil, -1
+	}
+	return found, w
+}
+
+// padOp builds the padding op of operand k of op (see padInput) when its guard is exactly the
+// operand's bounds, and rewrites op. With reorder, the operand is still NCHW (a graph input):
+// the copy is made channels-last, so that the reorder happens in the copy.
+func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar, reorder bool) (*ir.Op, error) {
+	params := g.Params
+	piece := op.Access[k].Pieces[0]
+	dims := op.Dims
+	x := op.Operands[k]
+	guard := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, piece.Guard)
+	idxMap := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, Exprs: piece.Index}.Map()
+	inBounds := volume.Box(params, "", nil, x.Type.Shape).Preimage(idxMap)
+	if !guard.Intersect(op.Domain).IsEqual(inBounds.Intersect(op.Domain)) {
+		return nil, nil
+	}
+	// the elements read, padding included, and their box
+	read := op.Domain.Apply(idxMap)
+	r := len(shape)
+	lo, hi := make([]int64, r), make([]int64, r)
+	for a := 0; a < r; a++ {
+		one := read
+		if a+1 < r {
+			one = one.ProjectOut(a+1, r-a-1)
+		}
+		if a > 0 {
+			one = one.ProjectOut(0, a)
+		}
+		mn, err := one.Lexmin()
+		if err != nil {
+			return nil, err
+		}
+		mx, err := one.Lexmax()
+		if err != nil {
+			return nil, err
+		}
+		pmn, ok1 := mn.Sample()
+		pmx, ok2 := mx.Sample()
+		if !ok1 || !ok2 {
+			return nil, nil
+		}
+		lo[a], hi[a] = pmn.Coords[0], pmx.Coords[0]
+	}
+	ext := make([]volume.Aff, r)
+	names := make([]string, r)
+	shift := make([]volume.Aff, r) // padded index -> operand index
+	var pguard []volume.Constraint
+	for a := range ext {
+		ext[a] = volume.AffConst(hi[a] - lo[a] + 1)
+		names[a] = "p" + string(rune('0'+a))
+		shift[a] = volume.AffDim(a).AddConst(lo[a])
+		if lo[a] < 0 {
+			pguard = append(pguard, volume.GE(shift[a], volume.AffConst(0)))
+		}
+		if hi[a] >= shape[a] {
+			pguard = append(pguard, volume.GE(volume.AffConst(shape[a]-1), shift[a]))
+		}
+	}
+	full := volume.Box(params, "", names, ext)
+	// the padded copy is needed where op reads it
+	toPad := make([]volume.Aff, r)
+	for a := range toPad {
+		toPad[a] = piece.Index[a].AddConst(-lo[a])
+	}
+	padMap := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: "", Exprs: toPad}.Map()
+	dom := op.Domain.Apply(padMap).SetTupleName("").SetDimNames(names).Coalesce()
+	elem := x.Type.Elem
+	iters := make([]ir.IterKind, r)
+	p := &ir.Op{
+		Kind:     "pad",
+		Name:     op.Name,
+		Operands: []*ir.Value{x},
+		Dims:     names,
+		Iters:    iters,
+		Full:     full,
+		Domain:   dom,
+		Access:   []ir.Access{{Pieces: []ir.AccessPiece{{Guard: pguard, Index: shift}}}},
+		Out:      ir.AffAccess(identityAffs(r)...),
+		Body:     ir.Select(ir.Avail(0), ir.Read(0, elem), ir.Const(elem, 0)),
+		Reduce:   ir.ReduceNone,
+		Result:   &ir.Value{Type: ir.TensorType{Elem: elem, Shape: ext}},
+	}
+	p.Result.Def = p
+	readPad := ir.AffAccess(toPad...)
+	if reorder {
+		p.Out = permuteAccess(p.Out, nhwc)
+		p.Result.Type.Shape = permuteAffs(p.Result.Type.Shape, nhwc)
+		reorderDims(p)
+		readPad = permuteAccess(readPad, nhwc)
+	}
+	gen, err := ir.ToGeneric(params, p)
+	if err != nil {
+		return nil, nil
+	}
+	gen.Domain = p.Domain.SetDimNames(gen.Dims)
+	// op reads the copy, unguarded, and adds x·w
+	op.Operands[k] = gen.Result
+	op.Access[k] = readPad
+	prod := ir.Bin(ir.SMul, ir.Read(k, elem), ir.Read(w, elem))
+	if term.Args[1].Args[0].Arg != k {
+		prod = ir.Bin(ir.SMul, ir.Read(w, elem), ir.Read(k, elem))
+	}
+	op.Body = cloneScalar(op.Body, func(s *ir.Scalar) *ir.Scalar {
+		if s == term {
+			return prod
+		}
+		return nil
+	})
+	return gen, nil
+}
