@@ -15,6 +15,7 @@ help:
 	@echo "make models  - export the real-model set from PyTorch into GRAPHC_MODELS (~/.cache/graphc-models)"
 	@echo "make models-tiny - re-export the committed tiny models in testdata/realmodels"
 	@echo "make bench-real  - the real-model set against onnxruntime (BENCH_MODELS=a,b to choose)"
+	@echo "make bench-profile - per-kernel profile of one real model (PROFILE_MODEL=gpt2)"
 	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
 	@echo "make soak    - the thorough randomized runs (hours): oracles at 10,000 cases, 30,000 random graphs, fuzzing 10m each"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
@@ -35,16 +36,18 @@ test: lint
 demo:
 	$(GO) run ./examples/demo
 
-# bench: compiled code against onnxruntime and against --pipeline= (one table), the conv shape
-# table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) against
-# onnxruntime, the real-model set when exported, then the Go benchmarks (volume operations,
-# scanning, compile time, MatMul+Trilu die vs no die). BENCH_FLAGS=-cputime measures process CPU
-# time instead of wall time (steadier on a shared machine).
+# bench: compiled code against onnxruntime and against --pipeline= (one table: MatMul, linear
+# layers from GEMV to the lm head, GEMVs beside a plain read of their matrix, int8 against f32),
+# the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated)
+# against onnxruntime, the real-model set against onnxruntime with per-family geometric means and
+# the per-kernel profile of one decoder (when exported), then the Go benchmarks (volume
+# operations, scanning, compile time, MatMul+Trilu die vs no die). BENCH_FLAGS=-cputime measures
+# process CPU time instead of wall time (steadier on a shared machine).
 BENCH_FLAGS ?=
 bench:
 	$(GO) run ./cmd/graphc-bench $(BENCH_FLAGS)
 	$(GO) run ./cmd/graphc-bench -convs $(BENCH_FLAGS)
-	@if [ -d "$(GRAPHC_MODELS)" ]; then $(MAKE) bench-real; else echo "no real models in $(GRAPHC_MODELS): make models"; fi
+	@if [ -d "$(GRAPHC_MODELS)" ]; then $(MAKE) bench-real bench-profile; else echo "no real models in $(GRAPHC_MODELS): make models"; fi
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 
 # models: Debian's python3-torch, python3-torchvision and python3-onnx export the real-model set
@@ -52,7 +55,8 @@ bench:
 GRAPHC_MODELS ?= $(HOME)/.cache/graphc-models
 PYTHON ?= /usr/bin/python3
 BENCH_MODELS ?=
-.PHONY: models models-tiny models-quant models-quant-tiny bench-real
+PROFILE_MODEL ?= gpt2
+.PHONY: models models-tiny models-quant models-quant-tiny bench-real bench-profile
 models:
 	$(PYTHON) models/export.py --out $(GRAPHC_MODELS)
 
@@ -70,6 +74,11 @@ models-quant-tiny:
 
 bench-real:
 	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)" $(BENCH_FLAGS)
+
+# bench-profile: where one decoder's time goes, op by op (the kernels' cycle counters of
+# --profile): its 25 slowest ops with their time per call, ONNX node and kernel strategy
+bench-profile:
+	$(GO) run ./cmd/graphc-bench -real -no-nodie -no-ort -profile 25 -model-dir $(GRAPHC_MODELS) -models $(PROFILE_MODEL)
 
 # fuzz: every fuzz target (docs/fuzzing.md), one after another, each for FUZZTIME; FUZZFLAGS adds
 # go test flags (e.g. FUZZFLAGS=-parallel=1 on a shared machine). It stops at the first target

@@ -5,6 +5,8 @@
 package lower
 
 import (
+	"math"
+
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -103,6 +105,14 @@ func (kb *kernelBuilder) load(bc *bodyCtx, k int) (value.Value, error) {
 	w := kb.ops[k]
 	acc := kb.op.Access[k]
 	t := w.v.Type.Elem
+	if f, i, ok := splatConst(w.v); ok && len(acc.Pieces) == 1 && len(acc.Pieces[0].Guard) == 0 {
+		// every element of a splat constant is the same: no load (the kernel key holds the
+		// value, see bufferKey)
+		return bc.cnst(t, f, i), nil
+	}
+	if len(acc.Pieces) == 0 {
+		return bc.cnst(t, 0, 0), nil // read nowhere on the domain (decideGuards)
+	}
 	if bc.vl > 0 {
 		return kb.vload(bc, k), nil
 	}
@@ -126,6 +136,37 @@ func (kb *kernelBuilder) load(bc *bodyCtx, k int) (value.Value, error) {
 	fb.cur.NewBr(merge)
 	fb.cur = merge
 	return fb.cur.NewPhi(incs...), nil
+}
+
+// splatConst returns the value of a constant whose elements are all equal (NaN payloads aside).
+func splatConst(v *ir.Value) (f float64, i int64, ok bool) {
+	t := v.Data
+	if t == nil {
+		return 0, 0, false
+	}
+	if t.Elem.IsFloat() {
+		if len(t.F) == 0 {
+			return 0, 0, false
+		}
+		f = t.F[0]
+		bits := math.Float64bits(f)
+		for _, x := range t.F[1:] {
+			if math.Float64bits(x) != bits {
+				return 0, 0, false
+			}
+		}
+		return f, 0, true
+	}
+	if len(t.I) == 0 {
+		return 0, 0, false
+	}
+	i = t.I[0]
+	for _, x := range t.I[1:] {
+		if x != i {
+			return 0, 0, false
+		}
+	}
+	return 0, i, true
 }
 
 // vload reads operand k at vl consecutive points of the inner dimension: one vector load when

@@ -280,6 +280,14 @@ func (bc *bodyCtx) binaryF(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.
 			return fb.call(fb.mc.rtFunc(rtFmod), a, fb.toF64(y))
 		}), nil
 	case ir.SPow:
+		switch e, ok := floatConstValue(y); {
+		case ok && e == 1:
+			return x, nil // Go's Pow(x, 1) is x
+		case ok && e == 2 && isF32(x.Type()):
+			// Go's Pow(x, 2) squares x's mantissa exactly in float64 (48 bits), so the float32
+			// result is x*x rounded once: the same bits
+			return c.NewFMul(x, x), nil
+		}
 		return bc.viaF64(x, func(a value.Value) value.Value {
 			return fb.call(fb.mc.rtFunc(rtPow), a, fb.toF64(y))
 		}), nil
@@ -313,6 +321,28 @@ func (bc *bodyCtx) binaryF(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.
 		return c.NewFCmp(enum.FPredOGE, x, y), nil
 	}
 	return nil, fmt.Errorf("%s of %s has no lowering", op, t)
+}
+
+// floatConstValue returns the value of a float constant or of a splat vector of one.
+func floatConstValue(v value.Value) (float64, bool) {
+	switch c := v.(type) {
+	case *constant.Float:
+		f, _ := c.X.Float64()
+		return f, true
+	case *constant.Vector:
+		if len(c.Elems) == 0 {
+			return 0, false
+		}
+		f, ok := floatConstValue(c.Elems[0])
+		for _, e := range c.Elems[1:] {
+			g, ok2 := floatConstValue(e)
+			if !ok2 || g != f {
+				return 0, false
+			}
+		}
+		return f, ok
+	}
+	return 0, false
 }
 
 // fminmax is Go's math.Max/Min with NaN propagation: NaN if either operand is NaN, and
@@ -373,8 +403,8 @@ func intTypeLike(t types.Type) types.Type {
 // viaF64 computes f on x widened to double and narrows the result back to x's type.
 func (bc *bodyCtx) viaF64(x value.Value, f func(value.Value) value.Value) value.Value {
 	r := f(bc.fb.toF64(x))
-	if x.Type() == types.Float {
-		return bc.cur().NewFPTrunc(r, types.Float)
+	if isF32(x.Type()) {
+		return bc.cur().NewFPTrunc(r, x.Type())
 	}
 	return r
 }
@@ -494,6 +524,22 @@ func (bc *bodyCtx) unaryF(op ir.ScalarOp, t ir.DType, x value.Value) (value.Valu
 	ft := x.Type()
 	rt := func(name string) func(value.Value) value.Value {
 		return func(a value.Value) value.Value { return fb.call(mc.rtFunc(name), a) }
+	}
+	if isF32(ft) {
+		// float32 (and f16, computed in float): graphc's polynomial math (math_vec.go)
+		v := newVF(fb, ft)
+		switch op {
+		case ir.SExp:
+			return v.exp(x), nil
+		case ir.SLog:
+			return v.log(x), nil
+		case ir.STanh:
+			return v.tanh(x), nil
+		case ir.SSigmoid:
+			return v.sigmoid(x), nil
+		case ir.SErf:
+			return v.erf(x), nil
+		}
 	}
 	switch op {
 	case ir.SNeg:

@@ -20,6 +20,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/llir/llvm/ir/value"
 
@@ -44,6 +45,14 @@ const (
 	// tilePackMinReuse is the smallest number of row tiles that read one packed panel: the
 	// copy costs about as much as one tile's reads of the operand.
 	tilePackMinReuse = 4
+	// tileKCStream is the chunk of contractions with fewer than tilePackMinReuse rows of
+	// tiles whose other operand (all its reduction rows by the result's columns) is larger
+	// than tileStreamBytes: it streams from memory (see plan).
+	tileKCStream     = 16
+	tileKCStreamTall = 64
+	// tileStreamPrefetchRows is the smallest tile height whose streamed kernels prefetch
+	tileStreamPrefetchRows = 4
+	tileStreamBytes        = 1 << 20
 	// tileMinLive is the smallest fraction of live points in the visited tiles for which
 	// register tiles are used: sparser volumes (diagonals) keep the per-point nest.
 	tileMinLive = 0.5
@@ -106,6 +115,13 @@ type contraction struct {
 	pstride   []int64
 	rlos      []int64
 	packElems int64 // reduction slots of a panel
+	// strided are the reads strided along j: always packed (gathered lane by lane)
+	strided []int
+	// stream: the reduction runs in short chunks over an operand read in place from memory
+	stream bool
+	// blocks: a read is uniform along aligned blocks of j (grouped convolutions): the tile
+	// keeps the shape chosen for its block width
+	blocks bool
 	// rowDependent: the tiles' reduction set depends on their first row (no epilogue: a
 	// tile's reduction may end before the last chunk)
 	rowDependent bool
@@ -171,8 +187,13 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 	j := nOut - 1
 	// reads: one piece, unit-stride or invariant along j, or invariant along aligned blocks
 	// of j (the input of a grouped convolution, read at floor(m/Mg)): the vectors are then no
-	// wider than the blocks; guarded pieces are split off or peeled below
+	// wider than the blocks; guarded pieces are split off or peeled below. A read strided
+	// along j otherwise (Kᵀ in Q·Kᵀ, the transpose folded into the access) is copied into the
+	// panels, which hold it unit-stride: it must be unguarded, of the result's type and
+	// invariant along i (checked once i is chosen).
 	vl := vecBytes / elem.Size()
+	var strided []int
+	blocks := false
 	for k, acc := range op.Access {
 		if !op.Body.Reads(k) {
 			continue
@@ -181,13 +202,17 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			return nil, "a read has pieces"
 		}
 		if accessStride(acc.Pieces[0].Index, j) == strideOther {
-			b := blockDen(acc.Pieces[0].Index, j)
-			if b == 0 {
-				return nil, "a read is not unit-stride along j"
+			if b := blockDen(acc.Pieces[0].Index, j); b > 0 {
+				for b%int64(vl) != 0 {
+					vl /= 2
+				}
+				blocks = true
+				continue
 			}
-			for b%int64(vl) != 0 {
-				vl /= 2
+			if len(acc.Pieces[0].Guard) > 0 || op.Operands[k].Type.Elem != elem || readsAvail(op.Body, k) {
+				return nil, "a read is neither unit-stride along j nor packable"
 			}
+			strided = append(strided, k)
 		}
 	}
 	ok := true
@@ -200,20 +225,28 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		return nil, "body has no vector lowering"
 	}
 	// i: the result dim that most vector reads are invariant in (they are then loaded once
-	// for all rows), the innermost on ties
+	// for all rows); on ties the longest (a [197, 1, 2304] result has its rows in dim 0, not
+	// in the unit batch dim), then the innermost
 	i, best := -1, -1
+	var bestExt int64
 	for d := 0; d < j; d++ {
 		s := 0
 		for k, acc := range op.Access {
-			if op.Body.Reads(k) && accessStride(acc.Pieces[0].Index, j) == strideUnit && accessStride(acc.Pieces[0].Index, d) == strideInvariant {
+			if op.Body.Reads(k) && (accessStride(acc.Pieces[0].Index, j) == strideUnit || slices.Contains(strided, k)) && accessStride(acc.Pieces[0].Index, d) == strideInvariant {
 				s++
 			}
 		}
-		if s >= best {
-			i, best = d, s
+		ext, _ := op.Result.Type.Shape[d].IsConst()
+		if s > best || s == best && ext >= bestExt {
+			i, best, bestExt = d, s, ext
 		}
 	}
-	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vl, mr: 6, nv: 2}
+	for _, k := range strided {
+		if accessStride(op.Access[k].Pieces[0].Index, i) != strideInvariant {
+			return nil, "a read strided along j varies along i"
+		}
+	}
+	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vl, mr: 6, nv: 2, strided: strided, blocks: blocks}
 	if vecBytes >= 64 {
 		// AVX-512: 24 accumulators, 3 vector operands and a broadcast of 32 registers
 		// (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
@@ -238,6 +271,17 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		return nil, why
 	}
 	return c, ""
+}
+
+// readsAvail reports whether the body asks whether operand k is defined (Avail(k)).
+func readsAvail(s *ir.Scalar, k int) bool {
+	found := false
+	s.Walk(func(n *ir.Scalar) {
+		if n.Op == ir.SAvail && n.Arg == k {
+			found = true
+		}
+	})
+	return found
 }
 
 // blockDen returns, when index reads the same element for every value of dim d in aligned
@@ -319,6 +363,13 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if cols := phi[c.j] - plo[c.j] + 1; !c.blocks && c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
+		// AVX-512 tiles narrower or wider than 3 vectors (attention's P·V with head dims 32
+		// and 64): as many vectors as the columns need, and rows for the same 24 accumulators
+		// (before anything depends on the tile shape)
+		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
+		c.mr = min(24/c.nv, 16)
+	}
 	var rowSet *volume.Set // the reduction set of a tile, parametric in its first row
 	if !prod.IsSubset(dom) {
 		if len(edge) > 0 {
@@ -364,6 +415,27 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	if tileKCLong*c.nv*c.vl*op.Result.Type.Elem.Size() <= tilePanelL1 {
 		kc = tileKCLong
 	}
+	if rows := phi[c.i] - plo[c.i] + 1; rows <= int64(c.mr)*(tilePackMinReuse-1) {
+		// up to three rows of tiles, too few to pay for a packed copy (a GEMV, a skinny
+		// GEMM): the other operand is read in place, from memory. With short chunks the tiles
+		// sweep kc rows of it side by side, kc sequential streams that the prefetchers follow;
+		// long chunks read each row a tile's width at a time, a new page per row
+		// (1×1024·1024×8000 from L3: kc=256 2.7 ms, kc=16 0.8 ms, a plain read of the 33 MB
+		// 0.6-1.1 ms; 16×1024·1024×4096: 2.26 -> 1.88 ms).
+		ext := (phi[c.j] - plo[c.j] + 1) * int64(op.Result.Type.Elem.Size())
+		for d := range rlo {
+			ext *= rhi[d] - rlo[d] + 1
+		}
+		if ext > tileStreamBytes {
+			kc, c.stream = tileKCStream, true
+			if rows > int64(c.mr) {
+				// with two or three rows of tiles reading each chunk, longer chunks reload
+				// the accumulators less often (16×1024·1024×4096: kc=16 1.8 ms, kc=64 1.4
+				// ms; one row of 8: kc=16 0.8 ms, kc=64 1.0 ms)
+				kc = tileKCStreamTall
+			}
+		}
+	}
 	if c.rhi-c.rlo+1 > kc {
 		c.kc = kc
 		cons := []volume.Constraint{
@@ -384,6 +456,11 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		// a packed panel holds the reduction points of the first tile of its column, which
 		// for a row-dependent reduction are not every tile's
 		c.planPacks(op, rlo, rhi, phi[c.i]-plo[c.i]+1)
+	}
+	for _, k := range c.strided {
+		if !slices.Contains(c.packs, k) {
+			return fmt.Sprintf("read %d is strided along j and cannot be packed", k), nil
+		}
 	}
 	c.planOrder(op)
 	pbox := boxSet(nil, pset.TupleName(), plo, phi)
@@ -665,7 +742,7 @@ func (c *contraction) tileLevels(lev []value.Value) []value.Value {
 // tilePackMinReuse row tiles read the panel and it fits tilePackBytes. The panel is copied by scanning the same reduction parts as
 // the micro-kernel, so it reads exactly the elements that the tiles read.
 func (c *contraction) planPacks(op *ir.Op, rlo, rhi []int64, rows int64) {
-	if (rows+int64(c.mr)-1)/int64(c.mr) < tilePackMinReuse {
+	if (rows+int64(c.mr)-1)/int64(c.mr) < tilePackMinReuse && len(c.strided) == 0 {
 		return
 	}
 	elem := op.Result.Type.Elem
@@ -687,6 +764,13 @@ func (c *contraction) planPacks(op *ir.Op, rlo, rhi []int64, rows int64) {
 			continue
 		}
 		p := acc.Pieces[0]
+		if slices.Contains(c.strided, k) {
+			c.packs = append(c.packs, k)
+			continue
+		}
+		if (rows+int64(c.mr)-1)/int64(c.mr) < tilePackMinReuse {
+			continue
+		}
 		if len(p.Guard) > 0 || accessStride(p.Index, c.j) != strideUnit || accessStride(p.Index, c.i) != strideInvariant {
 			continue
 		}

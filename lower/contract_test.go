@@ -34,6 +34,20 @@ var contractionCases = []contractionCase{
   %C = matmul(%A, %B) : f64[9, 19]
   return %C
 }`, "", true},
+	// one row of tiles over a 1.25 MB operand: chunks of 16 reduction rows (streamed)
+	{"gemv_stream", `graph @g(%A: f32[3, 600], %B: f32[600, 521]) {
+  %C = matmul(%A, %B) : f32[3, 521]
+  return %C
+}`, "", true},
+	// attention's P·V with a head dim of 32 and of 64: 12×32 and 6×64 tiles on AVX-512
+	{"narrow_pv", `graph @g(%P: f32[2, 50, 70], %V: f32[2, 70, 32]) {
+  %C = matmul(%P, %V) : f32[2, 50, 32]
+  return %C
+}`, "", true},
+	{"wide_pv", `graph @g(%P: f32[2, 50, 70], %V: f32[2, 70, 64]) {
+  %C = matmul(%P, %V) : f32[2, 50, 64]
+  return %C
+}`, "", true},
 	{"packed_kc_chunks", `graph @g(%A: f32[40, 600], %B: f32[600, 517]) {
   %C = matmul(%A, %B) : f32[40, 517]
   return %C
@@ -96,6 +110,21 @@ var contractionCases = []contractionCase{
   %y = conv(%x, %w) {pads = [1, 2, 1, 0], strides = [2, 1]} : f32[2, 5, 9, 41]
   return %y
 }`, "", true},
+	// Q·Kᵀ with the transpose folded into the access: K is read strided along j and gathered
+	// into the panels
+	{"transposed_b", `graph @g(%A: f32[37, 32], %B: f32[70, 32]) {
+  %C = generic(%A, %B) {access = ["{ [i, j, k] -> [i, k] }", "{ [i, j, k] -> [j, k] }"], body = "mul(in0, in1)", domain = "{ [i, j, k] : 0 <= i < 37 and 0 <= j < 70 and 0 <= k < 32 }", iterators = ["parallel", "parallel", "reduction"], out = "{ [i, j, k] -> [i, j] }", reduce = "sum", type = "f32[37, 70]"} : f32[37, 70]
+  return %C
+}`, "", true},
+	{"transposed_b_heads_causal", `graph @g(%Q: f32[40, 4, 16], %K: f32[40, 4, 16]) {
+  %S = generic(%Q, %K) {access = ["{ [h, i, j, k] -> [i, h, k] }", "{ [h, i, j, k] -> [j, h, k] }"], body = "mul(in0, in1)", domain = "{ [h, i, j, k] : 0 <= h < 4 and 0 <= i < 40 and 0 <= j < 40 and 0 <= k < 16 }", iterators = ["parallel", "parallel", "parallel", "reduction"], out = "{ [h, i, j, k] -> [h, i, j] }", reduce = "sum", type = "f32[4, 40, 40]"} : f32[4, 40, 40]
+  %Y = trilu(%S) {k = 0, upper = 0} : f32[4, 40, 40]
+  return %Y
+}`, "", true},
+	{"transposed_b_kc_chunks", `graph @g(%A: f32[20, 600], %B: f32[50, 600]) {
+  %C = generic(%A, %B) {access = ["{ [i, j, k] -> [i, k] }", "{ [i, j, k] -> [j, k] }"], body = "mul(in0, in1)", domain = "{ [i, j, k] : 0 <= i < 20 and 0 <= j < 50 and 0 <= k < 600 }", iterators = ["parallel", "parallel", "reduction"], out = "{ [i, j, k] -> [i, j] }", reduce = "sum", type = "f32[20, 50]"} : f32[20, 50]
+  return %C
+}`, "", true},
 	// P·V of causal attention after known-values: the reduction range depends on the row
 	// (k <= i); tiles share the prefix up to their first row, the ragged rest is a border
 	{"causal_pv", `graph @g(%p: f32[2, 37, 37], %v: f32[2, 37, 40]) {
@@ -122,7 +151,8 @@ var contractionCases = []contractionCase{
 
 // packedCases are the contractions whose B-like read is copied into panels on every CPU (the
 // others' panels stay in L1 in place).
-var packedCases = map[string]bool{"packed_kc_chunks": true, "packed_f64": true, "packed_batch_triangle": true, "packed_conv_pads_bias": true}
+var packedCases = map[string]bool{"packed_kc_chunks": true, "packed_f64": true, "packed_batch_triangle": true, "packed_conv_pads_bias": true,
+	"transposed_b": true, "transposed_b_heads_causal": true, "transposed_b_kc_chunks": true}
 
 func contractionGraph(t *testing.T, c contractionCase) *ir.Graph {
 	t.Helper()

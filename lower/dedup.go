@@ -186,6 +186,11 @@ func (ec *entryCtx) bufferKey(v *ir.Value) string {
 	k.TensorType(v.Type)
 	k.region(ec.regionOf(v), v.Type)
 	k.Bool(ec.alignedBuffer(v))
+	if f, i, ok := splatConst(v); ok {
+		// kernels read splat constants as immediates
+		k.Float(f)
+		k.Int(i)
+	}
 	if a := ec.alias[v]; a != nil {
 		// written in place: the target's box gives the strides, the shift the origin
 		k.TensorType(a.target.Type)
@@ -234,7 +239,7 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	} else if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
 		kf.name = kf.tiles.String()
 	} else {
-		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op), mc.intRequant(op))
+		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op), mc.intRequant(op), mc.cfg.OrderedReductions)
 		kf.name = kf.strat.String()
 		kf.whole = op.Reduce == ir.ReduceNone && ec.writesWhole(op)
 		kf.parts = splitGuarded(op, ec.g.Params)
@@ -245,7 +250,7 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 		if kf.parts != nil {
 			kf.name = name
 			for _, p := range kf.parts {
-				s := chooseStrategy(p, mc.vectorBytesFor(p), mc.intRequant(p))
+				s := chooseStrategy(p, mc.vectorBytesFor(p), mc.intRequant(p), mc.cfg.OrderedReductions)
 				kf.partStrats = append(kf.partStrats, s)
 				kf.name += " [" + s.String() + "]"
 			}

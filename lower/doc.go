@@ -47,7 +47,18 @@
 // invariant in it (reads guarded independently of it, as the padding of a channels-last
 // tensor, load all lanes or none) and every body operation has a vector lowering. Ops without
 // reduction whose reads have disjoint guards (concatenations, padding copies, trilu) are split
-// into one unguarded nest per read plus the rest (guard_split.go, "guard-split [...]").
+// into one unguarded nest per read plus the rest (guard_split.go, "guard-split [...]"). A reduction whose innermost
+// dim is a reduction dim the result does not depend on (softmax's and the norms' row sums and
+// maxima) runs its body on vectors along that dim. Integer reductions, float maxima and minima
+// and float sums accumulate in vector lanes folded in a fixed tree after the loop
+// ("+vector-acc"): exact for the first two (but for the sign of a zero extremum), and a
+// deterministic reassociated sum, within (n-1)·ε·Σ|xᵢ| of the evaluator's, for float sums.
+// Float products, and float sums with Config.OrderedReductions, combine the lanes into the
+// result element in order ("+vector-reduce"): every element is combined in the evaluator's
+// order, so results keep their bits. Explicit vectors are the target's width: HVX's 128 bytes, and on
+// x86-64 as wide as --mcpu/--mattr allow (x86VectorBytes, as for the register tiles), with
+// "prefer-vector-width"="512" on AVX-512 kernels. Reads of splat constants (every element
+// equal) are immediates; pow(x, 2) of float32 is x·x (Go's Pow gives the same bits).
 //
 // Contractions get register tiles (contract.go plans, contract_emit.go emits) on targets whose
 // JSON sets "register-tiles" (x86-64): a ReduceSum of f32 or f64 with static shapes whose
@@ -66,9 +77,20 @@
 // when the panel read in place would overflow an L1 set and the copy is no larger (rows of a
 // 512-wide f32 B, 2 KiB apart, fall in 2 of L1's 64 sets): 512³ with AVX2 ran in 3.4 ms in place
 // and 2.9 ms packed. Convolution inputs, whose rows shifted by the kernel offsets overlap, stay
-// in place. Packing only moves loads: results keep their bits. The width is the CPU spec's
+// in place. A read strided along j (Kᵀ in attention's Q·Kᵀ once fuse has folded the
+// transpose into the access) is always packed, gathered column by column, so that the
+// micro-kernels read it unit-stride. Copying a panel prefetches the same rows of the next
+// column's panel. Packing only moves loads: results keep their bits. The width is the CPU spec's
 // vector-bytes (AVX-512 CPUs 64 bytes, AVX CPUs 32, otherwise 16) edited by --mattr
-// (x86VectorBytes); --mcpu=native reads the host's CPU flags as clang's -march=native does.
+// (x86VectorBytes); --mcpu=native reads the host's CPU flags as clang's -march=native does. AVX-512 tiles whose
+// columns are fewer than 48 or exactly 64 (attention's P·V with head dims 32 and 64) take as
+// many vectors as the columns need and rows for the same 24 accumulators (12×32, 6×64). A
+// contraction with up to three rows of tiles (too few to pay for packing) over more than 1 MiB
+// of the other operand (a GEMV, a skinny GEMM) reduces in chunks of 16 (kc=16): the tiles then
+// sweep 16 rows of it side by side, sequential streams the prefetchers follow, instead of one
+// page per row (1×1024 · 1024×8000: 2.7 ms with kc=256, 0.8 ms, a plain read of the 33 MB
+// 0.6-1.1 ms); with two or three rows of tiles the chunks are 64 long (fewer reloads of the
+// accumulators), and tiles of 4 rows or more prefetch the same point two tiles ahead.
 //
 // Products accumulate with llvm.fmuladd, which fuses only where the CPU has FMA: for the
 // baseline x86-64 CPU the result is a rounded multiply then add, bit-identical to the
@@ -86,8 +108,16 @@
 // ("+border"); a bias read guarded on the reduction dims alone peels the first reduction point
 // so that the rest of the reduction is a plain multiply-add. A tiled result whose consumers
 // read only tile-written elements skips its initialisation (accumulators start at the init
-// value). The chosen strategies are recorded in Entry.Strategies, e.g.
+// value), and so does a graph output the tiles write whole and the result of an op without
+// reduction whose consumers read only what it writes (softmax on the causal triangle). The
+// chosen strategies are recorded in Entry.Strategies, e.g.
 // "register-tiles 8x48 i=0 j=1 kc=256 classes=4 parts=1 +border".
+//
+// Before planning, access guards are decided on the op's (restricted) domain (guards.go): a
+// guard that holds on the whole domain is dropped, a piece whose guard holds nowhere goes, and
+// Avail of an access left with no piece or one unguarded piece is a constant. After DIE and
+// known-values, causal softmax's fused mask always picks the scores on the triangle it runs
+// on, so its kernels read unguarded operands and vectorize.
 //
 // # Integer kernels
 //
@@ -158,10 +188,15 @@
 // pure-Go math: fdlibm and Cephes algorithms, same constants and evaluation order), floor, ceil,
 // round-half-even, fmod (exact), correctly rounded f64 division and square root (soft, on
 // Hexagon), int64 division and remainder (soft, on Hexagon), integer power and the binary16
-// conversions. f32 and f16 operations compute in float64 and round once. Accuracy (TestMathAccuracy,
-// 2·10^6 arguments per function, against Go's math package on amd64, whose Exp and Log are
-// assembly): f64 exp ≤ 2 ulp (≤ 1 ulp from the correctly rounded value), log 0, tanh ≤ 2,
-// sigmoid ≤ 4, erf ≤ 1, sin and cos 0 (Payne–Hanek reduction above 2^29), atan 0, pow ≤ 6
-// (Go's own pow is not correctly rounded either), sqrt, floor, ceil, round, fmod and division 0; every
-// f32 result 0 ulp on the sweep. Hexagon and x86-64 give the same bits.
+// conversions. f32 and f16 operations compute in float64 and round once, except exp, log, tanh,
+// sigmoid and erf of float32 (and f16, computed in float): those are float32 polynomials
+// emitted inline on scalars and vectors alike (math_vec.go), so that they vectorize. Accuracy
+// (TestMathAccuracy, 2·10^6 arguments per function, against Go's math package on amd64, whose
+// Exp and Log are assembly): f64 exp ≤ 2 ulp (≤ 1 ulp from the correctly rounded value), log 0,
+// tanh ≤ 2, sigmoid ≤ 4, erf ≤ 1, sin and cos 0 (Payne–Hanek reduction above 2^29), atan 0, pow ≤ 6
+// (Go's own pow is not correctly rounded either), sqrt, floor, ceil, round, fmod and division
+// 0; float32 exp ≤ 1 ulp (subnormal results included), log ≤ 1, tanh ≤ 1, sigmoid ≤ 2, erf ≤ 2
+// (10^6 arguments over the ranges where they are not constant; on HVX vectors, which have no
+// division, their quotients use a Newton reciprocal: tanh ≤ 2, sigmoid ≤ 3); every other f32
+// result 0 ulp on the sweep. Hexagon scalar code and x86-64 give the same bits.
 package lower

@@ -75,10 +75,10 @@ func (mc *moduleCtx) intDotKind() (dotKind, int) {
 	case mc.tileBytes >= 32 && (featureOn(mc.allFeatures, "avxvnni") ||
 		featureOn(mc.allFeatures, "avx512f") && featureOn(mc.allFeatures, "avx512vnni") && featureOn(mc.allFeatures, "avx512vl")):
 		return dotVNNI256, 32
-	case mc.tileBytes >= 32 && mc.vecBytes == 0 && featureOn(mc.allFeatures, "avx2"):
+	case mc.tileBytes >= 32 && mc.cfg.VectorBytes == 0 && featureOn(mc.allFeatures, "avx2"):
 		// not vpmaddubsw: its i16 pair sums saturate for full-range u8 × s8
 		return dotAVX2, 32
-	case mc.tileBytes >= 16 && mc.vecBytes == 0 && strings.HasPrefix(mc.tgt.Triple, "x86_64"):
+	case mc.tileBytes >= 16 && mc.cfg.VectorBytes == 0 && strings.HasPrefix(mc.tgt.Triple, "x86_64"):
 		return dotSSE2, 16
 	case mc.vecBytes >= 16:
 		return dotGeneric, mc.vecBytes

@@ -7,10 +7,12 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -46,6 +48,16 @@ type kernelSig struct {
 // emitKernel returns the kernel of op (the i-th op of g): the kernel of an earlier op with the
 // same key (dedup.go), or a new one.
 func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
+	if d := decideGuards(op); d != op {
+		// the copy stands for op in everything keyed by it
+		if c := ec.epi[op]; c != nil {
+			ec.epi[d] = c
+		}
+		if a := ec.aliasCopies[op]; a != nil {
+			ec.aliasCopies[d] = a
+		}
+		op = d
+	}
 	kf := ec.formOf(op)
 	chain := ec.epi[op]
 	if chain == nil {
@@ -57,8 +69,10 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	} else {
 		ec.strategies = append(ec.strategies, fmt.Sprintf("%s +epilogue(%d)", kf.name, len(chain.ops)))
 	}
-	// every element anyone reads is computed whole by one tile: no initialisation
-	fromInit := kf.tiles != nil && kf.tiles.border == nil && ec.readsOnlyWritten(op)
+	// every element anyone reads is computed whole by one tile, or written by one iteration of
+	// an op without reduction (softmax's probabilities on the causal triangle, whose other
+	// half nobody reads): no initialisation
+	fromInit := (kf.tiles != nil && kf.tiles.border == nil || kf.tiles == nil && op.Reduce == ir.ReduceNone && ec.aliasCopies[op] == nil) && ec.readsOnlyWritten(op)
 	if chain != nil {
 		key := ec.epiKey(op, chain, fromInit)
 		if sig := ec.mc.fusedKernels[key]; sig != nil {
@@ -133,6 +147,9 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	} else {
 		kb.strat = kf.strat
 	}
+	if kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.tgt.VectorFromCPU {
+		fb.wideVectors()
+	}
 	kb.res = ec.viewOf(fb, op.Result, rp)
 	for k, o := range op.Operands {
 		kb.ops = append(kb.ops, ec.viewOf(fb, o, ps[1+k]))
@@ -162,7 +179,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		}
 		if tiles.border != nil {
 			kb.op = tiles.border
-			kb.strat = chooseStrategy(tiles.border, mc.vectorBytesFor(tiles.border), mc.intRequant(tiles.border))
+			kb.strat = chooseStrategy(tiles.border, mc.vectorBytesFor(tiles.border), mc.intRequant(tiles.border), mc.cfg.OrderedReductions)
 			if err := kb.emitNest(ec.g.Params); err != nil {
 				return nil, err
 			}
@@ -218,14 +235,16 @@ func writesWhole(op *ir.Op, params []string) bool {
 	return whole
 }
 
-// readsOnlyWritten reports whether op's result is not a graph output and its consumers read
-// only elements that op writes (exact volume check), so that the others need no value. The
-// answer depends on the domains and maps of op and its consumers alone: it is computed once
-// per distinct combination (layers repeat them).
+// readsOnlyWritten reports whether every element of op's result that anyone reads is one op
+// writes (exact volume checks), so that the others need no value: a graph output must be
+// written whole (the logits of a language-model head skip an 8 MB initialisation); otherwise
+// its consumers must read only elements that op writes. The answer depends on the domains and
+// maps of op and its consumers alone: it is computed once per distinct combination (layers
+// repeat them).
 func (ec *entryCtx) readsOnlyWritten(op *ir.Op) bool {
 	for _, o := range ec.g.Outputs {
 		if o == op.Result {
-			return false
+			return writesWhole(op, ec.g.Params)
 		}
 	}
 	k := &ec.key
@@ -374,8 +393,113 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 	if kb.strat.vl > 0 && n > 0 {
 		e.vl = kb.strat.vl
 		e.vecLeaf = func(lev []value.Value) error { return kb.point(toDims(lev), kb.strat.vl) }
+		if kb.strat.reduceLanes {
+			e.acc = kb.laneAccumulator(toDims)
+		}
 	}
 	return e.emit(ast)
+}
+
+// laneAccumulator is the vector accumulator of a "+vector-acc" reduction: lane l sums (or
+// takes the extremum of) the points l, l + vl, l + 2vl... of each vector loop; after the loop
+// the lanes are folded in halves (a fixed tree) and the total is combined into the result
+// element, before the scalar remainder.
+func (kb *kernelBuilder) laneAccumulator(toDims func([]value.Value) []value.Value) *vecAccumulator {
+	op := kb.op
+	fb := kb.fb
+	elem := op.Result.Type.Elem
+	vl := kb.strat.vl
+	ctx := func(dims []value.Value, lanes int) *bodyCtx {
+		bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: dims, vl: lanes, memo: map[*ir.Scalar]value.Value{}}
+		bc.inner = kb.strat.perm[len(kb.strat.perm)-1]
+		return bc
+	}
+	return &vecAccumulator{
+		init: func() value.Value {
+			return ctx(nil, vl).cnst(elem, reduceIdentity(op.Reduce, elem), reduceIdentityInt(op.Reduce, elem))
+		},
+		step: func(lev []value.Value, acc value.Value) (value.Value, error) {
+			bc := ctx(toDims(lev), vl)
+			v, err := bc.emit(op.Body)
+			if err != nil {
+				return nil, err
+			}
+			if op.Body.Type != elem {
+				if v, err = bc.cast(v, op.Body.Type, elem); err != nil {
+					return nil, err
+				}
+			}
+			return bc.combine(op.Reduce, elem, acc, v)
+		},
+		done: func(lev []value.Value, acc value.Value) error {
+			dims := toDims(lev)
+			for w := vl / 2; w >= 1; w /= 2 {
+				// fold the upper half of the lanes onto the lower half
+				var a, b value.Value
+				lanes := w
+				if w == 1 {
+					a, b = fb.cur.NewExtractElement(acc, i32c(0)), fb.cur.NewExtractElement(acc, i32c(1))
+					lanes = 0
+				} else {
+					lo, hi := make([]constant.Constant, w), make([]constant.Constant, w)
+					for l := 0; l < w; l++ {
+						lo[l], hi[l] = i32c(int64(l)), i32c(int64(w+l))
+					}
+					mt := types.NewVector(uint64(w), types.I32)
+					a = fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, lo...))
+					b = fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, hi...))
+				}
+				var err error
+				if acc, err = ctx(dims, lanes).combine(op.Reduce, elem, a, b); err != nil {
+					return err
+				}
+			}
+			off := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, dims))
+			total, err := ctx(dims, 0).combine(op.Reduce, elem, fb.loadElem(kb.res, off), acc)
+			if err != nil {
+				return err
+			}
+			st := fb.cur.NewStore(fb.toMem(total, elem), fb.elemPtr(kb.res, off))
+			st.Align = llvm.Align(byteSize(mustMemType(elem)))
+			return nil
+		},
+	}
+}
+
+// reduceIdentity is the value a lane accumulator starts from: x combined with it is x (-0 for
+// float sums: -0 + x is x, -0 included).
+func reduceIdentity(r ir.ReduceKind, t ir.DType) float64 {
+	switch r {
+	case ir.ReduceProd:
+		return 1
+	case ir.ReduceMax:
+		return math.Inf(-1)
+	case ir.ReduceMin:
+		return math.Inf(1)
+	}
+	return math.Copysign(0, -1)
+}
+
+// reduceIdentityInt is reduceIdentity for integer types.
+func reduceIdentityInt(r ir.ReduceKind, t ir.DType) int64 {
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	switch t {
+	case ir.I32:
+		lo, hi = math.MinInt32, math.MaxInt32
+	case ir.I8:
+		lo, hi = math.MinInt8, math.MaxInt8
+	case ir.U8:
+		lo, hi = 0, math.MaxUint8
+	}
+	switch r {
+	case ir.ReduceProd:
+		return 1
+	case ir.ReduceMax:
+		return lo
+	case ir.ReduceMin:
+		return hi
+	}
+	return 0
 }
 
 // point emits the body at one iteration point (vl = 0) or at vl consecutive points of the
@@ -400,6 +524,21 @@ func (kb *kernelBuilder) point(dims []value.Value, vl int) error {
 		if v, err = bc.cast(v, op.Body.Type, elem); err != nil {
 			return err
 		}
+	}
+	if vl > 0 && kb.strat.reduceInner {
+		// lanes are consecutive points of the reduction: combine them in order
+		sbc := *bc
+		sbc.vl = 0
+		acc := fb.loadElem(kb.res, off)
+		for l := 0; l < vl; l++ {
+			if acc, err = sbc.combine(op.Reduce, elem, acc, fb.cur.NewExtractElement(v, i32c(int64(l)))); err != nil {
+				return err
+			}
+		}
+		mt := mustMemType(elem)
+		st := fb.cur.NewStore(fb.toMem(acc, elem), fb.elemPtr(kb.res, off))
+		st.Align = llvm.Align(byteSize(mt))
+		return nil
 	}
 	if op.Reduce != ir.ReduceNone {
 		var acc value.Value

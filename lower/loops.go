@@ -23,6 +23,18 @@ type astEmitter struct {
 	leaf    func(lev []value.Value) error
 	vl      int
 	vecLeaf func(lev []value.Value) error
+	// acc, when set, carries a vector accumulator through each vector loop instead of
+	// vecLeaf (a reduction along the innermost dim, see vecAccumulator)
+	acc *vecAccumulator
+}
+
+// vecAccumulator is a register carried through the iterations of a vector loop: it starts at
+// init before the loop, step folds the points of each iteration into it, and done folds it
+// into the result after the loop (before the scalar remainder).
+type vecAccumulator struct {
+	init func() value.Value
+	step func(lev []value.Value, acc value.Value) (value.Value, error)
+	done func(lev []value.Value, acc value.Value) error
 }
 
 func (e *astEmitter) emit(n volume.Node) error {
@@ -98,20 +110,39 @@ func (e *astEmitter) vectorFor(dim int, lo, hi value.Value) error {
 	header := fb.newBlock("vec.header")
 	body := fb.newBlock("vec.body")
 	exit := fb.newBlock("vec.exit")
+	var accInit value.Value
+	if e.acc != nil {
+		accInit = e.acc.init()
+	}
 	pre.NewBr(header)
 	iv := header.NewPhi(llvm.NewIncoming(lo, pre))
 	fb.known(iv, gcd(fb.multipleOf(lo), int64(e.vl))) // lo, lo + vl, lo + 2vl, ...
+	var acc *llvm.InstPhi
+	if e.acc != nil {
+		acc = header.NewPhi(llvm.NewIncoming(accInit, pre))
+	}
 	last := header.NewAdd(iv, i64(int64(e.vl-1)))
 	header.NewCondBr(header.NewICmp(enum.IPredSLE, last, hi), body, exit)
 	fb.cur = body
 	e.lev[dim] = iv
-	if err := e.vecLeaf(e.lev); err != nil {
+	if e.acc != nil {
+		next, err := e.acc.step(e.lev, acc)
+		if err != nil {
+			return err
+		}
+		acc.Incs = append(acc.Incs, llvm.NewIncoming(next, fb.cur))
+	} else if err := e.vecLeaf(e.lev); err != nil {
 		return err
 	}
 	next := fb.cur.NewAdd(iv, i64(int64(e.vl)))
 	iv.Incs = append(iv.Incs, llvm.NewIncoming(next, fb.cur))
 	fb.cur.NewBr(header)
 	fb.cur = exit
+	if e.acc != nil {
+		if err := e.acc.done(e.lev, acc); err != nil {
+			return err
+		}
+	}
 	if l, ok := isConst(lo); ok {
 		if h, ok := isConst(hi); ok && (h-l+1)%int64(e.vl) == 0 {
 			return nil // no remainder: the vector loop covers lo..hi

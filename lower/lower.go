@@ -38,6 +38,16 @@ type Config struct {
 	// VectorBytes overrides the width of explicit vectors: > 0 forces that width (on any
 	// target: the same vector IR runs on x86-64), < 0 disables them, 0 keeps the target's.
 	VectorBytes int
+	// NewtonReciprocal makes float32 tanh, sigmoid and erf on vectors divide through a Newton
+	// reciprocal, as they do on targets without vector division (HVX): tests run that IR on
+	// x86-64.
+	NewtonReciprocal bool
+	// OrderedReductions keeps float sums along the innermost dim in the evaluator's order,
+	// lane after lane (the same bits, one dependent addition per element). By default they
+	// accumulate in vector lanes that are added in a fixed tree at the end: deterministic, and
+	// within (n-1)·ε·Σ|xᵢ| of the evaluator's sum of n terms. (Float products always keep the
+	// evaluator's order; maxima, minima and integer reductions are exact either way.)
+	OrderedReductions bool
 	// Profile makes each entry count the cycles spent in every op's kernel (profile.go): the
 	// entry is then not re-entrant, and ENTRY_profile reads and resets the counters.
 	Profile bool
@@ -85,6 +95,8 @@ type moduleCtx struct {
 	// vecFloat says that explicit vectors may hold floats (HVX before v68 has none)
 	vecFloat bool
 	vecBytes int
+	// newtonRecip: float32 math divides vectors through a Newton reciprocal (math_vec.go)
+	newtonRecip bool
 	// tileBytes is the width of the register tiles of contractions (0: none)
 	tileBytes int
 	m         *llvm.Module
@@ -140,7 +152,12 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	case cfg.VectorBytes == 0 && spec.VectorFeature != "" && featureOn(mc.features, spec.VectorFeature):
 		mc.vecBytes = spec.VectorBytes
 		mc.vecFloat = !spec.VectorIntOnly
+	case cfg.VectorBytes == 0 && spec.VectorFromCPU:
+		// x86-64: as wide as the CPU and --mattr allow
+		mc.vecBytes = x86VectorBytes(spec.VectorBytes, cfg.Attrs)
+		mc.vecFloat = true
 	}
+	mc.newtonRecip = cfg.NewtonReciprocal || spec.SlowVectorDiv
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
 		mc.tileBytes = x86VectorBytes(spec.VectorBytes, cfg.Attrs)
 	}
@@ -427,6 +444,18 @@ func (mc *moduleCtx) defineAttrs(f *llvm.Func) {
 	if mc.tgt.NoBuiltins {
 		f.FuncAttrs = append(f.FuncAttrs, llvm.AttrString("no-builtins"))
 	}
+}
+
+// wideVectors marks the function as using explicit 512-bit vectors, which must stay 512-bit:
+// CPUs tuned to prefer 256-bit vectors would otherwise split them.
+func (fb *funcBuilder) wideVectors() {
+	for _, a := range fb.f.FuncAttrs {
+		if p, ok := a.(llvm.AttrPair); ok && p.Key == "prefer-vector-width" {
+			return
+		}
+	}
+	fb.f.FuncAttrs = append(fb.f.FuncAttrs, llvm.AttrPair{Key: "min-legal-vector-width", Value: "512"},
+		llvm.AttrPair{Key: "prefer-vector-width", Value: "512"})
 }
 
 // vectorAlign returns the alignment to claim for a vector access of w at offset off (in

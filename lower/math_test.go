@@ -30,18 +30,31 @@ type mathFn struct {
 	ylo    float64 // sweep range of in1 (binary functions)
 	yhi    float64
 	binary bool
-	// maximum ulp errors asserted for f64 and f32 results
-	ulp64, ulp32 float64
+	// maximum ulp errors asserted for f64 and f32 results, and for f32 results whose vectors
+	// divide through a Newton reciprocal (HVX; 0: ulp32)
+	ulp64, ulp32, ulpNewton float64
+	// only, when set, is the one type swept (float32 sweeps of the range where the float32
+	// function is neither constant nor overflowing)
+	only ir.DType
 }
 
 var mathFns = []mathFn{
+	// float32 exp, log, tanh, sigmoid and erf are graphc's polynomials (math_vec.go); their
+	// bounds are the ones stated there and in lower/doc.go
 	{name: "exp", body: "exp(in0)", ref: func(x, _ float64) float64 { return math.Exp(x) }, lo: -745, hi: 709.4, ulp64: 2, ulp32: 1},
+	{name: "exp32", body: "exp(in0)", ref: func(x, _ float64) float64 { return math.Exp(x) }, lo: -104, hi: 89, ulp32: 1, only: ir.F32},
+	{name: "exp32-small", body: "exp(in0)", ref: func(x, _ float64) float64 { return math.Exp(x) }, lo: -2, hi: 2, ulp32: 1, only: ir.F32},
 	{name: "log", body: "log(in0)", ref: func(x, _ float64) float64 { return math.Log(x) }, lo: 1e-300, hi: 1e300, ulp64: 1, ulp32: 1},
-	{name: "tanh", body: "tanh(in0)", ref: func(x, _ float64) float64 { return math.Tanh(x) }, lo: -25, hi: 25, ulp64: 2, ulp32: 1},
+	{name: "log32", body: "log(in0)", ref: func(x, _ float64) float64 { return math.Log(x) }, lo: 0, hi: 3e38, ulp32: 1, only: ir.F32},
+	{name: "log32-near1", body: "log(in0)", ref: func(x, _ float64) float64 { return math.Log(x) }, lo: 0.5, hi: 2, ulp32: 1, only: ir.F32},
+	{name: "tanh", body: "tanh(in0)", ref: func(x, _ float64) float64 { return math.Tanh(x) }, lo: -25, hi: 25, ulp64: 2, ulp32: 1, ulpNewton: 2},
+	{name: "tanh32", body: "tanh(in0)", ref: func(x, _ float64) float64 { return math.Tanh(x) }, lo: -10, hi: 10, ulp32: 1, ulpNewton: 2, only: ir.F32},
 	// (sigmoid's argument stays above -709.4: Go's amd64 assembly Exp, the reference here and the
 	// evaluator's, overflows to +Inf for arguments in (709.44, 709.78))
-	{name: "sigmoid", body: "sigmoid(in0)", ref: func(x, _ float64) float64 { return 1 / (1 + math.Exp(-x)) }, lo: -709.4, hi: 40, ulp64: 4, ulp32: 1},
-	{name: "erf", body: "erf(in0)", ref: func(x, _ float64) float64 { return math.Erf(x) }, lo: -7, hi: 7, ulp64: 2, ulp32: 1},
+	{name: "sigmoid", body: "sigmoid(in0)", ref: func(x, _ float64) float64 { return 1 / (1 + math.Exp(-x)) }, lo: -709.4, hi: 40, ulp64: 4, ulp32: 2, ulpNewton: 3},
+	{name: "sigmoid32", body: "sigmoid(in0)", ref: func(x, _ float64) float64 { return 1 / (1 + math.Exp(-x)) }, lo: -104, hi: 20, ulp32: 2, ulpNewton: 3, only: ir.F32},
+	{name: "erf", body: "erf(in0)", ref: func(x, _ float64) float64 { return math.Erf(x) }, lo: -7, hi: 7, ulp64: 2, ulp32: 2},
+	{name: "erf32", body: "erf(in0)", ref: func(x, _ float64) float64 { return math.Erf(x) }, lo: -4.5, hi: 4.5, ulp32: 2, only: ir.F32},
 	{name: "sin", body: "sin(in0)", ref: func(x, _ float64) float64 { return math.Sin(x) }, lo: -1e6, hi: 1e6, ulp64: 1, ulp32: 1},
 	{name: "cos", body: "cos(in0)", ref: func(x, _ float64) float64 { return math.Cos(x) }, lo: -1e6, hi: 1e6, ulp64: 1, ulp32: 1},
 	{name: "atan", body: "atan(in0)", ref: func(x, _ float64) float64 { return math.Atan(x) }, lo: -1e300, hi: 1e300, ulp64: 0, ulp32: 0},
@@ -118,6 +131,9 @@ func mathCases(t *testing.T, n int, seed uint64) ([]string, []*e2e.Case, []mathF
 	var fns []mathFn
 	for _, f := range mathFns {
 		for _, ty := range []ir.DType{ir.F64, ir.F32} {
+			if f.only != 0 && f.only != ty {
+				continue
+			}
 			nargs := 1
 			if f.binary {
 				nargs = 2
@@ -150,6 +166,18 @@ func mathCases(t *testing.T, n int, seed uint64) ([]string, []*e2e.Case, []mathF
 }
 
 func TestMathAccuracy(t *testing.T) {
+	mathAccuracy(t, e2e.Host(), false)
+}
+
+// TestMathAccuracyNewton sweeps float32 math as HVX vectors compute it: quotients through a
+// Newton reciprocal.
+func TestMathAccuracyNewton(t *testing.T) {
+	m := e2e.Host()
+	m.NewtonReciprocal = true
+	mathAccuracy(t, m, true)
+}
+
+func mathAccuracy(t *testing.T, m e2e.Machine, newton bool) {
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
@@ -162,7 +190,7 @@ func TestMathAccuracy(t *testing.T) {
 	}
 	names, cases, fns := mathCases(t, n, 1)
 	ctx := context.Background()
-	p, err := e2e.BuildBatch(ctx, t.TempDir(), e2e.Host(), cases)
+	p, err := e2e.BuildBatch(ctx, t.TempDir(), m, cases)
 	require.NoError(t, err)
 	res := p.Run(ctx)
 	for i, c := range cases {
@@ -188,6 +216,9 @@ func TestMathAccuracy(t *testing.T) {
 		bound := fns[i].ulp64
 		if ty == ir.F32 {
 			bound = fns[i].ulp32
+			if newton && fns[i].ulpNewton > 0 {
+				bound = fns[i].ulpNewton
+			}
 		}
 		t.Logf("%-14s max error %g ulp (at x = %g)", names[i], worst, c.Inputs[0].F[at])
 		if worst > bound {

@@ -154,11 +154,7 @@ func (fb *funcBuilder) sqrt(x value.Value) value.Value {
 		return r
 	}
 	t := x.Type()
-	name := "llvm.sqrt.f64"
-	if t == types.Float {
-		name = "llvm.sqrt.f32"
-	}
-	return fb.cur.NewCall(fb.mc.intrinsic(name, t, t), x)
+	return fb.cur.NewCall(fb.mc.intrinsic("llvm.sqrt."+intrinsicSuffix(t), t, t), x)
 }
 
 // fabs clears the sign bit (scalars and vectors; no intrinsic needed).

@@ -20,6 +20,15 @@ type strategy struct {
 	perm []int
 	// vl is the number of lanes of the innermost loop's explicit vectors (0: scalar code).
 	vl int
+	// reduceInner: the innermost dim is a reduction dim the result does not depend on; the
+	// body runs on vectors and its lanes are combined into the result element in order, so
+	// every element is combined in the evaluator's order (the same bits).
+	reduceInner bool
+	// reduceLanes (with reduceInner): lane l of a vector accumulator combines the points l,
+	// l + vl... of each vector loop, and the lanes are folded after it (kernel.go's
+	// laneAccumulator): the evaluator's value for integers and float max/min (but for the sign
+	// of a zero extremum), a reassociated sum for floats (unless Config.OrderedReductions).
+	reduceLanes bool
 }
 
 func (s *strategy) String() string {
@@ -122,8 +131,9 @@ func score(op *ir.Op, d int) int {
 }
 
 // chooseStrategy picks the strategy of op for a module whose explicit vectors are vecBytes
-// wide (0: none).
-func chooseStrategy(op *ir.Op, vecBytes int, intRequant bool) *strategy {
+// wide (0: none); ordered keeps float sums and products in the evaluator's order, and a
+// requantization on integer vectors (intRequant) is emitted whole (requant.go).
+func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered bool) *strategy {
 	n := op.NDim()
 	s := &strategy{name: "scalar-nest", perm: make([]int, n)}
 	for i := range s.perm {
@@ -146,10 +156,29 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant bool) *strategy {
 		s.name = "interchanged"
 		inner = d
 	}
-	if vecBytes > 0 && d == inner {
-		if vl := vectorLanes(op, inner, vecBytes, intRequant); vl > 1 {
+	switch {
+	case vecBytes <= 0:
+	case d == inner:
+		if vl := vectorLanes(op, inner, vecBytes, strideUnit, intRequant); vl > 1 {
 			s.vl = vl
 			s.name += "+vector"
+		}
+	case op.Reduce != ir.ReduceNone && !op.Reduce.IsArg() && op.Iters[inner] == ir.Reduction:
+		if vl := vectorLanes(op, inner, vecBytes, strideInvariant, intRequant); vl > 1 {
+			s.vl = vl
+			s.reduceInner = true
+			elem := op.Result.Type.Elem
+			float := elem == ir.F32 || elem == ir.F64
+			exact := op.Reduce == ir.ReduceMax || op.Reduce == ir.ReduceMin
+			// float products keep their order: with zeros, infinities and underflows the
+			// order decides between 0, ±Inf and NaN
+			sum := op.Reduce == ir.ReduceSum
+			if (float && (exact || sum && !ordered) || elem == ir.I64 || elem == ir.I32 || elem == ir.I8 || elem == ir.U8) && vl&(vl-1) == 0 {
+				s.reduceLanes = true
+				s.name += "+vector-acc"
+			} else {
+				s.name += "+vector-reduce"
+			}
 		}
 	}
 	return s
@@ -157,11 +186,11 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant bool) *strategy {
 
 // vectorLanes returns the lanes of explicit vectors for op with inner dim d, or 0 when the
 // op's innermost loop cannot use them: every access must be one piece, guarded (if at all)
-// independently of d, unit-stride or invariant in d (the result unit-stride), and every body
-// operation must have a vector lowering (a requantization on integer vectors, intRequant, is
-// emitted whole: requant.go).
-func vectorLanes(op *ir.Op, d int, vecBytes int, intRequant bool) int {
-	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != strideUnit {
+// independently of d, unit-stride or invariant in d (the result as outStride says), and every
+// body operation must have a vector lowering (a requantization on integer vectors, intRequant,
+// is emitted whole: requant.go).
+func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant bool) int {
+	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != outStride {
 		return 0
 	}
 	widest := op.Result.Type.Elem.Size()
@@ -169,8 +198,8 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, intRequant bool) int {
 		return 0
 	}
 	for k, acc := range op.Access {
-		if !op.Body.Reads(k) {
-			continue
+		if !op.Body.Reads(k) || len(acc.Pieces) == 0 && !acc.Approx {
+			continue // a read nowhere on the domain is the constant 0
 		}
 		if !uniformPiece(acc, d) || accessStride(acc.Pieces[0].Index, d) == strideOther {
 			return 0
@@ -179,8 +208,12 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, intRequant bool) int {
 	}
 	ok := true
 	op.Body.Walk(func(s *ir.Scalar) {
-		// avail of a read guarded uniformly along d is one condition for all lanes
-		if !vectorizable(s) && !(s.Op == ir.SAvail && uniformPiece(op.Access[s.Arg], d)) && !intRequant {
+		// avail of a read guarded uniformly along d is one condition for all lanes, and a
+		// constant when decideGuards settled it
+		if s.Op == ir.SAvail && (constAvail(op.Access[s.Arg]) || uniformPiece(op.Access[s.Arg], d)) {
+			return
+		}
+		if !vectorizable(s) && !intRequant {
 			ok = false
 		}
 		widest = max(widest, s.Type.Size())
@@ -217,6 +250,14 @@ func vectorizable(s *ir.Scalar) bool {
 		return false
 	case ir.SFloor, ir.SCeil, ir.SRound:
 		return s.Type.IsInt()
+	case ir.SDiv, ir.SRem, ir.SPow:
+		// float division; remainder and power lane by lane through the runtime (integer
+		// division keeps its scalar zero check)
+		return s.Type.IsFloat()
+	case ir.SSqrt, ir.SExp, ir.SLog, ir.STanh, ir.SSigmoid, ir.SErf, ir.SSin, ir.SCos:
+		// float32 exp, log, tanh, sigmoid and erf are vector polynomials (math_vec.go); the
+		// others are vector intrinsics or runtime calls lane by lane
+		return s.Type.IsFloat()
 	case ir.SCast:
 		// float <-> float and int <-> int conversions and int -> float; float -> int needs
 		// a range check that we keep scalar, unless the value is clamped into range

@@ -47,6 +47,9 @@ type Target struct {
 	// VectorIntOnly says that the vector unit has no floating point (HVX before v68): float
 	// loops stay scalar, integer loops use vectors.
 	VectorIntOnly bool `json:"vector-int-only"`
+	// VectorFromCPU says that explicit vectors are as wide as the CPU and features allow
+	// (x86VectorBytes: 64 bytes with AVX-512, 32 with AVX, else 16), whatever VectorBytes says.
+	VectorFromCPU bool `json:"vector-bytes-from-cpu"`
 	// SoftFloatDiv, SoftSqrt and SoftIntDiv say that f64 division, square root and integer
 	// division by a variable have no inline lowering (they would become libcalls): graphc
 	// emits its own functions instead, and the module references no external symbol.
@@ -60,6 +63,9 @@ type Target struct {
 	// LLVM 19's Hexagon backend turns select(a < b, a, b) into sfmin, which returns the other
 	// operand when one is NaN where the select returns b.
 	FloatSelectBarrier bool `json:"float-select-barrier"`
+	// SlowVectorDiv says that a float vector division becomes one scalar division per lane
+	// (HVX): float32 math divides through a Newton reciprocal instead.
+	SlowVectorDiv bool `json:"slow-vector-div"`
 	// Freestanding says that modules must reference no external symbol.
 	Freestanding bool `json:"freestanding"`
 	// RegisterTiles enables the register-tile kernels of contractions (contract.go), with

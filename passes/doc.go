@@ -1,7 +1,7 @@
 // Package passes holds graphc's pass manager and its passes.
 //
 // Passes are declared once, in the ordered table of manager.go; a pass's kebab-case name is its
-// CLI word (--pipeline=remove-empty,die,dce, --print-ir-after=die), its dump-file name and its
+// CLI word (--pipeline=remove-empty,die,fuse,dce, --print-ir-after=die), its dump-file name and its
 // test directory under testdata/passes. Ordering constraints between passes live in a second
 // table with the reason for each entry, checked by a unit test.
 //

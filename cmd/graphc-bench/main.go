@@ -37,31 +37,41 @@ type benchModel struct {
 	fullGF float64            // work of the whole computation (what onnxruntime does)
 	// dieOnly: time the default pipeline only
 	dieOnly bool
+	// floor, when set, is the bytes a memory-bound model must read (a GEMV's matrix): the row
+	// adds the time of a plain read of as many bytes and the ratio to it
+	floor int64
 }
 
 var models = []benchModel{
 	{"matmul", func() *onnxgen.Model { return onnxgen.MatMul(512, 512, 512) },
-		map[string][]int64{"A": {512, 512}, "B": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, false},
+		map[string][]int64{"A": {512, 512}, "B": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, false, 0},
 	{"matmul_trilu", func() *onnxgen.Model { return onnxgen.MatMulTrilu(512, true) },
-		map[string][]int64{"A": {512, 512}, "B": {512, 512}}, 2 * 512 * (512 * 513 / 2) / 1e9, 2 * 512 * 512 * 512 / 1e9, false},
+		map[string][]int64{"A": {512, 512}, "B": {512, 512}}, 2 * 512 * (512 * 513 / 2) / 1e9, 2 * 512 * 512 * 512 / 1e9, false, 0},
 	{"logits_last_row", func() *onnxgen.Model { return onnxgen.LastRowLogits(128, 4096, 32000) },
-		map[string][]int64{"H": {128, 4096}, "W": {4096, 32000}}, 2 * 4096 * 32000 / 1e9, 2 * 128 * 4096 * 32000 / 1e9, false},
+		map[string][]int64{"H": {128, 4096}, "W": {4096, 32000}}, 2 * 4096 * 32000 / 1e9, 2 * 128 * 4096 * 32000 / 1e9, false, 4096 * 32000 * 4},
 	{"logits_last_row_small", func() *onnxgen.Model { return onnxgen.LastRowLogits(64, 1024, 8000) },
-		map[string][]int64{"H": {64, 1024}, "W": {1024, 8000}}, 2 * 1024 * 8000 / 1e9, 2 * 64 * 1024 * 8000 / 1e9, false},
+		map[string][]int64{"H": {64, 1024}, "W": {1024, 8000}}, 2 * 1024 * 8000 / 1e9, 2 * 64 * 1024 * 8000 / 1e9, false, 1024 * 8000 * 4},
+	linearModel(128, 256, 16384), // the language-model head of the gpt2 and llama exports
+	linearModel(1, 1024, 8000),
+	linearModel(8, 1024, 4096),
+	linearModel(16, 1024, 4096),
+	linearModel(32, 1024, 4096),
+	linearModel(64, 1024, 4096),
+	linearModel(128, 1024, 4096),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
-		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false},
+		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false, 0},
 	// int8 against f32: onnxruntime's QLinearMatMul / QLinearConv against graphc's integer
 	// kernels (work counted as 2 ops per multiply-add), beside the same shapes in f32
 	{"matmul_f32_w", func() *onnxgen.Model { return onnxgen.MatMulConstB(512, 512, 512) },
-		map[string][]int64{"A": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, false},
+		map[string][]int64{"A": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, false, 0},
 	{"qmatmul_u8s8", func() *onnxgen.Model { return onnxgen.QLinearMatMul(512, 512, 512) },
-		map[string][]int64{"A": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, false},
+		map[string][]int64{"A": {512, 512}}, 2 * 512 * 512 * 512 / 1e9, 2 * 512 * 512 * 512 / 1e9, false, 0},
 	{"conv3x3_56x64_f32", func() *onnxgen.Model { return onnxgen.Conv3x3(64, 56, 64) },
-		map[string][]int64{"X": {1, 64, 56, 56}}, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, false},
+		map[string][]int64{"X": {1, 64, 56, 56}}, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, false, 0},
 	{"qconv3x3_56x64", func() *onnxgen.Model { return onnxgen.QLinearConv(64, 56, 64) },
-		map[string][]int64{"X": {1, 64, 56, 56}}, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, false},
+		map[string][]int64{"X": {1, 64, 56, 56}}, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, false, 0},
 	{"transformer_block", func() *onnxgen.Model { return onnxgen.TransformerBlock(128, 256) },
-		map[string][]int64{"x": {128, 256}}, transformerFlops(128, 256, true), transformerFlops(128, 256, false), false},
+		map[string][]int64{"x": {128, 256}}, transformerFlops(128, 256, true), transformerFlops(128, 256, false), false, 0},
 }
 
 // convShape is one row of the conv table (-convs): the shapes real CNNs run.
@@ -101,6 +111,17 @@ func convModels() []benchModel {
 		}, shapes: map[string][]int64{"X": {1, int64(s.c), int64(s.hw), int64(s.hw)}}, gflop: gf, fullGF: gf, dieOnly: true})
 	}
 	return out
+}
+
+// linearModel is a linear layer with constant weights, m×k · k×n.
+func linearModel(m, k, n int) benchModel {
+	gf := 2 * float64(m) * float64(k) * float64(n) / 1e9
+	bm := benchModel{name: fmt.Sprintf("linear_%dx%dx%d", m, k, n), build: func() *onnxgen.Model { return onnxgen.Linear(m, k, n) },
+		shapes: map[string][]int64{"A": {int64(m), int64(k)}}, gflop: gf, fullGF: gf}
+	if m == 1 {
+		bm.floor = int64(k) * int64(n) * 4 // a GEMV reads its matrix once
+	}
+	return bm
 }
 
 func transformerFlops(s, h float64, causal bool) float64 {
@@ -265,6 +286,13 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 	}
 	row := fmt.Sprintf("%-24s %10.3f %10s %10s %9.1f %9s %8s %8s", bm.name, times["die"], nodie, fmtMS(ortMS),
 		bm.gflop/(times["die"]/1e3), fmtGF(bm.fullGF, ortMS), fmtRatio(times["die"], ortMS), ratio)
+	if bm.floor > 0 {
+		ms, err := readFloor(ctx, cache, bm.floor, minTime, samples)
+		if err != nil {
+			return "", 0, err
+		}
+		row += fmt.Sprintf("   read of %.1f MB: %.3f ms, graphc/read %.2f", float64(bm.floor)/1e6, ms, times["die"]/ms)
+	}
 	r := 0.0
 	if ortMS > 0 {
 		r = times["die"] / ortMS

@@ -25,7 +25,11 @@ type Machine struct {
 	Target      string // lower target name: x86-64 or hexagon
 	CPU, Attrs  string // lowering (and clang) overrides
 	VectorBytes int    // lower.Config.VectorBytes
-	CFlags      []string
+	// OrderedReductions is lower.Config.OrderedReductions: float sums in the evaluator's order
+	OrderedReductions bool
+	// NewtonReciprocal is lower.Config.NewtonReciprocal: HVX's float32 math on vectors
+	NewtonReciprocal bool
+	CFlags           []string
 }
 
 // Host is x86-64 code run natively.
@@ -51,6 +55,12 @@ func (m Machine) String() string {
 	if m.VectorBytes > 0 {
 		s += fmt.Sprintf("/vec%d", m.VectorBytes)
 	}
+	if m.OrderedReductions {
+		s += "/ordered"
+	}
+	if m.NewtonReciprocal {
+		s += "/newton"
+	}
 	return s
 }
 
@@ -60,7 +70,8 @@ func (m Machine) Config() (lower.Config, error) {
 	if err != nil {
 		return lower.Config{}, err
 	}
-	return lower.Config{Target: t, CPU: m.CPU, Attrs: m.Attrs, VectorBytes: m.VectorBytes}, nil
+	return lower.Config{Target: t, CPU: m.CPU, Attrs: m.Attrs, VectorBytes: m.VectorBytes, OrderedReductions: m.OrderedReductions,
+		NewtonReciprocal: m.NewtonReciprocal}, nil
 }
 
 // Case is one graph run on concrete inputs (graph input order) with its symbolic dims bound.

@@ -96,20 +96,19 @@ func Build(ctx context.Context, dir string, g *ir.Graph, mod *lower.Module, cfla
 	return &Program{Path: exe, Dir: dir, Graph: g, Mod: mod}, nil
 }
 
-// Run executes the program on inputs (graph order) with the symbolic dims bound by params and
-// returns the outputs. reps > 1 runs the entry that many times and returns the mean time per
-// call in nanoseconds.
-func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[string]int64, reps int) ([]*ir.Tensor, float64, error) {
+// Args writes the inputs to the program's io directory and returns the driver's arguments for
+// reps calls (the io directory first), with the output shapes.
+func (p *Program) Args(inputs []*ir.Tensor, params map[string]int64, reps int) ([]string, [][]int64, error) {
 	io := filepath.Join(p.Dir, "io")
 	if err := os.MkdirAll(io, 0o755); err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if len(inputs) != len(p.Graph.Inputs) {
-		return nil, 0, fmt.Errorf("%d inputs for %d graph inputs", len(inputs), len(p.Graph.Inputs))
+		return nil, nil, fmt.Errorf("%d inputs for %d graph inputs", len(inputs), len(p.Graph.Inputs))
 	}
 	for i, t := range inputs {
 		if err := os.WriteFile(filepath.Join(io, fmt.Sprintf("in%d.bin", i)), t.Bytes(), 0o644); err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
 	}
 	args := []string{io, strconv.Itoa(max(reps, 1))}
@@ -117,7 +116,7 @@ func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[strin
 	for i, o := range p.Graph.Outputs {
 		s, err := o.Type.EvalShape(params)
 		if err != nil {
-			return nil, 0, fmt.Errorf("output %%%s: %w", o.Name, err)
+			return nil, nil, fmt.Errorf("output %%%s: %w", o.Name, err)
 		}
 		shapes[i] = s
 		args = append(args, strconv.FormatInt(ir.NumElements(s)*int64(o.Type.Elem.Size()), 10))
@@ -125,10 +124,22 @@ func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[strin
 	for _, name := range p.Mod.Params {
 		v, ok := params[name]
 		if !ok {
-			return nil, 0, fmt.Errorf("symbolic dim %s is not bound", name)
+			return nil, nil, fmt.Errorf("symbolic dim %s is not bound", name)
 		}
 		args = append(args, strconv.FormatInt(v, 10))
 	}
+	return args, shapes, nil
+}
+
+// Run executes the program on inputs (graph order) with the symbolic dims bound by params and
+// returns the outputs. reps > 1 runs the entry that many times and returns the mean time per
+// call in nanoseconds.
+func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[string]int64, reps int) ([]*ir.Tensor, float64, error) {
+	args, shapes, err := p.Args(inputs, params, reps)
+	if err != nil {
+		return nil, 0, err
+	}
+	io := args[0]
 	cmd := exec.CommandContext(ctx, p.Path, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -252,3 +252,15 @@ func MatMulConstB(m, k, n int) *Model {
 	md.Output("Y", ir.F32, m, n)
 	return md
 }
+
+// Linear is Y = A · W with A an m×k input and W a k×n constant (random weights): the linear
+// layers of exported models, whose weights are initializers.
+func Linear(m, k, n int) *Model {
+	r := rand.New(rand.NewPCG(21, 22))
+	md := New("linear", 17)
+	md.Input("A", ir.F32, m, k)
+	randInit(md, "W", r, 0.1, int64(k), int64(n))
+	md.Node("MatMul", "linear", []string{"A", "W"}, []string{"Y"})
+	md.Output("Y", ir.F32, m, n)
+	return md
+}

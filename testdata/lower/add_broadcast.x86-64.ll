@@ -19,38 +19,42 @@ entry:
 	br label %d0.header.1
 
 d0.header.1:
-	%0 = phi i64 [ 0, %entry ], [ %15, %d1.exit.6 ]
+	%0 = phi i64 [ 0, %entry ], [ %19, %vec.exit.6 ]
 	%1 = icmp sle i64 %0, 3
 	br i1 %1, label %d0.body.2, label %d0.exit.3
 
 d0.body.2:
-	br label %d1.header.4
+	br label %vec.header.4
 
 d0.exit.3:
 	ret i32 0
 
-d1.header.4:
-	%2 = phi i64 [ 0, %d0.body.2 ], [ %14, %d1.body.5 ]
-	%3 = icmp sle i64 %2, 39
-	br i1 %3, label %d1.body.5, label %d1.exit.6
+vec.header.4:
+	%2 = phi i64 [ 0, %d0.body.2 ], [ %18, %vec.body.5 ]
+	%3 = add i64 %2, 3
+	%4 = icmp sle i64 %3, 39
+	br i1 %4, label %vec.body.5, label %vec.exit.6
 
-d1.body.5:
-	%4 = mul i64 %0, 40
-	%5 = add i64 %4, %2
-	%6 = mul i64 %0, 40
-	%7 = add i64 %6, %2
-	%8 = getelementptr float, float* %op0, i64 %7
-	%9 = load float, float* %8, align 4
-	%10 = getelementptr float, float* %op1, i64 %2
-	%11 = load float, float* %10, align 4
-	%12 = fadd float %9, %11
-	%13 = getelementptr float, float* %res, i64 %5
-	store float %12, float* %13, align 4
-	%14 = add i64 %2, 1
-	br label %d1.header.4
+vec.body.5:
+	%5 = mul i64 %0, 40
+	%6 = add i64 %5, %2
+	%7 = mul i64 %0, 40
+	%8 = add i64 %7, %2
+	%9 = getelementptr float, float* %op0, i64 %8
+	%10 = bitcast float* %9 to <4 x float>*
+	%11 = load <4 x float>, <4 x float>* %10, align 4
+	%12 = getelementptr float, float* %op1, i64 %2
+	%13 = bitcast float* %12 to <4 x float>*
+	%14 = load <4 x float>, <4 x float>* %13, align 4
+	%15 = fadd <4 x float> %11, %14
+	%16 = getelementptr float, float* %res, i64 %6
+	%17 = bitcast float* %16 to <4 x float>*
+	store <4 x float> %15, <4 x float>* %17, align 4
+	%18 = add i64 %2, 4
+	br label %vec.header.4
 
-d1.exit.6:
-	%15 = add i64 %0, 1
+vec.exit.6:
+	%19 = add i64 %0, 1
 	br label %d0.header.1
 }
 

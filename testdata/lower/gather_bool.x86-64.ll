@@ -77,37 +77,62 @@ entry:
 	br label %d0.header.1
 
 d0.header.1:
-	%0 = phi i64 [ 0, %entry ], [ %14, %d1.exit.6 ]
+	%0 = phi i64 [ 0, %entry ], [ %29, %vec.rem.exit.9 ]
 	%1 = icmp sle i64 %0, 3
 	br i1 %1, label %d0.body.2, label %d0.exit.3
 
 d0.body.2:
-	br label %d1.header.4
+	br label %vec.header.4
 
 d0.exit.3:
 	ret i32 0
 
-d1.header.4:
-	%2 = phi i64 [ 0, %d0.body.2 ], [ %13, %d1.body.5 ]
-	%3 = icmp sle i64 %2, 2
-	br i1 %3, label %d1.body.5, label %d1.exit.6
+vec.header.4:
+	%2 = phi i64 [ 0, %d0.body.2 ], [ %16, %vec.body.5 ]
+	%3 = add i64 %2, 3
+	%4 = icmp sle i64 %3, 2
+	br i1 %4, label %vec.body.5, label %vec.exit.6
 
-d1.body.5:
-	%4 = mul i64 %0, 3
-	%5 = add i64 %4, %2
-	%6 = mul i64 %0, 3
-	%7 = add i64 %6, %2
-	%8 = getelementptr float, float* %op0, i64 %7
-	%9 = load float, float* %8, align 4
-	%10 = fcmp ogt float %9, 0.0
-	%11 = zext i1 %10 to i8
-	%12 = getelementptr i8, i8* %res, i64 %5
-	store i8 %11, i8* %12, align 1
-	%13 = add i64 %2, 1
-	br label %d1.header.4
+vec.body.5:
+	%5 = mul i64 %0, 3
+	%6 = add i64 %5, %2
+	%7 = mul i64 %0, 3
+	%8 = add i64 %7, %2
+	%9 = getelementptr float, float* %op0, i64 %8
+	%10 = bitcast float* %9 to <4 x float>*
+	%11 = load <4 x float>, <4 x float>* %10, align 4
+	%12 = fcmp ogt <4 x float> %11, <float 0.0, float 0.0, float 0.0, float 0.0>
+	%13 = zext <4 x i1> %12 to <4 x i8>
+	%14 = getelementptr i8, i8* %res, i64 %6
+	%15 = bitcast i8* %14 to <4 x i8>*
+	store <4 x i8> %13, <4 x i8>* %15, align 1
+	%16 = add i64 %2, 4
+	br label %vec.header.4
 
-d1.exit.6:
-	%14 = add i64 %0, 1
+vec.exit.6:
+	br label %vec.rem.header.7
+
+vec.rem.header.7:
+	%17 = phi i64 [ %2, %vec.exit.6 ], [ %28, %vec.rem.body.8 ]
+	%18 = icmp sle i64 %17, 2
+	br i1 %18, label %vec.rem.body.8, label %vec.rem.exit.9
+
+vec.rem.body.8:
+	%19 = mul i64 %0, 3
+	%20 = add i64 %19, %17
+	%21 = mul i64 %0, 3
+	%22 = add i64 %21, %17
+	%23 = getelementptr float, float* %op0, i64 %22
+	%24 = load float, float* %23, align 4
+	%25 = fcmp ogt float %24, 0.0
+	%26 = zext i1 %25 to i8
+	%27 = getelementptr i8, i8* %res, i64 %20
+	store i8 %26, i8* %27, align 1
+	%28 = add i64 %17, 1
+	br label %vec.rem.header.7
+
+vec.rem.exit.9:
+	%29 = add i64 %0, 1
 	br label %d0.header.1
 }
 

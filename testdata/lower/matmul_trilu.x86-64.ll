@@ -426,65 +426,106 @@ entry:
 	br label %d0.header.1
 
 d0.header.1:
-	%0 = phi i64 [ 0, %entry ], [ %12, %d1.exit.6 ]
+	%0 = phi i64 [ 0, %entry ], [ %25, %vec.rem.exit.9 ]
 	%1 = icmp sle i64 %0, 7
 	br i1 %1, label %d0.body.2, label %d0.exit.3
 
 d0.body.2:
-	br label %d1.header.4
+	br label %vec.header.4
 
 d0.exit.3:
-	br label %d0.header.7
+	br label %d0.header.10
 
-d1.header.4:
-	%2 = phi i64 [ %0, %d0.body.2 ], [ %11, %d1.body.5 ]
-	%3 = icmp sle i64 %2, 7
-	br i1 %3, label %d1.body.5, label %d1.exit.6
+vec.header.4:
+	%2 = phi i64 [ %0, %d0.body.2 ], [ %14, %vec.body.5 ]
+	%3 = add i64 %2, 3
+	%4 = icmp sle i64 %3, 7
+	br i1 %4, label %vec.body.5, label %vec.exit.6
 
-d1.body.5:
-	%4 = mul i64 %0, 8
-	%5 = add i64 %4, %2
-	%6 = mul i64 %0, 8
-	%7 = add i64 %6, %2
-	%8 = getelementptr float, float* %op0, i64 %7
-	%9 = load float, float* %8, align 4
-	%10 = getelementptr float, float* %res, i64 %5
-	store float %9, float* %10, align 4
-	%11 = add i64 %2, 1
-	br label %d1.header.4
+vec.body.5:
+	%5 = mul i64 %0, 8
+	%6 = add i64 %5, %2
+	%7 = mul i64 %0, 8
+	%8 = add i64 %7, %2
+	%9 = getelementptr float, float* %op0, i64 %8
+	%10 = bitcast float* %9 to <4 x float>*
+	%11 = load <4 x float>, <4 x float>* %10, align 4
+	%12 = getelementptr float, float* %res, i64 %6
+	%13 = bitcast float* %12 to <4 x float>*
+	store <4 x float> %11, <4 x float>* %13, align 4
+	%14 = add i64 %2, 4
+	br label %vec.header.4
 
-d1.exit.6:
-	%12 = add i64 %0, 1
+vec.exit.6:
+	br label %vec.rem.header.7
+
+vec.rem.header.7:
+	%15 = phi i64 [ %2, %vec.exit.6 ], [ %24, %vec.rem.body.8 ]
+	%16 = icmp sle i64 %15, 7
+	br i1 %16, label %vec.rem.body.8, label %vec.rem.exit.9
+
+vec.rem.body.8:
+	%17 = mul i64 %0, 8
+	%18 = add i64 %17, %15
+	%19 = mul i64 %0, 8
+	%20 = add i64 %19, %15
+	%21 = getelementptr float, float* %op0, i64 %20
+	%22 = load float, float* %21, align 4
+	%23 = getelementptr float, float* %res, i64 %18
+	store float %22, float* %23, align 4
+	%24 = add i64 %15, 1
+	br label %vec.rem.header.7
+
+vec.rem.exit.9:
+	%25 = add i64 %0, 1
 	br label %d0.header.1
 
-d0.header.7:
-	%13 = phi i64 [ 1, %d0.exit.3 ], [ %22, %d1.exit.12 ]
-	%14 = icmp sle i64 %13, 7
-	br i1 %14, label %d0.body.8, label %d0.exit.9
+d0.header.10:
+	%26 = phi i64 [ 1, %d0.exit.3 ], [ %43, %vec.rem.exit.18 ]
+	%27 = icmp sle i64 %26, 7
+	br i1 %27, label %d0.body.11, label %d0.exit.12
 
-d0.body.8:
-	%15 = add i64 -1, %13
-	br label %d1.header.10
+d0.body.11:
+	%28 = add i64 -1, %26
+	br label %vec.header.13
 
-d0.exit.9:
+d0.exit.12:
 	ret i32 0
 
-d1.header.10:
-	%16 = phi i64 [ 0, %d0.body.8 ], [ %21, %d1.body.11 ]
-	%17 = icmp sle i64 %16, %15
-	br i1 %17, label %d1.body.11, label %d1.exit.12
+vec.header.13:
+	%29 = phi i64 [ 0, %d0.body.11 ], [ %36, %vec.body.14 ]
+	%30 = add i64 %29, 3
+	%31 = icmp sle i64 %30, %28
+	br i1 %31, label %vec.body.14, label %vec.exit.15
 
-d1.body.11:
-	%18 = mul i64 %13, 8
-	%19 = add i64 %18, %16
-	%20 = getelementptr float, float* %res, i64 %19
-	store float 0.0, float* %20, align 4
-	%21 = add i64 %16, 1
-	br label %d1.header.10
+vec.body.14:
+	%32 = mul i64 %26, 8
+	%33 = add i64 %32, %29
+	%34 = getelementptr float, float* %res, i64 %33
+	%35 = bitcast float* %34 to <4 x float>*
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %35, align 4
+	%36 = add i64 %29, 4
+	br label %vec.header.13
 
-d1.exit.12:
-	%22 = add i64 %13, 1
-	br label %d0.header.7
+vec.exit.15:
+	br label %vec.rem.header.16
+
+vec.rem.header.16:
+	%37 = phi i64 [ %29, %vec.exit.15 ], [ %42, %vec.rem.body.17 ]
+	%38 = icmp sle i64 %37, %28
+	br i1 %38, label %vec.rem.body.17, label %vec.rem.exit.18
+
+vec.rem.body.17:
+	%39 = mul i64 %26, 8
+	%40 = add i64 %39, %37
+	%41 = getelementptr float, float* %res, i64 %40
+	store float 0.0, float* %41, align 4
+	%42 = add i64 %37, 1
+	br label %vec.rem.header.16
+
+vec.rem.exit.18:
+	%43 = add i64 %26, 1
+	br label %d0.header.10
 }
 
 define i64 @main_graph_workspace_size() nounwind "target-cpu"="x86-64" {
