@@ -150,7 +150,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	// kernels on 512-bit vectors must not be split into 256-bit halves (the dot kernels have no
 	// strategy: theirs is the dot kind)
 	if kf.dot != nil && kf.dot.kind == dotVNNI512 ||
-		kf.dot == nil && kb.strat != nil && kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.tgt.VectorFromCPU {
+		kf.dot == nil && kb.strat != nil && kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.spec.VectorFromCPU {
 		fb.wideVectors()
 	}
 	kb.res = ec.viewOf(fb, op.Result, rp)
