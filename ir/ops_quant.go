@@ -179,17 +179,37 @@ func saturate(v *Scalar, t DType) *Scalar {
 
 // ClampRange reports whether s is a float clamped to constant bounds, as saturate writes it:
 // select(v > hi, hi, v) with v = select(x < lo, lo, x). Its value is then in [lo, hi] or NaN,
-// which lets lowering convert it to an integer without a range check.
+// which lets lowering convert it to an integer without a range check. The repeated operands
+// may be one node or equal trees (a body printed and parsed again, as generic ops carry
+// theirs, loses the sharing).
 func ClampRange(s *Scalar) (lo, hi float64, ok bool) {
 	isConst := func(c *Scalar) bool { return c.Op == SConst && c.Type.IsFloat() }
-	if s.Op != SSelect || s.Args[0].Op != SGt || s.Args[0].Args[0] != s.Args[2] || !isConst(s.Args[1]) || s.Args[0].Args[1].Op != SConst || s.Args[0].Args[1].F != s.Args[1].F {
+	if s.Op != SSelect || s.Args[0].Op != SGt || !SameScalar(s.Args[0].Args[0], s.Args[2]) || !isConst(s.Args[1]) || s.Args[0].Args[1].Op != SConst || s.Args[0].Args[1].F != s.Args[1].F {
 		return 0, 0, false
 	}
 	v := s.Args[2]
-	if v.Op != SSelect || v.Args[0].Op != SLt || v.Args[0].Args[0] != v.Args[2] || !isConst(v.Args[1]) || v.Args[0].Args[1].Op != SConst || v.Args[0].Args[1].F != v.Args[1].F {
+	if v.Op != SSelect || v.Args[0].Op != SLt || !SameScalar(v.Args[0].Args[0], v.Args[2]) || !isConst(v.Args[1]) || v.Args[0].Args[1].Op != SConst || v.Args[0].Args[1].F != v.Args[1].F {
 		return 0, 0, false
 	}
 	return v.Args[1].F, s.Args[1].F, true
+}
+
+// SameScalar reports whether a and b are the same expression: one node, or equal trees
+// (constants compared bit for bit).
+func SameScalar(a, b *Scalar) bool {
+	if a == b {
+		return true
+	}
+	if a.Op != b.Op || a.Type != b.Type || a.Arg != b.Arg || a.Name != b.Name || a.I != b.I ||
+		math.Float64bits(a.F) != math.Float64bits(b.F) || len(a.Args) != len(b.Args) {
+		return false
+	}
+	for i := range a.Args {
+		if !SameScalar(a.Args[i], b.Args[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // buildQuantize: y = saturate(round(x / scale) + zp), computed in the scale's type when x has

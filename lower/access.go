@@ -6,6 +6,7 @@ package lower
 
 import (
 	"math"
+	"slices"
 
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -170,15 +171,18 @@ func splatConst(v *ir.Value) (f float64, i int64, ok bool) {
 }
 
 // vload reads operand k at vl consecutive points of the inner dimension: one vector load when
-// the access is unit-stride in it, one scalar load broadcast when it is invariant (the
-// strategy vectorizes only such accesses), zeros where a guard that holds for all lanes or
-// none does not hold.
+// the access is unit-stride in it, one scalar load broadcast when it is invariant, a load per
+// lane when it is strided (x86-64, bodies worth vectors: chooseStrategy), zeros where a guard
+// that holds for all lanes or none does not hold.
 func (kb *kernelBuilder) vload(bc *bodyCtx, k int) value.Value {
 	fb := kb.fb
 	w := kb.ops[k]
 	piece := kb.op.Access[k].Pieces[0]
 	idx := piece.Index
 	load := func() value.Value {
+		if accessStride(idx, bc.inner) == strideOther {
+			return kb.laneLoads(bc, w, idx)
+		}
 		off := fb.offset(w, fb.indexAt(idx, bc.dims))
 		if accessStride(idx, bc.inner) == strideInvariant || bc.blocks && blockUniform(idx, bc.inner, bc.vl) {
 			return bc.splatValue(fb.loadElem(w, off))
@@ -192,6 +196,19 @@ func (kb *kernelBuilder) vload(bc *bodyCtx, k int) value.Value {
 	return fb.ifElse(fb.conds(piece.Guard, bc.dims), "vread", load, func() value.Value {
 		return bc.cnst(w.v.Type.Elem, 0, 0)
 	})
+}
+
+// laneLoads reads an access strided along the inner dim lane by lane into a vector.
+func (kb *kernelBuilder) laneLoads(bc *bodyCtx, w *view, idx []volume.Aff) value.Value {
+	fb := kb.fb
+	var v value.Value = constant.NewUndef(bc.ty(w.v.Type.Elem).(*types.VectorType))
+	dims := slices.Clone(bc.dims)
+	for l := 0; l < bc.vl; l++ {
+		dims[bc.inner] = fb.add(bc.dims[bc.inner], i64(int64(l)))
+		x := fb.loadElem(w, fb.offset(w, fb.indexAt(idx, dims)))
+		v = fb.cur.NewInsertElement(v, x, i32c(int64(l)))
+	}
+	return v
 }
 
 // vectorLoad loads vl consecutive elements starting at offset off.

@@ -564,9 +564,15 @@ func (bc *bodyCtx) unaryF(op ir.ScalarOp, t ir.DType, x value.Value) (value.Valu
 		return bc.viaF64(x, rt(rtCos)), nil
 	case ir.SAtan:
 		return bc.viaF64(x, rt(rtAtan)), nil
-	case ir.SFloor:
-		return bc.viaF64(x, rt(rtFloor)), nil
-	case ir.SCeil:
+	case ir.SFloor, ir.SCeil:
+		if !mc.tgt.Freestanding && (ft == types.Float || ft == types.Double || isFloatVector(ft)) {
+			// exact, as the runtime's: roundps/vrndscaleps with SSE4.1, else libm
+			name := map[ir.ScalarOp]string{ir.SFloor: "llvm.floor.", ir.SCeil: "llvm.ceil."}[op]
+			return c.NewCall(mc.intrinsic(name+overloadSuffix(ft), ft, ft), x), nil
+		}
+		if op == ir.SFloor {
+			return bc.viaF64(x, rt(rtFloor)), nil
+		}
 		return bc.viaF64(x, rt(rtCeil)), nil
 	case ir.SRound:
 		if !mc.tgt.Freestanding && (ft == types.Float || ft == types.Double || isFloatVector(ft)) {

@@ -239,7 +239,7 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	} else if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
 		kf.name = kf.tiles.String()
 	} else {
-		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op), mc.intRequant(op), mc.cfg.OrderedReductions)
+		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op), mc.intRequant(op), mc.cfg.OrderedReductions, mc.stridedLanes())
 		kf.name = kf.strat.String()
 		kf.whole = op.Reduce == ir.ReduceNone && ec.writesWhole(op)
 		kf.parts = splitGuarded(op, ec.g.Params)
@@ -250,7 +250,7 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 		if kf.parts != nil {
 			kf.name = name
 			for _, p := range kf.parts {
-				s := chooseStrategy(p, mc.vectorBytesFor(p), mc.intRequant(p), mc.cfg.OrderedReductions)
+				s := chooseStrategy(p, mc.vectorBytesFor(p), mc.intRequant(p), mc.cfg.OrderedReductions, mc.stridedLanes())
 				kf.partStrats = append(kf.partStrats, s)
 				kf.name += " [" + s.String() + "]"
 			}

@@ -58,7 +58,7 @@ func TestGuardSplit(t *testing.T) {
 
 // TestPieceSplit checks that a linear resize, whose taps are clamped at the borders by access
 // pieces, runs its interior with one unguarded piece and its border with all of them, and
-// still computes the evaluator's values.
+// still computes the evaluator's values (to the reassociation of its vector sums).
 func TestPieceSplit(t *testing.T) {
 	g, err := ir.Parse(`graph @g(%x: f32[1, 3, 7, 9]) {
   %y = resize(%x) {mode = "linear", scales = [1.0, 1.0, 4.0, 4.0], shape = "[1, 3, 28, 36]"} : f32[1, 3, 28, 36]
@@ -72,5 +72,7 @@ func TestPieceSplit(t *testing.T) {
 	s := mod.Entries[0].Strategies[0]
 	require.True(t, strings.HasPrefix(s, "piece-split"), s)
 	r := rand.New(rand.NewPCG(7, 7))
-	runCases(t, e2e.Host(), []string{"resize"}, []*e2e.Case{{Graph: g, Inputs: inputsFor(r, g, nil, true)}})
+	// the interior's four-tap sums accumulate in vector lanes (reassociated): within
+	// reassocTolerance of the evaluator
+	runCasesTol(t, e2e.Host(), []string{"resize"}, []*e2e.Case{{Graph: g, Inputs: inputsFor(r, g, nil, true)}}, reassocTolerance)
 }

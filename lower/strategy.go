@@ -8,6 +8,7 @@ package lower
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
@@ -133,7 +134,11 @@ func score(op *ir.Op, d int) int {
 // chooseStrategy picks the strategy of op for a module whose explicit vectors are vecBytes
 // wide (0: none); ordered keeps float sums and products in the evaluator's order, and a
 // requantization on integer vectors (intRequant) is emitted whole (requant.go).
-func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered bool) *strategy {
+//
+// strided lets a read that is strided along the innermost dim (a transpose) load its lanes one
+// by one, so that a body worth vectorising (at least minStridedBody nodes: a requantization
+// fused into the NHWC -> NCHW transpose of a convolution's output) still runs on vectors.
+func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) *strategy {
 	n := op.NDim()
 	s := &strategy{name: "scalar-nest", perm: make([]int, n)}
 	for i := range s.perm {
@@ -159,12 +164,12 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered bool) *strategy
 	switch {
 	case vecBytes <= 0:
 	case d == inner:
-		if vl := vectorLanes(op, inner, vecBytes, strideUnit, intRequant); vl > 1 {
+		if vl := vectorLanes(op, inner, vecBytes, strideUnit, intRequant, strided && op.Reduce == ir.ReduceNone && bodyNodes(op.Body) >= minStridedBody); vl > 1 {
 			s.vl = vl
 			s.name += "+vector"
 		}
 	case op.Reduce != ir.ReduceNone && !op.Reduce.IsArg() && op.Iters[inner] == ir.Reduction:
-		if vl := vectorLanes(op, inner, vecBytes, strideInvariant, intRequant); vl > 1 {
+		if vl := vectorLanes(op, inner, vecBytes, strideInvariant, intRequant, false); vl > 1 {
 			s.vl = vl
 			s.reduceInner = true
 			elem := op.Result.Type.Elem
@@ -188,8 +193,9 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered bool) *strategy
 // op's innermost loop cannot use them: every access must be one piece, guarded (if at all)
 // independently of d, unit-stride or invariant in d (the result as outStride says), and every
 // body operation must have a vector lowering (a requantization on integer vectors, intRequant,
-// is emitted whole: requant.go).
-func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant bool) int {
+// is emitted whole: requant.go). With strided, reads strided along d are allowed too (vload
+// loads their lanes one by one).
+func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant, strided bool) int {
 	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != outStride {
 		return 0
 	}
@@ -201,7 +207,7 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant bool)
 		if !op.Body.Reads(k) || len(acc.Pieces) == 0 && !acc.Approx {
 			continue // a read nowhere on the domain is the constant 0
 		}
-		if !uniformPiece(acc, d) || accessStride(acc.Pieces[0].Index, d) == strideOther {
+		if !uniformPiece(acc, d) || accessStride(acc.Pieces[0].Index, d) == strideOther && !strided {
 			return 0
 		}
 		widest = max(widest, op.Operands[k].Type.Elem.Size())
@@ -222,6 +228,17 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant bool)
 		return 0
 	}
 	return vecBytes / widest
+}
+
+// minStridedBody is the smallest body (distinct nodes) that loads strided reads lane by lane
+// to run on vectors: a plain transpose (in0) or a cast stays a scalar nest.
+const minStridedBody = 8
+
+// bodyNodes counts the distinct nodes of a body.
+func bodyNodes(s *ir.Scalar) int {
+	seen := map[*ir.Scalar]bool{}
+	s.Walk(func(n *ir.Scalar) { seen[n] = true })
+	return len(seen)
 }
 
 // uniformPiece reports whether an access is one piece whose guard (if any) does not involve
@@ -249,7 +266,9 @@ func vectorizable(s *ir.Scalar) bool {
 	case ir.SAvail:
 		return false
 	case ir.SFloor, ir.SCeil, ir.SRound:
-		return s.Type.IsInt()
+		// integers: the identity; floats: llvm.roundeven, llvm.floor and llvm.ceil where
+		// libm may be called (one instruction each with SSE4.1), else the runtime lane by lane
+		return true
 	case ir.SDiv, ir.SRem, ir.SPow:
 		// float division; remainder and power lane by lane through the runtime (integer
 		// division keeps its scalar zero check)
@@ -283,3 +302,7 @@ func (mc *moduleCtx) vectorBytesFor(op *ir.Op) int {
 	}
 	return mc.vecBytes
 }
+
+// stridedLanes reports whether nests may load strided reads lane by lane to run their bodies
+// on vectors (chooseStrategy): on x86-64, where the lanes are cheap to assemble.
+func (mc *moduleCtx) stridedLanes() bool { return strings.HasPrefix(mc.tgt.Triple, "x86_64") }
