@@ -35,3 +35,12 @@ func tfOps() []string {
 	}
 	return out
 }
+
+// onnxUnsupported returns one line per ONNX op that graphc does not import: name and reason.
+func onnxUnsupported() []string {
+	var out []string
+	for _, op := range onnx.UnsupportedOpInfo() {
+		out = append(out, fmt.Sprintf("%-24s  %s", op.Name, op.Note))
+	}
+	return out
+}

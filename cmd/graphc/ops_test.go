@@ -20,8 +20,15 @@ func TestOpsListsTheTable(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	infos := onnx.SupportedOpInfo()
 	tfInfos := tf.SupportedOpInfo()
-	require.Len(t, lines, len(infos)+len(tfInfos)+2, "a header and one line per op, for each importer")
+	unsupported := onnx.UnsupportedOpInfo()
+	require.Len(t, lines, len(infos)+len(tfInfos)+len(unsupported)+3, "a header and one line per op, for each importer and the unsupported ONNX ops")
 	require.Equal(t, "TensorFlow ops:", lines[len(infos)+1])
+	require.Equal(t, "ONNX ops not supported:", lines[len(infos)+len(tfInfos)+2])
+	for i, o := range unsupported {
+		line := lines[len(infos)+len(tfInfos)+3+i]
+		require.Equal(t, o.Name, strings.Fields(line)[0])
+		require.True(t, strings.HasSuffix(line, "  "+o.Note), "line %q", line)
+	}
 	for i, o := range tfInfos {
 		line := lines[len(infos)+2+i]
 		require.Equal(t, o.Name, strings.Fields(line)[0])

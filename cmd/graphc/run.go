@@ -426,6 +426,10 @@ func runOps(stdout io.Writer) int {
 	for _, op := range tfOps() {
 		fmt.Fprintln(stdout, "  "+op)
 	}
+	fmt.Fprintln(stdout, "ONNX ops not supported:")
+	for _, op := range onnxUnsupported() {
+		fmt.Fprintln(stdout, "  "+op)
+	}
 	return exitOK
 }
 

@@ -35,6 +35,40 @@ func SupportedOpInfo() []OpInfo {
 	return out
 }
 
+// unsupportedOps are the ops of the ONNX standard that graphc does not import, with the reason
+// (the default domain's complete; of ai.onnx.ml only the ones the node tests use).
+var unsupportedOps = []OpInfo{
+	{Name: "Bernoulli", Note: "draws random numbers (the reference's outputs come from numpy's global state, not from the seed)"},
+	{Name: "ConcatFromSequence", Note: "sequence values"},
+	{Name: "GlobalLpPool", Note: "not implemented yet (LpPool is)"},
+	{Name: "ImageDecoder", Note: "decodes image files: not a tensor computation"},
+	{Name: "LabelEncoder", Note: "domain ai.onnx.ml: string keys and values"},
+	{Name: "MaxRoiPool", Note: "not implemented yet (RoiAlign is)"},
+	{Name: "Multinomial", Note: "draws random numbers"},
+	{Name: "Optional", Note: "optional values"},
+	{Name: "RandomNormal", Note: "draws random numbers"},
+	{Name: "RandomNormalLike", Note: "draws random numbers"},
+	{Name: "RandomUniform", Note: "draws random numbers"},
+	{Name: "RandomUniformLike", Note: "draws random numbers"},
+	{Name: "RegexFullMatch", Note: "strings"},
+	{Name: "SequenceAt", Note: "sequence values"},
+	{Name: "SequenceConstruct", Note: "sequence values"},
+	{Name: "SequenceEmpty", Note: "sequence values"},
+	{Name: "SequenceErase", Note: "sequence values"},
+	{Name: "SequenceInsert", Note: "sequence values"},
+	{Name: "SequenceLength", Note: "sequence values"},
+	{Name: "SequenceMap", Note: "sequence values"},
+	{Name: "SplitToSequence", Note: "sequence values"},
+	{Name: "StringConcat", Note: "strings"},
+	{Name: "StringNormalizer", Note: "strings"},
+	{Name: "StringSplit", Note: "strings"},
+}
+
+// UnsupportedOpInfo returns the ONNX ops that graphc does not import, sorted by name, each with
+// the reason (Since and Until are 0). Graph inputs and outputs of string, sequence, map and
+// optional types are not supported by any op.
+func UnsupportedOpInfo() []OpInfo { return append([]OpInfo(nil), unsupportedOps...) }
+
 // OpsMarkdown returns docs/ops.md: the supported ops with their opset ranges and notes.
 func OpsMarkdown() string {
 	var sb strings.Builder
@@ -46,6 +80,13 @@ func OpsMarkdown() string {
 	sb.WriteString("| op | opsets | notes |\n|---|---|---|\n")
 	for _, o := range SupportedOpInfo() {
 		fmt.Fprintf(&sb, "| %s | %d–%d | %s |\n", o.Name, o.Since, o.Until, strings.ReplaceAll(o.Note, "|", "\\|"))
+	}
+	sb.WriteString("\n## Not supported\n\n")
+	sb.WriteString("These ONNX ops are not imported (a model using them is refused with every such node named). " +
+		"No op takes or returns string, sequence, map or optional values.\n\n")
+	sb.WriteString("| op | why |\n|---|---|\n")
+	for _, o := range UnsupportedOpInfo() {
+		fmt.Fprintf(&sb, "| %s | %s |\n", o.Name, o.Note)
 	}
 	return sb.String()
 }

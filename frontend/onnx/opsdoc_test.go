@@ -31,3 +31,15 @@ func TestOpsDocListsEveryOp(t *testing.T) {
 		require.Contains(t, doc, "| "+op+" | ")
 	}
 }
+
+// TestUnsupportedOpsAreNotSupported: the list of ops graphc refuses names none it imports, in
+// order, each with a reason.
+func TestUnsupportedOpsAreNotSupported(t *testing.T) {
+	prev := ""
+	for _, o := range onnx.UnsupportedOpInfo() {
+		require.False(t, onnx.SupportsOp("", o.Name) || onnx.SupportsOp("ai.onnx.ml", o.Name), "%s is supported", o.Name)
+		require.NotEmpty(t, o.Note, o.Name)
+		require.Less(t, prev, o.Name, "sorted")
+		prev = o.Name
+	}
+}
