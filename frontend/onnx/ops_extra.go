@@ -14,6 +14,8 @@ import (
 func init() {
 	registerOp("CenterCropPad", 18, importCenterCropPad)
 	registerOp("LpPool", 2, importLpPool)
+	registerOp("GlobalLpPool", 2, importGlobalLpPool)
+	noteOp("GlobalLpPool", "LpPool with the whole spatial extent (static) as its kernel")
 	registerOp("EyeLike", 9, importEyeLike)
 	registerOp("Upsample", 7, importUpsample)
 }
@@ -82,6 +84,40 @@ func importLpPool(c *nodeCtx) error {
 	p := c.AttrInt("p", 2)
 	sum, err := c.Emit("lp_pool", []*ir.Value{x}, ir.Attrs{"kernel": ir.IntsAttr(k...), "strides": listAttr(s, 1), "dilations": listAttr(d, 1),
 		"pads": listAttr(pads, 0), "ceil_mode": ir.IntAttr(c.AttrInt("ceil_mode", 0)), "p": ir.IntAttr(p)}, "")
+	if err != nil {
+		return err
+	}
+	if p == 1 {
+		c.SetOutput(0, sum)
+		return nil
+	}
+	root := ir.NewTensor(x.Type.Elem, []int64{})
+	root.F[0] = ir.RoundFloat(x.Type.Elem, 1/float64(p))
+	return emit1(c, "pow", []*ir.Value{sum, c.im.g.AddConst(c.Output(0)+"_root", root)}, nil)
+}
+
+// importGlobalLpPool: (Σ |x|^p)^(1/p) over all spatial positions, an LpPool whose kernel is
+// the (static) spatial extent.
+func importGlobalLpPool(c *nodeCtx) error {
+	x, err := c.Input(0)
+	if err != nil {
+		return err
+	}
+	if x.Type.Rank() < 3 || !x.Type.Elem.IsFloat() {
+		return fmt.Errorf("%w: X must be a floating-point tensor of rank >= 3, got %s", ErrInvalid, x.Type)
+	}
+	ns := x.Type.Rank() - 2
+	k := make([]int64, ns)
+	for i := range k {
+		n, ok := x.Type.Dim(2 + i)
+		if !ok {
+			return fmt.Errorf("%w: a symbolic spatial extent in %s", ErrUnsupported, x.Type)
+		}
+		k[i] = n
+	}
+	p := c.AttrInt("p", 2)
+	sum, err := c.Emit("lp_pool", []*ir.Value{x}, ir.Attrs{"kernel": ir.IntsAttr(k...), "strides": ir.IntsAttr(), "dilations": ir.IntsAttr(),
+		"pads": ir.IntsAttr(), "ceil_mode": ir.IntAttr(0), "p": ir.IntAttr(p)}, "")
 	if err != nil {
 		return err
 	}

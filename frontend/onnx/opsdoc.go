@@ -40,7 +40,6 @@ func SupportedOpInfo() []OpInfo {
 var unsupportedOps = []OpInfo{
 	{Name: "Bernoulli", Note: "draws random numbers (the reference's outputs come from numpy's global state, not from the seed)"},
 	{Name: "ConcatFromSequence", Note: "sequence values"},
-	{Name: "GlobalLpPool", Note: "not implemented yet (LpPool is)"},
 	{Name: "ImageDecoder", Note: "decodes image files: not a tensor computation"},
 	{Name: "LabelEncoder", Note: "domain ai.onnx.ml: string keys and values"},
 	{Name: "MaxRoiPool", Note: "not implemented yet (RoiAlign is)"},
