@@ -7,6 +7,7 @@ package realmodel_test
 
 import (
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,23 +57,23 @@ func TestQuantModels(t *testing.T) {
 		models = append(models, m)
 		cases = append(cases, &e2e.Case{Graph: res.Graph, Inputs: m.Sets[0].Inputs})
 	}
-	runQuantModels(t, models, cases)
+	runQuantModels(t, models, cases, true)
 }
 
 // runQuantModels runs the cases as x86-64 code and, where qemu-hexagon is installed, as
 // hexagonv67 code with integer HVX (whose integer kernels must be vrmpy code), and compares the
 // outputs with onnxruntime's to the models' tolerance (one quantization step).
-func runQuantModels(t *testing.T, models []*realmodel.Model, cases []*e2e.Case) {
+func runQuantModels(t *testing.T, models []*realmodel.Model, cases []*e2e.Case, hexagon bool) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
 	machines := []e2e.Machine{e2e.Host()}
-	if _, err := exec.LookPath("qemu-hexagon"); err == nil {
-		machines = append(machines, e2e.HexagonHVX())
-	} else {
+	if _, err := exec.LookPath("qemu-hexagon"); err != nil {
 		t.Log("qemu-hexagon not installed: x86-64 only")
+	} else if hexagon {
+		machines = append(machines, e2e.HexagonHVX())
 	}
 	for _, mach := range machines {
 		p, err := e2e.BuildBatch(ctx, t.TempDir(), mach, cases)
@@ -93,15 +94,18 @@ func runQuantModels(t *testing.T, models []*realmodel.Model, cases []*e2e.Case) 
 	}
 }
 
+var quantHexagon = flag.Bool("quant-hexagon", false, "TestCachedQuantModels: also run the full-size quantized models as hexagonv67 HVX under qemu-hexagon (about 30 minutes: MobileNetV2's Hexagon build takes most)")
+
 // cachedQuantModels are the full-size quantized models of the real-model set
 // (models/export_quant.py, cached outside git).
 var cachedQuantModels = []string{"qcnn", "qresnet18", "qmobilenet_v2", "qxf", "qlinear_dyn"}
 
 // TestCachedQuantModels runs the full-size quantized models (a QDQ CNN, ResNet-18 and
 // MobileNetV2 with per-channel int8 weights, two QDQ transformer blocks, a dynamically
-// quantized linear layer) as x86-64 code and as hexagonv67 code with integer HVX under
-// qemu-hexagon, against onnxruntime's outputs to one quantization step. Every integer
-// contraction must run on a dot-product kernel. Models that are not exported are skipped.
+// quantized linear layer) as x86-64 code and, with -quant-hexagon, as hexagonv67 code with
+// integer HVX under qemu-hexagon, against onnxruntime's outputs to one quantization step.
+// Every integer contraction must run on a dot-product kernel. Models that are not exported
+// are skipped.
 func TestCachedQuantModels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ResNet-18 and MobileNetV2 under qemu-hexagon")
@@ -125,7 +129,7 @@ func TestCachedQuantModels(t *testing.T) {
 				}
 			}
 			require.NotZero(t, n, "no integer contraction")
-			runQuantModels(t, []*realmodel.Model{m}, []*e2e.Case{{Graph: res.Graph, Inputs: m.Sets[0].Inputs}})
+			runQuantModels(t, []*realmodel.Model{m}, []*e2e.Case{{Graph: res.Graph, Inputs: m.Sets[0].Inputs}}, *quantHexagon)
 		})
 	}
 }
