@@ -146,7 +146,7 @@ func main() {
 	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
 	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
-	profile := flag.Int("profile", 0, "with -real: after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
+	profile := flag.Int("profile", 0, "after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
 	flag.Parse()
 	if *cputime {
 		useCPUTime = true
@@ -189,12 +189,14 @@ func main() {
 		if len(want) > 0 && !want[bm.name] {
 			continue
 		}
-		row, ratio, err := runModel(bm, *cache, ort, *minTime, *samples)
+		row, ratio, err := runModel(bm, *cache, ort, *minTime, *samples, *profile)
 		if err != nil {
 			fmt.Printf("%-24s error: %v\n", bm.name, firstLine(err.Error()))
 			continue
 		}
-		fmt.Println(row)
+		if row != "" {
+			fmt.Println(row)
+		}
 		if ratio > 0 {
 			logSum += math.Log(ratio)
 			nRatio++
@@ -230,7 +232,7 @@ func fail(err error) {
 // benchCPU is the --mcpu of the synthetic models (-mcpu).
 var benchCPU = "native"
 
-func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration, samples int) (string, float64, error) {
+func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration, samples, profile int) (string, float64, error) {
 	ctx := context.Background()
 	dir := filepath.Join(cache, sanitize(bm.name))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -292,6 +294,21 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 			return "", 0, err
 		}
 		row += fmt.Sprintf("   read of %.1f MB: %.3f ms, graphc/read %.2f", float64(bm.floor)/1e6, ms, times["die"]/ms)
+	}
+	if profile > 0 {
+		fmt.Println(row)
+		row = ""
+		err := profileModel(ctx, path, dir, bm.name, func(g *ir.Graph) ([]*ir.Tensor, map[string]int64, error) {
+			var ins []*ir.Tensor
+			for _, in := range g.Inputs {
+				s, _ := in.Type.StaticShape()
+				ins = append(ins, ir.NewTensor(in.Type.Elem, s))
+			}
+			return ins, nil, nil
+		}, minTime, profile)
+		if err != nil {
+			return "", 0, fmt.Errorf("profile: %w", err)
+		}
 	}
 	r := 0.0
 	if ortMS > 0 {
