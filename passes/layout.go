@@ -9,6 +9,7 @@ package passes
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -83,7 +84,24 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		return true
 	}
+	// channel shuffles folded into rank-5 views are stored channels-last first
+	merged, err := mergeShuffles(g, users, outputs)
+	if err != nil {
+		return err
+	}
+	if len(merged) > 0 {
+		users = g.Users()
+		// their consumers are windowed ops too: over axes 1 and 2
+		for _, op := range g.Ops {
+			if !slices.Contains(seeds, op) && !outputs[op.Result] && windowsOver(op, merged) {
+				seeds = append(seeds, op)
+			}
+		}
+	}
 	keep := map[*ir.Value]bool{}
+	for v := range merged {
+		keep[v] = true // already channels-last
+	}
 	for _, op := range seeds {
 		if keepsNCHW(op) {
 			keep[op.Result], keep[op.Operands[0]] = true, true
@@ -119,6 +137,8 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 			}
 		}
 	}
+	nhwcNow := maps.Clone(set) // the values stored channels-last once the pass is done
+	maps.Copy(nhwcNow, merged)
 	// new types first: the rewritten ops are rebuilt from their operands' and result's types
 	for v := range set {
 		v.Type.Shape = permuteAffs(v.Type.Shape, nhwc)
@@ -164,7 +184,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 				return err
 			}
 			if regions == nil {
-				if padded, err = padInput(g, &form, set); err != nil {
+				if padded, err = padInput(g, &form, nhwcNow); err != nil {
 					return err
 				}
 			}
@@ -226,12 +246,18 @@ const (
 )
 
 // prefersNCHW reports whether a convolution vectorises better along its output rows than along
-// its output channels: at most nchwMaxChannels of them, rows of at least nchwMinWidth read at
-// unit stride (a 3-to-16-channel 3×3 convolution of a 224×224 image ran 30% slower
-// channels-last, with its reorders).
+// its output channels: at most nchwMaxChannels of them from as few input channels, rows of
+// at least nchwMinWidth read at unit stride (a 3-to-16-channel 3×3 convolution of a 224×224
+// image ran 30% slower channels-last, with its reorders). With more input channels the input
+// is a channels-last activation, which NCHW would transpose (MobileNetV2's and
+// EfficientNet's first 32-to-16-channel projections at 112×112 read their input through a
+// scalar transposing copy: 0.35 ms, 5% of the network).
 func prefersNCHW(op *ir.Op) bool {
 	shape, ok := op.Result.Type.StaticShape()
 	if !ok || len(shape) != 4 || shape[1] > nchwMaxChannels || shape[3] < nchwMinWidth || len(op.Out.Pieces) != 1 {
+		return false
+	}
+	if in, ok := op.Operands[0].Type.StaticShape(); !ok || len(in) != 4 || in[1] > nchwMaxChannels {
 		return false
 	}
 	ow := dimOf(op.Out.Pieces[0].Index[3])
@@ -312,6 +338,12 @@ func staticForm(op *ir.Op) bool {
 // and the operand's axes 2 and 3 each combine a parallel and a reduction dim (convolutions and
 // pools).
 func isWindowOp(op *ir.Op) bool {
+	return windowsOver(op, nil)
+}
+
+// windowsOver is isWindowOp, for operands in nhwc over axes 1 and 2 (they are stored
+// channels-last already) and for the others over axes 2 and 3.
+func windowsOver(op *ir.Op, nhwc map[*ir.Value]bool) bool {
 	if op.Result.Type.Rank() != 4 || len(op.Out.Pieces) != 1 || !staticForm(op) {
 		return false
 	}
@@ -319,9 +351,14 @@ func isWindowOp(op *ir.Op) bool {
 		if o.Type.Rank() != 4 || len(op.Access[k].Pieces) != 1 {
 			continue
 		}
-		idx := op.Access[k].Pieces[0].Index
+		idx := op.Access[k].Pieces[0].Index[2:]
+		if nhwc[o] {
+			idx = op.Access[k].Pieces[0].Index[1:3]
+		} else if nhwc != nil {
+			continue
+		}
 		win := true
-		for _, a := range idx[2:] {
+		for _, a := range idx {
 			par, red := false, false
 			for d, c := range a.Dims {
 				if c == 0 {
@@ -839,4 +876,88 @@ func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar,
 		return nil
 	})
 	return gen, nil
+}
+
+// mergeShuffles stores channels-last the rank-5 values [N, G, C/G, H, W] through which a
+// channel shuffle reaches its consumers once fuse has folded the reshapes and the transpose
+// into their accesses (ShuffleNet: consumers read channel c at [0, c mod G, floor(c/G), h, w]):
+// such a value becomes the rank-4 value [N, H, W, C] whose channel (g, c') is c'·G + g, when
+// every consumer then reads a plain channel index (floor-free) and some consumer has a rank-4
+// result. The producer writes the shuffled order (a strided store); the consumers, among
+// them convolutions, read channels at unit stride and so vectorise along them. It returns the
+// values it changed.
+func mergeShuffles(g *ir.Graph, users map[*ir.Value][]*ir.Op, outputs map[*ir.Value]bool) (map[*ir.Value]bool, error) {
+	merged := map[*ir.Value]bool{}
+	for _, p := range slices.Clone(g.Ops) {
+		v := p.Result
+		shape, ok := v.Type.StaticShape()
+		if outputs[v] || !ok || len(shape) != 5 || !staticForm(p) || len(p.Out.Pieces) == 0 {
+			continue
+		}
+		G := shape[1]
+		merge := func(idx []volume.Aff) []volume.Aff {
+			return []volume.Aff{idx[0], idx[3], idx[4], idx[2].Mul(G).Add(idx[1])}
+		}
+		good, rank4 := true, false
+		for _, u := range users[v] {
+			if !staticForm(u) {
+				good = false
+				break
+			}
+			rank4 = rank4 || u.Result.Type.Rank() == 4
+			for k, o := range u.Operands {
+				if o != v {
+					continue
+				}
+				for _, pc := range u.Access[k].Pieces {
+					if len(merge(pc.Index)[3].Floors) > 0 {
+						good = false
+					}
+				}
+			}
+		}
+		if !good || !rank4 {
+			continue
+		}
+		mergeAccess := func(a ir.Access) ir.Access {
+			out := ir.Access{Approx: a.Approx, ApproxMap: a.ApproxMap}
+			for _, pc := range a.Pieces {
+				out.Pieces = append(out.Pieces, ir.AccessPiece{Guard: pc.Guard, Index: merge(pc.Index)})
+			}
+			return out
+		}
+		rebuilt := map[*ir.Op]*ir.Op{}
+		form := func(op *ir.Op) *ir.Op {
+			if f := rebuilt[op]; f != nil {
+				return f
+			}
+			f := *op
+			f.Operands = slices.Clone(op.Operands)
+			f.Access = slices.Clone(op.Access)
+			rebuilt[op] = &f
+			return &f
+		}
+		pf := form(p)
+		pf.Out = mergeAccess(p.Out)
+		for _, u := range users[v] {
+			uf := form(u)
+			for k, o := range u.Operands {
+				if o == v {
+					uf.Access[k] = mergeAccess(u.Access[k])
+				}
+			}
+		}
+		v.Type.Shape = []volume.Aff{v.Type.Shape[0], v.Type.Shape[3], v.Type.Shape[4], volume.AffConst(shape[1] * shape[2])}
+		for op, f := range rebuilt {
+			done, err := replaceOp(g, op, f)
+			if err != nil {
+				return nil, err
+			}
+			if !done {
+				return nil, fmt.Errorf("channels-last: %s (%s) cannot be rebuilt after merging a channel shuffle", op.Result.Name, op.Kind)
+			}
+		}
+		merged[v] = true
+	}
+	return merged, nil
 }
