@@ -15,7 +15,7 @@ import (
 )
 
 // TestRandomCNNs compiles random convolutional networks (randgraph.CNN: every conv idiom,
-// pools, residuals, squeeze-excitation, concatenations) through the default pipeline and runs
+// pools, residuals, squeeze-excitation, SiLU and HardSwish, concatenations) through the default pipeline and runs
 // them against the evaluator: register tiles along channels, epilogues, in-place padding and
 // guard splits together, without FMA (the evaluator's bits) and with AVX-512 FMA.
 func TestRandomCNNs(t *testing.T) {
@@ -31,7 +31,15 @@ func TestRandomCNNs(t *testing.T) {
 		names = append(names, fmt.Sprintf("cnn-%d", seed))
 		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, false)})
 	}
-	runCases(t, e2e.Host(), names, cases)
+	// without FMA every op but the float32 math (sigmoid, SiLU: within 2 ulp of the
+	// evaluator's, lower/doc.go) keeps the evaluator's bits; the math's ulps grow through
+	// the layers that follow
+	runCasesTol(t, e2e.Host(), names, cases, func(d ir.DType) (float64, float64) {
+		if d == ir.F32 {
+			return 4e-6, 1e-6
+		}
+		return tolerance(d)
+	})
 	runCasesTol(t, e2e.Machine{Target: "x86-64", CPU: "skylake-avx512"}, names, cases, func(d ir.DType) (float64, float64) {
 		return 1e-5, 1e-4
 	})
