@@ -51,6 +51,20 @@ type kernelForm struct {
 	kernels    [2]*kernelSig
 }
 
+// wide reports whether the form's kernel uses vectors of the module's width: tiles, a vector
+// or block-transpose nest, or such a part.
+func (kf *kernelForm) wide() bool {
+	if kf.tiles != nil {
+		return true
+	}
+	for _, s := range append([]*strategy{kf.strat}, kf.partStrats...) {
+		if s != nil && (s.vl > 0 || s.transpose != nil) {
+			return true
+		}
+	}
+	return false
+}
+
 // kernel returns the form's kernel for the given fromInit (false: the result box is
 // initialised or the kernel does not tile).
 func (kf *kernelForm) kernel(fromInit bool) *kernelSig {
