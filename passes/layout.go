@@ -32,6 +32,11 @@ graph inputs nor graph outputs and every op touching them has static accesses, a
 axis 1 moved last: the producer's out map and every consumer's access maps are composed with
 the permutation. Graph inputs and outputs keep their layout, so reorders happen only where the
 graph begins and ends.
+A channel shuffle that fuse has folded into a rank-5 view [N, G, C/G, H, W] (ShuffleNet's
+reshape-transpose-reshape, read at [0, c mod G, floor(c/G), h, w]) is stored as the rank-4
+channels-last value [N, H, W, C] with channel (g, c') at c'·G + g when every consumer then reads
+a plain channel index: its writer stores the shuffled order and its consumers, convolutions
+among them, read channels at unit stride.
 Each rewritten op's parallel iteration dims are reordered as its result's axes (reduction dims
 keep their order, so every sum is combined in the same order). In every sum whose last result
 dim j indexes an axis of a constant other than its last one (conv weights [M, C, kh, kw], Gemm
