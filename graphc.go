@@ -41,6 +41,7 @@ type config struct {
 	popts      passes.Options
 	noLower    bool
 	profile    bool
+	llvmOut    io.Writer
 }
 
 // WithTarget selects the target (x86-64, hexagon).
@@ -129,6 +130,12 @@ func WithVerifyEach(on bool) Option {
 func WithZeroSkipping(on bool) Option {
 	return func(c *config) error { c.popts.NoZeroSkip = !on; return nil }
 }
+
+// WithLLVMWriter makes Compile write the module's LLVM IR text to w as it prints it, instead of
+// keeping it in Result.LLVM (left empty): the text of a large model is never held in memory
+// (its weights are most of it, escaped as about 2.3 bytes per byte). A write error fails
+// Compile.
+func WithLLVMWriter(w io.Writer) Option { return func(c *config) error { c.llvmOut = w; return nil } }
 
 // WithoutLowering stops after the passes (Result.Graph only).
 func WithoutLowering() Option { return func(c *config) error { c.noLower = true; return nil } }
@@ -447,7 +454,13 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	}
 	res.Module = mod
 	start = time.Now()
-	res.LLVM = mod.String()
+	if c.llvmOut != nil {
+		if _, err := mod.WriteTo(c.llvmOut); err != nil {
+			return nil, fmt.Errorf("writing the module: %w", err)
+		}
+	} else {
+		res.LLVM = mod.String()
+	}
 	res.Times.Print = time.Since(start)
 	res.Header = mod.Header
 	return res, nil

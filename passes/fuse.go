@@ -316,6 +316,14 @@ func cheapToRecompute(p *ir.Op) bool {
 
 // splat reports whether every element of t is the same.
 func splat(t *ir.Tensor) bool {
+	if t.IsRaw() {
+		for i, n := 1, t.Len(); i < n; i++ {
+			if t.Bits(i) != t.Bits(0) {
+				return false
+			}
+		}
+		return true
+	}
 	for i := 1; i < len(t.F); i++ {
 		if math.Float64bits(t.F[i]) != math.Float64bits(t.F[0]) {
 			return false

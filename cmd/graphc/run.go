@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -278,6 +279,20 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	if *emit == "ir" || *emit == "dot" || *emit == "svg" {
 		opts = append(opts, graphc.WithoutLowering())
 	}
+	dst := *out
+	if dst == "" {
+		dst = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ext
+	}
+	// the module's text is streamed to its file as it is printed, never held in memory
+	var stream *streamOut
+	if *emit == "llvm" {
+		var err error
+		if stream, err = newStreamOut(dst, stdout); err != nil {
+			return &cliError{exitInput, err}
+		}
+		defer stream.abort()
+		opts = append(opts, graphc.WithLLVMWriter(stream.w))
+	}
 	res, err := graphc.Compile(context.Background(), model, opts...)
 	if err != nil {
 		return err
@@ -303,7 +318,10 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		}
 		text = string(data)
 	case "llvm":
-		text = res.LLVM
+		if err := stream.commit(); err != nil {
+			return &cliError{exitInput, err}
+		}
+		return nil
 	case "ir":
 		text = res.Graph.String()
 	case "header":
@@ -317,10 +335,6 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		}
 	default:
 		return &cliError{exitInput, fmt.Errorf("--emit=%s is not supported yet", *emit)}
-	}
-	dst := *out
-	if dst == "" {
-		dst = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ext
 	}
 	if dst == "-" {
 		_, err := io.WriteString(stdout, text)
@@ -511,4 +525,56 @@ func slicesIndex(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// streamOut is where --emit=llvm writes the module as it is printed: stdout, or a temporary file
+// beside the destination that replaces it once the module is complete (a failed compile leaves
+// no partial output).
+type streamOut struct {
+	w    *bufio.Writer
+	f    *os.File
+	dst  string
+	done bool
+}
+
+func newStreamOut(dst string, stdout io.Writer) (*streamOut, error) {
+	if dst == "-" {
+		return &streamOut{w: bufio.NewWriterSize(stdout, 1<<16)}, nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &streamOut{w: bufio.NewWriterSize(f, 1<<16), f: f, dst: dst}, nil
+}
+
+// commit flushes the text and moves the file into place.
+func (s *streamOut) commit() error {
+	if err := s.w.Flush(); err != nil {
+		return err
+	}
+	if s.f == nil {
+		s.done = true
+		return nil
+	}
+	if err := s.f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := s.f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(s.f.Name(), s.dst); err != nil {
+		return err
+	}
+	s.done = true
+	return nil
+}
+
+// abort removes the temporary file of an output that was not committed.
+func (s *streamOut) abort() {
+	if s == nil || s.done || s.f == nil {
+		return
+	}
+	s.f.Close()
+	os.Remove(s.f.Name())
 }

@@ -83,7 +83,7 @@ func RunAll(g *ir.Graph, inputs map[string]*ir.Tensor, opts ...Option) (map[*ir.
 		}
 	}
 	for _, c := range g.Consts {
-		vals[c] = c.Data
+		vals[c] = c.Data.Decoded()
 	}
 	for _, op := range g.Ops {
 		if err := op.CheckRequires(cfg.params); err != nil {
