@@ -42,6 +42,7 @@ type config struct {
 	noLower    bool
 	profile    bool
 	llvmOut    io.Writer
+	weights    string
 }
 
 // WithTarget selects the target (x86-64, hexagon).
@@ -136,6 +137,21 @@ func WithZeroSkipping(on bool) Option {
 // (its weights are most of it, escaped as about 2.3 bytes per byte). A write error fails
 // Compile.
 func WithLLVMWriter(w io.Writer) Option { return func(c *config) error { c.llvmOut = w; return nil } }
+
+// WithWeightsFile keeps the model's constants out of the module: they are written to the file
+// at path, which the caller maps (128-byte aligned) and passes to the entry as one more
+// argument after the workspace, `const void *weights` (lower.Config.ExternalWeights and
+// lower.Weights describe the file; the header declares it). The module then holds code only,
+// so the model's size is bounded by the machine rather than by the module.
+func WithWeightsFile(path string) Option {
+	return func(c *config) error {
+		if path == "" {
+			return usageErr(errors.New("--weights: empty file name"))
+		}
+		c.weights = path
+		return nil
+	}
+}
 
 // WithoutLowering stops after the passes (Result.Graph only).
 func WithoutLowering() Option { return func(c *config) error { c.noLower = true; return nil } }
@@ -444,7 +460,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		req[v] = s
 	}
 	start = time.Now()
-	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile})
+	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, ExternalWeights: c.weights != ""})
 	res.Times.Lower = time.Since(start)
 	if err != nil {
 		if c.source != "" {
@@ -463,7 +479,37 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	}
 	res.Times.Print = time.Since(start)
 	res.Header = mod.Header
+	if c.weights != "" {
+		if err := writeWeights(c.weights, mod.Entries[0].Weights); err != nil {
+			return nil, inputErr(fmt.Errorf("writing the weights: %w", err))
+		}
+	}
 	return res, nil
+}
+
+// writeWeights writes a weights file through a temporary file beside it, renamed into place once
+// complete.
+func writeWeights(path string, w *lower.Weights) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := w.WriteTo(f); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 func unknownPass(flag, name string) error {

@@ -204,6 +204,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	timing := fs.Bool("pass-timing", false, "report the wall time of every pass and of the compile phases: import, passes, lowering, printing (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
 	profile := fs.Bool("profile", false, "count the cycles of every op's kernel; the module exports ENTRY_profile (graphc-bench -profile prints the table)")
+	weights := fs.String("weights", "", "keep the weights out of the module: write them to FILE, which the caller maps and passes to the entry after the workspace (const void *weights; see --emit=header)")
 	noZeroSkip := fs.Bool("no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
@@ -246,6 +247,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *profile {
 		opts = append(opts, graphc.WithProfile())
+	}
+	if *weights != "" {
+		opts = append(opts, graphc.WithWeightsFile(*weights))
 	}
 	for _, p := range printBefore {
 		opts = append(opts, graphc.WithPrintIRBefore(p))
@@ -348,7 +352,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 
 // flagArgs names the value of each flag that takes one, for the help text.
 var flagArgs = map[string]string{
-	"o": "FILE", "target": "x86-64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
+	"o": "FILE", "weights": "FILE", "target": "x86-64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
 	"emit": "llvm|ir|header|asm|obj|lib|dot|svg", "op": "NAME", "dims": "I,J", "pipeline": "PASS,...",
 	"print-ir-before": "PASS", "print-ir-after": "PASS", "require": "'OUT[i, j] : constraints'",
 	"dim": "NAME=VALUE", "outputs": "NAME[:PORT],...",
