@@ -87,7 +87,7 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 					if done {
 						// nothing reads p now: drop its body at once (it goes at the sweep's end)
 						dead[p] = true
-						p.Body, p.Operands, p.Access = nil, nil, nil
+						*p = ir.Op{Kind: p.Kind, Name: p.Name, Result: p.Result}
 					}
 				} else if !outputs[p.Result] {
 					us := slices.Clone(users[p.Result])
