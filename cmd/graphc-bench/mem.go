@@ -64,7 +64,11 @@ func runMem(ctx context.Context, root, cache string, want map[string]bool, extra
 	if len(want) == 0 || want["chain"] {
 		// written by a child process: building it here would raise this process's peak RSS,
 		// which the measured children inherit
-		p := filepath.Join(cache, "chain.onnx")
+		// in a directory of its own: graphc's memory limit counts the files beside a model
+		p := filepath.Join(cache, "chain", "chain.onnx")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
 		gen := exec.CommandContext(ctx, os.Args[0], "-mem-write-chain", p)
 		if out, err := gen.CombinedOutput(); err != nil {
 			return fmt.Errorf("writing the chain: %w\n%s", err, out)
@@ -134,7 +138,8 @@ func measureMem(ctx context.Context, bin, name, path, out string, extra []string
 	return r
 }
 
-// weightBytes sums the bytes of a model's initializers in their element types: their raw_data
+// weightBytes sums the bytes of a model's initializers and node attribute tensors (Constant
+// nodes: quantization tools write weights so) in their element types: their raw_data
 // (or external data) lengths, or for typed fields their element count times the element size.
 // It streams through the file: the subprocess's peak RSS includes this process's (exec keeps
 // the high-water mark of the address space it replaces, and Go starts children with vfork), so
@@ -156,12 +161,27 @@ func weightBytes(path string) (int64, error) {
 			return false, nil
 		}
 		return true, scanFields(r, n, func(num protowire.Number, typ protowire.Type, n int64) (bool, error) {
-			if num != 5 || typ != protowire.BytesType { // GraphProto.initializer
-				return false, nil
+			switch {
+			case num == 5 && typ == protowire.BytesType: // GraphProto.initializer
+				w, err := tensorBytes(r, n)
+				total += w
+				return true, err
+			case num == 1 && typ == protowire.BytesType: // GraphProto.node: Constant tensors
+				return true, scanFields(r, n, func(num protowire.Number, typ protowire.Type, n int64) (bool, error) {
+					if num != 5 || typ != protowire.BytesType { // NodeProto.attribute
+						return false, nil
+					}
+					return true, scanFields(r, n, func(num protowire.Number, typ protowire.Type, n int64) (bool, error) {
+						if num != 5 || typ != protowire.BytesType { // AttributeProto.t
+							return false, nil
+						}
+						w, err := tensorBytes(r, n)
+						total += w
+						return true, err
+					})
+				})
 			}
-			w, err := tensorBytes(r, n)
-			total += w
-			return true, err
+			return false, nil
 		})
 	})
 	return total, err

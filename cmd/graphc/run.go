@@ -297,6 +297,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		defer stream.abort()
 		opts = append(opts, graphc.WithLLVMWriter(stream.w))
 	}
+	setMemoryLimit(model)
 	res, err := graphc.Compile(context.Background(), model, opts...)
 	if err != nil {
 		return err
@@ -581,4 +582,29 @@ func (s *streamOut) abort() {
 	}
 	s.f.Close()
 	os.Remove(s.f.Name())
+}
+
+// setMemoryLimit gives the Go runtime a soft memory limit proportional to the model (2 × the
+// bytes of the model file and of the other files beside it, where ONNX keeps external data,
+// + 48 MB), unless GOMEMLIMIT sets one: the collector then runs more often instead of letting
+// the heap grow to twice what is live, which keeps a compile's peak near 2.5 × its weights
+// (make bench-mem). A graph larger than that (a 100,000-op chain) costs collector time, not
+// memory; GOMEMLIMIT=off restores Go's default.
+func setMemoryLimit(model string) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	st, err := os.Stat(model)
+	if err != nil {
+		return
+	}
+	n := st.Size()
+	if ents, err := os.ReadDir(filepath.Dir(model)); err == nil {
+		for _, e := range ents {
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() && e.Name() != filepath.Base(model) {
+				n += info.Size()
+			}
+		}
+	}
+	debug.SetMemoryLimit(2*n + 48<<20)
 }

@@ -12,16 +12,20 @@ import (
 	"github.com/graphc/graphc/proto/onnxpb"
 )
 
-// Field numbers of onnx.proto on the path to an initializer's bytes.
+// Field numbers of onnx.proto on the path to an initializer's bytes, or to a Constant node's
+// (quantization tools write weights as Constant nodes).
 const (
 	modelGraphField       = 7 // ModelProto.graph
+	graphNodeField        = 1 // GraphProto.node
 	graphInitializerField = 5 // GraphProto.initializer
+	nodeAttributeField    = 5 // NodeProto.attribute
+	attributeTensorField  = 5 // AttributeProto.t
 	tensorRawDataField    = 9 // TensorProto.raw_data
 )
 
-// unmarshalAliased decodes a ModelProto whose top-level initializers' raw_data alias data
-// (which the caller must then not modify). Anything the cut cannot follow falls back to a plain
-// decode.
+// unmarshalAliased decodes a ModelProto whose main graph's initializers and node attribute
+// tensors have their raw_data alias data (which the caller must then not modify). Anything the
+// cut cannot follow falls back to a plain decode.
 func unmarshalAliased(data []byte) (*onnxpb.ModelProto, error) {
 	stripped, raws, ok := stripRawData(data)
 	if !ok {
@@ -31,10 +35,21 @@ func unmarshalAliased(data []byte) (*onnxpb.ModelProto, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(m.Graph.Initializer) != len(raws) {
+	// the tensors in the order stripGraph met them: the nodes' attribute tensors, then the
+	// initializers (repeated fields keep their wire order)
+	var ts []*onnxpb.TensorProto
+	for _, n := range m.Graph.Node {
+		for _, a := range n.Attribute {
+			if a.T != nil {
+				ts = append(ts, a.T)
+			}
+		}
+	}
+	ts = append(ts, m.Graph.Initializer...)
+	if len(ts) != len(raws) {
 		return Unmarshal(data) // cannot happen for a well-formed buffer
 	}
-	for i, t := range m.Graph.Initializer {
+	for i, t := range ts {
 		if raws[i] != nil {
 			t.RawData = raws[i]
 		}
@@ -42,9 +57,10 @@ func unmarshalAliased(data []byte) (*onnxpb.ModelProto, error) {
 	return m, nil
 }
 
-// stripRawData returns the encoding of data without the raw_data of the initializers of its
-// graph, and those raw_data in initializer order (nil where an initializer has none). ok is
-// false when data is not well-formed protobuf wire data (Unmarshal then reports it).
+// stripRawData returns the encoding of data without the raw_data of the tensors of its graph
+// (nodes' attribute tensors, then initializers), and those raw_data in that order (nil where a
+// tensor has none). ok is false when data is not well-formed protobuf wire data (Unmarshal
+// then reports it) or has a form the cut does not follow.
 func stripRawData(data []byte) (stripped []byte, raws [][]byte, ok bool) {
 	out := make([]byte, 0, 4096)
 	for b := data; len(b) > 0; {
@@ -74,9 +90,57 @@ func stripRawData(data []byte) (stripped []byte, raws [][]byte, ok bool) {
 	return out, raws, true
 }
 
-// stripGraph cuts the raw_data out of a GraphProto's initializers.
+// stripGraph cuts the raw_data out of a GraphProto's initializers and its nodes' attribute
+// tensors; the raw_data are returned nodes' first, then initializers', each in wire order.
 func stripGraph(data []byte) ([]byte, [][]byte, bool) {
 	out := make([]byte, 0, len(data)/64+1024)
+	var raws, nodeRaws [][]byte
+	for b := data; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, nil, false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return nil, nil, false
+		}
+		switch {
+		case num == graphInitializerField && typ == protowire.BytesType:
+			tensor, _ := protowire.ConsumeBytes(b[n:])
+			t, raw, ok := stripTensor(tensor)
+			if !ok {
+				return nil, nil, false
+			}
+			raws = append(raws, raw)
+			out = protowire.AppendTag(out, num, typ)
+			out = protowire.AppendBytes(out, t)
+		case num == graphNodeField && typ == protowire.BytesType:
+			node, _ := protowire.ConsumeBytes(b[n:])
+			nd, rs, ok := stripNested(node, nodeAttributeField, func(attr []byte) ([]byte, [][]byte, bool) {
+				return stripNested(attr, attributeTensorField, func(t []byte) ([]byte, [][]byte, bool) {
+					t, raw, ok := stripTensor(t)
+					return t, [][]byte{raw}, ok
+				})
+			})
+			if !ok {
+				return nil, nil, false
+			}
+			nodeRaws = append(nodeRaws, rs...)
+			out = protowire.AppendTag(out, num, typ)
+			out = protowire.AppendBytes(out, nd)
+		default:
+			out = append(out, b[:n+m]...)
+		}
+		b = b[n+m:]
+	}
+	return out, append(nodeRaws, raws...), true
+}
+
+// stripNested rewrites the length-delimited fields number field of a message with strip,
+// returning what strip cut out, in order. A singular message field met twice (which a decoder
+// merges) is not followed: ok is false.
+func stripNested(data []byte, field protowire.Number, strip func([]byte) ([]byte, [][]byte, bool)) ([]byte, [][]byte, bool) {
+	out := make([]byte, 0, len(data))
 	var raws [][]byte
 	for b := data; len(b) > 0; {
 		num, typ, n := protowire.ConsumeTag(b)
@@ -87,19 +151,19 @@ func stripGraph(data []byte) ([]byte, [][]byte, bool) {
 		if m < 0 {
 			return nil, nil, false
 		}
-		if num != graphInitializerField || typ != protowire.BytesType {
+		if num != field || typ != protowire.BytesType {
 			out = append(out, b[:n+m]...)
 			b = b[n+m:]
 			continue
 		}
-		tensor, _ := protowire.ConsumeBytes(b[n:])
-		t, raw, ok := stripTensor(tensor)
+		v, _ := protowire.ConsumeBytes(b[n:])
+		s, rs, ok := strip(v)
 		if !ok {
 			return nil, nil, false
 		}
-		raws = append(raws, raw)
+		raws = append(raws, rs...)
 		out = protowire.AppendTag(out, num, typ)
-		out = protowire.AppendBytes(out, t)
+		out = protowire.AppendBytes(out, s)
 		b = b[n+m:]
 	}
 	return out, raws, true

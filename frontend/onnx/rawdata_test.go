@@ -27,6 +27,12 @@ func TestUnmarshalAliased(t *testing.T) {
 	m.Init("s", ir.NewTensor(ir.I64, []int64{2}))
 	m.Node("MatMul", "mm", []string{"x", "w"}, []string{"y"})
 	m.Output("y", ir.F32, 2, 3)
+	ct := ir.NewTensor(ir.I8, []int64{4096})
+	for i := range ct.I {
+		ct.I[i] = int64(int8(i))
+	}
+	cp := onnx.TensorToProto("c", ct)
+	m.Node("Constant", "c", nil, []string{"c"}, &onnxpb.AttributeProto{Name: proto.String("value"), Type: onnxpb.AttributeProto_TENSOR.Enum(), T: cp})
 	p := m.Proto()
 	p.Graph.Initializer = append(p.Graph.Initializer, &onnxpb.TensorProto{Name: proto.String("typed"), DataType: proto.Int32(1), Dims: []int64{2}, FloatData: []float32{1, 2}})
 	data, err := proto.Marshal(p)
@@ -41,6 +47,9 @@ func TestUnmarshalAliased(t *testing.T) {
 	start, end := uintptr(unsafe.Pointer(&data[0])), uintptr(unsafe.Pointer(&data[len(data)-1]))
 	require.True(t, uintptr(unsafe.Pointer(&raw[0])) >= start && uintptr(unsafe.Pointer(&raw[0])) <= end, "raw_data aliases the buffer")
 	require.Equal(t, cap(raw), len(raw), "appending to raw_data cannot write into the buffer")
+	craw := got.Graph.Node[1].Attribute[0].T.RawData
+	require.Len(t, craw, 4096)
+	require.True(t, uintptr(unsafe.Pointer(&craw[0])) >= start && uintptr(unsafe.Pointer(&craw[0])) <= end, "a Constant's raw_data aliases the buffer")
 
 	// malformed data fails as the plain decode does
 	_, err = onnx.UnmarshalAliased(data[:len(data)-3])
