@@ -41,6 +41,8 @@ type config struct {
 	popts      passes.Options
 	noLower    bool
 	profile    bool
+	llvmOut    io.Writer
+	weights    string
 }
 
 // WithTarget selects the target (x86-64, hexagon).
@@ -128,6 +130,27 @@ func WithVerifyEach(on bool) Option {
 // inf and NaN inputs, and less work is removed.
 func WithZeroSkipping(on bool) Option {
 	return func(c *config) error { c.popts.NoZeroSkip = !on; return nil }
+}
+
+// WithLLVMWriter makes Compile write the module's LLVM IR text to w as it prints it, instead of
+// keeping it in Result.LLVM (left empty): the text of a large model is never held in memory
+// (its weights are most of it, escaped as about 2.3 bytes per byte). A write error fails
+// Compile.
+func WithLLVMWriter(w io.Writer) Option { return func(c *config) error { c.llvmOut = w; return nil } }
+
+// WithWeightsFile keeps the model's constants out of the module: they are written to the file
+// at path, which the caller maps (128-byte aligned) and passes to the entry as one more
+// argument after the workspace, `const void *weights` (lower.Config.ExternalWeights and
+// lower.Weights describe the file; the header declares it). The module then holds code only,
+// so the model's size is bounded by the machine rather than by the module.
+func WithWeightsFile(path string) Option {
+	return func(c *config) error {
+		if path == "" {
+			return usageErr(errors.New("--weights: empty file name"))
+		}
+		c.weights = path
+		return nil
+	}
 }
 
 // WithoutLowering stops after the passes (Result.Graph only).
@@ -437,7 +460,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		req[v] = s
 	}
 	start = time.Now()
-	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile})
+	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, ExternalWeights: c.weights != ""})
 	res.Times.Lower = time.Since(start)
 	if err != nil {
 		if c.source != "" {
@@ -447,10 +470,46 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	}
 	res.Module = mod
 	start = time.Now()
-	res.LLVM = mod.String()
+	if c.llvmOut != nil {
+		if _, err := mod.WriteTo(c.llvmOut); err != nil {
+			return nil, fmt.Errorf("writing the module: %w", err)
+		}
+	} else {
+		res.LLVM = mod.String()
+	}
 	res.Times.Print = time.Since(start)
 	res.Header = mod.Header
+	if c.weights != "" {
+		if err := writeWeights(c.weights, mod.Entries[0].Weights); err != nil {
+			return nil, inputErr(fmt.Errorf("writing the weights: %w", err))
+		}
+	}
 	return res, nil
+}
+
+// writeWeights writes a weights file through a temporary file beside it, renamed into place once
+// complete.
+func writeWeights(path string, w *lower.Weights) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := w.WriteTo(f); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 func unknownPass(flag, name string) error {

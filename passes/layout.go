@@ -584,7 +584,15 @@ func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
 	for p, q := range perm {
 		shape[p] = t.Shape[q]
 	}
-	out := ir.NewTensor(t.Elem, shape)
+	raw := t.IsRaw() // a weight kept as bytes stays bytes
+	var in, outRaw []byte
+	sz := int64(t.Elem.Size())
+	out := &ir.Tensor{}
+	if raw {
+		in, outRaw = t.Bytes(), make([]byte, len(t.Bytes()))
+	} else {
+		out = ir.NewTensor(t.Elem, shape)
+	}
 	stride := make([]int64, r) // element stride of each axis of t
 	s := int64(1)
 	for a := r - 1; a >= 0; a-- {
@@ -598,9 +606,12 @@ func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
 		for p := range perm {
 			src += pos[p] * stride[perm[p]]
 		}
-		if t.Elem.IsFloat() {
+		switch {
+		case raw:
+			copy(outRaw[i*sz:(i+1)*sz], in[src*sz:])
+		case t.Elem.IsFloat():
 			out.F[i] = t.F[src]
-		} else {
+		default:
 			out.I[i] = t.I[src]
 		}
 		for p := r - 1; p >= 0; p-- {
@@ -610,6 +621,13 @@ func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
 			}
 			pos[p] = 0
 		}
+	}
+	if raw {
+		t, err := ir.TensorFromRaw(t.Elem, shape, outRaw)
+		if err != nil {
+			panic(err) // the same number of bytes
+		}
+		return t
 	}
 	return out
 }
@@ -749,8 +767,8 @@ func paddedTerm(op *ir.Op, k int) (*ir.Scalar, int) {
 		if !wv.IsConst() || len(op.Access[b.Arg].Pieces) != 1 || len(op.Access[b.Arg].Pieces[0].Guard) > 0 {
 			return nil, -1
 		}
-		for _, x := range wv.Data.F {
-			if math.IsInf(x, 0) || math.IsNaN(x) {
+		for i, n := 0, wv.Data.Len(); i < n && wv.Data.Elem.IsFloat(); i++ {
+			if x := wv.Data.Float(i); math.IsInf(x, 0) || math.IsNaN(x) {
 				return nil, -1
 			}
 		}

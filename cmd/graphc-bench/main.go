@@ -146,6 +146,9 @@ func main() {
 	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
 	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
+	memory := flag.Bool("mem", false, "measure graphc's peak resident set compiling the real-model set and a 100,000-op chain (-models chain,resnet18 for some) against issue 25's targets; -mem-flags adds graphc flags")
+	memChain := flag.String("mem-write-chain", "", "write the 100,000-op chain of -mem to this file and exit (used by -mem)")
+	memFlags := flag.String("mem-flags", "", "with -mem: extra graphc flags, space-separated (e.g. --weights=w.bin)")
 	profile := flag.Int("profile", 0, "after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
 	flag.Parse()
 	if *cputime {
@@ -155,6 +158,24 @@ func main() {
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fail(err)
 	}
+	want := map[string]bool{}
+	for _, m := range strings.Split(*only, ",") {
+		if m != "" {
+			want[m] = true
+		}
+	}
+	if *memChain != "" {
+		if err := writeChain(*memChain); err != nil {
+			fail(err)
+		}
+		return
+	}
+	if *memory {
+		if err := runMem(context.Background(), *modelDir, *cache, want, strings.Fields(*memFlags)); err != nil {
+			fail(err)
+		}
+		return
+	}
 	var ort *ortRunner
 	if !*noORT {
 		var err error
@@ -162,12 +183,6 @@ func main() {
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "onnxruntime unavailable (%v); run with -no-ort to skip it\n", err)
 			os.Exit(1)
-		}
-	}
-	want := map[string]bool{}
-	for _, m := range strings.Split(*only, ",") {
-		if m != "" {
-			want[m] = true
 		}
 	}
 	if *real {

@@ -115,7 +115,7 @@ func (c *nodeCtx) RequireConst(i int, role string) (*ir.Tensor, error) {
 		}
 		return nil, c.needConst(i, role)
 	}
-	return t, nil
+	return t.Decoded(), nil
 }
 
 // RequireInts returns integer input i, which the op needs at compile time.
@@ -127,7 +127,7 @@ func (c *nodeCtx) RequireInts(i int, role string) ([]int64, error) {
 	if t.Elem.IsFloat() {
 		return nil, fmt.Errorf("%w: input %q (%s) must hold integers, got %s", ErrInvalid, c.node.Input[i], role, t.Elem)
 	}
-	return append([]int64(nil), t.I...), nil
+	return append([]int64(nil), t.Decoded().I...), nil
 }
 
 // RequireSymInts returns integer input i as quasi-affine values (constants, or expressions of

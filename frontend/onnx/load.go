@@ -93,7 +93,8 @@ func Load(path string, opts ...Option) (*ir.Graph, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	data := buf.Bytes()
-	m, err := Unmarshal(data)
+	m, err := unmarshalAliased(data) // the weights stay in data, not copied
+
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -122,7 +123,7 @@ func Read(r io.Reader, name string, opts ...Option) (*ir.Graph, error) {
 	if int64(len(data)) > cfg.limits.MaxFileBytes {
 		return nil, fmt.Errorf("%s: %w: %w: model exceeds the limit of %d bytes", name, ErrInvalid, ir.ErrLimit, cfg.limits.MaxFileBytes)
 	}
-	m, err := Unmarshal(data)
+	m, err := unmarshalAliased(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -159,7 +159,7 @@ func (c *nodeCtx) ConstInts(i int) ([]int64, bool) {
 	if !ok || t.Elem.IsFloat() {
 		return nil, false
 	}
-	return append([]int64(nil), t.I...), true
+	return append([]int64(nil), t.Decoded().I...), true
 }
 
 // ConstFloats returns constant input i as a list of floats.

@@ -301,7 +301,7 @@ func (im *importer) fuseQDQ(c *nodeCtx, g *qdqGroup) (bool, error) {
 		switch {
 		case transB && wv.Data != nil:
 			// constant weights are transposed here: the integer kernels read constant weights
-			b = im.g.AddConst(c.Output(0)+"_wT", transposed(wv.Data))
+			b = im.g.AddConst(c.Output(0)+"_wT", transposed(wv.Data.Decoded()))
 		case transB:
 			b = e.op("transpose", "", nil, wv)
 		}
@@ -444,13 +444,17 @@ func (im *importer) fusePool(g *qdqGroup) (bool, error) {
 // folds eagerly).
 func (im *importer) constOf(name string) (*ir.Tensor, bool) {
 	if t, ok := im.consts[name]; ok {
-		return t, true
+		return t.Decoded(), true
 	}
 	v, ok := im.vals[name]
 	if !ok {
 		return nil, false
 	}
-	return evalConst(v, 0)
+	t, ok := evalConst(v, 0)
+	if ok {
+		t = t.Decoded()
+	}
+	return t, ok
 }
 
 // evalConst evaluates v when it depends on constants only (at most maxFoldElems elements per

@@ -49,6 +49,7 @@ func (c *nodeCtx) known(i int) (*symTensor, bool) {
 	if !ok || t.Elem.IsFloat() {
 		return nil, false
 	}
+	t = t.Decoded()
 	vals := make([]volume.Aff, len(t.I))
 	for k, v := range t.I {
 		vals[k] = volume.AffConst(v)

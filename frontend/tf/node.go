@@ -47,7 +47,7 @@ func (c *nodeCtx) ConstInts(i int) ([]int64, bool) {
 	if !ok || t.Elem.IsFloat() {
 		return nil, false
 	}
-	return append([]int64(nil), t.I...), true
+	return append([]int64(nil), t.Decoded().I...), true
 }
 
 // RequireInts returns constant input i as integers, or an error saying that input (what) must
@@ -63,7 +63,7 @@ func (c *nodeCtx) RequireInts(i int, what string) ([]int64, error) {
 	if t.Elem.IsFloat() {
 		return nil, fmt.Errorf("%w: input #%d (%s) must hold integers, got %s", ErrInvalid, i, what, t.Elem)
 	}
-	return append([]int64(nil), t.I...), nil
+	return append([]int64(nil), t.Decoded().I...), nil
 }
 
 // RequireInt returns constant input i as one integer (a scalar or a 1-element vector).

@@ -34,6 +34,7 @@ func (c *nodeCtx) known(i int) (*symTensor, bool) {
 	if !ok || t.Elem.IsFloat() {
 		return nil, false
 	}
+	t = t.Decoded()
 	vals := make([]volume.Aff, len(t.I))
 	for j, v := range t.I {
 		vals[j] = volume.AffConst(v)
