@@ -4,16 +4,9 @@
 package onnx
 
 import (
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/ir/eval"
 )
-
-// maxFoldElems bounds the size of a tensor folded at import.
-const maxFoldElems = 1 << 20
-
-// maxGeneratorFoldElems bounds the size of an op without operands (fill, values) folded at
-// import: small ones feed shape computations, large ones would only bloat the constants.
-const maxGeneratorFoldElems = 1 << 10
 
 // foldOutputs evaluates the ops just emitted for a node when all their operands are constants,
 // replacing their results by constants known to the importer.
@@ -89,32 +82,19 @@ func (im *importer) tryFold(v *ir.Value) (t *ir.Tensor, ok bool) {
 			im.unfoldable[v] = true
 		}
 	}()
-	s, ok := v.Type.StaticShape()
-	if !ok || ir.NumElements(s) > maxFoldElems {
-		return nil, false
-	}
-	if len(op.Operands) == 0 && ir.NumElements(s) > maxGeneratorFoldElems {
+	if !kit.WithinFoldLimit(op) {
 		return nil, false // a fill is cheaper to run than to embed
 	}
-	g := ir.NewGraph("fold")
-	var operands []*ir.Value
-	for _, o := range op.Operands {
-		t, ok := im.tryFold(o)
-		if !ok {
+	data := make([]*ir.Tensor, len(op.Operands))
+	for i, o := range op.Operands {
+		if data[i], ok = im.tryFold(o); !ok {
 			return nil, false
 		}
-		operands = append(operands, g.AddConst(o.Name, t))
 	}
-	cp, err := ir.MakeOp(nil, op.Kind, op.Name, operands, op.Attrs)
-	if err != nil {
+	out, ok := kit.Evaluate(op, data)
+	if !ok {
 		return nil, false
 	}
-	g.Append(cp, "r")
-	g.Outputs = []*ir.Value{cp.Result}
-	out, err := eval.Run(g, nil)
-	if err != nil {
-		return nil, false
-	}
-	im.folded[op] = out[0]
-	return out[0], true
+	im.folded[op] = out
+	return out, true
 }

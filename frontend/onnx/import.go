@@ -4,9 +4,9 @@ package onnx
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/onnxpb"
 	"github.com/graphc/graphc/volume"
@@ -40,26 +40,15 @@ type importer struct {
 	syms map[string]*symTensor
 	// outputs are the ONNX names of the graph outputs.
 	outputs map[string]bool
-	// dimsSeen and dimOrder are the symbolic dims of the graph inputs, bound or not
-	dimsSeen map[string]bool
-	dimOrder []string
+	// dims binds the symbolic dims of the graph inputs (WithDim)
+	dims *kit.Dims
 }
 
 // NodeError is an import error attached to one node.
-type NodeError struct {
-	File, Node, Op string
-	Opset          int64
-	Err            error
-}
-
-func (e *NodeError) Error() string {
-	return fmt.Sprintf("%s: node %q (%s, opset %d): %v", e.File, e.Node, e.Op, e.Opset, e.Err)
-}
-
-func (e *NodeError) Unwrap() error { return e.Err }
+type NodeError = kit.NodeError
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}}
+	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}, dims: kit.NewDims(cfg.Dims)}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -96,7 +85,7 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 	if err := im.importGraph(gp); err != nil {
 		return nil, err
 	}
-	if err := ir.UnknownDimError(im.cfg.dims, im.dimsSeen, im.dimOrder); err != nil {
+	if err := im.dims.Check(); err != nil {
 		return nil, im.errf("%w", err)
 	}
 	return im.g, nil
@@ -112,17 +101,6 @@ func sanitize(s string) string {
 		}
 	}
 	return sb.String()
-}
-
-// noteDim records a symbolic dim of the model's inputs (bound or not).
-func (im *importer) noteDim(name string) {
-	if im.dimsSeen == nil {
-		im.dimsSeen = map[string]bool{}
-	}
-	if !im.dimsSeen[name] {
-		im.dimsSeen[name] = true
-		im.dimOrder = append(im.dimOrder, name)
-	}
 }
 
 // errf returns an error about the model, prefixed with its file; %w wraps as in fmt.Errorf.
@@ -241,7 +219,7 @@ func (im *importer) tensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
 	if tp.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
 		return im.externalTensor(tp)
 	}
-	return tensorFromProto(tp, im.cfg.limits.MaxConstantElements)
+	return tensorFromProto(tp, im.cfg.Limits.MaxConstantElements)
 }
 
 // valueType converts a ValueInfo's tensor type; dim_param names become symbolic dims.
@@ -261,28 +239,17 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 	for i, d := range tt.Shape.Dim {
 		switch {
 		case d.GetDimParam() != "":
-			p := sanitize(d.GetDimParam())
-			im.noteDim(d.GetDimParam())
-			if v, ok := im.cfg.dims[d.GetDimParam()]; ok {
-				t.Shape = append(t.Shape, volume.AffConst(v))
-			} else {
-				t.Shape = append(t.Shape, volume.AffParam(p))
-			}
+			t.Shape = append(t.Shape, im.dims.Extent(d.GetDimParam(), sanitize(d.GetDimParam())))
 		case hasDimValue(d) && d.GetDimValue() < 0:
 			return ir.TensorType{}, fmt.Errorf("%w: negative dimension %d", ErrInvalid, d.GetDimValue())
 		case d.GetDimValue() > 0 || d.GetDimValue() == 0 && hasDimValue(d):
 			t.Shape = append(t.Shape, volume.AffConst(d.GetDimValue()))
 		default:
 			p := fmt.Sprintf("%s_d%d", sanitize(vi.GetName()), i)
-			im.noteDim(p)
-			if v, ok := im.cfg.dims[p]; ok {
-				t.Shape = append(t.Shape, volume.AffConst(v))
-				continue
-			}
-			t.Shape = append(t.Shape, volume.AffParam(p))
+			t.Shape = append(t.Shape, im.dims.Extent(p, p))
 		}
 	}
-	if err := ir.CheckTypeLimits(t, im.cfg.limits); err != nil {
+	if err := ir.CheckTypeLimits(t, im.cfg.Limits); err != nil {
 		return ir.TensorType{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return t, nil
@@ -413,14 +380,7 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 }
 
 // SupportedOps returns the ONNX op types the importer handles, sorted.
-func SupportedOps() []string {
-	var out []string
-	for k := range opTable {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func SupportedOps() []string { return kit.SortedKeys(opTable) }
 
 // OpRange returns the opset range of a supported op.
 func OpRange(op string) (since, until int, ok bool) {

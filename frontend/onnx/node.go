@@ -73,6 +73,9 @@ func (c *nodeCtx) Emit(kind string, operands []*ir.Value, attrs ir.Attrs, name s
 	return op.Result, nil
 }
 
+// AddConst adds a constant to the graph.
+func (c *nodeCtx) AddConst(name string, t *ir.Tensor) *ir.Value { return c.im.g.AddConst(name, t) }
+
 // SetOutput binds output i of the node (a float32 result of promoted bfloat16 operands is
 // rounded back to bfloat16).
 func (c *nodeCtx) SetOutput(i int, v *ir.Value) {

@@ -1,0 +1,72 @@
+// This file holds Config, the options every importer takes, and the reading of a model file
+// or stream within the configured size limit.
+
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/graphc/graphc/ir"
+)
+
+// Config holds the options common to the importers: the symbolic dims bound at import and
+// the limits on what a model may declare.
+type Config struct {
+	Dims   map[string]int64
+	Limits ir.Limits
+}
+
+// NewConfig returns a Config with no dim bound and default limits (after Finish).
+func NewConfig() Config { return Config{Dims: map[string]int64{}} }
+
+// SetLimits sets the limits; zero fields keep their defaults, and a zero MaxFileBytes keeps
+// the file size set before (WithMaxFileSize).
+func (c *Config) SetLimits(l ir.Limits) {
+	if l.MaxFileBytes <= 0 {
+		l.MaxFileBytes = c.Limits.MaxFileBytes
+	}
+	c.Limits = l
+}
+
+// Finish fills in the default limits once every option is applied.
+func (c *Config) Finish() { c.Limits = c.Limits.WithDefaults() }
+
+// ReadFile reads the model file at path within the file-size limit, into a buffer of the
+// file's size (io.ReadAll's doubling would copy a weight-heavy model several times).
+func ReadFile(path string, l ir.Limits, errs Errors) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > l.MaxFileBytes {
+		return nil, fmt.Errorf("%s: %w: %w: file of %d bytes exceeds the limit of %d", path, errs.Invalid, ir.ErrLimit, st.Size(), l.MaxFileBytes)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, l.MaxFileBytes+1)); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(buf.Len()) > l.MaxFileBytes {
+		return nil, fmt.Errorf("%s: %w: %w: file exceeds the limit of %d bytes", path, errs.Invalid, ir.ErrLimit, l.MaxFileBytes)
+	}
+	return buf.Bytes(), nil
+}
+
+// ReadAll reads a model from r within the file-size limit; name is used in errors.
+func ReadAll(r io.Reader, name string, l ir.Limits, errs Errors) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, l.MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > l.MaxFileBytes {
+		return nil, fmt.Errorf("%s: %w: %w: model exceeds the limit of %d bytes", name, errs.Invalid, ir.ErrLimit, l.MaxFileBytes)
+	}
+	return data, nil
+}
