@@ -36,7 +36,7 @@ func (c *Config) Finish() { c.Limits = c.Limits.WithDefaults() }
 
 // ReadFile reads the model file at path within the file-size limit, into a buffer of the
 // file's size (io.ReadAll's doubling would copy a weight-heavy model several times).
-func ReadFile(path string, l ir.Limits, errs Errors) ([]byte, error) {
+func ReadFile(path string, l ir.Limits, invalid error) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -47,26 +47,26 @@ func ReadFile(path string, l ir.Limits, errs Errors) ([]byte, error) {
 		return nil, err
 	}
 	if st.Size() > l.MaxFileBytes {
-		return nil, fmt.Errorf("%s: %w: %w: file of %d bytes exceeds the limit of %d", path, errs.Invalid, ir.ErrLimit, st.Size(), l.MaxFileBytes)
+		return nil, fmt.Errorf("%s: %w: %w: file of %d bytes exceeds the limit of %d", path, invalid, ir.ErrLimit, st.Size(), l.MaxFileBytes)
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(f, l.MaxFileBytes+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if int64(buf.Len()) > l.MaxFileBytes {
-		return nil, fmt.Errorf("%s: %w: %w: file exceeds the limit of %d bytes", path, errs.Invalid, ir.ErrLimit, l.MaxFileBytes)
+		return nil, fmt.Errorf("%s: %w: %w: file exceeds the limit of %d bytes", path, invalid, ir.ErrLimit, l.MaxFileBytes)
 	}
 	return buf.Bytes(), nil
 }
 
 // ReadAll reads a model from r within the file-size limit; name is used in errors.
-func ReadAll(r io.Reader, name string, l ir.Limits, errs Errors) ([]byte, error) {
+func ReadAll(r io.Reader, name string, l ir.Limits, invalid error) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, l.MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if int64(len(data)) > l.MaxFileBytes {
-		return nil, fmt.Errorf("%s: %w: %w: model exceeds the limit of %d bytes", name, errs.Invalid, ir.ErrLimit, l.MaxFileBytes)
+		return nil, fmt.Errorf("%s: %w: %w: model exceeds the limit of %d bytes", name, invalid, ir.ErrLimit, l.MaxFileBytes)
 	}
 	return data, nil
 }

@@ -1,16 +1,17 @@
-// This file holds the errors importers return: the format's sentinels and NodeError.
+// This file holds the errors importers return: ErrUnsupported and NodeError.
 
 package importer
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
-// Errors are a format's sentinel errors: Invalid is wrapped by errors about malformed models,
-// Unsupported by errors about valid models graphc cannot handle. Each format keeps its own
-// (onnx.ErrInvalid says "invalid model", tf.ErrInvalid "invalid graph") so that callers test
-// them with errors.Is against the package they called; the kit wraps whichever it is given.
-type Errors struct {
-	Invalid, Unsupported error
-}
+// ErrUnsupported is wrapped by errors about valid models graphc cannot handle, whatever their
+// format (onnx.ErrUnsupported and tf.ErrUnsupported are this error). Errors about malformed
+// models wrap the format's own ErrInvalid ("invalid model", "invalid graph"), which the kit's
+// functions take as an argument.
+var ErrUnsupported = errors.New("unsupported")
 
 // NodeError is an import error attached to one node.
 type NodeError struct {

@@ -13,13 +13,14 @@ import (
 // length of every name and string attribute, reported with the format's Invalid error.
 type GraphLimits struct {
 	Limits ir.Limits
-	Errs   Errors
+	// Invalid is the format's ErrInvalid, which limit errors wrap.
+	Invalid error
 }
 
 // Nodes checks the node count.
 func (c GraphLimits) Nodes(n int) error {
 	if n > c.Limits.MaxNodes {
-		return fmt.Errorf("%w: %w: %d nodes (at most %d)", c.Errs.Invalid, ir.ErrLimit, n, c.Limits.MaxNodes)
+		return fmt.Errorf("%w: %w: %d nodes (at most %d)", c.Invalid, ir.ErrLimit, n, c.Limits.MaxNodes)
 	}
 	return nil
 }
@@ -28,7 +29,7 @@ func (c GraphLimits) Nodes(n int) error {
 // `node "x": attribute note`).
 func (c GraphLimits) String(what, s string) error {
 	if len(s) > c.Limits.MaxStringBytes {
-		return fmt.Errorf("%w: %w: %s of %d bytes (at most %d)", c.Errs.Invalid, ir.ErrLimit, what, len(s), c.Limits.MaxStringBytes)
+		return fmt.Errorf("%w: %w: %s of %d bytes (at most %d)", c.Invalid, ir.ErrLimit, what, len(s), c.Limits.MaxStringBytes)
 	}
 	return nil
 }
@@ -47,10 +48,10 @@ func (c GraphLimits) Strings(what string, ss ...string) error {
 func NodePrefix(name string) string { return fmt.Sprintf("node %.64q: ", name) }
 
 // CheckResults checks the result types of the ops a node just added against the limits.
-func CheckResults(ops []*ir.Op, l ir.Limits, errs Errors) error {
+func CheckResults(ops []*ir.Op, l ir.Limits, invalid error) error {
 	for _, op := range ops {
 		if err := ir.CheckTypeLimits(op.Result.Type, l); err != nil {
-			return fmt.Errorf("%w: result of %s: %w", errs.Invalid, op.Kind, err)
+			return fmt.Errorf("%w: result of %s: %w", invalid, op.Kind, err)
 		}
 	}
 	return nil

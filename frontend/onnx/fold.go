@@ -12,7 +12,7 @@ import (
 // replacing their results by constants known to the importer.
 func (im *importer) foldOutputs(n int) {
 	for _, name := range im.lastOutputs {
-		v, ok := im.vals[name]
+		v, ok := im.Vals[name]
 		if !ok || v.Def == nil {
 			continue
 		}
@@ -20,8 +20,8 @@ func (im *importer) foldOutputs(n int) {
 		if !ok {
 			continue
 		}
-		im.consts[name] = t
-		delete(im.vals, name)
+		im.Consts[name] = t
+		delete(im.Vals, name)
 	}
 	if len(im.folded) == 0 {
 		return
@@ -45,22 +45,22 @@ func (im *importer) foldOutputs(n int) {
 			op.Operands[i] = repl[o]
 		}
 	}
-	for name, v := range im.vals {
+	for name, v := range im.Vals {
 		if r := repl[v]; r != nil {
-			im.vals[name] = r
+			im.Vals[name] = r
 		}
 	}
 	im.g.RemoveOps(func(op *ir.Op) bool { return im.folded[op] != nil })
 	im.folded = map[*ir.Op]*ir.Tensor{}
 	// RemoveOps also dropped the constants only the folded ops used: forget their values (their
-	// data stays in im.consts and is materialised again if a later node reads it)
+	// data stays in im.Consts and is materialised again if a later node reads it)
 	live := map[*ir.Value]bool{}
 	for _, c := range im.g.Consts {
 		live[c] = true
 	}
-	for name, v := range im.vals {
+	for name, v := range im.Vals {
 		if v.Data != nil && !live[v] {
-			delete(im.vals, name)
+			delete(im.Vals, name)
 		}
 	}
 }

@@ -22,22 +22,21 @@ const (
 )
 
 type importer struct {
-	cfg    *config
-	file   string
-	dir    string
-	opset  int64
-	g      *ir.Graph
-	vals   map[string]*ir.Value
-	consts map[string]*ir.Tensor // values whose data is known at import
-	inputs map[string]bool       // ONNX names of the runtime graph inputs
+	cfg   *config
+	file  string
+	dir   string
+	opset int64
+	g     *ir.Graph
+	// Values holds the IR values, the data known at import and the symbolic values, by
+	// ONNX name
+	*kit.Values
+	inputs map[string]bool // ONNX names of the runtime graph inputs
 	// lastOutputs are the outputs of the node being imported, nodeStart the index of its first
 	// op in g.Ops; folded maps the ops folded away to their results.
 	lastOutputs []string
 	nodeStart   int
 	folded      map[*ir.Op]*ir.Tensor
 	unfoldable  map[*ir.Value]bool
-	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
-	syms map[string]*symTensor
 	// outputs are the ONNX names of the graph outputs.
 	outputs map[string]bool
 	// dims binds the symbolic dims of the graph inputs (WithDim)
@@ -48,7 +47,7 @@ type importer struct {
 type NodeError = kit.NodeError
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}, dims: kit.NewDims(cfg.Dims)}
+	im := &importer{cfg: cfg, file: file, dir: dir, Values: kit.NewValues(), inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}, dims: kit.NewDims(cfg.Dims)}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -129,7 +128,7 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 			if err := im.checkConstInput(vi, data); err != nil {
 				return err
 			}
-			im.consts[name] = data // bound at compile time (WithConstInput)
+			im.Consts[name] = data // bound at compile time (WithConstInput)
 			continue
 		}
 		if _, ok := inits[name]; ok && !im.cfg.initInputs {
@@ -140,7 +139,7 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 			return im.errf("input %q: %w", name, err)
 		}
 		v := im.g.AddInput(name, t)
-		im.vals[name] = v
+		im.Vals[name] = v
 		im.inputs[name] = true
 	}
 	for name := range im.cfg.constInputs {
@@ -157,7 +156,7 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 		if err != nil {
 			return im.errf("initializer %q: %w", name, err)
 		}
-		im.consts[name] = data
+		im.Consts[name] = data
 	}
 	im.outputs = map[string]bool{}
 	for _, o := range gp.Output {
@@ -201,16 +200,8 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 
 // value returns the IR value of an ONNX name, materialising known constants on first use.
 func (im *importer) value(name string) (*ir.Value, error) {
-	if v, ok := im.vals[name]; ok {
-		return v, nil
-	}
-	if t, ok := im.consts[name]; ok {
-		v := im.g.AddConst(name, t)
-		im.vals[name] = v
-		return v, nil
-	}
-	if s, ok := im.syms[name]; ok {
-		return im.materializeSym(name, s)
+	if v, ok, err := im.Lookup(im.g, name, name); ok {
+		return v, err
 	}
 	return nil, fmt.Errorf("%w: value %q is not produced by any node, input or initializer", ErrInvalid, name)
 }
@@ -346,8 +337,8 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 		if o == "" {
 			continue
 		}
-		_, isVal := im.vals[o]
-		_, isConst := im.consts[o]
+		_, isVal := im.Vals[o]
+		_, isConst := im.Consts[o]
 		if isVal || isConst {
 			return nerr(fmt.Errorf("%w: value %q is produced twice (SSA: every value has one producer)", ErrInvalid, o))
 		}
@@ -370,8 +361,8 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 		if o == "" {
 			continue
 		}
-		if _, ok := im.vals[o]; !ok {
-			if _, ok := im.consts[o]; !ok && im.syms[o] == nil {
+		if _, ok := im.Vals[o]; !ok {
+			if _, ok := im.Consts[o]; !ok && im.Syms[o] == nil {
 				return nerr(fmt.Errorf("internal error: output #%d %q was not produced", i, o))
 			}
 		}

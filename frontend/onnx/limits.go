@@ -20,7 +20,7 @@ func (im *importer) checkGraphLimits(gp *onnxpb.GraphProto) error {
 }
 
 func (im *importer) graphLimits(gp *onnxpb.GraphProto) error {
-	l := kit.GraphLimits{Limits: im.cfg.Limits, Errs: errs}
+	l := kit.GraphLimits{Limits: im.cfg.Limits, Invalid: ErrInvalid}
 	if err := l.Nodes(len(gp.Node)); err != nil {
 		return err
 	}
@@ -63,5 +63,5 @@ func (im *importer) graphLimits(gp *onnxpb.GraphProto) error {
 
 // checkOpLimits checks the result types of the ops the node just imported added.
 func (im *importer) checkOpLimits(ops []*ir.Op) error {
-	return kit.CheckResults(ops, im.cfg.Limits, errs)
+	return kit.CheckResults(ops, im.cfg.Limits, ErrInvalid)
 }

@@ -15,14 +15,12 @@ import (
 	"github.com/graphc/graphc/proto/onnxpb"
 )
 
-// ErrUnsupported is wrapped by errors about valid models that graphc cannot handle.
-var ErrUnsupported = errors.New("unsupported")
+// ErrUnsupported is wrapped by errors about valid models that graphc cannot handle (the kit's,
+// shared by the formats).
+var ErrUnsupported = kit.ErrUnsupported
 
 // ErrInvalid is wrapped by errors about malformed models.
 var ErrInvalid = errors.New("invalid model")
-
-// errs are the sentinels the kit wraps.
-var errs = kit.Errors{Invalid: ErrInvalid, Unsupported: ErrUnsupported}
 
 // Option configures the importer.
 type Option func(*config)
@@ -70,7 +68,7 @@ func newConfig(opts []Option) *config {
 // Load reads and imports the ONNX model at path.
 func Load(path string, opts ...Option) (*ir.Graph, error) {
 	cfg := newConfig(opts)
-	data, err := kit.ReadFile(path, cfg.Limits, errs)
+	data, err := kit.ReadFile(path, cfg.Limits, ErrInvalid)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +94,7 @@ func Unmarshal(data []byte) (*onnxpb.ModelProto, error) {
 // Read imports a model from r; name is used in error messages and to find external data.
 func Read(r io.Reader, name string, opts ...Option) (*ir.Graph, error) {
 	cfg := newConfig(opts)
-	data, err := kit.ReadAll(r, name, cfg.Limits, errs)
+	data, err := kit.ReadAll(r, name, cfg.Limits, ErrInvalid)
 	if err != nil {
 		return nil, err
 	}

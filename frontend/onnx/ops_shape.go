@@ -31,7 +31,7 @@ func inputShape(c *nodeCtx, i int) ([]volume.Aff, error) {
 		}
 		return out, nil
 	}
-	if s, ok := c.im.syms[c.node.Input[i]]; ok {
+	if s, ok := c.im.Syms[c.node.Input[i]]; ok {
 		out := make([]volume.Aff, len(s.Shape))
 		for k, d := range s.Shape {
 			out[k] = volume.AffConst(d)

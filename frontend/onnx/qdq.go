@@ -443,10 +443,10 @@ func (im *importer) fusePool(g *qdqGroup) (bool, error) {
 // ConstantOfShape → Cast, which the importer keeps as a fill when it is larger than what it
 // folds eagerly).
 func (im *importer) constOf(name string) (*ir.Tensor, bool) {
-	if t, ok := im.consts[name]; ok {
+	if t, ok := im.Consts[name]; ok {
 		return t, true
 	}
-	v, ok := im.vals[name]
+	v, ok := im.Vals[name]
 	if !ok {
 		return nil, false
 	}

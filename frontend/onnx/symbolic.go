@@ -22,15 +22,7 @@ func (c *nodeCtx) known(i int) (*symTensor, bool) {
 	if !c.HasInput(i) {
 		return nil, false
 	}
-	name := c.node.Input[i]
-	if s, ok := c.im.syms[name]; ok {
-		return s, true
-	}
-	t, ok := c.im.consts[name]
-	if !ok {
-		return nil, false
-	}
-	return kit.ConstSym(t)
+	return c.im.Known(c.node.Input[i])
 }
 
 // SymInts returns input i as a list of quasi-affine integers when it is known at import
@@ -45,29 +37,9 @@ func (c *nodeCtx) SymInts(i int) ([]volume.Aff, bool) {
 
 // SetSym binds output i to a symbolic tensor (or to a constant when it has no symbol).
 func (c *nodeCtx) SetSym(i int, elem ir.DType, shape []int64, vals []volume.Aff) {
-	s, t := kit.NewSym(elem, shape, vals)
-	if t != nil {
-		c.SetConst(i, t)
-		return
-	}
 	if i < len(c.node.Output) && c.node.Output[i] != "" {
-		if c.im.syms == nil {
-			c.im.syms = map[string]*symTensor{}
-		}
-		c.im.syms[c.node.Output[i]] = s
-		delete(c.im.vals, c.node.Output[i])
+		c.im.SetSym(c.node.Output[i], elem, shape, vals)
 	}
-}
-
-// materializeSym emits a values op for a symbolic tensor that an op reads as data.
-func (im *importer) materializeSym(name string, s *symTensor) (*ir.Value, error) {
-	v, err := s.Materialize(im.g, name)
-	if err != nil {
-		return nil, err
-	}
-	im.g.RenameValue(v, name)
-	im.vals[name] = v
-	return v, nil
 }
 
 // symbolicOps evaluate a node on symbolic inputs. They return ok=false when the node does
@@ -98,7 +70,7 @@ var symbolicInputs = map[string]int{"Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Gat
 // trySymbolic evaluates n symbolically when some input is symbolic and all are known.
 func (im *importer) trySymbolic(c *nodeCtx) bool {
 	f, ok := symbolicOps[c.node.GetOpType()]
-	if !ok || len(im.syms) == 0 {
+	if !ok || len(im.Syms) == 0 {
 		return false
 	}
 	need := max(symbolicInputs[c.node.GetOpType()], 1)
@@ -110,23 +82,8 @@ func (im *importer) trySymbolic(c *nodeCtx) bool {
 			return false
 		}
 	}
-	anySym := false
-	var in []*symTensor
-	for i := range c.node.Input {
-		if !c.HasInput(i) {
-			in = append(in, nil)
-			continue
-		}
-		if _, ok := im.syms[c.node.Input[i]]; ok {
-			anySym = true
-		}
-		s, ok := c.known(i)
-		if !ok {
-			return false
-		}
-		in = append(in, s)
-	}
-	return anySym && f(c, in)
+	in, anySym, ok := im.KnownInputs(c.node.Input)
+	return ok && anySym && f(c, in)
 }
 
 func symUnary(f func(volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in []*symTensor) bool {

@@ -16,7 +16,7 @@
 // batch_norm work on NCHW: NHWC nodes are transposed in and out, HWIO filters rearranged.
 //
 // Inputs that give shapes, axes, paddings, strides or indices must be known at import. Any op
-// whose operands are all constants is evaluated at import (up to maxFoldElems elements), so
+// whose operands are all constants is evaluated at import (within the kit's fold limits, frontend/importer), so
 // that weight rearrangements and shape computations on static shapes become constants. Over a
 // symbolic batch, Shape gives a value whose elements are quasi-affine in the symbolic dims, and
 // StridedSlice, Pack, ConcatV2, Prod, Cast, Add, Sub, Mul and FloorDiv keep it so
