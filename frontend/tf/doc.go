@@ -23,4 +23,8 @@
 // (symbolic.go), so that the shape subgraphs of exported models (Shape → StridedSlice → Pack →
 // Reshape) resolve at import while the batch stays symbolic. Anything unsupported is reported with the file, the node,
 // the op and the reason (NodeError, wrapping ErrUnsupported or ErrInvalid).
+//
+// What does not depend on the format (the emitter, symbolic shape values, constant folding
+// and its limits, --dim binding, limit checks, file reading) is the kit's, frontend/importer;
+// this package holds the GraphDef readers, the node context and the node importers.
 package tf
