@@ -70,3 +70,28 @@ func ReadAll(r io.Reader, name string, l ir.Limits, invalid error) ([]byte, erro
 	}
 	return data, nil
 }
+
+// Configure applies a format's options to its config (a struct embedding Config, NewConfig's
+// values first) and fills in the default limits.
+func Configure[C interface{ Finish() }, O ~func(C)](c C, opts []O) C {
+	for _, o := range opts {
+		o(c)
+	}
+	c.Finish()
+	return c
+}
+
+// Decode reads the model file at path within the limits (ReadFile) and decodes it; a decoding
+// error is prefixed with path.
+func Decode[M any](path string, l ir.Limits, invalid error, decode func([]byte) (M, error)) (M, error) {
+	var zero M
+	data, err := ReadFile(path, l, invalid)
+	if err != nil {
+		return zero, err
+	}
+	m, err := decode(data)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}

@@ -43,9 +43,6 @@ type importer struct {
 	dims *kit.Dims
 }
 
-// NodeError is an import error attached to one node.
-type NodeError = kit.NodeError
-
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
 	im := &importer{cfg: cfg, file: file, dir: dir, Values: kit.NewValues(), inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}, dims: kit.NewDims(cfg.Dims)}
 	im.opset = -1

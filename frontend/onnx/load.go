@@ -3,7 +3,6 @@
 package onnx
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,13 +13,6 @@ import (
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/onnxpb"
 )
-
-// ErrUnsupported is wrapped by errors about valid models that graphc cannot handle (the kit's,
-// shared by the formats).
-var ErrUnsupported = kit.ErrUnsupported
-
-// ErrInvalid is wrapped by errors about malformed models.
-var ErrInvalid = errors.New("invalid model")
 
 // Option configures the importer.
 type Option func(*config)
@@ -56,25 +48,14 @@ func WithInitializerInputs() Option { return func(c *config) { c.initInputs = tr
 // (qdq.go).
 func WithoutQDQFusion() Option { return func(c *config) { c.floatQDQ = true } }
 
-func newConfig(opts []Option) *config {
-	c := &config{Config: kit.NewConfig()}
-	for _, o := range opts {
-		o(c)
-	}
-	c.Finish()
-	return c
-}
+func newConfig(opts []Option) *config { return kit.Configure(&config{Config: kit.NewConfig()}, opts) }
 
 // Load reads and imports the ONNX model at path.
 func Load(path string, opts ...Option) (*ir.Graph, error) {
 	cfg := newConfig(opts)
-	data, err := kit.ReadFile(path, cfg.Limits, ErrInvalid)
+	m, err := kit.Decode(path, cfg.Limits, ErrInvalid, Unmarshal)
 	if err != nil {
 		return nil, err
-	}
-	m, err := Unmarshal(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return importModel(m, path, filepath.Dir(path), cfg)
 }

@@ -24,9 +24,6 @@ type importer struct {
 	dims *kit.Dims
 }
 
-// NodeError is an import error attached to one node.
-type NodeError = kit.NodeError
-
 // splitName splits "name:port" (and "^name" control inputs) into name and port.
 func splitName(s string) (name string, port int, control bool) {
 	if strings.HasPrefix(s, "^") {

@@ -3,7 +3,6 @@
 package tf
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,13 +14,6 @@ import (
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/tfpb"
 )
-
-// ErrUnsupported is wrapped by errors about valid graphs that graphc cannot handle (the kit's,
-// shared by the formats).
-var ErrUnsupported = kit.ErrUnsupported
-
-// ErrInvalid is wrapped by errors about malformed graphs.
-var ErrInvalid = errors.New("invalid graph")
 
 // Option configures the importer.
 type Option func(*config)
@@ -49,25 +41,16 @@ func WithLimits(l ir.Limits) Option {
 	return func(c *config) { c.SetLimits(l) }
 }
 
-func newConfig(opts []Option) *config {
-	c := &config{Config: kit.NewConfig()}
-	for _, o := range opts {
-		o(c)
-	}
-	c.Finish()
-	return c
-}
+func newConfig(opts []Option) *config { return kit.Configure(&config{Config: kit.NewConfig()}, opts) }
 
 // Load reads and imports the GraphDef at path: .pbtxt (or .pb.txt) is text, anything else binary.
 func Load(path string, opts ...Option) (*ir.Graph, error) {
 	cfg := newConfig(opts)
-	data, err := kit.ReadFile(path, cfg.Limits, ErrInvalid)
+	gd, err := kit.Decode(path, cfg.Limits, ErrInvalid, func(data []byte) (*tfpb.GraphDef, error) {
+		return Unmarshal(data, IsText(path))
+	})
 	if err != nil {
 		return nil, err
-	}
-	gd, err := Unmarshal(data, IsText(path))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return importGraph(gd, path, cfg)
 }
