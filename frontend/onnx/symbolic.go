@@ -1,9 +1,9 @@
-// This file holds symbolic shape values: small integer tensors whose elements are quasi-affine
-// expressions of the symbolic dims (the result of Shape on a tensor of shape [N, 3], and what
-// Gather, Slice, Concat, Unsqueeze, Squeeze, Cast and integer arithmetic make of it). They let
-// shape subgraphs fold at import even when a batch dim stays symbolic, so that Reshape, Expand,
-// ConstantOfShape, Tile … see their target shapes. A symbolic value that an op needs as data
-// is materialised as a values op.
+// This file holds what ONNX nodes do to symbolic shape values (kit.Sym: small integer tensors
+// whose elements are quasi-affine expressions of the symbolic dims, such as the result of
+// Shape on a tensor of shape [N, 3]): Gather, Slice, Concat, Unsqueeze, Squeeze, Cast and
+// integer arithmetic keep them symbolic. They let shape subgraphs fold at import even when a
+// batch dim stays symbolic, so that Reshape, Expand, ConstantOfShape, Tile … see their target
+// shapes. A symbolic value that an op needs as data is materialised as a values op.
 
 package onnx
 
