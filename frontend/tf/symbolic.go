@@ -1,9 +1,9 @@
 // This file holds what TensorFlow nodes do to symbolic shape values (kit.Sym: small integer
 // tensors whose elements are quasi-affine expressions of the symbolic dims, such as Shape of a
 // tensor with an unknown batch): StridedSlice, Pack, ConcatV2, Prod, Cast and integer
-// arithmetic keep them symbolic. They let the shape subgraphs of exported models (Keras' Flatten: Shape →
-// StridedSlice → Pack → Reshape) resolve at import while the batch stays symbolic. A symbolic
-// value that an op reads as data is materialised as a values op.
+// arithmetic keep them symbolic. They let the shape subgraphs of exported models (Keras'
+// Flatten: Shape → StridedSlice → Pack → Reshape) resolve at import while the batch stays
+// symbolic. A symbolic value that an op reads as data is materialised as a values op.
 
 package tf
 
