@@ -34,3 +34,21 @@ func TestGraphDims(t *testing.T) {
 	require.ErrorIs(t, err, ir.ErrUnknownDim)
 	require.ErrorContains(t, err, "--dim B: the model has no such dim (its symbolic dims are N, T)")
 }
+
+// TestCompileGraphDims: WithDim binds the dims of a graph built in memory (CompileGraph), on a
+// copy: the entry loses the bound dim's argument and the caller's graph keeps it.
+func TestCompileGraphDims(t *testing.T) {
+	g, err := ir.Parse(`graph @m[N](%x: f32[N, 3]) {
+  %y = exp(%x) : f32[N, 3]
+  return %y
+}`)
+	require.NoError(t, err)
+	res, err := graphc.CompileGraph(context.Background(), g, graphc.WithDim("N", 2))
+	require.NoError(t, err)
+	require.Contains(t, res.LLVM, "define i32 @main_graph(float* ")
+	require.NotContains(t, res.LLVM, "i64 %N")
+	require.Equal(t, []string{"N"}, g.Params, "the caller's graph is not changed")
+
+	_, err = graphc.CompileGraph(context.Background(), g, graphc.WithDim("M", 2))
+	require.ErrorIs(t, err, graphc.ErrUsage)
+}

@@ -324,14 +324,33 @@ func Compile(ctx context.Context, path string, opts ...Option) (res *Result, err
 	return res, err
 }
 
-// CompileGraph runs the pipeline on g (modified in place) and lowers it.
+// CompileGraph runs the pipeline on g (modified in place) and lowers it. WithDim binds
+// symbolic dims of g as it does those of a model file: the pipeline then runs on a copy of g
+// with the dims bound (ir.BindParams), and g is left as it was.
 func CompileGraph(ctx context.Context, g *ir.Graph, opts ...Option) (res *Result, err error) {
 	defer recoverInternal(&err)
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	g, err = bindDims(g, c.dims)
+	if err != nil {
+		return nil, err
+	}
 	return c.compileGraph(ctx, g)
+}
+
+// bindDims binds the dims given by --dim in a graph already built (ir.BindParams); a name
+// the graph does not have is a usage error.
+func bindDims(g *ir.Graph, dims map[string]int64) (*ir.Graph, error) {
+	b, err := ir.BindParams(g, dims)
+	switch {
+	case errors.Is(err, ir.ErrUnknownDim):
+		return nil, usageErr(err)
+	case err != nil:
+		return nil, inputErr(err)
+	}
+	return b, nil
 }
 
 func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error) {
