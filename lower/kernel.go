@@ -147,7 +147,10 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	} else {
 		kb.strat = kf.strat
 	}
-	if kb.strat != nil && kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.spec.VectorFromCPU {
+	// kernels on 512-bit vectors must not be split into 256-bit halves (the dot kernels have no
+	// strategy: theirs is the dot kind)
+	if kf.dot != nil && kf.dot.kind == dotVNNI512 ||
+		kf.dot == nil && kb.strat != nil && kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.spec.VectorFromCPU {
 		fb.wideVectors()
 	}
 	kb.res = ec.viewOf(fb, op.Result, rp)
