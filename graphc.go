@@ -9,10 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -304,54 +301,13 @@ func (c *config) load(path string) (*ir.Graph, error) {
 	return g, nil
 }
 
-// parseGraph parses graphc IR text and binds the symbolic dims given by --dim: each bound dim
-// is replaced by its value wherever it occurs as a whole word outside value names (%name), and
-// removed from the graph's parameter list.
+// parseGraph parses graphc IR text and binds the symbolic dims given by --dim.
 func parseGraph(text string, dims map[string]int64) (*ir.Graph, error) {
 	g, err := ir.Parse(text)
-	if err != nil || len(dims) == 0 {
-		return g, err
+	if err != nil {
+		return nil, err
 	}
-	for name, v := range dims {
-		if !slices.Contains(g.Params, name) {
-			return nil, ir.UnknownDimError(map[string]int64{name: v}, nil, g.Params)
-		}
-		re := regexp.MustCompile(`(^|[^%\w.'])` + regexp.QuoteMeta(name) + `\b`)
-		text = re.ReplaceAllString(text, "${1}"+strconv.FormatInt(v, 10))
-	}
-	// the parameter list now holds numbers: drop them
-	hdr := regexp.MustCompile(`(graph\s+@[\w.]+)\[([^\]]*)\]`)
-	text = hdr.ReplaceAllStringFunc(text, func(m string) string {
-		sub := hdr.FindStringSubmatch(m)
-		var keep []string
-		for _, p := range strings.Split(sub[2], ",") {
-			p = strings.TrimSpace(p)
-			if _, err := strconv.Atoi(p); err != nil && p != "" {
-				keep = append(keep, p)
-			}
-		}
-		if len(keep) == 0 {
-			return sub[1]
-		}
-		return sub[1] + "[" + strings.Join(keep, ", ") + "]"
-	})
-	// isl parameter lists "[H, W] ->" inside attributes lose their bound names the same way
-	islParams := regexp.MustCompile(`\[([\w, ]*)\]\s*->\s*\{`)
-	text = islParams.ReplaceAllStringFunc(text, func(m string) string {
-		sub := islParams.FindStringSubmatch(m)
-		var keep []string
-		for _, p := range strings.Split(sub[1], ",") {
-			p = strings.TrimSpace(p)
-			if _, err := strconv.Atoi(p); err != nil && p != "" {
-				keep = append(keep, p)
-			}
-		}
-		if len(keep) == 0 {
-			return "{"
-		}
-		return "[" + strings.Join(keep, ", ") + "] -> {"
-	})
-	return ir.Parse(text)
+	return ir.BindParams(g, dims)
 }
 
 // InternalError reports a panic inside graphc: a bug. Compile and CompileGraph never panic;
@@ -391,14 +347,33 @@ func Compile(ctx context.Context, path string, opts ...Option) (res *Result, err
 	return res, err
 }
 
-// CompileGraph runs the pipeline on g (modified in place) and lowers it.
+// CompileGraph runs the pipeline on g (modified in place) and lowers it. WithDim binds
+// symbolic dims of g as it does those of a model file: the pipeline then runs on a copy of g
+// with the dims bound (ir.BindParams), and g is left as it was.
 func CompileGraph(ctx context.Context, g *ir.Graph, opts ...Option) (res *Result, err error) {
 	defer recoverInternal(&err)
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	g, err = bindDims(g, c.dims)
+	if err != nil {
+		return nil, err
+	}
 	return c.compileGraph(ctx, g)
+}
+
+// bindDims binds the dims given by --dim in a graph already built (ir.BindParams); a name
+// the graph does not have is a usage error.
+func bindDims(g *ir.Graph, dims map[string]int64) (*ir.Graph, error) {
+	b, err := ir.BindParams(g, dims)
+	switch {
+	case errors.Is(err, ir.ErrUnknownDim):
+		return nil, usageErr(err)
+	case err != nil:
+		return nil, inputErr(err)
+	}
+	return b, nil
 }
 
 func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error) {

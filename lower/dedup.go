@@ -30,7 +30,6 @@ import (
 
 	llvm "github.com/llir/llvm/ir"
 
-	"github.com/graphc/graphc/internal/opkey"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -93,8 +92,8 @@ func (mc *moduleCtx) forgetKernels(removed map[*llvm.Func]bool) {
 	}
 }
 
-// keyBuf builds a kernel key: opkey's encoding plus lowering's symbolic bounds.
-type keyBuf struct{ opkey.Key }
+// keyBuf builds a kernel key: ir.StructKey's encoding plus lowering's symbolic bounds.
+type keyBuf struct{ ir.StructKey }
 
 // sym encodes a symbolic bound.
 func (k *keyBuf) sym(s *sym) {

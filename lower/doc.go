@@ -56,7 +56,7 @@
 // Float products, and float sums with Config.OrderedReductions, combine the lanes into the
 // result element in order ("+vector-reduce"): every element is combined in the evaluator's
 // order, so results keep their bits. Explicit vectors are the target's width: HVX's 128 bytes, and on
-// x86-64 as wide as --mcpu/--mattr allow (x86VectorBytes, as for the register tiles), with
+// x86-64 as wide as --mcpu/--mattr allow (the spec's vector-bytes-edits, as for the register tiles), with
 // "prefer-vector-width"="512" on AVX-512 kernels. Reads of splat constants (every element
 // equal) are immediates; pow(x, 2) of float32 is x·x (Go's Pow gives the same bits).
 //
@@ -85,7 +85,7 @@
 // micro-kernels read it unit-stride. Copying a panel prefetches the same rows of the next
 // column's panel. Packing only moves loads: results keep their bits. The width is the CPU spec's
 // vector-bytes (AVX-512 CPUs 64 bytes, AVX CPUs 32, otherwise 16) edited by --mattr
-// (x86VectorBytes); --mcpu=native reads the host's CPU flags as clang's -march=native does. AVX-512 tiles whose
+// (the spec's vector-bytes-edits); --mcpu=native reads the host's CPU flags as clang's -march=native does. AVX-512 tiles whose
 // columns are fewer than 48 or exactly 64 (attention's P·V with head dims 32 and 64) take as
 // many vectors as the columns need and rows for the same 24 accumulators (12×32, 6×64). A
 // contraction with up to three rows of tiles (too few to pay for packing) over more than 1 MiB

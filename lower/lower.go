@@ -161,12 +161,12 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		mc.vecFloat = !spec.VectorIntOnly
 	case cfg.VectorBytes == 0 && spec.VectorFromCPU:
 		// x86-64: as wide as the CPU and --mattr allow
-		mc.vecBytes = x86VectorBytes(spec.VectorBytes, cfg.Attrs)
+		mc.vecBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
 		mc.vecFloat = true
 	}
 	mc.newtonRecip = cfg.NewtonReciprocal || spec.SlowVectorDiv
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
-		mc.tileBytes = x86VectorBytes(spec.VectorBytes, cfg.Attrs)
+		mc.tileBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout

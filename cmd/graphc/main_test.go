@@ -238,12 +238,21 @@ func TestHelpAndPasses(t *testing.T) {
 	}
 }
 
-// TestOpsIR: graphc ops --ir lists the IR's op catalogue (what docs/ir-format.md points to).
+// TestOpsIR: graphc ops --ir lists the IR's op catalogue (what docs/ir-format.md points to)
+// with what the catalogue documents: summaries, examples and attribute docs.
 func TestOpsIR(t *testing.T) {
 	out, stderr, code := runCLI(t, t.TempDir(), "ops", "--ir")
 	require.Equal(t, 0, code, stderr)
 	for _, d := range ir.Ops() {
 		require.Contains(t, out, "  "+d.Name+" ")
+		require.Contains(t, out, d.Summary)
+		if d.Example != "" {
+			require.Contains(t, out, "example: "+d.Example)
+		}
+		for _, a := range d.Attrs {
+			require.Contains(t, out, "- "+a.Name)
+			require.Contains(t, out, a.Doc)
+		}
 	}
 }
 

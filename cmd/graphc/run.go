@@ -419,18 +419,25 @@ func runPasses(stdout io.Writer) int {
 	return exitOK
 }
 
-// runIROps lists the op catalogue of the IR (the kinds of the text format) with their
-// summaries and attributes.
+// runIROps lists the op catalogue of the IR (the kinds of the text format) as the catalogue
+// documents it: each op's summary, an example line of the text format, and its attributes
+// with their defaults and docs.
 func runIROps(stdout io.Writer) int {
 	fmt.Fprintln(stdout, "IR ops (the kinds of the .graph text format; docs/ir-format.md):")
 	for _, d := range ir.Ops() {
 		fmt.Fprintf(stdout, "  %-18s %s\n", d.Name, d.Summary)
-		var as []string
-		for _, a := range d.Attrs {
-			as = append(as, a.Name)
+		if d.Example != "" {
+			fmt.Fprintf(stdout, "  %-18s example: %s\n", "", d.Example)
 		}
-		if len(as) > 0 {
-			fmt.Fprintf(stdout, "  %-18s attributes: %s\n", "", strings.Join(as, ", "))
+		for _, a := range d.Attrs {
+			line := a.Name + " (required)"
+			if a.Default != nil {
+				line = a.Name + " = " + a.Default.String()
+			}
+			if a.Doc != "" {
+				line += ": " + a.Doc
+			}
+			fmt.Fprintf(stdout, "  %-18s - %s\n", "", line)
 		}
 	}
 	return exitOK
