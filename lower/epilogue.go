@@ -62,9 +62,9 @@ func (ec *entryCtx) planEpilogues() {
 		}
 		var chain epiChain
 		v := p.Result
-		for !outs[v] && len(ec.users[v]) == 1 {
+		for !outs[v] && soleReader(ec.users[v]) {
 			u := ec.users[v][0]
-			if ec.fusedInto[u.op] != nil || !ec.epilogueOK(u.op, u.k, v, i, pos) {
+			if ec.fusedInto[u.op] != nil || !ec.epilogueOK(u.op, v, i, pos) {
 				break
 			}
 			chain.ops = append(chain.ops, u.op)
@@ -81,12 +81,26 @@ func (ec *entryCtx) planEpilogues() {
 	}
 }
 
+// soleReader reports whether the uses of a value are all by one op (in one or more operands:
+// SiLU's x·sigmoid(x) once fuse has folded the sigmoid reads x twice).
+func soleReader(us []use) bool {
+	if len(us) == 0 {
+		return false
+	}
+	for _, u := range us[1:] {
+		if u.op != us[0].op {
+			return false
+		}
+	}
+	return true
+}
+
 // epilogueOK reports whether op e can run as an epilogue of the contraction at position at
-// whose (chain's) value v it reads as operand k: e writes each element of a result shaped like
-// v once (identity out map, unrestricted domain), reads v through the identity, its other
-// operands are computed before the contraction, and its body vectorises along the last dim
-// (the tiles' vectors).
-func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir.Op]int) bool {
+// whose (chain's) value v it reads (in one or more operands): e writes each element of a
+// result shaped like v once (identity out map, unrestricted domain), reads v through the
+// identity, its other operands are computed before the contraction, and its body vectorises
+// along the last dim (the tiles' vectors).
+func (ec *entryCtx) epilogueOK(e *ir.Op, v *ir.Value, at int, pos map[*ir.Op]int) bool {
 	if e.Reduce != ir.ReduceNone || len(e.Out.Pieces) != 1 || len(e.Out.Pieces[0].Guard) > 0 ||
 		!e.Result.Type.Equal(v.Type) || e.NDim() != v.Type.Rank() || e.NDim() == 0 {
 		return false
@@ -96,21 +110,26 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir
 			return false
 		}
 	}
-	acc := e.Access[k]
-	if acc.Approx || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
-		return false
-	}
-	for d, a := range acc.Pieces[0].Index {
-		if !isDim(a, d) {
+	for k, o := range e.Operands {
+		if o != v {
+			continue
+		}
+		acc := e.Access[k]
+		if acc.Approx || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
 			return false
+		}
+		for d, a := range acc.Pieces[0].Index {
+			if !isDim(a, d) {
+				return false
+			}
 		}
 	}
 	d := e.NDim() - 1
 	for j, o := range e.Operands {
-		if j == k {
+		if o == v {
 			continue
 		}
-		if o == v || o.Def != nil && pos[o.Def] >= at {
+		if o.Def != nil && pos[o.Def] >= at {
 			return false
 		}
 		if e.Body.Reads(j) && (hasDynRead(e.Body, j) || !uniformPiece(e.Access[j], d) || accessStride(e.Access[j].Pieces[0].Index, d) == strideOther) {
@@ -120,7 +139,7 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir
 	ok := true
 	e.Body.Walk(func(s *ir.Scalar) {
 		switch {
-		case s.Op == ir.SAvail && s.Arg == k:
+		case s.Op == ir.SAvail && e.Operands[s.Arg] == v:
 			ok = false
 		case s.Op == ir.SAvail && uniformPiece(e.Access[s.Arg], d):
 		case s.Op == ir.SDiv && s.Type.IsFloat():
@@ -199,9 +218,9 @@ func (kb *kernelBuilder) epiStore(idx []value.Value, v value.Value, lanes int) e
 	for i, ekb := range kb.epi {
 		e := ekb.op
 		bc := &bodyCtx{kb: ekb, fb: fb, op: e, dims: slices.Clone(idx), vl: vl, inner: e.NDim() - 1, memo: map[*ir.Scalar]value.Value{}}
-		k := kb.epiKs[i]
+		in := e.Operands[kb.epiKs[i]]
 		e.Body.Walk(func(s *ir.Scalar) {
-			if s.Op == ir.SRead && s.Arg == k {
+			if s.Op == ir.SRead && e.Operands[s.Arg] == in {
 				bc.memo[s] = v
 			}
 		})

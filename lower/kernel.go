@@ -150,7 +150,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	// kernels on 512-bit vectors must not be split into 256-bit halves (the dot kernels have no
 	// strategy: theirs is the dot kind)
 	if kf.dot != nil && kf.dot.kind == dotVNNI512 ||
-		kf.dot == nil && kb.strat != nil && kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.spec.VectorFromCPU {
+		kf.dot == nil && kf.wide() && mc.vecBytes >= 64 && mc.spec.VectorFromCPU {
 		fb.wideVectors()
 	}
 	kb.res = ec.viewOf(fb, op.Result, rp)
@@ -367,6 +367,9 @@ func (kb *kernelBuilder) identityOrder() bool {
 // emitNest emits the loop nest over the domain.
 func (kb *kernelBuilder) emitNest(params []string) error {
 	op := kb.op
+	if kb.strat.transpose != nil {
+		return kb.emitTranspose(kb.strat.transpose)
+	}
 	var ast volume.Node
 	var err error
 	if verr := volume.Try(func() {
