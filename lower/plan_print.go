@@ -163,7 +163,8 @@ func (ec *entryCtx) buildPlan(workspace int64) *Plan {
 }
 
 // regionString prints the box of a tensor of type t in region r: "whole", or per dim lo..hi
-// (inclusive, clamped to the tensor when both are constant).
+// (inclusive, clamped to the tensor when both are constant; symbolic bounds in parentheses,
+// e.g. [(N - 1)..(N - 1), 0..31]).
 func regionString(r *region, t ir.TensorType) string {
 	if r == nil || r.full || len(t.Shape) == 0 {
 		return "whole"
@@ -186,12 +187,39 @@ func regionString(r *region, t ir.TensorType) string {
 			continue
 		}
 		whole = false
-		dims = append(dims, symString(lo)+".."+symString(hi))
+		dims = append(dims, boundString(lo)+".."+boundString(hi))
 	}
 	if whole {
 		return "whole"
 	}
 	return "[" + strings.Join(dims, ", ") + "]"
+}
+
+// boundString prints a bound of a region, in parentheses when it is an expression that is not
+// already enclosed in a call or parentheses.
+func boundString(s *sym) string {
+	t := symString(s)
+	if !strings.Contains(t, " ") {
+		return t // a constant or a name
+	}
+	if i := strings.IndexByte(t, '('); i >= 0 && strings.Trim(t[:i], "minaxflor") == "" {
+		depth := 0
+		for j := i; j < len(t); j++ {
+			switch t[j] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth == 0 {
+				if j == len(t)-1 {
+					return t // (…), min(…), max(…), floor(…)
+				}
+				break
+			}
+		}
+	}
+	return "(" + t + ")"
 }
 
 // symString prints a symbolic bound.
@@ -207,8 +235,15 @@ func symString(s *sym) string {
 		return fmt.Sprintf("floor(%s/%d)", symString(s.args[0]), s.den)
 	}
 	var args []string
+	seen := map[string]bool{}
 	for _, a := range s.args {
-		args = append(args, symString(a))
+		if t := symString(a); !seen[t] {
+			seen[t] = true
+			args = append(args, t)
+		}
+	}
+	if len(args) == 1 {
+		return args[0] // the bounds of several accesses, all alike
 	}
 	name := "max"
 	if s.kind == symMin {
