@@ -52,8 +52,8 @@ type PlanOp struct {
 	Type   string
 	// Region is the box of the result that its buffer holds ("whole" for the whole tensor).
 	Region string
-	// Buffer says where the result lives: "output 0", "slot 1", "in place in %p at [0, 1, 1, 0]"
-	// (alias.go), "constant" never (constants are not ops).
+	// Buffer says where the result lives: "output 0", "slot 1", or "in place in %p at [0 1 1 0]
+	// (...)" inside another value's buffer (alias.go).
 	Buffer string
 	// Scratch is the slot of the op's scratch buffer ("" when it has none).
 	Scratch string
@@ -260,20 +260,23 @@ func bytesString(n int64) string {
 	return fmt.Sprint(n)
 }
 
-// String prints the plan, one stage after the other:
+// String prints the plan: the machine, the workspace slots (buffers stage), then per op its
+// region, buffer, kernel, strategy and epilogue (regions and kernels stages), in call order
+// (entry stage). A 48×64 · 64×96 matmul and its relu on skylake-avx512:
 //
 //	plan main_graph: x86-64 cpu=skylake-avx512 vector-bytes=64 tile-bytes=64
-//	buffers: workspace 16384 bytes
-//	  slot 0 @0 16384 bytes: %h ops 0..1
-//	op 0 %h = matmul f32[64, 64]
+//	buffers: workspace 18432 bytes
+//	  slot 0 @0 18432 bytes: %C ops 0..1
+//	op 0 %C = matmul f32[48, 96]
 //	  region: whole
 //	  buffer: slot 0
 //	  kernel: main_graph.k0.matmul
-//	  strategy: register-tiles 8x48 i=0 j=1 kc=64 classes=1 parts=1 +epilogue(1)
-//	  epilogue: %r (relu)
-//	op 1 %r = relu f32[64, 64]
+//	  strategy: register-tiles 8x48 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
+//	  epilogue: %R (relu)
+//	op 1 %R = relu f32[48, 96]
+//	  region: whole
 //	  buffer: output 0
-//	  kernel: none (epilogue of %h)
+//	  kernel: none (epilogue of %C)
 func (p *Plan) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "plan %s: %s\n", p.Entry, p.Machine)
