@@ -9,15 +9,19 @@
 //
 // Flags: --target, --mcpu, --mattr, --emit=llvm|plan (default llvm), --pipeline=PASS,... (the
 // graph is lowered as written by default), --no-epilogues, --ordered-reductions,
-// --check-prefix (default CHECK). Every module is re-parsed by llir and verified by opt.
+// --check-prefix (default CHECK). Every module is re-parsed by llir and verified by opt. Check
+// lines of a prefix that no RUN line names fail the test (a RUN line dropped or renamed must not
+// silence its checks), so comments do not start with "// WORD:".
 
 package lower_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -28,6 +32,9 @@ import (
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
 )
+
+// directivePrefix finds the prefixes of a file's check lines ("// HVX-NEXT: ..." gives HVX).
+var directivePrefix = regexp.MustCompile(`(?m)^// ([A-Z][A-Z0-9]*)(?:-NEXT|-SAME|-NOT|-LABEL)?:`)
 
 // lowerRun is one RUN line.
 type lowerRun struct {
@@ -108,13 +115,18 @@ func TestLoweringFiles(t *testing.T) {
 			src := string(data)
 			runs := filecheck.RunLines(src)
 			require.NotEmpty(t, runs, "%s has no RUN line", f)
+			used := map[string]bool{"RUN": true}
 			for _, line := range runs {
 				run, err := parseLowerRun(line)
 				require.NoError(t, err, line)
+				used[cmp.Or(run.prefix, "CHECK")] = true
 				out := lowerOutput(t, src, run)
 				if err := filecheck.Check(src, out, run.prefix); err != nil {
 					t.Errorf("RUN: %s\n%s: %v\n--- output ---\n%s", line, f, err, out)
 				}
+			}
+			for _, m := range directivePrefix.FindAllStringSubmatch(src, -1) {
+				require.True(t, used[m[1]], "%s: %s: lines that no RUN line checks (--check-prefix=%s)", f, m[1], m[1])
 			}
 		})
 	}
