@@ -43,7 +43,7 @@ func (kb *kernelBuilder) emitTiles(c *contraction) error {
 	if c.kc == 0 {
 		return body()
 	}
-	return fb.loop(i64(c.rlo), i64(c.rhi), c.kc, "kc", func(kc value.Value) error {
+	return fb.loop(fb.aff(c.rlo, nil), fb.aff(c.rhi, nil), c.kc, "kc", func(kc value.Value) error {
 		fb.params[tileParamKC] = kc
 		defer delete(fb.params, tileParamKC)
 		return body()
@@ -78,7 +78,7 @@ func (kb *kernelBuilder) newPanels(c *contraction) *panels {
 func (pp *panels) slot(fb *funcBuilder, c *contraction, rl []value.Value) value.Value {
 	var s value.Value = i64(0)
 	for d, x := range rl {
-		var base value.Value = i64(c.rlos[d])
+		base := fb.aff(c.rlos[d], nil)
 		if d == 0 && c.kc > 0 {
 			base = fb.params[tileParamKC]
 		}
@@ -217,9 +217,11 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 	for d := c.nOut; d < op.NDim(); d++ {
 		dims[d] = i64(0)
 	}
-	j0 := fb.add(i64(c.jlo), fb.mul(lev[nO], i64(nr)))
-	i0 := fb.add(i64(c.ilo), fb.mul(lev[nO+1], i64(int64(c.mr))))
-	fb.known(j0, gcd(c.jlo, nr))
+	j0 := fb.add(fb.aff(c.jlo, nil), fb.mul(lev[nO], i64(nr)))
+	i0 := fb.add(fb.aff(c.ilo, nil), fb.mul(lev[nO+1], i64(int64(c.mr))))
+	if jlo, ok := c.jlo.IsConst(); ok {
+		fb.known(j0, gcd(jlo, nr))
+	}
 	at := func(r int, g tileGroup) []value.Value {
 		d := append([]value.Value(nil), dims...)
 		d[c.i] = fb.add(i0, i64(int64(r)))
@@ -405,8 +407,10 @@ func (kb *kernelBuilder) lastChunk(c *contraction, epi, plain func() error) erro
 		return epi()
 	}
 	fb := kb.fb
-	lastStart := c.rlo + (c.rhi-c.rlo)/c.kc*c.kc
-	last := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], i64(lastStart))
+	// the start of the last chunk, rlo + kc·floor((rhi - rlo)/kc) (a constant without
+	// symbolic dims)
+	lastStart := fb.aff(c.rlo.Add(c.rhi.Sub(c.rlo).FloorDiv(c.kc).Mul(c.kc)), nil)
+	last := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], lastStart)
 	var err error
 	fb.ifElse(last, "epi", func() value.Value {
 		err = epi()
@@ -483,7 +487,7 @@ func (kb *kernelBuilder) accInit(c *contraction, off value.Value, g tileGroup) v
 	if c.kc == 0 {
 		return init
 	}
-	first := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], i64(c.rlo))
+	first := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], fb.aff(c.rlo, nil))
 	return fb.sel(first, init, kb.loadGroup(off, g))
 }
 

@@ -179,7 +179,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		}
 		if tiles.border != nil {
 			kb.op = tiles.border
-			kb.strat = chooseStrategy(tiles.border, mc.vectorBytesFor(tiles.border), mc.intRequant(tiles.border), mc.cfg.OrderedReductions)
+			kb.strat = chooseStrategy(tiles.border, mc.vectorBytesFor(tiles.border), mc.intRequant(tiles.border), mc.cfg.OrderedReductions || tiles.orderedBorder)
 			if err := kb.emitNest(ec.g.Params); err != nil {
 				return nil, err
 			}
