@@ -205,8 +205,9 @@ func TestPaddingWrittenInPlace(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 13))
 	c := []*e2e.Case{{Graph: g, Inputs: inputsFor(r, g, nil, false)}}
 	// float32 sigmoid is a polynomial within 3 ulp (math_vec.go), summed 288 times by the
-	// last convolution: within 10^-5 of the evaluator's
-	tol := func(d ir.DType) (float64, float64) { return 1e-5, 1e-6 }
+	// last convolution in vector lanes (reassociated): within 287·ε·Σ|x| ≈ 10^-5 of the
+	// evaluator's where the sum cancels, 10^-5 relative elsewhere
+	tol := func(d ir.DType) (float64, float64) { return 1e-5, 1e-5 }
 	runCasesTol(t, e2e.Host(), []string{"in-place"}, c, tol)
 	m := e2e.Host()
 	m.VectorBytes = 128

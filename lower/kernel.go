@@ -147,7 +147,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	} else {
 		kb.strat = kf.strat
 	}
-	if kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.tgt.VectorFromCPU {
+	if kb.strat != nil && kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.spec.VectorFromCPU {
 		fb.wideVectors()
 	}
 	kb.res = ec.viewOf(fb, op.Result, rp)

@@ -57,7 +57,15 @@ func TestTinyModels(t *testing.T) {
 				require.NoError(t, err, "evaluator, pipeline %s", pl.name)
 				prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
 				require.NoError(t, err, pl.name)
-				_, err = realmodel.CheckSets(ctx, m, res.Graph, prog, m.Tolerance())
+				tol := m.Tolerance()
+				if pl.pipeline == "" && m.QuantStep > 0 {
+					// without the passes a QDQ model runs dequantize -> float op -> quantize, and
+					// compiled float sums accumulate in vector lanes (reassociated): a value on a
+					// rounding boundary of one layer moves by a step, which the next layers
+					// amplify; the integer kernels of the default pipeline keep one step
+					tol.Abs = 4 * m.QuantStep
+				}
+				_, err = realmodel.CheckSets(ctx, m, res.Graph, prog, tol)
 				require.NoError(t, err, "compiled, pipeline %s", pl.name)
 			}
 		})
