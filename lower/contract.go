@@ -137,6 +137,13 @@ type contraction struct {
 	colOuter bool
 	// packO are the o dims the packed reads depend on (the panel key's)
 	packO []bool
+	// rowsSym: the number of rows, rowsExt, is an expression of the symbolic dims;
+	// streamable: the other operand is larger than tileStreamBytes, so that one row of tiles
+	// would stream it; smallRows: plan for at most mr rows (stream). small, when not nil, is
+	// that plan, which the kernel runs when rowsExt <= mr.
+	rowsSym, streamable, smallRows bool
+	rowsExt                        volume.Aff
+	small                          *contraction
 }
 
 // reductionPart is a part of the reduction set with the body that holds on it.
@@ -156,6 +163,9 @@ func (c *contraction) String() string {
 	}
 	if c.colOuter {
 		s += " col-outer"
+	}
+	if c.small != nil {
+		s += fmt.Sprintf(" +small-rows(kc=%d)", c.small.kc)
 	}
 	return s
 }
@@ -266,6 +276,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			c.oDims = append(c.oDims, d)
 		}
 	}
+	fresh := *c
 	var err error
 	if verr := volume.Try(func() { why, err = c.plan(op) }); verr != nil {
 		return nil, verr.Error()
@@ -275,6 +286,15 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 	}
 	if why != "" {
 		return nil, why
+	}
+	if c.rowsSym && c.streamable {
+		// a symbolic number of rows that may be one row of tiles (T = 1 at decoding): the
+		// plan for at most mr rows streams the other operand (see plan), chosen at run time
+		s := fresh
+		s.smallRows = true
+		if verr := volume.Try(func() { why, err = s.plan(op) }); verr == nil && err == nil && why == "" && s.stream {
+			c.small = &s
+		}
 	}
 	return c, ""
 }
@@ -458,7 +478,11 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		kc = tileKCLong
 	}
 	rows, rowsKnown := extentOf(plo[c.i], phi[c.i])
-	if rowsKnown && rows <= int64(c.mr)*(tilePackMinReuse-1) {
+	c.rowsExt, c.rowsSym = phi[c.i].Sub(plo[c.i]).AddConst(1), !rowsKnown
+	if c.smallRows {
+		rows, rowsKnown = int64(c.mr), true
+	}
+	if rowsKnown && rows <= int64(c.mr)*(tilePackMinReuse-1) || c.rowsSym {
 		// up to three rows of tiles, too few to pay for a packed copy (a GEMV, a skinny
 		// GEMM): the other operand is read in place, from memory. With short chunks the tiles
 		// sweep kc rows of it side by side, kc sequential streams that the prefetchers follow;
@@ -472,7 +496,8 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			ext *= e
 			known = known && ok
 		}
-		if known && ext > tileStreamBytes {
+		c.streamable = known && ext > tileStreamBytes
+		if c.streamable && (!c.rowsSym || c.smallRows) {
 			kc, c.stream = tileKCStream, true
 			if rows > int64(c.mr) {
 				// with two or three rows of tiles reading each chunk, longer chunks reload

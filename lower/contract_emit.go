@@ -18,8 +18,32 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
-// emitTiles emits the nest of a register-tile kernel; the result box is initialised.
+// emitTiles emits the nest of a register-tile kernel; the result box is initialised. A plan
+// with a variant for few rows (contraction.small) runs it when the symbolic dims leave at
+// most mr rows.
 func (kb *kernelBuilder) emitTiles(c *contraction) error {
+	if c.small == nil {
+		return kb.emitTilesPlan(c)
+	}
+	fb := kb.fb
+	s := *c.small
+	s.fromInit = c.fromInit
+	few := fb.cur.NewICmp(enum.IPredSLE, fb.aff(c.rowsExt, nil), i64(int64(s.mr)))
+	var err error
+	fb.ifElse(few, "small", func() value.Value {
+		err = kb.emitTilesPlan(&s)
+		return i64(0)
+	}, func() value.Value {
+		if e := kb.emitTilesPlan(c); e != nil && err == nil {
+			err = e
+		}
+		return i64(0)
+	})
+	return err
+}
+
+// emitTilesPlan emits the nest of one plan of a register-tile kernel.
+func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 	fb := kb.fb
 	if c.vl*kb.op.Result.Type.Elem.Size() >= 64 {
 		fb.wideVectors()

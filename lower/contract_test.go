@@ -237,6 +237,11 @@ var symbolicContractionCases = []contractionCase{
   %R = relu(%Y) : f32[T, 60]
   return %R
 }`, "", true},
+	// a 1.25 MB operand: one row of tiles (T <= mr) streams it in chunks of 16
+	{"sym_rows_stream", `graph @g[T](%A: f32[T, 600], %B: f32[600, 521]) {
+  %C = matmul(%A, %B) : f32[T, 521]
+  return %C
+}`, "", true},
 	{"sym_last_row", `graph @g[T](%A: f32[T, 64], %B: f32[64, 100]) {
   %C = matmul(%A, %B) : f32[T, 100]
   return %C
@@ -278,6 +283,9 @@ func TestSymbolicContractionStrategy(t *testing.T) {
 			t.Logf("%s on %s: %s", c.name, cpu, m.Entries[0].Strategies)
 			got := strings.HasPrefix(m.Entries[0].Strategies[0], "register-tiles")
 			require.Equal(t, c.tiles, got, "%s on %s: %v", c.name, cpu, m.Entries[0].Strategies)
+			if c.name == "sym_rows_stream" {
+				require.Contains(t, m.Entries[0].Strategies[0], "+small-rows(kc=16)", cpu)
+			}
 		}
 	}
 }
