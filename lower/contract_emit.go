@@ -19,22 +19,28 @@ import (
 )
 
 // emitTiles emits the nest of a register-tile kernel; the result box is initialised. A plan
-// with a variant for few rows (contraction.small) runs it when the symbolic dims leave at
-// most mr rows.
+// with variants for few rows (contraction.small) runs the first whose row count holds the
+// rows the symbolic dims leave.
 func (kb *kernelBuilder) emitTiles(c *contraction) error {
-	if c.small == nil {
+	return kb.emitTilesVariants(c, c.small)
+}
+
+// emitTilesVariants emits the first of vs whose row bound holds the run-time row count, else
+// c.
+func (kb *kernelBuilder) emitTilesVariants(c *contraction, vs []*contraction) error {
+	if len(vs) == 0 {
 		return kb.emitTilesPlan(c)
 	}
 	fb := kb.fb
-	s := *c.small
+	s := *vs[0]
 	s.fromInit = c.fromInit
-	few := fb.cur.NewICmp(enum.IPredSLE, fb.aff(c.rowsExt, nil), i64(int64(s.mr)))
+	few := fb.cur.NewICmp(enum.IPredSLE, fb.aff(c.rowsExt, nil), i64(s.smallRows))
 	var err error
-	fb.ifElse(few, "small", func() value.Value {
+	fb.ifElse(few, "rows", func() value.Value {
 		err = kb.emitTilesPlan(&s)
 		return i64(0)
 	}, func() value.Value {
-		if e := kb.emitTilesPlan(c); e != nil && err == nil {
+		if e := kb.emitTilesVariants(c, vs[1:]); e != nil && err == nil {
 			err = e
 		}
 		return i64(0)
