@@ -80,6 +80,19 @@ type tileClass struct {
 	// full and part scan the tiles of this shape over (o..., tj, ti); live scans the live
 	// points (di, dj) of a partial tile whose origin is bound to the tile parameters.
 	full, part, live volume.Node
+	// grouped: the tiles are scanned by a colGroup, not by full
+	grouped bool
+}
+
+// colGroup scans the tiles of classes of one width but different heights (the whole rows of
+// tiles and the remainder) together, column by column, so that a column's packed panel is
+// copied once for all of them: scanned class by class, the remainder's tiles copied every
+// panel again (1 + 197/8 rows of tiles re-read a ViT MLP's 9 MB of weights once more). A
+// tile at row index ti is of the first class whose rows constraints (on dim 0, ti) hold.
+type colGroup struct {
+	scan    volume.Node
+	classes []*tileClass
+	rows    [][]volume.Constraint
 }
 
 // contraction is the plan of a register-tile kernel.
@@ -137,6 +150,8 @@ type contraction struct {
 	colOuter bool
 	// packO are the o dims the packed reads depend on (the panel key's)
 	packO []bool
+	// groups are the colGroups of dense domains
+	groups []*colGroup
 	// rowsSym: the number of rows, rowsExt, is an expression of the symbolic dims;
 	// streamable: the other operand is larger than tileStreamBytes, so that a few rows of
 	// tiles would stream it; smallRows > 0: plan for at most that many rows. small are such
@@ -583,8 +598,10 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		sample[p] = tileSampleDim
 	}
 	countOK := true
+	groupSets := make([]volume.Set, len(colSpans))
+	groups := make([]*colGroup, len(colSpans))
 	for _, rs := range rowSpans {
-		for _, cs := range colSpans {
+		for ci, cs := range colSpans {
 			tc := &tileClass{rows: int(rs.size), cols: int(cs.size), groups: splitColumns(int(cs.size), c.vl)}
 			var cons []volume.Constraint
 			for k, d := range c.oDims {
@@ -595,9 +612,14 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			tiles := volume.SetFromConstraints(params, "", tdims, cons).IntersectParams(ctx)
 			area := rs.size * cs.size
 			if dense {
-				if tc.full, err = c.scanTiles(tiles); err != nil {
-					return "", err
+				if groups[ci] == nil {
+					groups[ci], groupSets[ci] = &colGroup{}, tiles
+				} else {
+					groupSets[ci] = groupSets[ci].Union(tiles)
 				}
+				g := groups[ci]
+				g.classes = append(g.classes, tc)
+				g.rows = append(g.rows, rs.cons(volume.AffDim(0)))
 				c.classes = append(c.classes, tc)
 				continue
 			}
@@ -632,6 +654,24 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			}
 			c.classes = append(c.classes, tc)
 		}
+	}
+	for ci, g := range groups {
+		if g == nil {
+			continue
+		}
+		if len(g.classes) == 1 {
+			if g.classes[0].full, err = c.scanTiles(groupSets[ci]); err != nil {
+				return "", err
+			}
+			continue
+		}
+		if g.scan, err = c.scanTiles(groupSets[ci].Coalesce()); err != nil {
+			return "", err
+		}
+		for _, tc := range g.classes {
+			tc.grouped = true
+		}
+		c.groups = append(c.groups, g)
 	}
 	if !dense && countOK {
 		var err error

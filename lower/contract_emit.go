@@ -60,7 +60,15 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 			// a new chunk: no panel holds its elements yet
 			fb.cur.NewStore(i64(-1), pp.key[0])
 		}
+		for _, g := range c.groups {
+			if err := kb.emitGroupScan(c, pp, g); err != nil {
+				return err
+			}
+		}
 		for _, tc := range c.classes {
+			if tc.grouped {
+				continue
+			}
 			if err := kb.emitTileScan(c, pp, tc, tc.full, false); err != nil {
 				return err
 			}
@@ -230,6 +238,36 @@ func (kb *kernelBuilder) emitTileScan(c *contraction, pp *panels, tc *tileClass,
 	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, nO+2)}
 	e.leaf = func(lev []value.Value) error { return kb.emitTile(c, pp, tc, c.tileLevels(lev), partial) }
 	return e.emit(ast)
+}
+
+// emitGroupScan emits the tiles of a colGroup: at each tile, the micro-kernel of the first
+// class whose row constraints hold.
+func (kb *kernelBuilder) emitGroupScan(c *contraction, pp *panels, g *colGroup) error {
+	fb := kb.fb
+	nO := len(c.oDims)
+	e := &astEmitter{fb: fb, lev: make([]value.Value, nO+2)}
+	e.leaf = func(lev []value.Value) error {
+		lev = c.tileLevels(lev)
+		var pick func(k int) error
+		pick = func(k int) error {
+			if k == len(g.classes)-1 {
+				return kb.emitTile(c, pp, g.classes[k], lev, false)
+			}
+			var err error
+			fb.ifElse(fb.conds(g.rows[k], []value.Value{lev[nO+1]}), "rows", func() value.Value {
+				err = kb.emitTile(c, pp, g.classes[k], lev, false)
+				return i64(0)
+			}, func() value.Value {
+				if e := pick(k + 1); e != nil && err == nil {
+					err = e
+				}
+				return i64(0)
+			})
+			return err
+		}
+		return pick(0)
+	}
+	return e.emit(g.scan)
 }
 
 // emitTile emits the micro-kernel of the tile at lev = (o..., tj, ti).
