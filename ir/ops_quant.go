@@ -72,7 +72,8 @@ func init() {
 	)
 }
 
-// QuantRange returns the saturation bounds of a quantized integer type.
+// QuantRange returns the saturation bounds of a quantized integer type (the 8-, 16- and 32-bit
+// integers and the packed 4- and 2-bit ones).
 func QuantRange(t DType) (lo, hi float64, ok bool) {
 	switch t {
 	case U8:
@@ -85,6 +86,14 @@ func QuantRange(t DType) (lo, hi float64, ok bool) {
 		return math.MinInt16, math.MaxInt16, true
 	case I32:
 		return math.MinInt32, math.MaxInt32, true
+	case I4:
+		return -8, 7, true
+	case U4:
+		return 0, 15, true
+	case I2:
+		return -2, 1, true
+	case U2:
+		return 0, 3, true
 	}
 	return 0, 0, false
 }
@@ -206,7 +215,7 @@ func buildQuantize(b *Builder) error {
 		return nil
 	}
 	if _, _, ok := QuantRange(z.Elem); !ok || z.Elem == I32 {
-		return b.Errorf("zero point type %s is not a quantized type (u8, i8, u16, i16, float8)", z.Elem)
+		return b.Errorf("zero point type %s is not a quantized type (u8, i8, u16, i16, u4, i4, u2, i2, float8)", z.Elem)
 	}
 	shape, err := elementwiseParams(b)
 	if err != nil {
@@ -301,7 +310,7 @@ func intProduct(b *Builder, x, w, xz, wz int) *Scalar {
 // checkQuantOperands checks that operands data and zero point share an 8- or 16-bit type.
 func checkQuantOperands(b *Builder, data, zp int) error {
 	t := b.In(data).Elem
-	if _, _, ok := QuantRange(t); !ok || t == I32 || b.In(zp).Elem != t {
+	if _, _, ok := QuantRange(t); !ok || t == I32 || t.IsSubByte() || b.In(zp).Elem != t {
 		return b.Errorf("operand #%d (%s) and its zero point (%s) must share a u8, i8, u16 or i16 type", data, t, b.In(zp).Elem)
 	}
 	return nil
@@ -391,5 +400,6 @@ func staticCount(t TensorType) (int64, bool) {
 	return NumElements(s), true
 }
 
-// isFloat8 reports whether t is one of the float8 formats.
+// isFloat8 reports whether t is one of the float8 formats (or float4e2m1: the minifloats but
+// bfloat16).
 func isFloat8(t DType) bool { return t.IsMiniFloat() && t != BF16 }

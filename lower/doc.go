@@ -160,6 +160,8 @@
 // llvm.readcyclecounter and adds the cycles to a per-op counter, plus one for whole calls;
 // ENTRY_profile copies and resets them (profile.go). graphc-bench -real -profile N prints the
 // slowest ops with their ONNX node names and strategies.
+// Kernel symbols end with their op's source node name (ENTRY.k3.conv.layer1_0_conv1_Conv), so
+// perf and disassemblies point back to the model too.
 //
 // # Buffers
 //

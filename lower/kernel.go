@@ -123,7 +123,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	for _, p := range ec.params {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
-	f := mc.m.NewFunc(fmt.Sprintf("%s.k%d.%s", ec.entry, i, sanitizeSym(op.Kind)), types.I32, ps...)
+	f := mc.m.NewFunc(kernelName(ec.entry, i, op), types.I32, ps...)
 	f.Linkage = enum.LinkageInternal
 	// kernels stay functions: inlining thousands of loop nests into one entry made Hexagon's
 	// code generation superlinear (minutes per module); one call per op costs nothing
@@ -147,7 +147,10 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	} else {
 		kb.strat = kf.strat
 	}
-	if kb.strat != nil && kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.spec.VectorFromCPU {
+	// kernels on 512-bit vectors must not be split into 256-bit halves (the dot kernels have no
+	// strategy: theirs is the dot kind)
+	if kf.dot != nil && kf.dot.kind == dotVNNI512 ||
+		kf.dot == nil && kb.strat != nil && kb.strat.vl > 0 && mc.vecBytes >= 64 && mc.spec.VectorFromCPU {
 		fb.wideVectors()
 	}
 	kb.res = ec.viewOf(fb, op.Result, rp)
@@ -622,4 +625,18 @@ func (kb *kernelBuilder) argCombine(bc *bodyCtx, off, v value.Value) error {
 		fb.cur.NewStore(fb.toMem(idx, elem), fb.elemPtr(kb.res, off))
 		return nil
 	})
+}
+
+// kernelName names the kernel of op i: ENTRY.kI.KIND, then the source node's name (sanitized,
+// at most 64 bytes) so that profilers and disassemblies point back to the model's node. A
+// kernel shared by several ops of the same form (dedup.go) carries its first op's name.
+func kernelName(entry string, i int, op *ir.Op) string {
+	name := fmt.Sprintf("%s.k%d.%s", entry, i, sanitizeSym(op.Kind))
+	if node := sanitizeSym(strings.Trim(op.Name, "/")); node != "" {
+		if len(node) > 64 {
+			node = node[:64]
+		}
+		name += "." + node
+	}
+	return name
 }

@@ -1,11 +1,12 @@
 // This file imports the elementwise ONNX ops: arithmetic, unary math, activations, Clip, the
 // variadic Max/Min/Sum/Mean, comparisons and logic, Where, Cast/CastLike, Identity, Dropout
-// (inference) and Constant.
+// (inference, and training with a seed) and Constant.
 
 package onnx
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/graphc/graphc/ir"
 )
@@ -67,7 +68,7 @@ func init() {
 	noteOp("Mean", "variadic: the sum divided by the number of inputs")
 	noteOp("Cast", "between f64, f32, f16, bf16, the four float8 types (saturate honoured), float4e2m1, i64, i32, i16, i8, i4, i2, "+
 		"u64, u32, u16, u8, u4, u2, float8e8m0 (round_mode up) and bool (integers wrap); strings are not supported")
-	noteOp("Dropout", "inference: the output is the input and the mask all true; training mode only with ratio 0")
+	noteOp("Dropout", "inference: the output is the input and the mask all true; training mode with ratio 0, or with a seed: the mask is drawn at import from numpy's MT19937 generator as the ONNX reference draws it (no seed: unsupported)")
 	noteOp("Constant", "value, value_float(s), value_int(s); string and sparse values are not supported")
 }
 
@@ -267,7 +268,9 @@ func importIdentity(c *nodeCtx) error {
 }
 
 // importDropout imports inference-mode dropout: the output is the input and the mask is all
-// true. Training mode with a nonzero ratio draws random numbers and is not supported.
+// true. Training mode with a nonzero ratio and a seed draws its mask at import, from numpy's
+// generator seeded by the seed as the ONNX reference does (keep where uniform(0, 1) >= ratio,
+// scaled by 1/(1-ratio)); without a seed it would draw random numbers and is not supported.
 func importDropout(c *nodeCtx) error {
 	e := c.emitter()
 	x := e.in(0)
@@ -295,7 +298,7 @@ func importDropout(c *nodeCtx) error {
 			ratio = r[0]
 		}
 		if ratio != 0 {
-			return fmt.Errorf("%w: training-mode dropout with ratio %g draws random numbers", ErrUnsupported, ratio)
+			return importSeededDropout(c, e, x, ratio)
 		}
 	}
 	e.out(0, e.op("identity", c.Output(0), nil, x))
@@ -306,6 +309,40 @@ func importDropout(c *nodeCtx) error {
 		}
 		t := ir.TensorType{Elem: mt, Shape: x.Type.Shape}
 		e.out(1, e.op("fill", c.Output(1), ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(1)}))
+	}
+	return e.done()
+}
+
+// importSeededDropout: y = x · mask / (1 - ratio) with the mask drawn at import from the
+// node's seed (numpy's np.random.seed(seed); np.random.uniform(0, 1, shape) >= ratio).
+func importSeededDropout(c *nodeCtx, e *emitter, x *ir.Value, ratio float64) error {
+	if c.Attr("seed") == nil {
+		return fmt.Errorf("%w: training-mode dropout with ratio %g and no seed draws random numbers", ErrUnsupported, ratio)
+	}
+	seed := c.AttrInt("seed", 0)
+	if ratio < 0 || ratio >= 1 || seed < 0 || seed > math.MaxUint32 {
+		return fmt.Errorf("%w: training-mode dropout needs a ratio in [0, 1) and a seed in [0, 2^32), got %g and %d", ErrInvalid, ratio, seed)
+	}
+	shape, ok := x.Type.StaticShape()
+	if !ok || !x.Type.Elem.IsFloat() {
+		return fmt.Errorf("%w: seeded training-mode dropout of %s (a static float tensor is needed)", ErrUnsupported, x.Type)
+	}
+	if n := ir.NumElements(shape); n > ir.DefaultMaxConstantElements {
+		return fmt.Errorf("%w: a dropout mask of %d elements", ErrUnsupported, n)
+	}
+	rng := newMT19937(uint32(seed))
+	scale := ir.NewTensor(x.Type.Elem, shape)
+	mask := ir.NewTensor(ir.Bool, shape)
+	for i := range scale.F {
+		if rng.uniform() >= ratio {
+			scale.F[i] = ir.RoundFloat(x.Type.Elem, 1/(1-ratio))
+			mask.I[i] = 1
+		}
+	}
+	g := c.im.g
+	e.out(0, e.op("mul", c.Output(0), nil, x, g.AddConst(e.base()+"_dropout_scale", scale)))
+	if c.Output(1) != "" {
+		e.out(1, g.AddConst(c.Output(1), mask))
 	}
 	return e.done()
 }

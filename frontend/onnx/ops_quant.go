@@ -19,8 +19,8 @@ func init() {
 	registerOp("QLinearMatMul", 10, importQLinearMatMul)
 	registerOp("QLinearConv", 10, importQLinearConv)
 	registerOp("DynamicQuantizeLinear", 11, importDynamicQuantizeLinear)
-	noteOp("QuantizeLinear", "u8, i8, u16, i16 and float8 results; per tensor, per axis, blocked; no int4/int2/float4")
-	noteOp("DequantizeLinear", "u8, i8, u16, i16, i32 and float8 inputs; per tensor, per axis, blocked; no int4/int2/float4")
+	noteOp("QuantizeLinear", "u8, i8, u16, i16, packed u4/i4/u2/i2, float8 and float4 results; per tensor, per axis, blocked")
+	noteOp("DequantizeLinear", "u8, i8, u16, i16, i32, packed u4/i4/u2/i2, float8 and float4 inputs; per tensor, per axis, blocked")
 	noteOp("QLinearMatMul", "matmul_integer, then requantize by a_scale·b_scale/y_scale in f32 (onnxruntime's rounding)")
 	noteOp("QLinearConv", "conv_integer with the i32 bias, then requantize by x_scale·w_scale/y_scale in f32")
 	noteOp("DynamicQuantizeLinear", "u8 result; reduce_min/reduce_max, then quantize_linear")
@@ -60,7 +60,7 @@ func importQuantizeLinear(c *nodeCtx) error {
 		return e.err
 	}
 	if _, _, ok := ir.QuantRange(t); (!ok || t == ir.I32) && !(t.IsMiniFloat() && t != ir.BF16) {
-		return fmt.Errorf("%w: quantized type %s (graphc has u8, i8, u16, i16 and the float8 formats)", ErrUnsupported, t)
+		return fmt.Errorf("%w: quantized type %s (graphc has u8, i8, u16, i16, u4, i4, u2, i2 and the float8 formats)", ErrUnsupported, t)
 	}
 	z := zeroPointOr(e, 2, t)
 	attrs := quantAttrs(c)
@@ -76,7 +76,7 @@ func importDequantizeLinear(c *nodeCtx) error {
 		return e.err
 	}
 	if _, _, ok := ir.QuantRange(x.Type.Elem); !ok && !(x.Type.Elem.IsMiniFloat() && x.Type.Elem != ir.BF16) {
-		return fmt.Errorf("%w: quantized type %s (graphc has u8, i8, u16, i16, i32 and the float8 formats)", ErrUnsupported, x.Type.Elem)
+		return fmt.Errorf("%w: quantized type %s (graphc has u8, i8, u16, i16, i32, u4, i4, u2, i2 and the float8 formats)", ErrUnsupported, x.Type.Elem)
 	}
 	z := zeroPointOr(e, 2, x.Type.Elem)
 	if od := c.AttrInt("output_dtype", 0); od != 0 {

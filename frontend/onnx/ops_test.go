@@ -119,7 +119,7 @@ func TestDropoutInference(t *testing.T) {
 			require.Equal(t, 1.0, out[1].Float(i))
 		}
 	}
-	// training mode with a nonzero ratio is random: refused
+	// training mode with a nonzero ratio and no seed is random: refused
 	m := onnxgen.New("m", 13)
 	m.Input("X", ir.F32, 3)
 	m.Init("r", tensor(ir.F32, nil, 0.5))
@@ -127,7 +127,7 @@ func TestDropoutInference(t *testing.T) {
 	m.Node("Dropout", "d", []string{"X", "r", "t"}, []string{"Y"})
 	m.Output("Y", ir.F32, 3)
 	_, err := importModel(m)
-	require.EqualError(t, err, `m.onnx: node "d" (Dropout, opset 13): unsupported: training-mode dropout with ratio 0.5 draws random numbers`)
+	require.EqualError(t, err, `m.onnx: node "d" (Dropout, opset 13): unsupported: training-mode dropout with ratio 0.5 and no seed draws random numbers`)
 }
 
 func TestBatchNormTrainingOutputsNeedTrainingMode(t *testing.T) {

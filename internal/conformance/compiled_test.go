@@ -105,17 +105,16 @@ func TestConformanceHVXBuilds(t *testing.T) {
 // TestConformanceQuantization: the node tests of the seven quantization ops (QuantizeLinear,
 // DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul, QLinearConv, MatMulInteger,
 // ConvInteger) pass in the evaluator, as x86-64 code, as scalar hexagonv67 code and as
-// hexagonv67 code with integer HVX under qemu-hexagon. Only the float4, int4 and int2 variants
-// are skipped (graphc has no such element types).
+// hexagonv67 code with integer HVX under qemu-hexagon, every element type the suite uses
+// included (float8, float4, the packed int4/uint4 and int2/uint2).
 func TestConformanceQuantization(t *testing.T) {
 	if _, err := os.Stat(suite); err != nil {
 		t.Skipf("ONNX node tests not found at %s", suite)
 	}
 	filters := []string{"quantizelinear", "qlinear", "integer"}
-	// 45 tests match the filters: 10 are float4/int4/int2 variants (5 each of DequantizeLinear
-	// and QuantizeLinear), the other 35 (float8 and the expanded DynamicQuantizeLinear graphs
-	// included) run
-	const want = 35
+	// 45 tests match the filters (the float8, float4, int4 and int2 variants and the expanded
+	// DynamicQuantizeLinear graphs included), and every one runs and passes
+	const want = 45
 	run := func(t *testing.T, compiled func(filter string) ([]Result, error)) {
 		pass := 0
 		for _, f := range filters {

@@ -7,7 +7,9 @@ package realmodel_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -54,6 +56,15 @@ func TestQuantModels(t *testing.T) {
 		models = append(models, m)
 		cases = append(cases, &e2e.Case{Graph: res.Graph, Inputs: m.Sets[0].Inputs})
 	}
+	runQuantModels(t, models, cases)
+}
+
+// runQuantModels runs the cases as x86-64 code and, where qemu-hexagon is installed, as
+// hexagonv67 code with integer HVX (whose integer kernels must be vrmpy code), and compares the
+// outputs with onnxruntime's to the models' tolerance (one quantization step).
+func runQuantModels(t *testing.T, models []*realmodel.Model, cases []*e2e.Case) {
+	t.Helper()
+	ctx := context.Background()
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
@@ -74,9 +85,47 @@ func TestQuantModels(t *testing.T) {
 			require.NoError(t, r.Err, "%s on %s", m.Name, mach)
 			require.Zero(t, r.Status, "%s on %s", m.Name, mach)
 			for k, w := range m.Sets[0].Outputs {
-				_, err := realmodel.Compare(r.Outputs[k], w, m.Tolerance())
+				e, err := realmodel.Compare(r.Outputs[k], w, m.Tolerance())
 				require.NoError(t, err, "%s on %s, output %d", m.Name, mach, k)
+				t.Logf("%s on %s, output %d: largest error %.2g of the output's scale (quantization step %.3g)", m.Name, mach, k, e, m.QuantStep)
 			}
 		}
+	}
+}
+
+// cachedQuantModels are the full-size quantized models of the real-model set
+// (models/export_quant.py, cached outside git).
+var cachedQuantModels = []string{"qcnn", "qresnet18", "qmobilenet_v2", "qxf", "qlinear_dyn"}
+
+// TestCachedQuantModels runs the full-size quantized models (a QDQ CNN, ResNet-18 and
+// MobileNetV2 with per-channel int8 weights, two QDQ transformer blocks, a dynamically
+// quantized linear layer) as x86-64 code and as hexagonv67 code with integer HVX under
+// qemu-hexagon, against onnxruntime's outputs to one quantization step. Every integer
+// contraction must run on a dot-product kernel. Models that are not exported are skipped.
+func TestCachedQuantModels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ResNet-18 and MobileNetV2 under qemu-hexagon")
+	}
+	dir := realmodel.DefaultDir()
+	for _, name := range cachedQuantModels {
+		t.Run(name, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join(dir, name, "model.onnx")); err != nil {
+				t.Skipf("%s is not exported in %s (python3 models/export_quant.py)", name, dir)
+			}
+			m, err := realmodel.Load(dir, name)
+			require.NoError(t, err)
+			require.Equal(t, "onnxruntime-node", m.Reference)
+			res, err := graphc.Compile(context.Background(), m.Path)
+			require.NoError(t, err)
+			n := 0
+			for i, op := range res.Graph.Ops {
+				if op.Reduce == ir.ReduceSum && op.Result.Type.Elem == ir.I32 {
+					require.Contains(t, res.Module.Entries[0].Strategies[i], "int-dot", "every integer contraction: %s", op.Result.Name)
+					n++
+				}
+			}
+			require.NotZero(t, n, "no integer contraction")
+			runQuantModels(t, []*realmodel.Model{m}, []*e2e.Case{{Graph: res.Graph, Inputs: m.Sets[0].Inputs}})
+		})
 	}
 }
