@@ -75,8 +75,13 @@
 // remainder (mr·t + r = rows, r < mr), whose scans are empty unless the dims leave that
 // remainder; a symbolic number of columns leaves its last, partial tile column to a border on
 // the per-point nest with ordered reductions, so that every element keeps the evaluator's
-// order; a symbolic reduction always runs in kc chunks. gpt2 with dynamic axes: 101 ms per
-// call on the per-point nest, 16.7 ms on tiles (onnxruntime 16.6 ms). A tile
+// order; a symbolic reduction always runs in kc chunks. A symbolic number of rows over an
+// operand that one row of tiles would stream (below) also gets plans for at most mr and 3·mr
+// rows, chosen at run time ("+rows<=8(kc=16) +rows<=24(kc=64)": 1×256·256×16384 1.82 ms
+// packed, 0.33 ms streamed). gpt2 with dynamic axes: 101 ms per call on the per-point nest,
+// 16.7 ms on tiles (onnxruntime 16.6 ms). Tiles of one width and different heights (the rows
+// of tiles and the remainder) are scanned together, column by column, so that the remainder
+// reads the column's packed panel too instead of copying every panel again. A tile
 // is mr rows × nv vectors of accumulators (6×2 with 16- and 32-byte vectors, 8×3 with 64-byte
 // AVX-512 vectors: 161 GFLOP/s on a 512³ matmul against 131 for 6×2), held in entry-block
 // allocas that SROA turns into registers; the reduction runs in chunks along its first dim
