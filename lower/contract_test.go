@@ -313,3 +313,43 @@ func TestSymbolicContractionKernels(t *testing.T) {
 		return 1e-5, 1e-4
 	})
 }
+
+// TestSymbolicBatchContractionKernels runs contractions with two symbolic dims (a dynamic
+// batch and sequence, as the dynamic-axes exports have) at several bindings of both.
+func TestSymbolicBatchContractionKernels(t *testing.T) {
+	cases := []contractionCase{
+		{"sym_batch_rows", `graph @g[B, T](%A: f32[B, T, 40], %W: f32[40, 70]) {
+  %C = matmul(%A, %W) : f32[B, T, 70]
+  return %C
+}`, "", true},
+		{"sym_batch_last_row", `graph @g[B, T](%A: f32[B, T, 64], %W: f32[64, 5000]) {
+  %C = matmul(%A, %W) : f32[B, T, 5000]
+  return %C
+}`, "C[b, i, j] : i = T - 1", true},
+		{"sym_batch_stream", `graph @g[B, T](%A: f32[B, T, 64], %W: f32[64, 5000]) {
+  %C = matmul(%A, %W) : f32[B, T, 5000]
+  return %C
+}`, "", true},
+	}
+	r := rand.New(rand.NewPCG(17, 19))
+	var names []string
+	var ecs []*e2e.Case
+	tgt, err := lower.LoadTarget("x86-64")
+	require.NoError(t, err)
+	for _, c := range cases {
+		g := contractionGraph(t, c)
+		m, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, CPU: "skylake-avx512"})
+		require.NoError(t, err, c.name)
+		require.True(t, strings.HasPrefix(m.Entries[0].Strategies[0], "register-tiles"), "%s: %v", c.name, m.Entries[0].Strategies)
+		for _, b := range []int64{1, 3} {
+			for _, T := range []int64{1, 7, 30} {
+				ps := map[string]int64{"B": b, "T": T}
+				names = append(names, fmt.Sprintf("%s/B=%d/T=%d", c.name, b, T))
+				ecs = append(ecs, &e2e.Case{Graph: g, Params: ps, Inputs: inputsFor(r, g, ps, false)})
+			}
+		}
+	}
+	runCases(t, e2e.Host(), names, ecs)
+	native := e2e.Machine{Target: "x86-64", CPU: "native", CFlags: []string{"-march=native"}}
+	runCasesTol(t, native, names, ecs, func(ir.DType) (float64, float64) { return 1e-5, 1e-4 })
+}
