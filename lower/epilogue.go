@@ -62,7 +62,7 @@ func (ec *entryCtx) planEpilogues() {
 		}
 		var chain epiChain
 		v := p.Result
-		for !outs[v] && len(ec.users[v]) == 1 {
+		for !outs[v] && oneReader(ec.users[v]) {
 			u := ec.users[v][0]
 			if ec.fusedInto[u.op] != nil || !ec.epilogueOK(u.op, u.k, v, i, pos) {
 				break
@@ -96,21 +96,22 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir
 			return false
 		}
 	}
-	acc := e.Access[k]
-	if acc.Approx || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
+	if !identityRead(e.Access[k]) {
 		return false
-	}
-	for d, a := range acc.Pieces[0].Index {
-		if !isDim(a, d) {
-			return false
-		}
 	}
 	d := e.NDim() - 1
 	for j, o := range e.Operands {
 		if j == k {
 			continue
 		}
-		if o == v || o.Def != nil && pos[o.Def] >= at {
+		if o == v {
+			// v read again (GELU's x·Φ(x) after fuse): also through the identity
+			if !identityRead(e.Access[j]) {
+				return false
+			}
+			continue
+		}
+		if o.Def != nil && pos[o.Def] >= at {
 			return false
 		}
 		if e.Body.Reads(j) && (hasDynRead(e.Body, j) || !uniformPiece(e.Access[j], d) || accessStride(e.Access[j].Pieces[0].Index, d) == strideOther) {
@@ -120,7 +121,7 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir
 	ok := true
 	e.Body.Walk(func(s *ir.Scalar) {
 		switch {
-		case s.Op == ir.SAvail && s.Arg == k:
+		case s.Op == ir.SAvail && e.Operands[s.Arg] == v:
 			ok = false
 		case s.Op == ir.SAvail && uniformPiece(e.Access[s.Arg], d):
 		case s.Op == ir.SDiv && s.Type.IsFloat():
@@ -136,11 +137,45 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir
 	return whole
 }
 
+// identityRead reports whether an access reads the element at the iteration point, whole
+// and unguarded.
+func identityRead(acc ir.Access) bool {
+	if acc.Approx || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
+		return false
+	}
+	for d, a := range acc.Pieces[0].Index {
+		if !isDim(a, d) {
+			return false
+		}
+	}
+	return true
+}
+
+// oneReader reports whether the uses of a value are all by one op (through one operand or
+// several).
+func oneReader(us []use) bool {
+	if len(us) == 0 {
+		return false
+	}
+	for _, u := range us[1:] {
+		if u.op != us[0].op {
+			return false
+		}
+	}
+	return true
+}
+
 // epiKey returns the kernel key of a contraction with an epilogue chain.
 func (ec *entryCtx) epiKey(op *ir.Op, c *epiChain, fromInit bool) string {
 	key := string(ec.kernelKey(op)) + ec.domainText(op)
 	for i, e := range c.ops {
 		key += fmt.Sprintf("|epi%d:", c.ks[i]) + string(ec.kernelKey(e)) + ec.domainText(e)
+		// which operands read the previous value (epiStore feeds them all the accumulators)
+		for j, o := range e.Operands {
+			if j != c.ks[i] && o == e.Operands[c.ks[i]] {
+				key += fmt.Sprintf(",same%d", j)
+			}
+		}
 	}
 	return fmt.Sprintf("%s|%v", key, fromInit)
 }
@@ -199,9 +234,10 @@ func (kb *kernelBuilder) epiStore(idx []value.Value, v value.Value, lanes int) e
 	for i, ekb := range kb.epi {
 		e := ekb.op
 		bc := &bodyCtx{kb: ekb, fb: fb, op: e, dims: slices.Clone(idx), vl: vl, inner: e.NDim() - 1, memo: map[*ir.Scalar]value.Value{}}
-		k := kb.epiKs[i]
+		// every read of the previous value (through operand epiKs[i] or others) is v
+		prev := e.Operands[kb.epiKs[i]]
 		e.Body.Walk(func(s *ir.Scalar) {
-			if s.Op == ir.SRead && s.Arg == k {
+			if s.Op == ir.SRead && e.Operands[s.Arg] == prev {
 				bc.memo[s] = v
 			}
 		})
