@@ -153,8 +153,9 @@
 // f32 multiply and both roundings exactly (requant.go).
 //
 // Epilogues (epilogue.go): a chain of elementwise consumers of a tiled contraction (bias,
-// residual Add, Relu, Clip, a scale...), each the only reader of the previous value, reading it
-// at the same index, unrestricted and with vectorisable bodies, runs on the accumulators once
+// residual Add, Relu, Clip, a scale, GELU...), each the only reader of the previous value,
+// reading it at the same index (through one operand or several: GELU's x·Φ(x) once fuse has
+// merged it), unrestricted and with vectorisable bodies, runs on the accumulators once
 // the reduction is complete (in the last kc chunk) and only the chain's last result is stored;
 // the consumers' kernels are not called ("+epilogue(n)"). Their bodies see the values they
 // would have read, so results keep their bits. Config.NoEpilogues turns this off.
