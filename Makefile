@@ -15,6 +15,7 @@ help:
 	@echo "make models  - export the real-model set from PyTorch into GRAPHC_MODELS (~/.cache/graphc-models)"
 	@echo "make models-tiny - re-export the committed tiny models in testdata/realmodels"
 	@echo "make bench-real  - the real-model set against onnxruntime (BENCH_MODELS=a,b to choose)"
+	@echo "make bench-mem   - peak memory of graphc on the real-model set and a 100,000-op chain (issue 25 targets)"
 	@echo "make bench-profile - per-kernel profile of one real model (PROFILE_MODEL=gpt2)"
 	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
 	@echo "make soak    - the thorough randomized runs (hours): oracles at 10,000 cases, 30,000 random graphs, fuzzing 10m each"
@@ -150,3 +151,12 @@ conformance-x86:
 conformance-hexagon:
 	$(GO) run ./cmd/graphc-conformance -v -mode=hexagon
 	$(GO) run ./cmd/graphc-conformance -v -mode=hvx
+
+# bench-mem: graphc's peak resident set (rusage Maxrss of `graphc MODEL -o out.ll`, run as a
+# subprocess) on the real-model set and a generated 100,000-op chain, beside the weight bytes
+# and issue 25's targets (2.5 × weights + 64 MB; the chain under 300 MB). BENCH_MODELS=chain,gpt2
+# for some; MEM_FLAGS adds graphc flags.
+MEM_FLAGS ?=
+.PHONY: bench-mem
+bench-mem:
+	$(GO) run ./cmd/graphc-bench -mem -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)" -mem-flags "$(MEM_FLAGS)"

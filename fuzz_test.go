@@ -3,13 +3,11 @@ package graphc_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/internal/fuzzcheck"
 	"github.com/graphc/graphc/internal/randgraph"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/passes"
@@ -28,17 +27,6 @@ import (
 // graphs take over 10 s in die (docs/fuzzing.md, open findings), which go test -fuzz reports as
 // hung whatever this limit is.
 const compileTimeLimit = 10 * time.Second
-
-// watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
-// within limit. It gives the corpus that go test runs the bound go test -fuzz already puts on
-// every input: a fuzz worker panics after 10 s (internal/fuzz; its output is discarded) and the
-// input is reported as "fuzzing process hung or terminated unexpectedly".
-func watchdog(limit time.Duration) (stop func() bool) {
-	return time.AfterFunc(limit, func() {
-		debug.SetTraceback("all")
-		panic(fmt.Sprintf("the input took longer than %v", limit))
-	}).Stop
-}
 
 // FuzzCompile runs the whole pipeline (with --verify-each) and lowering on small random graphs
 // with random required regions: it must compile or return an error. CompileGraph turns panics
@@ -51,7 +39,7 @@ func FuzzCompile(f *testing.F) {
 		f.Add(s, s*7+1)
 	}
 	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
-		defer watchdog(compileTimeLimit)()
+		defer fuzzcheck.Watchdog(compileTimeLimit)()
 		r := rand.New(rand.NewPCG(s1, s2))
 		g := randgraph.Graph(r)
 		var opts []graphc.Option

@@ -9,10 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +38,8 @@ type config struct {
 	popts      passes.Options
 	noLower    bool
 	profile    bool
+	llvmOut    io.Writer
+	weights    string
 }
 
 // WithTarget selects the target (x86-64, hexagon).
@@ -128,6 +127,27 @@ func WithVerifyEach(on bool) Option {
 // inf and NaN inputs, and less work is removed.
 func WithZeroSkipping(on bool) Option {
 	return func(c *config) error { c.popts.NoZeroSkip = !on; return nil }
+}
+
+// WithLLVMWriter makes Compile write the module's LLVM IR text to w as it prints it, instead of
+// keeping it in Result.LLVM (left empty): the text of a large model is never held in memory
+// (its weights are most of it, escaped as about 2.3 bytes per byte). A write error fails
+// Compile.
+func WithLLVMWriter(w io.Writer) Option { return func(c *config) error { c.llvmOut = w; return nil } }
+
+// WithWeightsFile keeps the model's constants out of the module: they are written to the file
+// at path, which the caller maps (128-byte aligned) and passes to the entry as one more
+// argument after the workspace, `const void *weights` (lower.Config.ExternalWeights and
+// lower.Weights describe the file; the header declares it). The module then holds code only,
+// so the model's size is bounded by the machine rather than by the module.
+func WithWeightsFile(path string) Option {
+	return func(c *config) error {
+		if path == "" {
+			return usageErr(errors.New("--weights: empty file name"))
+		}
+		c.weights = path
+		return nil
+	}
 }
 
 // WithoutLowering stops after the passes (Result.Graph only).
@@ -281,54 +301,13 @@ func (c *config) load(path string) (*ir.Graph, error) {
 	return g, nil
 }
 
-// parseGraph parses graphc IR text and binds the symbolic dims given by --dim: each bound dim
-// is replaced by its value wherever it occurs as a whole word outside value names (%name), and
-// removed from the graph's parameter list.
+// parseGraph parses graphc IR text and binds the symbolic dims given by --dim.
 func parseGraph(text string, dims map[string]int64) (*ir.Graph, error) {
 	g, err := ir.Parse(text)
-	if err != nil || len(dims) == 0 {
-		return g, err
+	if err != nil {
+		return nil, err
 	}
-	for name, v := range dims {
-		if !slices.Contains(g.Params, name) {
-			return nil, ir.UnknownDimError(map[string]int64{name: v}, nil, g.Params)
-		}
-		re := regexp.MustCompile(`(^|[^%\w.'])` + regexp.QuoteMeta(name) + `\b`)
-		text = re.ReplaceAllString(text, "${1}"+strconv.FormatInt(v, 10))
-	}
-	// the parameter list now holds numbers: drop them
-	hdr := regexp.MustCompile(`(graph\s+@[\w.]+)\[([^\]]*)\]`)
-	text = hdr.ReplaceAllStringFunc(text, func(m string) string {
-		sub := hdr.FindStringSubmatch(m)
-		var keep []string
-		for _, p := range strings.Split(sub[2], ",") {
-			p = strings.TrimSpace(p)
-			if _, err := strconv.Atoi(p); err != nil && p != "" {
-				keep = append(keep, p)
-			}
-		}
-		if len(keep) == 0 {
-			return sub[1]
-		}
-		return sub[1] + "[" + strings.Join(keep, ", ") + "]"
-	})
-	// isl parameter lists "[H, W] ->" inside attributes lose their bound names the same way
-	islParams := regexp.MustCompile(`\[([\w, ]*)\]\s*->\s*\{`)
-	text = islParams.ReplaceAllStringFunc(text, func(m string) string {
-		sub := islParams.FindStringSubmatch(m)
-		var keep []string
-		for _, p := range strings.Split(sub[1], ",") {
-			p = strings.TrimSpace(p)
-			if _, err := strconv.Atoi(p); err != nil && p != "" {
-				keep = append(keep, p)
-			}
-		}
-		if len(keep) == 0 {
-			return "{"
-		}
-		return "[" + strings.Join(keep, ", ") + "] -> {"
-	})
-	return ir.Parse(text)
+	return ir.BindParams(g, dims)
 }
 
 // InternalError reports a panic inside graphc: a bug. Compile and CompileGraph never panic;
@@ -368,14 +347,33 @@ func Compile(ctx context.Context, path string, opts ...Option) (res *Result, err
 	return res, err
 }
 
-// CompileGraph runs the pipeline on g (modified in place) and lowers it.
+// CompileGraph runs the pipeline on g (modified in place) and lowers it. WithDim binds
+// symbolic dims of g as it does those of a model file: the pipeline then runs on a copy of g
+// with the dims bound (ir.BindParams), and g is left as it was.
 func CompileGraph(ctx context.Context, g *ir.Graph, opts ...Option) (res *Result, err error) {
 	defer recoverInternal(&err)
 	c, err := newConfig(opts)
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	g, err = bindDims(g, c.dims)
+	if err != nil {
+		return nil, err
+	}
 	return c.compileGraph(ctx, g)
+}
+
+// bindDims binds the dims given by --dim in a graph already built (ir.BindParams); a name
+// the graph does not have is a usage error.
+func bindDims(g *ir.Graph, dims map[string]int64) (*ir.Graph, error) {
+	b, err := ir.BindParams(g, dims)
+	switch {
+	case errors.Is(err, ir.ErrUnknownDim):
+		return nil, usageErr(err)
+	case err != nil:
+		return nil, inputErr(err)
+	}
+	return b, nil
 }
 
 func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error) {
@@ -437,7 +435,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		req[v] = s
 	}
 	start = time.Now()
-	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile})
+	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, ExternalWeights: c.weights != ""})
 	res.Times.Lower = time.Since(start)
 	if err != nil {
 		if c.source != "" {
@@ -447,10 +445,46 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	}
 	res.Module = mod
 	start = time.Now()
-	res.LLVM = mod.String()
+	if c.llvmOut != nil {
+		if _, err := mod.WriteTo(c.llvmOut); err != nil {
+			return nil, fmt.Errorf("writing the module: %w", err)
+		}
+	} else {
+		res.LLVM = mod.String()
+	}
 	res.Times.Print = time.Since(start)
 	res.Header = mod.Header
+	if c.weights != "" {
+		if err := writeWeights(c.weights, mod.Entries[0].Weights); err != nil {
+			return nil, inputErr(fmt.Errorf("writing the weights: %w", err))
+		}
+	}
 	return res, nil
+}
+
+// writeWeights writes a weights file through a temporary file beside it, renamed into place once
+// complete.
+func writeWeights(path string, w *lower.Weights) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := w.WriteTo(f); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 func unknownPass(flag, name string) error {

@@ -140,10 +140,10 @@ func fitConstant(t *Tensor) ([]AffinePiece, bool) {
 	}
 	shape := t.Shape
 	str := strides(shape)
-	a := volume.AffConst(t.I[0])
+	a := volume.AffConst(t.Int(0))
 	for d, e := range shape {
 		if e > 1 {
-			a = a.Add(volume.AffDim(d).Mul(t.I[str[d]] - t.I[0]))
+			a = a.Add(volume.AffDim(d).Mul(t.Int(int(str[d])) - t.Int(0)))
 		}
 	}
 	coef := make([]int64, len(shape))
@@ -159,7 +159,7 @@ func fitConstant(t *Tensor) ([]AffinePiece, bool) {
 		for d := range idx {
 			v += coef[d] * idx[d]
 		}
-		fits = v == t.I[i]
+		fits = v == t.Int(i)
 		for d := len(idx) - 1; d >= 0; d-- {
 			if idx[d]++; idx[d] < shape[d] {
 				break
@@ -182,7 +182,7 @@ func fitConstant(t *Tensor) ([]AffinePiece, bool) {
 			rem %= str[d]
 			g = append(g, volume.Constraint{Aff: volume.AffDim(d).AddConst(-c), Eq: true})
 		}
-		out[i] = AffinePiece{Guard: g, Value: volume.AffConst(t.I[i])}
+		out[i] = AffinePiece{Guard: g, Value: volume.AffConst(t.Int(i))}
 	}
 	return out, true
 }

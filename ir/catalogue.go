@@ -1,5 +1,6 @@
 // This file holds the op catalogue: one OpDef per named op. The constructor (NewOp), the
-// printer, the parser, the verifier and `graphc ops` all read this table.
+// printer, the parser, the verifier and `graphc ops --ir` (summaries, examples, attribute
+// docs) all read this table.
 
 package ir
 

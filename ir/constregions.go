@@ -78,6 +78,12 @@ func tensorHash(t *Tensor) uint64 {
 	for _, d := range t.Shape {
 		mix(uint64(d))
 	}
+	if t.IsRaw() {
+		for _, b := range t.Bytes() {
+			mix(uint64(b))
+		}
+		return h
+	}
 	for _, f := range t.F {
 		mix(math.Float64bits(f))
 	}
@@ -106,12 +112,7 @@ func constRegions(t *Tensor, params []string) (facts []ConstRegion, reason strin
 		return nil, fmt.Sprintf("%d elements, more than the %d analysed for known values", n, MaxConstRegionElems)
 	}
 	float := t.Elem.IsFloat()
-	key := func(i int) uint64 {
-		if float {
-			return math.Float64bits(t.F[i])
-		}
-		return uint64(t.I[i])
-	}
+	key := t.Bits
 	var vals []uint64
 	cls := make([]uint8, n) // the index in vals of each element's value
 	for i := 0; i < n; i++ {

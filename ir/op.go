@@ -314,8 +314,10 @@ func (g *Graph) AddInput(name string, t TensorType) *Value {
 	return v
 }
 
-// AddConst adds a constant.
+// AddConst adds a constant. A large one is compacted (Tensor.Compact): data must not be
+// modified afterwards.
 func (g *Graph) AddConst(name string, data *Tensor) *Value {
+	data.Compact()
 	v := &Value{Name: g.uniqueName(name), Type: StaticType(data.Elem, data.Shape...), Data: data}
 	g.Consts = append(g.Consts, v)
 	return v

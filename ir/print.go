@@ -107,9 +107,9 @@ func denseString(t *Tensor) string {
 	parts := make([]string, t.Len())
 	for i := range parts {
 		if t.Elem.IsFloat() {
-			parts[i] = formatFloat(t.F[i])
+			parts[i] = formatFloat(t.Float(i))
 		} else {
-			parts[i] = fmt.Sprint(t.I[i])
+			parts[i] = fmt.Sprint(t.Int(i))
 		}
 	}
 	return "dense<[" + strings.Join(parts, ", ") + "]>"

@@ -1,15 +1,14 @@
 package ir_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphc/graphc/internal/fuzzcheck"
 	"github.com/graphc/graphc/ir"
 )
 
@@ -80,17 +79,6 @@ func TestParseRejects(t *testing.T) {
 // milliseconds, so an input that takes this long found super-linear work (a hang, for a user).
 const parseTimeLimit = 10 * time.Second
 
-// watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
-// within limit. It gives the corpus that go test runs the bound go test -fuzz already puts on
-// every input: a fuzz worker panics after 10 s (internal/fuzz; its output is discarded) and the
-// input is reported as "fuzzing process hung or terminated unexpectedly".
-func watchdog(limit time.Duration) (stop func() bool) {
-	return time.AfterFunc(limit, func() {
-		debug.SetTraceback("all")
-		panic(fmt.Sprintf("the input took longer than %v", limit))
-	}).Stop
-}
-
 // FuzzParse parses text: whatever parses and verifies must print to text that parses to the
 // same print (parse(print(g)) == g), never panicking, within parseTimeLimit. Its seeds are the
 // graphs of testdata/ir.
@@ -104,7 +92,7 @@ func FuzzParse(f *testing.F) {
 		return nil
 	})
 	f.Fuzz(func(t *testing.T, text string) {
-		defer watchdog(parseTimeLimit)()
+		defer fuzzcheck.Watchdog(parseTimeLimit)()
 		g, err := ir.Parse(text)
 		if err != nil {
 			return

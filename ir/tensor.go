@@ -10,11 +10,19 @@ import (
 
 // Tensor is a dense row-major tensor. Floating-point elements live in F (already rounded to the
 // element type), integer and bool elements in I.
+//
+// A large constant read from a model (a weight) may instead keep its elements as the model
+// stores them: little-endian bytes of the element type, the ABI layout (TensorFromRaw; IsRaw
+// reports it). F and I are then nil, and the data is read through the accessors (Len, Float,
+// Int, Bytes) or decoded on demand (Decoded), so that a model of N weight bytes takes N bytes,
+// not 2N (f32 as float64) or 8N (int8 as int64). Raw tensors are immutable: their bytes
+// may alias the model file's buffer.
 type Tensor struct {
 	Elem  DType
 	Shape []int64
 	F     []float64
 	I     []int64
+	raw   []byte // the elements' bytes when F and I are unused (IsRaw)
 }
 
 // NewTensor returns a zero tensor.
@@ -29,28 +37,125 @@ func NewTensor(elem DType, shape []int64) *Tensor {
 	return t
 }
 
+// RawThreshold is the least number of elements for which TensorFromRaw keeps a tensor's bytes
+// rather than decoding them: smaller constants (shapes, indices, scalars) are decoded, as the
+// importers' folding reads them.
+const RawThreshold = 1024
+
+// HasRawLayout reports whether a tensor of elem can keep its bytes (TensorFromRaw): its raw
+// layout is one element per Size() bytes and decoding it is exact and bijective (not bool,
+// the sub-byte types or the 8-bit floats).
+func (t DType) HasRawLayout() bool {
+	switch t {
+	case F32, F64, F16, BF16, I8, U8, I16, U16, I32, U32, I64, U64:
+		return true
+	}
+	return false
+}
+
+// TensorFromRaw returns a tensor over raw, little-endian data of elem (the ABI layout), without
+// copying it when elem has a raw layout and the tensor has at least RawThreshold elements;
+// otherwise it decodes raw as TensorFromBytes does. The caller must not modify raw afterwards.
+func TensorFromRaw(elem DType, shape []int64, raw []byte) (*Tensor, error) {
+	n := NumElements(shape)
+	if !elem.HasRawLayout() || n < RawThreshold {
+		return TensorFromBytes(elem, shape, raw)
+	}
+	if int64(len(raw)) != n*int64(elem.Size()) {
+		return nil, fmt.Errorf("raw data has %d bytes, shape %v of %s needs %d", len(raw), shape, elem, n*int64(elem.Size()))
+	}
+	return &Tensor{Elem: elem, Shape: append([]int64(nil), shape...), raw: raw}, nil
+}
+
+// IsRaw reports whether t keeps its elements as bytes (F and I are nil; see Tensor).
+func (t *Tensor) IsRaw() bool { return t.raw != nil }
+
 // Len returns the number of elements.
 func (t *Tensor) Len() int {
+	if t.raw != nil {
+		return len(t.raw) / t.Elem.Size()
+	}
 	if t.Elem.IsFloat() {
 		return len(t.F)
 	}
 	return len(t.I)
 }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy that may be modified: a raw tensor's copy is decoded.
 func (t *Tensor) Clone() *Tensor {
+	if t.raw != nil {
+		return t.Decoded()
+	}
 	c := &Tensor{Elem: t.Elem, Shape: append([]int64(nil), t.Shape...)}
 	c.F = append([]float64(nil), t.F...)
 	c.I = append([]int64(nil), t.I...)
 	return c
 }
 
+// Decoded returns t with its elements in F or I: t itself, or for a raw tensor a decoded copy
+// (the caller may then modify it). Analyses that read a few elements of a large constant use
+// Float and Int instead.
+func (t *Tensor) Decoded() *Tensor {
+	if t.raw == nil {
+		return t
+	}
+	d, err := TensorFromBytes(t.Elem, t.Shape, t.raw)
+	if err != nil {
+		panic(err) // TensorFromRaw checked the size
+	}
+	return d
+}
+
+// Compact turns a decoded tensor of at least RawThreshold elements of a type with a raw layout
+// into a raw one in place (the values are already rounded to the element type, so nothing
+// changes but the memory: an f32 weight takes 4 bytes instead of 8) and returns it. The tensor
+// must not be modified afterwards.
+func (t *Tensor) Compact() *Tensor {
+	if t.raw != nil || !t.Elem.HasRawLayout() || t.Len() < RawThreshold {
+		return t
+	}
+	raw := t.Bytes()
+	t.raw, t.F, t.I = raw, nil, nil
+	return t
+}
+
 // Float returns element i as a float64.
 func (t *Tensor) Float(i int) float64 {
+	if t.raw != nil {
+		sz := t.Elem.Size()
+		if t.Elem.IsFloat() {
+			return decodeFloat(t.Elem, t.raw[i*sz:])
+		}
+		return float64(decodeInt(t.Elem, t.raw[i*sz:]))
+	}
 	if t.Elem.IsFloat() {
 		return t.F[i]
 	}
 	return float64(t.I[i])
+}
+
+// Int returns integer (or bool) element i; for a float tensor, the element converted to int64.
+func (t *Tensor) Int(i int) int64 {
+	if t.raw != nil {
+		sz := t.Elem.Size()
+		if t.Elem.IsFloat() {
+			return int64(decodeFloat(t.Elem, t.raw[i*sz:]))
+		}
+		return decodeInt(t.Elem, t.raw[i*sz:])
+	}
+	if t.Elem.IsFloat() {
+		return int64(t.F[i])
+	}
+	return t.I[i]
+}
+
+// Bits returns the bits of element i as a comparable key: a float's float64 bits, an integer's
+// value. Equal elements have equal bits (and +0 and -0 differ).
+func (t *Tensor) Bits(i int) uint64 {
+	if t.Elem.IsFloat() {
+		return math.Float64bits(t.Float(i))
+	}
+	return uint64(t.Int(i))
 }
 
 // RoundFloat rounds v to the precision of float type t.
@@ -67,8 +172,12 @@ func RoundFloat(t DType, v float64) float64 {
 	return v
 }
 
-// Bytes returns the little-endian raw data (the ABI layout; bool as one byte).
+// Bytes returns the little-endian raw data (the ABI layout; bool as one byte). For a raw tensor
+// it is the tensor's own bytes, not a copy: the caller must not modify them.
 func (t *Tensor) Bytes() []byte {
+	if t.raw != nil {
+		return t.raw
+	}
 	sz := t.Elem.Size()
 	out := make([]byte, t.Len()*sz)
 	for i := 0; i < t.Len(); i++ {
@@ -150,47 +259,64 @@ func TensorFromBytes(elem DType, shape []int64, raw []byte) (*Tensor, error) {
 	t := NewTensor(elem, shape)
 	for i := int64(0); i < n; i++ {
 		b := raw[i*sz:]
-		switch elem {
-		case F32:
-			t.F[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
-		case F64:
-			t.F[i] = math.Float64frombits(binary.LittleEndian.Uint64(b))
-		case F16:
-			t.F[i] = float64(f16ToF32(binary.LittleEndian.Uint16(b)))
-		case I64:
-			t.I[i] = int64(binary.LittleEndian.Uint64(b))
-		case I32:
-			t.I[i] = int64(int32(binary.LittleEndian.Uint32(b)))
-		case I8:
-			t.I[i] = int64(int8(b[0]))
-		case U8:
-			t.I[i] = int64(b[0])
-		case I16:
-			t.I[i] = int64(int16(binary.LittleEndian.Uint16(b)))
-		case U16:
-			t.I[i] = int64(binary.LittleEndian.Uint16(b))
-		case BF16:
-			f, _ := MiniFloatOf(elem)
-			t.F[i] = f.Decode(uint32(binary.LittleEndian.Uint16(b)))
-		case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0:
-			f, _ := MiniFloatOf(elem)
-			t.F[i] = f.Decode(uint32(b[0]))
-		case F4E2M1:
-			f, _ := MiniFloatOf(elem)
-			t.F[i] = f.Decode(uint32(b[0] & 15))
-		case I4, U4, I2, U2:
-			t.I[i] = elem.WrapInt(int64(int8(b[0])))
-		case U32:
-			t.I[i] = int64(binary.LittleEndian.Uint32(b))
-		case U64:
-			t.I[i] = int64(binary.LittleEndian.Uint64(b))
-		case Bool:
-			if b[0] != 0 {
-				t.I[i] = 1
-			}
+		if elem.IsFloat() {
+			t.F[i] = decodeFloat(elem, b)
+		} else {
+			t.I[i] = decodeInt(elem, b)
 		}
 	}
 	return t, nil
+}
+
+// decodeFloat decodes the float element of type elem at the start of b.
+func decodeFloat(elem DType, b []byte) float64 {
+	switch elem {
+	case F32:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+	case F64:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	case F16:
+		return float64(f16ToF32(binary.LittleEndian.Uint16(b)))
+	case BF16:
+		f, _ := MiniFloatOf(elem)
+		return f.Decode(uint32(binary.LittleEndian.Uint16(b)))
+	case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0:
+		f, _ := MiniFloatOf(elem)
+		return f.Decode(uint32(b[0]))
+	case F4E2M1:
+		f, _ := MiniFloatOf(elem)
+		return f.Decode(uint32(b[0] & 15))
+	}
+	return 0
+}
+
+// decodeInt decodes the integer or bool element of type elem at the start of b.
+func decodeInt(elem DType, b []byte) int64 {
+	switch elem {
+	case I64:
+		return int64(binary.LittleEndian.Uint64(b))
+	case I32:
+		return int64(int32(binary.LittleEndian.Uint32(b)))
+	case I8:
+		return int64(int8(b[0]))
+	case U8:
+		return int64(b[0])
+	case I16:
+		return int64(int16(binary.LittleEndian.Uint16(b)))
+	case U16:
+		return int64(binary.LittleEndian.Uint16(b))
+	case I4, U4, I2, U2:
+		return elem.WrapInt(int64(int8(b[0])))
+	case U32:
+		return int64(binary.LittleEndian.Uint32(b))
+	case U64:
+		return int64(binary.LittleEndian.Uint64(b))
+	case Bool:
+		if b[0] != 0 {
+			return 1
+		}
+	}
+	return 0
 }
 
 // f32ToF16 converts with round-to-nearest-even.

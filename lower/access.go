@@ -141,8 +141,19 @@ func (kb *kernelBuilder) load(bc *bodyCtx, k int) (value.Value, error) {
 // splatConst returns the value of a constant whose elements are all equal (NaN payloads aside).
 func splatConst(v *ir.Value) (f float64, i int64, ok bool) {
 	t := v.Data
-	if t == nil {
+	if t == nil || t.Len() == 0 {
 		return 0, 0, false
+	}
+	if t.IsRaw() {
+		for j, n := 1, t.Len(); j < n; j++ {
+			if t.Bits(j) != t.Bits(0) {
+				return 0, 0, false
+			}
+		}
+		if t.Elem.IsFloat() {
+			return t.Float(0), 0, true
+		}
+		return 0, t.Int(0), true
 	}
 	if t.Elem.IsFloat() {
 		if len(t.F) == 0 {

@@ -15,7 +15,7 @@ import (
 )
 
 // TestRandomCNNs compiles random convolutional networks (randgraph.CNN: every conv idiom,
-// pools, residuals, squeeze-excitation, concatenations) through the default pipeline and runs
+// pools, residuals, squeeze-excitation, SiLU and HardSwish, concatenations) through the default pipeline and runs
 // them against the evaluator: register tiles along channels, epilogues, in-place padding and
 // guard splits together, without FMA (the evaluator's bits) and with AVX-512 FMA.
 func TestRandomCNNs(t *testing.T) {

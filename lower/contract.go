@@ -501,7 +501,30 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	if c.smallRows > 0 {
 		rows, rowsKnown = c.smallRows, true
 	}
-	if rowsKnown && rows <= int64(c.mr)*(tilePackMinReuse-1) || c.rowsSym {
+	// rowTiles < 0: unknown (symbolic), taken as many
+	rowTiles := int64(-1)
+	if rowsKnown {
+		rowTiles = c.rowTiles(op, rows, plo, phi)
+	}
+	if iTiles := (rows + int64(c.mr) - 1) / int64(c.mr); rowsKnown && rowTiles >= tilePackMinReuse && iTiles < tilePackMinReuse {
+		// few row tiles along i, but the panel is shared by the rows of the other result
+		// dims (a convolution at 7×7): packed panels, in chunks short enough to fit
+		// tilePackBytes (3×3 taps: kc=32), reused by every row
+		panel := int64(c.nv * c.vl * op.Result.Type.Elem.Size())
+		known := true
+		for d := 1; d < len(rlo); d++ {
+			e, ok := extentOf(rlo[d], rhi[d])
+			panel *= e
+			known = known && ok
+		}
+		for known && kc > tileKCStream && kc*panel > tilePackBytes {
+			kc /= 2
+		}
+		if !known || kc*panel > tilePackBytes {
+			rowTiles = iTiles // stream
+		}
+	}
+	if rowTiles >= 0 && rowTiles < tilePackMinReuse || c.rowsSym {
 		// up to three rows of tiles, too few to pay for a packed copy (a GEMV, a skinny
 		// GEMM): the other operand is read in place, from memory. With short chunks the tiles
 		// sweep kc rows of it side by side, kc sequential streams that the prefetchers follow;
@@ -547,10 +570,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	if rowSet == nil {
 		// a packed panel holds the reduction points of the first tile of its column, which
 		// for a row-dependent reduction are not every tile's
-		if !rowsKnown {
-			rows = -1
-		}
-		c.planPacks(op, rlo, rhi, rows)
+		c.planPacks(op, rlo, rhi, rowTiles)
 	}
 	for _, k := range c.strided {
 		if !slices.Contains(c.packs, k) {
@@ -913,36 +933,10 @@ func withDomain(op *ir.Op, dom volume.Set) *ir.Op {
 // the vector operands are larger than the broadcast ones, or packed. It also records which o dims the
 // packed reads depend on, the only ones that make a column's panel differ.
 func (c *contraction) planOrder(op *ir.Op) {
-	var vecBytes, bcastBytes int64
-	for k, acc := range op.Access {
-		if !op.Body.Reads(k) {
-			continue
-		}
-		shape, ok := op.Operands[k].Type.StaticShape()
-		if !ok {
-			// symbolic dims: sized at tileSampleDim tokens
-			sample := map[string]int64{}
-			for _, d := range op.Operands[k].Type.Shape {
-				for _, p := range d.ParamNames() {
-					sample[p] = tileSampleDim
-				}
-			}
-			var err error
-			if shape, err = op.Operands[k].Type.EvalShape(sample); err != nil {
-				continue
-			}
-		}
-		b := ir.NumElements(shape) * int64(op.Operands[k].Type.Elem.Size())
-		if accessStride(acc.Pieces[0].Index, c.j) == strideUnit && accessStride(acc.Pieces[0].Index, c.i) == strideInvariant {
-			vecBytes += b
-		} else {
-			bcastBytes += b
-		}
-	}
 	// a packed panel, one buffer, is copied again whenever the column changes: visited rows
 	// outermost, every row band would copy every column's panel (ResNet-50's 1×1
 	// convolutions at 28×28 ran 10% faster columns outermost)
-	c.colOuter = len(c.oDims) > 0 && (vecBytes > bcastBytes || len(c.packs) > 0)
+	c.colOuter = len(c.oDims) > 0 && (c.vectorHeavy(op) || len(c.packs) > 0)
 	c.packO = make([]bool, len(c.oDims))
 	for _, k := range c.packs {
 		for o, d := range c.oDims {
@@ -982,14 +976,74 @@ func (c *contraction) tileLevels(lev []value.Value) []value.Value {
 	return out
 }
 
+// rowTiles returns how many row tiles read each column's panel of the vector operand (B in
+// A·B, a convolution's weights): the row tiles along i, times the extents of the other
+// result dims that the panel does not depend on when the tiles visit columns outermost
+// (planOrder), as a 1×1 convolution's weights are read by every output row (a 7×7×512
+// image times 512×2048 weights: one tile of 7 columns per row, 7 rows per panel).
+func (c *contraction) rowTiles(op *ir.Op, rows int64, plo, phi []volume.Aff) int64 {
+	n := (rows + int64(c.mr) - 1) / int64(c.mr)
+	if len(c.oDims) == 0 || !c.vectorHeavy(op) {
+		return n
+	}
+	for _, d := range c.oDims {
+		shared := true
+		for k, acc := range op.Access {
+			idx := acc.Pieces[0].Index
+			if op.Body.Reads(k) && accessStride(idx, c.j) == strideUnit && accessStride(idx, c.i) == strideInvariant && accessStride(idx, d) != strideInvariant {
+				shared = false
+			}
+		}
+		if shared {
+			if e, ok := extentOf(plo[d], phi[d]); ok {
+				n *= e
+			} // a symbolic batch counts as 1 (dynamic-axes exports run one sequence)
+		}
+	}
+	return n
+}
+
+// vectorHeavy reports whether the operands read as vectors along j and invariant along i
+// (weights) are larger than the others (activations): the tiles then visit columns
+// outermost (see planOrder).
+func (c *contraction) vectorHeavy(op *ir.Op) bool {
+	var vecBytes, bcastBytes int64
+	for k, acc := range op.Access {
+		if !op.Body.Reads(k) {
+			continue
+		}
+		shape, ok := op.Operands[k].Type.StaticShape()
+		if !ok {
+			// symbolic dims: sized at tileSampleDim tokens
+			sample := map[string]int64{}
+			for _, d := range op.Operands[k].Type.Shape {
+				for _, p := range d.ParamNames() {
+					sample[p] = tileSampleDim
+				}
+			}
+			var err error
+			if shape, err = op.Operands[k].Type.EvalShape(sample); err != nil {
+				continue
+			}
+		}
+		b := ir.NumElements(shape) * int64(op.Operands[k].Type.Elem.Size())
+		if accessStride(acc.Pieces[0].Index, c.j) == strideUnit && accessStride(acc.Pieces[0].Index, c.i) == strideInvariant {
+			vecBytes += b
+		} else {
+			bcastBytes += b
+		}
+	}
+	return vecBytes > bcastBytes
+}
+
 // planPacks chooses the reads copied into contiguous panels (see contraction.packs): each is
 // one unguarded piece of the result's element type, unit-stride along j and invariant along i
 // whose panel, read in place, would not stay in L1 (panelConflicts), when at least
 // tilePackMinReuse row tiles read the panel (rows < 0: a symbolic number of rows, taken as
 // many) and it fits tilePackBytes. The panel is copied by scanning the same reduction parts as
 // the micro-kernel, so it reads exactly the elements that the tiles read.
-func (c *contraction) planPacks(op *ir.Op, rlo, rhi []volume.Aff, rows int64) {
-	few := rows >= 0 && (rows+int64(c.mr)-1)/int64(c.mr) < tilePackMinReuse
+func (c *contraction) planPacks(op *ir.Op, rlo, rhi []volume.Aff, rowTiles int64) {
+	few := rowTiles >= 0 && rowTiles < tilePackMinReuse
 	if few && len(c.strided) == 0 {
 		return
 	}

@@ -30,7 +30,6 @@ import (
 
 	llvm "github.com/llir/llvm/ir"
 
-	"github.com/graphc/graphc/internal/opkey"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -49,6 +48,20 @@ type kernelForm struct {
 	parts      []*ir.Op
 	partStrats []*strategy
 	kernels    [2]*kernelSig
+}
+
+// wide reports whether the form's kernel uses vectors of the module's width: tiles, a vector
+// or block-transpose nest, or such a part.
+func (kf *kernelForm) wide() bool {
+	if kf.tiles != nil {
+		return true
+	}
+	for _, s := range append([]*strategy{kf.strat}, kf.partStrats...) {
+		if s != nil && (s.vl > 0 || s.transpose != nil) {
+			return true
+		}
+	}
+	return false
 }
 
 // kernel returns the form's kernel for the given fromInit (false: the result box is
@@ -79,8 +92,8 @@ func (mc *moduleCtx) forgetKernels(removed map[*llvm.Func]bool) {
 	}
 }
 
-// keyBuf builds a kernel key: opkey's encoding plus lowering's symbolic bounds.
-type keyBuf struct{ opkey.Key }
+// keyBuf builds a kernel key: ir.StructKey's encoding plus lowering's symbolic bounds.
+type keyBuf struct{ ir.StructKey }
 
 // sym encodes a symbolic bound.
 func (k *keyBuf) sym(s *sym) {

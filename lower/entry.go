@@ -15,6 +15,7 @@ import (
 	"github.com/llir/llvm/ir/value"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // entryCtx is the state of lowering one graph.
@@ -33,6 +34,8 @@ type entryCtx struct {
 	opDomains map[*ir.Op]*domainInfo
 	// dots caches each op's integer dot-product plan (nil: none; see intDotOf)
 	dots map[*ir.Op]*intDot
+	// reqs caches requirements()
+	reqs *volume.Set
 	// users lists the ops that read each value, with the operand index
 	users map[*ir.Value][]use
 	// key is the scratch space of kernelKey; bufKeys caches bufferKey
@@ -48,6 +51,10 @@ type entryCtx struct {
 	// (alias.go)
 	alias       map[*ir.Value]*aliasInfo
 	aliasCopies map[*ir.Op]*aliasInfo
+	// weights is the layout of the weights argument (Config.ExternalWeights), weightOff each
+	// constant's offset in it
+	weights   *Weights
+	weightOff map[*ir.Value]int64
 }
 
 // use is an operand of an op.
@@ -164,6 +171,11 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 	ws := llvm.NewParam("workspace", types.I8Ptr)
 	ws.Attrs = append(ws.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
 	ps = append(ps, ws)
+	var wp *llvm.Param
+	if ec.weights != nil {
+		wp = weightsParam()
+		ps = append(ps, wp)
+	}
 	f := mc.m.NewFunc(ec.entry, types.I32, ps...)
 	mc.defineAttrs(f)
 	fb := newFuncBuilder(mc, f)
@@ -172,6 +184,9 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		fb.params[p] = ps[nio+i]
 	}
 	ec.checkDims(fb, func() *llvm.Block { return fb.failBlock(statusBadDims) })
+	if wp != nil {
+		ec.checkWeights(fb, wp)
+	}
 	tEntry := ec.profileStart(fb)
 
 	// buffers
@@ -185,6 +200,10 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		}
 	}
 	for _, c := range g.Consts {
+		if wp != nil {
+			bufs[c] = ec.weightPtr(fb, wp, c)
+			continue
+		}
 		bufs[c] = fb.cur.NewBitCast(ec.constGlobal(c), types.NewPointer(mustMemType(c.Type.Elem)))
 	}
 	offs, _ := ec.layout(fb)

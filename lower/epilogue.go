@@ -62,9 +62,9 @@ func (ec *entryCtx) planEpilogues() {
 		}
 		var chain epiChain
 		v := p.Result
-		for !outs[v] && oneReader(ec.users[v]) {
+		for !outs[v] && soleReader(ec.users[v]) {
 			u := ec.users[v][0]
-			if ec.fusedInto[u.op] != nil || !ec.epilogueOK(u.op, u.k, v, i, pos) {
+			if ec.fusedInto[u.op] != nil || !ec.epilogueOK(u.op, v, i, pos) {
 				break
 			}
 			chain.ops = append(chain.ops, u.op)
@@ -81,12 +81,26 @@ func (ec *entryCtx) planEpilogues() {
 	}
 }
 
+// soleReader reports whether the uses of a value are all by one op (in one or more operands:
+// SiLU's x·sigmoid(x) once fuse has folded the sigmoid reads x twice).
+func soleReader(us []use) bool {
+	if len(us) == 0 {
+		return false
+	}
+	for _, u := range us[1:] {
+		if u.op != us[0].op {
+			return false
+		}
+	}
+	return true
+}
+
 // epilogueOK reports whether op e can run as an epilogue of the contraction at position at
-// whose (chain's) value v it reads as operand k: e writes each element of a result shaped like
-// v once (identity out map, unrestricted domain), reads v through the identity, its other
-// operands are computed before the contraction, and its body vectorises along the last dim
-// (the tiles' vectors).
-func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir.Op]int) bool {
+// whose (chain's) value v it reads (in one or more operands): e writes each element of a
+// result shaped like v once (identity out map, unrestricted domain), reads v through the
+// identity, its other operands are computed before the contraction, and its body vectorises
+// along the last dim (the tiles' vectors).
+func (ec *entryCtx) epilogueOK(e *ir.Op, v *ir.Value, at int, pos map[*ir.Op]int) bool {
 	if e.Reduce != ir.ReduceNone || len(e.Out.Pieces) != 1 || len(e.Out.Pieces[0].Guard) > 0 ||
 		!e.Result.Type.Equal(v.Type) || e.NDim() != v.Type.Rank() || e.NDim() == 0 {
 		return false
@@ -96,19 +110,23 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir
 			return false
 		}
 	}
-	if !identityRead(e.Access[k]) {
-		return false
+	for k, o := range e.Operands {
+		if o != v {
+			continue
+		}
+		acc := e.Access[k]
+		if acc.Approx || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
+			return false
+		}
+		for d, a := range acc.Pieces[0].Index {
+			if !isDim(a, d) {
+				return false
+			}
+		}
 	}
 	d := e.NDim() - 1
 	for j, o := range e.Operands {
-		if j == k {
-			continue
-		}
 		if o == v {
-			// v read again (GELU's x·Φ(x) after fuse): also through the identity
-			if !identityRead(e.Access[j]) {
-				return false
-			}
 			continue
 		}
 		if o.Def != nil && pos[o.Def] >= at {
@@ -133,36 +151,15 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, k int, v *ir.Value, at int, pos map[*ir
 		return false
 	}
 	whole := false
-	_ = volume.Try(func() { whole = !e.IsRestricted() && ec.writesWhole(e) })
+	_ = volume.Try(func() { whole = !ec.restricted(e) && ec.writesWhole(e) })
 	return whole
 }
 
-// identityRead reports whether an access reads the element at the iteration point, whole
-// and unguarded.
-func identityRead(acc ir.Access) bool {
-	if acc.Approx || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
-		return false
-	}
-	for d, a := range acc.Pieces[0].Index {
-		if !isDim(a, d) {
-			return false
-		}
-	}
-	return true
-}
-
-// oneReader reports whether the uses of a value are all by one op (through one operand or
-// several).
-func oneReader(us []use) bool {
-	if len(us) == 0 {
-		return false
-	}
-	for _, u := range us[1:] {
-		if u.op != us[0].op {
-			return false
-		}
-	}
-	return true
+// restricted reports whether op's domain lacks points of its constructor's domain where the
+// graph's requirements hold (entryCtx.requirements: DIE assumes them, so the domains of
+// dynamic-axes exports carry seq < 1025 that the constructors do not).
+func (ec *entryCtx) restricted(op *ir.Op) bool {
+	return !op.Full.IntersectParams(ec.requirements()).IsSubset(op.Domain)
 }
 
 // epiKey returns the kernel key of a contraction with an epilogue chain.
@@ -234,10 +231,9 @@ func (kb *kernelBuilder) epiStore(idx []value.Value, v value.Value, lanes int) e
 	for i, ekb := range kb.epi {
 		e := ekb.op
 		bc := &bodyCtx{kb: ekb, fb: fb, op: e, dims: slices.Clone(idx), vl: vl, inner: e.NDim() - 1, memo: map[*ir.Scalar]value.Value{}}
-		// every read of the previous value (through operand epiKs[i] or others) is v
-		prev := e.Operands[kb.epiKs[i]]
+		in := e.Operands[kb.epiKs[i]]
 		e.Body.Walk(func(s *ir.Scalar) {
-			if s.Op == ir.SRead && e.Operands[s.Arg] == prev {
+			if s.Op == ir.SRead && e.Operands[s.Arg] == in {
 				bc.memo[s] = v
 			}
 		})

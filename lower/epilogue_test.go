@@ -35,6 +35,12 @@ func TestEpilogues(t *testing.T) {
   %r = min(%c, %hi) : f32[19, 50]
   return %r
 }`, 2},
+		{"matmul-square-sigmoid", `graph @g(%a: f32[21, 40], %b: f32[40, 50]) {
+  %m = matmul(%a, %b) : f32[21, 50]
+  %s = mul(%m, %m) : f32[21, 50]
+  %r = sigmoid(%s) : f32[21, 50]
+  return %r
+}`, 2}, // one consumer reading the result twice (SiLU's x·sigmoid(x) after fuse)
 		{"matmul-two-users", `graph @g(%a: f32[20, 30], %b: f32[30, 40]) {
   %m = matmul(%a, %b) : f32[20, 40]
   %r = relu(%m) : f32[20, 40]

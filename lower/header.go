@@ -24,6 +24,11 @@ func CType(t ir.DType) string {
 
 // Header returns the C declarations of the entry point and its workspace-size function.
 func Header(g *ir.Graph, entry string, params []string) string {
+	return header(g, entry, params, nil)
+}
+
+// header is Header for an entry that takes a weights file of layout w (nil: none).
+func header(g *ir.Graph, entry string, params []string, w *Weights) string {
 	var sb strings.Builder
 	up := strings.ToUpper(sanitizeSym(entry))
 	guard := up + "_H"
@@ -47,7 +52,7 @@ func Header(g *ir.Graph, entry string, params []string) string {
 	fmt.Fprintf(&sb, "int64_t %s_workspace_size(%s);\n\n", entry, wsArgs)
 	// argument names: the model's value names as C identifiers, unique, not clashing with the
 	// symbolic dims or the workspace
-	used := map[string]bool{"workspace": true}
+	used := map[string]bool{"workspace": true, "weights": w != nil}
 	for _, p := range params {
 		used[p] = true
 	}
@@ -72,12 +77,25 @@ func Header(g *ir.Graph, entry string, params []string) string {
 		args = append(args, fmt.Sprintf("%s *%s", CType(o.Type.Elem), n))
 		shapeMacros(&sb, up, fmt.Sprintf("OUT%d", i), o.Type)
 	}
+	if w != nil {
+		fmt.Fprintf(&sb, "/* weights: the contents of the weights file written with the module (graphc --weights=FILE),\n"+
+			" * 128-byte aligned (mmap it, or read it into aligned memory); it starts with the magic\n"+
+			" * %q and the fingerprint below, and %s returns 4 for any other. */\n", WeightsMagic, entry)
+		fmt.Fprintf(&sb, "#define %s_WEIGHTS_BYTES %dLL\n#define %s_WEIGHTS_FINGERPRINT 0x%016xULL\n", up, w.Size, up, w.Fingerprint)
+	}
+	status := " * data-dependent index is out of bounds, 3 on an integer division by zero.\n */\n"
+	if w != nil {
+		status = " * data-dependent index is out of bounds, 3 on an integer division by zero, 4 when weights\n" +
+			" * is not the weights file of this module.\n */\n"
+	}
 	sb.WriteString("/*\n * Buffers are dense and row-major; inputs are never written. Calls are deterministic and\n" +
 		" * re-entrant with distinct workspaces. Returns 0 on success, 1 when a symbolic dim (or an\n" +
-		" * extent computed from them) is negative or breaks a requirement of the model, 2 when a\n" +
-		" * data-dependent index is out of bounds, 3 on an integer division by zero.\n */\n")
+		" * extent computed from them) is negative or breaks a requirement of the model, 2 when a\n" + status)
 	args = append(args, ps...)
 	args = append(args, "void *workspace")
+	if w != nil {
+		args = append(args, "const void *weights")
+	}
 	fmt.Fprintf(&sb, "int32_t %s(%s);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", entry, strings.Join(args, ", "))
 	return sb.String()
 }

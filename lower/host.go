@@ -1,7 +1,8 @@
-// This file decides how wide the vectors of x86-64 register tiles are and which integer
-// dot-product instructions a CPU has, from the CPU spec (lower/targets) and the feature edits
-// the user gave (--mattr), and for --mcpu=native from the host's CPU flags, as clang's
-// -march=native does.
+// This file decides how wide the vectors of a CPU whose vectors are as wide as it allows
+// (x86-64) are after feature edits (--mattr), and for --mcpu=native which features and width
+// the host has, from its /proc/cpuinfo flags as clang's -march=native does. The facts (which
+// feature widens or narrows the vectors, which flag means which feature) are the target
+// spec's (lower/targets/x86-64.json); this file only applies them.
 
 package lower
 
@@ -11,48 +12,58 @@ import (
 	"sync"
 )
 
-// x86VectorBytes returns the register width of a CPU whose spec says base bytes, after the
-// feature edits: "+avx512f" widens to 64, "+avx"/"+avx2" to 32, "-avx512f" and "-evex512"
-// (AVX-512 instructions on 256-bit vectors only) narrow to 32 and "-avx"/"-avx2" to 16 (SSE2,
-// which every x86-64 has).
-func x86VectorBytes(base int, features string) int {
-	w := max(base, 16)
+// VectorBytesEdit is how one feature edit changes the vector width: enabling or disabling
+// Feature ("+avx512f", "-evex512") raises the width to AtLeast or lowers it to AtMost (0: no
+// bound).
+type VectorBytesEdit struct {
+	Feature string `json:"feature"`
+	AtLeast int    `json:"at-least"`
+	AtMost  int    `json:"at-most"`
+}
+
+// HostFlag maps a /proc/cpuinfo flag to the LLVM feature it means.
+type HostFlag struct {
+	Flag    string `json:"flag"`
+	Feature string `json:"feature"`
+}
+
+// vectorBytesFor returns the register width of a CPU whose spec says base bytes, after the
+// feature edits: at least MinVectorBytes, then each feature of features in order changes it
+// as VectorBytesEdits say.
+func (t *Target) vectorBytesFor(base int, features string) int {
+	w := max(base, t.MinVectorBytes)
 	for _, f := range strings.Split(features, ",") {
-		switch strings.TrimSpace(f) {
-		case "+avx512f":
-			w = 64
-		case "+avx", "+avx2":
-			w = max(w, 32)
-		case "-avx512f", "-evex512":
-			w = min(w, 32)
-		case "-avx", "-avx2":
-			w = 16
+		f = strings.TrimSpace(f)
+		for _, e := range t.VectorBytesEdits {
+			if e.Feature != f {
+				continue
+			}
+			if e.AtLeast > 0 {
+				w = max(w, e.AtLeast)
+			}
+			if e.AtMost > 0 {
+				w = min(w, e.AtMost)
+			}
 		}
 	}
 	return w
 }
 
-// hostFlagFeatures maps /proc/cpuinfo flags to the LLVM features graphc's decisions read.
-var hostFlagFeatures = [][2]string{
-	{"sse4_2", "+sse4.2"}, {"avx", "+avx"}, {"avx2", "+avx2"}, {"fma", "+fma"},
-	{"avx512f", "+avx512f"}, {"avx512bw", "+avx512bw"}, {"avx512dq", "+avx512dq"}, {"avx512vl", "+avx512vl"},
-	{"avx512_vnni", "+avx512vnni"}, {"avx_vnni", "+avxvnni"},
-}
-
-var hostInfo = sync.OnceValues(func() (string, int) {
+// hostCPUInfo is the text of /proc/cpuinfo ("" where there is none).
+var hostCPUInfo = sync.OnceValue(func() string {
 	data, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
-		return "", 16
+		return ""
 	}
-	return cpuinfoFeatures(string(data))
+	return string(data)
 })
 
 // hostFeatures returns the features and register width of the machine graphc runs on.
-func hostFeatures() (string, int) { return hostInfo() }
+func (t *Target) hostFeatures() (string, int) { return t.cpuinfoFeatures(hostCPUInfo()) }
 
-// cpuinfoFeatures reads the first "flags" line of /proc/cpuinfo: the features graphc uses and
-// the register width (64 with AVX-512F, 32 with AVX, else 16).
-func cpuinfoFeatures(cpuinfo string) (string, int) {
+// cpuinfoFeatures reads the first "flags" line of /proc/cpuinfo: the features graphc uses
+// (HostFlags) and the register width they give.
+func (t *Target) cpuinfoFeatures(cpuinfo string) (string, int) {
 	for _, line := range strings.Split(cpuinfo, "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok || strings.TrimSpace(k) != "flags" {
@@ -60,21 +71,15 @@ func cpuinfoFeatures(cpuinfo string) (string, int) {
 		}
 		flags := strings.Fields(v)
 		var feats []string
-		for _, m := range hostFlagFeatures {
-			if contains(flags, m[0]) {
-				feats = append(feats, m[1])
+		for _, m := range t.HostFlags {
+			if contains(flags, m.Flag) {
+				feats = append(feats, m.Feature)
 			}
 		}
-		w := 16
-		switch {
-		case contains(flags, "avx512f"):
-			w = 64
-		case contains(flags, "avx"):
-			w = 32
-		}
-		return strings.Join(feats, ","), w
+		f := strings.Join(feats, ",")
+		return f, t.vectorBytesFor(t.MinVectorBytes, f)
 	}
-	return "", 16
+	return "", t.MinVectorBytes
 }
 
 func contains(xs []string, s string) bool {

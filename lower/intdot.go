@@ -330,7 +330,7 @@ func constData(op *ir.Op, k int, x []int64) int64 {
 		v := a.EvalFast(x, nil)
 		off = off*t.Shape[i] + v
 	}
-	return t.I[off]
+	return t.Int(int(off))
 }
 
 // dependsOnly reports whether access k reads an index that depends on no dim outside keep.

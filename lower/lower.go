@@ -54,6 +54,10 @@ type Config struct {
 	// NoEpilogues keeps elementwise consumers of contractions as kernels of their own
 	// (epilogue.go), for measurements and tests.
 	NoEpilogues bool
+	// ExternalWeights keeps the constants out of the module: each entry takes one more
+	// argument after the workspace, `const void *weights`, the contents of the file that
+	// Entry.Weights describes and writes (weights.go), 128-byte aligned.
+	ExternalWeights bool
 }
 
 // Module is the result of lowering.
@@ -80,6 +84,9 @@ type Entry struct {
 	WorkspaceBytes int64
 	// Strategies lists the kernel strategy chosen for each op (for tests and dumps).
 	Strategies []string
+	// Weights is the layout of the weights file the entry takes (Config.ExternalWeights), or
+	// nil when the constants are in the module.
+	Weights *Weights
 }
 
 type moduleCtx struct {
@@ -154,12 +161,12 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		mc.vecFloat = !spec.VectorIntOnly
 	case cfg.VectorBytes == 0 && spec.VectorFromCPU:
 		// x86-64: as wide as the CPU and --mattr allow
-		mc.vecBytes = x86VectorBytes(spec.VectorBytes, cfg.Attrs)
+		mc.vecBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
 		mc.vecFloat = true
 	}
 	mc.newtonRecip = cfg.NewtonReciprocal || spec.SlowVectorDiv
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
-		mc.tileBytes = x86VectorBytes(spec.VectorBytes, cfg.Attrs)
+		mc.tileBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
@@ -217,6 +224,13 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 			ec.users[o] = append(ec.users[o], use{op, k})
 		}
 	}
+	if mc.cfg.ExternalWeights {
+		ec.weights = layoutWeights(g)
+		ec.weightOff = map[*ir.Value]int64{}
+		for i, c := range ec.weights.Consts {
+			ec.weightOff[c] = ec.weights.Offsets[i]
+		}
+	}
 	err = protect(func() error {
 		ec.regions = ec.computeRegions()
 		if !b.mc.cfg.CheckRequired {
@@ -245,7 +259,7 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	if err != nil {
 		return nil, err
 	}
-	e = &Entry{Name: entry, Graph: g, Params: ec.params, Header: Header(g, entry, ec.params), WorkspaceBytes: -1}
+	e = &Entry{Name: entry, Graph: g, Params: ec.params, Header: header(g, entry, ec.params, ec.weights), WorkspaceBytes: -1, Weights: ec.weights}
 	if mc.cfg.Profile {
 		e.Header = profileHeader(e.Header, entry, len(g.Ops))
 	}

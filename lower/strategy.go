@@ -24,6 +24,9 @@ type strategy struct {
 	// body runs on vectors and its lanes are combined into the result element in order, so
 	// every element is combined in the evaluator's order (the same bits).
 	reduceInner bool
+	// transpose, when not nil, emits the op as a block transpose (transpose.go) instead of
+	// the nest
+	transpose *transposePlan
 	// reduceLanes (with reduceInner): lane l of a vector accumulator combines the points l,
 	// l + vl... of each vector loop, and the lanes are folded after it (kernel.go's
 	// laneAccumulator): the evaluator's value for integers and float max/min (but for the sign
@@ -32,7 +35,7 @@ type strategy struct {
 }
 
 func (s *strategy) String() string {
-	if s.perm == nil {
+	if s.perm == nil || s.transpose != nil {
 		return s.name
 	}
 	return fmt.Sprintf("%s perm=%v vl=%d", s.name, s.perm, s.vl)
@@ -179,6 +182,12 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered bool) *strategy
 			} else {
 				s.name += "+vector-reduce"
 			}
+		}
+	}
+	if s.vl == 0 && vecBytes > 0 {
+		if t := planTranspose(op, vecBytes); t != nil {
+			s.transpose = t
+			s.name = t.String()
 		}
 	}
 	return s

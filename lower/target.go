@@ -48,7 +48,8 @@ type Target struct {
 	// loops stay scalar, integer loops use vectors.
 	VectorIntOnly bool `json:"vector-int-only"`
 	// VectorFromCPU says that explicit vectors are as wide as the CPU and features allow
-	// (x86VectorBytes: 64 bytes with AVX-512, 32 with AVX, else 16), whatever VectorBytes says.
+	// (VectorBytesEdits: 64 bytes with AVX-512, 32 with AVX, else 16), whatever VectorBytes
+	// says.
 	VectorFromCPU bool `json:"vector-bytes-from-cpu"`
 	// SoftFloatDiv, SoftSqrt and SoftIntDiv say that f64 division, square root and integer
 	// division by a variable have no inline lowering (they would become libcalls): graphc
@@ -69,10 +70,21 @@ type Target struct {
 	// Freestanding says that modules must reference no external symbol.
 	Freestanding bool `json:"freestanding"`
 	// RegisterTiles enables the register-tile kernels of contractions (contract.go), with
-	// vectors as wide as the CPU and features allow (x86VectorBytes).
+	// vectors as wide as the CPU and features allow (VectorBytesEdits).
 	RegisterTiles bool `json:"register-tiles"`
 	// LLCFlags are extra flags llc and clang need for this target.
 	LLCFlags []string `json:"llc-flags"`
+	// ClangCPUFlag is the clang flag that names the CPU ("-march" on x86-64; "-mcpu" when
+	// empty).
+	ClangCPUFlag string `json:"clang-cpu-flag"`
+	// MinVectorBytes is the narrowest vector width of the architecture (x86-64's SSE2), and
+	// VectorBytesEdits how feature edits change the width of a VectorFromCPU target (--mattr,
+	// and the host's features for --mcpu=native), in the order the features are given.
+	MinVectorBytes   int               `json:"min-vector-bytes"`
+	VectorBytesEdits []VectorBytesEdit `json:"vector-bytes-edits"`
+	// HostFlags map the host's /proc/cpuinfo flags to the features graphc's decisions read: a
+	// target that has them offers --mcpu=native.
+	HostFlags []HostFlag `json:"host-cpu-flags"`
 }
 
 // LoadTarget returns the named target with its inherited fields resolved.
@@ -165,12 +177,12 @@ func (t *Target) ForCPU(cpu string) (*Target, error) {
 		return t, nil
 	}
 	if cpu == "native" {
-		if !strings.HasPrefix(t.Triple, "x86_64") {
+		if len(t.HostFlags) == 0 {
 			return nil, fmt.Errorf("--mcpu=native: only for x86-64 (target %s)", t.Name)
 		}
 		n := *t
 		n.CPU, n.LLVMCPU, n.Features = "native", "", ""
-		n.ImpliedFeatures, n.VectorBytes = hostFeatures()
+		n.ImpliedFeatures, n.VectorBytes = t.hostFeatures()
 		return &n, nil
 	}
 	if c, err := loadTarget(cpu, 0); err == nil && c.IsCPU() && c.Triple == t.Triple {
@@ -180,7 +192,7 @@ func (t *Target) ForCPU(cpu string) (*Target, error) {
 	for _, c := range t.CPUs() {
 		names = append(names, c.CPU)
 	}
-	if strings.HasPrefix(t.Triple, "x86_64") {
+	if len(t.HostFlags) > 0 {
 		names = append(names, "native")
 	}
 	return nil, fmt.Errorf("unknown CPU %q for target %s (valid: %s)", cpu, t.Name, strings.Join(names, ", "))

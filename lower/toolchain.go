@@ -59,12 +59,12 @@ func Build(ctx context.Context, mod *Module, kind string) ([]byte, error) {
 		return nil, fmt.Errorf("--emit=%s: %w", kind, err) // set but wrong: no silent fallback
 	case err == nil:
 		args = []string{"--target=" + t.Triple, "-O2", "-fPIC", "-w"}
-		switch {
-		case mod.CPU == "":
-		case strings.HasPrefix(t.Triple, "x86_64"):
-			args = append(args, "-march="+mod.CPU)
-		default:
-			args = append(args, "-mcpu="+mod.CPU)
+		if mod.CPU != "" {
+			flag := t.ClangCPUFlag
+			if flag == "" {
+				flag = "-mcpu"
+			}
+			args = append(args, flag+"="+mod.CPU)
 		}
 		switch kind {
 		case "asm":

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/graphc/graphc/internal/opkey"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -118,7 +117,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 	// ops of repeated layers have the same structure and required volume: their analysis is
 	// done once (results with diagnostics or failures are not reused: they name the op)
 	memo := map[string]*dieResult{}
-	var kb opkey.Key
+	var kb ir.StructKey
 	for i := len(g.Ops) - 1; i >= 0; i-- {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -210,7 +209,7 @@ type dieResult struct {
 // dieKey returns the key of DIE's analysis of op whose result's required volume has the text
 // rtext: everything the analysis reads (the symbolic dims, the required volume, the domain
 // and dims, the out and access maps and the tensor types). Sets are keyed by their isl text.
-func dieKey(k *opkey.Key, params []string, rtext string, op *ir.Op) string {
+func dieKey(k *ir.StructKey, params []string, rtext string, op *ir.Op) string {
 	k.Reset()
 	k.Strs(params)
 	k.Str(rtext)

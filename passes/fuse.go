@@ -7,6 +7,7 @@ package passes
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
@@ -29,8 +30,10 @@ so results are bit for bit the same. A producer with up to 4 consumers that can 
 a body of at most 16 nodes and operands of at most 1.5 times its result's bytes per element
 (softmax's scaled and masked scores and its exp(x - max)) is inlined into all of them: it is
 computed again by each, never written.
-Rewritten consumers become generic ops. Producers left without users are removed by dce, which
-should run after fuse. A graph output that is an identity copy (identity, or a cast to the same
+Rewritten consumers become generic ops. A producer inlined into its only consumer is removed
+(a chain of elementwise ops would otherwise hold every intermediate body); others left without
+users are removed by dce, which should run after fuse. A fused body stops growing at 128
+nodes: a 100,000-op chain becomes ops of about that size, not one body rebuilt 100,000 times. A graph output that is an identity copy (identity, or a cast to the same
 type) of a value used only by it is written by that value's producer directly.
 In the default pipeline: exported transformers materialise every transpose, reshape and
 elementwise step of attention, softmax, GELU and the norms; folded and inlined, they are not
@@ -45,6 +48,9 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 	for _, o := range g.Outputs {
 		outputs[o] = true
 	}
+	// producers inlined into their only user are removed after each sweep: along a chain each
+	// op absorbs the body of the one before, and the dead ones would hold all those bodies
+	dead := map[*ir.Op]bool{}
 	for changed := true; changed; {
 		changed = false
 		if err := ctx.Err(); err != nil {
@@ -52,6 +58,9 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		users := g.Users()
 		for _, c := range g.Ops {
+			if dead[c] {
+				continue
+			}
 			for k := 0; k < len(c.Operands); k++ {
 				p := c.Operands[k].Def
 				if p == nil {
@@ -59,17 +68,48 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 				}
 				var done bool
 				var err error
+				// the ops a rewrite may change, with their operands before it (users is kept
+				// up to date: "only user" must be true when a producer is removed)
+				var touched []*ir.Op
+				var before [][]*ir.Value
+				touch := func(ops ...*ir.Op) {
+					for _, op := range ops {
+						touched = append(touched, op)
+						before = append(before, slices.Clone(op.Operands))
+					}
+				}
 				if isView(g, p) {
+					touch(c)
 					done, err = foldView(g, c, k, p)
 				} else if !outputs[p.Result] && len(users[p.Result]) == 1 {
+					touch(c, p)
 					done, err = inlineProducer(g, c, k, p)
+					if done {
+						// nothing reads p now: drop its body at once (it goes at the sweep's end)
+						dead[p] = true
+						*p = ir.Op{Kind: p.Kind, Name: p.Name, Result: p.Result}
+					}
 				} else if !outputs[p.Result] {
-					done, err = inlineEverywhere(g, users[p.Result], p)
+					us := slices.Clone(users[p.Result])
+					touch(us...)
+					done, err = inlineEverywhere(g, us, p)
 				}
 				if err != nil {
 					return err
 				}
 				if done {
+					for i, op := range touched {
+						for _, o := range before[i] {
+							users[o] = slices.DeleteFunc(users[o], func(u *ir.Op) bool { return u == op })
+						}
+					}
+					for _, op := range touched {
+						for _, o := range op.Operands {
+							if !slices.Contains(users[o], op) {
+								users[o] = append(users[o], op)
+							}
+						}
+					}
 					changed = true
 					if stats != nil {
 						stats.OpsRewritten++
@@ -77,6 +117,13 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 					break
 				}
 			}
+		}
+		if len(dead) > 0 {
+			n := g.RemoveOps(func(op *ir.Op) bool { return dead[op] })
+			if stats != nil {
+				stats.OpsRemoved += n
+			}
+			clear(dead)
 		}
 	}
 	users := g.Users()
@@ -239,6 +286,12 @@ func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (bool, error) {
 	return inlineInto(g, c, k, p, availOf)
 }
 
+// maxFusedNodes bounds the body of an op that inlining makes: every inlining rebuilds the
+// consumer's body, so a chain of n elementwise ops fused into one would cost O(n²) time and
+// memory (a 100,000-op chain took minutes and 6 GB). A chain becomes ops of about this many
+// nodes each instead; the bodies of real models' fused ops (norms, GELU, softmax) are smaller.
+const maxFusedNodes = 128
+
 // Duplication limits: a producer with several consumers is inlined into all of them when its
 // body is small, it has few consumers and recomputing it reads little more than its result.
 const (
@@ -316,6 +369,14 @@ func cheapToRecompute(p *ir.Op) bool {
 
 // splat reports whether every element of t is the same.
 func splat(t *ir.Tensor) bool {
+	if t.IsRaw() {
+		for i, n := 1, t.Len(); i < n; i++ {
+			if t.Bits(i) != t.Bits(0) {
+				return false
+			}
+		}
+		return true
+	}
 	for i := 1; i < len(t.F); i++ {
 		if math.Float64bits(t.F[i]) != math.Float64bits(t.F[0]) {
 			return false
@@ -332,6 +393,9 @@ func splat(t *ir.Tensor) bool {
 // canInline checks that p can be inlined into c's operand k; availOf is the operand of p whose
 // availability stands for c's Avail(k) (-1 when c's body does not ask).
 func canInline(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (availOf int, ok bool) {
+	if nodeCount(c.Body)+nodeCount(p.Body) > maxFusedNodes {
+		return -1, false
+	}
 	if c.Access[k].Approx || readsDynamically(c.Body, k) || !writesEachOnce(g, p) {
 		return -1, false
 	}

@@ -9,6 +9,7 @@ package passes
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -31,6 +32,11 @@ graph inputs nor graph outputs and every op touching them has static accesses, a
 axis 1 moved last: the producer's out map and every consumer's access maps are composed with
 the permutation. Graph inputs and outputs keep their layout, so reorders happen only where the
 graph begins and ends.
+A channel shuffle that fuse has folded into a rank-5 view [N, G, C/G, H, W] (ShuffleNet's
+reshape-transpose-reshape, read at [0, c mod G, floor(c/G), h, w]) is stored as the rank-4
+channels-last value [N, H, W, C] with channel (g, c') at c'·G + g when every consumer then reads
+a plain channel index: its writer stores the shuffled order and its consumers, convolutions
+among them, read channels at unit stride.
 Each rewritten op's parallel iteration dims are reordered as its result's axes (reduction dims
 keep their order, so every sum is combined in the same order). In every sum whose last result
 dim j indexes an axis of a constant other than its last one (conv weights [M, C, kh, kw], Gemm
@@ -83,7 +89,24 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		return true
 	}
+	// channel shuffles folded into rank-5 views are stored channels-last first
+	merged, err := mergeShuffles(g, users, outputs)
+	if err != nil {
+		return err
+	}
+	if len(merged) > 0 {
+		users = g.Users()
+		// their consumers are windowed ops too: over axes 1 and 2
+		for _, op := range g.Ops {
+			if !slices.Contains(seeds, op) && !outputs[op.Result] && windowsOver(op, merged) {
+				seeds = append(seeds, op)
+			}
+		}
+	}
 	keep := map[*ir.Value]bool{}
+	for v := range merged {
+		keep[v] = true // already channels-last
+	}
 	for _, op := range seeds {
 		if keepsNCHW(op) {
 			keep[op.Result], keep[op.Operands[0]] = true, true
@@ -119,6 +142,8 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 			}
 		}
 	}
+	nhwcNow := maps.Clone(set) // the values stored channels-last once the pass is done
+	maps.Copy(nhwcNow, merged)
 	// new types first: the rewritten ops are rebuilt from their operands' and result's types
 	for v := range set {
 		v.Type.Shape = permuteAffs(v.Type.Shape, nhwc)
@@ -164,7 +189,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 				return err
 			}
 			if regions == nil {
-				if padded, err = padInput(g, &form, set); err != nil {
+				if padded, err = padInput(g, &form, nhwcNow); err != nil {
 					return err
 				}
 			}
@@ -226,12 +251,18 @@ const (
 )
 
 // prefersNCHW reports whether a convolution vectorises better along its output rows than along
-// its output channels: at most nchwMaxChannels of them, rows of at least nchwMinWidth read at
-// unit stride (a 3-to-16-channel 3×3 convolution of a 224×224 image ran 30% slower
-// channels-last, with its reorders).
+// its output channels: at most nchwMaxChannels of them from as few input channels, rows of
+// at least nchwMinWidth read at unit stride (a 3-to-16-channel 3×3 convolution of a 224×224
+// image ran 30% slower channels-last, with its reorders). With more input channels the input
+// is a channels-last activation, which NCHW would transpose (MobileNetV2's and
+// EfficientNet's first 32-to-16-channel projections at 112×112 read their input through a
+// scalar transposing copy: 0.35 ms, 5% of the network).
 func prefersNCHW(op *ir.Op) bool {
 	shape, ok := op.Result.Type.StaticShape()
 	if !ok || len(shape) != 4 || shape[1] > nchwMaxChannels || shape[3] < nchwMinWidth || len(op.Out.Pieces) != 1 {
+		return false
+	}
+	if in, ok := op.Operands[0].Type.StaticShape(); !ok || len(in) != 4 || in[1] > nchwMaxChannels {
 		return false
 	}
 	ow := dimOf(op.Out.Pieces[0].Index[3])
@@ -312,6 +343,12 @@ func staticForm(op *ir.Op) bool {
 // and the operand's axes 2 and 3 each combine a parallel and a reduction dim (convolutions and
 // pools).
 func isWindowOp(op *ir.Op) bool {
+	return windowsOver(op, nil)
+}
+
+// windowsOver is isWindowOp, for operands in nhwc over axes 1 and 2 (they are stored
+// channels-last already) and for the others over axes 2 and 3.
+func windowsOver(op *ir.Op, nhwc map[*ir.Value]bool) bool {
 	if op.Result.Type.Rank() != 4 || len(op.Out.Pieces) != 1 || !staticForm(op) {
 		return false
 	}
@@ -319,9 +356,14 @@ func isWindowOp(op *ir.Op) bool {
 		if o.Type.Rank() != 4 || len(op.Access[k].Pieces) != 1 {
 			continue
 		}
-		idx := op.Access[k].Pieces[0].Index
+		idx := op.Access[k].Pieces[0].Index[2:]
+		if nhwc[o] {
+			idx = op.Access[k].Pieces[0].Index[1:3]
+		} else if nhwc != nil {
+			continue
+		}
 		win := true
-		for _, a := range idx[2:] {
+		for _, a := range idx {
 			par, red := false, false
 			for d, c := range a.Dims {
 				if c == 0 {
@@ -542,7 +584,15 @@ func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
 	for p, q := range perm {
 		shape[p] = t.Shape[q]
 	}
-	out := ir.NewTensor(t.Elem, shape)
+	raw := t.IsRaw() // a weight kept as bytes stays bytes
+	var in, outRaw []byte
+	sz := int64(t.Elem.Size())
+	out := &ir.Tensor{}
+	if raw {
+		in, outRaw = t.Bytes(), make([]byte, len(t.Bytes()))
+	} else {
+		out = ir.NewTensor(t.Elem, shape)
+	}
 	stride := make([]int64, r) // element stride of each axis of t
 	s := int64(1)
 	for a := r - 1; a >= 0; a-- {
@@ -556,9 +606,12 @@ func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
 		for p := range perm {
 			src += pos[p] * stride[perm[p]]
 		}
-		if t.Elem.IsFloat() {
+		switch {
+		case raw:
+			copy(outRaw[i*sz:(i+1)*sz], in[src*sz:])
+		case t.Elem.IsFloat():
 			out.F[i] = t.F[src]
-		} else {
+		default:
 			out.I[i] = t.I[src]
 		}
 		for p := r - 1; p >= 0; p-- {
@@ -568,6 +621,13 @@ func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
 			}
 			pos[p] = 0
 		}
+	}
+	if raw {
+		t, err := ir.TensorFromRaw(t.Elem, shape, outRaw)
+		if err != nil {
+			panic(err) // the same number of bytes
+		}
+		return t
 	}
 	return out
 }
@@ -707,8 +767,8 @@ func paddedTerm(op *ir.Op, k int) (*ir.Scalar, int) {
 		if !wv.IsConst() || len(op.Access[b.Arg].Pieces) != 1 || len(op.Access[b.Arg].Pieces[0].Guard) > 0 {
 			return nil, -1
 		}
-		for _, x := range wv.Data.F {
-			if math.IsInf(x, 0) || math.IsNaN(x) {
+		for i, n := 0, wv.Data.Len(); i < n && wv.Data.Elem.IsFloat(); i++ {
+			if x := wv.Data.Float(i); math.IsInf(x, 0) || math.IsNaN(x) {
 				return nil, -1
 			}
 		}
@@ -839,4 +899,88 @@ func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar,
 		return nil
 	})
 	return gen, nil
+}
+
+// mergeShuffles stores channels-last the rank-5 values [N, G, C/G, H, W] through which a
+// channel shuffle reaches its consumers once fuse has folded the reshapes and the transpose
+// into their accesses (ShuffleNet: consumers read channel c at [0, c mod G, floor(c/G), h, w]):
+// such a value becomes the rank-4 value [N, H, W, C] whose channel (g, c') is c'·G + g, when
+// every consumer then reads a plain channel index (floor-free) and some consumer has a rank-4
+// result. The producer writes the shuffled order (a strided store); the consumers, among
+// them convolutions, read channels at unit stride and so vectorise along them. It returns the
+// values it changed.
+func mergeShuffles(g *ir.Graph, users map[*ir.Value][]*ir.Op, outputs map[*ir.Value]bool) (map[*ir.Value]bool, error) {
+	merged := map[*ir.Value]bool{}
+	for _, p := range slices.Clone(g.Ops) {
+		v := p.Result
+		shape, ok := v.Type.StaticShape()
+		if outputs[v] || !ok || len(shape) != 5 || !staticForm(p) || len(p.Out.Pieces) == 0 {
+			continue
+		}
+		G := shape[1]
+		merge := func(idx []volume.Aff) []volume.Aff {
+			return []volume.Aff{idx[0], idx[3], idx[4], idx[2].Mul(G).Add(idx[1])}
+		}
+		good, rank4 := true, false
+		for _, u := range users[v] {
+			if !staticForm(u) {
+				good = false
+				break
+			}
+			rank4 = rank4 || u.Result.Type.Rank() == 4
+			for k, o := range u.Operands {
+				if o != v {
+					continue
+				}
+				for _, pc := range u.Access[k].Pieces {
+					if len(merge(pc.Index)[3].Floors) > 0 {
+						good = false
+					}
+				}
+			}
+		}
+		if !good || !rank4 {
+			continue
+		}
+		mergeAccess := func(a ir.Access) ir.Access {
+			out := ir.Access{Approx: a.Approx, ApproxMap: a.ApproxMap}
+			for _, pc := range a.Pieces {
+				out.Pieces = append(out.Pieces, ir.AccessPiece{Guard: pc.Guard, Index: merge(pc.Index)})
+			}
+			return out
+		}
+		rebuilt := map[*ir.Op]*ir.Op{}
+		form := func(op *ir.Op) *ir.Op {
+			if f := rebuilt[op]; f != nil {
+				return f
+			}
+			f := *op
+			f.Operands = slices.Clone(op.Operands)
+			f.Access = slices.Clone(op.Access)
+			rebuilt[op] = &f
+			return &f
+		}
+		pf := form(p)
+		pf.Out = mergeAccess(p.Out)
+		for _, u := range users[v] {
+			uf := form(u)
+			for k, o := range u.Operands {
+				if o == v {
+					uf.Access[k] = mergeAccess(u.Access[k])
+				}
+			}
+		}
+		v.Type.Shape = []volume.Aff{v.Type.Shape[0], v.Type.Shape[3], v.Type.Shape[4], volume.AffConst(shape[1] * shape[2])}
+		for op, f := range rebuilt {
+			done, err := replaceOp(g, op, f)
+			if err != nil {
+				return nil, err
+			}
+			if !done {
+				return nil, fmt.Errorf("channels-last: %s (%s) cannot be rebuilt after merging a channel shuffle", op.Result.Name, op.Kind)
+			}
+		}
+		merged[v] = true
+	}
+	return merged, nil
 }

@@ -40,3 +40,36 @@ func TestChannelsLastPreservesOutputs(t *testing.T) {
 	// and some atrous convolutions are split into tap regions
 	require.Greater(t, split, 0)
 }
+
+// TestChannelsLastShuffles checks, after the default pipeline (fuse folds ShuffleNet's
+// reshape-transpose-reshape into the consumers' accesses of a rank-5 view), that channel
+// shuffles are stored channels-last (no rank-5 value is left) and that every output keeps its
+// bits.
+func TestChannelsLastShuffles(t *testing.T) {
+	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+	require.NoError(t, err)
+	shuffles, merged := 0, 0
+	for seed := 0; seed < 150 && shuffles < 12; seed++ {
+		r := rand.New(rand.NewPCG(uint64(seed), 20))
+		g := randgraph.CNN(r)
+		text := g.String()
+		if !strings.Contains(text, "transpose(") {
+			continue
+		}
+		shuffles++
+		checkSemantics(t, fmt.Sprintf("seed %d", seed), ps, text, nil, r)
+		opt, err := ir.Parse(text)
+		require.NoError(t, err)
+		_, err = passes.Run(t.Context(), opt, ps, &passes.Options{VerifyEach: true})
+		require.NoError(t, err)
+		rank5 := false
+		for _, op := range opt.Ops {
+			rank5 = rank5 || op.Result.Type.Rank() == 5
+		}
+		if !rank5 {
+			merged++
+		}
+	}
+	require.Greater(t, shuffles, 5)
+	require.Greater(t, merged, shuffles/2, "shuffles stored channels-last")
+}

@@ -149,7 +149,10 @@ func main() {
 	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
 	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
-	profile := flag.Int("profile", 0, "with -real: after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
+	memory := flag.Bool("mem", false, "measure graphc's peak resident set compiling the real-model set and a 100,000-op chain (-models chain,resnet18 for some) against issue 25's targets; -mem-flags adds graphc flags")
+	memChain := flag.String("mem-write-chain", "", "write the 100,000-op chain of -mem to this file and exit (used by -mem)")
+	memFlags := flag.String("mem-flags", "", "with -mem: extra graphc flags, space-separated (e.g. --weights=w.bin)")
+	profile := flag.Int("profile", 0, "after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
 	flag.Parse()
 	if *cputime {
 		useCPUTime = true
@@ -158,6 +161,24 @@ func main() {
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fail(err)
 	}
+	want := map[string]bool{}
+	for _, m := range strings.Split(*only, ",") {
+		if m != "" {
+			want[m] = true
+		}
+	}
+	if *memChain != "" {
+		if err := writeChain(*memChain); err != nil {
+			fail(err)
+		}
+		return
+	}
+	if *memory {
+		if err := runMem(context.Background(), *modelDir, *cache, want, strings.Fields(*memFlags)); err != nil {
+			fail(err)
+		}
+		return
+	}
 	var ort *ortRunner
 	if !*noORT {
 		var err error
@@ -165,12 +186,6 @@ func main() {
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "onnxruntime unavailable (%v); run with -no-ort to skip it\n", err)
 			os.Exit(1)
-		}
-	}
-	want := map[string]bool{}
-	for _, m := range strings.Split(*only, ",") {
-		if m != "" {
-			want[m] = true
 		}
 	}
 	if *real {
@@ -192,12 +207,14 @@ func main() {
 		if len(want) > 0 && !want[bm.name] {
 			continue
 		}
-		row, ratio, err := runModel(bm, *cache, ort, *minTime, *samples)
+		row, ratio, err := runModel(bm, *cache, ort, *minTime, *samples, *profile)
 		if err != nil {
 			fmt.Printf("%-24s error: %v\n", bm.name, firstLine(err.Error()))
 			continue
 		}
-		fmt.Println(row)
+		if row != "" {
+			fmt.Println(row)
+		}
 		if ratio > 0 {
 			logSum += math.Log(ratio)
 			nRatio++
@@ -233,7 +250,7 @@ func fail(err error) {
 // benchCPU is the --mcpu of the synthetic models (-mcpu).
 var benchCPU = "native"
 
-func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration, samples int) (string, float64, error) {
+func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration, samples, profile int) (string, float64, error) {
 	ctx := context.Background()
 	dir := filepath.Join(cache, sanitize(bm.name))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -295,6 +312,21 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 			return "", 0, err
 		}
 		row += fmt.Sprintf("   read of %.1f MB: %.3f ms, graphc/read %.2f", float64(bm.floor)/1e6, ms, times["die"]/ms)
+	}
+	if profile > 0 {
+		fmt.Println(row)
+		row = ""
+		err := profileModel(ctx, path, dir, bm.name, func(g *ir.Graph) ([]*ir.Tensor, map[string]int64, error) {
+			var ins []*ir.Tensor
+			for _, in := range g.Inputs {
+				s, _ := in.Type.StaticShape()
+				ins = append(ins, ir.NewTensor(in.Type.Elem, s))
+			}
+			return ins, nil, nil
+		}, minTime, profile)
+		if err != nil {
+			return "", 0, fmt.Errorf("profile: %w", err)
+		}
 	}
 	r := 0.0
 	if ortMS > 0 {

@@ -19,15 +19,24 @@ import (
 	"github.com/graphc/graphc/ir"
 )
 
-// profileRuns is how many runs the profile takes the smallest counters of.
-const profileRuns = 5
+// profileRuns is how many single calls the profile takes each op's smallest time of.
+const profileRuns = 25
 
 func profileReal(ctx context.Context, root, work, name string, minTime time.Duration, top int) error {
 	m, err := realmodel.Load(root, name)
 	if err != nil {
 		return err
 	}
-	res, err := graphc.Compile(ctx, m.Path, graphc.WithCPU("native"), graphc.WithProfile())
+	return profileModel(ctx, m.Path, work, name, func(g *ir.Graph) ([]*ir.Tensor, map[string]int64, error) {
+		params, err := realmodel.Params(g, m.Sets[0].Inputs)
+		return m.Sets[0].Inputs, params, err
+	}, minTime, top)
+}
+
+// profileModel builds the model at path with --profile (in work/prof) and prints its top
+// slowest ops, run on the inputs and symbolic dims that inputs returns for the compiled graph.
+func profileModel(ctx context.Context, path, work, name string, inputs func(*ir.Graph) ([]*ir.Tensor, map[string]int64, error), minTime time.Duration, top int) error {
+	res, err := graphc.Compile(ctx, path, graphc.WithCPU(benchCPU), graphc.WithProfile())
 	if err != nil {
 		return err
 	}
@@ -35,35 +44,39 @@ func profileReal(ctx context.Context, root, work, name string, minTime time.Dura
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	prog, err := e2e.Build(ctx, dir, res.Graph, res.Module, "-O3", "-march=native")
+	prog, err := e2e.Build(ctx, dir, res.Graph, res.Module, "-O3", "-march="+benchCPU)
 	if err != nil {
 		return err
 	}
-	set := m.Sets[0]
-	params, err := realmodel.Params(res.Graph, set.Inputs)
+	ins, params, err := inputs(res.Graph)
 	if err != nil {
 		return err
 	}
-	_, ns, err := prog.Run(ctx, set.Inputs, params, 3)
+	_, ns, err := prog.Run(ctx, ins, params, 3)
 	if err != nil {
 		return err
 	}
-	// the counters are cycles of wall time: on a loaded machine each op keeps its smallest
-	// total over several runs, and the whole call the sum of those
+	// the counters are cycles of wall time, which on a loaded machine include the time the
+	// process was descheduled: a long run converts cycles to nanoseconds, then each op keeps
+	// its smallest time over profileRuns single calls (a preemption inflates one call of
+	// one op, not the minimum), and the whole call is the sum of those
 	reps := int(float64(minTime.Nanoseconds())/max(ns, 1)) + 2
 	ops := res.Graph.Ops
+	if _, ns, err = prog.Run(ctx, ins, params, reps); err != nil {
+		return err
+	}
+	if pc := prog.Profile; len(pc) != len(ops)+1 || pc[len(ops)] <= 0 {
+		return fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
+	}
+	nsPerTick := ns * float64(reps-1) / float64(prog.Profile[len(ops)])
 	var c []int64
-	var nsPerTick float64
 	for run := 0; run < profileRuns; run++ {
-		if _, ns, err = prog.Run(ctx, set.Inputs, params, reps); err != nil {
+		if _, _, err = prog.Run(ctx, ins, params, 2); err != nil {
 			return err
 		}
 		pc := prog.Profile
-		if len(pc) != len(ops)+1 || pc[len(ops)] <= 0 {
+		if len(pc) != len(ops)+1 {
 			return fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
-		}
-		if q := ns / float64(pc[len(ops)]); run == 0 || q < nsPerTick {
-			nsPerTick = q
 		}
 		if c == nil {
 			c = append([]int64(nil), pc...)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,11 +238,54 @@ func TestHelpAndPasses(t *testing.T) {
 	}
 }
 
-// TestOpsIR: graphc ops --ir lists the IR's op catalogue (what docs/ir-format.md points to).
+// TestOpsIR: graphc ops --ir lists the IR's op catalogue (what docs/ir-format.md points to)
+// with what the catalogue documents: summaries, examples and attribute docs.
 func TestOpsIR(t *testing.T) {
 	out, stderr, code := runCLI(t, t.TempDir(), "ops", "--ir")
 	require.Equal(t, 0, code, stderr)
 	for _, d := range ir.Ops() {
 		require.Contains(t, out, "  "+d.Name+" ")
+		require.Contains(t, out, d.Summary)
+		if d.Example != "" {
+			require.Contains(t, out, "example: "+d.Example)
+		}
+		for _, a := range d.Attrs {
+			require.Contains(t, out, "- "+a.Name)
+			require.Contains(t, out, a.Doc)
+		}
+	}
+}
+
+// TestWeightsFlag checks --weights: the module has no constant, the file starts with its magic
+// and has the size the header announces, and the header declares the extra argument.
+func TestWeightsFlag(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mlp.onnx", onnxgen.Linear(4, 64, 48))
+	_, stderr, code := runCLI(t, dir, "mlp.onnx", "--weights=w.bin", "-o", "m.ll")
+	require.Equal(t, 0, code, stderr)
+	ll, err := os.ReadFile(filepath.Join(dir, "m.ll"))
+	require.NoError(t, err)
+	require.NotContains(t, string(ll), " constant [")
+	require.Contains(t, string(ll), "i8* noalias nocapture readonly %weights")
+	w, err := os.ReadFile(filepath.Join(dir, "w.bin"))
+	require.NoError(t, err)
+	require.Equal(t, "GRAPHCW1", string(w[:8]))
+	h, stderr, code := runCLI(t, dir, "mlp.onnx", "--weights=w2.bin", "--emit=header", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, h, "void *workspace, const void *weights);")
+	require.Contains(t, h, fmt.Sprintf("#define MAIN_GRAPH_WEIGHTS_BYTES %dLL", len(w)))
+}
+
+// TestFailedCompileLeavesNoOutput: the module is streamed to a temporary file that replaces -o
+// only once complete.
+func TestFailedCompileLeavesNoOutput(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.graph"), []byte("graph @g(%x: f32[2]) {\n  %y = nosuchop(%x) : f32[2]\n  return %y\n}\n"), 0o644))
+	_, _, code := runCLI(t, dir, "bad.graph", "-o", "out.ll")
+	require.NotEqual(t, 0, code)
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range ents {
+		require.Equal(t, "bad.graph", e.Name(), "nothing but the model is left")
 	}
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -203,6 +204,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	timing := fs.Bool("pass-timing", false, "report the wall time of every pass and of the compile phases: import, passes, lowering, printing (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
 	profile := fs.Bool("profile", false, "count the cycles of every op's kernel; the module exports ENTRY_profile (graphc-bench -profile prints the table)")
+	weights := fs.String("weights", "", "keep the weights out of the module: write them to FILE, which the caller maps and passes to the entry after the workspace (const void *weights; see --emit=header)")
 	noZeroSkip := fs.Bool("no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
@@ -246,6 +248,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	if *profile {
 		opts = append(opts, graphc.WithProfile())
 	}
+	if *weights != "" {
+		opts = append(opts, graphc.WithWeightsFile(*weights))
+	}
 	for _, p := range printBefore {
 		opts = append(opts, graphc.WithPrintIRBefore(p))
 	}
@@ -278,6 +283,21 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	if *emit == "ir" || *emit == "dot" || *emit == "svg" {
 		opts = append(opts, graphc.WithoutLowering())
 	}
+	dst := *out
+	if dst == "" {
+		dst = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ext
+	}
+	// the module's text is streamed to its file as it is printed, never held in memory
+	var stream *streamOut
+	if *emit == "llvm" {
+		var err error
+		if stream, err = newStreamOut(dst, stdout); err != nil {
+			return &cliError{exitInput, err}
+		}
+		defer stream.abort()
+		opts = append(opts, graphc.WithLLVMWriter(stream.w))
+	}
+	setMemoryLimit(model)
 	res, err := graphc.Compile(context.Background(), model, opts...)
 	if err != nil {
 		return err
@@ -303,7 +323,10 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		}
 		text = string(data)
 	case "llvm":
-		text = res.LLVM
+		if err := stream.commit(); err != nil {
+			return &cliError{exitInput, err}
+		}
+		return nil
 	case "ir":
 		text = res.Graph.String()
 	case "header":
@@ -318,10 +341,6 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	default:
 		return &cliError{exitInput, fmt.Errorf("--emit=%s is not supported yet", *emit)}
 	}
-	dst := *out
-	if dst == "" {
-		dst = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ext
-	}
 	if dst == "-" {
 		_, err := io.WriteString(stdout, text)
 		return err
@@ -334,7 +353,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 
 // flagArgs names the value of each flag that takes one, for the help text.
 var flagArgs = map[string]string{
-	"o": "FILE", "target": "x86-64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
+	"o": "FILE", "weights": "FILE", "target": "x86-64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
 	"emit": "llvm|ir|header|asm|obj|lib|dot|svg", "op": "NAME", "dims": "I,J", "pipeline": "PASS,...",
 	"print-ir-before": "PASS", "print-ir-after": "PASS", "require": "'OUT[i, j] : constraints'",
 	"dim": "NAME=VALUE", "outputs": "NAME[:PORT],...",
@@ -400,18 +419,25 @@ func runPasses(stdout io.Writer) int {
 	return exitOK
 }
 
-// runIROps lists the op catalogue of the IR (the kinds of the text format) with their
-// summaries and attributes.
+// runIROps lists the op catalogue of the IR (the kinds of the text format) as the catalogue
+// documents it: each op's summary, an example line of the text format, and its attributes
+// with their defaults and docs.
 func runIROps(stdout io.Writer) int {
 	fmt.Fprintln(stdout, "IR ops (the kinds of the .graph text format; docs/ir-format.md):")
 	for _, d := range ir.Ops() {
 		fmt.Fprintf(stdout, "  %-18s %s\n", d.Name, d.Summary)
-		var as []string
-		for _, a := range d.Attrs {
-			as = append(as, a.Name)
+		if d.Example != "" {
+			fmt.Fprintf(stdout, "  %-18s example: %s\n", "", d.Example)
 		}
-		if len(as) > 0 {
-			fmt.Fprintf(stdout, "  %-18s attributes: %s\n", "", strings.Join(as, ", "))
+		for _, a := range d.Attrs {
+			line := a.Name + " (required)"
+			if a.Default != nil {
+				line = a.Name + " = " + a.Default.String()
+			}
+			if a.Doc != "" {
+				line += ": " + a.Doc
+			}
+			fmt.Fprintf(stdout, "  %-18s - %s\n", "", line)
 		}
 	}
 	return exitOK
@@ -511,4 +537,81 @@ func slicesIndex(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// streamOut is where --emit=llvm writes the module as it is printed: stdout, or a temporary file
+// beside the destination that replaces it once the module is complete (a failed compile leaves
+// no partial output).
+type streamOut struct {
+	w    *bufio.Writer
+	f    *os.File
+	dst  string
+	done bool
+}
+
+func newStreamOut(dst string, stdout io.Writer) (*streamOut, error) {
+	if dst == "-" {
+		return &streamOut{w: bufio.NewWriterSize(stdout, 1<<16)}, nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &streamOut{w: bufio.NewWriterSize(f, 1<<16), f: f, dst: dst}, nil
+}
+
+// commit flushes the text and moves the file into place.
+func (s *streamOut) commit() error {
+	if err := s.w.Flush(); err != nil {
+		return err
+	}
+	if s.f == nil {
+		s.done = true
+		return nil
+	}
+	if err := s.f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := s.f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(s.f.Name(), s.dst); err != nil {
+		return err
+	}
+	s.done = true
+	return nil
+}
+
+// abort removes the temporary file of an output that was not committed.
+func (s *streamOut) abort() {
+	if s == nil || s.done || s.f == nil {
+		return
+	}
+	s.f.Close()
+	os.Remove(s.f.Name())
+}
+
+// setMemoryLimit gives the Go runtime a soft memory limit proportional to the model (2 × the
+// bytes of the model file and of the other files beside it, where ONNX keeps external data,
+// + 48 MB), unless GOMEMLIMIT sets one: the collector then runs more often instead of letting
+// the heap grow to twice what is live, which keeps a compile's peak near 2.5 × its weights
+// (make bench-mem). A graph larger than that (a 100,000-op chain) costs collector time, not
+// memory; GOMEMLIMIT=off restores Go's default.
+func setMemoryLimit(model string) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	st, err := os.Stat(model)
+	if err != nil {
+		return
+	}
+	n := st.Size()
+	if ents, err := os.ReadDir(filepath.Dir(model)); err == nil {
+		for _, e := range ents {
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() && e.Name() != filepath.Base(model) {
+				n += info.Size()
+			}
+		}
+	}
+	debug.SetMemoryLimit(2*n + 48<<20)
 }

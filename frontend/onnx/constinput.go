@@ -66,11 +66,11 @@ func WithConstInput(name string, data *ir.Tensor) Option {
 func (c *nodeCtx) needConst(i int, role string) error {
 	name := c.node.Input[i]
 	graphInput := false
-	if v, ok := c.im.vals[name]; ok && v.Def == nil && !v.IsConst() {
+	if v, ok := c.im.Vals[name]; ok && v.Def == nil && !v.IsConst() {
 		graphInput = true
 	}
 	e := &NeedConstError{Input: name, Role: role, GraphInput: graphInput, SymbolicDims: append([]string(nil), c.im.g.Params...)}
-	if v, ok := c.im.vals[name]; ok && !graphInput {
+	if v, ok := c.im.Vals[name]; ok && !graphInput {
 		e.DependsOn = c.im.inputsOf(v)
 	}
 	return e
@@ -97,7 +97,7 @@ func (im *importer) inputsOf(v *ir.Value) []string {
 		if !seen[in] {
 			continue
 		}
-		for name, w := range im.vals {
+		for name, w := range im.Vals {
 			if w == in {
 				out = append(out, name)
 			}
@@ -115,7 +115,7 @@ func (c *nodeCtx) RequireConst(i int, role string) (*ir.Tensor, error) {
 		}
 		return nil, c.needConst(i, role)
 	}
-	return t, nil
+	return t.Decoded(), nil
 }
 
 // RequireInts returns integer input i, which the op needs at compile time.
@@ -127,7 +127,7 @@ func (c *nodeCtx) RequireInts(i int, role string) ([]int64, error) {
 	if t.Elem.IsFloat() {
 		return nil, fmt.Errorf("%w: input %q (%s) must hold integers, got %s", ErrInvalid, c.node.Input[i], role, t.Elem)
 	}
-	return append([]int64(nil), t.I...), nil
+	return append([]int64(nil), t.Decoded().I...), nil
 }
 
 // RequireSymInts returns integer input i as quasi-affine values (constants, or expressions of

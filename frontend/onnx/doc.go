@@ -18,4 +18,8 @@
 // Multi-stage ops (Softmax, the normalisations, ReduceMean, Gemm, …) become several catalogue
 // ops, each a clean generic op, so that dead iteration elimination sees through every stage.
 // dim_param names of the graph inputs become symbolic dimensions shared across inputs.
+//
+// What does not depend on the format (the emitter, symbolic shape values, constant folding
+// and its limits, --dim binding, limit checks, file reading) is the kit's, frontend/importer;
+// this package holds the ModelProto reader, the node context and the node importers.
 package onnx

@@ -68,7 +68,7 @@ func (im *importer) externalTensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
 	if length > size-offset {
 		return nil, fmt.Errorf("%w: tensor %q: external data [%d, %d) is past the end of %q (%d bytes)", ErrInvalid, tp.GetName(), offset, offset+length, loc, size)
 	}
-	if want, err := expectedBytes(tp, im.cfg.limits.MaxConstantElements); err != nil {
+	if want, err := expectedBytes(tp, im.cfg.Limits.MaxConstantElements); err != nil {
 		return nil, err
 	} else if length != want {
 		return nil, fmt.Errorf("%w: tensor %q: external data has %d bytes, its shape needs %d", ErrInvalid, tp.GetName(), length, want)
@@ -81,7 +81,7 @@ func (im *importer) externalTensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
 	local.ExternalData = nil
 	local.DataLocation = onnxpb.TensorProto_DEFAULT.Enum()
 	local.RawData = raw
-	return tensorFromProto(local, im.cfg.limits.MaxConstantElements)
+	return tensorFromProto(local, im.cfg.Limits.MaxConstantElements)
 }
 
 // expectedBytes returns the size of tp's data in raw form.

@@ -4,22 +4,15 @@
 package onnx
 
 import (
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/ir/eval"
 )
-
-// maxFoldElems bounds the size of a tensor folded at import.
-const maxFoldElems = 1 << 20
-
-// maxGeneratorFoldElems bounds the size of an op without operands (fill, values) folded at
-// import: small ones feed shape computations, large ones would only bloat the constants.
-const maxGeneratorFoldElems = 1 << 10
 
 // foldOutputs evaluates the ops just emitted for a node when all their operands are constants,
 // replacing their results by constants known to the importer.
 func (im *importer) foldOutputs(n int) {
 	for _, name := range im.lastOutputs {
-		v, ok := im.vals[name]
+		v, ok := im.Vals[name]
 		if !ok || v.Def == nil {
 			continue
 		}
@@ -27,8 +20,8 @@ func (im *importer) foldOutputs(n int) {
 		if !ok {
 			continue
 		}
-		im.consts[name] = t
-		delete(im.vals, name)
+		im.Consts[name] = t
+		delete(im.Vals, name)
 	}
 	if len(im.folded) == 0 {
 		return
@@ -52,22 +45,22 @@ func (im *importer) foldOutputs(n int) {
 			op.Operands[i] = repl[o]
 		}
 	}
-	for name, v := range im.vals {
+	for name, v := range im.Vals {
 		if r := repl[v]; r != nil {
-			im.vals[name] = r
+			im.Vals[name] = r
 		}
 	}
 	im.g.RemoveOps(func(op *ir.Op) bool { return im.folded[op] != nil })
 	im.folded = map[*ir.Op]*ir.Tensor{}
 	// RemoveOps also dropped the constants only the folded ops used: forget their values (their
-	// data stays in im.consts and is materialised again if a later node reads it)
+	// data stays in im.Consts and is materialised again if a later node reads it)
 	live := map[*ir.Value]bool{}
 	for _, c := range im.g.Consts {
 		live[c] = true
 	}
-	for name, v := range im.vals {
+	for name, v := range im.Vals {
 		if v.Data != nil && !live[v] {
-			delete(im.vals, name)
+			delete(im.Vals, name)
 		}
 	}
 }
@@ -89,32 +82,19 @@ func (im *importer) tryFold(v *ir.Value) (t *ir.Tensor, ok bool) {
 			im.unfoldable[v] = true
 		}
 	}()
-	s, ok := v.Type.StaticShape()
-	if !ok || ir.NumElements(s) > maxFoldElems {
-		return nil, false
-	}
-	if len(op.Operands) == 0 && ir.NumElements(s) > maxGeneratorFoldElems {
+	if !kit.WithinFoldLimit(op) {
 		return nil, false // a fill is cheaper to run than to embed
 	}
-	g := ir.NewGraph("fold")
-	var operands []*ir.Value
-	for _, o := range op.Operands {
-		t, ok := im.tryFold(o)
-		if !ok {
+	data := make([]*ir.Tensor, len(op.Operands))
+	for i, o := range op.Operands {
+		if data[i], ok = im.tryFold(o); !ok {
 			return nil, false
 		}
-		operands = append(operands, g.AddConst(o.Name, t))
 	}
-	cp, err := ir.MakeOp(nil, op.Kind, op.Name, operands, op.Attrs)
-	if err != nil {
+	out, ok := kit.Evaluate(op, data)
+	if !ok {
 		return nil, false
 	}
-	g.Append(cp, "r")
-	g.Outputs = []*ir.Value{cp.Result}
-	out, err := eval.Run(g, nil)
-	if err != nil {
-		return nil, false
-	}
-	im.folded[op] = out[0]
-	return out[0], true
+	im.folded[op] = out
+	return out, true
 }

@@ -10,11 +10,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
@@ -355,22 +353,6 @@ func TestFuzzCorpus(t *testing.T) {
 	}
 }
 
-// fuzzTimeLimit bounds the import and evaluation of one input: the seeds take milliseconds and
-// the evaluator stops after a second, so an input that takes this long found super-linear work
-// in the importer (a hang, for a user).
-const fuzzTimeLimit = 10 * time.Second
-
-// watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
-// within limit. It gives the corpus that go test runs the bound go test -fuzz already puts on
-// every input: a fuzz worker panics after 10 s (internal/fuzz; its output is discarded) and the
-// input is reported as "fuzzing process hung or terminated unexpectedly".
-func watchdog(limit time.Duration) (stop func() bool) {
-	return time.AfterFunc(limit, func() {
-		debug.SetTraceback("all")
-		panic(fmt.Sprintf("the input took longer than %v", limit))
-	}).Stop
-}
-
 // fuzzLimits keep what one input may allocate small: a constant of 2^20 elements is 8 MiB, and
 // builders that allocate per output index (Resize's tables) stay under 2^24 entries; the
 // defaults fit models of hundreds of GiB.
@@ -380,13 +362,13 @@ var fuzzLimits = ir.Limits{MaxFileBytes: 1 << 20, MaxConstantElements: 1 << 20, 
 // runtime inputs when initInputs is set): whatever decodes must import into a graph the verifier
 // accepts or be rejected with an error (not one wrapping volume.ErrInternal, a bug), and the
 // evaluator must run the graph (symbolic dims bound to 2, zero inputs) without panicking, all
-// within fuzzTimeLimit. The model sits beside a small external data file (weights.bin, 64 bytes).
+// within fuzzcheck.TimeLimit. The model sits beside a small external data file (weights.bin, 64 bytes).
 func FuzzImport(f *testing.F) {
 	dir := f.TempDir()
 	require.NoError(f, os.WriteFile(filepath.Join(dir, "weights.bin"), fuzzWeights(), 0o644))
 	name := filepath.Join(dir, "fuzz.onnx")
 	f.Fuzz(func(t *testing.T, data []byte, initInputs bool) {
-		defer watchdog(fuzzTimeLimit)()
+		defer fuzzcheck.Watchdog(fuzzcheck.TimeLimit)()
 		opts := []onnx.Option{onnx.WithLimits(fuzzLimits)}
 		if initInputs {
 			opts = append(opts, onnx.WithInitializerInputs())

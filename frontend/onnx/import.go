@@ -4,9 +4,9 @@ package onnx
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/onnxpb"
 	"github.com/graphc/graphc/volume"
@@ -22,44 +22,29 @@ const (
 )
 
 type importer struct {
-	cfg    *config
-	file   string
-	dir    string
-	opset  int64
-	g      *ir.Graph
-	vals   map[string]*ir.Value
-	consts map[string]*ir.Tensor // values whose data is known at import
-	inputs map[string]bool       // ONNX names of the runtime graph inputs
+	cfg   *config
+	file  string
+	dir   string
+	opset int64
+	g     *ir.Graph
+	// Values holds the IR values, the data known at import and the symbolic values, by
+	// ONNX name
+	*kit.Values
+	inputs map[string]bool // ONNX names of the runtime graph inputs
 	// lastOutputs are the outputs of the node being imported, nodeStart the index of its first
 	// op in g.Ops; folded maps the ops folded away to their results.
 	lastOutputs []string
 	nodeStart   int
 	folded      map[*ir.Op]*ir.Tensor
 	unfoldable  map[*ir.Value]bool
-	// syms are integer values known as expressions of the symbolic dims (symbolic.go).
-	syms map[string]*symTensor
 	// outputs are the ONNX names of the graph outputs.
 	outputs map[string]bool
-	// dimsSeen and dimOrder are the symbolic dims of the graph inputs, bound or not
-	dimsSeen map[string]bool
-	dimOrder []string
+	// dims binds the symbolic dims of the graph inputs (WithDim)
+	dims *kit.Dims
 }
-
-// NodeError is an import error attached to one node.
-type NodeError struct {
-	File, Node, Op string
-	Opset          int64
-	Err            error
-}
-
-func (e *NodeError) Error() string {
-	return fmt.Sprintf("%s: node %q (%s, opset %d): %v", e.File, e.Node, e.Op, e.Opset, e.Err)
-}
-
-func (e *NodeError) Unwrap() error { return e.Err }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, vals: map[string]*ir.Value{}, consts: map[string]*ir.Tensor{}, inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}}
+	im := &importer{cfg: cfg, file: file, dir: dir, Values: kit.NewValues(), inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}, dims: kit.NewDims(cfg.Dims)}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -96,7 +81,7 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 	if err := im.importGraph(gp); err != nil {
 		return nil, err
 	}
-	if err := ir.UnknownDimError(im.cfg.dims, im.dimsSeen, im.dimOrder); err != nil {
+	if err := im.dims.Check(); err != nil {
 		return nil, im.errf("%w", err)
 	}
 	return im.g, nil
@@ -112,17 +97,6 @@ func sanitize(s string) string {
 		}
 	}
 	return sb.String()
-}
-
-// noteDim records a symbolic dim of the model's inputs (bound or not).
-func (im *importer) noteDim(name string) {
-	if im.dimsSeen == nil {
-		im.dimsSeen = map[string]bool{}
-	}
-	if !im.dimsSeen[name] {
-		im.dimsSeen[name] = true
-		im.dimOrder = append(im.dimOrder, name)
-	}
 }
 
 // errf returns an error about the model, prefixed with its file; %w wraps as in fmt.Errorf.
@@ -151,7 +125,7 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 			if err := im.checkConstInput(vi, data); err != nil {
 				return err
 			}
-			im.consts[name] = data // bound at compile time (WithConstInput)
+			im.Consts[name] = data // bound at compile time (WithConstInput)
 			continue
 		}
 		if _, ok := inits[name]; ok && !im.cfg.initInputs {
@@ -162,7 +136,7 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 			return im.errf("input %q: %w", name, err)
 		}
 		v := im.g.AddInput(name, t)
-		im.vals[name] = v
+		im.Vals[name] = v
 		im.inputs[name] = true
 	}
 	for name := range im.cfg.constInputs {
@@ -179,7 +153,7 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 		if err != nil {
 			return im.errf("initializer %q: %w", name, err)
 		}
-		im.consts[name] = data
+		im.Consts[name] = data
 	}
 	im.outputs = map[string]bool{}
 	for _, o := range gp.Output {
@@ -223,16 +197,8 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 
 // value returns the IR value of an ONNX name, materialising known constants on first use.
 func (im *importer) value(name string) (*ir.Value, error) {
-	if v, ok := im.vals[name]; ok {
-		return v, nil
-	}
-	if t, ok := im.consts[name]; ok {
-		v := im.g.AddConst(name, t)
-		im.vals[name] = v
-		return v, nil
-	}
-	if s, ok := im.syms[name]; ok {
-		return im.materializeSym(name, s)
+	if v, ok, err := im.Lookup(im.g, name, name); ok {
+		return v, err
 	}
 	return nil, fmt.Errorf("%w: value %q is not produced by any node, input or initializer", ErrInvalid, name)
 }
@@ -241,7 +207,7 @@ func (im *importer) tensor(tp *onnxpb.TensorProto) (*ir.Tensor, error) {
 	if tp.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
 		return im.externalTensor(tp)
 	}
-	return tensorFromProto(tp, im.cfg.limits.MaxConstantElements)
+	return tensorFromProto(tp, im.cfg.Limits.MaxConstantElements)
 }
 
 // valueType converts a ValueInfo's tensor type; dim_param names become symbolic dims.
@@ -261,28 +227,17 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 	for i, d := range tt.Shape.Dim {
 		switch {
 		case d.GetDimParam() != "":
-			p := sanitize(d.GetDimParam())
-			im.noteDim(d.GetDimParam())
-			if v, ok := im.cfg.dims[d.GetDimParam()]; ok {
-				t.Shape = append(t.Shape, volume.AffConst(v))
-			} else {
-				t.Shape = append(t.Shape, volume.AffParam(p))
-			}
+			t.Shape = append(t.Shape, im.dims.Extent(d.GetDimParam(), sanitize(d.GetDimParam())))
 		case hasDimValue(d) && d.GetDimValue() < 0:
 			return ir.TensorType{}, fmt.Errorf("%w: negative dimension %d", ErrInvalid, d.GetDimValue())
 		case d.GetDimValue() > 0 || d.GetDimValue() == 0 && hasDimValue(d):
 			t.Shape = append(t.Shape, volume.AffConst(d.GetDimValue()))
 		default:
 			p := fmt.Sprintf("%s_d%d", sanitize(vi.GetName()), i)
-			im.noteDim(p)
-			if v, ok := im.cfg.dims[p]; ok {
-				t.Shape = append(t.Shape, volume.AffConst(v))
-				continue
-			}
-			t.Shape = append(t.Shape, volume.AffParam(p))
+			t.Shape = append(t.Shape, im.dims.Extent(p, p))
 		}
 	}
-	if err := ir.CheckTypeLimits(t, im.cfg.limits); err != nil {
+	if err := ir.CheckTypeLimits(t, im.cfg.Limits); err != nil {
 		return ir.TensorType{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return t, nil
@@ -379,8 +334,8 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 		if o == "" {
 			continue
 		}
-		_, isVal := im.vals[o]
-		_, isConst := im.consts[o]
+		_, isVal := im.Vals[o]
+		_, isConst := im.Consts[o]
 		if isVal || isConst {
 			return nerr(fmt.Errorf("%w: value %q is produced twice (SSA: every value has one producer)", ErrInvalid, o))
 		}
@@ -403,8 +358,8 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 		if o == "" {
 			continue
 		}
-		if _, ok := im.vals[o]; !ok {
-			if _, ok := im.consts[o]; !ok && im.syms[o] == nil {
+		if _, ok := im.Vals[o]; !ok {
+			if _, ok := im.Consts[o]; !ok && im.Syms[o] == nil {
 				return nerr(fmt.Errorf("internal error: output #%d %q was not produced", i, o))
 			}
 		}
@@ -413,14 +368,7 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 }
 
 // SupportedOps returns the ONNX op types the importer handles, sorted.
-func SupportedOps() []string {
-	var out []string
-	for k := range opTable {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func SupportedOps() []string { return kit.SortedKeys(opTable) }
 
 // OpRange returns the opset range of a supported op.
 func OpRange(op string) (since, until int, ok bool) {

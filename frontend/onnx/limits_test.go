@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphc/graphc/frontend/importer/importertest"
 	"github.com/graphc/graphc/frontend/onnx"
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
@@ -29,27 +30,15 @@ func TestLimitsAdjustable(t *testing.T) {
 	m := limitsModel().Proto()
 	_, err := onnx.Import(m, "m.onnx")
 	require.NoError(t, err)
-	cases := []struct {
-		name      string
-		ok, below ir.Limits
-		want      string
-	}{
-		{"nodes", ir.Limits{MaxNodes: 3}, ir.Limits{MaxNodes: 2}, "3 nodes"},
-		{"constant", ir.Limits{MaxConstantElements: 16}, ir.Limits{MaxConstantElements: 15}, `initializer "W"`},
-		{"tensor", ir.Limits{MaxTensorElements: 128}, ir.Limits{MaxTensorElements: 127}, `node "add"`},
-		{"string", ir.Limits{MaxStringBytes: 12}, ir.Limits{MaxStringBytes: 11}, "attribute note of 12 bytes"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := onnx.Import(m, "m.onnx", onnx.WithLimits(c.ok))
-			require.NoError(t, err)
-			_, err = onnx.Import(m, "m.onnx", onnx.WithLimits(c.below))
-			require.ErrorIs(t, err, ir.ErrLimit)
-			require.ErrorIs(t, err, onnx.ErrInvalid)
-			require.Contains(t, err.Error(), c.want)
-			require.True(t, strings.HasPrefix(err.Error(), "m.onnx: "), err.Error())
-		})
-	}
+	importertest.CheckLimits(t, func(l ir.Limits) error {
+		_, err := onnx.Import(m, "m.onnx", onnx.WithLimits(l))
+		return err
+	}, onnx.ErrInvalid, "m.onnx", []importertest.LimitCase{
+		{Name: "nodes", OK: ir.Limits{MaxNodes: 3}, Below: ir.Limits{MaxNodes: 2}, Want: "3 nodes"},
+		{Name: "constant", OK: ir.Limits{MaxConstantElements: 16}, Below: ir.Limits{MaxConstantElements: 15}, Want: `initializer "W"`},
+		{Name: "tensor", OK: ir.Limits{MaxTensorElements: 128}, Below: ir.Limits{MaxTensorElements: 127}, Want: `node "add"`},
+		{Name: "string", OK: ir.Limits{MaxStringBytes: 12}, Below: ir.Limits{MaxStringBytes: 11}, Want: "attribute note of 12 bytes"},
+	})
 }
 
 // TestMaxFileSize checks the file-size limit of Read, alone and through WithLimits.

@@ -3,31 +3,22 @@
 package onnx
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"google.golang.org/protobuf/proto"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/onnxpb"
 )
-
-// ErrUnsupported is wrapped by errors about valid models that graphc cannot handle.
-var ErrUnsupported = errors.New("unsupported")
-
-// ErrInvalid is wrapped by errors about malformed models.
-var ErrInvalid = errors.New("invalid model")
 
 // Option configures the importer.
 type Option func(*config)
 
 type config struct {
-	dims        map[string]int64
-	limits      ir.Limits
+	kit.Config
 	constInputs map[string]*ir.Tensor // graph inputs bound to data (WithConstInput)
 	// initInputs makes initializers that are also graph inputs runtime inputs.
 	initInputs bool
@@ -36,20 +27,15 @@ type config struct {
 }
 
 // WithDim binds the symbolic dimension name to v at import.
-func WithDim(name string, v int64) Option { return func(c *config) { c.dims[name] = v } }
+func WithDim(name string, v int64) Option { return func(c *config) { c.Dims[name] = v } }
 
 // WithMaxFileSize bounds the size of the model file read (default 2 GiB, protobuf's own limit).
-func WithMaxFileSize(n int64) Option { return func(c *config) { c.limits.MaxFileBytes = n } }
+func WithMaxFileSize(n int64) Option { return func(c *config) { c.Limits.MaxFileBytes = n } }
 
 // WithLimits sets the limits on what the model may declare (file size, node count, constant and
 // tensor sizes, string lengths); zero fields keep their defaults (see ir.Limits).
 func WithLimits(l ir.Limits) Option {
-	return func(c *config) {
-		if l.MaxFileBytes <= 0 {
-			l.MaxFileBytes = c.limits.MaxFileBytes
-		}
-		c.limits = l
-	}
+	return func(c *config) { c.SetLimits(l) }
 }
 
 // WithInitializerInputs makes the initializers that the model also lists as graph inputs
@@ -62,40 +48,14 @@ func WithInitializerInputs() Option { return func(c *config) { c.initInputs = tr
 // (qdq.go).
 func WithoutQDQFusion() Option { return func(c *config) { c.floatQDQ = true } }
 
-func newConfig(opts []Option) *config {
-	c := &config{dims: map[string]int64{}}
-	for _, o := range opts {
-		o(c)
-	}
-	c.limits = c.limits.WithDefaults()
-	return c
-}
+func newConfig(opts []Option) *config { return kit.Configure(&config{Config: kit.NewConfig()}, opts) }
 
 // Load reads and imports the ONNX model at path.
 func Load(path string, opts ...Option) (*ir.Graph, error) {
 	cfg := newConfig(opts)
-	f, err := os.Open(path)
+	m, err := kit.Decode(path, cfg.Limits, ErrInvalid, unmarshalAliased) // the weights stay in the file's bytes, not copied
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > cfg.limits.MaxFileBytes {
-		return nil, fmt.Errorf("%s: %w: %w: file of %d bytes exceeds the limit of %d", path, ErrInvalid, ir.ErrLimit, st.Size(), cfg.limits.MaxFileBytes)
-	}
-	// read into a buffer of the file's size (io.ReadAll's doubling copies a weight-heavy
-	// model several times)
-	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, cfg.limits.MaxFileBytes+1)); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	data := buf.Bytes()
-	m, err := Unmarshal(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return importModel(m, path, filepath.Dir(path), cfg)
 }
@@ -115,14 +75,11 @@ func Unmarshal(data []byte) (*onnxpb.ModelProto, error) {
 // Read imports a model from r; name is used in error messages and to find external data.
 func Read(r io.Reader, name string, opts ...Option) (*ir.Graph, error) {
 	cfg := newConfig(opts)
-	data, err := io.ReadAll(io.LimitReader(r, cfg.limits.MaxFileBytes+1))
+	data, err := kit.ReadAll(r, name, cfg.Limits, ErrInvalid)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
-	if int64(len(data)) > cfg.limits.MaxFileBytes {
-		return nil, fmt.Errorf("%s: %w: %w: model exceeds the limit of %d bytes", name, ErrInvalid, ir.ErrLimit, cfg.limits.MaxFileBytes)
-	}
-	m, err := Unmarshal(data)
+	m, err := unmarshalAliased(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -49,7 +49,7 @@ func (c *nodeCtx) ConstInput(i int) (*ir.Tensor, bool) {
 	if !c.HasInput(i) {
 		return nil, false
 	}
-	t, ok := c.im.consts[c.node.Input[i]]
+	t, ok := c.im.Consts[c.node.Input[i]]
 	return t, ok
 }
 
@@ -73,6 +73,9 @@ func (c *nodeCtx) Emit(kind string, operands []*ir.Value, attrs ir.Attrs, name s
 	return op.Result, nil
 }
 
+// AddConst adds a constant to the graph.
+func (c *nodeCtx) AddConst(name string, t *ir.Tensor) *ir.Value { return c.im.g.AddConst(name, t) }
+
 // SetOutput binds output i of the node (a float32 result of promoted bfloat16 operands is
 // rounded back to bfloat16).
 func (c *nodeCtx) SetOutput(i int, v *ir.Value) {
@@ -82,7 +85,7 @@ func (c *nodeCtx) SetOutput(i int, v *ir.Value) {
 		}
 	}
 	if i < len(c.node.Output) && c.node.Output[i] != "" {
-		c.im.vals[c.node.Output[i]] = v
+		c.im.Vals[c.node.Output[i]] = v
 	}
 }
 
@@ -159,7 +162,7 @@ func (c *nodeCtx) ConstInts(i int) ([]int64, bool) {
 	if !ok || t.Elem.IsFloat() {
 		return nil, false
 	}
-	return append([]int64(nil), t.I...), true
+	return append([]int64(nil), t.Decoded().I...), true
 }
 
 // ConstFloats returns constant input i as a list of floats.
@@ -178,8 +181,7 @@ func (c *nodeCtx) ConstFloats(i int) ([]float64, bool) {
 // SetConst binds output i of the node to data known at import (folded shapes, Constant nodes).
 func (c *nodeCtx) SetConst(i int, t *ir.Tensor) {
 	if i < len(c.node.Output) && c.node.Output[i] != "" {
-		c.im.consts[c.node.Output[i]] = t
-		delete(c.im.vals, c.node.Output[i])
+		c.im.SetConst(c.node.Output[i], t)
 	}
 }
 

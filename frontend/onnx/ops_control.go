@@ -66,13 +66,13 @@ func (im *importer) inline(body *onnxpb.GraphProto, prefix string, inputs []bind
 		name := rn(vi.GetName())
 		switch {
 		case inputs[i].t != nil:
-			im.consts[name] = inputs[i].t
+			im.Consts[name] = inputs[i].t
 		case inputs[i].v.Data != nil:
 			// a constant value: known at import in the body too (and found again after the
 			// fold drops its unused materialisation)
-			im.consts[name] = inputs[i].v.Data
+			im.Consts[name] = inputs[i].v.Data
 		default:
-			im.vals[name] = inputs[i].v
+			im.Vals[name] = inputs[i].v
 		}
 	}
 	for _, tp := range body.Initializer {
@@ -80,7 +80,7 @@ func (im *importer) inline(body *onnxpb.GraphProto, prefix string, inputs []bind
 		if err != nil {
 			return nil, fmt.Errorf("initializer %q of body %q: %w", tp.GetName(), body.GetName(), err)
 		}
-		im.consts[rn(tp.GetName())] = data
+		im.Consts[rn(tp.GetName())] = data
 	}
 	for _, n := range body.Node {
 		c := proto.Clone(n).(*onnxpb.NodeProto)
@@ -425,7 +425,7 @@ func (c *nodeCtx) unrollScan(e *emitter, body *onnxpb.GraphProto, ins []*ir.Valu
 	}
 	bind := func(i int, v *ir.Value) {
 		if i < len(outNames) && outNames[i] != "" && v != nil {
-			c.im.vals[outNames[i]] = v
+			c.im.Vals[outNames[i]] = v
 		}
 	}
 	for i := range states {

@@ -42,7 +42,7 @@ func importTrilu(c *nodeCtx) error {
 			if t.Len() != 1 || t.Elem.IsFloat() {
 				return fmt.Errorf("%w: k must be an integer scalar, got %s%v", ErrInvalid, t.Elem, t.Shape)
 			}
-			attrs["k"] = ir.IntAttr(t.I[0])
+			attrs["k"] = ir.IntAttr(t.Int(0))
 		} else {
 			// k known only at run time: an index-dependent select (over-approximated reads)
 			k, err := c.Input(1)

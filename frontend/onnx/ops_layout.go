@@ -43,24 +43,7 @@ func reshapeTo(c *nodeCtx, x *ir.Value, shape []volume.Aff) error {
 }
 
 // normAxes maps possibly negative axes into [0, rank), rejecting repeats.
-func normAxes(axes []int64, rank int) ([]int, error) {
-	out := make([]int, len(axes))
-	seen := map[int]bool{}
-	for i, a := range axes {
-		if a < -int64(rank) || a >= int64(rank) {
-			return nil, fmt.Errorf("%w: axis %d out of range for rank %d", ErrInvalid, a, rank)
-		}
-		if a < 0 {
-			a += int64(rank)
-		}
-		if seen[int(a)] {
-			return nil, fmt.Errorf("%w: axis %d repeated", ErrInvalid, a)
-		}
-		seen[int(a)] = true
-		out[i] = int(a)
-	}
-	return out, nil
-}
+func normAxes(axes []int64, rank int) ([]int, error) { return resolveAxes(axes, rank) }
 
 func importTranspose(c *nodeCtx) error {
 	x, err := c.Input(0)

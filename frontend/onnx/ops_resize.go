@@ -151,7 +151,7 @@ func importResize(c *nodeCtx) error {
 // allocates an index table per output extent, so each extent must be non-negative and within the
 // limits even when another one is 0 (the type of an empty tensor passes any element limit).
 func (c *nodeCtx) checkResizeShape(elem ir.DType, shape []volume.Aff) error {
-	maxExt := c.im.cfg.limits.MaxTensorElements
+	maxExt := c.im.cfg.Limits.MaxTensorElements
 	for d, e := range shape {
 		v, ok := e.IsConst()
 		if !ok {
@@ -164,7 +164,7 @@ func (c *nodeCtx) checkResizeShape(elem ir.DType, shape []volume.Aff) error {
 			return fmt.Errorf("%w: %w: output extent %d of dim %d exceeds %d", ErrInvalid, ir.ErrLimit, v, d, maxExt)
 		}
 	}
-	if err := ir.CheckTypeLimits(ir.TensorType{Elem: elem, Shape: shape}, c.im.cfg.limits); err != nil {
+	if err := ir.CheckTypeLimits(ir.TensorType{Elem: elem, Shape: shape}, c.im.cfg.Limits); err != nil {
 		return fmt.Errorf("%w: output: %w", ErrInvalid, err)
 	}
 	return nil

@@ -129,6 +129,9 @@ func (e *emitter) constScatter(name string, data, upd *ir.Value, src []int64) *i
 // are constants and the data small enough for constScatter.
 func constScatterShapes(c *nodeCtx, data, upd *ir.Value) (ds, us []int64, ind *ir.Tensor, ok bool) {
 	ind, known := c.ConstInput(1)
+	if known {
+		ind = ind.Decoded()
+	}
 	ds, ok1 := data.Type.StaticShape()
 	us, ok2 := upd.Type.StaticShape()
 	if !known || !ok1 || !ok2 || ir.NumElements(ds) > maxConstScatter || ind.Elem.IsFloat() {

@@ -31,9 +31,9 @@ func inputShape(c *nodeCtx, i int) ([]volume.Aff, error) {
 		}
 		return out, nil
 	}
-	if s, ok := c.im.syms[c.node.Input[i]]; ok {
-		out := make([]volume.Aff, len(s.shape))
-		for k, d := range s.shape {
+	if s, ok := c.im.Syms[c.node.Input[i]]; ok {
+		out := make([]volume.Aff, len(s.Shape))
+		for k, d := range s.Shape {
 			out[k] = volume.AffConst(d)
 		}
 		return out, nil
@@ -173,7 +173,7 @@ func importSymbolicRange(c *nodeCtx) (done bool, err error) {
 		return false, nil
 	}
 	s, _ := c.known(0)
-	return true, emit1(c, "range", nil, ir.Attrs{"elem": ir.StringAttr(s.elem.String()),
+	return true, emit1(c, "range", nil, ir.Attrs{"elem": ir.StringAttr(s.Elem.String()),
 		"start": ir.StringAttr(ex[0].String()), "limit": ir.StringAttr(ex[1].String()), "delta": ir.StringAttr(ex[2].String())})
 }
 

@@ -15,8 +15,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/ir/eval"
 	"github.com/graphc/graphc/proto/onnxpb"
 )
 
@@ -301,7 +301,7 @@ func (im *importer) fuseQDQ(c *nodeCtx, g *qdqGroup) (bool, error) {
 		switch {
 		case transB && wv.Data != nil:
 			// constant weights are transposed here: the integer kernels read constant weights
-			b = im.g.AddConst(c.Output(0)+"_wT", transposed(wv.Data))
+			b = im.g.AddConst(c.Output(0)+"_wT", transposed(wv.Data.Decoded()))
 		case transB:
 			b = e.op("transpose", "", nil, wv)
 		}
@@ -443,17 +443,21 @@ func (im *importer) fusePool(g *qdqGroup) (bool, error) {
 // ConstantOfShape → Cast, which the importer keeps as a fill when it is larger than what it
 // folds eagerly).
 func (im *importer) constOf(name string) (*ir.Tensor, bool) {
-	if t, ok := im.consts[name]; ok {
-		return t, true
+	if t, ok := im.Consts[name]; ok {
+		return t.Decoded(), true
 	}
-	v, ok := im.vals[name]
+	v, ok := im.Vals[name]
 	if !ok {
 		return nil, false
 	}
-	return evalConst(v, 0)
+	t, ok := evalConst(v, 0)
+	if ok {
+		t = t.Decoded()
+	}
+	return t, ok
 }
 
-// evalConst evaluates v when it depends on constants only (at most maxFoldElems elements per
+// evalConst evaluates v when it depends on constants only (at most kit.MaxFoldElements elements per
 // value, 16 producers deep).
 func evalConst(v *ir.Value, depth int) (*ir.Tensor, bool) {
 	if v.Data != nil {
@@ -464,27 +468,14 @@ func evalConst(v *ir.Value, depth int) (*ir.Tensor, bool) {
 		return nil, false
 	}
 	s, ok := v.Type.StaticShape()
-	if !ok || ir.NumElements(s) > maxFoldElems {
+	if !ok || ir.NumElements(s) > kit.MaxFoldElements {
 		return nil, false
 	}
-	g := ir.NewGraph("fold")
-	var operands []*ir.Value
-	for _, o := range op.Operands {
-		t, ok := evalConst(o, depth+1)
-		if !ok {
+	data := make([]*ir.Tensor, len(op.Operands))
+	for i, o := range op.Operands {
+		if data[i], ok = evalConst(o, depth+1); !ok {
 			return nil, false
 		}
-		operands = append(operands, g.AddConst(o.Name, t))
 	}
-	cp, err := ir.MakeOp(nil, op.Kind, op.Name, operands, op.Attrs)
-	if err != nil {
-		return nil, false
-	}
-	g.Append(cp, "r")
-	g.Outputs = []*ir.Value{cp.Result}
-	out, err := eval.Run(g, nil)
-	if err != nil {
-		return nil, false
-	}
-	return out[0], true
+	return kit.Evaluate(op, data)
 }

@@ -1,39 +1,20 @@
-// This file holds symbolic shape values: small integer tensors whose elements are quasi-affine
-// expressions of the symbolic dims (the result of Shape on a tensor of shape [N, 3], and what
-// Gather, Slice, Concat, Unsqueeze, Squeeze, Cast and integer arithmetic make of it). They let
-// shape subgraphs fold at import even when a batch dim stays symbolic, so that Reshape, Expand,
-// ConstantOfShape, Tile … see their target shapes. A symbolic value that an op needs as data
-// is materialised as a values op.
+// This file holds what ONNX nodes do to symbolic shape values (kit.Sym: small integer tensors
+// whose elements are quasi-affine expressions of the symbolic dims, such as the result of
+// Shape on a tensor of shape [N, 3]): Gather, Slice, Concat, Unsqueeze, Squeeze, Cast and
+// integer arithmetic keep them symbolic. They let shape subgraphs fold at import even when a
+// batch dim stays symbolic, so that Reshape, Expand, ConstantOfShape, Tile … see their target
+// shapes. A symbolic value that an op needs as data is materialised as a values op.
 
 package onnx
 
 import (
-	"fmt"
-
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
 
 // symTensor is an integer tensor of static shape whose elements are quasi-affine expressions.
-type symTensor struct {
-	elem  ir.DType
-	shape []int64
-	vals  []volume.Aff
-}
-
-// newSym returns a symbolic tensor, or nil with the constant tensor when every element is
-// a constant.
-func newSym(elem ir.DType, shape []int64, vals []volume.Aff) (*symTensor, *ir.Tensor) {
-	t := ir.NewTensor(elem, shape)
-	for i, v := range vals {
-		c, ok := v.IsConst()
-		if !ok {
-			return &symTensor{elem: elem, shape: append([]int64(nil), shape...), vals: vals}, nil
-		}
-		t.I[i] = elem.WrapInt(c)
-	}
-	return nil, t
-}
+type symTensor = kit.Sym
 
 // known returns input i as quasi-affine elements (constant integers or symbolic), with its
 // element type and shape.
@@ -41,19 +22,7 @@ func (c *nodeCtx) known(i int) (*symTensor, bool) {
 	if !c.HasInput(i) {
 		return nil, false
 	}
-	name := c.node.Input[i]
-	if s, ok := c.im.syms[name]; ok {
-		return s, true
-	}
-	t, ok := c.im.consts[name]
-	if !ok || t.Elem.IsFloat() {
-		return nil, false
-	}
-	vals := make([]volume.Aff, len(t.I))
-	for k, v := range t.I {
-		vals[k] = volume.AffConst(v)
-	}
-	return &symTensor{elem: t.Elem, shape: t.Shape, vals: vals}, true
+	return c.im.Known(c.node.Input[i])
 }
 
 // SymInts returns input i as a list of quasi-affine integers when it is known at import
@@ -63,39 +32,14 @@ func (c *nodeCtx) SymInts(i int) ([]volume.Aff, bool) {
 	if !ok {
 		return nil, false
 	}
-	return s.vals, true
+	return s.Vals, true
 }
 
 // SetSym binds output i to a symbolic tensor (or to a constant when it has no symbol).
 func (c *nodeCtx) SetSym(i int, elem ir.DType, shape []int64, vals []volume.Aff) {
-	s, t := newSym(elem, shape, vals)
-	if t != nil {
-		c.SetConst(i, t)
-		return
-	}
 	if i < len(c.node.Output) && c.node.Output[i] != "" {
-		if c.im.syms == nil {
-			c.im.syms = map[string]*symTensor{}
-		}
-		c.im.syms[c.node.Output[i]] = s
-		delete(c.im.vals, c.node.Output[i])
+		c.im.SetSym(c.node.Output[i], elem, shape, vals)
 	}
-}
-
-// materializeSym emits a values op for a symbolic tensor that an op reads as data.
-func (im *importer) materializeSym(name string, s *symTensor) (*ir.Value, error) {
-	texts := make([]string, len(s.vals))
-	for i, v := range s.vals {
-		texts[i] = v.String()
-	}
-	t := ir.StaticType(s.elem, s.shape...)
-	op, err := im.g.NewOp("values", name, nil, ir.Attrs{"type": ir.StringAttr(t.String()), "values": ir.StringsAttr(texts...)})
-	if err != nil {
-		return nil, fmt.Errorf("materialising the symbolic value %q: %w", name, err)
-	}
-	im.g.RenameValue(op.Result, name)
-	im.vals[name] = op.Result
-	return op.Result, nil
 }
 
 // symbolicOps evaluate a node on symbolic inputs. They return ok=false when the node does
@@ -104,10 +48,10 @@ var symbolicOps = map[string]func(c *nodeCtx, in []*symTensor) bool{
 	"Identity":  symUnary(func(a volume.Aff) (volume.Aff, bool) { return a, true }),
 	"Neg":       symUnary(func(a volume.Aff) (volume.Aff, bool) { return a.Neg(), true }),
 	"Cast":      symCast,
-	"Add":       symBinary(func(a, b volume.Aff) (volume.Aff, bool) { return a.Add(b), true }),
-	"Sub":       symBinary(func(a, b volume.Aff) (volume.Aff, bool) { return a.Sub(b), true }),
-	"Mul":       symBinary(symMul),
-	"Div":       symBinary(symDiv),
+	"Add":       symBinary(kit.Add),
+	"Sub":       symBinary(kit.Sub),
+	"Mul":       symBinary(kit.Mul),
+	"Div":       symBinary(kit.FloorDiv),
 	"Gather":    symGather,
 	"Concat":    symConcat,
 	"Slice":     symSlice,
@@ -126,7 +70,7 @@ var symbolicInputs = map[string]int{"Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Gat
 // trySymbolic evaluates n symbolically when some input is symbolic and all are known.
 func (im *importer) trySymbolic(c *nodeCtx) bool {
 	f, ok := symbolicOps[c.node.GetOpType()]
-	if !ok || len(im.syms) == 0 {
+	if !ok || len(im.Syms) == 0 {
 		return false
 	}
 	need := max(symbolicInputs[c.node.GetOpType()], 1)
@@ -138,36 +82,21 @@ func (im *importer) trySymbolic(c *nodeCtx) bool {
 			return false
 		}
 	}
-	anySym := false
-	var in []*symTensor
-	for i := range c.node.Input {
-		if !c.HasInput(i) {
-			in = append(in, nil)
-			continue
-		}
-		if _, ok := im.syms[c.node.Input[i]]; ok {
-			anySym = true
-		}
-		s, ok := c.known(i)
-		if !ok {
-			return false
-		}
-		in = append(in, s)
-	}
-	return anySym && f(c, in)
+	in, anySym, ok := im.KnownInputs(c.node.Input)
+	return ok && anySym && f(c, in)
 }
 
 func symUnary(f func(volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in []*symTensor) bool {
 	return func(c *nodeCtx, in []*symTensor) bool {
-		out := make([]volume.Aff, len(in[0].vals))
-		for i, v := range in[0].vals {
+		out := make([]volume.Aff, len(in[0].Vals))
+		for i, v := range in[0].Vals {
 			r, ok := f(v)
 			if !ok {
 				return false
 			}
 			out[i] = r
 		}
-		c.SetSym(0, in[0].elem, in[0].shape, out)
+		c.SetSym(0, in[0].Elem, in[0].Shape, out)
 		return true
 	}
 }
@@ -177,7 +106,7 @@ func symCast(c *nodeCtx, in []*symTensor) bool {
 	if err != nil || to.IsFloat() || to == ir.Bool {
 		return false
 	}
-	c.SetSym(0, to, in[0].shape, in[0].vals)
+	c.SetSym(0, to, in[0].Shape, in[0].Vals)
 	return true
 }
 
@@ -189,28 +118,15 @@ func symBinary(f func(a, b volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in [
 // symBroadcast sets output 0 to f applied elementwise to in[0] and in[1] (scalars broadcast,
 // otherwise equal sizes), with element type elem (Invalid: in[0]'s).
 func symBroadcast(c *nodeCtx, in []*symTensor, f func(a, b volume.Aff) (volume.Aff, bool), elem ir.DType) bool {
-	if len(in) != 2 || in[0] == nil || in[1] == nil {
+	if len(in) != 2 {
 		return false
 	}
-	a, b := in[0], in[1]
-	n := max(len(a.vals), len(b.vals))
-	if len(a.vals) != n && len(a.vals) != 1 || len(b.vals) != n && len(b.vals) != 1 {
+	shape, out, ok := kit.Broadcast(in[0], in[1], f)
+	if !ok {
 		return false
-	}
-	shape := a.shape
-	if len(b.vals) > len(a.vals) || len(b.shape) > len(a.shape) {
-		shape = b.shape
-	}
-	out := make([]volume.Aff, n)
-	for i := range out {
-		r, ok := f(a.vals[min(i, len(a.vals)-1)], b.vals[min(i, len(b.vals)-1)])
-		if !ok {
-			return false
-		}
-		out[i] = r
 	}
 	if elem == ir.Invalid {
-		elem = a.elem
+		elem = in[0].Elem
 	}
 	c.SetSym(0, elem, shape, out)
 	return true
@@ -252,60 +168,40 @@ func symWhere(c *nodeCtx, in []*symTensor) bool {
 		return false
 	}
 	cond, x, y := in[0], in[1], in[2]
-	n := max(len(cond.vals), len(x.vals), len(y.vals))
-	shape := cond.shape
+	n := max(len(cond.Vals), len(x.Vals), len(y.Vals))
+	shape := cond.Shape
 	for _, t := range []*symTensor{cond, x, y} {
-		if len(t.vals) != n && len(t.vals) != 1 {
+		if len(t.Vals) != n && len(t.Vals) != 1 {
 			return false
 		}
-		if len(t.vals) == n && len(t.shape) >= len(shape) {
-			shape = t.shape
+		if len(t.Vals) == n && len(t.Shape) >= len(shape) {
+			shape = t.Shape
 		}
 	}
 	out := make([]volume.Aff, n)
 	for i := range out {
-		k, ok := cond.vals[min(i, len(cond.vals)-1)].IsConst()
+		k, ok := cond.Vals[min(i, len(cond.Vals)-1)].IsConst()
 		if !ok {
 			return false
 		}
 		if k != 0 {
-			out[i] = x.vals[min(i, len(x.vals)-1)]
+			out[i] = x.Vals[min(i, len(x.Vals)-1)]
 		} else {
-			out[i] = y.vals[min(i, len(y.vals)-1)]
+			out[i] = y.Vals[min(i, len(y.Vals)-1)]
 		}
 	}
-	c.SetSym(0, x.elem, shape, out)
+	c.SetSym(0, x.Elem, shape, out)
 	return true
-}
-
-func symMul(a, b volume.Aff) (volume.Aff, bool) {
-	if k, ok := b.IsConst(); ok {
-		return a.Mul(k), true
-	}
-	if k, ok := a.IsConst(); ok {
-		return b.Mul(k), true
-	}
-	return volume.Aff{}, false // a product of symbols is not quasi-affine
-}
-
-// symDiv is integer division, which truncates; it is a floor division for the non-negative
-// numerators shapes are made of.
-func symDiv(a, b volume.Aff) (volume.Aff, bool) {
-	k, ok := b.IsConst()
-	if !ok || k <= 0 {
-		return volume.Aff{}, false
-	}
-	return a.FloorDiv(k), true
 }
 
 func symGather(c *nodeCtx, in []*symTensor) bool {
 	data, idx := in[0], in[1]
-	if len(data.shape) != 1 || c.AttrInt("axis", 0) != 0 {
+	if len(data.Shape) != 1 || c.AttrInt("axis", 0) != 0 {
 		return false
 	}
-	n := int64(len(data.vals))
-	out := make([]volume.Aff, len(idx.vals))
-	for i, v := range idx.vals {
+	n := int64(len(data.Vals))
+	out := make([]volume.Aff, len(idx.Vals))
+	for i, v := range idx.Vals {
 		k, ok := v.IsConst()
 		if !ok {
 			return false
@@ -316,30 +212,27 @@ func symGather(c *nodeCtx, in []*symTensor) bool {
 		if k < 0 || k >= n {
 			return false
 		}
-		out[i] = data.vals[k]
+		out[i] = data.Vals[k]
 	}
-	c.SetSym(0, data.elem, idx.shape, out)
+	c.SetSym(0, data.Elem, idx.Shape, out)
 	return true
 }
 
 func symConcat(c *nodeCtx, in []*symTensor) bool {
-	var out []volume.Aff
-	for _, s := range in {
-		if s == nil || len(s.shape) != 1 {
-			return false
-		}
-		out = append(out, s.vals...)
+	out, ok := kit.Concat(in)
+	if !ok {
+		return false
 	}
-	c.SetSym(0, in[0].elem, []int64{int64(len(out))}, out)
+	c.SetSym(0, in[0].Elem, []int64{int64(len(out))}, out)
 	return true
 }
 
 func symSlice(c *nodeCtx, in []*symTensor) bool {
 	data := in[0]
-	if len(data.shape) != 1 {
+	if len(data.Shape) != 1 {
 		return false
 	}
-	n := int64(len(data.vals))
+	n := int64(len(data.Vals))
 	var starts, ends, steps []int64
 	if c.Opset() < 10 {
 		starts, ends = c.AttrInts("starts", nil), c.AttrInts("ends", nil)
@@ -349,7 +242,7 @@ func symSlice(c *nodeCtx, in []*symTensor) bool {
 				return nil
 			}
 			var v []int64
-			for _, a := range in[i].vals {
+			for _, a := range in[i].Vals {
 				k, ok := a.IsConst()
 				if !ok {
 					return nil
@@ -385,7 +278,7 @@ func symSlice(c *nodeCtx, in []*symTensor) bool {
 	if step > 0 {
 		s, e = min(max(s, 0), n), min(max(e, 0), n)
 		for k := s; k < e; k += step {
-			out = append(out, data.vals[k])
+			out = append(out, data.Vals[k])
 			if step >= e-k {
 				break
 			}
@@ -393,13 +286,13 @@ func symSlice(c *nodeCtx, in []*symTensor) bool {
 	} else {
 		s, e = min(max(s, 0), n-1), min(max(e, -1), n-1)
 		for k := s; k > e; k += step {
-			out = append(out, data.vals[k])
+			out = append(out, data.Vals[k])
 			if step <= e-k {
 				break
 			}
 		}
 	}
-	c.SetSym(0, data.elem, []int64{int64(len(out))}, out)
+	c.SetSym(0, data.Elem, []int64{int64(len(out))}, out)
 	return true
 }
 
@@ -408,18 +301,18 @@ func symSlice(c *nodeCtx, in []*symTensor) bool {
 // computes; here it is enough to know the element count is kept and scalars become vectors.
 func symReshapeLike(c *nodeCtx, in []*symTensor) bool {
 	data := in[0]
-	n := int64(len(data.vals))
+	n := int64(len(data.Vals))
 	var shape []int64
 	switch c.node.GetOpType() {
 	case "Unsqueeze":
-		if len(data.shape) > 1 {
+		if len(data.Shape) > 1 {
 			return false
 		}
 		shape = []int64{n} // [] -> [1] and [k] -> [1, k] are both handled as vectors below
 		axes := c.AttrInts("axes", nil)
 		if c.Opset() >= 13 && len(in) > 1 && in[1] != nil {
 			axes = nil
-			for _, a := range in[1].vals {
+			for _, a := range in[1].Vals {
 				k, ok := a.IsConst()
 				if !ok {
 					return false
@@ -427,11 +320,11 @@ func symReshapeLike(c *nodeCtx, in []*symTensor) bool {
 				axes = append(axes, k)
 			}
 		}
-		if len(data.shape) == 0 && len(axes) == 1 {
+		if len(data.Shape) == 0 && len(axes) == 1 {
 			shape = []int64{1}
-		} else if len(data.shape) == 1 && len(axes) == 1 && (axes[0] == 0 || axes[0] == -2) {
+		} else if len(data.Shape) == 1 && len(axes) == 1 && (axes[0] == 0 || axes[0] == -2) {
 			shape = []int64{1, n}
-		} else if len(data.shape) == 1 && len(axes) == 1 && (axes[0] == 1 || axes[0] == -1) {
+		} else if len(data.Shape) == 1 && len(axes) == 1 && (axes[0] == 1 || axes[0] == -1) {
 			shape = []int64{n, 1}
 		} else {
 			return false
@@ -444,17 +337,17 @@ func symReshapeLike(c *nodeCtx, in []*symTensor) bool {
 	case "Flatten":
 		axis := c.AttrInt("axis", 1)
 		if axis < 0 {
-			axis += int64(len(data.shape))
+			axis += int64(len(data.Shape))
 		}
-		if axis < 0 || axis > int64(len(data.shape)) {
+		if axis < 0 || axis > int64(len(data.Shape)) {
 			return false
 		}
-		shape = []int64{ir.NumElements(data.shape[:axis]), ir.NumElements(data.shape[axis:])}
+		shape = []int64{ir.NumElements(data.Shape[:axis]), ir.NumElements(data.Shape[axis:])}
 	case "Reshape":
 		if len(in) < 2 || in[1] == nil {
 			return false
 		}
-		for _, a := range in[1].vals {
+		for _, a := range in[1].Vals {
 			k, ok := a.IsConst()
 			if !ok {
 				return false
@@ -467,8 +360,8 @@ func symReshapeLike(c *nodeCtx, in []*symTensor) bool {
 			switch {
 			case k == -1:
 				neg = i
-			case k == 0 && i < len(data.shape):
-				shape[i] = data.shape[i]
+			case k == 0 && i < len(data.Shape):
+				shape[i] = data.Shape[i]
 				known *= shape[i]
 			default:
 				known *= k
@@ -484,7 +377,7 @@ func symReshapeLike(c *nodeCtx, in []*symTensor) bool {
 			return false
 		}
 	}
-	c.SetSym(0, data.elem, shape, data.vals)
+	c.SetSym(0, data.Elem, shape, data.Vals)
 	return true
 }
 

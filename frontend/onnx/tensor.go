@@ -126,7 +126,8 @@ func tensorFromProto(t *onnxpb.TensorProto, maxElems int64) (*ir.Tensor, error) 
 		if int64(len(raw)) != n*int64(elem.Size()) {
 			return nil, fmt.Errorf("tensor %q: %w: raw_data has %d bytes, shape %v of %s needs %d", t.GetName(), ErrInvalid, len(raw), shape, elem, n*int64(elem.Size()))
 		}
-		return ir.TensorFromBytes(elem, shape, raw)
+		// a large tensor keeps the proto's bytes (no copy, no float64 widening)
+		return ir.TensorFromRaw(elem, shape, raw)
 	}
 	out := ir.NewTensor(elem, shape)
 	count := func(have int) error {

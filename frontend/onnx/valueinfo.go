@@ -74,9 +74,9 @@ func declString(elem ir.DType, dims []int64, hasShape bool) string {
 func (im *importer) checkValueInfo(gp *onnxpb.GraphProto) error {
 	check := func(what string, vi *onnxpb.ValueInfoProto) error {
 		var t ir.TensorType
-		if v, found := im.vals[vi.GetName()]; found {
+		if v, found := im.Vals[vi.GetName()]; found {
 			t = v.Type
-		} else if c, found := im.consts[vi.GetName()]; found {
+		} else if c, found := im.Consts[vi.GetName()]; found {
 			t = ir.StaticType(c.Elem, c.Shape...)
 		} else {
 			return nil // a value no node produces is reported where it is used

@@ -16,11 +16,15 @@
 // batch_norm work on NCHW: NHWC nodes are transposed in and out, HWIO filters rearranged.
 //
 // Inputs that give shapes, axes, paddings, strides or indices must be known at import. Any op
-// whose operands are all constants is evaluated at import (up to maxFoldElems elements), so
+// whose operands are all constants is evaluated at import (within the kit's fold limits, frontend/importer), so
 // that weight rearrangements and shape computations on static shapes become constants. Over a
 // symbolic batch, Shape gives a value whose elements are quasi-affine in the symbolic dims, and
 // StridedSlice, Pack, ConcatV2, Prod, Cast, Add, Sub, Mul and FloorDiv keep it so
 // (symbolic.go), so that the shape subgraphs of exported models (Shape → StridedSlice → Pack →
 // Reshape) resolve at import while the batch stays symbolic. Anything unsupported is reported with the file, the node,
 // the op and the reason (NodeError, wrapping ErrUnsupported or ErrInvalid).
+//
+// What does not depend on the format (the emitter, symbolic shape values, constant folding
+// and its limits, --dim binding, limit checks, file reading) is the kit's, frontend/importer;
+// this package holds the GraphDef readers, the node context and the node importers.
 package tf

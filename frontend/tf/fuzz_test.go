@@ -9,11 +9,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
@@ -168,26 +166,10 @@ func TestFuzzCorpus(t *testing.T) {
 	}
 }
 
-// fuzzTimeLimit bounds the decoding, import and evaluation of one input: the seeds take
-// milliseconds and the evaluator stops after a second, so an input that takes this long found
-// super-linear work in the readers or the importer (a hang, for a user).
-const fuzzTimeLimit = 10 * time.Second
-
-// watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
-// within limit. It gives the corpus that go test runs the bound go test -fuzz already puts on
-// every input: a fuzz worker panics after 10 s (internal/fuzz; its output is discarded) and the
-// input is reported as "fuzzing process hung or terminated unexpectedly".
-func watchdog(limit time.Duration) (stop func() bool) {
-	return time.AfterFunc(limit, func() {
-		debug.SetTraceback("all")
-		panic(fmt.Sprintf("the input took longer than %v", limit))
-	}).Stop
-}
-
 // FuzzReadText feeds both readers: whatever decodes must import into a graph the verifier
 // accepts or be rejected with an error (not one wrapping volume.ErrInternal, a bug), and the
 // evaluator must run the graph (symbolic dims bound to 2, zero inputs) without panicking, all
-// within fuzzTimeLimit.
+// within fuzzcheck.TimeLimit.
 func FuzzReadText(f *testing.F) {
 	for _, p := range []string{"../../testdata/models/tf/matmul_bandpart.pbtxt", "../../testdata/models/tf/matmul_diagpart.pbtxt",
 		"../../testdata/models/tf/matmul_transpose_bandpart.pbtxt"} {
@@ -201,7 +183,7 @@ func FuzzReadText(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, text bool) {
-		defer watchdog(fuzzTimeLimit)()
+		defer fuzzcheck.Watchdog(fuzzcheck.TimeLimit)()
 		gd, err := tf.Unmarshal(data, text)
 		if err != nil {
 			return

@@ -4,10 +4,10 @@ package tf
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/tfpb"
 )
@@ -16,39 +16,13 @@ type importer struct {
 	cfg  *config
 	file string
 	g    *ir.Graph
-	// vals maps "node:port" to its value; consts holds data known at import, syms integer
-	// values known as expressions of the symbolic dims (symbolic.go).
-	vals   map[string]*ir.Value
-	consts map[string]*ir.Tensor
-	syms   map[string]*symTensor
-	nodes  map[string]*tfpb.NodeDef
-	// dimsSeen and dimOrder are the symbolic dims of the placeholders, bound or not
-	dimsSeen map[string]bool
-	dimOrder []string
+	// Values holds the IR values, the data known at import and the symbolic values, by
+	// "node:port"
+	*kit.Values
+	nodes map[string]*tfpb.NodeDef
+	// dims binds the symbolic dims of the placeholders (WithDim)
+	dims *kit.Dims
 }
-
-// noteDim records a symbolic dim of a placeholder (bound or not).
-func (im *importer) noteDim(name string) {
-	if im.dimsSeen == nil {
-		im.dimsSeen = map[string]bool{}
-	}
-	if !im.dimsSeen[name] {
-		im.dimsSeen[name] = true
-		im.dimOrder = append(im.dimOrder, name)
-	}
-}
-
-// NodeError is an import error attached to one node.
-type NodeError struct {
-	File, Node, Op string
-	Err            error
-}
-
-func (e *NodeError) Error() string {
-	return fmt.Sprintf("%s: node %q (%s): %v", e.File, e.Node, e.Op, e.Err)
-}
-
-func (e *NodeError) Unwrap() error { return e.Err }
 
 // splitName splits "name:port" (and "^name" control inputs) into name and port.
 func splitName(s string) (name string, port int, control bool) {
@@ -66,9 +40,9 @@ func splitName(s string) (name string, port int, control bool) {
 func key(name string, port int) string { return name + ":" + strconv.Itoa(port) }
 
 func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, g: ir.NewGraph("main_graph"), vals: map[string]*ir.Value{},
-		consts: map[string]*ir.Tensor{}, nodes: map[string]*tfpb.NodeDef{}}
-	if err := checkGraphLimits(gd, cfg.limits); err != nil {
+	im := &importer{cfg: cfg, file: file, g: ir.NewGraph("main_graph"), Values: kit.NewValues(),
+		nodes: map[string]*tfpb.NodeDef{}, dims: kit.NewDims(cfg.Dims)}
+	if err := checkGraphLimits(gd, cfg.Limits); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	for _, n := range gd.Node {
@@ -119,7 +93,7 @@ func importGraph(gd *tfpb.GraphDef, file string, cfg *config) (*ir.Graph, error)
 		return nil, fmt.Errorf("%s: %w: the graph has no outputs (give them with --outputs)", file, ErrInvalid)
 	}
 	im.dropUnusedConsts()
-	if err := ir.UnknownDimError(im.cfg.dims, im.dimsSeen, im.dimOrder); err != nil {
+	if err := im.dims.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return im.g, nil
@@ -152,11 +126,11 @@ func (im *importer) topoOrder(roots []*tfpb.NodeDef) ([]*tfpb.NodeDef, error) {
 				}
 				dep, ok := im.nodes[name]
 				if !ok {
-					return nil, &NodeError{im.file, top.n.Name, top.n.Op, fmt.Errorf("%w: input %q names no node", ErrInvalid, in)}
+					return nil, &NodeError{File: im.file, Node: top.n.Name, Op: top.n.Op, Err: fmt.Errorf("%w: input %q names no node", ErrInvalid, in)}
 				}
 				switch state[name] {
 				case 1:
-					return nil, &NodeError{im.file, top.n.Name, top.n.Op, fmt.Errorf("%w: the graph has a cycle through %q", ErrInvalid, name)}
+					return nil, &NodeError{File: im.file, Node: top.n.Name, Op: top.n.Op, Err: fmt.Errorf("%w: the graph has a cycle through %q", ErrInvalid, name)}
 				case 0:
 					state[name] = 1
 					stack = append(stack, frame{dep, 0})
@@ -196,17 +170,9 @@ func (im *importer) defaultOutputs(gd *tfpb.GraphDef) []string {
 
 // value returns the value of "node:port", materialising known constants.
 func (im *importer) value(k string) (*ir.Value, error) {
-	if v, ok := im.vals[k]; ok {
-		return v, nil
-	}
-	if t, ok := im.consts[k]; ok {
-		name, _, _ := splitName(k)
-		v := im.g.AddConst(name, t)
-		im.vals[k] = v
-		return v, nil
-	}
-	if s, ok := im.syms[k]; ok {
-		return im.materializeSym(k, s)
+	name, _, _ := splitName(k)
+	if v, ok, err := im.Lookup(im.g, k, name); ok {
+		return v, err
 	}
 	return nil, fmt.Errorf("%w: %s has no value (an unsupported output port?)", ErrInvalid, k)
 }
@@ -214,7 +180,7 @@ func (im *importer) value(k string) (*ir.Value, error) {
 func (im *importer) importNode(n *tfpb.NodeDef) error {
 	def, ok := opTable[n.Op]
 	if !ok {
-		return &NodeError{im.file, n.Name, n.Op, fmt.Errorf("%w: op %s; supported ops: %s", ErrUnsupported, n.Op, strings.Join(SupportedOps(), ", "))}
+		return &NodeError{File: im.file, Node: n.Name, Op: n.Op, Err: fmt.Errorf("%w: op %s; supported ops: %s", ErrUnsupported, n.Op, strings.Join(SupportedOps(), ", "))}
 	}
 	c := &nodeCtx{im: im, node: n}
 	for _, in := range n.Input {
@@ -227,22 +193,13 @@ func (im *importer) importNode(n *tfpb.NodeDef) error {
 	}
 	before := len(im.g.Ops)
 	if err := def(c); err != nil {
-		return &NodeError{im.file, n.Name, n.Op, err}
+		return &NodeError{File: im.file, Node: n.Name, Op: n.Op, Err: err}
 	}
-	for _, op := range im.g.Ops[before:] {
-		if err := ir.CheckTypeLimits(op.Result.Type, im.cfg.limits); err != nil {
-			return &NodeError{im.file, n.Name, n.Op, fmt.Errorf("%w: result of %s: %w", ErrInvalid, op.Kind, err)}
-		}
+	if err := kit.CheckResults(im.g.Ops[before:], im.cfg.Limits, ErrInvalid); err != nil {
+		return &NodeError{File: im.file, Node: n.Name, Op: n.Op, Err: err}
 	}
 	return nil
 }
 
 // SupportedOps returns the TensorFlow ops the importer handles, sorted.
-func SupportedOps() []string {
-	var out []string
-	for k := range opTable {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func SupportedOps() []string { return kit.SortedKeys(opTable) }

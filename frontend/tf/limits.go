@@ -4,46 +4,38 @@
 package tf
 
 import (
-	"fmt"
-
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/tfpb"
 )
 
 // checkGraphLimits checks the node count and the length of every name, input and string
 // attribute.
-func checkGraphLimits(gd *tfpb.GraphDef, l ir.Limits) error {
-	if len(gd.Node) > l.MaxNodes {
-		return fmt.Errorf("%w: %w: %d nodes (at most %d)", ErrInvalid, ir.ErrLimit, len(gd.Node), l.MaxNodes)
-	}
-	str := func(what, s string) error {
-		if len(s) > l.MaxStringBytes {
-			return fmt.Errorf("%w: %w: %s of %d bytes (at most %d)", ErrInvalid, ir.ErrLimit, what, len(s), l.MaxStringBytes)
-		}
-		return nil
+func checkGraphLimits(gd *tfpb.GraphDef, lim ir.Limits) error {
+	l := kit.GraphLimits{Limits: lim, Invalid: ErrInvalid}
+	if err := l.Nodes(len(gd.Node)); err != nil {
+		return err
 	}
 	for _, n := range gd.Node {
-		if err := str("node name", n.Name); err != nil {
+		if err := l.String("node name", n.Name); err != nil {
 			return err
 		}
-		what := fmt.Sprintf("node %.64q: ", n.Name)
-		if err := str(what+"op name", n.Op); err != nil {
+		what := kit.NodePrefix(n.Name)
+		if err := l.String(what+"op name", n.Op); err != nil {
 			return err
 		}
-		for _, in := range n.Input {
-			if err := str(what+"input name", in); err != nil {
-				return err
-			}
+		if err := l.Strings(what+"input name", n.Input...); err != nil {
+			return err
 		}
 		for k, a := range n.Attr {
-			if err := str(what+"attribute name", k); err != nil {
+			if err := l.String(what+"attribute name", k); err != nil {
 				return err
 			}
-			if err := str(what+"attribute "+k, string(a.GetS())); err != nil {
+			if err := l.String(what+"attribute "+k, string(a.GetS())); err != nil {
 				return err
 			}
 			for _, s := range a.GetList().GetS() {
-				if err := str(what+"attribute "+k, string(s)); err != nil {
+				if err := l.String(what+"attribute "+k, string(s)); err != nil {
 					return err
 				}
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphc/graphc/frontend/importer/importertest"
 	"github.com/graphc/graphc/frontend/tf"
 	"github.com/graphc/graphc/ir"
 )
@@ -20,23 +21,13 @@ node { name: "sum" op: "AddV2" input: "x" input: "w" attr { key: "_note" value {
 `
 	_, err := parseText(t, text)
 	require.NoError(t, err)
-	cases := []struct {
-		name      string
-		ok, below ir.Limits
-		want      string
-	}{
-		{"nodes", ir.Limits{MaxNodes: 3}, ir.Limits{MaxNodes: 2}, "3 nodes"},
-		{"constant", ir.Limits{MaxConstantElements: 16}, ir.Limits{MaxConstantElements: 15}, `node "w"`},
-		{"tensor", ir.Limits{MaxTensorElements: 128}, ir.Limits{MaxTensorElements: 127}, `node "sum"`},
-		{"string", ir.Limits{MaxStringBytes: 12}, ir.Limits{MaxStringBytes: 11}, "attribute _note of 12 bytes"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := parseText(t, text, tf.WithLimits(c.ok))
-			require.NoError(t, err)
-			_, err = parseText(t, text, tf.WithLimits(c.below))
-			require.ErrorIs(t, err, ir.ErrLimit)
-			require.ErrorContains(t, err, c.want)
-		})
-	}
+	importertest.CheckLimits(t, func(l ir.Limits) error {
+		_, err := parseText(t, text, tf.WithLimits(l))
+		return err
+	}, tf.ErrInvalid, "test.pbtxt", []importertest.LimitCase{
+		{Name: "nodes", OK: ir.Limits{MaxNodes: 3}, Below: ir.Limits{MaxNodes: 2}, Want: "3 nodes"},
+		{Name: "constant", OK: ir.Limits{MaxConstantElements: 16}, Below: ir.Limits{MaxConstantElements: 15}, Want: `node "w"`},
+		{Name: "tensor", OK: ir.Limits{MaxTensorElements: 128}, Below: ir.Limits{MaxTensorElements: 127}, Want: `node "sum"`},
+		{Name: "string", OK: ir.Limits{MaxStringBytes: 12}, Below: ir.Limits{MaxStringBytes: 11}, Want: "attribute _note of 12 bytes"},
+	})
 }

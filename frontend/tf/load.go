@@ -3,33 +3,24 @@
 package tf
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/tfpb"
 )
-
-// ErrUnsupported is wrapped by errors about valid graphs that graphc cannot handle.
-var ErrUnsupported = errors.New("unsupported")
-
-// ErrInvalid is wrapped by errors about malformed graphs.
-var ErrInvalid = errors.New("invalid graph")
 
 // Option configures the importer.
 type Option func(*config)
 
 type config struct {
+	kit.Config
 	outputs []string
-	dims    map[string]int64
-	limits  ir.Limits
 }
 
 // WithOutputs selects the graph outputs: "name" or "name:port", in order.
@@ -38,50 +29,28 @@ func WithOutputs(names ...string) Option {
 }
 
 // WithDim binds a symbolic dimension (named <placeholder>_d<i> for unknown placeholder dims).
-func WithDim(name string, v int64) Option { return func(c *config) { c.dims[name] = v } }
+func WithDim(name string, v int64) Option { return func(c *config) { c.Dims[name] = v } }
 
 // WithMaxFileSize bounds the file size read and the dense size of a splat constant (default 2
 // GiB).
-func WithMaxFileSize(n int64) Option { return func(c *config) { c.limits.MaxFileBytes = n } }
+func WithMaxFileSize(n int64) Option { return func(c *config) { c.Limits.MaxFileBytes = n } }
 
 // WithLimits sets the limits on what the graph may declare (file size, node count, constant
 // and tensor sizes, string lengths); zero fields keep their defaults (see ir.Limits).
 func WithLimits(l ir.Limits) Option {
-	return func(c *config) {
-		if l.MaxFileBytes <= 0 {
-			l.MaxFileBytes = c.limits.MaxFileBytes
-		}
-		c.limits = l
-	}
+	return func(c *config) { c.SetLimits(l) }
 }
 
-func newConfig(opts []Option) *config {
-	c := &config{dims: map[string]int64{}}
-	for _, o := range opts {
-		o(c)
-	}
-	c.limits = c.limits.WithDefaults()
-	return c
-}
+func newConfig(opts []Option) *config { return kit.Configure(&config{Config: kit.NewConfig()}, opts) }
 
 // Load reads and imports the GraphDef at path: .pbtxt (or .pb.txt) is text, anything else binary.
 func Load(path string, opts ...Option) (*ir.Graph, error) {
 	cfg := newConfig(opts)
-	f, err := os.Open(path)
+	gd, err := kit.Decode(path, cfg.Limits, ErrInvalid, func(data []byte) (*tfpb.GraphDef, error) {
+		return Unmarshal(data, IsText(path))
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, cfg.limits.MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if int64(len(data)) > cfg.limits.MaxFileBytes {
-		return nil, fmt.Errorf("%s: %w: %w: file exceeds the limit of %d bytes", path, ErrInvalid, ir.ErrLimit, cfg.limits.MaxFileBytes)
-	}
-	gd, err := Unmarshal(data, IsText(path))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return importGraph(gd, path, cfg)
 }

@@ -6,6 +6,7 @@ package tf
 import (
 	"fmt"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/tfpb"
 )
@@ -37,7 +38,7 @@ func (c *nodeCtx) ConstInput(i int) (*ir.Tensor, bool) {
 	if i >= len(c.inputs) {
 		return nil, false
 	}
-	t, ok := c.im.consts[c.inputKey(i)]
+	t, ok := c.im.Consts[c.inputKey(i)]
 	return t, ok
 }
 
@@ -47,7 +48,7 @@ func (c *nodeCtx) ConstInts(i int) ([]int64, bool) {
 	if !ok || t.Elem.IsFloat() {
 		return nil, false
 	}
-	return append([]int64(nil), t.I...), true
+	return append([]int64(nil), t.Decoded().I...), true
 }
 
 // RequireInts returns constant input i as integers, or an error saying that input (what) must
@@ -63,7 +64,7 @@ func (c *nodeCtx) RequireInts(i int, what string) ([]int64, error) {
 	if t.Elem.IsFloat() {
 		return nil, fmt.Errorf("%w: input #%d (%s) must hold integers, got %s", ErrInvalid, i, what, t.Elem)
 	}
-	return append([]int64(nil), t.I...), nil
+	return append([]int64(nil), t.Decoded().I...), nil
 }
 
 // RequireInt returns constant input i as one integer (a scalar or a 1-element vector).
@@ -153,14 +154,32 @@ func (c *nodeCtx) AttrInts(name string, def []int64) []int64 {
 // SetOutput binds output port of the node; a constant (folded) value is also known as data.
 func (c *nodeCtx) SetOutput(port int, v *ir.Value) {
 	k := key(c.node.Name, port)
-	c.im.vals[k] = v
+	c.im.Vals[k] = v
 	if v.Data != nil {
-		c.im.consts[k] = v.Data
+		c.im.Consts[k] = v.Data
 	}
 }
 
+// Emit adds the catalogue op kind (folded into a constant when its operands are constants
+// and it is small, kit.Fold) and returns its result, named name.
+func (c *nodeCtx) Emit(kind string, operands []*ir.Value, attrs ir.Attrs, name string) (*ir.Value, error) {
+	g := c.im.g
+	op, err := ir.MakeOp(g.Params, kind, c.Name(), operands, attrs)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := kit.Fold(op); ok {
+		return g.AddConst(name, t), nil
+	}
+	g.Append(op, name)
+	return op.Result, nil
+}
+
+// AddConst adds a constant to the graph.
+func (c *nodeCtx) AddConst(name string, t *ir.Tensor) *ir.Value { return c.im.g.AddConst(name, t) }
+
 // SetConst binds output port to data known at import.
-func (c *nodeCtx) SetConst(port int, t *ir.Tensor) { c.im.consts[key(c.node.Name, port)] = t }
+func (c *nodeCtx) SetConst(port int, t *ir.Tensor) { c.im.Consts[key(c.node.Name, port)] = t }
 
 // Name returns the node name.
 func (c *nodeCtx) Name() string { return c.node.Name }

@@ -89,14 +89,9 @@ func importPlaceholder(c *nodeCtx) error {
 		if d.Name != "" {
 			name = sanitize(d.Name)
 		}
-		c.im.noteDim(name)
-		if v, ok := c.im.cfg.dims[name]; ok {
-			t.Shape = append(t.Shape, volume.AffConst(v))
-		} else {
-			t.Shape = append(t.Shape, volume.AffParam(name))
-		}
+		t.Shape = append(t.Shape, c.im.dims.Extent(name, name))
 	}
-	if err := ir.CheckTypeLimits(t, c.im.cfg.limits); err != nil {
+	if err := ir.CheckTypeLimits(t, c.im.cfg.Limits); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	c.SetOutput(0, c.im.g.AddInput(c.Name(), t))
@@ -118,7 +113,7 @@ func importConst(c *nodeCtx) error {
 	if a == nil || a.GetTensor() == nil {
 		return fmt.Errorf("%w: Const without a value tensor", ErrInvalid)
 	}
-	t, err := tensorFromProto(a.GetTensor(), c.im.cfg.limits)
+	t, err := tensorFromProto(a.GetTensor(), c.im.cfg.Limits)
 	if err != nil {
 		return err
 	}

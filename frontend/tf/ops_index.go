@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -251,8 +252,8 @@ func importRange(c *nodeCtx) error {
 		elem = t.Elem
 	}
 	start, limit, delta := vals[0], vals[1], vals[2]
-	if delta == 0 || (limit-start)/delta > maxFoldElems {
-		return fmt.Errorf("%w: range(%v, %v, %v) is empty-stepped or longer than %d", ErrInvalid, start, limit, delta, maxFoldElems)
+	if delta == 0 || (limit-start)/delta > kit.MaxFoldElements {
+		return fmt.Errorf("%w: range(%v, %v, %v) is empty-stepped or longer than %d", ErrInvalid, start, limit, delta, kit.MaxFoldElements)
 	}
 	var n int64
 	if elem.IsFloat() {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/volume"
 )
 
 func init() {
@@ -60,36 +59,6 @@ func importReduce(kind string, mean bool) func(c *nodeCtx) error {
 		e.out(0, y)
 		return e.done()
 	}
-}
-
-// count returns the number of elements of v over the given axes as a scalar of type t: a
-// constant when the extents are static, else a reduction of ones over those axes (exact for
-// counts the type represents).
-func (e *emitter) count(v *ir.Value, axes []int, t ir.DType) *ir.Value {
-	if e.err != nil {
-		return nil
-	}
-	n := int64(1)
-	static := true
-	for _, a := range axes {
-		d, ok := v.Type.Dim(a)
-		if !ok {
-			static = false
-			break
-		}
-		n *= d
-	}
-	if static {
-		return e.scalar(t, float64(n))
-	}
-	shape := make([]volume.Aff, len(axes))
-	all := make([]int, len(axes))
-	for i, a := range axes {
-		shape[i] = v.Type.Shape[a]
-		all[i] = i
-	}
-	ones := e.op("fill", false, ir.Attrs{"type": ir.StringAttr(ir.TensorType{Elem: t, Shape: shape}.String()), "value": ir.FloatAttr(1)})
-	return e.op("reduce_sum", false, ir.Attrs{"axes": ints(all), "keepdims": ir.IntAttr(0)}, ones)
 }
 
 // importArg: the index of the first extremum along the constant axis input, as output_type

@@ -63,6 +63,7 @@ func TensorToProto(t *ir.Tensor) *tfpb.TensorProto {
 	for _, d := range t.Shape {
 		p.TensorShape.Dim = append(p.TensorShape.Dim, &tfpb.TensorShapeProto_Dim{Size: d})
 	}
+	t = t.Decoded()
 	switch t.Elem {
 	case ir.F32:
 		for _, v := range t.F {
@@ -123,7 +124,7 @@ func tensorFromProto(t *tfpb.TensorProto, l ir.Limits) (*ir.Tensor, error) {
 		if int64(len(t.TensorContent)) != n*int64(elem.Size()) {
 			return nil, fmt.Errorf("%w: tensor_content has %d bytes, shape %v of %s needs %d", ErrInvalid, len(t.TensorContent), shape, elem, n*int64(elem.Size()))
 		}
-		return ir.TensorFromBytes(elem, shape, t.TensorContent)
+		return ir.TensorFromRaw(elem, shape, t.TensorContent) // a large one keeps the proto's bytes
 	}
 	var vals []float64
 	var ivals []int64

@@ -5,12 +5,11 @@ package calc
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"runtime/debug"
 	"testing"
 	"time"
 
+	"github.com/graphc/graphc/internal/fuzzcheck"
 	"github.com/graphc/graphc/volume"
 )
 
@@ -57,17 +56,6 @@ var seedPrograms = []string{
 // or a work budget, so the program cannot be stopped more gently).
 const calcTimeLimit = 10 * time.Second
 
-// watchdog crashes the process, with every goroutine's stack, unless the returned stop is called
-// within limit. It gives the corpus that go test runs the bound go test -fuzz already puts on
-// every input: a fuzz worker panics after 10 s (internal/fuzz; its output is discarded) and the
-// input is reported as "fuzzing process hung or terminated unexpectedly".
-func watchdog(limit time.Duration) (stop func() bool) {
-	return time.AfterFunc(limit, func() {
-		debug.SetTraceback("all")
-		panic(fmt.Sprintf("the program took longer than %v", limit))
-	}).Stop
-}
-
 // FuzzRun runs calculator programs: Run must return a value or an error (never a panic nor an
 // error wrapping volume.ErrInternal, a bug) within calcTimeLimit.
 func FuzzRun(f *testing.F) {
@@ -75,7 +63,7 @@ func FuzzRun(f *testing.F) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		defer watchdog(calcTimeLimit)()
+		defer fuzzcheck.Watchdog(calcTimeLimit)()
 		if err := Run(src, io.Discard); errors.Is(err, volume.ErrInternal) {
 			t.Fatalf("volume reported a bug: %v\nprogram: %q", err, src)
 		}

@@ -83,6 +83,9 @@ func Build(ctx context.Context, dir string, g *ir.Graph, mod *lower.Module, cfla
 	if err := os.WriteFile(filepath.Join(dir, "model.h"), []byte(mod.Header), 0o644); err != nil {
 		return nil, err
 	}
+	if err := writeWeights(dir, mod); err != nil {
+		return nil, err
+	}
 	drv := filepath.Join(dir, "driver.c")
 	if err := os.WriteFile(drv, []byte(Driver(g, mod)), 0o644); err != nil {
 		return nil, err
@@ -94,6 +97,29 @@ func Build(ctx context.Context, dir string, g *ir.Graph, mod *lower.Module, cfla
 		return nil, fmt.Errorf("clang %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return &Program{Path: exe, Dir: dir, Graph: g, Mod: mod}, nil
+}
+
+// writeWeights writes dir/weights.bin, which the driver maps, for a module whose constants are
+// kept out of it (lower.Config.ExternalWeights), unless a file of the right size is already there
+// (a test that had graphc write it).
+func writeWeights(dir string, mod *lower.Module) error {
+	if len(mod.Entries) == 0 || mod.Entries[0].Weights == nil {
+		return nil
+	}
+	w := mod.Entries[0].Weights
+	path := filepath.Join(dir, "weights.bin")
+	if st, err := os.Stat(path); err == nil && st.Size() == w.Size {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := w.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Args writes the inputs to the program's io directory and returns the driver's arguments for
@@ -192,6 +218,10 @@ func Driver(g *ir.Graph, mod *lower.Module) string {
 #include <string.h>
 #include <stdint.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "model.h"
 
 static void *load(const char *dir, const char *name, long *size) {
@@ -220,6 +250,15 @@ int main(int argc, char **argv) {
 	}
 	fmt.Fprintf(&sb, "  int64_t wsz = %s_workspace_size(%s);\n", mod.Entry, strings.Join(dimArgs, ", "))
 	sb.WriteString("  void *ws = aligned_alloc(128, (wsz + 128) / 128 * 128);\n")
+	weights := len(mod.Entries) > 0 && mod.Entries[0].Weights != nil
+	if weights {
+		// the weights file beside the io directory, mapped (page-aligned, read on demand)
+		sb.WriteString(`  char wpath[4096]; snprintf(wpath, sizeof wpath, "%s/../weights.bin", dir);
+  int wfd = open(wpath, O_RDONLY); struct stat wst; if (wfd < 0 || fstat(wfd, &wst) != 0) { perror(wpath); return 2; }
+  const void *weights = mmap(NULL, wst.st_size, PROT_READ, MAP_PRIVATE, wfd, 0);
+  if (weights == MAP_FAILED) { perror(wpath); return 2; }
+`)
+	}
 	var call []string
 	for i := 0; i < nin; i++ {
 		call = append(call, fmt.Sprintf("in%d", i))
@@ -229,6 +268,9 @@ int main(int argc, char **argv) {
 	}
 	call = append(call, dimArgs...)
 	call = append(call, "ws")
+	if weights {
+		call = append(call, "weights")
+	}
 	profReset := ""
 	if mod.Profile {
 		profReset = fmt.Sprintf("  %s_profile(0);\n", mod.Entry)

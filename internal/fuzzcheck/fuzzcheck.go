@@ -6,6 +6,8 @@ package fuzzcheck
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -44,4 +46,20 @@ func Imported(t testing.TB, g *ir.Graph, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_, _ = eval.Run(g, in, eval.WithParams(params), eval.WithMaxElements(1<<14), eval.WithContext(ctx))
+}
+
+// TimeLimit bounds the import and evaluation of one input under go test: the seeds take
+// milliseconds and the evaluator stops after a second, so an input that takes this long found
+// super-linear work in a reader or an importer (a hang, for a user).
+const TimeLimit = 10 * time.Second
+
+// Watchdog crashes the process, with every goroutine's stack, unless the returned stop is
+// called within limit. It gives the corpus that go test runs the bound go test -fuzz already
+// puts on every input: a fuzz worker panics after 10 s (internal/fuzz; its output is
+// discarded) and the input is reported as "fuzzing process hung or terminated unexpectedly".
+func Watchdog(limit time.Duration) (stop func() bool) {
+	return time.AfterFunc(limit, func() {
+		debug.SetTraceback("all")
+		panic(fmt.Sprintf("the input took longer than %v", limit))
+	}).Stop
 }

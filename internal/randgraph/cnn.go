@@ -13,8 +13,8 @@ import (
 
 // CNN returns a small random convolutional network: convolutions of random kernel,
 // stride, padding, dilation and groups (depthwise included), with and without bias, relu and
-// sigmoid, max and average pools with padding, residual adds, squeeze-excitation scales,
-// concatenations along channels, and a global pool with a Gemm-like head (transposed weights). Some intermediate values
+// sigmoid, SiLU, HardSwish, max and average pools with padding, residual adds, squeeze-excitation scales,
+// concatenations along channels, channel shuffles, and a global pool with a Gemm-like head (transposed weights). Some intermediate values
 // are graph outputs, whose layout the pass must keep. Weights are finite except, sometimes, one
 // infinite element (the padded copy must then not be used).
 func CNN(r *rand.Rand) *ir.Graph {
@@ -45,7 +45,7 @@ func CNN(r *rand.Rand) *ir.Graph {
 	for s := 0; s < steps; s++ {
 		sh := shape(cur)
 		c, h, w := sh[1], sh[2], sh[3]
-		switch r.IntN(7) {
+		switch r.IntN(8) {
 		case 0, 1, 2: // convolution
 			k := int64(1 + r.IntN(3))
 			if r.IntN(4) == 0 {
@@ -82,7 +82,12 @@ func CNN(r *rand.Rand) *ir.Graph {
 			cur = op("conv", ops, ir.Attrs{"strides": ir.IntsAttr(stride, stride), "dilations": ir.IntsAttr(dil, dil),
 				"pads": ir.IntsAttr(pad, pad, pad, pad), "group": ir.IntAttr(group)})
 		case 3:
-			cur = op([]string{"relu", "sigmoid"}[r.IntN(2)], []*ir.Value{cur}, nil)
+			switch kind := []string{"relu", "sigmoid", "silu", "hard_swish"}[r.IntN(4)]; kind {
+			case "silu": // x·sigmoid(x): after fuse, one op reading x twice
+				cur = op("mul", []*ir.Value{cur, op("sigmoid", []*ir.Value{cur}, nil)}, nil)
+			default:
+				cur = op(kind, []*ir.Value{cur}, nil)
+			}
 		case 4: // pool
 			if h < 3 || w < 3 {
 				continue
@@ -97,6 +102,20 @@ func CNN(r *rand.Rand) *ir.Graph {
 				se := op("global_avg_pool", []*ir.Value{cur}, nil)
 				se = op("sigmoid", []*ir.Value{se}, nil)
 				cur = op("mul", []*ir.Value{cur, se}, nil)
+			}
+		case 7: // ShuffleNet's channel shuffle, then a depthwise or a 1x1 convolution
+			if c%2 != 0 || c < 4 {
+				continue
+			}
+			v := op("reshape", []*ir.Value{cur}, ir.Attrs{"shape": ir.StringAttr(fmt.Sprintf("[1, 2, %d, %d, %d]", c/2, h, w))})
+			v = op("transpose", []*ir.Value{v}, ir.Attrs{"perm": ir.IntsAttr(0, 2, 1, 3, 4)})
+			cur = op("reshape", []*ir.Value{v}, ir.Attrs{"shape": ir.StringAttr(fmt.Sprintf("[1, %d, %d, %d]", c, h, w))})
+			if r.IntN(2) == 0 {
+				cur = op("conv", []*ir.Value{cur, cnst("w", c, 1, 3, 3)}, ir.Attrs{"strides": ir.IntsAttr(2, 2),
+					"pads": ir.IntsAttr(1, 1, 1, 1), "group": ir.IntAttr(c)})
+			} else {
+				m := int64(1 + r.IntN(8))
+				cur = op("conv", []*ir.Value{cur, cnst("w", m, c, 1, 1), cnst("b", m)}, nil)
 			}
 		case 6: // concatenation along channels
 			other := op("conv", []*ir.Value{cur, cnst("w", 2, c, 1, 1)}, nil)

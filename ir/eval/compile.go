@@ -68,6 +68,18 @@ func (c *compiler) compile(s *ir.Scalar) fn {
 		rd := c.reader(s.Arg)
 		t := c.operands[s.Arg]
 		k := s.Arg
+		if t.IsRaw() { // a weight read in place, element by element
+			return func(x []int64) num {
+				off, ok := rd(x)
+				if !ok {
+					fail("iteration %v reads operand #%d where its access is undefined", x, k)
+				}
+				if t.Elem.IsFloat() {
+					return num{f: t.Float(int(off))}
+				}
+				return num{i: t.Int(int(off))}
+			}
+		}
 		if t.Elem.IsFloat() {
 			return func(x []int64) num {
 				off, ok := rd(x)
@@ -116,6 +128,12 @@ func (c *compiler) compile(s *ir.Scalar) fn {
 					fail("iteration %v reads operand #%d at data-dependent index %d = %d outside [0, %d): %w", x, k, d, v, t.Shape[d], ErrOutOfBounds)
 				}
 				off += v * st[d]
+			}
+			if t.IsRaw() {
+				if t.Elem.IsFloat() {
+					return num{f: t.Float(int(off))}
+				}
+				return num{i: t.Int(int(off))}
 			}
 			if t.Elem.IsFloat() {
 				return num{f: t.F[off]}

@@ -48,7 +48,7 @@ func Run(g *ir.Graph, inputs map[string]*ir.Tensor, opts ...Option) ([]*ir.Tenso
 	}
 	out := make([]*ir.Tensor, len(g.Outputs))
 	for i, o := range g.Outputs {
-		out[i] = vals[o]
+		out[i] = vals[o].Decoded() // an output that is a raw constant is returned decoded
 	}
 	return out, nil
 }
@@ -83,7 +83,7 @@ func RunAll(g *ir.Graph, inputs map[string]*ir.Tensor, opts ...Option) (map[*ir.
 		}
 	}
 	for _, c := range g.Consts {
-		vals[c] = c.Data
+		vals[c] = c.Data // a raw weight is read in place (compile.go)
 	}
 	for _, op := range g.Ops {
 		if err := op.CheckRequires(cfg.params); err != nil {

@@ -1,34 +1,34 @@
-// Package opkey encodes the structure of ops (quasi-affine maps, bodies, tensor types) as
-// compact byte strings, the keys of caches whose entries depend on that structure alone:
-// lowering shares one kernel among ops with equal keys, DIE reuses the analysis of an op with
-// the same key. Encodings are exact: two values encode alike only if they are equal (up to
-// what the encoding documents, e.g. zero coefficients), and every field is prefixed or
-// terminated so that concatenations cannot collide.
-package opkey
+// This file holds StructKey, which encodes the structure of ops (quasi-affine maps, bodies,
+// tensor types) as compact byte strings, the keys of caches whose entries depend on that
+// structure alone: lowering shares one kernel among ops with equal keys, DIE reuses the
+// analysis of an op with the same key. Encodings are exact: two values encode alike only if
+// they are equal (up to what the encoding documents, e.g. zero coefficients), and every field
+// is prefixed or terminated so that concatenations cannot collide.
+
+package ir
 
 import (
 	"encoding/binary"
 	"math"
 
-	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
 
-// Key is a key under construction. The zero value is an empty key; B may be reused after
+// StructKey is a key under construction. The zero value is an empty key; B may be reused after
 // Reset.
-type Key struct {
+type StructKey struct {
 	B   []byte
-	ids map[*ir.Scalar]int
+	ids map[*Scalar]int
 }
 
 // Reset empties the key, keeping its storage.
-func (k *Key) Reset() { k.B = k.B[:0] }
+func (k *StructKey) Reset() { k.B = k.B[:0] }
 
 // Int appends x.
-func (k *Key) Int(x int64) { k.B = binary.AppendVarint(k.B, x) }
+func (k *StructKey) Int(x int64) { k.B = binary.AppendVarint(k.B, x) }
 
 // Bool appends b.
-func (k *Key) Bool(b bool) {
+func (k *StructKey) Bool(b bool) {
 	if b {
 		k.B = append(k.B, 1)
 	} else {
@@ -37,16 +37,16 @@ func (k *Key) Bool(b bool) {
 }
 
 // Float appends the bits of f (so -0 and NaN payloads are told apart).
-func (k *Key) Float(f float64) { k.B = binary.AppendUvarint(k.B, math.Float64bits(f)) }
+func (k *StructKey) Float(f float64) { k.B = binary.AppendUvarint(k.B, math.Float64bits(f)) }
 
 // Str appends s, length first.
-func (k *Key) Str(s string) {
+func (k *StructKey) Str(s string) {
 	k.Int(int64(len(s)))
 	k.B = append(k.B, s...)
 }
 
 // Strs appends a list of strings.
-func (k *Key) Strs(ss []string) {
+func (k *StructKey) Strs(ss []string) {
 	k.Int(int64(len(ss)))
 	for _, s := range ss {
 		k.Str(s)
@@ -55,7 +55,7 @@ func (k *Key) Strs(ss []string) {
 
 // Aff appends a quasi-affine expression by its non-zero terms, in order (trailing zero dims
 // and zero-coefficient parameters do not change the value, nor the code emitted for it).
-func (k *Key) Aff(a volume.Aff) {
+func (k *StructKey) Aff(a volume.Aff) {
 	k.Int(a.Const)
 	for i, c := range a.Dims {
 		if c != 0 {
@@ -80,7 +80,7 @@ func (k *Key) Aff(a volume.Aff) {
 }
 
 // Affs appends a list of expressions.
-func (k *Key) Affs(as []volume.Aff) {
+func (k *StructKey) Affs(as []volume.Aff) {
 	k.Int(int64(len(as)))
 	for _, a := range as {
 		k.Aff(a)
@@ -88,14 +88,14 @@ func (k *Key) Affs(as []volume.Aff) {
 }
 
 // TensorType appends an element type and shape.
-func (k *Key) TensorType(t ir.TensorType) {
+func (k *StructKey) TensorType(t TensorType) {
 	k.Int(int64(t.Elem))
 	k.Affs(t.Shape)
 }
 
 // Access appends an access: its pieces (guards and indices) and, for a data-dependent
 // access, its over-approximated map in isl notation.
-func (k *Key) Access(a ir.Access) {
+func (k *StructKey) Access(a Access) {
 	k.Bool(a.Approx)
 	if a.Approx {
 		k.Str(a.ApproxMap.String())
@@ -113,15 +113,15 @@ func (k *Key) Access(a ir.Access) {
 
 // Body appends a body as a DAG: a node met before is a back reference to its number, so two
 // bodies encode alike only if they share the same subexpressions.
-func (k *Key) Body(s *ir.Scalar) {
+func (k *StructKey) Body(s *Scalar) {
 	if k.ids == nil {
-		k.ids = map[*ir.Scalar]int{}
+		k.ids = map[*Scalar]int{}
 	}
 	clear(k.ids)
 	k.body(s)
 }
 
-func (k *Key) body(s *ir.Scalar) {
+func (k *StructKey) body(s *Scalar) {
 	if id, ok := k.ids[s]; ok {
 		k.Int(-int64(id) - 1)
 		return

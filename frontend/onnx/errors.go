@@ -1,0 +1,19 @@
+// This file holds the errors the importer returns.
+
+package onnx
+
+import (
+	"errors"
+
+	kit "github.com/graphc/graphc/frontend/importer"
+)
+
+// ErrUnsupported is wrapped by errors about valid models that graphc cannot handle (the kit's,
+// shared by the formats).
+var ErrUnsupported = kit.ErrUnsupported
+
+// ErrInvalid is wrapped by errors about malformed models.
+var ErrInvalid = errors.New("invalid model")
+
+// NodeError is an import error attached to one node.
+type NodeError = kit.NodeError

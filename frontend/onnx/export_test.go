@@ -1,0 +1,4 @@
+package onnx
+
+// UnmarshalAliased exports unmarshalAliased to the tests.
+var UnmarshalAliased = unmarshalAliased

@@ -1,0 +1,226 @@
+// This file emits transposing copies: elementwise ops over one operand whose unit-stride dim
+// is not the result's (the reorders of a graph's NCHW input into a channels-last copy, and
+// of a channels-last result into an NCHW output). The per-point nest reads one of the two at
+// a stride of a whole plane per element; here the box is cut into vl×vl blocks, each loaded
+// as vl vectors along the operand's unit-stride dim, transposed in registers (log2(vl)
+// rounds of two-vector shuffles) and stored as vl vectors along the result's, as oneDNN's
+// and MLAS's reorders do. Elements outside whole blocks take the per-point path. Only loads
+// and stores move: results keep their bits.
+
+package lower
+
+import (
+	"fmt"
+
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// transposePlan is the block transpose of a copy: dc is the result's unit-stride dim, dw the
+// operand's; lo and hi bound the domain, a box.
+type transposePlan struct {
+	dc, dw int
+	vl     int
+	lo, hi []int64
+}
+
+func (t *transposePlan) String() string {
+	return fmt.Sprintf("transpose %dx%d", t.vl, t.vl)
+}
+
+// planTranspose returns the block transpose of op for vectors of vecBytes, or nil: op must
+// have no reduction, a static box domain, a result written once per point through dims plus
+// constants, and a body of vectorisable operations that reads only operand 0 (a 32-bit type),
+// through one unguarded piece of dims plus constants whose last index is a dim other than the
+// result's last one.
+func planTranspose(op *ir.Op, vecBytes int) *transposePlan {
+	if op.Reduce != ir.ReduceNone || len(op.Operands) == 0 || len(op.Out.Pieces) != 1 || len(op.Out.Pieces[0].Guard) > 0 || len(op.Domain.Params()) > 0 {
+		return nil
+	}
+	elem := op.Result.Type.Elem
+	if elem != ir.F32 || op.Operands[0].Type.Elem != ir.F32 || op.Body.Type != ir.F32 {
+		return nil
+	}
+	vl := vecBytes / 4
+	if vl != 4 && vl != 8 && vl != 16 {
+		return nil
+	}
+	acc := op.Access[0]
+	if acc.Approx || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
+		return nil
+	}
+	ok := true
+	op.Body.Walk(func(s *ir.Scalar) {
+		switch {
+		case s.Op == ir.SRead && s.Arg == 0, s.Op == ir.SConst:
+		case s.Op == ir.SRead, s.Op == ir.SIndex, s.Op == ir.SAvail, s.Op == ir.SParam, s.Op == ir.SDynRead:
+			ok = false
+		case !vectorizable(s) || s.Type.IsInt():
+			ok = false
+		}
+	})
+	if !ok {
+		return nil
+	}
+	plain := func(idx []volume.Aff) bool {
+		for _, a := range idx {
+			if dimOf(a) < 0 {
+				return false
+			}
+		}
+		return true
+	}
+	out, in := op.Out.Pieces[0].Index, acc.Pieces[0].Index
+	if !plain(out) || !plain(in) || len(out) < 2 || len(in) < 2 {
+		return nil
+	}
+	dc, dw := dimOf(out[len(out)-1]), dimOf(in[len(in)-1])
+	if dc < 0 || dw < 0 || dc == dw || accessStride(in, dc) != strideOther || accessStride(out, dw) != strideOther {
+		return nil
+	}
+	var lo, hi []int64
+	if verr := volume.Try(func() {
+		var err error
+		if lo, hi, err = constBounds(op.Domain); err != nil || !boxSet(nil, op.Domain.TupleName(), lo, hi).IsSubset(op.Domain) {
+			lo = nil
+		}
+	}); verr != nil || lo == nil {
+		return nil
+	}
+	if hi[dc]-lo[dc]+1 < int64(vl) || hi[dw]-lo[dw]+1 < int64(vl) {
+		return nil
+	}
+	return &transposePlan{dc: dc, dw: dw, vl: vl, lo: lo, hi: hi}
+}
+
+// dimOf returns d when a is iteration dim d plus a constant, else -1.
+func dimOf(a volume.Aff) int {
+	if len(a.Params) > 0 || len(a.Floors) > 0 || len(a.Dims) == 0 {
+		return -1
+	}
+	d := -1
+	for e, c := range a.Dims {
+		switch {
+		case c == 0:
+		case c == 1 && d < 0:
+			d = e
+		default:
+			return -1
+		}
+	}
+	return d
+}
+
+// emitTranspose emits the block transpose of kb.op: loops over the other dims, then blocks of
+// dw and dc, and the per-point nest for the remainders of dw and dc.
+func (kb *kernelBuilder) emitTranspose(t *transposePlan) error {
+	fb := kb.fb
+	op := kb.op
+	n := op.NDim()
+	vl := int64(t.vl)
+	wEnd := t.lo[t.dw] + (t.hi[t.dw]-t.lo[t.dw]+1)/vl*vl // first dw of the remainder
+	cEnd := t.lo[t.dc] + (t.hi[t.dc]-t.lo[t.dc]+1)/vl*vl
+	var others []int
+	for d := 0; d < n; d++ {
+		if d != t.dc && d != t.dw {
+			others = append(others, d)
+		}
+	}
+	dims := make([]value.Value, n)
+	scalar := func(wlo, whi, clo, chi int64) error {
+		if wlo > whi || clo > chi {
+			return nil
+		}
+		return fb.loop(i64(wlo), i64(whi), 1, "tw", func(w value.Value) error {
+			return fb.loop(i64(clo), i64(chi), 1, "tc", func(c value.Value) error {
+				d := append([]value.Value(nil), dims...)
+				d[t.dw], d[t.dc] = w, c
+				return kb.point(d, 0)
+			})
+		})
+	}
+	var nest func(k int) error
+	nest = func(k int) error {
+		if k < len(others) {
+			d := others[k]
+			return fb.loop(i64(t.lo[d]), i64(t.hi[d]), 1, "t", func(iv value.Value) error {
+				dims[d] = iv
+				return nest(k + 1)
+			})
+		}
+		err := fb.loop(i64(t.lo[t.dw]), i64(wEnd-1), vl, "tw", func(w0 value.Value) error {
+			return fb.loop(i64(t.lo[t.dc]), i64(cEnd-1), vl, "tc", func(c0 value.Value) error {
+				return kb.transposeBlock(t, dims, w0, c0)
+			})
+		})
+		if err != nil {
+			return err
+		}
+		// the remainders: the last dw values for every dc, the last dc values of whole dw
+		// blocks
+		if err := scalar(wEnd, t.hi[t.dw], t.lo[t.dc], t.hi[t.dc]); err != nil {
+			return err
+		}
+		return scalar(t.lo[t.dw], wEnd-1, cEnd, t.hi[t.dc])
+	}
+	return nest(0)
+}
+
+// transposeBlock loads the vl×vl block at (w0, c0) as vl vectors along dw, transposes it and
+// stores the body's value on vl vectors along dc.
+func (kb *kernelBuilder) transposeBlock(t *transposePlan, dims []value.Value, w0, c0 value.Value) error {
+	fb := kb.fb
+	op := kb.op
+	vl := t.vl
+	rows := make([]value.Value, vl)
+	for i := range rows {
+		d := append([]value.Value(nil), dims...)
+		d[t.dw], d[t.dc] = w0, fb.add(c0, i64(int64(i)))
+		off := fb.offset(kb.ops[0], fb.indexAt(op.Access[0].Pieces[0].Index, d))
+		rows[i] = fb.vectorLoad(kb.ops[0], off, vl)
+	}
+	// swapping, for every bit b of the row and lane numbers, the off-diagonal b×b blocks of
+	// each 2b×2b block exchanges that bit of the two: row r lane l ends at row l lane r
+	for b := vl / 2; b >= 1; b /= 2 {
+		next := make([]value.Value, vl)
+		for i := 0; i < vl; i++ {
+			if i&b != 0 {
+				continue
+			}
+			lo := make([]constant.Constant, vl) // lanes of rows i (0..vl-1) and i+b (vl..2vl-1)
+			hi := make([]constant.Constant, vl)
+			for l := 0; l < vl; l++ {
+				if l&b != 0 {
+					lo[l] = constant.NewInt(types.I32, int64(vl+l-b))
+					hi[l] = constant.NewInt(types.I32, int64(vl+l))
+				} else {
+					lo[l] = constant.NewInt(types.I32, int64(l))
+					hi[l] = constant.NewInt(types.I32, int64(l+b))
+				}
+			}
+			next[i] = fb.cur.NewShuffleVector(rows[i], rows[i+b], constant.NewVector(types.NewVector(uint64(vl), types.I32), lo...))
+			next[i+b] = fb.cur.NewShuffleVector(rows[i], rows[i+b], constant.NewVector(types.NewVector(uint64(vl), types.I32), hi...))
+		}
+		rows = next
+	}
+	for j, col := range rows {
+		d := append([]value.Value(nil), dims...)
+		d[t.dw], d[t.dc] = fb.add(w0, i64(int64(j))), c0
+		bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: vl, inner: t.dc, memo: map[*ir.Scalar]value.Value{}}
+		op.Body.Walk(func(s *ir.Scalar) {
+			if s.Op == ir.SRead && s.Arg == 0 {
+				bc.memo[s] = col
+			}
+		})
+		v, err := bc.emit(op.Body)
+		if err != nil {
+			return err
+		}
+		fb.vectorStore(kb.res, fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, d)), v)
+	}
+	return nil
+}
