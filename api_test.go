@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -81,4 +82,18 @@ func TestCompileConcurrently(t *testing.T) {
 			require.Contains(t, got[k], "hexagon")
 		}
 	}
+}
+
+// TestResultPlan: Result.Plan prints the lowering plan of the entry (graphc --emit=plan): one
+// op block per op, the shared kernels of the repeated layers, the entry named by WithEntry.
+func TestResultPlan(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mlp.onnx")
+	require.NoError(t, mlpLayers(12).Write(p))
+	res, err := graphc.Compile(context.Background(), p, graphc.WithEntry("net"), graphc.WithCPU("skylake-avx512"))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(res.Plan, "plan net: x86-64 cpu=skylake-avx512 "), res.Plan)
+	require.Equal(t, len(res.Graph.Ops), strings.Count(res.Plan, "\nop "), res.Plan)
+	require.Equal(t, res.Module.Plan(), res.Plan)
+	require.Contains(t, res.Plan, "(shared with op ", "repeated layers share kernels")
+	require.Len(t, res.Module.Entries[0].Plan.Ops, len(res.Graph.Ops))
 }

@@ -163,6 +163,9 @@ type Result struct {
 	Module *lower.Module
 	LLVM   string
 	Header string
+	// Plan prints what the lowering stages decided for each op (regions, workspace buffers,
+	// kernels and their strategies, epilogues, shared kernels): graphc --emit=plan.
+	Plan string
 	// Dead holds, per op, the iterations DIE removed; DeadReport prints them as --report-dead
 	// does (empty when die did not run).
 	DeadReport string
@@ -444,6 +447,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		return nil, inputErr(err)
 	}
 	res.Module = mod
+	res.Plan = mod.Plan()
 	start = time.Now()
 	if c.llvmOut != nil {
 		if _, err := mod.WriteTo(c.llvmOut); err != nil {

@@ -171,6 +171,35 @@
 // AVX-512; 4 and 8 lanes on SSE and AVX2): the NCHW input of a 112²×96 depthwise convolution
 // was copied channels-last in 1.22 ms by the per-point nest, 0.39 ms in blocks.
 //
+// # Stages and the plan
+//
+// Builder.Add lowers a graph in stages: regions (computeRegions, region.go: the box of every
+// workspace tensor), buffers (planBuffers, plan.go; planEpilogues, epilogue.go; planAliases,
+// alias.go: slots, epilogue chains, values written in place), kernels (emitKernel, kernel.go:
+// each op's strategy, a kernel shared by structural key, dedup.go) and entry (the calls in op
+// order, entry.go). Entry.Plan collects what they decided from the state they fill anyway
+// (plan_print.go), and Plan.String prints it (graphc --emit=plan):
+//
+//	plan main_graph: x86-64 cpu=skylake-avx512 vector-bytes=64 tile-bytes=64
+//	buffers: workspace 3072 bytes
+//	  slot 0 @0 1024 bytes: %h1 ops 0..1, %h2 ops 2..3, %h3 ops 4..5
+//	op 4 %h3 = matmul f32[4, 64]
+//	  region: whole
+//	  buffer: slot 0
+//	  kernel: main_graph.k2.matmul (shared with op 2)
+//	  strategy: register-tiles 6x64 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
+//	  epilogue: %r3 (relu)
+//
+// Regions print as "whole" or per dim lo..hi, inclusive ([7..7, 0..31]: the last row after
+// DIE; symbolic bounds in parentheses); a buffer is a workspace slot, "output k", or "in place
+// in %p at [shift]"; epilogue ops print "kernel: none (epilogue of %c)".
+//
+// Tests of lowering decisions are CHECK tests (testdata/lowering/*.graph, filecheck_test.go):
+// "// RUN: graphc --target=hexagon --mcpu=hexagonv68 [--emit=plan] [--check-prefix=HVX] %s"
+// lines lower the file's graph (as written, or after --pipeline=), and the CHECK lines of the
+// RUN line's prefix are matched against the module or the plan (internal/filecheck). One
+// whole-module golden per target (testdata/lower, golden_test.go) remains as a smoke test.
+//
 // # Profiling
 //
 // Config.Profile (graphc --profile) wraps every kernel call of the entry with

@@ -28,8 +28,10 @@ type entryCtx struct {
 	regions map[*ir.Value]*region
 	plan    *bufPlan
 	consts  map[*ir.Value]*llvm.Global
-	// strategies records the kernel strategy of each op, in op order
-	strategies []string
+	// strategies records the kernel strategy of each op, in op order; kernelFuncs the kernel
+	// the entry calls for each op index (for the plan, plan_print.go)
+	strategies  []string
+	kernelFuncs map[int]*llvm.Func
 	// opDomains caches each op's domain information (see domainOf)
 	opDomains map[*ir.Op]*domainInfo
 	// dots caches each op's integer dot-product plan (nil: none; see intDotOf)
@@ -241,6 +243,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		if err != nil {
 			return nil, fmt.Errorf("op %%%s (%s): %w", op.Result.Name, op.Kind, err)
 		}
+		ec.kernelFuncs[i] = sig.f
 		args := []value.Value{bufs[op.Result]}
 		for k, o := range op.Operands {
 			b, ok := bufs[o]

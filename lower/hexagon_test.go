@@ -128,27 +128,6 @@ func TestHVXInstructions(t *testing.T) {
 	}
 }
 
-func TestHVXAlignment(t *testing.T) {
-	// an intermediate in the workspace is 128-byte aligned: the vector loop over its 1000 floats
-	// stores <32 x float> with align 128; the caller's buffers only get the element alignment
-	g := ir.NewGraph("chain")
-	v := g.AddInput("x", ir.StaticType(ir.F32, 1000))
-	for _, kind := range []string{"neg", "abs"} {
-		op, err := g.NewOp(kind, kind, []*ir.Value{v}, nil)
-		require.NoError(t, err)
-		v = op.Result
-	}
-	g.Outputs = []*ir.Value{v}
-	hex, err := lower.LoadTarget("hexagon")
-	require.NoError(t, err)
-	mod, err := lower.Lower(context.Background(), g, lower.Config{Target: hex})
-	require.NoError(t, err)
-	text := mod.String()
-	require.Regexp(t, `store <32 x float> .*, align 128`, text)
-	require.Regexp(t, `load <32 x float>, <32 x float>\* .*, align 128`, text)
-	require.Regexp(t, `load <32 x float>, <32 x float>\* .*, align 4`, text, "the input")
-}
-
 func TestVectorIRRunsOnX86(t *testing.T) {
 	// the 128-byte vector IR Hexagon gets, run on x86-64
 	names, gs := kernelGraphs(t)

@@ -84,6 +84,9 @@ type Entry struct {
 	WorkspaceBytes int64
 	// Strategies lists the kernel strategy chosen for each op (for tests and dumps).
 	Strategies []string
+	// Plan is what the lowering stages decided for each op: regions, buffers, kernels
+	// (plan_print.go; graphc --emit=plan prints it).
+	Plan *Plan
 	// Weights is the layout of the weights file the entry takes (Config.ExternalWeights), or
 	// nil when the constants are in the module.
 	Weights *Weights
@@ -218,7 +221,7 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 		return nil, err
 	}
 	ec := &entryCtx{ctx: ctx, mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
-		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]*intDot{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
+		opDomains: map[*ir.Op]*domainInfo{}, kernelFuncs: map[int]*llvm.Func{}, dots: map[*ir.Op]*intDot{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
 		for k, o := range op.Operands {
 			ec.users[o] = append(ec.users[o], use{op, k})
@@ -270,6 +273,7 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 		}
 	}
 	e.Strategies = ec.strategies
+	e.Plan = ec.buildPlan(e.WorkspaceBytes)
 	b.entries = append(b.entries, e)
 	return e, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graphc/graphc/internal/filecheck"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/passes"
 )
@@ -68,44 +69,10 @@ func TestPassFiles(t *testing.T) {
 }
 
 func runLine(c string) string {
-	for _, l := range strings.Split(c, "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "// RUN:") {
-			return strings.TrimSpace(strings.TrimPrefix(l, "// RUN:"))
-		}
+	if rs := filecheck.RunLines(c); len(rs) > 0 {
+		return rs[0]
 	}
 	return ""
-}
-
-// splitArgs splits a RUN line like a shell (single and double quotes).
-func splitArgs(s string) []string {
-	var out []string
-	var cur strings.Builder
-	quote := byte(0)
-	has := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteByte(c)
-		case c == '\'' || c == '"':
-			quote, has = c, true
-		case c == ' ' || c == '\t':
-			if has || cur.Len() > 0 {
-				out = append(out, cur.String())
-				cur.Reset()
-				has = false
-			}
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	if has || cur.Len() > 0 {
-		out = append(out, cur.String())
-	}
-	return out
 }
 
 func runCase(c, run string) (string, error) {
@@ -116,7 +83,7 @@ func runCase(c, run string) (string, error) {
 	pipeline := passes.DefaultPipeline
 	var requires []string
 	reportDead, noZeroSkip := false, false
-	for _, a := range splitArgs(run) {
+	for _, a := range filecheck.SplitArgs(run) {
 		switch {
 		case strings.HasPrefix(a, "--pipeline="):
 			pipeline = strings.TrimPrefix(a, "--pipeline=")
@@ -157,104 +124,19 @@ func runCase(c, run string) (string, error) {
 	return out, nil
 }
 
-// pattern compiles a CHECK pattern: literal text with {{regex}} pieces.
-func pattern(p string) *regexp.Regexp {
-	var sb strings.Builder
-	for {
-		i := strings.Index(p, "{{")
-		if i < 0 {
-			sb.WriteString(regexp.QuoteMeta(p))
-			break
-		}
-		j := strings.Index(p[i:], "}}")
-		if j < 0 {
-			sb.WriteString(regexp.QuoteMeta(p))
-			break
-		}
-		sb.WriteString(regexp.QuoteMeta(p[:i]))
-		sb.WriteString("(?:" + p[i+2:i+j] + ")")
-		p = p[i+j+2:]
-	}
-	return regexp.MustCompile(sb.String())
-}
-
+// check matches a case's output against its expected warnings and its CHECK lines
+// (internal/filecheck).
 func check(c, out string) error {
-	lines := strings.Split(out, "\n")
-	line, col := 0, 0 // position after the last match
-	var nots []*regexp.Regexp
 	for _, l := range strings.Split(c, "\n") {
 		l = strings.TrimSpace(l)
 		if m := regexp.MustCompile(`^// expected-warning \{\{(.*)\}\}$`).FindStringSubmatch(l); m != nil {
 			if !strings.Contains(out, "warning: ") || !strings.Contains(out, m[1]) {
 				return fmt.Errorf("expected a warning containing %q", m[1])
 			}
-			continue
-		}
-		m := regexp.MustCompile(`^// (CHECK(?:-NEXT|-SAME|-NOT|-LABEL)?): ?(.*)$`).FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		kind, re := m[1], pattern(m[2])
-		switch kind {
-		case "CHECK-NOT":
-			nots = append(nots, re)
-			continue
-		case "CHECK-SAME":
-			if line >= len(lines) {
-				return fmt.Errorf("CHECK-SAME %q: no previous match", m[2])
-			}
-			loc := re.FindStringIndex(lines[line][col:])
-			if loc == nil {
-				return fmt.Errorf("CHECK-SAME %q not found on line %q", m[2], lines[line])
-			}
-			col += loc[1]
-			continue
-		case "CHECK-NEXT":
-			next := line + 1
-			if next >= len(lines) || re.FindStringIndex(lines[next]) == nil {
-				return fmt.Errorf("CHECK-NEXT %q does not match the line after %q", m[2], lines[min(line, len(lines)-1)])
-			}
-			if err := checkNots(nots, lines, line, col, next); err != nil {
-				return err
-			}
-			nots = nil
-			loc := re.FindStringIndex(lines[next])
-			line, col = next, loc[1]
-			continue
-		}
-		found := false
-		for k := line; k < len(lines); k++ {
-			start := 0
-			if k == line {
-				start = col
-			}
-			if loc := re.FindStringIndex(lines[k][min(start, len(lines[k])):]); loc != nil {
-				if err := checkNots(nots, lines, line, col, k); err != nil {
-					return err
-				}
-				nots = nil
-				line, col, found = k, start+loc[1], true
-				break
-			}
-		}
-		if !found {
-			return fmt.Errorf("%s %q not found after line %d", kind, m[2], line+1)
 		}
 	}
-	return checkNots(nots, lines, line, col, len(lines))
-}
-
-func checkNots(nots []*regexp.Regexp, lines []string, fromLine, fromCol, toLine int) error {
-	for _, re := range nots {
-		for k := fromLine; k < toLine && k < len(lines); k++ {
-			s := lines[k]
-			if k == fromLine {
-				s = s[min(fromCol, len(s)):]
-			}
-			if re.MatchString(s) {
-				return fmt.Errorf("CHECK-NOT %q matched line %q", re.String(), lines[k])
-			}
-		}
+	if len(filecheck.Directives(c, "")) == 0 {
+		return nil
 	}
-	return nil
+	return filecheck.Check(c, out, "")
 }

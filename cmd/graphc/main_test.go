@@ -289,3 +289,23 @@ func TestFailedCompileLeavesNoOutput(t *testing.T) {
 		require.Equal(t, "bad.graph", e.Name(), "nothing but the model is left")
 	}
 }
+
+// TestEmitPlan: --emit=plan prints what lowering decided per op, after the passes and with the
+// CPU's widths, to the .plan file by default; the requirement's last row shrinks the product's
+// region to that row.
+func TestEmitPlan(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(16, true))
+	out, stderr, code := runCLI(t, dir, "mt.onnx", "--emit=plan", "--mcpu=skylake-avx512", "--require=Y[i, j] : i = 15", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "plan main_graph: x86-64 cpu=skylake-avx512 vector-bytes=64 tile-bytes=64\n")
+	require.Contains(t, out, "op 0 %C = matmul f32[16, 16]\n  region: [15..15, 0..15]\n")
+	require.Contains(t, out, "  buffer: output 0\n")
+	require.NotContains(t, out, "define", "the plan, not the module")
+	_, stderr, code = runCLI(t, dir, "mt.onnx", "--emit=plan", "--target=hexagon")
+	require.Equal(t, 0, code, stderr)
+	plan, err := os.ReadFile(filepath.Join(dir, "mt.plan"))
+	require.NoError(t, err)
+	require.Contains(t, string(plan), "plan main_graph: hexagon cpu=hexagonv68 vector-bytes=128 tile-bytes=0\n")
+	require.Contains(t, string(plan), "kernel: main_graph.k0.matmul")
+}

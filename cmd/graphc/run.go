@@ -177,7 +177,7 @@ func usageErr(format string, args ...any) error {
 	return &cliError{exitUsage, fmt.Errorf(format, args...)}
 }
 
-var emitExt = map[string]string{"llvm": ".ll", "ir": ".graph", "header": ".h", "asm": ".s", "obj": ".o", "lib": ".so", "dot": ".dot", "svg": ".svg"}
+var emitExt = map[string]string{"llvm": ".ll", "ir": ".graph", "header": ".h", "asm": ".s", "obj": ".o", "lib": ".so", "dot": ".dot", "svg": ".svg", "plan": ".plan"}
 
 func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("graphc", flag.ContinueOnError)
@@ -187,7 +187,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	mcpu := fs.String("mcpu", "", "target CPU, as llc -mcpu: its own default features (lower/targets; native = the host)")
 	mattr := fs.String("mattr", "", "edits the CPU's default features, as llc -mattr (+a adds, -b removes)")
 	entry := fs.String("entry", "main_graph", "name of the entry function")
-	emit := fs.String("emit", "llvm", "what to produce (asm, obj and lib run clang-19)")
+	emit := fs.String("emit", "llvm", "what to produce (asm, obj and lib run clang-19; plan: what lowering chose per op, its buffer, kernel and strategy)")
 	opName := fs.String("op", "", "with --emit=svg: the op whose domain to draw (result or source node name)")
 	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto, e.g. i,k (default: the two the restriction involves most)")
 	pipeline := fs.String("pipeline", passes.DefaultPipeline, "the passes to run, comma-separated (\"\" = no optimization)")
@@ -235,7 +235,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	ext, ok := emitExt[*emit]
 	if !ok {
-		return usageErr("--emit=%s: unknown kind (llvm, ir, header, asm, obj, lib, dot, svg)", *emit)
+		return usageErr("--emit=%s: unknown kind (llvm, ir, header, asm, obj, lib, dot, svg, plan)", *emit)
 	}
 	if *emit == "svg" && *opName == "" {
 		return usageErr("--emit=svg needs --op=NAME, the op whose iteration domain to draw")
@@ -282,6 +282,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *emit == "ir" || *emit == "dot" || *emit == "svg" {
 		opts = append(opts, graphc.WithoutLowering())
+	}
+	if *emit == "plan" {
+		opts = append(opts, graphc.WithLLVMWriter(io.Discard)) // the plan needs no module text
 	}
 	dst := *out
 	if dst == "" {
@@ -331,6 +334,8 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		text = res.Graph.String()
 	case "header":
 		text = res.Header
+	case "plan":
+		text = res.Plan
 	case "dot":
 		text = viz.DOT(res.Graph, res.Dead)
 	case "svg":
@@ -354,7 +359,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 // flagArgs names the value of each flag that takes one, for the help text.
 var flagArgs = map[string]string{
 	"o": "FILE", "weights": "FILE", "target": "x86-64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
-	"emit": "llvm|ir|header|asm|obj|lib|dot|svg", "op": "NAME", "dims": "I,J", "pipeline": "PASS,...",
+	"emit": "llvm|ir|header|asm|obj|lib|dot|svg|plan", "op": "NAME", "dims": "I,J", "pipeline": "PASS,...",
 	"print-ir-before": "PASS", "print-ir-after": "PASS", "require": "'OUT[i, j] : constraints'",
 	"dim": "NAME=VALUE", "outputs": "NAME[:PORT],...",
 }
