@@ -20,6 +20,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/llir/llvm/ir/value"
@@ -79,6 +80,19 @@ type tileClass struct {
 	// full and part scan the tiles of this shape over (o..., tj, ti); live scans the live
 	// points (di, dj) of a partial tile whose origin is bound to the tile parameters.
 	full, part, live volume.Node
+	// grouped: the tiles are scanned by a colGroup, not by full
+	grouped bool
+}
+
+// colGroup scans the tiles of classes of one width but different heights (the whole rows of
+// tiles and the remainder) together, column by column, so that a column's packed panel is
+// copied once for all of them: scanned class by class, the remainder's tiles copied every
+// panel again (1 + 197/8 rows of tiles re-read a ViT MLP's 9 MB of weights once more). A
+// tile at row index ti is of the first class whose rows constraints (on dim 0, ti) hold.
+type colGroup struct {
+	scan    volume.Node
+	classes []*tileClass
+	rows    [][]volume.Constraint
 }
 
 // contraction is the plan of a register-tile kernel.
@@ -89,15 +103,20 @@ type contraction struct {
 	vl       int // lanes of a full vector
 	mr, nv   int // tile rows and vectors per row
 	fma      bool
-	ilo, jlo int64
+	// ilo and jlo are the first row and column of the tile grid, rlo and rhi the range of
+	// the first reduction dim: expressions of the symbolic dims (constants without them)
+	ilo, jlo volume.Aff
 	classes  []*tileClass
 	// op is the op the tiles run: the original or its interior (reads guarded by pads
 	// defined everywhere); border, when not nil, is the rest, run by the per-point nest
 	op, border *ir.Op
+	// orderedBorder: the border combines every element's terms in the evaluator's order
+	// (a symbolic number of columns leaves whole elements to it, as the tiles do)
+	orderedBorder bool
 	// the reduction, in parts scanned in order (one chunk of kc values of the first reduction
 	// dim, from parameter graphc_kc, when kc > 0)
 	kc       int64
-	rlo, rhi int64
+	rlo, rhi volume.Aff
 	rparts   []reductionPart
 	// fromInit: the result box is not initialised; accumulators start at the init value
 	// (in the first reduction chunk) instead of loading the result
@@ -113,7 +132,7 @@ type contraction struct {
 	// the chunk start for the first reduction dim, rlo for the others).
 	packs     []int
 	pstride   []int64
-	rlos      []int64
+	rlos      []volume.Aff
 	packElems int64 // reduction slots of a panel
 	// strided are the reads strided along j: always packed (gathered lane by lane)
 	strided []int
@@ -131,6 +150,16 @@ type contraction struct {
 	colOuter bool
 	// packO are the o dims the packed reads depend on (the panel key's)
 	packO []bool
+	// groups are the colGroups of dense domains
+	groups []*colGroup
+	// rowsSym: the number of rows, rowsExt, is an expression of the symbolic dims;
+	// streamable: the other operand is larger than tileStreamBytes, so that a few rows of
+	// tiles would stream it; smallRows > 0: plan for at most that many rows. small are such
+	// plans, in increasing smallRows, the first of which that holds rowsExt runs (else c).
+	rowsSym, streamable bool
+	smallRows           int64
+	rowsExt             volume.Aff
+	small               []*contraction
 }
 
 // reductionPart is a part of the reduction set with the body that holds on it.
@@ -151,6 +180,9 @@ func (c *contraction) String() string {
 	if c.colOuter {
 		s += " col-outer"
 	}
+	for _, v := range c.small {
+		s += fmt.Sprintf(" +rows<=%d(kc=%d)", v.smallRows, v.kc)
+	}
 	return s
 }
 
@@ -166,9 +198,6 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 	elem := op.Result.Type.Elem
 	if elem != ir.F32 && elem != ir.F64 {
 		return nil, "not a float result"
-	}
-	if len(graphParams) > 0 || len(op.Domain.Params()) > 0 {
-		return nil, "symbolic dims"
 	}
 	if len(op.Out.Pieces) != 1 || len(op.Out.Pieces[0].Guard) > 0 {
 		return nil, "guarded result"
@@ -236,7 +265,10 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 				s++
 			}
 		}
-		ext, _ := op.Result.Type.Shape[d].IsConst()
+		ext, ok := op.Result.Type.Shape[d].IsConst()
+		if !ok {
+			ext = math.MaxInt64 // a symbolic extent (T tokens) counts as the longest
+		}
 		if s > best || s == best && ext >= bestExt {
 			i, best, bestExt = d, s, ext
 		}
@@ -260,6 +292,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			c.oDims = append(c.oDims, d)
 		}
 	}
+	fresh := *c
 	var err error
 	if verr := volume.Try(func() { why, err = c.plan(op) }); verr != nil {
 		return nil, verr.Error()
@@ -269,6 +302,18 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 	}
 	if why != "" {
 		return nil, why
+	}
+	if c.rowsSym && c.streamable {
+		// a symbolic number of rows that may be one to three rows of tiles (T = 1 at
+		// decoding): plans for at most mr and 3·mr rows stream the other operand (see plan),
+		// chosen at run time (1×256·256×16384 with AVX-512: 1.93 ms packed, 0.36 streamed)
+		for _, rows := range []int64{int64(c.mr), int64(c.mr) * (tilePackMinReuse - 1)} {
+			s := fresh
+			s.smallRows = rows
+			if verr := volume.Try(func() { why, err = s.plan(op) }); verr == nil && err == nil && why == "" && s.stream {
+				c.small = append(c.small, &s)
+			}
+		}
 	}
 	return c, ""
 }
@@ -344,11 +389,53 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	}
 	n := op.NDim()
 	dom := op.Domain
+	params := dom.Params()
 	name := dom.TupleName()
 	pset := dom.ProjectOut(c.nOut, c.nR)
 	rset := dom.ProjectOut(0, c.nOut)
 	if pset.IsEmpty() {
 		return "empty domain", nil
+	}
+	// the symbolic dims for which the op has iterations: the boxes below are the domain's
+	// bounds only there (i = T - 1 is row -1 when T = 0)
+	ctx := pset.ProjectOut(0, c.nOut)
+	plo, phi, err := affBounds(pset)
+	if err != nil {
+		return "", err
+	}
+	if cols, ok := extentOf(plo[c.j], phi[c.j]); ok && !c.blocks && c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
+		// AVX-512 tiles narrower or wider than 3 vectors (attention's P·V with head dims 32
+		// and 64): as many vectors as the columns need, and rows for the same 24 accumulators
+		// (before anything depends on the tile shape)
+		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
+		c.mr = min(24/c.nv, 16)
+	}
+	nr := int64(c.nv * c.vl)
+	// a symbolic number of columns (Q·Kᵀ's T): the tiles take the whole tile columns, the
+	// remainder (fewer than nr columns of every row) is a border on the per-point nest. Each
+	// result element is computed whole by one or the other, in the evaluator's order.
+	symCols := false
+	if _, ok := extentOf(plo[c.j], phi[c.j]); !ok {
+		if c.border != nil {
+			return "symbolic columns and a border", nil
+		}
+		// the last column of the whole tiles: jlo + nr·floor((jhi - jlo + 1)/nr) - 1
+		jcut := plo[c.j].Add(phi[c.j].Sub(plo[c.j]).AddConst(1).FloorDiv(nr).Mul(nr)).AddConst(-1)
+		keep := volume.SetFromConstraints(params, name, dom.DimNames(), []volume.Constraint{volume.GE(jcut, volume.AffDim(c.j))})
+		in := dom.Intersect(keep).Coalesce()
+		rest := dom.Subtract(keep).Coalesce()
+		if in.IsEmpty() {
+			return "fewer symbolic columns than a tile", nil
+		}
+		c.op = withDomain(op, in)
+		if !rest.IsEmpty() {
+			c.border = withDomain(op, rest)
+		}
+		c.orderedBorder = true
+		op, dom = c.op, in
+		pset = dom.ProjectOut(c.nOut, c.nR).Intersect(affBoxSet(params, pset.TupleName(), plo, phi)).Coalesce()
+		phi[c.j] = jcut
+		symCols = true
 	}
 	// the domain must be the product of the live results and the reduction set
 	proj := func(first, cnt int, outName string) volume.Map {
@@ -356,23 +443,13 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		for k := range ex {
 			ex[k] = volume.AffDim(first + k)
 		}
-		return volume.MultiAff{InName: name, InDims: make([]string, n), OutName: outName, Exprs: ex}.Map()
+		return volume.MultiAff{Params: params, InName: name, InDims: make([]string, n), OutName: outName, Exprs: ex}.Map()
 	}
 	prod := pset.Preimage(proj(0, c.nOut, pset.TupleName())).Intersect(rset.Preimage(proj(c.nOut, c.nR, rset.TupleName())))
-	plo, phi, err := constBounds(pset)
-	if err != nil {
-		return "", err
-	}
-	if cols := phi[c.j] - plo[c.j] + 1; !c.blocks && c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
-		// AVX-512 tiles narrower or wider than 3 vectors (attention's P·V with head dims 32
-		// and 64): as many vectors as the columns need, and rows for the same 24 accumulators
-		// (before anything depends on the tile shape)
-		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
-		c.mr = min(24/c.nv, 16)
-	}
 	var rowSet *volume.Set // the reduction set of a tile, parametric in its first row
+	rbox := rset           // the set whose bounds are the reduction's
 	if !prod.IsSubset(dom) {
-		if len(edge) > 0 {
+		if len(edge) > 0 || symCols {
 			return "the reduction depends on the result index", nil
 		}
 		inner, border, rs, why := c.splitRowDependent(op, plo[c.i])
@@ -383,23 +460,27 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		c.rowDependent = true
 		op, dom = inner, inner.Domain
 		// the tiles keep the whole box's grid (the inner part's projection may print its
-		// bounds through floors, which constBounds does not read)
-		pset = dom.ProjectOut(c.nOut, c.nR).Intersect(boxSet(nil, pset.TupleName(), plo, phi)).Coalesce()
+		// bounds through floors, which affBounds does not read)
+		pset = dom.ProjectOut(c.nOut, c.nR).Intersect(affBoxSet(params, pset.TupleName(), plo, phi)).Coalesce()
 		rset = dom.ProjectOut(0, c.nOut)
+		if len(params) == 0 {
+			rbox = rset
+		} // with symbolic dims, the inner part's are unions; the whole reduction's hold them
 	}
-	rlo, rhi, err := constBounds(rset)
+	rlo, rhi, err := affBounds(rbox)
 	if err != nil {
 		return "", err
 	}
 	// every point of the bounding box must be an iteration of the constructor's domain, so
 	// that the dead points of partial tiles read inside the operands
-	lo := append(append([]int64(nil), plo...), rlo...)
-	hi := append(append([]int64(nil), phi...), rhi...)
-	if !boxSet(nil, name, lo, hi).IsSubset(op.Full.SetTupleName(name)) {
+	lo := append(append([]volume.Aff(nil), plo...), rlo...)
+	hi := append(append([]volume.Aff(nil), phi...), rhi...)
+	box := affBoxSet(params, name, lo, hi).IntersectParams(ctx)
+	if !box.IsSubset(op.Full.SetTupleName(name)) {
 		return "the bounding box leaves the constructor's domain", nil
 	}
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
-	if c.jlo%int64(c.vl) != 0 {
+	if jlo, ok := c.jlo.IsConst(); !ok || jlo%int64(c.vl) != 0 {
 		for k, acc := range op.Access {
 			if op.Body.Reads(k) && blockDen(acc.Pieces[0].Index, c.j) > 0 {
 				return "block reads with tiles not aligned to the blocks", nil
@@ -407,7 +488,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		}
 	}
 	c.rlo, c.rhi = rlo[0], rhi[0]
-	if why, err := c.planReads(op, lo, hi); why != "" || err != nil {
+	if why, err := c.planReads(op, lo, hi, box); why != "" || err != nil {
 		return why, err
 	}
 	var win *volume.Set
@@ -415,35 +496,50 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	if tileKCLong*c.nv*c.vl*op.Result.Type.Elem.Size() <= tilePanelL1 {
 		kc = tileKCLong
 	}
-	rows := phi[c.i] - plo[c.i] + 1
-	rowTiles := c.rowTiles(op, plo, phi)
-	if iTiles := (rows + int64(c.mr) - 1) / int64(c.mr); rowTiles >= tilePackMinReuse && iTiles < tilePackMinReuse {
+	rows, rowsKnown := extentOf(plo[c.i], phi[c.i])
+	c.rowsExt, c.rowsSym = phi[c.i].Sub(plo[c.i]).AddConst(1), !rowsKnown
+	if c.smallRows > 0 {
+		rows, rowsKnown = c.smallRows, true
+	}
+	// rowTiles < 0: unknown (symbolic), taken as many
+	rowTiles := int64(-1)
+	if rowsKnown {
+		rowTiles = c.rowTiles(op, rows, plo, phi)
+	}
+	if iTiles := (rows + int64(c.mr) - 1) / int64(c.mr); rowsKnown && rowTiles >= tilePackMinReuse && iTiles < tilePackMinReuse {
 		// few row tiles along i, but the panel is shared by the rows of the other result
 		// dims (a convolution at 7×7): packed panels, in chunks short enough to fit
 		// tilePackBytes (3×3 taps: kc=32), reused by every row
 		panel := int64(c.nv * c.vl * op.Result.Type.Elem.Size())
+		known := true
 		for d := 1; d < len(rlo); d++ {
-			panel *= rhi[d] - rlo[d] + 1
+			e, ok := extentOf(rlo[d], rhi[d])
+			panel *= e
+			known = known && ok
 		}
-		for kc > tileKCStream && kc*panel > tilePackBytes {
+		for known && kc > tileKCStream && kc*panel > tilePackBytes {
 			kc /= 2
 		}
-		if kc*panel > tilePackBytes {
+		if !known || kc*panel > tilePackBytes {
 			rowTiles = iTiles // stream
 		}
 	}
-	if rowTiles < tilePackMinReuse {
+	if rowTiles >= 0 && rowTiles < tilePackMinReuse || c.rowsSym {
 		// up to three rows of tiles, too few to pay for a packed copy (a GEMV, a skinny
 		// GEMM): the other operand is read in place, from memory. With short chunks the tiles
 		// sweep kc rows of it side by side, kc sequential streams that the prefetchers follow;
 		// long chunks read each row a tile's width at a time, a new page per row
 		// (1×1024·1024×8000 from L3: kc=256 2.7 ms, kc=16 0.8 ms, a plain read of the 33 MB
 		// 0.6-1.1 ms; 16×1024·1024×4096: 2.26 -> 1.88 ms).
-		ext := (phi[c.j] - plo[c.j] + 1) * int64(op.Result.Type.Elem.Size())
+		ext, known := extentOf(plo[c.j], phi[c.j])
+		ext *= int64(op.Result.Type.Elem.Size())
 		for d := range rlo {
-			ext *= rhi[d] - rlo[d] + 1
+			e, ok := extentOf(rlo[d], rhi[d])
+			ext *= e
+			known = known && ok
 		}
-		if ext > tileStreamBytes {
+		c.streamable = known && ext > tileStreamBytes
+		if c.streamable && (!c.rowsSym || c.smallRows > 0) {
 			kc, c.stream = tileKCStream, true
 			if rows > int64(c.mr) {
 				// with two or three rows of tiles reading each chunk, longer chunks reload
@@ -453,7 +549,9 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			}
 		}
 	}
-	if c.rhi-c.rlo+1 > kc {
+	rext, rKnown := extentOf(c.rlo, c.rhi)
+	if !rKnown || rext > kc {
+		// a symbolic reduction is always chunked: its panels then have a known size
 		c.kc = kc
 		cons := []volume.Constraint{
 			volume.GE(volume.AffDim(0), volume.AffParam(tileParamKC)),
@@ -480,25 +578,10 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		}
 	}
 	c.planOrder(op)
-	pbox := boxSet(nil, pset.TupleName(), plo, phi)
+	pbox := affBoxSet(params, pset.TupleName(), plo, phi).IntersectParams(ctx)
 	dense := pbox.IsSubset(pset)
-	rows, cols := phi[c.i]-plo[c.i]+1, phi[c.j]-plo[c.j]+1
-	nr := int64(c.nv * c.vl)
-	nti, ntj := rows/int64(c.mr), cols/nr
-	type span struct{ lo, hi, size int64 }
-	var rowSpans, colSpans []span
-	if nti > 0 {
-		rowSpans = append(rowSpans, span{0, nti - 1, int64(c.mr)})
-	}
-	if r := rows % int64(c.mr); r > 0 {
-		rowSpans = append(rowSpans, span{nti, nti, r})
-	}
-	if ntj > 0 {
-		colSpans = append(colSpans, span{0, ntj - 1, nr})
-	}
-	if r := cols % nr; r > 0 {
-		colSpans = append(colSpans, span{ntj, ntj, r})
-	}
+	rowSpans := tileSpans(phi[c.i].Sub(plo[c.i]).AddConst(1), int64(c.mr), false)
+	colSpans := tileSpans(phi[c.j].Sub(plo[c.j]).AddConst(1), nr, symCols)
 	nO := len(c.oDims)
 	tdims := make([]string, nO+2)     // (o..., tj, ti)
 	xdims := make([]string, nO+4)     // (o..., tj, ti, di, dj)
@@ -506,16 +589,16 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	for k, d := range c.oDims {
 		toP[d] = volume.AffDim(k)
 	}
-	toP[c.j] = volume.AffDim(nO).Mul(nr).Add(volume.AffDim(nO + 3)).AddConst(c.jlo)
-	toP[c.i] = volume.AffDim(nO + 1).Mul(int64(c.mr)).Add(volume.AffDim(nO + 2)).AddConst(c.ilo)
-	tmap := volume.MultiAff{InDims: xdims, OutName: pset.TupleName(), Exprs: toP}.Map()
+	toP[c.j] = volume.AffDim(nO).Mul(nr).Add(volume.AffDim(nO + 3)).Add(c.jlo)
+	toP[c.i] = volume.AffDim(nO + 1).Mul(int64(c.mr)).Add(volume.AffDim(nO + 2)).Add(c.ilo)
+	tmap := volume.MultiAff{Params: params, InDims: xdims, OutName: pset.TupleName(), Exprs: toP}.Map()
 	var live, dead volume.Set
 	if !dense {
 		live = pset.Preimage(tmap)
 		dead = pbox.Subtract(pset).Preimage(tmap)
 	}
 	// the live points of a tile whose origin is a parameter
-	lparams := []string{tileParamI0, tileParamJ0}
+	lparams := append([]string{tileParamI0, tileParamJ0}, params...)
 	toL := make([]volume.Aff, c.nOut)
 	for k, d := range c.oDims {
 		lparams = append(lparams, tileParamO(k))
@@ -529,29 +612,41 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		liveLocal = pset.Preimage(lmap)
 	}
 	var visited, liveCount int64
+	// the density is counted with the symbolic dims bound to a typical value
+	sample := map[string]int64{}
+	for _, p := range params {
+		sample[p] = tileSampleDim
+	}
+	countOK := true
+	groupSets := make([]volume.Set, len(colSpans))
+	groups := make([]*colGroup, len(colSpans))
 	for _, rs := range rowSpans {
-		for _, cs := range colSpans {
+		for ci, cs := range colSpans {
 			tc := &tileClass{rows: int(rs.size), cols: int(cs.size), groups: splitColumns(int(cs.size), c.vl)}
 			var cons []volume.Constraint
 			for k, d := range c.oDims {
-				cons = append(cons, volume.GE(volume.AffDim(k), volume.AffConst(plo[d])), volume.GE(volume.AffConst(phi[d]), volume.AffDim(k)))
+				cons = append(cons, volume.GE(volume.AffDim(k), plo[d]), volume.GE(phi[d], volume.AffDim(k)))
 			}
-			cons = append(cons,
-				volume.GE(volume.AffDim(nO), volume.AffConst(cs.lo)), volume.GE(volume.AffConst(cs.hi), volume.AffDim(nO)),
-				volume.GE(volume.AffDim(nO+1), volume.AffConst(rs.lo)), volume.GE(volume.AffConst(rs.hi), volume.AffDim(nO+1)))
-			tiles := volume.SetFromConstraints(nil, "", tdims, cons)
+			cons = append(cons, cs.cons(volume.AffDim(nO))...)
+			cons = append(cons, rs.cons(volume.AffDim(nO+1))...)
+			tiles := volume.SetFromConstraints(params, "", tdims, cons).IntersectParams(ctx)
 			area := rs.size * cs.size
 			if dense {
-				if tc.full, err = c.scanTiles(tiles); err != nil {
-					return "", err
+				if groups[ci] == nil {
+					groups[ci], groupSets[ci] = &colGroup{}, tiles
+				} else {
+					groupSets[ci] = groupSets[ci].Union(tiles)
 				}
+				g := groups[ci]
+				g.classes = append(g.classes, tc)
+				g.rows = append(g.rows, rs.cons(volume.AffDim(0)))
 				c.classes = append(c.classes, tc)
 				continue
 			}
 			inTile := append(append([]volume.Constraint(nil), cons...),
 				volume.GE(volume.AffDim(nO+2), volume.AffConst(0)), volume.GE(volume.AffConst(rs.size-1), volume.AffDim(nO+2)),
 				volume.GE(volume.AffDim(nO+3), volume.AffConst(0)), volume.GE(volume.AffConst(cs.size-1), volume.AffDim(nO+3)))
-			box := volume.SetFromConstraints(nil, "", xdims, inTile)
+			box := volume.SetFromConstraints(params, "", xdims, inTile)
 			touched := live.Intersect(box).ProjectOut(nO+2, 2)
 			bad := dead.Intersect(box).ProjectOut(nO+2, 2)
 			full := touched.Subtract(bad).Coalesce()
@@ -570,24 +665,168 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 					return "", err
 				}
 			}
-			nt, err := touched.Card(nil)
-			if err != nil {
+			if nt, err := touched.Card(sample); err == nil {
+				visited += nt * area
+			} else if len(params) == 0 {
 				return "", err
+			} else {
+				countOK = false
 			}
-			visited += nt * area
 			c.classes = append(c.classes, tc)
 		}
 	}
-	if !dense {
-		var err error
-		if liveCount, err = pset.Card(nil); err != nil {
+	for ci, g := range groups {
+		if g == nil {
+			continue
+		}
+		if len(g.classes) == 1 {
+			if g.classes[0].full, err = c.scanTiles(groupSets[ci]); err != nil {
+				return "", err
+			}
+			continue
+		}
+		if g.scan, err = c.scanTiles(groupSets[ci].Coalesce()); err != nil {
 			return "", err
 		}
-		if float64(liveCount) < tileMinLive*float64(visited) {
+		for _, tc := range g.classes {
+			tc.grouped = true
+		}
+		c.groups = append(c.groups, g)
+	}
+	if !dense && countOK {
+		var err error
+		if liveCount, err = pset.Card(sample); err != nil {
+			if len(params) == 0 {
+				return "", err
+			}
+		} else if float64(liveCount) < tileMinLive*float64(visited) {
 			return fmt.Sprintf("too sparse for tiles (%d live points in %d tile points)", liveCount, visited), nil
 		}
 	}
 	return "", nil
+}
+
+// tileSampleDim is the value of every symbolic dim at which the density of the live points
+// in the visited tiles is measured (tileMinLive).
+const tileSampleDim = 128
+
+// tileSpan is a run of tiles along one tile dim, all of size rows (or columns): the
+// constraints on the tile index t.
+type tileSpan struct {
+	size int64
+	cons func(t volume.Aff) []volume.Constraint
+}
+
+// tileSpans cuts an extent into tiles of size: the whole tiles, then the remainder. A symbolic
+// extent (an expression of the symbolic dims) has one span per possible remainder r
+// (size·t + r = ext), each a tile class of its own whose scan is empty unless the symbolic
+// dims leave that remainder; with exact, the extent is known to be a multiple of size.
+func tileSpans(ext volume.Aff, size int64, exact bool) []tileSpan {
+	var out []tileSpan
+	if e, ok := ext.IsConst(); ok {
+		if n := e / size; n > 0 {
+			out = append(out, tileSpan{size, func(t volume.Aff) []volume.Constraint {
+				return []volume.Constraint{volume.GE(t, volume.AffConst(0)), volume.GE(volume.AffConst(n-1), t)}
+			}})
+		}
+		if r := e % size; r > 0 {
+			out = append(out, tileSpan{r, func(t volume.Aff) []volume.Constraint {
+				return []volume.Constraint{volume.EQ(t, volume.AffConst(e/size))}
+			}})
+		}
+		return out
+	}
+	out = append(out, tileSpan{size, func(t volume.Aff) []volume.Constraint {
+		return []volume.Constraint{volume.GE(t, volume.AffConst(0)), volume.GE(ext, t.Mul(size).AddConst(size))}
+	}})
+	if exact {
+		return out
+	}
+	for r := int64(1); r < size; r++ {
+		out = append(out, tileSpan{r, func(t volume.Aff) []volume.Constraint {
+			return []volume.Constraint{volume.GE(t, volume.AffConst(0)), volume.EQ(t.Mul(size).AddConst(r), ext)}
+		}})
+	}
+	return out
+}
+
+// extentOf returns hi - lo + 1 when it is a constant.
+func extentOf(lo, hi volume.Aff) (int64, bool) {
+	return hi.Sub(lo).AddConst(1).IsConst()
+}
+
+// affBounds returns the smallest and largest value of every dim of a bounded set as
+// expressions of its parameters: constants without parameters (constBounds); with them, each
+// dim's projection must be one interval between two expressions.
+func affBounds(s volume.Set) (lo, hi []volume.Aff, err error) {
+	if len(s.Params()) == 0 {
+		l, h, err := constBounds(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		for d := range l {
+			lo, hi = append(lo, volume.AffConst(l[d])), append(hi, volume.AffConst(h[d]))
+		}
+		return lo, hi, nil
+	}
+	nd := s.NDim()
+	for d := 0; d < nd; d++ {
+		one := s
+		if d+1 < nd {
+			one = one.ProjectOut(d+1, nd-d-1)
+		}
+		if d > 0 {
+			one = one.ProjectOut(0, d)
+		}
+		bs, err := one.DimBounds(0)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(bs) != 1 || len(bs[0].Other) > 0 {
+			return nil, nil, fmt.Errorf("dim %d of %s is not one interval", d, s)
+		}
+		ctx := one.ProjectOut(0, 1) // the symbolic dims for which the set has points
+		l, okl := dominant(ctx, bs[0].Lower, true)
+		h, okh := dominant(ctx, bs[0].Upper, false)
+		if !okl || !okh {
+			return nil, nil, fmt.Errorf("dim %d of %s is not one interval", d, s)
+		}
+		lo, hi = append(lo, l), append(hi, h)
+	}
+	return lo, hi, nil
+}
+
+// dominant returns the bound among bs (expressions of the parameters of ctx) that is the
+// largest (lower bounds) or smallest (upper) wherever ctx holds: i >= T - 1 and i >= 0 give
+// T - 1 when T >= 1.
+func dominant(ctx volume.Set, bs []volume.Aff, lower bool) (volume.Aff, bool) {
+	for k, b := range bs {
+		worse := volume.EmptySet(ctx.Params(), ctx.TupleName(), nil)
+		for m, o := range bs {
+			if m == k {
+				continue
+			}
+			// another bound is tighter somewhere: o > b for a lower bound, o < b for an upper
+			gap := o.Sub(b).AddConst(-1)
+			if !lower {
+				gap = b.Sub(o).AddConst(-1)
+			}
+			worse = worse.Union(volume.SetFromConstraints(ctx.Params(), ctx.TupleName(), nil, []volume.Constraint{{Aff: gap}}))
+		}
+		if ctx.Intersect(worse).IsEmpty() {
+			return b, true
+		}
+	}
+	return volume.Aff{}, false
+}
+
+// affBoxSet returns { name[x] : lo <= x <= hi } for bounds that are expressions of params.
+func affBoxSet(params []string, name string, lo, hi []volume.Aff) volume.Set {
+	var cons []volume.Constraint
+	for d := range lo {
+		cons = append(cons, volume.GE(volume.AffDim(d), lo[d]), volume.GE(hi[d], volume.AffDim(d)))
+	}
+	return volume.SetFromConstraints(params, name, make([]string, len(lo)), cons)
 }
 
 // splitRowDependent handles a reduction over one dim k whose range depends on the tile row i:
@@ -598,7 +837,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 // returned as rows), border the rest of each row (the ragged triangle near the diagonal),
 // which comes later in k and so keeps every result's order of accumulation when the per-point
 // nest runs it after the tiles.
-func (c *contraction) splitRowDependent(op *ir.Op, ilo int64) (inner, border *ir.Op, rows volume.Set, why string) {
+func (c *contraction) splitRowDependent(op *ir.Op, ilo volume.Aff) (inner, border *ir.Op, rows volume.Set, why string) {
 	if c.nR != 1 {
 		return nil, nil, rows, "several reduction dims"
 	}
@@ -626,7 +865,7 @@ func (c *contraction) splitRowDependent(op *ir.Op, ilo int64) (inner, border *ir
 	}
 	// i0 = ilo + mr·floor((i - ilo)/mr): the first row of i's tile
 	mr := int64(c.mr)
-	i0 := volume.AffDim(c.i).AddConst(-ilo).FloorDiv(mr).Mul(mr).AddConst(ilo)
+	i0 := volume.AffDim(c.i).Sub(ilo).FloorDiv(mr).Mul(mr).Add(ilo)
 	at := make([]volume.Aff, n)
 	for d := range at {
 		at[d] = volume.AffDim(d)
@@ -742,8 +981,8 @@ func (c *contraction) tileLevels(lev []value.Value) []value.Value {
 // result dims that the panel does not depend on when the tiles visit columns outermost
 // (planOrder), as a 1×1 convolution's weights are read by every output row (a 7×7×512
 // image times 512×2048 weights: one tile of 7 columns per row, 7 rows per panel).
-func (c *contraction) rowTiles(op *ir.Op, plo, phi []int64) int64 {
-	n := (phi[c.i] - plo[c.i] + int64(c.mr)) / int64(c.mr)
+func (c *contraction) rowTiles(op *ir.Op, rows int64, plo, phi []volume.Aff) int64 {
+	n := (rows + int64(c.mr) - 1) / int64(c.mr)
 	if len(c.oDims) == 0 || !c.vectorHeavy(op) {
 		return n
 	}
@@ -756,7 +995,9 @@ func (c *contraction) rowTiles(op *ir.Op, plo, phi []int64) int64 {
 			}
 		}
 		if shared {
-			n *= phi[d] - plo[d] + 1
+			if e, ok := extentOf(plo[d], phi[d]); ok {
+				n *= e
+			} // a symbolic batch counts as 1 (dynamic-axes exports run one sequence)
 		}
 	}
 	return n
@@ -773,7 +1014,17 @@ func (c *contraction) vectorHeavy(op *ir.Op) bool {
 		}
 		shape, ok := op.Operands[k].Type.StaticShape()
 		if !ok {
-			return false
+			// symbolic dims: sized at tileSampleDim tokens
+			sample := map[string]int64{}
+			for _, d := range op.Operands[k].Type.Shape {
+				for _, p := range d.ParamNames() {
+					sample[p] = tileSampleDim
+				}
+			}
+			var err error
+			if shape, err = op.Operands[k].Type.EvalShape(sample); err != nil {
+				continue
+			}
 		}
 		b := ir.NumElements(shape) * int64(op.Operands[k].Type.Elem.Size())
 		if accessStride(acc.Pieces[0].Index, c.j) == strideUnit && accessStride(acc.Pieces[0].Index, c.i) == strideInvariant {
@@ -788,19 +1039,26 @@ func (c *contraction) vectorHeavy(op *ir.Op) bool {
 // planPacks chooses the reads copied into contiguous panels (see contraction.packs): each is
 // one unguarded piece of the result's element type, unit-stride along j and invariant along i
 // whose panel, read in place, would not stay in L1 (panelConflicts), when at least
-// tilePackMinReuse row tiles read the panel and it fits tilePackBytes. The panel is copied by scanning the same reduction parts as
+// tilePackMinReuse row tiles read the panel (rows < 0: a symbolic number of rows, taken as
+// many) and it fits tilePackBytes. The panel is copied by scanning the same reduction parts as
 // the micro-kernel, so it reads exactly the elements that the tiles read.
-func (c *contraction) planPacks(op *ir.Op, rlo, rhi []int64, rowTiles int64) {
-	if rowTiles < tilePackMinReuse && len(c.strided) == 0 {
+func (c *contraction) planPacks(op *ir.Op, rlo, rhi []volume.Aff, rowTiles int64) {
+	few := rowTiles >= 0 && rowTiles < tilePackMinReuse
+	if few && len(c.strided) == 0 {
 		return
 	}
 	elem := op.Result.Type.Elem
 	c.pstride = make([]int64, c.nR)
 	slots := int64(1)
 	for d := c.nR - 1; d >= 0; d-- {
-		ext := rhi[d] - rlo[d] + 1
-		if d == 0 && c.kc > 0 {
+		ext, ok := extentOf(rlo[d], rhi[d])
+		switch {
+		case d == 0 && c.kc > 0 && ok:
 			ext = min(ext, c.kc)
+		case d == 0 && c.kc > 0:
+			ext = c.kc
+		case !ok:
+			return // a symbolic panel
 		}
 		c.pstride[d] = slots
 		slots *= ext
@@ -817,7 +1075,7 @@ func (c *contraction) planPacks(op *ir.Op, rlo, rhi []int64, rowTiles int64) {
 			c.packs = append(c.packs, k)
 			continue
 		}
-		if rowTiles < tilePackMinReuse {
+		if few {
 			continue
 		}
 		if len(p.Guard) > 0 || accessStride(p.Index, c.j) != strideUnit || accessStride(p.Index, c.i) != strideInvariant {

@@ -18,8 +18,38 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
-// emitTiles emits the nest of a register-tile kernel; the result box is initialised.
+// emitTiles emits the nest of a register-tile kernel; the result box is initialised. A plan
+// with variants for few rows (contraction.small) runs the first whose row count holds the
+// rows the symbolic dims leave.
 func (kb *kernelBuilder) emitTiles(c *contraction) error {
+	return kb.emitTilesVariants(c, c.small)
+}
+
+// emitTilesVariants emits the first of vs whose row bound holds the run-time row count, else
+// c.
+func (kb *kernelBuilder) emitTilesVariants(c *contraction, vs []*contraction) error {
+	if len(vs) == 0 {
+		return kb.emitTilesPlan(c)
+	}
+	fb := kb.fb
+	s := *vs[0]
+	s.fromInit = c.fromInit
+	few := fb.cur.NewICmp(enum.IPredSLE, fb.aff(c.rowsExt, nil), i64(s.smallRows))
+	var err error
+	fb.ifElse(few, "rows", func() value.Value {
+		err = kb.emitTilesPlan(&s)
+		return i64(0)
+	}, func() value.Value {
+		if e := kb.emitTilesVariants(c, vs[1:]); e != nil && err == nil {
+			err = e
+		}
+		return i64(0)
+	})
+	return err
+}
+
+// emitTilesPlan emits the nest of one plan of a register-tile kernel.
+func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 	fb := kb.fb
 	if c.vl*kb.op.Result.Type.Elem.Size() >= 64 {
 		fb.wideVectors()
@@ -30,7 +60,15 @@ func (kb *kernelBuilder) emitTiles(c *contraction) error {
 			// a new chunk: no panel holds its elements yet
 			fb.cur.NewStore(i64(-1), pp.key[0])
 		}
+		for _, g := range c.groups {
+			if err := kb.emitGroupScan(c, pp, g); err != nil {
+				return err
+			}
+		}
 		for _, tc := range c.classes {
+			if tc.grouped {
+				continue
+			}
 			if err := kb.emitTileScan(c, pp, tc, tc.full, false); err != nil {
 				return err
 			}
@@ -43,7 +81,7 @@ func (kb *kernelBuilder) emitTiles(c *contraction) error {
 	if c.kc == 0 {
 		return body()
 	}
-	return fb.loop(i64(c.rlo), i64(c.rhi), c.kc, "kc", func(kc value.Value) error {
+	return fb.loop(fb.aff(c.rlo, nil), fb.aff(c.rhi, nil), c.kc, "kc", func(kc value.Value) error {
 		fb.params[tileParamKC] = kc
 		defer delete(fb.params, tileParamKC)
 		return body()
@@ -78,7 +116,7 @@ func (kb *kernelBuilder) newPanels(c *contraction) *panels {
 func (pp *panels) slot(fb *funcBuilder, c *contraction, rl []value.Value) value.Value {
 	var s value.Value = i64(0)
 	for d, x := range rl {
-		var base value.Value = i64(c.rlos[d])
+		base := fb.aff(c.rlos[d], nil)
 		if d == 0 && c.kc > 0 {
 			base = fb.params[tileParamKC]
 		}
@@ -202,6 +240,36 @@ func (kb *kernelBuilder) emitTileScan(c *contraction, pp *panels, tc *tileClass,
 	return e.emit(ast)
 }
 
+// emitGroupScan emits the tiles of a colGroup: at each tile, the micro-kernel of the first
+// class whose row constraints hold.
+func (kb *kernelBuilder) emitGroupScan(c *contraction, pp *panels, g *colGroup) error {
+	fb := kb.fb
+	nO := len(c.oDims)
+	e := &astEmitter{fb: fb, lev: make([]value.Value, nO+2)}
+	e.leaf = func(lev []value.Value) error {
+		lev = c.tileLevels(lev)
+		var pick func(k int) error
+		pick = func(k int) error {
+			if k == len(g.classes)-1 {
+				return kb.emitTile(c, pp, g.classes[k], lev, false)
+			}
+			var err error
+			fb.ifElse(fb.conds(g.rows[k], []value.Value{lev[nO+1]}), "rows", func() value.Value {
+				err = kb.emitTile(c, pp, g.classes[k], lev, false)
+				return i64(0)
+			}, func() value.Value {
+				if e := pick(k + 1); e != nil && err == nil {
+					err = e
+				}
+				return i64(0)
+			})
+			return err
+		}
+		return pick(0)
+	}
+	return e.emit(g.scan)
+}
+
 // emitTile emits the micro-kernel of the tile at lev = (o..., tj, ti).
 func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev []value.Value, partial bool) error {
 	fb := kb.fb
@@ -217,9 +285,11 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 	for d := c.nOut; d < op.NDim(); d++ {
 		dims[d] = i64(0)
 	}
-	j0 := fb.add(i64(c.jlo), fb.mul(lev[nO], i64(nr)))
-	i0 := fb.add(i64(c.ilo), fb.mul(lev[nO+1], i64(int64(c.mr))))
-	fb.known(j0, gcd(c.jlo, nr))
+	j0 := fb.add(fb.aff(c.jlo, nil), fb.mul(lev[nO], i64(nr)))
+	i0 := fb.add(fb.aff(c.ilo, nil), fb.mul(lev[nO+1], i64(int64(c.mr))))
+	if jlo, ok := c.jlo.IsConst(); ok {
+		fb.known(j0, gcd(jlo, nr))
+	}
 	at := func(r int, g tileGroup) []value.Value {
 		d := append([]value.Value(nil), dims...)
 		d[c.i] = fb.add(i0, i64(int64(r)))
@@ -405,8 +475,10 @@ func (kb *kernelBuilder) lastChunk(c *contraction, epi, plain func() error) erro
 		return epi()
 	}
 	fb := kb.fb
-	lastStart := c.rlo + (c.rhi-c.rlo)/c.kc*c.kc
-	last := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], i64(lastStart))
+	// the start of the last chunk, rlo + kc·floor((rhi - rlo)/kc) (a constant without
+	// symbolic dims)
+	lastStart := fb.aff(c.rlo.Add(c.rhi.Sub(c.rlo).FloorDiv(c.kc).Mul(c.kc)), nil)
+	last := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], lastStart)
 	var err error
 	fb.ifElse(last, "epi", func() value.Value {
 		err = epi()
@@ -483,7 +555,7 @@ func (kb *kernelBuilder) accInit(c *contraction, off value.Value, g tileGroup) v
 	if c.kc == 0 {
 		return init
 	}
-	first := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], i64(c.rlo))
+	first := fb.cur.NewICmp(enum.IPredEQ, fb.params[tileParamKC], fb.aff(c.rlo, nil))
 	return fb.sel(first, init, kb.loadGroup(off, g))
 }
 

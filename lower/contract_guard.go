@@ -12,6 +12,7 @@ package lower
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
@@ -137,8 +138,18 @@ func dropAddZero(body *ir.Scalar, init float64) *ir.Scalar {
 // planReads checks the reads that keep a guard: it must involve the reduction dims only (the
 // guard is then the same for a whole tile), and the index must stay inside the operand for
 // every point of the domain's bounding box lo..hi (the tiles read it before the guard selects
-// it, and their dead points read too).
-func (c *contraction) planReads(op *ir.Op, lo, hi []int64) (string, error) {
+// it, and their dead points read too). With symbolic dims the box (box: the same as a set,
+// where the op has iterations) and the operands' shapes are expressions of them, and the check
+// is made with volume operations for every value.
+func (c *contraction) planReads(op *ir.Op, lo, hi []volume.Aff, box volume.Set) (string, error) {
+	clo, chi := make([]int64, len(lo)), make([]int64, len(hi))
+	static := true
+	for d := range lo {
+		var okl, okh bool
+		clo[d], okl = lo[d].IsConst()
+		chi[d], okh = hi[d].IsConst()
+		static = static && okl && okh
+	}
 	for k, acc := range op.Access {
 		if !op.Body.Reads(k) {
 			continue
@@ -150,8 +161,11 @@ func (c *contraction) planReads(op *ir.Op, lo, hi []int64) (string, error) {
 			}
 		}
 		shape, ok := op.Operands[k].Type.StaticShape()
-		if !ok {
-			return "symbolic operand", nil
+		if !ok || !static {
+			if why := c.readsInBox(op, k, box); why != "" {
+				return why, nil
+			}
+			continue
 		}
 		for d, a := range p.Index {
 			if len(a.Floors) > 0 || len(a.Params) > 0 {
@@ -163,9 +177,9 @@ func (c *contraction) planReads(op *ir.Op, lo, hi []int64) (string, error) {
 			l, h := a.Const, a.Const
 			for e, x := range a.Dims {
 				if x > 0 {
-					l, h = l+x*lo[e], h+x*hi[e]
+					l, h = l+x*clo[e], h+x*chi[e]
 				} else {
-					l, h = l+x*hi[e], h+x*lo[e]
+					l, h = l+x*chi[e], h+x*clo[e]
 				}
 			}
 			if l < 0 || h >= shape[d] {
@@ -174,6 +188,41 @@ func (c *contraction) planReads(op *ir.Op, lo, hi []int64) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// readsInBox checks planReads' condition for read k with symbolic dims: no point of box reads
+// outside the operand's shape, whatever the symbolic dims.
+func (c *contraction) readsInBox(op *ir.Op, k int, box volume.Set) string {
+	p := op.Access[k].Pieces[0]
+	params := box.Params()
+	for _, d := range op.Operands[k].Type.Shape {
+		params = append(params, d.ParamNames()...)
+	}
+	params = uniqueStrings(params)
+	nd := box.NDim()
+	for d, a := range p.Index {
+		if len(a.Floors) > 0 && len(p.Guard) > 0 {
+			return fmt.Sprintf("guarded read %d has a quasi-affine index", k)
+		}
+		ext := op.Operands[k].Type.Shape[d]
+		out := volume.SetFromConstraints(params, "", make([]string, nd), []volume.Constraint{volume.GE(volume.AffConst(-1), a)}).
+			Union(volume.SetFromConstraints(params, "", make([]string, nd), []volume.Constraint{volume.GE(a, ext)}))
+		if !box.SetTupleName("").Intersect(out).IsEmpty() {
+			return fmt.Sprintf("read %d leaves operand dim %d on the bounding box", k, d)
+		}
+	}
+	return ""
+}
+
+// uniqueStrings returns ss without repetitions, in order of first appearance.
+func uniqueStrings(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // planReduction cuts the reduction set into the parts scanned in order: the points where some

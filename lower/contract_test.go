@@ -2,6 +2,7 @@ package lower_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -212,4 +213,143 @@ func TestContractionKernels(t *testing.T) {
 		}
 		return 1e-5, 1e-4 // sums of up to 600 products of [-1, 1] values
 	})
+}
+
+// symbolicContractionCases are contractions with symbolic extents, run at every binding of
+// symbolicBindings: rows (a language-model head over T tokens), columns (Q·Kᵀ over T keys),
+// the reduction (P·V over T keys), several at once, and DIE's restricted domains.
+var symbolicContractionCases = []contractionCase{
+	{"sym_rows", `graph @g[T](%A: f32[1, T, 70], %B: f32[70, 100]) {
+  %C = matmul(%A, %B) : f32[1, T, 100]
+  return %C
+}`, "", true},
+	{"sym_rows_kc_chunks", `graph @g[T](%A: f32[T, 600], %B: f32[600, 53]) {
+  %C = matmul(%A, %B) : f32[T, 53]
+  return %C
+}`, "", true},
+	{"sym_rows_packed", `graph @g[T](%A: f32[T, 64], %B: f32[64, 512]) {
+  %C = matmul(%A, %B) : f32[T, 512]
+  return %C
+}`, "", true},
+	{"sym_rows_epilogue", `graph @g[T](%A: f32[T, 40], %B: f32[40, 60], %b: f32[60]) {
+  %C = matmul(%A, %B) : f32[T, 60]
+  %Y = add(%C, %b) : f32[T, 60]
+  %R = relu(%Y) : f32[T, 60]
+  return %R
+}`, "", true},
+	// a 1.25 MB operand: one row of tiles (T <= mr) streams it in chunks of 16
+	{"sym_rows_stream", `graph @g[T](%A: f32[T, 600], %B: f32[600, 521]) {
+  %C = matmul(%A, %B) : f32[T, 521]
+  return %C
+}`, "", true},
+	{"sym_last_row", `graph @g[T](%A: f32[T, 64], %B: f32[64, 100]) {
+  %C = matmul(%A, %B) : f32[T, 100]
+  return %C
+}`, "C[i, j] : i = T - 1", true},
+	{"sym_cols", `graph @g[T](%Q: f32[20, 16], %K: f32[T, 16]) {
+  %S = generic(%Q, %K) {access = ["{ [i, j, k] -> [i, k] }", "[T] -> { [i, j, k] -> [j, k] }"], body = "mul(in0, in1)", domain = "[T] -> { [i, j, k] : 0 <= i < 20 and 0 <= j < T and 0 <= k < 16 }", iterators = ["parallel", "parallel", "reduction"], out = "{ [i, j, k] -> [i, j] }", reduce = "sum", type = "f32[20, T]"} : f32[20, T]
+  return %S
+}`, "", true},
+	{"sym_qk_causal", `graph @g[T](%Q: f32[T, 2, 16], %K: f32[T, 2, 16]) {
+  %S = generic(%Q, %K) {access = ["[T] -> { [h, i, j, k] -> [i, h, k] }", "[T] -> { [h, i, j, k] -> [j, h, k] }"], body = "mul(in0, in1)", domain = "[T] -> { [h, i, j, k] : 0 <= h < 2 and 0 <= i < T and 0 <= j < T and 0 <= k < 16 }", iterators = ["parallel", "parallel", "parallel", "reduction"], out = "[T] -> { [h, i, j, k] -> [h, i, j] }", reduce = "sum", type = "f32[2, T, T]"} : f32[2, T, T]
+  %Y = trilu(%S) {k = 0, upper = 0} : f32[2, T, T]
+  return %Y
+}`, "", true},
+	{"sym_reduction", `graph @g[T](%P: f32[2, 30, T], %V: f32[2, T, 40]) {
+  %C = matmul(%P, %V) : f32[2, 30, 40]
+  return %C
+}`, "", true},
+	{"sym_causal_pv", `graph @g[T](%p: f32[2, T, T], %v: f32[2, T, 40]) {
+  %y = matmul(%p, %v) : f32[2, T, 40]
+      domain [T] -> { [b, i, j, k] : 0 <= b < 2 and 0 <= i < T and 0 <= j < 40 and 0 <= k <= i }
+  return %y
+}`, "", true},
+}
+
+// symbolicBindings are the values of T the symbolic cases run at: below one tile, around the
+// tile heights and widths of every vector width, and a large odd one.
+var symbolicBindings = []int64{1, 5, 8, 13, 48, 50, 97, 300}
+
+// TestSymbolicContractionStrategy checks that contractions with symbolic extents take
+// register tiles for every vector width.
+func TestSymbolicContractionStrategy(t *testing.T) {
+	for _, cpu := range []string{"x86-64", "haswell", "skylake-avx512"} {
+		for _, c := range symbolicContractionCases {
+			g := contractionGraph(t, c)
+			tgt, err := lower.LoadTarget("x86-64")
+			require.NoError(t, err)
+			m, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, CPU: cpu})
+			require.NoError(t, err, c.name)
+			t.Logf("%s on %s: %s", c.name, cpu, m.Entries[0].Strategies)
+			got := strings.HasPrefix(m.Entries[0].Strategies[0], "register-tiles")
+			require.Equal(t, c.tiles, got, "%s on %s: %v", c.name, cpu, m.Entries[0].Strategies)
+			if c.name == "sym_rows_stream" {
+				require.Contains(t, m.Entries[0].Strategies[0], "(kc=16) +rows<=", cpu)
+			}
+		}
+	}
+}
+
+// TestSymbolicContractionKernels runs the symbolic cases at every binding against the
+// evaluator: bit for bit with the baseline CPU, within a float sum's bound natively.
+func TestSymbolicContractionKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 13))
+	var names []string
+	var cases []*e2e.Case
+	for _, c := range symbolicContractionCases {
+		g := contractionGraph(t, c)
+		for _, T := range symbolicBindings {
+			ps := map[string]int64{"T": T}
+			names = append(names, fmt.Sprintf("%s/T=%d", c.name, T))
+			cases = append(cases, &e2e.Case{Graph: g, Params: ps, Inputs: inputsFor(r, g, ps, false)})
+		}
+	}
+	runCases(t, e2e.Host(), names, cases)
+	native := e2e.Machine{Target: "x86-64", CPU: "native", CFlags: []string{"-march=native"}}
+	runCasesTol(t, native, names, cases, func(d ir.DType) (float64, float64) {
+		if d == ir.F64 {
+			return 1e-13, 1e-13
+		}
+		return 1e-5, 1e-4
+	})
+}
+
+// TestSymbolicBatchContractionKernels runs contractions with two symbolic dims (a dynamic
+// batch and sequence, as the dynamic-axes exports have) at several bindings of both.
+func TestSymbolicBatchContractionKernels(t *testing.T) {
+	cases := []contractionCase{
+		{"sym_batch_rows", `graph @g[B, T](%A: f32[B, T, 40], %W: f32[40, 70]) {
+  %C = matmul(%A, %W) : f32[B, T, 70]
+  return %C
+}`, "", true},
+		{"sym_batch_last_row", `graph @g[B, T](%A: f32[B, T, 64], %W: f32[64, 5000]) {
+  %C = matmul(%A, %W) : f32[B, T, 5000]
+  return %C
+}`, "C[b, i, j] : i = T - 1", true},
+		{"sym_batch_stream", `graph @g[B, T](%A: f32[B, T, 64], %W: f32[64, 5000]) {
+  %C = matmul(%A, %W) : f32[B, T, 5000]
+  return %C
+}`, "", true},
+	}
+	r := rand.New(rand.NewPCG(17, 19))
+	var names []string
+	var ecs []*e2e.Case
+	tgt, err := lower.LoadTarget("x86-64")
+	require.NoError(t, err)
+	for _, c := range cases {
+		g := contractionGraph(t, c)
+		m, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, CPU: "skylake-avx512"})
+		require.NoError(t, err, c.name)
+		require.True(t, strings.HasPrefix(m.Entries[0].Strategies[0], "register-tiles"), "%s: %v", c.name, m.Entries[0].Strategies)
+		for _, b := range []int64{1, 3} {
+			for _, T := range []int64{1, 7, 30} {
+				ps := map[string]int64{"B": b, "T": T}
+				names = append(names, fmt.Sprintf("%s/B=%d/T=%d", c.name, b, T))
+				ecs = append(ecs, &e2e.Case{Graph: g, Params: ps, Inputs: inputsFor(r, g, ps, false)})
+			}
+		}
+	}
+	runCases(t, e2e.Host(), names, ecs)
+	native := e2e.Machine{Target: "x86-64", CPU: "native", CFlags: []string{"-march=native"}}
+	runCasesTol(t, native, names, ecs, func(ir.DType) (float64, float64) { return 1e-5, 1e-4 })
 }

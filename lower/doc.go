@@ -66,13 +66,27 @@
 // equal) are immediates; pow(x, 2) of float32 is x·x (Go's Pow gives the same bits).
 //
 // Contractions get register tiles (contract.go plans, contract_emit.go emits) on targets whose
-// JSON sets "register-tiles" (x86-64): a ReduceSum of f32 or f64 with static shapes whose
-// result index is the leading iterators, with every read unit-stride or invariant along the
-// last result dim j, or invariant along aligned blocks of j (the input of a grouped
-// convolution, read at floor(m/Mg): the vectors then narrow to the blocks). Convolutions reach
-// this form through the channels-last pass (NHWC activations, weights output-channel last): j
-// is the output channel, i an output column, and the input is a broadcast whatever the stride
-// or dilation. The row dim i is the result dim most vector reads are invariant in. A tile
+// JSON sets "register-tiles" (x86-64): a ReduceSum of f32 or f64 whose result index is the
+// leading iterators, with every read unit-stride or invariant along the last result dim j, or
+// invariant along aligned blocks of j (the input of a grouped convolution, read at floor(m/Mg):
+// the vectors then narrow to the blocks). Convolutions reach this form through the
+// channels-last pass (NHWC activations, weights output-channel last): j is the output channel,
+// i an output column, and the input is a broadcast whatever the stride or dilation. The row
+// dim i is the result dim most vector reads are invariant in (a symbolic extent, T tokens,
+// counts as the longest). Extents may be symbolic (dynamic-axes exports: the language-model
+// head over T rows, Q·Kᵀ over T keys, P·V over T keys): the domain's bounds are then
+// expressions of the symbolic dims (the last row of DIE is i = T - 1, one row), the tile grid
+// is scanned over them, and a symbolic number of rows gets one tile class per possible
+// remainder (mr·t + r = rows, r < mr), whose scans are empty unless the dims leave that
+// remainder; a symbolic number of columns leaves its last, partial tile column to a border on
+// the per-point nest with ordered reductions, so that every element keeps the evaluator's
+// order; a symbolic reduction always runs in kc chunks. A symbolic number of rows over an
+// operand that one row of tiles would stream (below) also gets plans for at most mr and 3·mr
+// rows, chosen at run time ("+rows<=8(kc=16) +rows<=24(kc=64)": 1×256·256×16384 1.82 ms
+// packed, 0.33 ms streamed). gpt2 with dynamic axes: 101 ms per call on the per-point nest,
+// 16.7 ms on tiles (onnxruntime 16.6 ms). Tiles of one width and different heights (the rows
+// of tiles and the remainder) are scanned together, column by column, so that the remainder
+// reads the column's packed panel too instead of copying every panel again. A tile
 // is mr rows × nv vectors of accumulators (6×2 with 16- and 32-byte vectors, 8×3 with 64-byte
 // AVX-512 vectors: 161 GFLOP/s on a 512³ matmul against 131 for 6×2), held in entry-block
 // allocas that SROA turns into registers; the reduction runs in chunks along its first dim
@@ -148,7 +162,8 @@
 //
 // Epilogues (epilogue.go): a chain of elementwise consumers of a tiled contraction (bias,
 // residual Add, Relu, Clip, a scale...), each the only reader of the previous value (in one or
-// more operands: SiLU's x·sigmoid(x)), reading it at the same index, unrestricted and with
+// more operands: SiLU's x·sigmoid(x), GELU's x·Φ(x)), reading it at the same index,
+// unrestricted (but for the graph's requirements on the symbolic dims) and with
 // vectorisable bodies, runs on the accumulators once
 // the reduction is complete (in the last kc chunk) and only the chain's last result is stored;
 // the consumers' kernels are not called ("+epilogue(n)"). Their bodies see the values they

@@ -15,6 +15,7 @@ import (
 	"github.com/llir/llvm/ir/value"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // entryCtx is the state of lowering one graph.
@@ -35,6 +36,8 @@ type entryCtx struct {
 	opDomains map[*ir.Op]*domainInfo
 	// dots caches each op's integer dot-product plan (nil: none; see intDotOf)
 	dots map[*ir.Op]*intDot
+	// reqs caches requirements()
+	reqs *volume.Set
 	// users lists the ops that read each value, with the operand index
 	users map[*ir.Value][]use
 	// key is the scratch space of kernelKey; bufKeys caches bufferKey

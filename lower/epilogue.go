@@ -151,8 +151,15 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, v *ir.Value, at int, pos map[*ir.Op]int
 		return false
 	}
 	whole := false
-	_ = volume.Try(func() { whole = !e.IsRestricted() && ec.writesWhole(e) })
+	_ = volume.Try(func() { whole = !ec.restricted(e) && ec.writesWhole(e) })
 	return whole
+}
+
+// restricted reports whether op's domain lacks points of its constructor's domain where the
+// graph's requirements hold (entryCtx.requirements: DIE assumes them, so the domains of
+// dynamic-axes exports carry seq < 1025 that the constructors do not).
+func (ec *entryCtx) restricted(op *ir.Op) bool {
+	return !op.Full.IntersectParams(ec.requirements()).IsSubset(op.Domain)
 }
 
 // epiKey returns the kernel key of a contraction with an epilogue chain.
@@ -160,6 +167,12 @@ func (ec *entryCtx) epiKey(op *ir.Op, c *epiChain, fromInit bool) string {
 	key := string(ec.kernelKey(op)) + ec.domainText(op)
 	for i, e := range c.ops {
 		key += fmt.Sprintf("|epi%d:", c.ks[i]) + string(ec.kernelKey(e)) + ec.domainText(e)
+		// which operands read the previous value (epiStore feeds them all the accumulators)
+		for j, o := range e.Operands {
+			if j != c.ks[i] && o == e.Operands[c.ks[i]] {
+				key += fmt.Sprintf(",same%d", j)
+			}
+		}
 	}
 	return fmt.Sprintf("%s|%v", key, fromInit)
 }

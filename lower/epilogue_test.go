@@ -64,6 +64,23 @@ func TestEpilogues(t *testing.T) {
   %z = conv(%r, %w) : f32[1, 16, 7, 9]
   return %z
 }`, 2},
+		// the result read twice by one consumer (GELU's x·Φ(x) once fuse has merged it)
+		{"matmul-square-bias", `graph @g(%a: f32[21, 40], %b: f32[40, 53], %c: f32[53]) {
+  %m = matmul(%a, %b) : f32[21, 53]
+  %s = mul(%m, %m) : f32[21, 53]
+  %t = add(%s, %c) : f32[21, 53]
+  return %t
+}`, 2},
+		// two matmuls of one form whose consumers differ only in reading the result twice or
+		// another tensor: their fused kernels must differ
+		{"matmul-square-or-product", `graph @g(%a: f32[21, 40], %b: f32[40, 53], %x: f32[21, 53]) {
+  %m = matmul(%a, %b) : f32[21, 53]
+  %s = mul(%m, %m) : f32[21, 53]
+  %n = matmul(%a, %b) : f32[21, 53]
+  %p = mul(%n, %x) : f32[21, 53]
+  %t = add(%s, %p) : f32[21, 53]
+  return %t
+}`, 1},
 	}
 	r := rand.New(rand.NewPCG(6, 6))
 	var names []string

@@ -182,7 +182,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		}
 		if tiles.border != nil {
 			kb.op = tiles.border
-			kb.strat = chooseStrategy(tiles.border, mc.vectorBytesFor(tiles.border), mc.intRequant(tiles.border), mc.cfg.OrderedReductions, mc.stridedLanes())
+			kb.strat = chooseStrategy(tiles.border, mc.vectorBytesFor(tiles.border), mc.intRequant(tiles.border), mc.cfg.OrderedReductions || tiles.orderedBorder, mc.stridedLanes())
 			if err := kb.emitNest(ec.g.Params); err != nil {
 				return nil, err
 			}
@@ -213,17 +213,35 @@ func (ec *entryCtx) writesWhole(op *ir.Op) bool {
 	k.Strs(op.Dims)
 	k.Access(op.Out)
 	k.TensorType(op.Result.Type)
+	k.Str(ec.requirements().String())
 	key := string(k.B)
 	if w, ok := ec.mc.whole[key]; ok {
 		return w
 	}
-	w := writesWhole(op, ec.g.Params)
+	w := writesWhole(op, ec.g.Params, ec.requirements())
 	ec.mc.whole[key] = w
 	return w
 }
 
-// writesWhole is entryCtx.writesWhole without the cache.
-func writesWhole(op *ir.Op, params []string) bool {
+// requirements returns the symbolic dims for which the entry runs its kernels: every op's
+// requirements hold (the entry returns status 1 before any kernel otherwise). The domains of
+// the ops that DIE restricted assume them (seq < 1025 where positional embeddings are gathered
+// for seq tokens); a result is written whole when it is for those dims.
+func (ec *entryCtx) requirements() volume.Set {
+	if ec.reqs == nil {
+		var cons []volume.Constraint
+		for _, op := range ec.g.Ops {
+			cons = append(cons, op.Requires...)
+		}
+		s := volume.SetFromConstraints(ec.g.Params, "", nil, cons)
+		ec.reqs = &s
+	}
+	return *ec.reqs
+}
+
+// writesWhole is entryCtx.writesWhole without the cache; reqs (a set of the symbolic dims
+// without dims, see entryCtx.requirements) restricts the dims considered.
+func writesWhole(op *ir.Op, params []string, reqs volume.Set) bool {
 	whole := false
 	_ = volume.Try(func() {
 		t := op.Result.Type
@@ -231,7 +249,7 @@ func writesWhole(op *ir.Op, params []string) bool {
 		for i := range names {
 			names[i] = fmt.Sprintf("e%d", i)
 		}
-		box := volume.Box(params, "", names, t.Shape)
+		box := volume.Box(params, "", names, t.Shape).IntersectParams(reqs)
 		written := op.Domain.Apply(op.OutMap(params)).SetTupleName("").SetDimNames(names)
 		whole = box.IsSubset(written)
 	})
@@ -247,7 +265,7 @@ func writesWhole(op *ir.Op, params []string) bool {
 func (ec *entryCtx) readsOnlyWritten(op *ir.Op) bool {
 	for _, o := range ec.g.Outputs {
 		if o == op.Result {
-			return writesWhole(op, ec.g.Params)
+			return writesWhole(op, ec.g.Params, ec.requirements())
 		}
 	}
 	k := &ec.key

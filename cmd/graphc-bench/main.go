@@ -58,6 +58,9 @@ var models = []benchModel{
 	linearModel(32, 1024, 4096),
 	linearModel(64, 1024, 4096),
 	linearModel(128, 1024, 4096),
+	linearModel(1024, 256, 4096), // gpt2_long's language-model head
+	linearModel(197, 768, 3072),  // the MLP of ViT-B/16's encoder (reduction in kc chunks)
+	linearModel(197, 3072, 768),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false, 0},
 	// int8 against f32: onnxruntime's QLinearMatMul / QLinearConv against graphc's integer
