@@ -17,6 +17,10 @@ import (
 // ErrToolMissing is wrapped by the error of Build when llc or clang cannot be found.
 var ErrToolMissing = errors.New("LLVM tool not found")
 
+// ErrUnknownFeature is returned by Build when LLVM does not recognise a feature of the module's
+// --mattr (LLVM itself only warns and ignores it, which would hide a typo).
+var ErrUnknownFeature = errors.New("unknown target feature")
+
 // FindTool returns the path of an LLVM tool: the environment variable env if set, else
 // name-19, else name on PATH.
 func FindTool(env, name string) (string, error) {
@@ -101,5 +105,28 @@ func Build(ctx context.Context, mod *Module, kind string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(tool), strings.Join(args, " "), err, msg)
 	}
+	if bad := unrecognizedFeatures(string(msg)); len(bad) > 0 {
+		return nil, fmt.Errorf("%w for %s: %s (--mattr takes LLVM feature names: llc-19 -mtriple=%s -mattr=help lists them)",
+			ErrUnknownFeature, t.Triple, strings.Join(bad, ", "), t.Triple)
+	}
 	return os.ReadFile(out)
+}
+
+// unrecognizedFeatures returns the features LLVM's output says it ignored, each once.
+func unrecognizedFeatures(msg string) []string {
+	const suffix = "' is not a recognized feature"
+	var out []string
+	seen := map[string]bool{}
+	for rest := msg; ; {
+		i := strings.Index(rest, suffix)
+		if i < 0 {
+			return out
+		}
+		j := strings.LastIndex(rest[:i], "'")
+		if j >= 0 && !seen[rest[j+1:i]] {
+			seen[rest[j+1:i]] = true
+			out = append(out, rest[j+1:i])
+		}
+		rest = rest[i+len(suffix):]
+	}
 }

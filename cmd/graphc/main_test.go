@@ -14,6 +14,7 @@ import (
 
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
 )
 
@@ -308,4 +309,23 @@ func TestEmitPlan(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(plan), "plan main_graph: hexagon cpu=hexagonv68 vector-bytes=128 tile-bytes=0\n")
 	require.Contains(t, string(plan), "kernel: main_graph.k0.matmul")
+}
+
+// TestUnknownFeature checks that a feature LLVM does not know (a typo in --mattr) is a usage
+// error when graphc builds code, not a warning LLVM prints and ignores.
+func TestUnknownFeature(t *testing.T) {
+	if _, err := lower.FindTool("GRAPHC_CLANG", "clang"); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(4, true))
+	_, stderr, code := runCLI(t, dir, "mt.onnx", "--mattr=+avx2,+nonsense", "--emit=obj", "-o", "mt.o")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "unknown target feature")
+	require.Contains(t, stderr, "+nonsense")
+	require.NotContains(t, stderr, "+avx2,")
+	_, err := os.Stat(filepath.Join(dir, "mt.o"))
+	require.True(t, os.IsNotExist(err), "no output file on error")
+	_, stderr, code = runCLI(t, dir, "mt.onnx", "--mattr=+avx2", "--emit=obj", "-o", "mt.o")
+	require.Equal(t, 0, code, stderr)
 }

@@ -321,6 +321,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	switch *emit {
 	case "asm", "obj", "lib":
 		data, err := lower.Build(context.Background(), res.Module, *emit)
+		if errors.Is(err, lower.ErrUnknownFeature) {
+			return &cliError{exitUsage, err}
+		}
 		if err != nil {
 			return &cliError{exitInput, err}
 		}
