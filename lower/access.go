@@ -191,7 +191,9 @@ func (kb *kernelBuilder) vload(bc *bodyCtx, k int) value.Value {
 	piece := kb.op.Access[k].Pieces[0]
 	idx := piece.Index
 	load := func() value.Value {
-		if accessStride(idx, bc.inner) == strideOther {
+		if accessStride(idx, bc.inner) == strideOther && !(bc.blocks && blockUniform(idx, bc.inner, bc.vl)) {
+			// (a read uniform over each block of lanes, a grouped convolution's input within
+			// a group, is one broadcast load below)
 			return kb.laneLoads(bc, w, idx)
 		}
 		off := fb.offset(w, fb.indexAt(idx, bc.dims))
