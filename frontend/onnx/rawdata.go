@@ -62,32 +62,7 @@ func unmarshalAliased(data []byte) (*onnxpb.ModelProto, error) {
 // tensor has none). ok is false when data is not well-formed protobuf wire data (Unmarshal
 // then reports it) or has a form the cut does not follow.
 func stripRawData(data []byte) (stripped []byte, raws [][]byte, ok bool) {
-	out := make([]byte, 0, 4096)
-	for b := data; len(b) > 0; {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return nil, nil, false
-		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
-		if m < 0 {
-			return nil, nil, false
-		}
-		if num != modelGraphField || typ != protowire.BytesType {
-			out = append(out, b[:n+m]...)
-			b = b[n+m:]
-			continue
-		}
-		graph, _ := protowire.ConsumeBytes(b[n:])
-		g, rs, ok := stripGraph(graph)
-		if !ok {
-			return nil, nil, false
-		}
-		raws = append(raws, rs...)
-		out = protowire.AppendTag(out, num, typ)
-		out = protowire.AppendBytes(out, g)
-		b = b[n+m:]
-	}
-	return out, raws, true
+	return stripNested(data, modelGraphField, stripGraph)
 }
 
 // stripGraph cuts the raw_data out of a GraphProto's initializers and its nodes' attribute
