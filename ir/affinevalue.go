@@ -98,37 +98,26 @@ func scalarAff(s *Scalar) (volume.Aff, bool) {
 		return volume.AffParam(s.Name), true
 	case SConst:
 		return volume.AffConst(s.I), true
-	case SNeg:
-		a, ok := scalarAff(s.Args[0])
-		return a.Neg(), ok
 	case SCast:
 		if s.Type == Bool || !s.Args[0].Type.IsInt() {
 			return volume.Aff{}, false
 		}
 		return scalarAff(s.Args[0])
-	case SAdd, SSub, SMul:
-		a, ok := scalarAff(s.Args[0])
-		if !ok {
-			return a, false
-		}
-		b, ok := scalarAff(s.Args[1])
-		if !ok {
-			return b, false
-		}
-		switch s.Op {
-		case SAdd:
-			return a.Add(b), true
-		case SSub:
-			return a.Sub(b), true
-		}
-		if k, ok := b.IsConst(); ok {
-			return a.Mul(k), true
-		}
-		if k, ok := a.IsConst(); ok {
-			return b.Mul(k), true
-		}
 	}
-	return volume.Aff{}, false
+	// the table's operations on affine values: negation, sums, differences, constant multiples
+	d := s.Op.Def()
+	if d == nil || d.Affine == nil {
+		return volume.Aff{}, false
+	}
+	var args [2]volume.Aff
+	for i, a := range s.Args {
+		v, ok := scalarAff(a)
+		if !ok {
+			return v, false
+		}
+		args[i] = v
+	}
+	return d.Affine(args[0], args[1])
 }
 
 // fitConstant fits t's elements with one affine function of the index (checked on every

@@ -9,89 +9,6 @@ import (
 	"strings"
 )
 
-// ScalarOp is the operation of a Scalar node.
-type ScalarOp uint8
-
-// Scalar operations. Leaves first, then unary, binary and ternary operations.
-const (
-	SRead    ScalarOp = iota + 1 // element of operand Arg at its access map
-	SDynRead                     // element of operand Arg at the indices computed by Args (data-dependent)
-	SAvail                       // i1: whether operand Arg's access is defined at this iteration
-	SIndex                       // i64: iteration dimension Arg
-	SParam                       // i64: value of symbolic dimension Name
-	SConst                       // constant F (floats) or I (integers)
-
-	SNeg
-	SAbs
-	SExp
-	SLog
-	SSqrt
-	STanh
-	SSigmoid
-	SErf
-	SFloor
-	SCeil
-	SRound // half to even
-	SNot
-	SSin
-	SCos
-	SSign
-	SIsNaN
-	SIsInf
-	SAtan
-
-	SAdd
-	SSub
-	SMul
-	SDiv
-	SRem // remainder with the sign of the dividend (C fmod / integer %)
-	SMax
-	SMin
-	SPow
-	SAnd
-	SOr
-	SXor
-	SShl // a << b (0 once b reaches the width)
-	SShr // a >> b, logical (0 once b reaches the width)
-	SEq
-	SNe
-	SLt
-	SLe
-	SGt
-	SGe
-
-	SSelect  // Args[0] ? Args[1] : Args[2]
-	SCast    // convert Args[0] to Type
-	SBitcast // reinterpret the bits of Args[0] (of the same size) as Type
-)
-
-var scalarNames = map[ScalarOp]string{
-	SRead: "in", SDynRead: "read", SAvail: "avail", SIndex: "idx", SParam: "param", SConst: "const",
-	SNeg: "neg", SAbs: "abs", SExp: "exp", SLog: "log", SSqrt: "sqrt", STanh: "tanh", SSigmoid: "sigmoid",
-	SErf: "erf", SFloor: "floor", SCeil: "ceil", SRound: "round", SNot: "not", SSin: "sin", SCos: "cos",
-	SSign: "sign", SIsNaN: "isnan", SIsInf: "isinf", SAtan: "atan",
-	SAdd: "add", SSub: "sub", SMul: "mul", SDiv: "div", SRem: "rem", SMax: "max", SMin: "min", SPow: "pow",
-	SAnd: "and", SOr: "or", SXor: "xor", SShl: "shl", SShr: "shr", SEq: "eq", SNe: "ne", SLt: "lt", SLe: "le", SGt: "gt", SGe: "ge",
-	SSelect: "select", SCast: "cast", SBitcast: "bitcast",
-}
-
-var scalarByName = func() map[string]ScalarOp {
-	m := map[string]ScalarOp{}
-	for k, v := range scalarNames {
-		m[v] = k
-	}
-	return m
-}()
-
-func (o ScalarOp) String() string { return scalarNames[o] }
-
-// IsUnary, IsBinary report the arity class of an operation.
-func (o ScalarOp) IsUnary() bool  { return o >= SNeg && o <= SAtan }
-func (o ScalarOp) IsBinary() bool { return o >= SAdd && o <= SGe }
-
-// IsCompare reports whether o yields an i1 comparison result.
-func (o ScalarOp) IsCompare() bool { return o >= SEq && o <= SGe || o == SIsNaN || o == SIsInf }
-
 // Scalar is a node of an op body.
 type Scalar struct {
 	Op   ScalarOp
@@ -131,10 +48,10 @@ func Const(t DType, v float64) *Scalar {
 	return ConstI(t, int64(v))
 }
 
-// Un returns op(a).
+// Un returns op(a), typed by op's rule.
 func Un(op ScalarOp, a *Scalar) *Scalar {
 	t := a.Type
-	if op == SIsNaN || op == SIsInf {
+	if op.IsCompare() {
 		t = Bool
 	}
 	return &Scalar{Op: op, Type: t, Args: []*Scalar{a}}
@@ -419,7 +336,7 @@ func (p *scalarParser) expr() (*Scalar, error) {
 		}
 	}
 	op, ok := scalarByName[id]
-	if !ok || op.IsUnary() == false && op.IsBinary() == false && op != SSelect {
+	if !ok || op.Def().Leaf || op.Def().Result == ResultGiven {
 		return nil, fmt.Errorf("body: unknown operation %q at offset %d", id, start)
 	}
 	if err := p.want('('); err != nil {
@@ -442,19 +359,23 @@ func (p *scalarParser) expr() (*Scalar, error) {
 	if err := p.want(')'); err != nil {
 		return nil, err
 	}
-	switch {
-	case op.IsUnary() && len(args) == 1:
-		return Un(op, args[0]), nil
-	case op.IsBinary() && len(args) == 2:
-		if args[0].Type != args[1].Type {
-			return nil, fmt.Errorf("body: %s of %s and %s", op, args[0].Type, args[1].Type)
-		}
-		return Bin(op, args[0], args[1]), nil
-	case op == SSelect && len(args) == 3:
-		if args[1].Type != args[2].Type {
-			return nil, fmt.Errorf("body: select of %s and %s", args[1].Type, args[2].Type)
-		}
-		return Select(args[0], args[1], args[2]), nil
+	d := op.Def()
+	if len(args) != d.Arity {
+		return nil, fmt.Errorf("body: %s takes %d arguments, not %d", op, d.Arity, len(args))
 	}
-	return nil, fmt.Errorf("body: %s takes a different number of arguments than %d", op, len(args))
+	// the arguments that make the result share its type
+	same := args
+	if d.Result == ResultArm {
+		same = args[1:]
+	}
+	for _, a := range same[1:] {
+		if a.Type != same[0].Type {
+			return nil, fmt.Errorf("body: %s of %s and %s", op, same[0].Type, a.Type)
+		}
+	}
+	t := same[0].Type
+	if d.Result == ResultBool {
+		t = Bool
+	}
+	return &Scalar{Op: op, Type: t, Args: args}, nil
 }

@@ -73,7 +73,7 @@ func (bc *bodyCtx) emit(s *ir.Scalar) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t := s.Type; t.IsSubByte() && t.IsInt() && s.Op != ir.SRead && s.Op != ir.SDynRead && s.Op != ir.SConst {
+	if t := s.Type; t.IsSubByte() && t.IsInt() && !s.Op.Def().Leaf {
 		// 4- and 2-bit integers live in i8 registers: results wrap to their width, as WrapInt
 		bits := int64(8 - t.SubByteBits())
 		if t.IsUnsigned() {
@@ -91,7 +91,7 @@ func (bc *bodyCtx) emit(s *ir.Scalar) (value.Value, error) {
 func mayFail(s *ir.Scalar) bool {
 	found := false
 	s.Walk(func(n *ir.Scalar) {
-		if n.Op == ir.SDynRead || (n.Op == ir.SDiv || n.Op == ir.SRem) && n.Type.IsInt() {
+		if n.Op == ir.SDynRead || n.Op.Def().ZeroDivisor != "" && n.Type.IsInt() {
 			found = true
 		}
 	})
@@ -122,79 +122,82 @@ func (bc *bodyCtx) emit1(s *ir.Scalar) (value.Value, error) {
 		return bc.splatValue(p), nil
 	case ir.SConst:
 		return bc.cnst(s.Type, s.F, s.I), nil
-	case ir.SSelect:
-		c, err := bc.emit(s.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		if bc.vl == 0 && (mayFail(s.Args[1]) || mayFail(s.Args[2])) {
-			return bc.lazySelect(c, s.Args[1], s.Args[2])
-		}
-		x, err := bc.emit(s.Args[1])
-		if err != nil {
-			return nil, err
-		}
-		y, err := bc.emit(s.Args[2])
-		if err != nil {
-			return nil, err
-		}
-		if bc.vl > 0 && s.Type == ir.Bool {
-			// (c & x) | (!c & y): HVX cannot select between i1 vectors
-			cur := bc.cur()
-			nc := cur.NewXor(c, bc.cnst(ir.Bool, 0, 1))
-			return cur.NewOr(cur.NewAnd(c, x), cur.NewAnd(nc, y)), nil
-		}
-		return bc.fb.sel(c, x, y), nil
-	case ir.SCast:
-		if bc.vl > 0 && !bc.fb.mc.vecFloat {
-			if f, ok := matchRequant(s); ok {
-				return bc.emitIntRequant(f, s.Type)
-			}
-		}
-		x, err := bc.emit(s.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		if clampedToInt(s) {
-			// a value clamped into the i32 range (saturation): fptosi to i32 without the range
-			// check, NaN giving 0 as cast does
-			c := bc.cur()
-			i32t := bc.ty(ir.I32)
-			i := c.NewFPToSI(x, i32t)
-			v := bc.fb.sel(c.NewFCmp(enum.FPredUNO, x, x), bc.cnst(ir.I32, 0, 0), i)
-			return bc.cast(v, ir.I32, s.Type)
-		}
-		return bc.cast(x, s.Args[0].Type, s.Type)
-	case ir.SBitcast:
-		// through the memory forms: same-size integers and floats reinterpret their bits
-		x, err := bc.emit(s.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		if bc.vl > 0 {
-			return nil, fmt.Errorf("bitcast in a vector loop")
-		}
-		v := bc.fb.toMem(x, s.Args[0].Type)
-		if mt := mustMemType(s.Type); !v.Type().Equal(mt) {
-			v = bc.cur().NewBitCast(v, mt)
-		}
-		return bc.fb.toReg(v, s.Type), nil
 	}
-	args := make([]value.Value, len(s.Args))
-	for i, a := range s.Args {
-		v, err := bc.emit(a)
-		if err != nil {
-			return nil, err
+	return bc.emitDef(s, s.Op.Def())
+}
+
+// emitSelect emits a selection: lazily in scalar code where an arm may fail (the evaluator
+// evaluates only the chosen one).
+func (bc *bodyCtx) emitSelect(s *ir.Scalar) (value.Value, error) {
+	c, err := bc.emit(s.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if bc.vl == 0 && (mayFail(s.Args[1]) || mayFail(s.Args[2])) {
+		return bc.lazySelect(c, s.Args[1], s.Args[2])
+	}
+	x, err := bc.emit(s.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	y, err := bc.emit(s.Args[2])
+	if err != nil {
+		return nil, err
+	}
+	if bc.vl > 0 && s.Type == ir.Bool {
+		// (c & x) | (!c & y): HVX cannot select between i1 vectors
+		cur := bc.cur()
+		nc := cur.NewXor(c, bc.cnst(ir.Bool, 0, 1))
+		return cur.NewOr(cur.NewAnd(c, x), cur.NewAnd(nc, y)), nil
+	}
+	return bc.fb.sel(c, x, y), nil
+}
+
+// emitCast emits a conversion: integer requantizations on vector units without floats, clamped
+// float-to-int conversions without a range check, else cast.
+func (bc *bodyCtx) emitCast(s *ir.Scalar) (value.Value, error) {
+	if bc.vl > 0 && !bc.fb.mc.vecFloat {
+		if f, ok := matchRequant(s); ok {
+			return bc.emitIntRequant(f, s.Type)
 		}
-		args[i] = v
 	}
-	switch {
-	case s.Op.IsBinary() && len(args) == 2:
-		return bc.binary(s.Op, s.Args[0].Type, args[0], args[1])
-	case s.Op.IsUnary() && len(args) == 1:
-		return bc.unary(s.Op, s.Args[0].Type, args[0])
+	x, err := bc.emit(s.Args[0])
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("scalar operation %s (%d arguments) has no lowering", s.Op, len(args))
+	if clampedToInt(s) {
+		// a value clamped into the i32 range (saturation): fptosi to i32 without the range
+		// check, NaN giving 0 as cast does
+		c := bc.cur()
+		i32t := bc.ty(ir.I32)
+		i := c.NewFPToSI(x, i32t)
+		v := bc.fb.sel(c.NewFCmp(enum.FPredUNO, x, x), bc.cnst(ir.I32, 0, 0), i)
+		return bc.cast(v, ir.I32, s.Type)
+	}
+	return bc.cast(x, s.Args[0].Type, s.Type)
+}
+
+// castVectorizable: float <-> float and int <-> int conversions and int -> float run on
+// vectors; float -> int needs a range check that stays scalar, unless the value is clamped into
+// range.
+func castVectorizable(s *ir.Scalar) bool {
+	return !(s.Args[0].Type.IsFloat() && s.Type.IsInt()) || clampedToInt(s)
+}
+
+// emitBitcast reinterprets bits through the memory forms: same-size integers and floats.
+func (bc *bodyCtx) emitBitcast(s *ir.Scalar) (value.Value, error) {
+	x, err := bc.emit(s.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if bc.vl > 0 {
+		return nil, fmt.Errorf("bitcast in a vector loop")
+	}
+	v := bc.fb.toMem(x, s.Args[0].Type)
+	if mt := mustMemType(s.Type); !v.Type().Equal(mt) {
+		v = bc.cur().NewBitCast(v, mt)
+	}
+	return bc.fb.toReg(v, s.Type), nil
 }
 
 // lazySelect evaluates only the chosen arm (scalar mode).
@@ -242,85 +245,20 @@ func (bc *bodyCtx) roundHalf(v value.Value, t ir.DType) value.Value {
 	return v
 }
 
-func (bc *bodyCtx) binary(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
-	if t.IsFloat() {
-		v, err := bc.binaryF(op, t, x, y)
-		if err != nil || op.IsCompare() {
-			return v, err
-		}
-		return bc.roundHalf(v, t), nil
+// fpow is Go's math.Pow: through the runtime in float64, but x for y = 1 and x*x for y = 2
+// on float32 (Go's Pow(x, 2) squares x's mantissa exactly in float64, 48 bits, so the float32
+// result is x*x rounded once: the same bits).
+func (bc *bodyCtx) fpow(x, y value.Value) value.Value {
+	switch e, ok := floatConstValue(y); {
+	case ok && e == 1:
+		return x
+	case ok && e == 2 && isF32(x.Type()):
+		return bc.cur().NewFMul(x, x)
 	}
-	if t == ir.Bool && !op.IsCompare() && op != ir.SAnd && op != ir.SOr && op != ir.SXor {
-		// the evaluator computes bool arithmetic on 0/1 integers and keeps != 0
-		wx := bc.cur().NewZExt(x, bc.ty(ir.I64))
-		wy := bc.cur().NewZExt(y, bc.ty(ir.I64))
-		r, err := bc.binaryI(op, ir.I64, wx, wy)
-		if err != nil {
-			return nil, err
-		}
-		return bc.cur().NewICmp(enum.IPredNE, r, bc.cnst(ir.I64, 0, 0)), nil
-	}
-	return bc.binaryI(op, t, x, y)
-}
-
-func (bc *bodyCtx) binaryF(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
-	c := bc.cur()
 	fb := bc.fb
-	switch op {
-	case ir.SAdd:
-		return c.NewFAdd(x, y), nil
-	case ir.SSub:
-		return c.NewFSub(x, y), nil
-	case ir.SMul:
-		return c.NewFMul(x, y), nil
-	case ir.SDiv:
-		return fb.fdiv(x, y), nil
-	case ir.SRem:
-		return bc.viaF64(x, func(a value.Value) value.Value {
-			return fb.call(fb.mc.rtFunc(rtFmod), a, fb.toF64(y))
-		}), nil
-	case ir.SPow:
-		switch e, ok := floatConstValue(y); {
-		case ok && e == 1:
-			return x, nil // Go's Pow(x, 1) is x
-		case ok && e == 2 && isF32(x.Type()):
-			// Go's Pow(x, 2) squares x's mantissa exactly in float64 (48 bits), so the float32
-			// result is x*x rounded once: the same bits
-			return c.NewFMul(x, x), nil
-		}
-		return bc.viaF64(x, func(a value.Value) value.Value {
-			return fb.call(fb.mc.rtFunc(rtPow), a, fb.toF64(y))
-		}), nil
-	case ir.SMax, ir.SMin:
-		return bc.fminmax(op == ir.SMax, x, y), nil
-	case ir.SAnd, ir.SOr, ir.SXor:
-		zero := floatConstOf(x.Type(), 0)
-		a := c.NewFCmp(enum.FPredUNE, x, zero)
-		b := c.NewFCmp(enum.FPredUNE, y, zero)
-		var r value.Value
-		switch op {
-		case ir.SAnd:
-			r = c.NewAnd(a, b)
-		case ir.SOr:
-			r = c.NewOr(a, b)
-		default:
-			r = c.NewXor(a, b)
-		}
-		return bc.boolToFloat(r, x.Type()), nil
-	case ir.SEq:
-		return c.NewFCmp(enum.FPredOEQ, x, y), nil
-	case ir.SNe:
-		return c.NewFCmp(enum.FPredUNE, x, y), nil
-	case ir.SLt:
-		return c.NewFCmp(enum.FPredOLT, x, y), nil
-	case ir.SLe:
-		return c.NewFCmp(enum.FPredOLE, x, y), nil
-	case ir.SGt:
-		return c.NewFCmp(enum.FPredOGT, x, y), nil
-	case ir.SGe:
-		return c.NewFCmp(enum.FPredOGE, x, y), nil
-	}
-	return nil, fmt.Errorf("%s of %s has no lowering", op, t)
+	return bc.viaF64(x, func(a value.Value) value.Value {
+		return fb.call(fb.mc.rtFunc(rtPow), a, fb.toF64(y))
+	})
 }
 
 // floatConstValue returns the value of a float constant or of a splat vector of one.
@@ -407,193 +345,6 @@ func (bc *bodyCtx) viaF64(x value.Value, f func(value.Value) value.Value) value.
 		return bc.cur().NewFPTrunc(r, x.Type())
 	}
 	return r
-}
-
-func (bc *bodyCtx) binaryI(op ir.ScalarOp, t ir.DType, x, y value.Value) (value.Value, error) {
-	c := bc.cur()
-	unsigned := t.IsUnsigned()
-	switch op {
-	case ir.SAdd:
-		return c.NewAdd(x, y), nil
-	case ir.SSub:
-		return c.NewSub(x, y), nil
-	case ir.SMul:
-		return c.NewMul(x, y), nil
-	case ir.SAnd:
-		return c.NewAnd(x, y), nil
-	case ir.SOr:
-		return c.NewOr(x, y), nil
-	case ir.SXor:
-		return c.NewXor(x, y), nil
-	case ir.SShl, ir.SShr:
-		// LLVM's shifts by the width or more are poison: those give 0, as in the evaluator
-		w := bc.cnst(t, 0, int64(8*t.Size()))
-		over := c.NewICmp(enum.IPredUGE, y, w)
-		amt := c.NewSelect(over, bc.cnst(t, 0, 0), y)
-		var r value.Value
-		if op == ir.SShl {
-			r = c.NewShl(x, amt)
-		} else {
-			r = c.NewLShr(x, amt)
-		}
-		return c.NewSelect(over, bc.cnst(t, 0, 0), r), nil
-	case ir.SDiv, ir.SRem:
-		if bc.vl > 0 {
-			return nil, fmt.Errorf("integer %s in a vector loop", op)
-		}
-		return bc.fb.intDivRem(op == ir.SDiv, unsigned, x, y), nil
-	case ir.SPow:
-		if bc.vl > 0 {
-			return nil, fmt.Errorf("integer pow in a vector loop")
-		}
-		w := bc.fb.widen64(x, unsigned)
-		e := bc.fb.widen64(y, unsigned)
-		r := bc.fb.call(bc.fb.mc.rtFunc(rtIPow), w, e)
-		return bc.fb.narrow(r, x.Type()), nil
-	case ir.SMax, ir.SMin, ir.SEq, ir.SNe, ir.SLt, ir.SLe, ir.SGt, ir.SGe:
-		preds := map[ir.ScalarOp][2]enum.IPred{
-			ir.SMax: {enum.IPredSGT, enum.IPredUGT}, ir.SMin: {enum.IPredSLT, enum.IPredULT},
-			ir.SEq: {enum.IPredEQ, enum.IPredEQ}, ir.SNe: {enum.IPredNE, enum.IPredNE},
-			ir.SLt: {enum.IPredSLT, enum.IPredULT}, ir.SLe: {enum.IPredSLE, enum.IPredULE},
-			ir.SGt: {enum.IPredSGT, enum.IPredUGT}, ir.SGe: {enum.IPredSGE, enum.IPredUGE},
-		}[op]
-		p := preds[0]
-		if unsigned {
-			p = preds[1]
-		}
-		cmp := c.NewICmp(p, x, y)
-		if op == ir.SMax || op == ir.SMin {
-			return c.NewSelect(cmp, x, y), nil
-		}
-		return cmp, nil
-	}
-	return nil, fmt.Errorf("%s of %s has no lowering", op, t)
-}
-
-func (bc *bodyCtx) unary(op ir.ScalarOp, t ir.DType, x value.Value) (value.Value, error) {
-	if t.IsFloat() {
-		v, err := bc.unaryF(op, t, x)
-		if err != nil || op == ir.SIsNaN || op == ir.SIsInf {
-			return v, err
-		}
-		return bc.roundHalf(v, t), nil
-	}
-	c := bc.cur()
-	if t == ir.Bool {
-		switch op {
-		case ir.SNot:
-			return c.NewXor(x, bc.cnst(ir.Bool, 0, 1)), nil
-		case ir.SNeg, ir.SAbs, ir.SSign, ir.SFloor, ir.SCeil, ir.SRound:
-			return x, nil // -b, |b|, sign(b) are != 0 exactly when b is
-		case ir.SIsNaN, ir.SIsInf:
-			return bc.cnst(ir.Bool, 0, 0), nil
-		}
-		return nil, fmt.Errorf("%s of %s has no lowering", op, t)
-	}
-	zero := bc.cnst(t, 0, 0)
-	unsigned := t.IsUnsigned() && t != ir.Bool
-	switch op {
-	case ir.SNeg:
-		return c.NewSub(zero, x), nil
-	case ir.SAbs:
-		if unsigned {
-			return x, nil
-		}
-		return c.NewSelect(c.NewICmp(enum.IPredSLT, x, zero), c.NewSub(zero, x), x), nil
-	case ir.SNot:
-		return c.NewZExt(c.NewICmp(enum.IPredEQ, x, zero), x.Type()), nil
-	case ir.SSign:
-		pos := c.NewZExt(c.NewICmp(enum.IPredSGT, x, zero), x.Type())
-		if unsigned {
-			return c.NewZExt(c.NewICmp(enum.IPredNE, x, zero), x.Type()), nil
-		}
-		neg := c.NewZExt(c.NewICmp(enum.IPredSLT, x, zero), x.Type())
-		return c.NewSub(pos, neg), nil
-	case ir.SFloor, ir.SCeil, ir.SRound:
-		return x, nil
-	case ir.SIsNaN, ir.SIsInf:
-		return bc.cnst(ir.Bool, 0, 0), nil
-	}
-	return nil, fmt.Errorf("%s of %s has no lowering", op, t)
-}
-
-func (bc *bodyCtx) unaryF(op ir.ScalarOp, t ir.DType, x value.Value) (value.Value, error) {
-	c := bc.cur()
-	fb := bc.fb
-	mc := fb.mc
-	ft := x.Type()
-	rt := func(name string) func(value.Value) value.Value {
-		return func(a value.Value) value.Value { return fb.call(mc.rtFunc(name), a) }
-	}
-	if isF32(ft) {
-		// float32 (and f16, computed in float): graphc's polynomial math (math_vec.go)
-		v := newVF(fb, ft)
-		switch op {
-		case ir.SExp:
-			return v.exp(x), nil
-		case ir.SLog:
-			return v.log(x), nil
-		case ir.STanh:
-			return v.tanh(x), nil
-		case ir.SSigmoid:
-			return v.sigmoid(x), nil
-		case ir.SErf:
-			return v.erf(x), nil
-		}
-	}
-	switch op {
-	case ir.SNeg:
-		return c.NewFNeg(x), nil
-	case ir.SAbs:
-		return fb.fabs(x), nil
-	case ir.SSqrt:
-		return fb.sqrt(x), nil
-	case ir.SExp:
-		return bc.viaF64(x, rt(rtExp)), nil
-	case ir.SLog:
-		return bc.viaF64(x, rt(rtLog)), nil
-	case ir.STanh:
-		return bc.viaF64(x, rt(rtTanh)), nil
-	case ir.SSigmoid:
-		return bc.viaF64(x, rt(rtSigmoid)), nil
-	case ir.SErf:
-		return bc.viaF64(x, rt(rtErf)), nil
-	case ir.SSin:
-		return bc.viaF64(x, rt(rtSin)), nil
-	case ir.SCos:
-		return bc.viaF64(x, rt(rtCos)), nil
-	case ir.SAtan:
-		return bc.viaF64(x, rt(rtAtan)), nil
-	case ir.SFloor, ir.SCeil:
-		if !mc.tgt.Freestanding && (ft == types.Float || ft == types.Double || isFloatVector(ft)) {
-			// exact, as the runtime's: roundps/vrndscaleps with SSE4.1, else libm
-			name := map[ir.ScalarOp]string{ir.SFloor: "llvm.floor.", ir.SCeil: "llvm.ceil."}[op]
-			return c.NewCall(mc.intrinsic(name+overloadSuffix(ft), ft, ft), x), nil
-		}
-		if op == ir.SFloor {
-			return bc.viaF64(x, rt(rtFloor)), nil
-		}
-		return bc.viaF64(x, rt(rtCeil)), nil
-	case ir.SRound:
-		if !mc.tgt.Freestanding && (ft == types.Float || ft == types.Double || isFloatVector(ft)) {
-			// llvm.roundeven: one instruction with SSE4.1 (roundps), else libm's roundeven;
-			// bit-identical to the runtime's (quantization rounds every element)
-			return c.NewCall(mc.intrinsic("llvm.roundeven."+overloadSuffix(ft), ft, ft), x), nil
-		}
-		return bc.viaF64(x, rt(rtRoundEven)), nil
-	case ir.SNot:
-		isZero := c.NewFCmp(enum.FPredOEQ, x, floatConstOf(ft, 0))
-		return bc.boolToFloat(isZero, ft), nil
-	case ir.SSign:
-		one, mone := floatConstOf(ft, 1), floatConstOf(ft, -1)
-		r := fb.sel(c.NewFCmp(enum.FPredOLT, x, floatConstOf(ft, 0)), mone, x)
-		return fb.sel(c.NewFCmp(enum.FPredOGT, x, floatConstOf(ft, 0)), one, r), nil
-	case ir.SIsNaN:
-		return bc.isNaN(x), nil
-	case ir.SIsInf:
-		return c.NewFCmp(enum.FPredOEQ, fb.fabs(x), floatConstOf(ft, posInf)), nil
-	}
-	return nil, fmt.Errorf("%s of %s has no lowering", op, t)
 }
 
 // cast converts a register value between element types with the evaluator's (ONNX Cast)

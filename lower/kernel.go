@@ -590,12 +590,12 @@ func (kb *kernelBuilder) point(dims []value.Value, vl int) error {
 func (bc *bodyCtx) combine(r ir.ReduceKind, t ir.DType, acc, v value.Value) (value.Value, error) {
 	switch r {
 	case ir.ReduceSum:
-		return bc.binary(ir.SAdd, t, acc, v)
+		return bc.computeOp(ir.SAdd, t, acc, v)
 	case ir.ReduceProd:
-		return bc.binary(ir.SMul, t, acc, v)
+		return bc.computeOp(ir.SMul, t, acc, v)
 	case ir.ReduceMax, ir.ReduceMin:
 		if !t.IsFloat() {
-			return bc.binary(map[bool]ir.ScalarOp{true: ir.SMax, false: ir.SMin}[r == ir.ReduceMax], t, acc, v)
+			return bc.computeOp(map[bool]ir.ScalarOp{true: ir.SMax, false: ir.SMin}[r == ir.ReduceMax], t, acc, v)
 		}
 		c := bc.cur()
 		pred := enum.FPredOGT

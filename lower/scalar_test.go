@@ -17,16 +17,30 @@ import (
 
 var allTypes = []ir.DType{ir.F32, ir.F64, ir.F16, ir.I64, ir.I32, ir.I8, ir.U8, ir.Bool}
 
-var floatUnary = []string{"neg", "abs", "exp", "log", "sqrt", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "not", "sin", "cos", "sign", "isnan", "isinf"}
-var intUnary = []string{"neg", "abs", "not", "sign", "floor", "ceil", "round"}
-var binaryOps = []string{"add", "sub", "mul", "div", "rem", "max", "min", "pow", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge"}
-
-func isCompare(op string) bool {
-	switch op {
-	case "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf":
-		return true
+// tableOps returns the computing operations of the scalar table (ir/scalar_ops.go) that are
+// defined on element type t and written as calls, with their arity: a new row is tested on
+// every type it defines without touching this file.
+func tableOps(t ir.DType) (names []string, arity map[string]int, compare map[string]bool) {
+	arity, compare = map[string]int{}, map[string]bool{}
+	for _, d := range ir.ScalarDefs() {
+		if d.Leaf || d.Pick != nil || d.Convert != nil {
+			continue // leaves, select and casts have cases of their own
+		}
+		var err error
+		switch d.Arity {
+		case 1:
+			_, err = d.Unary(t, t)
+		case 2:
+			_, err = d.Binary(t, t)
+		}
+		if err != nil || d.Lower.For(t) == "" && d.Lower.Poly == "" && d.Lower.Intrinsic == "" {
+			continue
+		}
+		names = append(names, d.Name)
+		arity[d.Name] = d.Arity
+		compare[d.Name] = d.Result == ir.ResultBool
 	}
-	return false
+	return names, arity, compare
 }
 
 // elementwise returns a 2-D elementwise generic op over n inputs of type t.
@@ -52,23 +66,17 @@ func scalarCases(t *testing.T, types []ir.DType, seed uint64) ([]string, []*e2e.
 		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, true)})
 	}
 	for _, ty := range types {
-		unary := intUnary
-		if ty.IsFloat() {
-			unary = floatUnary
-		}
-		for _, op := range unary {
+		ops, arity, compare := tableOps(ty)
+		for _, op := range ops {
 			res := ty
-			if isCompare(op) {
+			if compare[op] {
 				res = ir.Bool
 			}
-			add(fmt.Sprintf("%s/%s", op, ty), elementwise(ty, 1, op+"(in0)", res))
-		}
-		for _, op := range binaryOps {
-			res := ty
-			if isCompare(op) {
-				res = ir.Bool
+			body := op + "(in0)"
+			if arity[op] == 2 {
+				body = op + "(in0, in1)"
 			}
-			add(fmt.Sprintf("%s/%s", op, ty), elementwise(ty, 2, op+"(in0, in1)", res))
+			add(fmt.Sprintf("%s/%s", op, ty), elementwise(ty, arity[op], body, res))
 		}
 		add(fmt.Sprintf("select/%s", ty), elementwise(ty, 2, "select(lt(in0, in1), in0, in1)", ty))
 		for _, to := range allTypes {

@@ -267,31 +267,10 @@ func vectorizable(s *ir.Scalar) bool {
 			return false
 		}
 	}
-	switch s.Op {
-	case ir.SRead, ir.SIndex, ir.SParam, ir.SConst, ir.SSelect, ir.SNeg, ir.SAbs, ir.SNot,
-		ir.SSign, ir.SIsNaN, ir.SIsInf, ir.SAdd, ir.SSub, ir.SMul, ir.SMax, ir.SMin, ir.SAnd,
-		ir.SOr, ir.SXor, ir.SEq, ir.SNe, ir.SLt, ir.SLe, ir.SGt, ir.SGe:
-		return true
-	case ir.SAvail:
-		return false
-	case ir.SFloor, ir.SCeil, ir.SRound:
-		// integers: the identity; floats: llvm.roundeven, llvm.floor and llvm.ceil where
-		// libm may be called (one instruction each with SSE4.1), else the runtime lane by lane
-		return true
-	case ir.SDiv, ir.SRem, ir.SPow:
-		// float division; remainder and power lane by lane through the runtime (integer
-		// division keeps its scalar zero check)
-		return s.Type.IsFloat()
-	case ir.SSqrt, ir.SExp, ir.SLog, ir.STanh, ir.SSigmoid, ir.SErf, ir.SSin, ir.SCos:
-		// float32 exp, log, tanh, sigmoid and erf are vector polynomials (math_vec.go); the
-		// others are vector intrinsics or runtime calls lane by lane
-		return s.Type.IsFloat()
-	case ir.SCast:
-		// float <-> float and int <-> int conversions and int -> float; float -> int needs
-		// a range check that we keep scalar, unless the value is clamped into range
-		return !(s.Args[0].Type.IsFloat() && s.Type.IsInt()) || clampedToInt(s)
-	}
-	return false
+	// the scalar table's lane rule: float32 exp, log, tanh, sigmoid and erf are vector
+	// polynomials (math_vec.go), other float functions vector intrinsics or runtime calls lane by
+	// lane; integer division keeps its scalar zero check
+	return vectorizableDef(s)
 }
 
 // vectorBytesFor returns the width of op's explicit vectors: the module's, or 0 when op

@@ -229,23 +229,23 @@ func runOp(op *ir.Op, params []string, vals map[*ir.Value]*ir.Tensor, cfg *confi
 		switch op.Reduce {
 		case ir.ReduceNone:
 			if elem.IsFloat() {
-				res.F[off] = val.f
+				res.F[off] = val.F
 			} else {
-				res.I[off] = val.i
+				res.I[off] = val.I
 			}
 		case ir.ReduceSum, ir.ReduceProd, ir.ReduceMax, ir.ReduceMin:
 			if elem.IsFloat() {
-				res.F[off] = ir.RoundFloat(elem, combineF(op.Reduce, res.F[off], val.f))
+				res.F[off] = ir.RoundFloat(elem, combineF(op.Reduce, res.F[off], val.F))
 			} else {
-				res.I[off] = elem.WrapInt(combineI(op.Reduce, res.I[off], val.i, elem))
+				res.I[off] = elem.WrapInt(combineI(op.Reduce, res.I[off], val.I, elem))
 			}
 		default:
-			v := val.f
+			v := val.F
 			switch bt := op.Body.Type; {
 			case bt == ir.U64:
-				v = float64(uint64(val.i))
+				v = float64(uint64(val.I))
 			case !bt.IsFloat():
-				v = float64(val.i)
+				v = float64(val.I)
 			}
 			better := false
 			switch op.Reduce {

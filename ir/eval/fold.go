@@ -130,19 +130,26 @@ func foldNode(s *ir.Scalar, rec func(*ir.Scalar) Partial, leaf func(*ir.Scalar) 
 		return Affine(volume.AffDim(s.Arg))
 	case ir.SParam:
 		return Affine(volume.AffParam(s.Name))
-	case ir.SSelect:
+	}
+	if d := s.Op.Def(); d.Pick != nil {
+		// a selection: the picked argument when the condition is known, else the value all
+		// candidates share
 		c := rec(s.Args[0])
 		if c.Known {
-			if c.I != 0 {
-				return rec(s.Args[1])
-			}
-			return rec(s.Args[2])
+			return rec(s.Args[d.Pick(ir.Num{F: c.F, I: c.I})])
 		}
-		a, b := rec(s.Args[1]), rec(s.Args[2])
-		if a.SameAs(b) {
-			return a
+		deps := c.Deps
+		first := rec(s.Args[1])
+		same := true
+		for _, a := range s.Args[1:] {
+			p := rec(a)
+			same = same && p.SameAs(first)
+			deps |= p.Deps
 		}
-		return Unknown(c.Deps | a.Deps | b.Deps)
+		if same {
+			return first
+		}
+		return Unknown(deps)
 	}
 	args := make([]Partial, len(s.Args))
 	known := true
@@ -187,25 +194,28 @@ func foldAffine(s *ir.Scalar, rec func(*ir.Scalar) Partial) (Partial, bool) {
 		}
 		return volume.Aff{}, false
 	}
-	switch s.Op {
-	case ir.SCast:
+	d := s.Op.Def()
+	switch {
+	case d.KeepsValue:
 		a := rec(s.Args[0])
 		if a.Aff != nil && s.Type != ir.Bool {
 			return a, true // indices and positions fit any integer or float type exactly
 		}
 		return Partial{}, false
-	case ir.SNeg, ir.SNot:
+	case d.NegatesCond || d.Arity == 1 && d.Affine != nil:
 		a := rec(s.Args[0])
-		if s.Op == ir.SNot && a.Cond != nil {
+		if d.NegatesCond && a.Cond != nil {
 			a.CondNeg = !a.CondNeg
 			return a, true
 		}
-		if s.Op == ir.SNeg && a.Aff != nil {
-			return Affine(a.Aff.Neg()), true
+		if d.Affine != nil && a.Aff != nil {
+			if r, ok := d.Affine(*a.Aff, volume.Aff{}); ok {
+				return Affine(r), true
+			}
 		}
 		return Partial{}, false
 	}
-	if !s.Op.IsBinary() {
+	if !s.Op.IsBinary() || d.Affine == nil && d.Cond == nil {
 		return Partial{}, false
 	}
 	pa, pb := rec(s.Args[0]), rec(s.Args[1])
@@ -217,30 +227,12 @@ func foldAffine(s *ir.Scalar, rec func(*ir.Scalar) Partial) (Partial, bool) {
 	if !okA || !okB {
 		return Partial{}, false
 	}
-	switch s.Op {
-	case ir.SAdd:
-		return Affine(a.Add(b)), true
-	case ir.SSub:
-		return Affine(a.Sub(b)), true
-	case ir.SMul:
-		if k, ok := b.IsConst(); ok {
-			return Affine(a.Mul(k)), true
-		}
-		if k, ok := a.IsConst(); ok {
-			return Affine(b.Mul(k)), true
-		}
-	case ir.SLt:
-		return Partial{Cond: []volume.Constraint{volume.LT(a, b)}}, true
-	case ir.SLe:
-		return Partial{Cond: []volume.Constraint{volume.GE(b, a)}}, true
-	case ir.SGt:
-		return Partial{Cond: []volume.Constraint{volume.LT(b, a)}}, true
-	case ir.SGe:
-		return Partial{Cond: []volume.Constraint{volume.GE(a, b)}}, true
-	case ir.SEq:
-		return Partial{Cond: []volume.Constraint{{Aff: a.Sub(b), Eq: true}}}, true
-	case ir.SNe:
-		return Partial{Cond: []volume.Constraint{{Aff: a.Sub(b), Eq: true}}, CondNeg: true}, true
+	if d.Cond != nil {
+		c, neg := d.Cond(a, b)
+		return Partial{Cond: []volume.Constraint{c}, CondNeg: neg}, true
+	}
+	if r, ok := d.Affine(a, b); ok {
+		return Affine(r), true
 	}
 	return Partial{}, false
 }
@@ -298,52 +290,19 @@ func foldKnown(s *ir.Scalar, args []Partial) Partial {
 // apply evaluates one operation on constants with the evaluator's semantics; ok is false where
 // the evaluator would fail (an integer division by zero).
 func apply(s *ir.Scalar, args []Partial) (p Partial, ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, isEval := r.(evalError); !isEval {
-				panic(r)
-			}
-			ok = false
-		}
-	}()
-	nums := make([]num, len(args))
-	for i, a := range args {
-		nums[i] = num{f: a.F, i: a.I}
-	}
-	var r num
-	switch {
-	case s.Op == ir.SCast:
-		r = cast(nums[0], s.Args[0].Type, s.Type)
-	case s.Op == ir.SBitcast:
-		r = bitcast(nums[0], s.Args[0].Type, s.Type)
-	case s.Op.IsUnary():
-		at := s.Args[0].Type
-		switch {
-		case at.IsFloat() && s.Op == ir.SIsNaN:
-			r = boolNum(math.IsNaN(nums[0].f))
-		case at.IsFloat() && s.Op == ir.SIsInf:
-			r = boolNum(math.IsInf(nums[0].f, 0))
-		case at.IsFloat():
-			r = num{f: ir.RoundFloat(s.Type, unaryF(s.Op, nums[0].f))}
-		default:
-			r = num{i: s.Type.WrapInt(unaryI(s.Op, nums[0].i, at))}
-		}
-	case s.Op.IsBinary():
-		at := s.Args[0].Type
-		switch {
-		case s.Op.IsCompare() && at.IsFloat():
-			r = boolNum(compareF(s.Op, nums[0].f, nums[1].f))
-		case s.Op.IsCompare():
-			r = boolNum(compareI(s.Op, nums[0].i, nums[1].i, at))
-		case at.IsFloat():
-			r = num{f: ir.RoundFloat(s.Type, binaryF(s.Op, nums[0].f, nums[1].f))}
-		default:
-			r = num{i: s.Type.WrapInt(binaryI(s.Op, nums[0].i, nums[1].i, s.Type))}
-		}
-	default:
+	d := s.Op.Def()
+	if d == nil || d.Leaf || d.Pick != nil {
 		return Partial{}, false
 	}
-	return Partial{Known: true, F: r.f, I: r.i}, true
+	nums := make([]ir.Num, len(args))
+	for i, a := range args {
+		nums[i] = ir.Num{F: a.F, I: a.I}
+	}
+	r, err := d.Apply(nums, s.Args[0].Type, s.Type)
+	if err != nil {
+		return Partial{}, false
+	}
+	return Partial{Known: true, F: r.F, I: r.I}, true
 }
 
 // absorb applies the rules that decide an operation from some known arguments: exact ones
@@ -351,61 +310,87 @@ func apply(s *ir.Scalar, args []Partial) (p Partial, ok bool) {
 // every finite unknown x (0·x = ±0, x ± inf = ±inf, x/inf = ±0, max(x, +inf) = +inf,
 // min(x, -inf) = -inf) and for every non-zero unknown tensor element d (0/d = ±0).
 func absorb(s *ir.Scalar, args []Partial, opt FoldOptions) (Partial, bool) {
-	if len(args) != 2 {
+	rule := absorbRules[s.Op]
+	if len(args) != 2 || rule == nil {
 		return Partial{}, false
 	}
-	a, b := args[0], args[1]
-	float := s.Args[0].Type.IsFloat()
-	isInf := func(p Partial, sign int) bool { return p.Known && !p.AnyZero && math.IsInf(p.F, sign) }
-	anyZero := Partial{Known: true, AnyZero: true}
-	switch s.Op {
-	case ir.SAnd:
-		if !float && (a.Known && a.I == 0 || b.Known && b.I == 0) && s.Type == ir.Bool {
+	return rule(absorbArgs{a: args[0], b: args[1], t: s.Type, float: s.Args[0].Type.IsFloat(), finite: opt.AssumeFinite})
+}
+
+// absorbArgs are the arguments of an absorbing rule: the partial values of the operands, the
+// result type, whether the operands are floats and whether unknowns may be assumed finite.
+type absorbArgs struct {
+	a, b          Partial
+	t             ir.DType
+	float, finite bool
+}
+
+func isInf(p Partial, sign int) bool { return p.Known && !p.AnyZero && math.IsInf(p.F, sign) }
+
+// absorbRules are the absorbing rules by operation, as rewrite rules are kept apart from the
+// operations' definitions (ir/scalar_ops.go): a rule is an optimisation, the row the meaning.
+var absorbRules = map[ir.ScalarOp]func(x absorbArgs) (Partial, bool){
+	ir.SAnd: func(x absorbArgs) (Partial, bool) {
+		if !x.float && (x.a.Known && x.a.I == 0 || x.b.Known && x.b.I == 0) && x.t == ir.Bool {
 			return KnownI(0), true
 		}
-	case ir.SOr:
-		if !float && (a.Known && a.I != 0 || b.Known && b.I != 0) && s.Type == ir.Bool {
+		return Partial{}, false
+	},
+	ir.SOr: func(x absorbArgs) (Partial, bool) {
+		if !x.float && (x.a.Known && x.a.I != 0 || x.b.Known && x.b.I != 0) && x.t == ir.Bool {
 			return KnownI(1), true
 		}
-	case ir.SMul:
-		if !float && (a.Known && a.I == 0 || b.Known && b.I == 0) {
+		return Partial{}, false
+	},
+	ir.SMul: func(x absorbArgs) (Partial, bool) {
+		if !x.float && (x.a.Known && x.a.I == 0 || x.b.Known && x.b.I == 0) {
 			return KnownI(0), true
 		}
-		if float && opt.AssumeFinite && (a.IsZero(s.Type) || b.IsZero(s.Type)) {
-			return anyZero, true
+		if x.float && x.finite && (x.a.IsZero(x.t) || x.b.IsZero(x.t)) {
+			return Partial{Known: true, AnyZero: true}, true
 		}
-	case ir.SAdd:
-		if float && opt.AssumeFinite {
-			for _, p := range []Partial{a, b} {
+		return Partial{}, false
+	},
+	ir.SAdd: func(x absorbArgs) (Partial, bool) {
+		if x.float && x.finite {
+			for _, p := range []Partial{x.a, x.b} {
 				if isInf(p, 0) {
 					return KnownF(p.F), true
 				}
 			}
 		}
-	case ir.SSub:
-		if float && opt.AssumeFinite {
-			if isInf(a, 0) {
-				return KnownF(a.F), true
+		return Partial{}, false
+	},
+	ir.SSub: func(x absorbArgs) (Partial, bool) {
+		if x.float && x.finite {
+			if isInf(x.a, 0) {
+				return KnownF(x.a.F), true
 			}
-			if isInf(b, 0) {
-				return KnownF(-b.F), true
+			if isInf(x.b, 0) {
+				return KnownF(-x.b.F), true
 			}
 		}
-	case ir.SDiv:
+		return Partial{}, false
+	},
+	ir.SDiv: func(x absorbArgs) (Partial, bool) {
 		// the divisor must be tensor data: a count computed from indices may well be 0
-		if float && opt.AssumeFinite && (a.IsZero(s.Type) && !b.Known && b.Data || isInf(b, 0)) {
-			return anyZero, true
+		if x.float && x.finite && (x.a.IsZero(x.t) && !x.b.Known && x.b.Data || isInf(x.b, 0)) {
+			return Partial{Known: true, AnyZero: true}, true
 		}
-	case ir.SMax:
-		if float && opt.AssumeFinite && (isInf(a, 1) || isInf(b, 1)) {
+		return Partial{}, false
+	},
+	ir.SMax: func(x absorbArgs) (Partial, bool) {
+		if x.float && x.finite && (isInf(x.a, 1) || isInf(x.b, 1)) {
 			return KnownF(math.Inf(1)), true
 		}
-	case ir.SMin:
-		if float && opt.AssumeFinite && (isInf(a, -1) || isInf(b, -1)) {
+		return Partial{}, false
+	},
+	ir.SMin: func(x absorbArgs) (Partial, bool) {
+		if x.float && x.finite && (isInf(x.a, -1) || isInf(x.b, -1)) {
 			return KnownF(math.Inf(-1)), true
 		}
-	}
-	return Partial{}, false
+		return Partial{}, false
+	},
 }
 
 // IsIdentity reports whether p, contributed by one iteration of a reduction, leaves every
