@@ -71,6 +71,7 @@ const (
 	SSelect  // Args[0] ? Args[1] : Args[2]
 	SCast    // convert Args[0] to Type
 	SBitcast // reinterpret the bits of Args[0] (of the same size) as Type
+	STrunc   // rounding toward zero
 
 	numScalarOps
 )
@@ -425,6 +426,13 @@ var scalarTable = [...]ScalarDef{
 	roundingRow(SFloor, "floor", "rounding toward -inf", math.Floor, "llvm.floor", "runtime floor"),
 	roundingRow(SCeil, "ceil", "rounding toward +inf", math.Ceil, "llvm.ceil", "runtime ceil"),
 	roundingRow(SRound, "round", "rounding to the nearest integer, half to even", math.RoundToEven, "llvm.roundeven", "runtime roundeven"),
+	{Op: STrunc, Name: "trunc", Doc: "rounding toward zero", Arity: 1, Float1: math.Trunc, Int1: id,
+		Expand: func(a []*Scalar) *Scalar {
+			x := a[0]
+			neg := node(SLt, Bool, x, ConstF(x.Type, 0))
+			return node(SSelect, x.Type, neg, node(SCeil, x.Type, x), node(SFloor, x.Type, x))
+		},
+		Lower: Lowering{Intrinsic: "llvm.trunc", Float: "expand", Int: "id", Bool: "id", Lanes: LanesAny}},
 	{Op: SNot, Name: "not", Doc: "logical negation: 1 where x is 0, else 0", Arity: 1,
 		Float1: func(x float64) float64 { return b2f(x == 0) }, Int1: func(x int64, _ DType) int64 { return b2i(x == 0) },
 		NegatesCond: true, Lower: Lowering{Float: "fnot", Int: "inot", Bool: "not1", Lanes: LanesAny}},

@@ -71,7 +71,7 @@ func TestScalarTable(t *testing.T) {
 }
 
 // TestScalarApply checks the semantics the evaluator and constant folding share on values the
-// rows single out: NaN in max, u64 order, shifts past the width, division by
+// rows single out: trunc's signed zeros and NaN, u64 order, shifts past the width, division by
 // zero.
 func TestScalarApply(t *testing.T) {
 	f := func(op ir.ScalarOp, tt ir.DType, x ...float64) float64 {
@@ -91,6 +91,10 @@ func TestScalarApply(t *testing.T) {
 		r, err := op.Def().Apply(args, tt, tt)
 		return r.I, err
 	}
+	assert.True(t, math.Signbit(f(ir.STrunc, ir.F64, -0.5)))
+	assert.Equal(t, 2.0, f(ir.STrunc, ir.F64, 2.9))
+	assert.Equal(t, -2.0, f(ir.STrunc, ir.F64, -2.9))
+	assert.True(t, math.IsNaN(f(ir.STrunc, ir.F32, math.NaN())))
 	assert.True(t, math.IsNaN(f(ir.SMax, ir.F32, 1, math.NaN())))
 	v, err := i(ir.SMax, ir.U64, -1, 1) // 2^64-1 > 1 unsigned
 	require.NoError(t, err)
