@@ -32,5 +32,15 @@
 //
 // Parse(g.String()) rebuilds g. Symbolic dims are graph parameters: graph @g[N](%x: f32[N, 4]).
 //
+// # Scalar operations
+//
+// A body is a DAG of Scalar nodes whose operations are the rows of one table (scalar_ops.go):
+// each row gives the operation's name in the body syntax, its arity and typing rule, its
+// semantics (the functions the evaluator and constant folding apply), its meaning on affine
+// values (what DIE and the known-values pass reason with) and how lowering emits it (a recipe
+// per class of element type, in lower's vocabulary). The evaluator and lowering switch only on
+// the leaves (operand reads, indices, symbolic dims, constants); adding a primitive is one row,
+// which the scalar tests of the evaluator and both targets and docs/ir-format.md pick up.
+//
 // The reference evaluator is the sub-package eval.
 package ir

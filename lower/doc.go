@@ -21,6 +21,13 @@
 // tiled result skips its initialisation), so the 1,000 ops of 333 identical MLP layers emit 5
 // kernels, not 1,000; Entry.Strategies still lists one strategy per op.
 //
+// Body operations lower from their row of the scalar table (ir/scalar_ops.go, body.go's
+// emitDef): a float32 vector polynomial or an LLVM intrinsic where the row names one and it
+// applies, else the row's recipe for the operands' class of element type, looked up in the
+// recipe vocabulary (recipes.go: LLVM instructions, graphc's emitters, the math runtime, special
+// forms for select and casts, expansions into other rows). Whether an operation runs on vector
+// lanes is the row's lane rule. The body emitter names no operation.
+//
 //   - Reductions: every result element starts at the op's init value; sum and prod combine with
 //     the element type's rounding, max/min keep a NaN once seen, and the arg reductions keep
 //     the best value so far (as float64, per result element) and a flag in workspace scratch.
