@@ -30,7 +30,7 @@ func main() {
 	filter := flag.String("run", "", "only tests whose name contains this")
 	verbose := flag.Bool("v", false, "list every failure with its reason")
 	pipeline := flag.String("pipeline", passes.DefaultPipeline, "passes to run before execution")
-	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled x86-64), hexagon (compiled scalar hexagonv67 under qemu-hexagon), hvx (hexagonv67 with integer HVX under qemu-hexagon) or hvx-build (hexagonv68+HVX modules built, not run)")
+	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled baseline x86-64), native (compiled for the host CPU, AVX-512 where it has it), hexagon (compiled scalar hexagonv67 under qemu-hexagon), hvx (hexagonv67 with integer HVX under qemu-hexagon) or hvx-build (hexagonv68+HVX modules built, not run)")
 	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
 	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
 	skips := flag.Bool("skips", false, "list every skipped test with its reason")
@@ -51,9 +51,11 @@ func main() {
 	switch *mode {
 	case "eval":
 		rs, err = conformance.RunAll(ctx, *suite, *filter, prep, conformance.EvalExecutor)
-	case "x86", "hexagon", "hvx", "hvx-build":
+	case "x86", "native", "hexagon", "hvx", "hvx-build":
 		m := e2e.Host()
 		switch *mode {
+		case "native":
+			m = e2e.Native()
 		case "hexagon":
 			m = e2e.HexagonScalar()
 		case "hvx":
@@ -67,7 +69,7 @@ func main() {
 			Progress: func(s string) { fmt.Fprintln(os.Stderr, s) },
 		})
 	default:
-		fmt.Fprintf(os.Stderr, "-mode=%s: want eval, x86, hexagon, hvx or hvx-build\n", *mode)
+		fmt.Fprintf(os.Stderr, "-mode=%s: want eval, x86, native, hexagon, hvx or hvx-build\n", *mode)
 		os.Exit(2)
 	}
 	if err != nil {

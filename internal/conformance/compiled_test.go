@@ -63,6 +63,20 @@ func TestConformanceCompiledX86(t *testing.T) {
 	runCompiled(t, CompiledOptions{Machine: e2e.Host()})
 }
 
+// TestConformanceCompiledNative runs the node tests as code for the host's CPU (AVX-512 on the
+// machines we measure on): the widths and kernels real models get, which baseline x86-64 (SSE2)
+// code does not exercise. A sampled half unless -conformance-full.
+func TestConformanceCompiledNative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs node tests")
+	}
+	every := 2
+	if *conformanceFull {
+		every = 1
+	}
+	runCompiled(t, CompiledOptions{Machine: e2e.Native(), Every: every})
+}
+
 func TestConformanceCompiledHexagon(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs node tests under qemu-hexagon")

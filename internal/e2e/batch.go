@@ -35,6 +35,12 @@ type Machine struct {
 // Host is x86-64 code run natively.
 func Host() Machine { return Machine{Target: "x86-64"} }
 
+// Native is x86-64 code for the host's CPU (its vector width and features, AVX-512 where it
+// has it: the code real models run), run natively.
+func Native() Machine {
+	return Machine{Target: "x86-64", CPU: "native", CFlags: []string{"-march=native"}}
+}
+
 // HexagonScalar is hexagonv67 code without HVX, run under qemu-hexagon (qemu 7.2 cannot run
 // HVX floating point).
 func HexagonScalar() Machine { return Machine{Target: "hexagon", CPU: "hexagonv67", Attrs: "-hvx"} }
