@@ -1,27 +1,41 @@
-// This file runs the lowering CHECK tests: every testdata/lowering/*.graph holds one graph and
-// "// RUN:" lines of graphc flags, each lowering the graph once and matching the output against
-// the file's CHECK lines (internal/filecheck), so that a test states the part of the module or
-// plan it is about (the tile loop, the vector type, the intrinsic) rather than comparing a
+// This file runs the lowering CHECK tests: every testdata/lowering/*.graph holds graphs and
+// "// RUN:" lines of graphc flags, each lowering a graph once and matching the output against
+// the CHECK lines (internal/filecheck), so that a test states the part of the module or plan it
+// is about (the tile loop, the vector type, the intrinsic, a strategy) rather than comparing a
 // whole module:
 //
 //	// RUN: graphc --target=x86-64 --mcpu=skylake-avx512 --emit=llvm %s
 //	// RUN: graphc --target=x86-64 --mcpu=skylake-avx512 --emit=plan --check-prefix=PLAN %s
+//	// RUN: graphc --mcpu=haswell --print-lowering-after=buffers --check-prefix=BUF %s
 //
-// Flags: --target, --mcpu, --mattr, --emit=llvm|plan (default llvm), --pipeline=PASS,... (the
-// graph is lowered as written by default), --no-epilogues, --ordered-reductions,
-// --check-prefix (default CHECK). Every module is re-parsed by llir and verified by opt. Check
-// lines of a prefix that no RUN line names fail the test (a RUN line dropped or renamed must not
-// silence its checks), so comments do not start with "// WORD:".
+// A file may hold several graphs separated by "// -----" lines, as the pass tests do: the RUN
+// lines before the first separator apply to every case that has none of its own, and each
+// case's CHECK lines are matched against its own output (a table of graphs checked under the
+// same flags, e.g. which contractions take register tiles on every vector width).
+//
+// Flags: --target, --mcpu, --mattr, --entry, --emit=llvm|plan|header (default llvm),
+// --print-lowering-after=STAGE (the output is then the dump graphc writes to stderr, Config.
+// PrintAfter), --pipeline=PASS,... (the graph is lowered as written by default), --require=
+// (with a pipeline that runs die), and lowering options that the CLI does not have:
+// --no-epilogues, --ordered-reductions, --vector-bytes=N (Config.VectorBytes). --check-prefix
+// selects the CHECK lines (default CHECK); --implicit-check-not=PATTERN fails when PATTERN
+// occurs anywhere in the output (as FileCheck's). Every module is re-parsed by llir and
+// verified by opt when it is installed. Check lines of a prefix that no RUN line of their case
+// names fail the test (a RUN line dropped or renamed must not silence its checks), and so does
+// a RUN line whose prefix has no check lines in a case, so comments do not start with
+// "// WORD:".
 
 package lower_test
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,12 +50,18 @@ import (
 // directivePrefix finds the prefixes of a file's check lines ("// HVX-NEXT: ..." gives HVX).
 var directivePrefix = regexp.MustCompile(`(?m)^// ([A-Z][A-Z0-9]*)(?:-NEXT|-SAME|-NOT|-LABEL)?:`)
 
+// graphName finds a case's graph name.
+var graphName = regexp.MustCompile(`(?m)^graph @(\w+)`)
+
 // lowerRun is one RUN line.
 type lowerRun struct {
 	cfg      lower.Config
 	emit     string
 	pipeline string
+	requires []string
 	prefix   string
+	// absent are the --implicit-check-not patterns
+	absent []string
 }
 
 func parseLowerRun(line string) (*lowerRun, error) {
@@ -57,22 +77,42 @@ func parseLowerRun(line string) (*lowerRun, error) {
 			r.cfg.CPU = val
 		case "--mattr":
 			r.cfg.Attrs = val
+		case "--entry":
+			r.cfg.Entry = val
 		case "--emit":
-			if val != "llvm" && val != "plan" {
-				return nil, fmt.Errorf("--emit=%s: want llvm or plan", val)
+			if val != "llvm" && val != "plan" && val != "header" {
+				return nil, fmt.Errorf("--emit=%s: want llvm, plan or header", val)
 			}
 			r.emit = val
+		case "--print-lowering-after":
+			if _, err := lower.SelectStages(val); err != nil {
+				return nil, err
+			}
+			r.cfg.PrintAfter = val
 		case "--pipeline":
 			r.pipeline = val
+		case "--require":
+			r.requires = append(r.requires, val)
 		case "--no-epilogues":
 			r.cfg.NoEpilogues = true
 		case "--ordered-reductions":
 			r.cfg.OrderedReductions = true
+		case "--vector-bytes":
+			n, err := strconv.Atoi(val)
+			if err != nil {
+				return nil, fmt.Errorf("--vector-bytes=%s: %w", val, err)
+			}
+			r.cfg.VectorBytes = n
 		case "--check-prefix":
 			r.prefix = val
+		case "--implicit-check-not":
+			r.absent = append(r.absent, val)
 		default:
 			return nil, fmt.Errorf("unknown RUN argument %q", a)
 		}
+	}
+	if len(r.requires) > 0 && !strings.Contains(r.pipeline, "die") {
+		return nil, fmt.Errorf("--require needs a --pipeline that runs die")
 	}
 	tg, err := lower.LoadTarget(target)
 	if err != nil {
@@ -82,7 +122,8 @@ func parseLowerRun(line string) (*lowerRun, error) {
 	return r, nil
 }
 
-// lowerOutput lowers src as run says and returns the module text or the plan.
+// lowerOutput lowers src as run says and returns the module text, the plan, the header or the
+// dumps of --print-lowering-after.
 func lowerOutput(t *testing.T, src string, run *lowerRun) string {
 	t.Helper()
 	g, err := ir.Parse(src)
@@ -91,17 +132,78 @@ func lowerOutput(t *testing.T, src string, run *lowerRun) string {
 	if run.pipeline != "" {
 		ps, err := passes.ParsePipeline(run.pipeline)
 		require.NoError(t, err)
-		_, err = passes.Run(context.Background(), g, ps, &passes.Options{VerifyEach: true})
+		opts := &passes.Options{VerifyEach: true}
+		for _, r := range run.requires {
+			rq, err := passes.ParseRequirement(g, r)
+			require.NoError(t, err, r)
+			opts.Require = append(opts.Require, rq)
+		}
+		_, err = passes.Run(context.Background(), g, ps, opts)
 		require.NoError(t, err)
 	}
-	mod, err := lower.Lower(context.Background(), g, run.cfg)
+	cfg := run.cfg
+	var dump bytes.Buffer
+	cfg.Dump = &dump
+	mod, err := lower.Lower(context.Background(), g, cfg)
 	require.NoError(t, err)
-	if run.emit == "plan" {
+	switch {
+	case cfg.PrintAfter != "":
+		return dump.String()
+	case run.emit == "plan":
 		return mod.Plan()
+	case run.emit == "header":
+		return mod.Header
 	}
 	text := mod.String()
 	verifyModule(t, text, "")
 	return text
+}
+
+// checkAbsent fails when one of the --implicit-check-not patterns occurs in out.
+func checkAbsent(out string, patterns []string) error {
+	for _, p := range patterns {
+		re, err := filecheck.Pattern(p)
+		if err != nil {
+			return err
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if re.MatchString(l) {
+				return fmt.Errorf("--implicit-check-not=%q matched line %q", p, l)
+			}
+		}
+	}
+	return nil
+}
+
+// loweringCase is one graph of a test file with the RUN lines that apply to it.
+type loweringCase struct {
+	name string
+	src  string
+	runs []string
+}
+
+// loweringCases splits a test file into its cases ("// -----" separators); a case without RUN
+// lines takes the file's (those before the first separator).
+func loweringCases(src string) []loweringCase {
+	chunks := strings.Split(src, "\n// -----")
+	fileRuns := filecheck.RunLines(chunks[0])
+	var cases []loweringCase
+	for i, c := range chunks {
+		m := graphName.FindStringSubmatch(c)
+		if m == nil {
+			continue // a header of RUN lines and comments
+		}
+		runs := filecheck.RunLines(c)
+		if len(runs) == 0 || i == 0 {
+			runs = fileRuns
+		}
+		name := m[1]
+		if len(chunks) > 1 {
+			name = fmt.Sprintf("%d_%s", i, m[1])
+		}
+		cases = append(cases, loweringCase{name: name, src: c, runs: runs})
+	}
+	return cases
 }
 
 func TestLoweringFiles(t *testing.T) {
@@ -112,21 +214,28 @@ func TestLoweringFiles(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".graph"), func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
-			src := string(data)
-			runs := filecheck.RunLines(src)
-			require.NotEmpty(t, runs, "%s has no RUN line", f)
-			used := map[string]bool{"RUN": true}
-			for _, line := range runs {
-				run, err := parseLowerRun(line)
-				require.NoError(t, err, line)
-				used[cmp.Or(run.prefix, "CHECK")] = true
-				out := lowerOutput(t, src, run)
-				if err := filecheck.Check(src, out, run.prefix); err != nil {
-					t.Errorf("RUN: %s\n%s: %v\n--- output ---\n%s", line, f, err, out)
-				}
-			}
-			for _, m := range directivePrefix.FindAllStringSubmatch(src, -1) {
-				require.True(t, used[m[1]], "%s: %s: lines that no RUN line checks (--check-prefix=%s)", f, m[1], m[1])
+			cases := loweringCases(string(data))
+			require.NotEmpty(t, cases, "%s has no graph", f)
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					require.NotEmpty(t, c.runs, "%s has no RUN line", f)
+					used := map[string]bool{"RUN": true}
+					for _, line := range c.runs {
+						run, err := parseLowerRun(line)
+						require.NoError(t, err, line)
+						used[cmp.Or(run.prefix, "CHECK")] = true
+						out := lowerOutput(t, c.src, run)
+						if err := filecheck.Check(c.src, out, run.prefix); err != nil {
+							t.Errorf("RUN: %s\n%s: %v\n--- output ---\n%s", line, f, err, out)
+						}
+						if err := checkAbsent(out, run.absent); err != nil {
+							t.Errorf("RUN: %s\n%s: %v", line, f, err)
+						}
+					}
+					for _, m := range directivePrefix.FindAllStringSubmatch(c.src, -1) {
+						require.True(t, used[m[1]], "%s: %s: lines that no RUN line checks (--check-prefix=%s)", f, m[1], m[1])
+					}
+				})
 			}
 		})
 	}
