@@ -120,4 +120,10 @@ func TestPrintLoweringAfter(t *testing.T) {
 	require.ErrorIs(t, err, lower.ErrUnknownStage)
 	require.ErrorContains(t, err, `(did you mean "kernels"?); stages are: regions, buffers, kernels, entry (or all)`)
 
+	// cancelled while lowering (the kernels stage checks ctx): cancellation, not bad input
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = graphc.Compile(ctx, p, graphc.WithPrintLoweringAfter("regions"), graphc.WithDumpWriter(&cancelOnWrite{cancel: cancel}))
+	require.ErrorIs(t, err, context.Canceled)
+	require.False(t, errors.Is(err, graphc.ErrInput), "cancellation is not bad input")
 }

@@ -459,6 +459,9 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, ExternalWeights: c.weights != "",
 		PrintAfter: strings.Join(c.printLowering, ","), Dump: c.popts.Dump})
 	res.Times.Lower = time.Since(start)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil, err // the caller's, as between passes: not bad input
+	}
 	if err != nil {
 		if c.source != "" {
 			err = fmt.Errorf("%s: %w", c.source, err)
