@@ -16,7 +16,7 @@
 // Flags: --target, --mcpu, --mattr, --entry, --emit=llvm|plan|header (default llvm),
 // --print-lowering-after=STAGE (the output is then the dump graphc writes to stderr, Config.
 // PrintAfter), --pipeline=PASS,... (the graph is lowered as written by default), --require=
-// (with a pipeline that runs die), and lowering options that the CLI does not have:
+// (with a pipeline that runs die), --profile, and lowering options that the CLI does not have:
 // --no-epilogues, --ordered-reductions, --vector-bytes=N (Config.VectorBytes). --check-prefix
 // selects the CHECK lines (default CHECK); --implicit-check-not=PATTERN fails when PATTERN
 // occurs anywhere in the output (as FileCheck's). Every module is re-parsed by llir and
@@ -39,6 +39,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphc/graphc/internal/filecheck"
@@ -51,7 +52,7 @@ import (
 var directivePrefix = regexp.MustCompile(`(?m)^// ([A-Z][A-Z0-9]*)(?:-NEXT|-SAME|-NOT|-LABEL)?:`)
 
 // graphName finds a case's graph name.
-var graphName = regexp.MustCompile(`(?m)^graph @(\w+)`)
+var graphName = regexp.MustCompile(`(?m)^graph @([\w.-]+)`)
 
 // lowerRun is one RUN line.
 type lowerRun struct {
@@ -97,6 +98,8 @@ func parseLowerRun(line string) (*lowerRun, error) {
 			r.cfg.NoEpilogues = true
 		case "--ordered-reductions":
 			r.cfg.OrderedReductions = true
+		case "--profile":
+			r.cfg.Profile = true
 		case "--vector-bytes":
 			n, err := strconv.Atoi(val)
 			if err != nil {
@@ -183,12 +186,16 @@ type loweringCase struct {
 }
 
 // loweringCases splits a test file into its cases ("// -----" separators); a case without RUN
-// lines takes the file's (those before the first separator).
+// lines takes the file's (those before the first separator). A case's text starts with as many
+// empty lines as the file has before it, so that messages give the file's line numbers.
 func loweringCases(src string) []loweringCase {
 	chunks := strings.Split(src, "\n// -----")
 	fileRuns := filecheck.RunLines(chunks[0])
 	var cases []loweringCase
+	lines := 0
 	for i, c := range chunks {
+		c = strings.Repeat("\n", lines) + c
+		lines = strings.Count(c, "\n") + 1
 		m := graphName.FindStringSubmatch(c)
 		if m == nil {
 			continue // a header of RUN lines and comments
@@ -262,4 +269,86 @@ func TestLoweringFilesCanFail(t *testing.T) {
 	require.Error(t, filecheck.Check("// PLAN: op 0 %c = add f32[64]\n// PLAN-NEXT: buffer: output 0", plan, "PLAN"))
 	_, err = parseLowerRun("graphc --emit=asm %s")
 	require.Error(t, err)
+	_, err = parseLowerRun("graphc --print-lowering-after=tiles %s")
+	require.ErrorIs(t, err, lower.ErrUnknownStage)
+	_, err = parseLowerRun("graphc --require='c[i] : i = 0' %s")
+	require.ErrorContains(t, err, "--require needs a --pipeline that runs die")
+	run, err = parseLowerRun("graphc --target=x86-64 --mcpu=skylake-avx512 --implicit-check-not='<8 x float>' --implicit-check-not='<16 x float>' %s")
+	require.NoError(t, err)
+	require.NoError(t, checkAbsent(out, run.absent[:1]))
+	require.Error(t, checkAbsent(out, run.absent))
+	run, err = parseLowerRun("graphc --print-lowering-after=regions --check-prefix=R %s")
+	require.NoError(t, err)
+	dump := lowerOutput(t, src, run)
+	require.NoError(t, filecheck.Check("// R: plan main_graph (after regions)\n// R-NEXT: op 0 %c = add f32[64]\n// R-NEXT: region: whole", dump, "R"))
+	require.Error(t, filecheck.Check("// R: buffer: output 0", dump, "R"), "nothing but regions after regions")
+}
+
+// TestLoweringCases: the cases of a file are its graphs; RUN lines before the first separator
+// apply to the cases without their own; a case's text keeps the file's line numbers.
+func TestLoweringCases(t *testing.T) {
+	src := `// RUN: graphc --emit=plan %s
+// a header without a graph
+
+// -----
+graph @a(%x: f32[4]) {
+  %y = neg(%x) : f32[4]
+  return %y
+}
+// CHECK: strategy:
+
+// -----
+// RUN: graphc --target=hexagon --emit=plan %s
+graph @b(%x: f32[4]) {
+  %y = abs(%x) : f32[4]
+  return %y
+}
+// CHECK: strategy:
+`
+	cs := loweringCases(src)
+	require.Len(t, cs, 2)
+	assert.Equal(t, "1_a", cs[0].name)
+	assert.Equal(t, []string{"graphc --emit=plan %s"}, cs[0].runs)
+	assert.Equal(t, []string{"graphc --target=hexagon --emit=plan %s"}, cs[1].runs)
+	ds := filecheck.Directives(cs[1].src, "")
+	require.Len(t, ds, 1)
+	assert.Equal(t, 17, ds[0].Line, "the file's line number")
+	// a case with no check line for a RUN line's prefix fails rather than passing unchecked
+	run, err := parseLowerRun(cs[0].runs[0] + " --check-prefix=OTHER")
+	require.NoError(t, err)
+	require.Error(t, filecheck.Check(cs[0].src, lowerOutput(t, cs[0].src, run), run.prefix))
+}
+
+// fileGraphs returns the graphs of testdata/lowering/file, named after their graph names, each
+// as the first RUN line of its case lowers it (after that line's --pipeline and --require): the
+// semantic tests run the graphs whose lowering the file's CHECK lines state, so that the two
+// cannot drift apart.
+func fileGraphs(t *testing.T, file string) (names []string, gs []*ir.Graph) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../testdata/lowering", file))
+	require.NoError(t, err)
+	for _, c := range loweringCases(string(data)) {
+		require.NotEmpty(t, c.runs, "%s: %s has no RUN line", file, c.name)
+		run, err := parseLowerRun(c.runs[0])
+		require.NoError(t, err, c.runs[0])
+		g, err := ir.Parse(c.src)
+		require.NoError(t, err, c.name)
+		require.NoError(t, ir.Verify(g), c.name)
+		if run.pipeline != "" {
+			ps, err := passes.ParsePipeline(run.pipeline)
+			require.NoError(t, err)
+			opts := &passes.Options{VerifyEach: true}
+			for _, r := range run.requires {
+				rq, err := passes.ParseRequirement(g, r)
+				require.NoError(t, err, r)
+				opts.Require = append(opts.Require, rq)
+			}
+			_, err = passes.Run(context.Background(), g, ps, opts)
+			require.NoError(t, err, c.name)
+		}
+		names = append(names, g.Name)
+		gs = append(gs, g)
+	}
+	require.NotEmpty(t, gs, file)
+	return names, gs
 }

@@ -61,43 +61,50 @@ func TestPrintAfterKeepsModule(t *testing.T) {
 	files, err := filepath.Glob("../testdata/lowering/*.graph")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	stages := lower.Stages()
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		src := strings.Split(string(data), "\n// -----")[0]
-		for _, m := range []struct{ target, cpu string }{{"x86-64", "skylake-avx512"}, {"hexagon", ""}} {
-			name := filepath.Base(f) + "/" + m.target
-			tgt, err := lower.LoadTarget(m.target)
-			require.NoError(t, err)
-			lowerIt := func(printAfter string, dump *bytes.Buffer) *lower.Module {
-				g, err := ir.Parse(src)
-				require.NoError(t, err, name)
-				mod, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, CPU: m.cpu, PrintAfter: printAfter, Dump: dump})
-				require.NoError(t, err, name)
-				return mod
+		for _, c := range loweringCases(string(data)) {
+			testPrintAfterKeepsModule(t, filepath.Base(f)+"/"+c.name, c.src)
+		}
+	}
+}
+
+// testPrintAfterKeepsModule checks PrintAfter=all on one graph, for x86-64 and Hexagon.
+func testPrintAfterKeepsModule(t *testing.T, file, src string) {
+	t.Helper()
+	stages := lower.Stages()
+	for _, m := range []struct{ target, cpu string }{{"x86-64", "skylake-avx512"}, {"hexagon", ""}} {
+		name := file + "/" + m.target
+		tgt, err := lower.LoadTarget(m.target)
+		require.NoError(t, err)
+		lowerIt := func(printAfter string, dump *bytes.Buffer) *lower.Module {
+			g, err := ir.Parse(src)
+			require.NoError(t, err, name)
+			mod, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, CPU: m.cpu, PrintAfter: printAfter, Dump: dump})
+			require.NoError(t, err, name)
+			return mod
+		}
+		plain := lowerIt("", nil)
+		var dump bytes.Buffer
+		printed := lowerIt("all", &dump)
+		require.Equal(t, plain.String(), printed.String(), "%s: PrintAfter changed the module", name)
+		require.Equal(t, plain.Plan(), printed.Plan(), name)
+		full := plain.Plan()
+		parts := strings.Split(dump.String(), "// -----// Lowering Dump After ")
+		require.Len(t, parts, len(stages)+1, name)
+		require.Empty(t, parts[0], name)
+		for i, s := range stages {
+			head, body, ok := strings.Cut(parts[i+1], " //----- //\n")
+			require.True(t, ok, name)
+			require.Equal(t, s, head, "%s: dumps in stage order", name)
+			if i == len(stages)-1 {
+				require.Equal(t, full, body, "%s: the dump after %s is the plan", name, s)
+				continue
 			}
-			plain := lowerIt("", nil)
-			var dump bytes.Buffer
-			printed := lowerIt("all", &dump)
-			require.Equal(t, plain.String(), printed.String(), "%s: PrintAfter changed the module", name)
-			require.Equal(t, plain.Plan(), printed.Plan(), name)
-			full := plain.Plan()
-			parts := strings.Split(dump.String(), "// -----// Lowering Dump After ")
-			require.Len(t, parts, len(stages)+1, name)
-			require.Empty(t, parts[0], name)
-			for i, s := range stages {
-				head, body, ok := strings.Cut(parts[i+1], " //----- //\n")
-				require.True(t, ok, name)
-				require.Equal(t, s, head, "%s: dumps in stage order", name)
-				if i == len(stages)-1 {
-					require.Equal(t, full, body, "%s: the dump after %s is the plan", name, s)
-					continue
-				}
-				first, rest, _ := strings.Cut(body, "\n")
-				require.Contains(t, first, " (after "+s+"): ", name)
-				requireSubsequence(t, strings.Split(rest, "\n"), strings.Split(full, "\n"), name+" after "+s)
-			}
+			first, rest, _ := strings.Cut(body, "\n")
+			require.Contains(t, first, " (after "+s+"): ", name)
+			requireSubsequence(t, strings.Split(rest, "\n"), strings.Split(full, "\n"), name+" after "+s)
 		}
 	}
 }
