@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/lower"
 )
 
 // cancelOnWrite is a dump writer that cancels a compilation when the pass manager first
@@ -96,4 +97,33 @@ func TestResultPlan(t *testing.T) {
 	require.Equal(t, res.Module.Plan(), res.Plan)
 	require.Contains(t, res.Plan, "(shared with op ", "repeated layers share kernels")
 	require.Len(t, res.Module.Entries[0].Plan.Ops, len(res.Graph.Ops))
+}
+
+// TestPrintLoweringAfter: lowering dumps go to the dump writer, one per stage named; a name that
+// is not a stage is a usage error wrapping lower.ErrUnknownStage.
+func TestPrintLoweringAfter(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mlp.onnx")
+	require.NoError(t, mlpLayers(3).Write(p))
+	var dump strings.Builder
+	res, err := graphc.Compile(context.Background(), p, graphc.WithPrintLoweringAfter("kernels"), graphc.WithPrintLoweringAfter("regions"), graphc.WithDumpWriter(&dump))
+	require.NoError(t, err)
+	require.Equal(t, 2, strings.Count(dump.String(), "// -----// Lowering Dump After "))
+	regions := strings.Index(dump.String(), "Lowering Dump After regions")
+	kernels := strings.Index(dump.String(), "Lowering Dump After kernels")
+	require.True(t, regions >= 0 && regions < kernels, "in stage order: %s", dump.String())
+	plain, err := graphc.Compile(context.Background(), p)
+	require.NoError(t, err)
+	require.Equal(t, plain.LLVM, res.LLVM)
+
+	_, err = graphc.Compile(context.Background(), p, graphc.WithPrintLoweringAfter("kernel"))
+	require.ErrorIs(t, err, graphc.ErrUsage)
+	require.ErrorIs(t, err, lower.ErrUnknownStage)
+	require.ErrorContains(t, err, `(did you mean "kernels"?); stages are: regions, buffers, kernels, entry (or all)`)
+
+	// cancelled while lowering (the kernels stage checks ctx): cancellation, not bad input
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = graphc.Compile(ctx, p, graphc.WithPrintLoweringAfter("regions"), graphc.WithDumpWriter(&cancelOnWrite{cancel: cancel}))
+	require.ErrorIs(t, err, context.Canceled)
+	require.False(t, errors.Is(err, graphc.ErrInput), "cancellation is not bad input")
 }

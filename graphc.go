@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,10 +37,12 @@ type config struct {
 	source     string // the model file, named in lowering errors
 	outputs    []string
 	popts      passes.Options
-	noLower    bool
-	profile    bool
-	llvmOut    io.Writer
-	weights    string
+	// printLowering names the lowering stages after which the plan is dumped (lower.Stages)
+	printLowering []string
+	noLower       bool
+	profile       bool
+	llvmOut       io.Writer
+	weights       string
 }
 
 // WithTarget selects the target (x86-64, hexagon).
@@ -105,7 +108,14 @@ func WithPrintIRAfter(pass string) Option {
 	return func(c *config) error { c.popts.PrintAfter[pass] = true; return nil }
 }
 
-// WithDumpWriter sets where IR dumps go (default os.Stderr).
+// WithPrintLoweringAfter dumps the lowering plan known after the named stage (lower.Stages:
+// regions, buffers, kernels, entry; "all" for every one) to the dump writer, as
+// lower.Config.PrintAfter describes. An unknown stage is a usage error listing the valid ones.
+func WithPrintLoweringAfter(stage string) Option {
+	return func(c *config) error { c.printLowering = append(c.printLowering, stage); return nil }
+}
+
+// WithDumpWriter sets where IR dumps and lowering dumps go (default os.Stderr).
 func WithDumpWriter(w io.Writer) Option {
 	return func(c *config) error { c.popts.Dump = w; return nil }
 }
@@ -249,6 +259,11 @@ func newConfig(opts []Option) (*config, error) {
 	}
 	if _, err := t.ForCPU(c.cpu); err != nil {
 		return nil, usageErr(err)
+	}
+	for _, s := range c.printLowering {
+		if _, err := lower.SelectStages(s); err != nil {
+			return nil, usageErr(unknownStage(s))
+		}
 	}
 	return c, nil
 }
@@ -424,6 +439,9 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		res.DeadReport = pr.State.DeadReport()
 	}
 	if c.noLower {
+		if len(c.printLowering) > 0 {
+			return nil, usageErr(fmt.Errorf("--print-lowering-after=%s: nothing is lowered (--emit=ir, dot and svg stop after the passes)", c.printLowering[0]))
+		}
 		return res, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -438,8 +456,12 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		req[v] = s
 	}
 	start = time.Now()
-	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, ExternalWeights: c.weights != ""})
+	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, ExternalWeights: c.weights != "",
+		PrintAfter: strings.Join(c.printLowering, ","), Dump: c.popts.Dump})
 	res.Times.Lower = time.Since(start)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil, err // the caller's, as between passes: not bad input
+	}
 	if err != nil {
 		if c.source != "" {
 			err = fmt.Errorf("%s: %w", c.source, err)
@@ -497,6 +519,23 @@ func unknownPass(flag, name string) error {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return fmt.Errorf("%s; passes are: %s", msg, strings.Join(passes.Names(), ", "))
+}
+
+// unknownStage reports the first name in a --print-lowering-after value that is not a lowering
+// stage, as unknownPass does for passes.
+func unknownStage(value string) error {
+	name := value
+	for _, n := range strings.Split(value, ",") {
+		if n = strings.TrimSpace(n); n != "all" && !slices.Contains(lower.Stages(), n) {
+			name = n
+			break
+		}
+	}
+	msg := fmt.Sprintf("%q", name)
+	if s := passes.Suggest(name, lower.Stages()); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return fmt.Errorf("--print-lowering-after=%s: %w %s; stages are: %s (or all)", value, lower.ErrUnknownStage, msg, strings.Join(lower.Stages(), ", "))
 }
 
 // readLimited reads the file at path, refusing one of more than max bytes.

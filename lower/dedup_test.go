@@ -1,7 +1,9 @@
 // This file tests kernel deduplication: ops of repeated layers share one kernel, and two ops
 // that differ in any part of the kernel key (domain, access and out maps, body, element types,
 // shapes, buffer regions, alignment, result initialisation, symbolic dims) get distinct
-// kernels; every case is also run as compiled code against the evaluator.
+// kernels, as testdata/lowering/kernel_dedup.graph and kernel_keys.graph state; every case is
+// also run as compiled code against the evaluator, and the entries of one Builder share
+// kernels.
 
 package lower_test
 
@@ -78,33 +80,25 @@ func mlpText(n, w int) string {
 	return sb.String()
 }
 
+// TestKernelDedupRepeatedLayers runs the layers of testdata/lowering/kernel_dedup.graph, whose
+// CHECK lines state which kernels they share, against the evaluator; their modules without
+// epilogues verify.
 func TestKernelDedupRepeatedLayers(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
+	gnames, gs := fileGraphs(t, "kernel_dedup.graph")
 	var names []string
 	var cases []*e2e.Case
-	for _, n := range []int{1, 2, 6} {
-		g := optimized(t, mlpText(n, 24))
-		mod, err := lower.Lower(context.Background(), g, lower.Config{NoEpilogues: true})
-		require.NoError(t, err)
-		text := mod.String()
-		verifyModule(t, text, "")
-		calls := entryCalls(t, text, "main_graph")
-		require.Len(t, calls, len(g.Ops))
-		require.Len(t, mod.Entries[0].Strategies, len(g.Ops), "a strategy per op, shared kernels included")
-		// the first matmul reads the caller's input, the others a workspace buffer; the last
-		// relu writes the caller's output: at most 5 distinct kernels, however many layers
-		want := map[int]int{1: 3, 2: 5, 6: 5}[n]
-		require.Equal(t, want, kernelDefs(text), "%d layers", n)
-		for i, op := range g.Ops {
-			require.True(t, strings.HasSuffix(calls[i], "."+op.Kind), "op %d (%s) calls %s", i, op.Kind, calls[i])
-			if i >= 6 && i < len(g.Ops)-3 {
-				require.Equal(t, calls[i-3], calls[i], "op %d repeats op %d", i, i-3)
-				require.Equal(t, mod.Entries[0].Strategies[i-3], mod.Entries[0].Strategies[i])
-			}
+	for i, g := range gs {
+		if gnames[i] == "mlp6_epilogues" {
+			continue // TestEpilogueDedup's
 		}
-		names = append(names, fmt.Sprintf("mlp%d", n))
+		mod, err := lower.Lower(context.Background(), g, lower.Config{NoEpilogues: true})
+		require.NoError(t, err, gnames[i])
+		verifyModule(t, mod.String(), "")
+		names = append(names, gnames[i])
 		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, false)})
 	}
+	require.Equal(t, []string{"mlp1", "mlp2", "mlp6"}, names)
 	runCases(t, e2e.Host(), names, cases)
 	runCases(t, e2e.HexagonScalar(), names, cases)
 }
@@ -115,104 +109,23 @@ func genericOp(res, operand, acc, dom, out, body, typ string) string {
 		res, operand, acc, body, dom, out, typ, typ)
 }
 
-const (
-	sq8   = "{ [i, j] : 0 <= i < 8 and 0 <= j < 8 }"
-	ident = "{ [i, j] -> [i, j] }"
-	trans = "{ [i, j] -> [j, i] }"
-)
+// ident is the identity access of a 2-dim op.
+const ident = "{ [i, j] -> [i, j] }"
 
-// keyCase is a graph in which the ops a and b (indices) differ in one part of the kernel key
-// (differ) or in nothing that the key holds (!differ).
-type keyCase struct {
-	name   string
-	text   string
-	a, b   int
-	differ bool
-}
-
-func keyCases() []keyCase {
-	two := func(in, a, b string) string {
-		return "graph @g(" + in + ") {\n" + a + b + "  return %p, %q\n}\n"
-	}
-	in8 := "%x: f32[8, 8], %y: f32[8, 8]"
-	cases := []keyCase{
-		{"same", two(in8, genericOp("p", "x", ident, sq8, ident, "in0", "f32[8, 8]"), genericOp("q", "y", ident, sq8, ident, "in0", "f32[8, 8]")), 0, 1, false},
-		{"access", two(in8, genericOp("p", "x", ident, sq8, ident, "in0", "f32[8, 8]"), genericOp("q", "y", trans, sq8, ident, "in0", "f32[8, 8]")), 0, 1, true},
-		{"out", two(in8, genericOp("p", "x", ident, sq8, ident, "in0", "f32[8, 8]"), genericOp("q", "y", ident, sq8, trans, "in0", "f32[8, 8]")), 0, 1, true},
-		{"body", two(in8, genericOp("p", "x", ident, sq8, ident, "add(in0, 1.0:f32)", "f32[8, 8]"), genericOp("q", "y", ident, sq8, ident, "add(in0, 2.0:f32)", "f32[8, 8]")), 0, 1, true},
-		{"elem", two("%x: f32[8, 8], %y: f64[8, 8]", genericOp("p", "x", ident, sq8, ident, "in0", "f32[8, 8]"), genericOp("q", "y", ident, sq8, ident, "in0", "f64[8, 8]")), 0, 1, true},
-		{"shape", two("%x: f32[8, 8], %y: f32[8, 16]", genericOp("p", "x", ident, sq8, ident, "in0", "f32[8, 8]"), genericOp("q", "y", ident, sq8, ident, "in0", "f32[8, 8]")), 0, 1, true},
-		// the same set in two representations: one kernel scans both
-		{"domain-equal", "graph @g(%A: f32[8, 8], %B: f32[8, 8]) {\n  %p = matmul(%A, %B) : f32[8, 8]\n      domain { [i, j, k] : 0 <= k < 8 and 0 <= j < 8 and 0 <= i < 8 }\n  %q = matmul(%A, %B) : f32[8, 8]\n  return %p, %q\n}\n", 0, 1, false},
-		{"domain", "graph @g(%A: f32[8, 8], %B: f32[8, 8]) {\n  %p = matmul(%A, %B) : f32[8, 8]\n      domain { [i, j, k] : 0 <= i <= j < 8 and 0 <= k < 8 }\n  %q = matmul(%A, %B) : f32[8, 8]\n  return %p, %q\n}\n", 0, 1, true},
-	}
-	// the buffer region of an intermediate: both producers write rows 2..3, the consumer of
-	// the second reads rows 0..3 (its other rows keep the init value), so its buffer starts
-	// at row 0 and is twice as tall
-	rows := func(lo, hi int) string { return fmt.Sprintf("{ [i, j] : %d <= i < %d and 0 <= j < 8 }", lo, hi) }
-	region := func(readLo int) string {
-		return "graph @g(%x: f32[8, 8], %y: f32[8, 8]) {\n" +
-			genericOp("p", "x", ident, sq8, ident, "add(in0, 1.0:f32)", "f32[8, 8]") + "      domain " + rows(2, 4) + "\n" +
-			genericOp("q", "y", ident, sq8, ident, "add(in0, 1.0:f32)", "f32[8, 8]") + "      domain " + rows(2, 4) + "\n" +
-			genericOp("u", "p", ident, rows(2, 4), ident, "in0", "f32[8, 8]") +
-			genericOp("v", "q", ident, rows(readLo, 4), ident, "in0", "f32[8, 8]") +
-			"  return %u, %v\n}\n"
-	}
-	cases = append(cases, keyCase{"region-same", region(2), 0, 1, false}, keyCase{"region", region(0), 0, 1, true})
-	// alignment: reading a caller's buffer or a workspace buffer (both whole tensors)
-	aligned := func(src string) string {
-		return "graph @g(%x: f32[8, 8], %y: f32[8, 8]) {\n" +
-			genericOp("t", "y", ident, sq8, ident, "add(in0, 1.0:f32)", "f32[8, 8]") +
-			genericOp("p", "x", ident, sq8, ident, "in0", "f32[8, 8]") +
-			genericOp("q", src, ident, sq8, ident, "in0", "f32[8, 8]") +
-			"  return %p, %q\n}\n"
-	}
-	cases = append(cases, keyCase{"aligned-same", aligned("y"), 1, 2, false}, keyCase{"aligned", aligned("t"), 1, 2, true})
-	// initialisation: two register-tile products over the same triangle; the first one's
-	// consumer reads only the triangle, the second one's the whole square (its other
-	// elements must be initialised to 0)
-	tri := "{ [i, j] : 0 <= j <= i < 16 }"
-	sq16 := "{ [i, j] : 0 <= i < 16 and 0 <= j < 16 }"
-	fromInit := func(read string) string {
-		return "graph @g(%A: f32[16, 16], %B: f32[16, 16]) {\n" +
-			"  %p = matmul(%A, %B) : f32[16, 16]\n      domain { [i, j, k] : 0 <= j <= i < 16 and 0 <= k < 16 }\n" +
-			"  %q = matmul(%A, %B) : f32[16, 16]\n      domain { [i, j, k] : 0 <= j <= i < 16 and 0 <= k < 16 }\n" +
-			genericOp("u", "p", ident, tri, ident, "in0", "f32[16, 16]") +
-			genericOp("v", "q", ident, read, ident, "in0", "f32[16, 16]") +
-			"  return %u, %v\n}\n"
-	}
-	cases = append(cases, keyCase{"init-same", fromInit(tri), 0, 1, false}, keyCase{"init", fromInit(sq16), 0, 1, true})
-	return cases
-}
-
+// TestKernelKeyParts runs the graphs of testdata/lowering/kernel_keys.graph, whose CHECK lines
+// state which of their ops share a kernel (dedup.go's key), against the evaluator; their
+// modules without epilogues verify.
 func TestKernelKeyParts(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	var names []string
+	names, gs := fileGraphs(t, "kernel_keys.graph")
 	var cases []*e2e.Case
-	for _, c := range keyCases() {
-		g, err := ir.Parse(c.text)
-		require.NoError(t, err, c.name)
-		require.NoError(t, ir.Verify(g), c.name)
-		if c.name == "domain-equal" {
-			require.NotEqual(t, g.Ops[c.a].Domain.String(), g.Ops[c.b].Domain.String(), "the case needs two representations")
+	for i, g := range gs {
+		if names[i] == "domain_equal" {
+			require.NotEqual(t, g.Ops[0].Domain.String(), g.Ops[1].Domain.String(), "the case needs two representations")
 		}
 		mod, err := lower.Lower(context.Background(), g, lower.Config{NoEpilogues: true})
-		require.NoError(t, err, c.name)
-		text := mod.String()
-		verifyModule(t, text, "")
-		calls := entryCalls(t, text, "main_graph")
-		require.Len(t, calls, len(g.Ops), c.name)
-		if c.differ {
-			require.NotEqual(t, calls[c.a], calls[c.b], "%s: ops %d and %d differ, they must not share a kernel", c.name, c.a, c.b)
-		} else {
-			require.Equal(t, calls[c.a], calls[c.b], "%s: ops %d and %d have the same kernel", c.name, c.a, c.b)
-		}
-		if strings.HasPrefix(c.name, "init") {
-			for _, k := range []int{c.a, c.b} {
-				require.True(t, strings.HasPrefix(mod.Entries[0].Strategies[k], "register-tiles"), "%s: op %d: %s", c.name, k, mod.Entries[0].Strategies[k])
-			}
-		}
-		names = append(names, c.name)
+		require.NoError(t, err, names[i])
+		verifyModule(t, mod.String(), "")
 		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, false)})
 	}
 	runCases(t, e2e.Host(), names, cases)

@@ -185,12 +185,23 @@
 //
 // # Stages and the plan
 //
-// Builder.Add lowers a graph in stages: regions (computeRegions, region.go: the box of every
-// workspace tensor), buffers (planBuffers, plan.go; planEpilogues, epilogue.go; planAliases,
-// alias.go: slots, epilogue chains, values written in place), kernels (emitKernel, kernel.go:
-// each op's strategy, a kernel shared by structural key, dedup.go) and entry (the calls in op
-// order, entry.go). Entry.Plan collects what they decided from the state they fill anyway
-// (plan_print.go), and Plan.String prints it (graphc --emit=plan):
+// Builder.Add lowers a graph in named stages, one ordered table in stages.go (Stages lists
+// them), each a function over the graph's entry context that reads what the stages before it
+// filled:
+//
+//   - regions (computeRegions, region.go) decides the box of every workspace tensor: what its
+//     producer writes and its readers read, after DIE the bounding box of the required volume;
+//   - buffers (planBuffers, plan.go; planEpilogues, epilogue.go; planAliases, alias.go) decides
+//     where every value lives: workspace slots shared by buffers whose lifetimes do not
+//     overlap, the epilogue chains whose consumers are computed by a contraction's kernel, the
+//     values written in place into their padded copies, and the constants' globals;
+//   - kernels (emitKernel, kernel.go) decides each op's strategy and emits its kernel, or
+//     shares the kernel of an earlier op with the same structural key (dedup.go);
+//   - entry (emitEntry, entry.go) emits the entry, which calls the kernels in op order, and
+//     ENTRY_workspace_size.
+//
+// Entry.Plan collects what they decided from the state they fill anyway (plan_print.go), and
+// Plan.String prints it (graphc --emit=plan):
 //
 //	plan main_graph: x86-64 cpu=skylake-avx512 vector-bytes=64 tile-bytes=64
 //	buffers: workspace 3072 bytes
@@ -206,11 +217,27 @@
 // DIE; symbolic bounds in parentheses); a buffer is a workspace slot, "output k", or "in place
 // in %p at [shift]"; epilogue ops print "kernel: none (epilogue of %c)".
 //
+// Config.PrintAfter (graphc --print-lowering-after=STAGE, repeatable, or "all"; to stderr)
+// prints the plan known after a stage, under a header line like the passes' IR dumps:
+//
+//	// -----// Lowering Dump After regions //----- //
+//	plan main_graph (after regions): x86-64 cpu=haswell vector-bytes=32 tile-bytes=32
+//	op 0 %all = matmul f32[16, 100]
+//	  region: [15..15, 0..99]
+//
+// A partial plan names its stage on its first line and has only the lines of the stages up to
+// it, in the plan's order: after regions, each op and its region; after buffers, also the
+// workspace and its slots and each op's buffer, scratch and epilogue lines; after kernels, also
+// the kernels and strategies, which is the whole plan; after entry, the plan exactly as
+// --emit=plan prints it. Printing emits nothing: the module is the same with and without it.
+//
 // Tests of lowering decisions are CHECK tests (testdata/lowering/*.graph, filecheck_test.go):
 // "// RUN: graphc --target=hexagon --mcpu=hexagonv68 [--emit=plan] [--check-prefix=HVX] %s"
-// lines lower the file's graph (as written, or after --pipeline=), and the CHECK lines of the
-// RUN line's prefix are matched against the module or the plan (internal/filecheck). One
-// whole-module golden per target (testdata/lower, golden_test.go) remains as a smoke test.
+// lines lower the file's graphs (as written, or after --pipeline=; several graphs separated by
+// "// -----" share the file's RUN lines), and the CHECK lines of the RUN line's prefix are
+// matched against the module, the plan, the header or the dump of --print-lowering-after
+// (internal/filecheck). One whole-module golden per target (testdata/lower, golden_test.go)
+// remains as a smoke test.
 //
 // # Profiling
 //

@@ -28,10 +28,12 @@ type entryCtx struct {
 	regions map[*ir.Value]*region
 	plan    *bufPlan
 	consts  map[*ir.Value]*llvm.Global
-	// strategies records the kernel strategy of each op, in op order; kernelFuncs the kernel
-	// the entry calls for each op index (for the plan, plan_print.go)
-	strategies  []string
-	kernelFuncs map[int]*llvm.Func
+	// strategies records the kernel strategy of each op, in op order; kernels the kernel the
+	// entry calls for each op (nil for an epilogue of another op's kernel); kernelsAt is the
+	// number of the module's functions before the first kernel (stages.go)
+	strategies []string
+	kernels    []*kernelSig
+	kernelsAt  int
 	// opDomains caches each op's domain information (see domainOf)
 	opDomains map[*ir.Op]*domainInfo
 	// dots caches each op's integer dot-product plan (nil: none; see intDotOf)
@@ -153,6 +155,9 @@ func (ec *entryCtx) emitWorkspaceSize() (*llvm.Func, error) {
 	return f, nil
 }
 
+// emitEntry emits ENTRY: it checks the symbolic dims (and the weights argument), places every
+// buffer, calls the kernel of each op that has one (ec.kernels, filled by the kernels stage) and
+// returns the first non-zero status, then copies the outputs that no kernel wrote in place.
 func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 	mc := ec.mc
 	g := ec.g
@@ -232,18 +237,10 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		bufs[v] = bufs[a.target] // the kernels' views add the offset
 	}
 	for i, op := range g.Ops {
-		if err := ec.ctx.Err(); err != nil {
-			return nil, err
+		sig := ec.kernels[i]
+		if sig == nil {
+			continue // an epilogue: its contraction's kernel computes it
 		}
-		if p := ec.fusedInto[op]; p != nil {
-			ec.strategies = append(ec.strategies, "epilogue of %"+p.Result.Name)
-			continue
-		}
-		sig, err := ec.emitKernel(i, op)
-		if err != nil {
-			return nil, fmt.Errorf("op %%%s (%s): %w", op.Result.Name, op.Kind, err)
-		}
-		ec.kernelFuncs[i] = sig.f
 		args := []value.Value{bufs[op.Result]}
 		for k, o := range op.Operands {
 			b, ok := bufs[o]

@@ -1,6 +1,7 @@
 // This file tests what is specific to Hexagon and to explicit vectors: HVX instructions in
 // llc-19's output for elementwise and matmul kernels, the same vector IR running right on
-// x86-64, and Hexagon objects that reference no external symbol.
+// x86-64, and Hexagon objects that reference no external symbol. Their strategies are
+// testdata/lowering/hvx_vector_strategy.graph's CHECK lines.
 
 package lower_test
 
@@ -21,74 +22,11 @@ import (
 	"github.com/graphc/graphc/lower"
 )
 
-// kernelGraphs are the elementwise and matmul kernels the vector strategy must cover.
+// kernelGraphs are the elementwise and matmul kernels the vector strategy must cover: the
+// graphs of testdata/lowering/hvx_vector_strategy.graph, whose CHECK lines state their
+// strategies on Hexagon.
 func kernelGraphs(t *testing.T) (names []string, gs []*ir.Graph) {
-	add := func(name string, build func(g *ir.Graph) *ir.Value) {
-		g := ir.NewGraph(name)
-		g.Outputs = []*ir.Value{build(g)}
-		require.NoError(t, ir.Verify(g))
-		names = append(names, name)
-		gs = append(gs, g)
-	}
-	op := func(g *ir.Graph, kind string, ins ...*ir.Value) *ir.Value {
-		o, err := g.NewOp(kind, kind, ins, nil)
-		require.NoError(t, err)
-		return o.Result
-	}
-	add("add-f32", func(g *ir.Graph) *ir.Value {
-		return op(g, "add", g.AddInput("a", ir.StaticType(ir.F32, 37, 300)), g.AddInput("b", ir.StaticType(ir.F32, 1, 300)))
-	})
-	add("relu-f32", func(g *ir.Graph) *ir.Value {
-		return op(g, "relu", g.AddInput("a", ir.StaticType(ir.F32, 1000)))
-	})
-	add("mul-i8", func(g *ir.Graph) *ir.Value {
-		return op(g, "mul", g.AddInput("a", ir.StaticType(ir.I8, 5, 260)), g.AddInput("b", ir.StaticType(ir.I8, 5, 260)))
-	})
-	add("max-i32", func(g *ir.Graph) *ir.Value {
-		return op(g, "max", g.AddInput("a", ir.StaticType(ir.I32, 3, 77)), g.AddInput("b", ir.StaticType(ir.I32, 3, 77)))
-	})
-	// float32 math: vector polynomials (math_vec.go), no runtime call per lane
-	for _, kind := range []string{"exp", "log", "tanh", "sigmoid", "erf"} {
-		add(kind+"-f32", func(g *ir.Graph) *ir.Value {
-			return op(g, kind, g.AddInput("a", ir.StaticType(ir.F32, 3, 100)))
-		})
-	}
-	// a row reduction: vectors along the reduced dim, lanes combined in order
-	add("reduce-max-f32", func(g *ir.Graph) *ir.Value {
-		o, err := g.NewOp("reduce_max", "r", []*ir.Value{g.AddInput("a", ir.StaticType(ir.F32, 5, 70))},
-			ir.Attrs{"axes": ir.IntsAttr(1), "keepdims": ir.IntAttr(1)})
-		require.NoError(t, err)
-		return o.Result
-	})
-	add("matmul-f32", func(g *ir.Graph) *ir.Value {
-		return op(g, "matmul", g.AddInput("a", ir.StaticType(ir.F32, 33, 20)), g.AddInput("b", ir.StaticType(ir.F32, 20, 70)))
-	})
-	add("matmul-batch-f64", func(g *ir.Graph) *ir.Value {
-		return op(g, "matmul", g.AddInput("a", ir.StaticType(ir.F64, 2, 5, 7)), g.AddInput("b", ir.StaticType(ir.F64, 7, 19)))
-	})
-	return names, gs
-}
-
-func TestVectorStrategy(t *testing.T) {
-	names, gs := kernelGraphs(t)
-	hex, err := lower.LoadTarget("hexagon")
-	require.NoError(t, err)
-	for i, g := range gs {
-		mod, err := lower.Lower(context.Background(), g, lower.Config{Target: hex})
-		require.NoError(t, err)
-		s := mod.Entries[0].Strategies[0]
-		require.Contains(t, s, "+vector", "%s: %s", names[i], s)
-		if strings.HasPrefix(names[i], "matmul") {
-			require.Contains(t, s, "interchanged", "%s: the output's unit-stride dim j goes innermost (i-k-j)", names[i])
-		}
-	}
-	// without HVX the same graphs are scalar
-	v67, err := lower.LoadTarget("hexagon-v67")
-	require.NoError(t, err)
-	mod, err := lower.Lower(context.Background(), gs[0], lower.Config{Target: v67})
-	require.NoError(t, err)
-	require.NotContains(t, mod.Entries[0].Strategies[0], "vector")
-	require.NotContains(t, mod.String(), "<32 x float>")
+	return fileGraphs(t, "hvx_vector_strategy.graph")
 }
 
 // hvxPattern matches HVX vector instructions in Hexagon assembly (vector registers vN).
@@ -121,7 +59,7 @@ func TestHVXInstructions(t *testing.T) {
 			least = 0 // vector loads; the lanes are combined in order by scalar code
 		}
 		require.Greater(t, n, least, "%s: llc-19 for hexagonv68+HVX emits HVX instructions", names[i])
-		if names[i] == "add-f32" || names[i] == "matmul-f32" || strings.HasSuffix(names[i], "-f32") && !strings.HasPrefix(names[i], "reduce") {
+		if strings.HasSuffix(names[i], "_f32") && !strings.HasPrefix(names[i], "reduce") {
 			require.Regexp(t, `qf32|\.sf`, string(out), "%s: HVX float arithmetic", names[i])
 		}
 		require.NotRegexp(t, `call\s+graphc\.(exp|log|tanh|sigmoid|erf)`, string(out), "%s: float32 math is inline", names[i])
@@ -157,13 +95,8 @@ func TestHexagonV67Runs(t *testing.T) {
 	for _, g := range gs {
 		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, true)})
 	}
-	m := e2e.HexagonHVX()
-	cfg, err := m.Config()
-	require.NoError(t, err)
-	mod, err := lower.Lower(context.Background(), gs[2], cfg)
-	require.NoError(t, err)
-	require.Contains(t, mod.String(), "<128 x i8>", "mul-i8 runs as HVX")
-	runCases(t, m, names, cases)
+	// mul_i8 runs as HVX (hvx_vector_strategy.graph checks its <128 x i8>)
+	runCases(t, e2e.HexagonHVX(), names, cases)
 }
 
 func TestHexagonNoExternalSymbols(t *testing.T) {

@@ -8,6 +8,7 @@ package lower
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	llvm "github.com/llir/llvm/ir"
@@ -58,6 +59,14 @@ type Config struct {
 	// argument after the workspace, `const void *weights`, the contents of the file that
 	// Entry.Weights describes and writes (weights.go), 128-byte aligned.
 	ExternalWeights bool
+	// PrintAfter names the stages after which lowering prints the plan known so far to Dump
+	// (graphc --print-lowering-after): stage names (Stages) separated by commas, or "all". Each
+	// dump is a header line "// -----// Lowering Dump After STAGE //----- //" and the plan
+	// holding only what the stages up to STAGE decided (Plan.String). Printing changes nothing
+	// in the module. A name that is not a stage makes NewBuilder fail with ErrUnknownStage.
+	PrintAfter string
+	// Dump receives the PrintAfter dumps (nil: os.Stderr).
+	Dump io.Writer
 }
 
 // Module is the result of lowering.
@@ -131,6 +140,8 @@ type moduleCtx struct {
 type Builder struct {
 	mc      *moduleCtx
 	entries []*Entry
+	// printAfter holds the stages after which Add prints the plan (Config.PrintAfter)
+	printAfter map[string]bool
 }
 
 // NewBuilder returns a builder for cfg (cfg.Entry is ignored: each Add names its entry).
@@ -145,6 +156,14 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	spec, err := cfg.Target.ForCPU(cfg.CPU)
 	if err != nil {
 		return nil, err
+	}
+	printAfter := map[string]bool{}
+	names, err := SelectStages(cfg.PrintAfter)
+	if err != nil {
+		return nil, fmt.Errorf("print after: %w", err)
+	}
+	for _, n := range names {
+		printAfter[n] = true
 	}
 	mc := &moduleCtx{cfg: cfg, tgt: cfg.Target, spec: spec, cpu: spec.LLVMName(), features: MergeFeatures(spec.Features, cfg.Attrs),
 		m: llvm.NewModule(), rt: map[string]*llvm.Func{}, intr: map[string]*llvm.Func{},
@@ -173,7 +192,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
-	return &Builder{mc: mc}, nil
+	return &Builder{mc: mc, printAfter: printAfter}, nil
 }
 
 // Add lowers g with the given entry name. On error the module is left as it was. It checks ctx
@@ -221,7 +240,7 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 		return nil, err
 	}
 	ec := &entryCtx{ctx: ctx, mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
-		opDomains: map[*ir.Op]*domainInfo{}, kernelFuncs: map[int]*llvm.Func{}, dots: map[*ir.Op]*intDot{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
+		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]*intDot{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
 		for k, o := range op.Operands {
 			ec.users[o] = append(ec.users[o], use{op, k})
@@ -234,46 +253,17 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 			ec.weightOff[c] = ec.weights.Offsets[i]
 		}
 	}
-	err = protect(func() error {
-		ec.regions = ec.computeRegions()
-		if !b.mc.cfg.CheckRequired {
-			// nothing to check
-		} else if err := ec.checkRequired(b.mc.cfg.Required); err != nil {
-			return err
-		}
-		ec.plan = ec.planBuffers()
-		// epilogues are planned from the kernels' forms, whose keys need the plan's workspace
-		// buffers; fusing one moves its result's lifetime, not its buffer, so plan again
-		ec.planEpilogues()
-		if ec.planAliases(); len(ec.fusedInto) > 0 || len(ec.alias) > 0 {
-			ec.plan = ec.planBuffers()
-		}
-		if _, err := ec.emitEntry(); err != nil {
-			return err
-		}
-		if _, err := ec.emitWorkspaceSize(); err != nil {
-			return err
-		}
-		if mc.cfg.Profile {
-			ec.emitProfile()
-		}
-		return nil
-	})
-	if err != nil {
+	// the stages (stages.go): regions, buffers, kernels, entry
+	if err := protect(func() error { return ec.runStages(b.printAfter, mc.cfg.Dump) }); err != nil {
 		return nil, err
 	}
-	e = &Entry{Name: entry, Graph: g, Params: ec.params, Header: header(g, entry, ec.params, ec.weights), WorkspaceBytes: -1, Weights: ec.weights}
+	e = &Entry{Name: entry, Graph: g, Params: ec.params, Header: header(g, entry, ec.params, ec.weights), Weights: ec.weights}
 	if mc.cfg.Profile {
 		e.Header = profileHeader(e.Header, entry, len(g.Ops))
 	}
-	if len(g.Params) == 0 {
-		tmp := newFuncBuilder(mc, llvm.NewFunc("graphc.sizing", types.Void))
-		if n, ok := isConst(func() value.Value { _, t := ec.layout(tmp); return t }()); ok {
-			e.WorkspaceBytes = n
-		}
-	}
 	e.Strategies = ec.strategies
-	e.Plan = ec.buildPlan(e.WorkspaceBytes)
+	e.Plan = ec.buildPlan(stages[len(stages)-1].name)
+	e.WorkspaceBytes = e.Plan.WorkspaceBytes
 	b.entries = append(b.entries, e)
 	return e, nil
 }

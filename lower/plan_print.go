@@ -1,14 +1,16 @@
-// This file collects and prints the lowering plan: what the stages of Builder.Add decided for
-// each op, in a stable text format (graphc --emit=plan, Entry.Plan). The stages are
+// This file collects and prints the lowering plan: what the stages of Builder.Add (stages.go)
+// decided for each op, in a stable text format (graphc --emit=plan, Entry.Plan), and the partial
+// plans that Config.PrintAfter prints after a stage (graphc --print-lowering-after). The stages
+// fill, in order,
 //
 //   - regions: the box of every workspace tensor (region.go, computeRegions);
-//   - buffers: the workspace slots, their offsets and sizes, and which values share them or are
-//     written in place into another value's buffer (plan.go, alias.go);
+//   - buffers: the workspace slots, their offsets and sizes, and which values share them, are
+//     written in place into another value's buffer (plan.go, alias.go) or are computed as an
+//     epilogue of a contraction's kernel (epilogue.go);
 //   - kernels: per op, the kernel function and its strategy (strategy.go, contract.go,
 //     intdot.go, guard_split.go: the string Entry.Strategies records, with the register tile,
-//     the loop order, the vector width), the epilogue chain it runs (epilogue.go) and the
-//     earlier op whose kernel it shares (dedup.go);
-//   - entry: the order of the calls, which is the op order.
+//     the loop order, the vector width) and the earlier op whose kernel it shares (dedup.go);
+//   - entry: the order of the calls, which is the op order (the plan adds nothing).
 //
 // The plan is read from the state that lowering fills anyway; collecting it emits nothing.
 
@@ -27,6 +29,10 @@ import (
 // Plan is what lowering decided for one graph (one entry), stage by stage. String prints it.
 type Plan struct {
 	Entry string
+	// Stage is the last stage whose decisions the plan holds (Stages; "" or the last stage:
+	// all of them). The fields that later stages decide are empty: a plan after regions has
+	// no slots and no buffer, kernel or strategy per op; after buffers, no kernel or strategy.
+	Stage string
 	// Machine names the target, CPU and the widths lowering used (explicit vectors and
 	// register tiles, in bytes).
 	Machine string
@@ -63,27 +69,87 @@ type PlanOp struct {
 	SharedWith int
 	// Strategy is the op's Entry.Strategies string.
 	Strategy string
-	// Epilogue lists the ops the kernel also computes, in order (epilogue.go).
-	Epilogue []string
+	// Epilogue lists the ops the kernel also computes, in order (epilogue.go); EpilogueOf is
+	// the result of the op whose kernel computes this one ("" when it has its own kernel).
+	Epilogue   []string
+	EpilogueOf string
 }
 
-// buildPlan collects the plan of the graph ec lowered (after emitEntry).
-func (ec *entryCtx) buildPlan(workspace int64) *Plan {
+// buildPlan collects what the stages up to and including the one named upto decided about the
+// graph ec lowers (the whole plan once the entry stage has run).
+func (ec *entryCtx) buildPlan(upto string) *Plan {
 	mc := ec.mc
 	machine := mc.tgt.Name
 	if mc.cpu != "" {
 		machine += " cpu=" + mc.cpu
 	}
 	machine += fmt.Sprintf(" vector-bytes=%d tile-bytes=%d", max(mc.vecBytes, 0), mc.tileBytes)
-	p := &Plan{Entry: ec.entry, Machine: machine, WorkspaceBytes: workspace}
-	pos := map[*ir.Op]int{}
-	for i, op := range ec.g.Ops {
-		pos[op] = i
+	p := &Plan{Entry: ec.entry, Stage: upto, Machine: machine, WorkspaceBytes: -1}
+	at := stageIndex(upto)
+	buffers, kernels := at >= stageIndex("buffers"), at >= stageIndex("kernels")
+	slotOf := map[*planBuf]int{}
+	if buffers {
+		p.WorkspaceBytes = ec.planSlots(p, slotOf)
 	}
+	outs := map[*ir.Value]int{}
+	for i, o := range ec.g.Outputs {
+		if _, ok := outs[o]; !ok {
+			outs[o] = i
+		}
+	}
+	first := map[*llvm.Func]int{}
+	for i, op := range ec.g.Ops {
+		po := PlanOp{Index: i, Result: op.Result.Name, Kind: op.Kind, Type: op.Result.Type.String(), SharedWith: -1,
+			Region: regionString(ec.regionOf(op.Result), op.Result.Type)}
+		if buffers {
+			switch a, b := ec.alias[op.Result], ec.plan.value[op.Result]; {
+			case a != nil:
+				po.Buffer = fmt.Sprintf("in place in %%%s at %v (its copy %%%s writes the rest)", a.target.Name, a.shift, a.copyOp.Result.Name)
+			case b != nil:
+				po.Buffer = fmt.Sprintf("slot %d", slotOf[b])
+			default:
+				if k, ok := outs[op.Result]; ok {
+					po.Buffer = fmt.Sprintf("output %d", k)
+				}
+			}
+			if b := ec.plan.scratch[op]; b != nil {
+				po.Scratch = fmt.Sprintf("slot %d", slotOf[b])
+			}
+			if c := ec.fusedInto[op]; c != nil {
+				po.EpilogueOf = c.Result.Name
+			}
+			if c := ec.epi[op]; c != nil {
+				for _, e := range c.ops {
+					po.Epilogue = append(po.Epilogue, fmt.Sprintf("%%%s (%s)", e.Result.Name, e.Kind))
+				}
+			}
+		}
+		if kernels {
+			if i < len(ec.strategies) {
+				po.Strategy = ec.strategies[i]
+			}
+			if k := ec.kernels[i]; k != nil {
+				po.Kernel = k.f.Name()
+				if j, ok := first[k.f]; ok {
+					po.SharedWith = j
+				} else {
+					first[k.f] = i
+				}
+			}
+		}
+		p.Ops = append(p.Ops, po)
+	}
+	return p
+}
+
+// planSlots adds the workspace slots of the buffer plan to p, records each buffer's slot in
+// slotOf, and returns the workspace size (-1 when it depends on symbolic dims).
+func (ec *entryCtx) planSlots(p *Plan, slotOf map[*planBuf]int) int64 {
 	offs := make([]int64, len(ec.plan.slots))
+	workspace := int64(-1)
 	if len(ec.g.Params) == 0 {
-		tmp := newFuncBuilder(mc, llvm.NewFunc("graphc.sizing", types.Void))
-		vs, _ := ec.layout(tmp)
+		tmp := newFuncBuilder(ec.mc, llvm.NewFunc("graphc.sizing", types.Void))
+		vs, total := ec.layout(tmp)
 		for s, v := range vs {
 			if n, ok := isConst(v); ok {
 				offs[s] = n
@@ -91,12 +157,14 @@ func (ec *entryCtx) buildPlan(workspace int64) *Plan {
 				offs[s] = -1
 			}
 		}
+		if n, ok := isConst(total); ok {
+			workspace = n
+		}
 	} else {
 		for s := 1; s < len(offs); s++ {
 			offs[s] = -1 // the slots before it have symbolic sizes
 		}
 	}
-	slotOf := map[*planBuf]int{}
 	for s, members := range ec.plan.slots {
 		ps := PlanSlot{Offset: offs[s]}
 		for _, b := range members {
@@ -118,48 +186,7 @@ func (ec *entryCtx) buildPlan(workspace int64) *Plan {
 		}
 		p.Slots = append(p.Slots, ps)
 	}
-	outs := map[*ir.Value]int{}
-	for i, o := range ec.g.Outputs {
-		if _, ok := outs[o]; !ok {
-			outs[o] = i
-		}
-	}
-	first := map[*llvm.Func]int{}
-	for i, op := range ec.g.Ops {
-		po := PlanOp{Index: i, Result: op.Result.Name, Kind: op.Kind, Type: op.Result.Type.String(), SharedWith: -1,
-			Region: regionString(ec.regionOf(op.Result), op.Result.Type)}
-		if i < len(ec.strategies) {
-			po.Strategy = ec.strategies[i]
-		}
-		switch a, b := ec.alias[op.Result], ec.plan.value[op.Result]; {
-		case a != nil:
-			po.Buffer = fmt.Sprintf("in place in %%%s at %v (its copy %%%s writes the rest)", a.target.Name, a.shift, a.copyOp.Result.Name)
-		case b != nil:
-			po.Buffer = fmt.Sprintf("slot %d", slotOf[b])
-		default:
-			if k, ok := outs[op.Result]; ok {
-				po.Buffer = fmt.Sprintf("output %d", k)
-			}
-		}
-		if b := ec.plan.scratch[op]; b != nil {
-			po.Scratch = fmt.Sprintf("slot %d", slotOf[b])
-		}
-		if f := ec.kernelFuncs[i]; f != nil {
-			po.Kernel = f.Name()
-			if j, ok := first[f]; ok {
-				po.SharedWith = j
-			} else {
-				first[f] = i
-			}
-		}
-		if c := ec.epi[op]; c != nil {
-			for _, e := range c.ops {
-				po.Epilogue = append(po.Epilogue, fmt.Sprintf("%%%s (%s)", e.Result.Name, e.Kind))
-			}
-		}
-		p.Ops = append(p.Ops, po)
-	}
-	return p
+	return workspace
 }
 
 // regionString prints the box of a tensor of type t in region r: "whole", or per dim lo..hi
@@ -261,8 +288,9 @@ func bytesString(n int64) string {
 }
 
 // String prints the plan: the machine, the workspace slots (buffers stage), then per op its
-// region, buffer, kernel, strategy and epilogue (regions and kernels stages), in call order
-// (entry stage). A 48×64 · 64×96 matmul and its relu on skylake-avx512:
+// region (regions stage), buffer and scratch (buffers stage), kernel and strategy (kernels
+// stage) and epilogue chain (buffers stage), in call order (entry stage). A 48×64 · 64×96
+// matmul and its relu on skylake-avx512:
 //
 //	plan main_graph: x86-64 cpu=skylake-avx512 vector-bytes=64 tile-bytes=64
 //	buffers: workspace 18432 bytes
@@ -277,16 +305,48 @@ func bytesString(n int64) string {
 //	  region: whole
 //	  buffer: output 0
 //	  kernel: none (epilogue of %C)
+//
+// A partial plan (Stage before the last stage) names its stage on the first line and prints
+// only the lines of the stages up to it, in the same order: after regions, the op lines and
+// their regions; after buffers, also the buffers and slots, each op's buffer, scratch and
+// epilogue lines, and "kernel: none (epilogue of %C)" for the ops computed by another op's
+// kernel:
+//
+//	plan main_graph (after buffers): x86-64 cpu=skylake-avx512 vector-bytes=64 tile-bytes=64
+//	buffers: workspace 18432 bytes
+//	  slot 0 @0 18432 bytes: %C ops 0..1
+//	op 0 %C = matmul f32[48, 96]
+//	  region: whole
+//	  buffer: slot 0
+//	  epilogue: %R (relu)
+//	op 1 %R = relu f32[48, 96]
+//	  region: whole
+//	  buffer: output 0
+//	  kernel: none (epilogue of %C)
 func (p *Plan) String() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "plan %s: %s\n", p.Entry, p.Machine)
-	fmt.Fprintf(&sb, "buffers: workspace %s bytes\n", bytesString(p.WorkspaceBytes))
-	for s, sl := range p.Slots {
-		fmt.Fprintf(&sb, "  slot %d @%s %s bytes: %s\n", s, bytesString(sl.Offset), bytesString(sl.Bytes), strings.Join(sl.Buffers, ", "))
+	at := len(stages) - 1
+	if i := stageIndex(p.Stage); i >= 0 {
+		at = i
+	}
+	buffers, kernels := at >= stageIndex("buffers"), at >= stageIndex("kernels")
+	if at < len(stages)-1 {
+		fmt.Fprintf(&sb, "plan %s (after %s): %s\n", p.Entry, p.Stage, p.Machine)
+	} else {
+		fmt.Fprintf(&sb, "plan %s: %s\n", p.Entry, p.Machine)
+	}
+	if buffers {
+		fmt.Fprintf(&sb, "buffers: workspace %s bytes\n", bytesString(p.WorkspaceBytes))
+		for s, sl := range p.Slots {
+			fmt.Fprintf(&sb, "  slot %d @%s %s bytes: %s\n", s, bytesString(sl.Offset), bytesString(sl.Bytes), strings.Join(sl.Buffers, ", "))
+		}
 	}
 	for _, op := range p.Ops {
 		fmt.Fprintf(&sb, "op %d %%%s = %s %s\n", op.Index, op.Result, op.Kind, op.Type)
 		fmt.Fprintf(&sb, "  region: %s\n", op.Region)
+		if !buffers {
+			continue
+		}
 		if op.Buffer != "" {
 			fmt.Fprintf(&sb, "  buffer: %s\n", op.Buffer)
 		}
@@ -294,15 +354,18 @@ func (p *Plan) String() string {
 			fmt.Fprintf(&sb, "  scratch: %s\n", op.Scratch)
 		}
 		switch {
-		case op.Kernel == "":
-			fmt.Fprintf(&sb, "  kernel: none (%s)\n", op.Strategy)
+		case op.EpilogueOf != "":
+			fmt.Fprintf(&sb, "  kernel: none (epilogue of %%%s)\n", op.EpilogueOf)
 			continue
+		case !kernels:
 		case op.SharedWith >= 0:
 			fmt.Fprintf(&sb, "  kernel: %s (shared with op %d)\n", op.Kernel, op.SharedWith)
 		default:
 			fmt.Fprintf(&sb, "  kernel: %s\n", op.Kernel)
 		}
-		fmt.Fprintf(&sb, "  strategy: %s\n", op.Strategy)
+		if kernels {
+			fmt.Fprintf(&sb, "  strategy: %s\n", op.Strategy)
+		}
 		if len(op.Epilogue) > 0 {
 			fmt.Fprintf(&sb, "  epilogue: %s\n", strings.Join(op.Epilogue, ", "))
 		}

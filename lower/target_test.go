@@ -45,49 +45,6 @@ func TestObjectTooLarge(t *testing.T) {
 	require.ErrorContains(t, err, "input %x of type f32[65536, 8192]: more than 2147483647 bytes")
 }
 
-// TestCPUDefaults: each CPU spec, selected with --mcpu alone, brings its own features and
-// vector width; the family's default CPU's features do not stay (issue 22: hexagonv67 kept
-// +hvxv68).
-func TestCPUDefaults(t *testing.T) {
-	g, err := ir.Parse(`graph @main_graph(%x: f32[300], %a: u8[300]) {
-  %y = neg(%x) : f32[300]
-  %b = neg(%a) : u8[300]
-  return %y, %b
-}`)
-	require.NoError(t, err)
-	cases := []struct {
-		target, cpu, attrs string
-		llvmCPU, features  string
-		floatVec, intVec   bool
-	}{
-		{"hexagon", "", "", "hexagonv68", "+hvxv68,+hvx-length128b", true, true},
-		{"hexagon", "hexagonv66", "", "hexagonv66", "+hvxv66,+hvx-length128b", false, true},
-		{"hexagon", "hexagonv67", "", "hexagonv67", "+hvxv67,+hvx-length128b", false, true},
-		{"hexagon", "hexagonv68", "", "hexagonv68", "+hvxv68,+hvx-length128b", true, true},
-		{"hexagon", "hexagonv69", "", "hexagonv69", "+hvxv69,+hvx-length128b", true, true},
-		{"hexagon", "hexagonv73", "", "hexagonv73", "+hvxv73,+hvx-length128b", true, true},
-		{"hexagon", "hexagonv75", "", "hexagonv73", "+hvxv73,+hvx-length128b", true, true},
-		{"hexagon", "hexagonv67", "-hvx", "hexagonv67", "-hvx", false, false},
-		{"hexagon", "hexagonv69", "-hvx-length128b,+hvx-length64b", "hexagonv69", "+hvxv69,-hvx-length128b,+hvx-length64b", false, false},
-		{"hexagon-v67", "", "", "hexagonv67", "-hvx", false, false},
-		{"hexagonv67", "", "", "hexagonv67", "+hvxv67,+hvx-length128b", false, true},
-		{"x86-64", "", "", "x86-64", "", false, false},
-		{"x86-64", "znver4", "", "znver4", "", false, false},
-	}
-	for _, c := range cases {
-		tgt, err := lower.LoadTarget(c.target)
-		require.NoError(t, err)
-		mod, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, CPU: c.cpu, Attrs: c.attrs})
-		require.NoError(t, err, "%s %s", c.target, c.cpu)
-		require.Equal(t, c.llvmCPU, mod.CPU, "%s %s", c.target, c.cpu)
-		require.Equal(t, c.features, mod.Attrs, "%s %s %s", c.target, c.cpu, c.attrs)
-		text := mod.String()
-		require.Contains(t, text, `"target-cpu"="`+c.llvmCPU+`"`)
-		require.Equal(t, c.floatVec, strings.Contains(text, "<32 x float>"), "%s %s: float vectors", c.target, c.cpu)
-		require.Equal(t, c.intVec, strings.Contains(text, "<128 x i8>"), "%s %s: integer vectors", c.target, c.cpu)
-	}
-}
-
 // TestCPUSpecs: every CPU spec loads, names itself, has a vector width that matches its
 // features, and the x86 register tiles follow it and --mattr.
 func TestCPUSpecs(t *testing.T) {

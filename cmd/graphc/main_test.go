@@ -114,6 +114,9 @@ func TestErrors(t *testing.T) {
 		{[]string{"mt.onnx", "--pipeline=die,dcee"}, 2, []string{`unknown pass "dcee"`, `did you mean "dce"`}},
 		{[]string{"mt.onnx", "--print-ir-after=dei"}, 2, []string{`did you mean "die"`}},
 		{[]string{"mt.onnx", "--pipeline=remove-empty,die,dce", "--print-ir-after=fuse"}, 2, []string{"fuse is not in the pipeline"}},
+		{[]string{"mt.onnx", "--print-lowering-after=regoins"}, 2, []string{`--print-lowering-after=regoins: unknown lowering stage "regoins" (did you mean "regions"?); stages are: regions, buffers, kernels, entry (or all)`}},
+		{[]string{"mt.onnx", "--print-lowering-after=tiles"}, 2, []string{`unknown lowering stage "tiles"; stages are: regions, buffers, kernels, entry (or all)`}},
+		{[]string{"mt.onnx", "--emit=ir", "--print-lowering-after=regions"}, 2, []string{"--print-lowering-after=regions: nothing is lowered"}},
 		{[]string{"mt.onnx", "--require=Z[i, j] : i = 0"}, 2, []string{`"Z" is not an output`}},
 		{[]string{"mt.onnx", "--pipeline=", "--require=Y[i, j] : i = 0"}, 2, []string{"has no die pass"}},
 		{[]string{"mt.onnx", "--target=arm"}, 2, []string{`unknown target "arm"`}},
@@ -163,6 +166,36 @@ func TestPrintIRAfterAllGolden(t *testing.T) {
 	require.Equal(t, string(want), stderr)
 }
 
+// TestPrintLoweringAfter: --print-lowering-after=STAGE writes the plan known after the stage to
+// stderr, under a header like the passes' dumps; after entry it is the plan --emit=plan prints,
+// and the module is the same with the flag and without it.
+func TestPrintLoweringAfter(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "mt.onnx", onnxgen.MatMulTrilu(16, true))
+	stdout, stderr, code := runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = 15", "--print-lowering-after=regions", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	require.True(t, strings.HasPrefix(stderr, "// -----// Lowering Dump After regions //----- //\nplan main_graph (after regions): x86-64"), stderr)
+	require.Contains(t, stderr, "region: [15..15, ")
+	require.NotContains(t, stderr, "buffer:")
+	require.NotContains(t, stderr, "strategy:")
+	plain, stderr, code := runCLI(t, dir, "mt.onnx", "--require=Y[i, j] : i = 15", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, plain, stdout, "the dump changes nothing in the module")
+
+	plan, stderr, code := runCLI(t, dir, "mt.onnx", "--emit=plan", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = runCLI(t, dir, "mt.onnx", "--print-lowering-after=entry", "--print-lowering-after=buffers", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	buffers, entry, ok := strings.Cut(stderr, "// -----// Lowering Dump After entry //----- //\n")
+	require.True(t, ok, stderr)
+	require.True(t, strings.HasPrefix(buffers, "// -----// Lowering Dump After buffers //----- //\nplan main_graph (after buffers): "), buffers)
+	require.Equal(t, plan, entry, "after entry: the plan")
+
+	_, stderr, code = runCLI(t, dir, "mt.onnx", "--print-lowering-after-all", "-o", os.DevNull)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 4, strings.Count(stderr, "// -----// Lowering Dump After "), stderr)
+}
+
 // TestTensorFlowPaperExamples imports the DIE paper's TensorFlow graphs and shows the
 // triangular and diagonal domains after die.
 func TestTensorFlowPaperExamples(t *testing.T) {
@@ -196,7 +229,7 @@ func TestHelpAndVersion(t *testing.T) {
 		require.Contains(t, stdout, "Examples:")
 		for _, f := range []string{"-o FILE", "--target=x86-64|hexagon", "--mcpu=CPU|native", "--mattr=", "--entry=NAME",
 			"--emit=llvm|ir|header|asm|obj|lib|dot|svg", "--pipeline=", "--print-ir-before=PASS", "--print-ir-after=PASS",
-			"--print-ir-before-all", "--print-ir-after-all", "--require=", "--dim NAME=VALUE", "--outputs=",
+			"--print-ir-before-all", "--print-ir-after-all", "--print-lowering-after=STAGE", "--print-lowering-after-all", "--require=", "--dim NAME=VALUE", "--outputs=",
 			"--report-dead", "--pass-timing", "--verify-each", "--op=NAME", "-h, --help"} {
 			require.Contains(t, stdout, "\n  "+f, "--help lists %s", f)
 		}

@@ -41,6 +41,7 @@ instead of saving it to a file.
 Examples:
   graphc model.onnx -o model.ll                   compile with the default pipeline
   graphc model.onnx --print-ir-after=die -o -     show the restricted domains, print the module
+  graphc model.onnx --print-lowering-after=all    what lowering decided, stage by stage
   graphc model.onnx --require='Y[i, j] : i = 127' --report-dead
   graphc model.onnx --pipeline= -o plain.ll       compile without optimization
 
@@ -196,6 +197,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printAfter, "print-ir-after", "print the IR after the pass (to stderr); repeatable")
 	printBeforeAll := fs.Bool("print-ir-before-all", false, "print the IR before every pass")
 	printAfterAll := fs.Bool("print-ir-after-all", false, "print the IR after every pass")
+	var printLowering multiFlag
+	fs.Var(&printLowering, "print-lowering-after", "print the lowering plan known after the stage: regions, buffers, kernels, entry or all (to stderr); repeatable")
+	printLoweringAll := fs.Bool("print-lowering-after-all", false, "print the lowering plan after every stage")
 	printConstants := fs.Bool("print-constants", false, "print the data of every constant in IR dumps (large ones are elided by default)")
 	fs.Var(&requires, "require", "the required region of an output (isl notation); repeatable")
 	fs.Var(&dims, "dim", "bind a symbolic dimension; repeatable")
@@ -262,6 +266,12 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *printAfterAll {
 		opts = append(opts, graphc.WithPrintIRAfter("*"))
+	}
+	for _, s := range printLowering {
+		opts = append(opts, graphc.WithPrintLoweringAfter(s))
+	}
+	if *printLoweringAll {
+		opts = append(opts, graphc.WithPrintLoweringAfter("all"))
 	}
 	if *printConstants {
 		opts = append(opts, graphc.WithPrintConstants())
@@ -363,7 +373,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 var flagArgs = map[string]string{
 	"o": "FILE", "weights": "FILE", "target": "x86-64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
 	"emit": "llvm|ir|header|asm|obj|lib|dot|svg|plan", "op": "NAME", "dims": "I,J", "pipeline": "PASS,...",
-	"print-ir-before": "PASS", "print-ir-after": "PASS", "require": "'OUT[i, j] : constraints'",
+	"print-ir-before": "PASS", "print-ir-after": "PASS", "print-lowering-after": "STAGE", "require": "'OUT[i, j] : constraints'",
 	"dim": "NAME=VALUE", "outputs": "NAME[:PORT],...",
 }
 
