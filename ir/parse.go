@@ -108,6 +108,18 @@ func (p *textParser) ident() string {
 	return id
 }
 
+// graphName parses the name after "@": everything up to the parameters or operands, as the
+// printer writes any graph name (model file stems such as add-f32 included).
+func (p *textParser) graphName() string {
+	j := p.i
+	for j < len(p.s) && !strings.ContainsRune(" \t\r\n[(", rune(p.s[j])) {
+		j++
+	}
+	id := p.s[p.i:j]
+	p.i = j
+	return id
+}
+
 // valueName parses %name (names may start with a digit).
 func (p *textParser) valueName() (string, error) {
 	if err := p.expect("%"); err != nil {
@@ -176,7 +188,7 @@ func (p *textParser) graph() (*Graph, error) {
 	if err := p.expect("@"); err != nil {
 		return nil, err
 	}
-	g := NewGraph(p.ident())
+	g := NewGraph(p.graphName())
 	p.g = g
 	if p.peekStr("[") {
 		t, err := p.balanced('[', ']')

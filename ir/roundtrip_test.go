@@ -128,3 +128,12 @@ func TestDumpElidesLargeConstants(t *testing.T) {
 	_, err = ir.Parse(dump)
 	require.ErrorContains(t, err, "constant %big was elided from a dump")
 }
+
+// TestGraphNameRoundTrip: graph names are printed as given (importers name graphs after model
+// files, add-f32.v2) and parse back.
+func TestGraphNameRoundTrip(t *testing.T) {
+	g, err := ir.Parse("graph @add-f32.v2[N](%x: f32[N]) {\n  %y = relu(%x) : f32[N]\n  return %y\n}\n")
+	require.NoError(t, err)
+	require.Equal(t, "add-f32.v2", g.Name)
+	roundTrip(t, g)
+}
