@@ -4,8 +4,10 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,15 +86,18 @@ func (o *ortRunner) time(model string, shapes map[string][]int64, minTime time.D
 	return run(reps)
 }
 
-// ortDataScript: node realbench.js MODEL SPEC_JSON REPS SAMPLES OUTDIR → median ms per run;
-// the inputs are raw little-endian files named in the spec, the outputs of the last run are
-// written to OUTDIR/out_<k>.bin as float32.
-const ortDataScript = `const ort = require('onnxruntime-node');
+// ortSessionScript: node realsession.js MODEL SPEC_JSON OUTDIR keeps one session open and
+// answers the lines of its standard input: "run REPS" times REPS calls on the data set's inputs
+// (the inputs are raw little-endian files named in the spec) and prints ms per call; "out"
+// writes the outputs of the last call to OUTDIR/out_<k>.bin as float32 and prints "ok". So
+// that graphc and onnxruntime run under the same load, -real alternates their samples.
+const ortSessionScript = `const ort = require('onnxruntime-node');
 const CPU = process.env.GRAPHC_BENCH_CPUTIME === '1';
 const fs = require('fs');
+const readline = require('readline');
 const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, float64: Float64Array, uint8: Uint8Array, int8: Int8Array, bool: Uint8Array};
 (async () => {
-  const [model, specJSON, reps, samples, outDir] = process.argv.slice(2);
+  const [model, specJSON, outDir] = process.argv.slice(2);
   const spec = JSON.parse(fs.readFileSync(specJSON));
   const s = await ort.InferenceSession.create(model, {intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential'});
   const feeds = {};
@@ -104,32 +109,46 @@ const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, 
   }
   let res;
   for (let i = 0; i < 3; i++) res = await s.run(feeds);
-  const ts = [];
-  for (let k = 0; k < +samples; k++) {
-    const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
-    for (let i = 0; i < +reps; i++) res = await s.run(feeds);
-    const c = process.cpuUsage(c0);
-    ts.push(CPU ? (c.user + c.system) / 1e3 / +reps : Number(process.hrtime.bigint() - t0) / 1e6 / +reps);
+  console.log('ready');
+  for await (const line of readline.createInterface({input: process.stdin})) {
+    const [cmd, arg] = line.trim().split(' ');
+    if (cmd === 'run') {
+      const reps = +arg;
+      const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
+      for (let i = 0; i < reps; i++) res = await s.run(feeds);
+      const c = process.cpuUsage(c0);
+      console.log(CPU ? (c.user + c.system) / 1e3 / reps : Number(process.hrtime.bigint() - t0) / 1e6 / reps);
+    } else if (cmd === 'out') {
+      s.outputNames.forEach((n, k) => {
+        const f = Float32Array.from(res[n].data, Number);
+        fs.writeFileSync(outDir + '/out_' + k + '.bin', Buffer.from(f.buffer));
+      });
+      console.log('ok');
+    }
   }
-  s.outputNames.forEach((n, k) => {
-    const f = Float32Array.from(res[n].data, Number);
-    fs.writeFileSync(outDir + '/out_' + k + '.bin', Buffer.from(f.buffer));
-  });
-  ts.sort((a, b) => a - b);
-  console.log(ts[ts.length >> 1]);
 })().catch(e => { console.error(e); process.exit(1); });
 `
 
 var ortTypes = map[ir.DType]string{ir.F32: "float32", ir.F64: "float64", ir.I64: "int64", ir.I32: "int32",
 	ir.U8: "uint8", ir.I8: "int8", ir.Bool: "bool", ir.I16: "int16", ir.U16: "uint16"}
 
-// timeData times the model on a data set's inputs and returns onnxruntime's outputs.
-func (o *ortRunner) timeData(m *realmodel.Model, set realmodel.DataSet, dir string, minTime time.Duration, samples int) (float64, []*ir.Tensor, error) {
-	if err := os.WriteFile(filepath.Join(o.dir, "realbench.js"), []byte(ortDataScript), 0o644); err != nil {
-		return 0, nil, err
+// ortSession is one onnxruntime session on a data set's inputs, kept open in a node process.
+type ortSession struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Scanner
+	stderr *strings.Builder
+	dir    string
+	shapes [][]int64
+}
+
+// open starts a session of m on set's inputs (files under dir).
+func (o *ortRunner) open(m *realmodel.Model, set realmodel.DataSet, dir string) (*ortSession, error) {
+	if err := os.WriteFile(filepath.Join(o.dir, "realsession.js"), []byte(ortSessionScript), 0o644); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	type input struct {
 		Name  string  `json:"name"`
@@ -141,45 +160,89 @@ func (o *ortRunner) timeData(m *realmodel.Model, set realmodel.DataSet, dir stri
 	for k, t := range set.Inputs {
 		typ, ok := ortTypes[t.Elem]
 		if !ok {
-			return 0, nil, fmt.Errorf("input %d: element type %s", k, t.Elem)
+			return nil, fmt.Errorf("input %d: element type %s", k, t.Elem)
 		}
 		f := filepath.Join(dir, fmt.Sprintf("in_%d.bin", k))
 		if err := os.WriteFile(f, t.Bytes(), 0o644); err != nil {
-			return 0, nil, err
+			return nil, err
 		}
 		spec = append(spec, input{m.InputNames[k], typ, t.Shape, f})
 	}
 	js, _ := json.Marshal(spec)
 	specFile := filepath.Join(dir, "spec.json")
 	if err := os.WriteFile(specFile, js, 0o644); err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	run := func(reps int) (float64, error) {
-		out, err := exec.Command("node", filepath.Join(o.dir, "realbench.js"), m.Path, specFile, strconv.Itoa(reps), strconv.Itoa(samples), dir).CombinedOutput()
-		if err != nil {
-			return 0, fmt.Errorf("%v\n%s", err, out)
-		}
-		return strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	s := &ortSession{dir: dir, stderr: &strings.Builder{}}
+	for _, w := range set.Outputs {
+		s.shapes = append(s.shapes, w.Shape)
 	}
-	first, err := run(1)
+	s.cmd = exec.Command("node", filepath.Join(o.dir, "realsession.js"), m.Path, specFile, dir)
+	s.cmd.Stderr = s.stderr
+	var err error
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	ms, err := run(int(float64(minTime.Milliseconds())/max(first, 0.001)) + 1)
+	s.out = bufio.NewScanner(stdout)
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	if _, err := s.reply(); err != nil { // "ready": the session is created and warm
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// reply reads one line of the session's answer.
+func (s *ortSession) reply() (string, error) {
+	if !s.out.Scan() {
+		return "", fmt.Errorf("onnxruntime session ended: %s", strings.TrimSpace(s.stderr.String()))
+	}
+	return s.out.Text(), nil
+}
+
+// sample times reps calls and returns ms per call.
+func (s *ortSession) sample(reps int) (float64, error) {
+	if _, err := fmt.Fprintf(s.in, "run %d\n", reps); err != nil {
+		return 0, err
+	}
+	line, err := s.reply()
 	if err != nil {
-		return 0, nil, err
+		return 0, err
+	}
+	return strconv.ParseFloat(strings.TrimSpace(line), 64)
+}
+
+// outputs returns the outputs of the last call.
+func (s *ortSession) outputs() ([]*ir.Tensor, error) {
+	if _, err := fmt.Fprintln(s.in, "out"); err != nil {
+		return nil, err
+	}
+	if _, err := s.reply(); err != nil {
+		return nil, err
 	}
 	var outs []*ir.Tensor
-	for k, w := range set.Outputs {
-		raw, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("out_%d.bin", k)))
+	for k, shape := range s.shapes {
+		raw, err := os.ReadFile(filepath.Join(s.dir, fmt.Sprintf("out_%d.bin", k)))
 		if err != nil {
-			return 0, nil, err
+			return nil, err
 		}
-		t, err := ir.TensorFromBytes(ir.F32, w.Shape, raw)
+		t, err := ir.TensorFromBytes(ir.F32, shape, raw)
 		if err != nil {
-			return 0, nil, fmt.Errorf("output %d: %w", k, err)
+			return nil, fmt.Errorf("output %d: %w", k, err)
 		}
 		outs = append(outs, t)
 	}
-	return ms, outs, nil
+	return outs, nil
+}
+
+// close ends the session's process.
+func (s *ortSession) close() {
+	s.in.Close()
+	_ = s.cmd.Wait()
 }

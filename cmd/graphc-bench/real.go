@@ -1,6 +1,8 @@
 // This file benchmarks the real-model set (models/export.py, cached outside git): each model
 // compiled with the default pipeline and with none, checked against PyTorch's outputs, and
-// timed side by side with onnxruntime (one thread) on the same inputs.
+// timed side by side with onnxruntime (one thread) on the same inputs: the samples of graphc and
+// of an onnxruntime session kept open alternate, so that both see the same load, and the ratio
+// is the median of the ratios of the pairs.
 
 package main
 
@@ -21,8 +23,11 @@ import (
 
 // realRow is one model's measurements.
 type realRow struct {
-	name                string
-	die, nodie, ort     float64 // ms per call
+	name            string
+	die, nodie, ort float64 // ms per call
+	// gOrt is the median over alternating samples of graphc's time over onnxruntime's (each
+	// pair measured back to back, under the same load)
+	gOrt                float64
 	errDie, errORT      float64 // largest error relative to the output's scale
 	live                float64 // fraction of the iterations the default pipeline keeps (0: unknown)
 	compile             time.Duration
@@ -62,10 +67,10 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }}} {
 		sum, n, worst, worstName := 0.0, 0, 0.0, ""
 		for _, r := range rows {
-			if r.failed != "" || r.ort == 0 || r.die <= 0 || !fam.in(r) {
+			if r.failed != "" || r.gOrt <= 0 || !fam.in(r) {
 				continue
 			}
-			q := r.die / r.ort
+			q := r.gOrt
 			sum += math.Log(q)
 			n++
 			if q > worst {
@@ -88,7 +93,15 @@ func (r realRow) String() string {
 		live = fmt.Sprintf("%.2f", r.live)
 	}
 	return fmt.Sprintf("%-22s %10.3f %10s %10s %7s %9s %6s %9.1e %9s %7.1fs", r.name, r.die, fmtMS(r.nodie), fmtMS(r.ort),
-		fmtRatio(r.die, r.ort), fmtRatio(r.die, r.nodie), live, r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
+		fmtGOrt(r.gOrt), fmtRatio(r.die, r.nodie), live, r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
+}
+
+// fmtGOrt prints the graphc/onnxruntime ratio ("-" without onnxruntime).
+func fmtGOrt(q float64) string {
+	if q == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", q)
 }
 
 func fmtErr(e, ms float64) string {
@@ -117,6 +130,10 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 	if !noDIE {
 		configs = append(configs, struct{ name, pipeline string }{"nodie", ""})
 	}
+	var (
+		dieProg   *e2e.Program
+		dieParams map[string]int64
+	)
 	for _, cfg := range configs {
 		t0 := time.Now()
 		res, err := graphc.Compile(ctx, m.Path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU("native"))
@@ -144,31 +161,72 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 			return fail(err)
 		}
 		r.symbolic = r.symbolic || len(params) > 0
-		ms, err := timeRunner(ctx, prog, set, params, minTime, samples)
+		if cfg.name == "die" {
+			dieProg, dieParams, r.errDie = prog, params, worst
+			continue // timed below, alternating with onnxruntime
+		}
+		if r.nodie, err = timeRunner(ctx, prog, set, params, minTime, samples); err != nil {
+			return fail(err)
+		}
+	}
+	if ort == nil {
+		ms, err := timeRunner(ctx, dieProg, set, dieParams, minTime, samples)
 		if err != nil {
 			return fail(err)
 		}
-		if cfg.name == "die" {
-			r.die, r.errDie = ms, worst
-		} else {
-			r.nodie = ms
-		}
+		r.die = ms
+		return r
 	}
-	if ort != nil {
-		ms, outs, err := ort.timeData(m, set, filepath.Join(work, "ort"), minTime, samples)
+	sess, err := ort.open(m, set, filepath.Join(work, "ort"))
+	if err != nil {
+		return fail(fmt.Errorf("onnxruntime: %w", err))
+	}
+	defer sess.close()
+	outs, err := sess.outputs()
+	if err != nil {
+		return fail(fmt.Errorf("onnxruntime: %w", err))
+	}
+	for k, o := range outs {
+		e, err := realmodel.Compare(o, set.Outputs[k], m.Tolerance())
 		if err != nil {
-			return fail(fmt.Errorf("onnxruntime: %w", err))
+			return fail(fmt.Errorf("onnxruntime output %d differs from PyTorch's: %w", k, err))
 		}
-		r.ort = ms
-		for k, o := range outs {
-			e, err := realmodel.Compare(o, set.Outputs[k], m.Tolerance())
-			if err != nil {
-				return fail(fmt.Errorf("onnxruntime output %d differs from PyTorch's: %w", k, err))
-			}
-			r.errORT = max(r.errORT, e)
-		}
+		r.errORT = max(r.errORT, e)
+	}
+	if r.die, r.ort, r.gOrt, err = timeAlternating(ctx, dieProg, set, dieParams, sess, minTime, samples); err != nil {
+		return fail(err)
 	}
 	return r
+}
+
+// timeAlternating times graphc's program and onnxruntime's session in alternating samples,
+// each lasting about minTime, and returns the medians of both (ms per call) and the median of
+// the ratios of the pairs.
+func timeAlternating(ctx context.Context, p *e2e.Program, set realmodel.DataSet, params map[string]int64, s *ortSession, minTime time.Duration, samples int) (g, o, ratio float64, err error) {
+	_, ns, err := p.Run(ctx, set.Inputs, params, 3)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	gReps := int(float64(minTime.Nanoseconds())/max(ns, 1)) + 2
+	first, err := s.sample(1)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("onnxruntime: %w", err)
+	}
+	oReps := int(float64(minTime.Milliseconds())/max(first, 0.001)) + 1
+	var gs, ots, rs []float64
+	for i := 0; i < samples; i++ {
+		_, ns, err := p.Run(ctx, set.Inputs, params, gReps)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		gms := measured(p, ns) / 1e6
+		oms, err := s.sample(oReps)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("onnxruntime: %w", err)
+		}
+		gs, ots, rs = append(gs, gms), append(ots, oms), append(rs, gms/oms)
+	}
+	return median(gs), median(ots), median(rs), nil
 }
 
 // liveFraction returns the fraction of all iterations that the pipeline kept (the "MAC
