@@ -935,7 +935,10 @@ func (p *parser) parseTerm(sign int64) (lin, error) {
 	}
 	if p.accept("//") {
 		d, err := p.cstFactor()
-		return constLin(floorDiv(v, d)), err
+		if err != nil {
+			return lin{}, err
+		}
+		return constLin(floorDiv(v, d)), nil
 	}
 	return constLin(v), nil
 }
