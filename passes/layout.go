@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 
 	"github.com/graphc/graphc/ir"
@@ -53,6 +52,7 @@ Postconditions: every required output element keeps its bits; domains keep their
 // nhwc is the axis order of a channels-last rank-4 value: new axis p holds old axis nhwc[p].
 var nhwc = []int{0, 2, 3, 1}
 
+// runChannelsLast runs the channels-last pass (channelsLastPass.Doc) over g.
 func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	stats := st.Stats["channels-last"]
 	outputs := map[*ir.Value]bool{}
@@ -202,17 +202,11 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		for _, r := range regions {
 			// the region sums go right before the copy that assembles them
-			g.Append(r, op.Result.Name+"_taps")
-			g.Ops = g.Ops[:len(g.Ops)-1]
-			at := slices.Index(g.Ops, op)
-			g.Ops = slices.Insert(g.Ops, at, r)
+			insertBefore(g, op, r, op.Result.Name+"_taps")
 		}
 		if padded != nil {
 			// the padding op goes right before its consumer
-			g.Append(padded, op.Result.Name+"_pad")
-			g.Ops = g.Ops[:len(g.Ops)-1]
-			at := slices.Index(g.Ops, op)
-			g.Ops = slices.Insert(g.Ops, at, padded)
+			insertBefore(g, op, padded, op.Result.Name+"_pad")
 		}
 		done, err := replaceOp(g, op, &form)
 		if err != nil {
@@ -481,24 +475,10 @@ func reorderDims(op *ir.Op) bool {
 	for d := range sub {
 		sub[d] = volume.AffDim(pos[d])
 	}
-	re := func(a ir.Access) ir.Access {
-		out := ir.Access{}
-		for _, p := range a.Pieces {
-			np := ir.AccessPiece{}
-			for _, c := range p.Guard {
-				np.Guard = append(np.Guard, volume.Constraint{Aff: c.Aff.SubstDims(sub), Eq: c.Eq})
-			}
-			for _, x := range p.Index {
-				np.Index = append(np.Index, x.SubstDims(sub))
-			}
-			out.Pieces = append(out.Pieces, np)
-		}
-		return out
-	}
 	for k := range op.Access {
-		op.Access[k] = re(op.Access[k])
+		op.Access[k] = substAccess(op.Access[k], sub)
 	}
-	op.Out = re(op.Out)
+	op.Out = substAccess(op.Out, sub)
 	// the new domain: the points y whose old point x (x[d] = y[pos[d]]) is in the old one
 	dims := make([]string, n)
 	iters := make([]ir.IterKind, n)
@@ -630,275 +610,6 @@ func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
 		return t
 	}
 	return out
-}
-
-// padInput gives a sum that reads a rank-4 operand through padding (an access guarded exactly by
-// the operand's bounds, in a term select(avail, x·w, 0) with w a finite constant) a zero-padded
-// copy of that operand: it returns the op computing the copy (not yet in the graph) and
-// rewrites op to read it unguarded with the term x·w.
-func padInput(g *ir.Graph, op *ir.Op, nhwcSet map[*ir.Value]bool) (*ir.Op, error) {
-	if op.Reduce != ir.ReduceSum || len(g.Params) > 0 || op.Init != 0 || math.Signbit(op.Init) {
-		return nil, nil
-	}
-	for k, o := range op.Operands {
-		acc := op.Access[k]
-		if o.Type.Rank() != 4 || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) == 0 || !o.Type.Elem.IsFloat() {
-			continue
-		}
-		term, w := paddedTerm(op, k)
-		if term == nil {
-			continue
-		}
-		shape, ok := o.Type.StaticShape()
-		if !ok {
-			continue
-		}
-		var p *ir.Op
-		var err error
-		if verr := volume.Try(func() {
-			dropDeadTaps(g.Params, op)
-			p, err = padOp(g, op, k, shape, w, term, !nhwcSet[o])
-		}); verr != nil {
-			return nil, nil
-		}
-		if err != nil || p != nil {
-			return p, err
-		}
-	}
-	return nil, nil
-}
-
-// dropDeadTaps restricts a sum whose result index is its leading dims to the reduction points
-// where some term of its body may be non-zero for some result: every term must be
-// select(avail(j), ..., +0), and a point where every such read is undefined for every result
-// only adds +0 (a dilated convolution's taps that read nothing but padding: DeepLab's 3×3
-// convolutions with dilation 36 on a 14×14 input read the input with their centre tap only).
-// Skipping +0 keeps every sum's bits: an accumulator that starts at +0 is never -0. The domain
-// stays the product of the results and a reduction set.
-func dropDeadTaps(params []string, op *ir.Op) {
-	if len(op.Out.Pieces) != 1 {
-		return
-	}
-	nOut := len(op.Out.Pieces[0].Index)
-	for d, a := range op.Out.Pieces[0].Index {
-		if dimOf(a) != d || a.Const != 0 {
-			return
-		}
-	}
-	for d := nOut; d < op.NDim(); d++ {
-		if op.Iters[d] != ir.Reduction {
-			return
-		}
-	}
-	var terms []*ir.Scalar
-	var walk func(s *ir.Scalar)
-	walk = func(s *ir.Scalar) {
-		if s.Op == ir.SAdd {
-			walk(s.Args[0])
-			walk(s.Args[1])
-			return
-		}
-		terms = append(terms, s)
-	}
-	walk(op.Body)
-	dom := op.Domain
-	rdims := op.Dims[nOut:]
-	keep := volume.EmptySet(params, "", rdims)
-	for _, t := range terms {
-		if t.Op != ir.SSelect || t.Args[0].Op != ir.SAvail {
-			return
-		}
-		z := t.Args[2]
-		if z.Op != ir.SConst || z.F != 0 || math.Signbit(z.F) {
-			return
-		}
-		acc := op.Access[t.Args[0].Arg]
-		if acc.Approx || len(acc.Pieces) != 1 {
-			return
-		}
-		g := volume.SetFromConstraints(params, dom.TupleName(), dom.DimNames(), acc.Pieces[0].Guard).Intersect(dom)
-		keep = keep.Union(g.ProjectOut(0, nOut).SetTupleName("").SetDimNames(rdims))
-	}
-	all := dom.ProjectOut(0, nOut).SetTupleName("").SetDimNames(rdims)
-	if all.IsSubset(keep) {
-		return
-	}
-	ex := make([]volume.Aff, len(rdims))
-	for i := range ex {
-		ex[i] = volume.AffDim(nOut + i)
-	}
-	lift := volume.MultiAff{Params: params, InName: dom.TupleName(), InDims: dom.DimNames(), Exprs: ex}.Map()
-	op.Domain = dom.Intersect(keep.Preimage(lift)).Coalesce()
-}
-
-// paddedTerm finds, among the terms that the body adds, select(avail(k), read(k)·read(w), 0)
-// (either factor order) with operand w a constant of finite elements read unguarded, and
-// avail(k) and read(k) nowhere else; it returns the term and w.
-func paddedTerm(op *ir.Op, k int) (*ir.Scalar, int) {
-	var terms []*ir.Scalar
-	var walk func(s *ir.Scalar)
-	walk = func(s *ir.Scalar) {
-		if s.Op == ir.SAdd {
-			walk(s.Args[0])
-			walk(s.Args[1])
-			return
-		}
-		terms = append(terms, s)
-	}
-	walk(op.Body)
-	var found *ir.Scalar
-	w := -1
-	for _, t := range terms {
-		if t.Op != ir.SSelect || t.Args[0].Op != ir.SAvail || t.Args[0].Arg != k {
-			continue
-		}
-		z := t.Args[2]
-		if z.Op != ir.SConst || z.F != 0 || math.Signbit(z.F) || t.Args[1].Op != ir.SMul {
-			return nil, -1
-		}
-		a, b := t.Args[1].Args[0], t.Args[1].Args[1]
-		if b.Op == ir.SRead && b.Arg == k {
-			a, b = b, a
-		}
-		if a.Op != ir.SRead || a.Arg != k || b.Op != ir.SRead || b.Arg == k || found != nil {
-			return nil, -1
-		}
-		wv := op.Operands[b.Arg]
-		if !wv.IsConst() || len(op.Access[b.Arg].Pieces) != 1 || len(op.Access[b.Arg].Pieces[0].Guard) > 0 {
-			return nil, -1
-		}
-		for i, n := 0, wv.Data.Len(); i < n && wv.Data.Elem.IsFloat(); i++ {
-			if x := wv.Data.Float(i); math.IsInf(x, 0) || math.IsNaN(x) {
-				return nil, -1
-			}
-		}
-		found, w = t, b.Arg
-	}
-	if found == nil {
-		return nil, -1
-	}
-	// operand k is used by this term only
-	uses := 0
-	seen := map[*ir.Scalar]bool{}
-	op.Body.Walk(func(s *ir.Scalar) {
-		if !seen[s] && (s.Op == ir.SRead || s.Op == ir.SAvail) && s.Arg == k {
-			uses++
-		}
-		seen[s] = true
-	})
-	if uses != 2 {
-		return nil, -1
-	}
-	return found, w
-}
-
-// padOp builds the padding op of operand k of op (see padInput) when its guard is exactly the
-// operand's bounds, and rewrites op. With reorder, the operand is still NCHW (a graph input):
-// the copy is made channels-last, so that the reorder happens in the copy.
-func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar, reorder bool) (*ir.Op, error) {
-	params := g.Params
-	piece := op.Access[k].Pieces[0]
-	dims := op.Dims
-	x := op.Operands[k]
-	guard := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, piece.Guard)
-	idxMap := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, Exprs: piece.Index}.Map()
-	inBounds := volume.Box(params, "", nil, x.Type.Shape).Preimage(idxMap)
-	if !guard.Intersect(op.Domain).IsEqual(inBounds.Intersect(op.Domain)) {
-		return nil, nil
-	}
-	// the elements read, padding included, and their box
-	read := op.Domain.Apply(idxMap)
-	r := len(shape)
-	lo, hi := make([]int64, r), make([]int64, r)
-	for a := 0; a < r; a++ {
-		one := read
-		if a+1 < r {
-			one = one.ProjectOut(a+1, r-a-1)
-		}
-		if a > 0 {
-			one = one.ProjectOut(0, a)
-		}
-		mn, err := one.Lexmin()
-		if err != nil {
-			return nil, err
-		}
-		mx, err := one.Lexmax()
-		if err != nil {
-			return nil, err
-		}
-		pmn, ok1 := mn.Sample()
-		pmx, ok2 := mx.Sample()
-		if !ok1 || !ok2 {
-			return nil, nil
-		}
-		lo[a], hi[a] = pmn.Coords[0], pmx.Coords[0]
-	}
-	ext := make([]volume.Aff, r)
-	names := make([]string, r)
-	shift := make([]volume.Aff, r) // padded index -> operand index
-	var pguard []volume.Constraint
-	for a := range ext {
-		ext[a] = volume.AffConst(hi[a] - lo[a] + 1)
-		names[a] = "p" + string(rune('0'+a))
-		shift[a] = volume.AffDim(a).AddConst(lo[a])
-		if lo[a] < 0 {
-			pguard = append(pguard, volume.GE(shift[a], volume.AffConst(0)))
-		}
-		if hi[a] >= shape[a] {
-			pguard = append(pguard, volume.GE(volume.AffConst(shape[a]-1), shift[a]))
-		}
-	}
-	full := volume.Box(params, "", names, ext)
-	// the padded copy is needed where op reads it
-	toPad := make([]volume.Aff, r)
-	for a := range toPad {
-		toPad[a] = piece.Index[a].AddConst(-lo[a])
-	}
-	padMap := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: "", Exprs: toPad}.Map()
-	dom := op.Domain.Apply(padMap).SetTupleName("").SetDimNames(names).Coalesce()
-	elem := x.Type.Elem
-	iters := make([]ir.IterKind, r)
-	p := &ir.Op{
-		Kind:     "pad",
-		Name:     op.Name,
-		Operands: []*ir.Value{x},
-		Dims:     names,
-		Iters:    iters,
-		Full:     full,
-		Domain:   dom,
-		Access:   []ir.Access{{Pieces: []ir.AccessPiece{{Guard: pguard, Index: shift}}}},
-		Out:      ir.AffAccess(identityAffs(r)...),
-		Body:     ir.Select(ir.Avail(0), ir.Read(0, elem), ir.Const(elem, 0)),
-		Reduce:   ir.ReduceNone,
-		Result:   &ir.Value{Type: ir.TensorType{Elem: elem, Shape: ext}},
-	}
-	p.Result.Def = p
-	readPad := ir.AffAccess(toPad...)
-	if reorder {
-		p.Out = permuteAccess(p.Out, nhwc)
-		p.Result.Type.Shape = permuteAffs(p.Result.Type.Shape, nhwc)
-		reorderDims(p)
-		readPad = permuteAccess(readPad, nhwc)
-	}
-	gen, err := ir.ToGeneric(params, p)
-	if err != nil {
-		return nil, nil
-	}
-	gen.Domain = p.Domain.SetDimNames(gen.Dims)
-	// op reads the copy, unguarded, and adds x·w
-	op.Operands[k] = gen.Result
-	op.Access[k] = readPad
-	prod := ir.Bin(ir.SMul, ir.Read(k, elem), ir.Read(w, elem))
-	if term.Args[1].Args[0].Arg != k {
-		prod = ir.Bin(ir.SMul, ir.Read(w, elem), ir.Read(k, elem))
-	}
-	op.Body = cloneScalar(op.Body, func(s *ir.Scalar) *ir.Scalar {
-		if s == term {
-			return prod
-		}
-		return nil
-	})
-	return gen, nil
 }
 
 // mergeShuffles stores channels-last the rank-5 values [N, G, C/G, H, W] through which a

@@ -39,6 +39,7 @@ func (a *tapAxis) liveTaps(o int64) (int64, int64) {
 	return lo, hi
 }
 
+// floorDiv returns ⌊a/b⌋.
 func floorDiv(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && (a < 0) != (b < 0) {
@@ -47,6 +48,7 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
+// ceilDiv returns ⌈a/b⌉.
 func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
 
 // splitTaps returns the region sums of op (not yet in the graph) and rewrites op into the copy
@@ -84,17 +86,7 @@ func splitTaps(g *ir.Graph, op *ir.Op) ([]*ir.Op, error) {
 		return nil, nil
 	}
 	// the other terms: none, or one read guarded to the first reduction point
-	var terms []*ir.Scalar
-	var walk func(s *ir.Scalar)
-	walk = func(s *ir.Scalar) {
-		if s.Op == ir.SAdd {
-			walk(s.Args[0])
-			walk(s.Args[1])
-			return
-		}
-		terms = append(terms, s)
-	}
-	walk(op.Body)
+	terms := bodyTerms(op.Body)
 	bias := -1
 	for _, t := range terms {
 		if t == term {
@@ -113,12 +105,17 @@ func splitTaps(g *ir.Graph, op *ir.Op) ([]*ir.Op, error) {
 	return regions, err
 }
 
+// splitTapsExact is splitTaps once op's form is known (its padded operand k read in term with
+// the weights w, its bias operand or -1): with exact volume operations, it checks that the
+// domain is a box, that the guard of k is exactly k's bounds and that the bias is read at the
+// first reduction point, splits each windowed axis into segments of outputs with the same live
+// taps, and builds the regions when they are few enough and halve the work.
 func splitTapsExact(g *ir.Graph, op *ir.Op, nOut, k, w int, term *ir.Scalar, bias int, shape []int64) ([]*ir.Op, error) {
 	params := g.Params
 	dom := op.Domain
 	n := op.NDim()
-	lo, hi, ok := setBounds(dom)
-	if !ok {
+	lo, hi, err := boundsOf(dom)
+	if err != nil || lo == nil {
 		return nil, nil
 	}
 	// the reduction set must be a box (checked below through the domain being one)
@@ -127,10 +124,7 @@ func splitTapsExact(g *ir.Graph, op *ir.Op, nOut, k, w int, term *ir.Scalar, bia
 	}
 	piece := op.Access[k].Pieces[0]
 	// the guard is exactly the read's bounds
-	guard := volume.SetFromConstraints(params, dom.TupleName(), dom.DimNames(), piece.Guard)
-	idxMap := volume.MultiAff{Params: params, InName: dom.TupleName(), InDims: dom.DimNames(), Exprs: piece.Index}.Map()
-	inBounds := volume.Box(params, "", nil, op.Operands[k].Type.Shape).Preimage(idxMap)
-	if !guard.Intersect(dom).IsEqual(inBounds.Intersect(dom)) {
+	if _, ok := guardedByBounds(params, dom, dom.DimNames(), piece, op.Operands[k].Type.Shape); !ok {
 		return nil, nil
 	}
 	// the bias read, if any, is at the first reduction point only
@@ -276,38 +270,14 @@ func tapRegion(g *ir.Graph, op *ir.Op, nOut, k, w int, term *ir.Scalar, bias int
 		flo[d], fhi[d] = 0, rhi[d]-rlo[d]
 	}
 	rfull := boxSetOf(params, dom.TupleName(), names, flo, fhi)
-	re := func(a ir.Access) ir.Access {
-		var out ir.Access
-		for _, p := range a.Pieces {
-			np := ir.AccessPiece{}
-			for _, c := range p.Guard {
-				np.Guard = append(np.Guard, volume.Constraint{Aff: c.Aff.SubstDims(sub), Eq: c.Eq})
-			}
-			for _, x := range p.Index {
-				np.Index = append(np.Index, x.SubstDims(sub))
-			}
-			out.Pieces = append(out.Pieces, np)
-		}
-		return out
-	}
 	r := &ir.Op{Kind: op.Kind, Name: op.Name, Operands: slices.Clone(op.Operands), Dims: names, Iters: op.Iters,
 		Full: rfull, Domain: rdom, Reduce: op.Reduce, Init: op.Init}
 	for j := range op.Access {
-		r.Access = append(r.Access, re(op.Access[j]))
+		r.Access = append(r.Access, substAccess(op.Access[j], sub))
 	}
 	// x is read inside the operand everywhere in the region: no guard, and its term is x·w
 	r.Access[k] = ir.Access{Pieces: []ir.AccessPiece{{Index: r.Access[k].Pieces[0].Index}}}
-	elem := op.Operands[k].Type.Elem
-	prod := ir.Bin(ir.SMul, ir.Read(k, elem), ir.Read(w, elem))
-	if term.Args[1].Args[0].Arg != k {
-		prod = ir.Bin(ir.SMul, ir.Read(w, elem), ir.Read(k, elem))
-	}
-	r.Body = cloneScalar(op.Body, func(s *ir.Scalar) *ir.Scalar {
-		if s == term {
-			return prod
-		}
-		return nil
-	})
+	r.Body = unguardTerm(op.Body, term, k, w, op.Operands[k].Type.Elem)
 	// the bias moves to the region's first reduction point: the points before it added +0
 	if bias >= 0 {
 		var gcons []volume.Constraint
@@ -340,43 +310,4 @@ func tapRegion(g *ir.Graph, op *ir.Op, nOut, k, w int, term *ir.Scalar, bias int
 		pc.Guard = append(pc.Guard, volume.GE(volume.AffDim(d), volume.AffConst(rlo[d])), volume.GE(volume.AffConst(rhi[d]), volume.AffDim(d)))
 	}
 	return gen, pc, nil
-}
-
-// setBounds returns the smallest and largest value of every dim of a bounded set.
-func setBounds(s volume.Set) (lo, hi []int64, ok bool) {
-	nd := s.NDim()
-	lo, hi = make([]int64, nd), make([]int64, nd)
-	for a := 0; a < nd; a++ {
-		one := s
-		if a+1 < nd {
-			one = one.ProjectOut(a+1, nd-a-1)
-		}
-		if a > 0 {
-			one = one.ProjectOut(0, a)
-		}
-		mn, err := one.Lexmin()
-		if err != nil {
-			return nil, nil, false
-		}
-		mx, err := one.Lexmax()
-		if err != nil {
-			return nil, nil, false
-		}
-		pmn, ok1 := mn.Sample()
-		pmx, ok2 := mx.Sample()
-		if !ok1 || !ok2 {
-			return nil, nil, false
-		}
-		lo[a], hi[a] = pmn.Coords[0], pmx.Coords[0]
-	}
-	return lo, hi, true
-}
-
-// boxOf returns { name[x] : lo <= x <= hi }.
-func boxSetOf(params []string, name string, dims []string, lo, hi []int64) volume.Set {
-	var cons []volume.Constraint
-	for d := range lo {
-		cons = append(cons, volume.GE(volume.AffDim(d), volume.AffConst(lo[d])), volume.GE(volume.AffConst(hi[d]), volume.AffDim(d)))
-	}
-	return volume.SetFromConstraints(params, name, dims, cons)
 }
