@@ -125,25 +125,34 @@ func parseLowerRun(line string) (*lowerRun, error) {
 	return r, nil
 }
 
+// runGraph parses src and runs the RUN line's pipeline (with its --require lines) on it; name
+// labels failures.
+func runGraph(t *testing.T, src string, run *lowerRun, name string) *ir.Graph {
+	t.Helper()
+	g, err := ir.Parse(src)
+	require.NoError(t, err, name)
+	require.NoError(t, ir.Verify(g), name)
+	if run.pipeline == "" {
+		return g
+	}
+	ps, err := passes.ParsePipeline(run.pipeline)
+	require.NoError(t, err, name)
+	opts := &passes.Options{VerifyEach: true}
+	for _, r := range run.requires {
+		rq, err := passes.ParseRequirement(g, r)
+		require.NoError(t, err, r)
+		opts.Require = append(opts.Require, rq)
+	}
+	_, err = passes.Run(context.Background(), g, ps, opts)
+	require.NoError(t, err, name)
+	return g
+}
+
 // lowerOutput lowers src as run says and returns the module text, the plan, the header or the
 // dumps of --print-lowering-after.
 func lowerOutput(t *testing.T, src string, run *lowerRun) string {
 	t.Helper()
-	g, err := ir.Parse(src)
-	require.NoError(t, err)
-	require.NoError(t, ir.Verify(g))
-	if run.pipeline != "" {
-		ps, err := passes.ParsePipeline(run.pipeline)
-		require.NoError(t, err)
-		opts := &passes.Options{VerifyEach: true}
-		for _, r := range run.requires {
-			rq, err := passes.ParseRequirement(g, r)
-			require.NoError(t, err, r)
-			opts.Require = append(opts.Require, rq)
-		}
-		_, err = passes.Run(context.Background(), g, ps, opts)
-		require.NoError(t, err)
-	}
+	g := runGraph(t, src, run, "")
 	cfg := run.cfg
 	var dump bytes.Buffer
 	cfg.Dump = &dump
@@ -331,21 +340,7 @@ func fileGraphs(t *testing.T, file string) (names []string, gs []*ir.Graph) {
 		require.NotEmpty(t, c.runs, "%s: %s has no RUN line", file, c.name)
 		run, err := parseLowerRun(c.runs[0])
 		require.NoError(t, err, c.runs[0])
-		g, err := ir.Parse(c.src)
-		require.NoError(t, err, c.name)
-		require.NoError(t, ir.Verify(g), c.name)
-		if run.pipeline != "" {
-			ps, err := passes.ParsePipeline(run.pipeline)
-			require.NoError(t, err)
-			opts := &passes.Options{VerifyEach: true}
-			for _, r := range run.requires {
-				rq, err := passes.ParseRequirement(g, r)
-				require.NoError(t, err, r)
-				opts.Require = append(opts.Require, rq)
-			}
-			_, err = passes.Run(context.Background(), g, ps, opts)
-			require.NoError(t, err, c.name)
-		}
+		g := runGraph(t, c.src, run, c.name)
 		names = append(names, g.Name)
 		gs = append(gs, g)
 	}
