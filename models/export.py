@@ -215,6 +215,32 @@ def extra_set():
             note="T5 encoder, relative position bias buckets, RMS norm, 2 layers, d=128, T=32",
         ),
         Spec(
+            "transformer_encoder_dyn",
+            lambda: extra.TextEncoder(),
+            [("ids", lambda: padded_ids(32, 1000, 0, 7))],
+            ["logits"],
+            {"ids": {0: "batch", 1: "seq"}, "logits": {0: "batch"}},
+            ([("ids", lambda: torch.cat([padded_ids(20, 1000, 0, 11), ids(1, 20, 999, 12) + 1]))],),
+            note="transformer_encoder with dynamic batch and sequence (T=32, then 2x20)",
+        ),
+        Spec(
+            "t5_encoder_dyn",
+            lambda: extra.T5Encoder(),
+            [
+                ("input_ids", lambda: ids(1, 32, 512, 8)),
+                ("attention_mask", lambda: (padded_ids(32, 2, 0, 9) != 0).to(torch.long)),
+            ],
+            ["last_hidden_state"],
+            {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"}, "last_hidden_state": {0: "batch", 1: "seq"}},
+            (
+                [
+                    ("input_ids", lambda: ids(2, 20, 512, 13)),
+                    ("attention_mask", lambda: torch.cat([(padded_ids(20, 2, 0, 14) != 0).to(torch.long), torch.ones(1, 20, dtype=torch.long)])),
+                ],
+            ),
+            note="t5_encoder with dynamic batch and sequence (T=32, then 2x20)",
+        ),
+        Spec(
             "whisper_encoder",
             lambda: extra.WhisperEncoder(),
             [("mel", lambda: randn((1, 80, 200), 10))],
