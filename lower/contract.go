@@ -238,7 +238,10 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 				blocks = true
 				continue
 			}
-			if len(acc.Pieces[0].Guard) > 0 || op.Operands[k].Type.Elem != elem || readsAvail(op.Body, k) {
+			// a guard along the tile dims (the pads of a strided convolution's input,
+			// read at 2j + r - 1) is split off with the border before the panels are
+			// planned, which checks that none is left (plan)
+			if op.Operands[k].Type.Elem != elem || (len(acc.Pieces[0].Guard) > 0 || readsAvail(op.Body, k)) && !guardUses(acc.Pieces[0].Guard, j) {
 				return nil, "a read is neither unit-stride along j nor packable"
 			}
 			strided = append(strided, k)
@@ -386,6 +389,11 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			return "no interior without pads", nil
 		}
 		op = c.op
+	}
+	for _, k := range c.strided {
+		if len(op.Access[k].Pieces[0].Guard) > 0 || readsAvail(op.Body, k) {
+			return "a read strided along j keeps a guard", nil
+		}
 	}
 	n := op.NDim()
 	dom := op.Domain
@@ -547,6 +555,20 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 				// ms; one row of 8: kc=16 0.8 ms, kc=64 1.0 ms)
 				kc = tileKCStreamTall
 			}
+		}
+	}
+	if len(c.strided) > 0 && !c.stream {
+		// a read strided along j is always gathered into panels: chunks short enough for
+		// its panel to fit tilePackBytes (a strided conv1d's 128 channels × 3 taps by 48
+		// columns: kc=64)
+		panel := int64(c.nv * c.vl * op.Result.Type.Elem.Size())
+		for d := 1; d < len(rlo); d++ {
+			if e, ok := extentOf(rlo[d], rhi[d]); ok {
+				panel *= e
+			}
+		}
+		for kc > 1 && kc*panel > tilePackBytes {
+			kc /= 2
 		}
 	}
 	rext, rKnown := extentOf(c.rlo, c.rhi)

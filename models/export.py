@@ -9,6 +9,8 @@ sequence lengths (or batch sizes).
     python3 models/export.py                  # the benchmark set into $GRAPHC_MODELS
                                               # (default ~/.cache/graphc-models)
     python3 models/export.py --set tiny --out testdata/realmodels   # the committed test set
+    python3 models/export.py --set extra      # architectures outside the benchmark set into
+                                              # $GRAPHC_MODELS_EXTRA (~/.cache/graphc-models-extra)
     python3 models/export.py --list
     python3 models/export.py gpt2 resnet18    # some models only
 
@@ -27,6 +29,7 @@ from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cnns  # noqa: E402
+import extra  # noqa: E402
 import transformers as tfm  # noqa: E402
 
 OPSET = 17
@@ -169,6 +172,85 @@ def tiny_set():
     return s
 
 
+def randn(shape, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g)
+
+
+def padded_ids(t, vocab, pad, seed):
+    """Token ids of one sentence whose last quarter is padding (pad is not drawn elsewhere)."""
+    x = ids(1, t, vocab - 1, seed) + 1
+    x[:, t - t // 4 :] = pad
+    return x
+
+
+def extra_set():
+    """Architectures and exporter idioms outside the benchmark set (models/extra.py)."""
+    s = []
+    for name, build, shape in extra.TORCHVISION:
+        s.append(Spec(name, build, [("input", lambda shape=shape: randn(shape, 4))], ["output"], note="torchvision " + name))
+    s += [
+        Spec(
+            "raft_small",
+            extra.raft_small,
+            [("image1", lambda: randn((1, 3, 128, 128), 5)), ("image2", lambda: randn((1, 3, 128, 128), 6))],
+            ["flow"],
+            note="torchvision RAFT small (grid_sample, correlation volume), 12 updates, 128x128",
+        ),
+        Spec(
+            "transformer_encoder",
+            lambda: extra.TextEncoder(),
+            [("ids", lambda: padded_ids(32, 1000, 0, 7))],
+            ["logits"],
+            note="nn.TransformerEncoder, batch_first, key_padding_mask from ids == pad, 2 layers, d=128, T=32",
+        ),
+        Spec(
+            "t5_encoder",
+            lambda: extra.T5Encoder(),
+            [
+                ("input_ids", lambda: ids(1, 32, 512, 8)),
+                ("attention_mask", lambda: (padded_ids(32, 2, 0, 9) != 0).to(torch.long)),
+            ],
+            ["last_hidden_state"],
+            note="T5 encoder, relative position bias buckets, RMS norm, 2 layers, d=128, T=32",
+        ),
+        Spec(
+            "transformer_encoder_dyn",
+            lambda: extra.TextEncoder(),
+            [("ids", lambda: padded_ids(32, 1000, 0, 7))],
+            ["logits"],
+            {"ids": {0: "batch", 1: "seq"}, "logits": {0: "batch"}},
+            ([("ids", lambda: torch.cat([padded_ids(20, 1000, 0, 11), ids(1, 20, 999, 12) + 1]))],),
+            note="transformer_encoder with dynamic batch and sequence (T=32, then 2x20)",
+        ),
+        Spec(
+            "t5_encoder_dyn",
+            lambda: extra.T5Encoder(),
+            [
+                ("input_ids", lambda: ids(1, 32, 512, 8)),
+                ("attention_mask", lambda: (padded_ids(32, 2, 0, 9) != 0).to(torch.long)),
+            ],
+            ["last_hidden_state"],
+            {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"}, "last_hidden_state": {0: "batch", 1: "seq"}},
+            (
+                [
+                    ("input_ids", lambda: ids(2, 20, 512, 13)),
+                    ("attention_mask", lambda: torch.cat([(padded_ids(20, 2, 0, 14) != 0).to(torch.long), torch.ones(1, 20, dtype=torch.long)])),
+                ],
+            ),
+            note="t5_encoder with dynamic batch and sequence (T=32, then 2x20)",
+        ),
+        Spec(
+            "whisper_encoder",
+            lambda: extra.WhisperEncoder(),
+            [("mel", lambda: randn((1, 80, 200), 10))],
+            ["last_hidden_state"],
+            note="Whisper audio encoder: conv1d front end, sinusoids, 2 blocks, d=128, 200 mel frames",
+        ),
+    ]
+    return s
+
+
 def export(spec, out, opset):
     torch.manual_seed(0)
     model = spec.build().eval()
@@ -198,6 +280,8 @@ def export(spec, out, opset):
             ys = model(*xs)
         if isinstance(ys, torch.Tensor):
             ys = (ys,)
+        elif isinstance(ys, dict):
+            ys = tuple(ys.values())
         for k, x in enumerate(xs):
             t = numpy_helper.from_array(x.numpy(), inputs[k][0])
             with open(os.path.join(sd, "input_%d.pb" % k), "wb") as f:
@@ -215,13 +299,22 @@ def export(spec, out, opset):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="models to export (default: the whole set)")
-    ap.add_argument("--set", choices=["bench", "tiny"], default="bench")
-    ap.add_argument("--out", default=os.environ.get("GRAPHC_MODELS", os.path.expanduser("~/.cache/graphc-models")))
+    ap.add_argument("--set", choices=["bench", "tiny", "extra"], default="bench")
+    ap.add_argument(
+        "--out",
+        help="where to write (default: $GRAPHC_MODELS or ~/.cache/graphc-models; for --set extra "
+        "$GRAPHC_MODELS_EXTRA or ~/.cache/graphc-models-extra)",
+    )
     ap.add_argument("--opset", type=int, default=OPSET)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--force", action="store_true", help="export even when OUT/<name>/model.onnx exists")
     a = ap.parse_args()
-    specs = bench_set() if a.set == "bench" else tiny_set()
+    specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set}[a.set]()
+    if a.out is None:
+        if a.set == "extra":
+            a.out = os.environ.get("GRAPHC_MODELS_EXTRA", os.path.expanduser("~/.cache/graphc-models-extra"))
+        else:
+            a.out = os.environ.get("GRAPHC_MODELS", os.path.expanduser("~/.cache/graphc-models"))
     if a.list:
         for s in specs:
             print("%-24s %s" % (s.name, s.note))
@@ -231,14 +324,22 @@ def main():
         if n not in known:
             sys.exit("export.py: unknown model %r (--list shows the set)" % n)
     torch.set_num_threads(1)
+    failed = []
     for s in specs:
         if a.names and s.name not in a.names:
             continue
         if not a.force and os.path.exists(os.path.join(a.out, s.name, "model.onnx")):
             print("%-24s cached" % s.name)
             continue
-        size = export(s, a.out, a.opset)
+        try:
+            size = export(s, a.out, a.opset)
+        except Exception as e:  # one model torch cannot export does not stop the others
+            failed.append(s.name)
+            print("%-24s export failed: %s: %s" % (s.name, type(e).__name__, str(e).splitlines()[0]), flush=True)
+            continue
         print("%-24s %8.1f MB  %s" % (s.name, size / 1e6, s.note), flush=True)
+    if failed:
+        sys.exit("export.py: not exported: " + ", ".join(failed))
 
 
 if __name__ == "__main__":
