@@ -103,12 +103,34 @@ var (
 	constRegionCache = map[constRegionKey]constRegionResult{}
 )
 
+// maxValueProbe bounds the elements manyValues reads of a constant too large to analyse.
+const maxValueProbe = 1 << 16
+
+// manyValues reports whether more than k distinct values occur among the first limit elements
+// of t.
+func manyValues(t *Tensor, k, limit int) bool {
+	seen := make(map[uint64]bool, k+1)
+	for i := 0; i < t.Len() && i < limit; i++ {
+		seen[t.Bits(i)] = true
+		if len(seen) > k {
+			return true
+		}
+	}
+	return false
+}
+
 func constRegions(t *Tensor, params []string) (facts []ConstRegion, reason string) {
 	n := t.Len()
 	if n == 0 {
 		return nil, ""
 	}
 	if int64(n) > MaxConstRegionElems {
+		if manyValues(t, maxFactValues, maxValueProbe) {
+			// a weight tensor: the analysis would describe none of its values either, so its
+			// size is not worth a warning (vgg11_bn's 102M-element weights warned on every
+			// compile)
+			return nil, ""
+		}
 		return nil, fmt.Sprintf("%d elements, more than the %d analysed for known values", n, MaxConstRegionElems)
 	}
 	float := t.Elem.IsFloat()

@@ -138,3 +138,14 @@ func TestConstFactsTooLarge(t *testing.T) {
 	require.Len(t, st.Diags, 1)
 	require.Contains(t, st.Diags[0].String(), "constant not analysed for known values: 16 elements")
 }
+
+// TestConstFactsTooLargeWeights: a constant beyond the analysis limit with many distinct values
+// (a weight tensor, which the analysis would not describe either) is skipped without a warning.
+func TestConstFactsTooLargeWeights(t *testing.T) {
+	defer func(n int64) { ir.MaxConstRegionElems = n }(ir.MaxConstRegionElems)
+	ir.MaxConstRegionElems = 15
+	w := maskTensor(ir.F32, []int64{4, 4}, func(x []int64) float64 { return float64(x[0]*4 + x[1]) })
+	facts, reason := constFacts(w, nil)
+	require.Empty(t, facts)
+	require.Empty(t, reason)
+}
