@@ -126,6 +126,9 @@ func profileModel(ctx context.Context, path, work, name string, inputs func(*ir.
 		if k := strings.IndexAny(t, "_."); k > 0 {
 			t = t[:k]
 		}
+		if t == "" {
+			t = "(unnamed " + op.Kind + ")" // a node without a name: graphc's op kind
+		}
 		if op.Result.Name == op.Name+"_pad" || strings.HasSuffix(op.Result.Name, "_pad") {
 			t += " (padding copy)"
 		}
