@@ -49,8 +49,20 @@ Postconditions: every required output element keeps its bits; domains keep their
 	Run: runChannelsLast,
 }
 
-// nhwc is the axis order of a channels-last rank-4 value: new axis p holds old axis nhwc[p].
-var nhwc = []int{0, 2, 3, 1}
+// minSpatialRank is the smallest rank of a value stored channels-last: batch, channels and at
+// least one spatial axis (NCW of a 1D convolution; NCHW and NCDHW of 2D and 3D ones).
+const minSpatialRank = 3
+
+// channelsLast returns the axis order of a channels-last value of rank r (NCW → NWC, NCHW →
+// NHWC, NCDHW → NDHWC): new axis p holds old axis channelsLast(r)[p].
+func channelsLast(r int) []int {
+	perm := make([]int, 0, r)
+	perm = append(perm, 0)
+	for a := 2; a < r; a++ {
+		perm = append(perm, a)
+	}
+	return append(perm, 1)
+}
 
 // runChannelsLast runs the channels-last pass (channelsLastPass.Doc) over g.
 func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
@@ -71,7 +83,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	// a windowed op that writes a graph output writes a channels-last value instead, which a
 	// copy reorders into the output: the reorder happens at the graph's end
 	for _, op := range seeds {
-		if outputs[op.Result] && op.Result.Type.Rank() == 4 && staticForm(op) && !keepsNCHW(op) {
+		if outputs[op.Result] && op.Result.Type.Rank() >= minSpatialRank && staticForm(op) && !keepsNCHW(op) {
 			if err := reorderOutput(g, op); err != nil {
 				return err
 			}
@@ -79,7 +91,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	}
 	users := g.Users()
 	eligible := func(v *ir.Value) bool {
-		if v == nil || v.Def == nil || outputs[v] || v.Type.Rank() != 4 || !staticForm(v.Def) {
+		if v == nil || v.Def == nil || outputs[v] || v.Type.Rank() < minSpatialRank || !staticForm(v.Def) {
 			return false
 		}
 		for _, u := range users[v] {
@@ -123,7 +135,10 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	for _, op := range seeds {
 		add(op.Result)
 		for _, o := range op.Operands {
-			add(o)
+			// the windowed operands: a bias or a scale of another rank keeps its layout
+			if o.Type.Rank() == op.Result.Type.Rank() {
+				add(o)
+			}
 		}
 	}
 	for changed := true; changed; {
@@ -146,7 +161,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	maps.Copy(nhwcNow, merged)
 	// new types first: the rewritten ops are rebuilt from their operands' and result's types
 	for v := range set {
-		v.Type.Shape = permuteAffs(v.Type.Shape, nhwc)
+		v.Type.Shape = permuteAffs(v.Type.Shape, channelsLast(len(v.Type.Shape)))
 	}
 	ops := slices.Clone(g.Ops)
 	for _, op := range ops {
@@ -168,11 +183,11 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		form.Access = slices.Clone(op.Access)
 		for k, o := range op.Operands {
 			if set[o] {
-				form.Access[k] = permuteAccess(op.Access[k], nhwc)
+				form.Access[k] = permuteAccess(op.Access[k], channelsLast(o.Type.Rank()))
 			}
 		}
 		if set[op.Result] {
-			form.Out = permuteAccess(op.Out, nhwc)
+			form.Out = permuteAccess(op.Out, channelsLast(op.Result.Type.Rank()))
 		}
 		changed := touched
 		if reorderDims(&form) {
@@ -245,7 +260,7 @@ const (
 )
 
 // prefersNCHW reports whether a convolution vectorises better along its output rows than along
-// its output channels: at most nchwMaxChannels of them from as few input channels, rows of
+// its output channels (2D convolutions only): at most nchwMaxChannels of them from as few input channels, rows of
 // at least nchwMinWidth read at unit stride (a 3-to-16-channel 3×3 convolution of a 224×224
 // image ran 30% slower channels-last, with its reorders). With more input channels the input
 // is a channels-last activation, which NCHW would transpose (MobileNetV2's and
@@ -333,26 +348,27 @@ func staticForm(op *ir.Op) bool {
 	return true
 }
 
-// isWindowOp reports whether op reads a rank-4 operand through windows: its result is rank 4
-// and the operand's axes 2 and 3 each combine a parallel and a reduction dim (convolutions and
-// pools).
+// isWindowOp reports whether op reads an operand of its result's rank r >= 3 through windows:
+// the operand's spatial axes 2..r-1 each combine a parallel and a reduction dim (convolutions
+// and pools, 1D, 2D or 3D).
 func isWindowOp(op *ir.Op) bool {
 	return windowsOver(op, nil)
 }
 
-// windowsOver is isWindowOp, for operands in nhwc over axes 1 and 2 (they are stored
-// channels-last already) and for the others over axes 2 and 3.
+// windowsOver is isWindowOp, for operands in nhwc over axes 1..r-2 (they are stored
+// channels-last already) and for the others over axes 2..r-1.
 func windowsOver(op *ir.Op, nhwc map[*ir.Value]bool) bool {
-	if op.Result.Type.Rank() != 4 || len(op.Out.Pieces) != 1 || !staticForm(op) {
+	r := op.Result.Type.Rank()
+	if r < minSpatialRank || len(op.Out.Pieces) != 1 || !staticForm(op) {
 		return false
 	}
 	for k, o := range op.Operands {
-		if o.Type.Rank() != 4 || len(op.Access[k].Pieces) != 1 {
+		if o.Type.Rank() != r || len(op.Access[k].Pieces) != 1 {
 			continue
 		}
 		idx := op.Access[k].Pieces[0].Index[2:]
 		if nhwc[o] {
-			idx = op.Access[k].Pieces[0].Index[1:3]
+			idx = op.Access[k].Pieces[0].Index[1 : r-1]
 		} else if nhwc != nil {
 			continue
 		}
@@ -378,11 +394,12 @@ func windowsOver(op *ir.Op, nhwc map[*ir.Value]bool) bool {
 	return false
 }
 
-// keepsChannels reports whether op reads the channel axis of operand k (rank 4) where it
-// writes its result's (rank 4): both axis-1 indices are the same iteration dim, up to a
-// constant offset (elementwise ops, broadcasts, concatenations along channels, pools).
+// keepsChannels reports whether op reads the channel axis of operand k where it writes its
+// result's, both of the same rank r >= 3: both axis-1 indices are the same iteration dim, up
+// to a constant offset (elementwise ops, broadcasts, concatenations along channels, pools).
 func keepsChannels(op *ir.Op, k int) bool {
-	if op.Result.Type.Rank() != 4 || op.Operands[k].Type.Rank() != 4 || len(op.Out.Pieces) != 1 || op.Access[k].Approx {
+	r := op.Result.Type.Rank()
+	if r < minSpatialRank || op.Operands[k].Type.Rank() != r || len(op.Out.Pieces) != 1 || op.Access[k].Approx {
 		return false
 	}
 	c := dimOf(op.Out.Pieces[0].Index[1])
