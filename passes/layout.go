@@ -1,5 +1,6 @@
-// This file holds channels-last: the layout pass of convolutional networks. It stores the rank-4
-// activations around convolutions and pools channels-last (NHWC instead of NCHW), orders each
+// This file holds channels-last: the layout pass of convolutional networks. It stores the
+// activations around convolutions and pools of any spatial rank channels-last (NWC, NHWC, NDHWC
+// instead of NCW, NCHW, NCDHW), orders each
 // rewritten op's iteration dims as its result's axes, moves the output-channel axis of constant
 // weights last, and gives convolutions whose padding reads nothing an explicitly zero-padded
 // input. All of it only renames where elements live: the element maps compose exactly.
@@ -18,19 +19,22 @@ import (
 
 var channelsLastPass = &Pass{
 	Name:    "channels-last",
-	Summary: "store the activations of convolutional networks channels-last (NHWC), weights output-channel last, and pad convolution inputs explicitly",
+	Summary: "store the activations of convolutional networks channels-last (NWC, NHWC, NDHWC), weights output-channel last, and pad convolution inputs explicitly",
 	Doc: `Convolutions vectorise along output channels: a register tile holds a few output pixels by
 many output channels, broadcasts one input element per pixel and loads the weights as vectors.
 That needs the channels innermost in the result and the weights (oneDNN's and MLAS's blocked
 layouts serve the same purpose).
-The pass finds the windowed ops (a rank-4 result read from a rank-4 operand through windows
-that combine result and reduction dims: convolutions, depthwise convolutions, pools), and the
-rank-4 values connected to them through ops that keep the channel axis (elementwise ops,
-broadcasts, concatenations along channels, global pools). Those values, when they are neither
-graph inputs nor graph outputs and every op touching them has static accesses, are stored with
-axis 1 moved last: the producer's out map and every consumer's access maps are composed with
-the permutation. Graph inputs and outputs keep their layout, so reorders happen only where the
-graph begins and ends.
+The pass finds the windowed ops (a result of rank r >= 3 read from an operand of rank r
+through windows that combine result and reduction dims on every spatial axis 2..r-1: 1D, 2D
+and 3D convolutions, depthwise convolutions, pools), and the values of the same rank connected
+to them through ops that keep the channel axis (elementwise ops, broadcasts, batch
+normalisation, concatenations along channels, global pools). Those values, when they are
+neither graph inputs nor graph outputs and every op touching them has static accesses, are
+stored with axis 1 moved last (NCW to NWC, NCHW to NHWC, NCDHW to NDHWC): the producer's out
+map and every consumer's access maps are composed with the permutation. Operands of another
+rank (a bias [C, 1, 1]) keep their layout. Graph inputs and outputs keep their layout, so
+reorders happen only where the graph begins and ends. A 2D convolution with few channels over
+wide rows keeps NCHW (it vectorises along its rows).
 A channel shuffle that fuse has folded into a rank-5 view [N, G, C/G, H, W] (ShuffleNet's
 reshape-transpose-reshape, read at [0, c mod G, floor(c/G), h, w]) is stored as the rank-4
 channels-last value [N, H, W, C] with channel (g, c') at c'·G + g when every consumer then reads
@@ -38,12 +42,13 @@ a plain channel index: its writer stores the shuffled order and its consumers, c
 among them, read channels at unit stride.
 Each rewritten op's parallel iteration dims are reordered as its result's axes (reduction dims
 keep their order, so every sum is combined in the same order). In every sum whose last result
-dim j indexes an axis of a constant other than its last one (conv weights [M, C, kh, kw], Gemm
+dim j indexes an axis of a constant other than its last one (conv weights [M, C, kernel…], Gemm
 weights with transB), that axis of the constant is moved last.
 A sum reading an operand through an access guarded exactly by the operand's bounds (padding),
 as select(avail, x·w, 0) with w a finite constant, reads instead a zero-padded copy of the
-operand made by a new op over the elements the sum reads: x·w is then ±0 where the original
-added +0, and an accumulator that starts at +0 is never -0, so every sum keeps its bits.
+operand made by a new op over the elements the sum reads (channels-last, reordering a
+channels-first graph input): x·w is then ±0 where the original added +0, and an accumulator
+that starts at +0 is never -0, so every sum keeps its bits.
 Postconditions: every required output element keeps its bits; domains keep their points
 (permuted), so DIE's restrictions hold.`,
 	Run: runChannelsLast,
