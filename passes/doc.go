@@ -21,6 +21,7 @@
 //     every value through the element maps and restricts every op's domain to the iterations
 //     that contribute to it; records dead spaces and out-of-bounds accesses.
 //   - fuse: folds views into their consumers' access maps and inlines elementwise producers.
-//   - channels-last: stores rank-4 activations around windowed ops channels-last.
+//   - channels-last: stores the activations around windowed ops (1D, 2D and 3D convolutions and
+//     pools) channels-last.
 //   - dce: removes the ops no required value depends on, and the constants they used.
 package passes

@@ -1,5 +1,6 @@
-// This file holds channels-last: the layout pass of convolutional networks. It stores the rank-4
-// activations around convolutions and pools channels-last (NHWC instead of NCHW), orders each
+// This file holds channels-last: the layout pass of convolutional networks. It stores the
+// activations around convolutions and pools of any spatial rank channels-last (NWC, NHWC, NDHWC
+// instead of NCW, NCHW, NCDHW), orders each
 // rewritten op's iteration dims as its result's axes, moves the output-channel axis of constant
 // weights last, and gives convolutions whose padding reads nothing an explicitly zero-padded
 // input. All of it only renames where elements live: the element maps compose exactly.
@@ -18,19 +19,22 @@ import (
 
 var channelsLastPass = &Pass{
 	Name:    "channels-last",
-	Summary: "store the activations of convolutional networks channels-last (NHWC), weights output-channel last, and pad convolution inputs explicitly",
+	Summary: "store the activations of convolutional networks channels-last (NWC, NHWC, NDHWC), weights output-channel last, and pad convolution inputs explicitly",
 	Doc: `Convolutions vectorise along output channels: a register tile holds a few output pixels by
 many output channels, broadcasts one input element per pixel and loads the weights as vectors.
 That needs the channels innermost in the result and the weights (oneDNN's and MLAS's blocked
 layouts serve the same purpose).
-The pass finds the windowed ops (a rank-4 result read from a rank-4 operand through windows
-that combine result and reduction dims: convolutions, depthwise convolutions, pools), and the
-rank-4 values connected to them through ops that keep the channel axis (elementwise ops,
-broadcasts, concatenations along channels, global pools). Those values, when they are neither
-graph inputs nor graph outputs and every op touching them has static accesses, are stored with
-axis 1 moved last: the producer's out map and every consumer's access maps are composed with
-the permutation. Graph inputs and outputs keep their layout, so reorders happen only where the
-graph begins and ends.
+The pass finds the windowed ops (a result of rank r >= 3 read from an operand of rank r
+through windows that combine result and reduction dims on every spatial axis 2..r-1: 1D, 2D
+and 3D convolutions, depthwise convolutions, pools), and the values of the same rank connected
+to them through ops that keep the channel axis (elementwise ops, broadcasts, batch
+normalisation, concatenations along channels, global pools). Those values, when they are
+neither graph inputs nor graph outputs and every op touching them has static accesses, are
+stored with axis 1 moved last (NCW to NWC, NCHW to NHWC, NCDHW to NDHWC): the producer's out
+map and every consumer's access maps are composed with the permutation. Operands of another
+rank (a bias [C, 1, 1]) keep their layout. Graph inputs and outputs keep their layout, so
+reorders happen only where the graph begins and ends. A 2D convolution with few channels over
+wide rows keeps NCHW (it vectorises along its rows).
 A channel shuffle that fuse has folded into a rank-5 view [N, G, C/G, H, W] (ShuffleNet's
 reshape-transpose-reshape, read at [0, c mod G, floor(c/G), h, w]) is stored as the rank-4
 channels-last value [N, H, W, C] with channel (g, c') at c'·G + g when every consumer then reads
@@ -38,19 +42,32 @@ a plain channel index: its writer stores the shuffled order and its consumers, c
 among them, read channels at unit stride.
 Each rewritten op's parallel iteration dims are reordered as its result's axes (reduction dims
 keep their order, so every sum is combined in the same order). In every sum whose last result
-dim j indexes an axis of a constant other than its last one (conv weights [M, C, kh, kw], Gemm
+dim j indexes an axis of a constant other than its last one (conv weights [M, C, kernel…], Gemm
 weights with transB), that axis of the constant is moved last.
 A sum reading an operand through an access guarded exactly by the operand's bounds (padding),
 as select(avail, x·w, 0) with w a finite constant, reads instead a zero-padded copy of the
-operand made by a new op over the elements the sum reads: x·w is then ±0 where the original
-added +0, and an accumulator that starts at +0 is never -0, so every sum keeps its bits.
+operand made by a new op over the elements the sum reads (channels-last, reordering a
+channels-first graph input): x·w is then ±0 where the original added +0, and an accumulator
+that starts at +0 is never -0, so every sum keeps its bits.
 Postconditions: every required output element keeps its bits; domains keep their points
 (permuted), so DIE's restrictions hold.`,
 	Run: runChannelsLast,
 }
 
-// nhwc is the axis order of a channels-last rank-4 value: new axis p holds old axis nhwc[p].
-var nhwc = []int{0, 2, 3, 1}
+// minSpatialRank is the smallest rank of a value stored channels-last: batch, channels and at
+// least one spatial axis (NCW of a 1D convolution; NCHW and NCDHW of 2D and 3D ones).
+const minSpatialRank = 3
+
+// channelsLast returns the axis order of a channels-last value of rank r (NCW → NWC, NCHW →
+// NHWC, NCDHW → NDHWC): new axis p holds old axis channelsLast(r)[p].
+func channelsLast(r int) []int {
+	perm := make([]int, 0, r)
+	perm = append(perm, 0)
+	for a := 2; a < r; a++ {
+		perm = append(perm, a)
+	}
+	return append(perm, 1)
+}
 
 // runChannelsLast runs the channels-last pass (channelsLastPass.Doc) over g.
 func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
@@ -71,7 +88,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	// a windowed op that writes a graph output writes a channels-last value instead, which a
 	// copy reorders into the output: the reorder happens at the graph's end
 	for _, op := range seeds {
-		if outputs[op.Result] && op.Result.Type.Rank() == 4 && staticForm(op) && !keepsNCHW(op) {
+		if outputs[op.Result] && op.Result.Type.Rank() >= minSpatialRank && staticForm(op) && !keepsNCHW(op) {
 			if err := reorderOutput(g, op); err != nil {
 				return err
 			}
@@ -79,7 +96,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	}
 	users := g.Users()
 	eligible := func(v *ir.Value) bool {
-		if v == nil || v.Def == nil || outputs[v] || v.Type.Rank() != 4 || !staticForm(v.Def) {
+		if v == nil || v.Def == nil || outputs[v] || v.Type.Rank() < minSpatialRank || !staticForm(v.Def) {
 			return false
 		}
 		for _, u := range users[v] {
@@ -123,7 +140,10 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	for _, op := range seeds {
 		add(op.Result)
 		for _, o := range op.Operands {
-			add(o)
+			// the windowed operands: a bias or a scale of another rank keeps its layout
+			if o.Type.Rank() == op.Result.Type.Rank() {
+				add(o)
+			}
 		}
 	}
 	for changed := true; changed; {
@@ -146,7 +166,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	maps.Copy(nhwcNow, merged)
 	// new types first: the rewritten ops are rebuilt from their operands' and result's types
 	for v := range set {
-		v.Type.Shape = permuteAffs(v.Type.Shape, nhwc)
+		v.Type.Shape = permuteAffs(v.Type.Shape, channelsLast(len(v.Type.Shape)))
 	}
 	ops := slices.Clone(g.Ops)
 	for _, op := range ops {
@@ -168,11 +188,11 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		form.Access = slices.Clone(op.Access)
 		for k, o := range op.Operands {
 			if set[o] {
-				form.Access[k] = permuteAccess(op.Access[k], nhwc)
+				form.Access[k] = permuteAccess(op.Access[k], channelsLast(o.Type.Rank()))
 			}
 		}
 		if set[op.Result] {
-			form.Out = permuteAccess(op.Out, nhwc)
+			form.Out = permuteAccess(op.Out, channelsLast(op.Result.Type.Rank()))
 		}
 		changed := touched
 		if reorderDims(&form) {
@@ -245,7 +265,7 @@ const (
 )
 
 // prefersNCHW reports whether a convolution vectorises better along its output rows than along
-// its output channels: at most nchwMaxChannels of them from as few input channels, rows of
+// its output channels (2D convolutions only): at most nchwMaxChannels of them from as few input channels, rows of
 // at least nchwMinWidth read at unit stride (a 3-to-16-channel 3×3 convolution of a 224×224
 // image ran 30% slower channels-last, with its reorders). With more input channels the input
 // is a channels-last activation, which NCHW would transpose (MobileNetV2's and
@@ -333,26 +353,27 @@ func staticForm(op *ir.Op) bool {
 	return true
 }
 
-// isWindowOp reports whether op reads a rank-4 operand through windows: its result is rank 4
-// and the operand's axes 2 and 3 each combine a parallel and a reduction dim (convolutions and
-// pools).
+// isWindowOp reports whether op reads an operand of its result's rank r >= 3 through windows:
+// the operand's spatial axes 2..r-1 each combine a parallel and a reduction dim (convolutions
+// and pools, 1D, 2D or 3D).
 func isWindowOp(op *ir.Op) bool {
 	return windowsOver(op, nil)
 }
 
-// windowsOver is isWindowOp, for operands in nhwc over axes 1 and 2 (they are stored
-// channels-last already) and for the others over axes 2 and 3.
+// windowsOver is isWindowOp, for operands in nhwc over axes 1..r-2 (they are stored
+// channels-last already) and for the others over axes 2..r-1.
 func windowsOver(op *ir.Op, nhwc map[*ir.Value]bool) bool {
-	if op.Result.Type.Rank() != 4 || len(op.Out.Pieces) != 1 || !staticForm(op) {
+	r := op.Result.Type.Rank()
+	if r < minSpatialRank || len(op.Out.Pieces) != 1 || !staticForm(op) {
 		return false
 	}
 	for k, o := range op.Operands {
-		if o.Type.Rank() != 4 || len(op.Access[k].Pieces) != 1 {
+		if o.Type.Rank() != r || len(op.Access[k].Pieces) != 1 {
 			continue
 		}
 		idx := op.Access[k].Pieces[0].Index[2:]
 		if nhwc[o] {
-			idx = op.Access[k].Pieces[0].Index[1:3]
+			idx = op.Access[k].Pieces[0].Index[1 : r-1]
 		} else if nhwc != nil {
 			continue
 		}
@@ -378,11 +399,12 @@ func windowsOver(op *ir.Op, nhwc map[*ir.Value]bool) bool {
 	return false
 }
 
-// keepsChannels reports whether op reads the channel axis of operand k (rank 4) where it
-// writes its result's (rank 4): both axis-1 indices are the same iteration dim, up to a
-// constant offset (elementwise ops, broadcasts, concatenations along channels, pools).
+// keepsChannels reports whether op reads the channel axis of operand k where it writes its
+// result's, both of the same rank r >= 3: both axis-1 indices are the same iteration dim, up
+// to a constant offset (elementwise ops, broadcasts, concatenations along channels, pools).
 func keepsChannels(op *ir.Op, k int) bool {
-	if op.Result.Type.Rank() != 4 || op.Operands[k].Type.Rank() != 4 || len(op.Out.Pieces) != 1 || op.Access[k].Approx {
+	r := op.Result.Type.Rank()
+	if r < minSpatialRank || op.Operands[k].Type.Rank() != r || len(op.Out.Pieces) != 1 || op.Access[k].Approx {
 		return false
 	}
 	c := dimOf(op.Out.Pieces[0].Index[1])

@@ -12,7 +12,7 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
-// padInput gives a sum that reads a rank-4 operand through padding (an access guarded exactly by
+// padInput gives a sum that reads an operand of its result's rank (>= 3) through padding (an access guarded exactly by
 // the operand's bounds, in a term select(avail, x·w, 0) with w a finite constant) a zero-padded
 // copy of that operand: it returns the op computing the copy (not yet in the graph) and
 // rewrites op to read it unguarded with the term x·w.
@@ -22,7 +22,7 @@ func padInput(g *ir.Graph, op *ir.Op, nhwcSet map[*ir.Value]bool) (*ir.Op, error
 	}
 	for k, o := range op.Operands {
 		acc := op.Access[k]
-		if o.Type.Rank() != 4 || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) == 0 || !o.Type.Elem.IsFloat() {
+		if o.Type.Rank() < minSpatialRank || o.Type.Rank() != op.Result.Type.Rank() || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) == 0 || !o.Type.Elem.IsFloat() {
 			continue
 		}
 		term, w := paddedTerm(op, k)
@@ -153,7 +153,8 @@ func paddedTerm(op *ir.Op, k int) (*ir.Scalar, int) {
 }
 
 // padOp builds the padding op of operand k of op (see padInput) when its guard is exactly the
-// operand's bounds, and rewrites op. With reorder, the operand is still NCHW (a graph input):
+// operand's bounds, and rewrites op. With reorder, the operand is still channels-first (NCHW,
+// NCW, NCDHW: a graph input):
 // the copy is made channels-last, so that the reorder happens in the copy.
 func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar, reorder bool) (*ir.Op, error) {
 	params := g.Params
@@ -212,10 +213,11 @@ func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar,
 	p.Result.Def = p
 	readPad := ir.AffAccess(toPad...)
 	if reorder {
-		p.Out = permuteAccess(p.Out, nhwc)
-		p.Result.Type.Shape = permuteAffs(p.Result.Type.Shape, nhwc)
+		perm := channelsLast(r)
+		p.Out = permuteAccess(p.Out, perm)
+		p.Result.Type.Shape = permuteAffs(p.Result.Type.Shape, perm)
 		reorderDims(p)
-		readPad = permuteAccess(readPad, nhwc)
+		readPad = permuteAccess(readPad, perm)
 	}
 	gen, err := ir.ToGeneric(params, p)
 	if err != nil {

@@ -70,7 +70,7 @@ func splitTaps(g *ir.Graph, op *ir.Op) ([]*ir.Op, error) {
 	var term *ir.Scalar
 	for j, o := range op.Operands {
 		acc := op.Access[j]
-		if o.Type.Rank() == 4 && len(acc.Pieces) == 1 && len(acc.Pieces[0].Guard) > 0 && o.Type.Elem.IsFloat() {
+		if o.Type.Rank() >= minSpatialRank && o.Type.Rank() == op.Result.Type.Rank() && len(acc.Pieces) == 1 && len(acc.Pieces[0].Guard) > 0 && o.Type.Elem.IsFloat() {
 			if t, ww := paddedTerm(op, j); t != nil {
 				k, w, term = j, ww, t
 				break

@@ -3,6 +3,8 @@ package passes_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,4 +74,50 @@ func TestChannelsLastShuffles(t *testing.T) {
 	}
 	require.Greater(t, shuffles, 5)
 	require.Greater(t, merged, shuffles/2, "shuffles stored channels-last")
+}
+
+// TestChannelsLastSpatialRanks runs the 1D- and 3D-convolution blocks of
+// testdata/passes/channels-last through channels-last (alone, and after the default passes) and
+// checks against the evaluator on random inputs that every output keeps its bits, and that the
+// activations were stored channels-last with explicitly padded convolution inputs.
+func TestChannelsLastSpatialRanks(t *testing.T) {
+	// the channels of the activations ("": all but those named)
+	channels := map[string]map[string]int64{
+		"conv1d": {"": 6, "y_pad": 3, "z_nhwc": 5},
+		"conv3d": {"": 4, "y_pad": 2},
+	}
+	for _, name := range []string{"conv1d", "conv3d"} {
+		data, err := os.ReadFile("../testdata/passes/channels-last/" + name + ".graph")
+		require.NoError(t, err)
+		text := string(data)
+		for _, pipeline := range []string{"channels-last", passes.DefaultPipeline} {
+			ps, err := passes.ParsePipeline(pipeline)
+			require.NoError(t, err)
+			for seed := range 4 {
+				r := rand.New(rand.NewPCG(uint64(seed), 30))
+				checkSemantics(t, fmt.Sprintf("%s %q seed %d", name, pipeline, seed), ps, text, nil, r)
+			}
+			g, err := ir.Parse(text)
+			require.NoError(t, err)
+			_, err = passes.Run(t.Context(), g, ps, &passes.Options{VerifyEach: true})
+			require.NoError(t, err)
+			pads, rank := 0, g.Inputs[0].Type.Rank()
+			for _, op := range g.Ops {
+				if strings.HasSuffix(op.Result.Name, "_pad") {
+					pads++
+				}
+				require.NotEqual(t, "conv", op.Kind, "%s: every convolution is rewritten", name)
+				if op.Result.Type.Rank() == rank && !slices.Contains(g.Outputs, op.Result) {
+					// channels-last: the channels are the last axis
+					want, ok := channels[name][op.Result.Name]
+					if !ok {
+						want = channels[name][""]
+					}
+					last, _ := op.Result.Type.Shape[rank-1].IsConst()
+					require.Equal(t, want, last, "%s: %s is channels-last", name, op.Result.Name)
+				}
+			}
+			require.Equal(t, 2, pads, "%s %q: both convolutions read explicitly padded inputs", name, pipeline)
+		}
+	}
 }
