@@ -164,6 +164,10 @@ func importReshape(c *nodeCtx) error {
 	}
 	target, err := c.RequireSymInts(1, "shape")
 	if err != nil {
+		nodeErr := &NodeError{File: c.im.file, Node: c.node.GetName(), Op: c.node.GetOpType(), Opset: c.im.opset, Err: err}
+		if mergingReshape(c, nodeErr) {
+			return nil // merged rows, held unmerged (mergedrows.go)
+		}
 		return err
 	}
 	allowZero := c.Opset() >= 14 && c.AttrInt("allowzero", 0) != 0
