@@ -322,12 +322,8 @@ func rowsShape(c *nodeCtx, m *mergedRows) bool {
 }
 
 // mergingReshape imports a Reshape whose target shape's first element is a product of
-// symbolic dims and whose other elements are quasi-affine: the result is merged rows held as
-// the input reshaped to [factors..., trailing dims...] (a quasi-affine reshape, which is the
-// input itself when its leading dims are the factors). Both reshapes are row-major, so the
-// rows are those of the ONNX Reshape whatever the order of the factors; they are ordered as
-// the input's dims they divide, so that the splitting Reshape finds them in its order.
-// ok=false when the Reshape is not one, or the element counts do not agree.
+// symbolic dims and whose other elements are quasi-affine as merged rows (mergeRows). ok=false
+// when the Reshape is not one.
 func mergingReshape(c *nodeCtx, reshapeErr error) bool {
 	p, ok := c.im.rows.prods[c.node.Input[1]]
 	if !ok || c.im.deferredErr(c.node.Input[0]) != nil {
@@ -337,19 +333,30 @@ func mergingReshape(c *nodeCtx, reshapeErr error) bool {
 	if !ok || len(p.shape) != 1 || len(p.vals) < 2 || len(p.vals[0].f) < 2 {
 		return false
 	}
-	rows := p.vals[0]
 	var trailing []volume.Aff
 	for _, t := range p.vals[1:] {
 		a, ok := t.aff()
 		if !ok {
 			return false
 		}
-		if k, ok := a.IsConst(); ok && k <= 0 {
-			return false // 0 and -1 would copy or infer: not the idiom
-		}
 		trailing = append(trailing, a)
 	}
-	// the element counts agree: ∏ x dims = rows · ∏ trailing
+	return mergeRows(c, x, p.vals[0], trailing, reshapeErr)
+}
+
+// mergeRows binds the Reshape's output to merged rows: x reshaped to [leading..., trailing...]
+// (a quasi-affine reshape, none when x has that shape), where the leading dims multiply to
+// rows. Both reshapes are row-major, so the rows are those of the ONNX Reshape to
+// [rows, trailing...] whatever the leading dims, provided the element counts agree. They are
+// taken from x's dims in order (a symbolic dim, then what a constant multiple of it gives),
+// so that the splitting Reshape finds them in its order. ok=false when they cannot be found,
+// the counts differ or a trailing extent is 0 or -1 (a copy or an inference: not the idiom).
+func mergeRows(c *nodeCtx, x *ir.Value, rows prodElem, trailing []volume.Aff, reshapeErr error) bool {
+	for _, a := range trailing {
+		if k, ok := a.IsConst(); ok && k <= 0 {
+			return false
+		}
+	}
 	total, want := prodElem{k: 1}, rows
 	for _, d := range x.Type.Shape {
 		total = total.mul(prodOf(d))
@@ -357,20 +364,31 @@ func mergingReshape(c *nodeCtx, reshapeErr error) bool {
 	for _, d := range trailing {
 		want = want.mul(prodOf(d))
 	}
-	if !sameProduct(total, want) || rows.k != 1 {
+	if rows.k <= 0 || !sameProduct(total, want) {
 		return false
 	}
-	factors := append([]volume.Aff(nil), rows.f...)
-	pos := func(f volume.Aff) int {
-		for j, d := range x.Type.Shape {
-			if g := prodOf(d); len(g.f) == 1 && g.f[0].Equal(f) {
-				return j
+	var leading []volume.Aff
+	left := prodElem{k: rows.k, f: append([]volume.Aff(nil), rows.f...)}
+	for _, d := range x.Type.Shape {
+		if left.k == 1 && len(left.f) == 0 {
+			break
+		}
+		pd := prodOf(d)
+		for _, g := range pd.f {
+			if i := slices.IndexFunc(left.f, g.Equal); i >= 0 {
+				left.f = slices.Delete(left.f, i, i+1)
+				leading = append(leading, g)
 			}
 		}
-		return len(x.Type.Shape)
+		if pd.k > 1 && left.k%pd.k == 0 {
+			left.k /= pd.k
+			leading = append(leading, volume.AffConst(pd.k))
+		}
 	}
-	slices.SortStableFunc(factors, func(a, b volume.Aff) int { return pos(a) - pos(b) })
-	unmerged := append(factors, trailing...)
+	if left.k != 1 || len(left.f) != 0 || len(leading) < 2 {
+		return false
+	}
+	unmerged := append(leading, trailing...)
 	v := x
 	if !sameShape(x.Type.Shape, unmerged) {
 		e := c.emitter()
@@ -379,7 +397,7 @@ func mergingReshape(c *nodeCtx, reshapeErr error) bool {
 			return false
 		}
 	}
-	c.im.rows.merged[c.Output(0)] = &mergedRows{v: v, lead: len(factors), err: reshapeErr}
+	c.im.rows.merged[c.Output(0)] = &mergedRows{v: v, lead: len(leading), err: reshapeErr}
 	return true
 }
 

@@ -100,6 +100,25 @@ func TestMergedRows(t *testing.T) {
 	}
 }
 
+// TestMergedRowsBoundSequence: with T bound the rows' extent 3B is affine, but the merging
+// reshape of [3, 2B, 3] to [3B, 6] would not have a quasi-affine access; it is imported as
+// merged rows too.
+func TestMergedRowsBoundSequence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	m := mergedRowsModel(rng, "")
+	g, err := onnx.Import(m.Proto(), "mha_rows.onnx", onnx.WithDim("T", 3))
+	require.NoError(t, err)
+	require.Equal(t, []string{"B"}, g.Params)
+	require.Equal(t, "f32[3, B, 4]", g.Outputs[0].Type.String())
+	require.NoError(t, ir.Verify(g))
+	for _, b := range []int64{2, 5} {
+		x := randTensor(rng, 3, b, 6)
+		static, err := onnx.Import(m.Proto(), "mha_rows.onnx", onnx.WithDim("T", 3), onnx.WithDim("B", b))
+		require.NoError(t, err)
+		require.InDeltaSlice(t, run(t, static, x).F, run(t, g, x).F, 1e-6, "B=%d: symbolic and bound imports differ", b)
+	}
+}
+
 // TestMergedRowsOtherConsumer: an op that is not row-wise on the merged rows (here a graph
 // output of the rows' shape, through a Softmax) gets the merging Reshape's own error.
 func TestMergedRowsOtherConsumer(t *testing.T) {
