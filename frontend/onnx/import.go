@@ -41,10 +41,14 @@ type importer struct {
 	outputs map[string]bool
 	// dims binds the symbolic dims of the graph inputs (WithDim)
 	dims *kit.Dims
+	// rows holds the products of symbolic dims and the merged rows of multi-head attention
+	// (mergedrows.go)
+	rows rowState
 }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
-	im := &importer{cfg: cfg, file: file, dir: dir, Values: kit.NewValues(), inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}, dims: kit.NewDims(cfg.Dims)}
+	im := &importer{cfg: cfg, file: file, dir: dir, Values: kit.NewValues(), inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}, dims: kit.NewDims(cfg.Dims),
+		rows: rowState{prods: map[string]*prodVec{}, merged: map[string]*mergedRows{}}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -197,6 +201,11 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 
 // value returns the IR value of an ONNX name, materialising known constants on first use.
 func (im *importer) value(name string) (*ir.Value, error) {
+	if _, ok := im.Vals[name]; !ok {
+		if err := im.deferredErr(name); err != nil {
+			return nil, err // merged rows or a product read as data (mergedrows.go)
+		}
+	}
 	if v, ok, err := im.Lookup(im.g, name, name); ok {
 		return v, err
 	}
@@ -346,10 +355,18 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 	}
 	// (a control-flow node imports its body's nodes in between: they set nodeStart too)
 	start := len(im.g.Ops)
-	if !im.trySymbolic(c) {
+	if done, err := im.tryRows(c); done {
+		if err != nil {
+			if _, deferred := err.(*NodeError); deferred {
+				return err // the merging Reshape's own error
+			}
+			return nerr(err)
+		}
+	} else if !im.trySymbolic(c) {
 		if err := def.Import(c); err != nil {
 			return nerr(err)
 		}
+		im.noteProducts(c)
 	}
 	im.nodeStart = start
 	im.lastOutputs = n.Output
@@ -359,7 +376,7 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 			continue
 		}
 		if _, ok := im.Vals[o]; !ok {
-			if _, ok := im.Consts[o]; !ok && im.Syms[o] == nil {
+			if _, ok := im.Consts[o]; !ok && im.Syms[o] == nil && im.rows.prods[o] == nil && im.rows.merged[o] == nil {
 				return nerr(fmt.Errorf("internal error: output #%d %q was not produced", i, o))
 			}
 		}

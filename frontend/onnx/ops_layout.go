@@ -162,8 +162,14 @@ func importReshape(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
+	nodeErr := func(err error) error {
+		return &NodeError{File: c.im.file, Node: c.node.GetName(), Op: c.node.GetOpType(), Opset: c.im.opset, Err: err}
+	}
 	target, err := c.RequireSymInts(1, "shape")
 	if err != nil {
+		if mergingReshape(c, nodeErr(err)) {
+			return nil // merged rows, held unmerged (mergedrows.go)
+		}
 		return err
 	}
 	allowZero := c.Opset() >= 14 && c.AttrInt("allowzero", 0) != 0
@@ -196,7 +202,11 @@ func importReshape(c *nodeCtx) error {
 			return err
 		}
 	}
-	return reshapeTo(c, x, shape)
+	err = reshapeTo(c, x, shape)
+	if err != nil && len(shape) >= 2 && len(prodOf(shape[0]).f) > 0 && mergeRows(c, x, prodOf(shape[0]), shape[1:], nodeErr(err)) {
+		return nil // rows whose access would not be quasi-affine, held unmerged (mergedrows.go)
+	}
+	return err
 }
 
 func importFlatten(c *nodeCtx) error {
