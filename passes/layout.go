@@ -354,8 +354,8 @@ func staticForm(op *ir.Op) bool {
 }
 
 // isWindowOp reports whether op reads an operand of its result's rank r >= 3 through windows:
-// the operand's spatial axes 2..r-1 each combine a parallel and a reduction dim (convolutions
-// and pools, 1D, 2D or 3D).
+// the operand's spatial axes 2..r-1 are each one parallel dim and one reduction dim, without
+// floor division (convolutions and pools, 1D, 2D or 3D).
 func isWindowOp(op *ir.Op) bool {
 	return windowsOver(op, nil)
 }
@@ -379,18 +379,22 @@ func windowsOver(op *ir.Op, nhwc map[*ir.Value]bool) bool {
 		}
 		win := true
 		for _, a := range idx {
-			par, red := false, false
+			// a window axis is stride·o + dilation·t (+ a constant): one parallel dim (the
+			// output position) and one reduction dim (the tap), no floor division; attention
+			// products reading heads through folded reshapes (32h + k - 128⌊(32h + k)/128⌋)
+			// are not windows
+			par, red := 0, 0
 			for d, c := range a.Dims {
 				if c == 0 {
 					continue
 				}
 				if op.Iters[d] == ir.Reduction {
-					red = true
+					red++
 				} else {
-					par = true
+					par++
 				}
 			}
-			win = win && par && red
+			win = win && par == 1 && red == 1 && len(a.Floors) == 0
 		}
 		if win {
 			return true
