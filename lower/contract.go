@@ -793,13 +793,7 @@ func affBounds(s volume.Set) (lo, hi []volume.Aff, err error) {
 	}
 	nd := s.NDim()
 	for d := 0; d < nd; d++ {
-		one := s
-		if d+1 < nd {
-			one = one.ProjectOut(d+1, nd-d-1)
-		}
-		if d > 0 {
-			one = one.ProjectOut(0, d)
-		}
+		one := s.ProjectOnto(d)
 		bs, err := one.DimBounds(0)
 		if err != nil {
 			return nil, nil, err
@@ -1195,13 +1189,7 @@ func constBounds(s volume.Set) (lo, hi []int64, err error) {
 	nd := s.NDim()
 	lo, hi = make([]int64, nd), make([]int64, nd)
 	for d := 0; d < nd; d++ {
-		one := s
-		if d+1 < nd {
-			one = one.ProjectOut(d+1, nd-d-1)
-		}
-		if d > 0 {
-			one = one.ProjectOut(0, d)
-		}
+		one := s.ProjectOnto(d)
 		bs, err := one.DimBounds(0)
 		if err != nil {
 			return nil, nil, err

@@ -78,13 +78,7 @@ func boundsOf(s volume.Set) (lo, hi []int64, err error) {
 	nd := s.NDim()
 	lo, hi = make([]int64, nd), make([]int64, nd)
 	for a := 0; a < nd; a++ {
-		one := s
-		if a+1 < nd {
-			one = one.ProjectOut(a+1, nd-a-1)
-		}
-		if a > 0 {
-			one = one.ProjectOut(0, a)
-		}
+		one := s.ProjectOnto(a)
 		mn, err := one.Lexmin()
 		if err != nil {
 			return nil, nil, err

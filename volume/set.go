@@ -273,6 +273,19 @@ func imagePieces(a, b *basic, rev bool, bg *budget) []*basic {
 // ProjectOut existentially quantifies n dimensions starting at first (single space).
 func (s Set) ProjectOut(first, n int) Set { return s.projectOut(first, n, newBudget(nil)) }
 
+// ProjectOnto keeps dimension d alone: every other dimension is projected out (single space;
+// the range of values dimension d takes, a one-dimensional set).
+func (s Set) ProjectOnto(d int) Set {
+	one := s
+	if nd := s.NDim(); d+1 < nd {
+		one = one.ProjectOut(d+1, nd-d-1)
+	}
+	if d > 0 {
+		one = one.ProjectOut(0, d)
+	}
+	return one
+}
+
 func (s Set) projectOut(first, n int, bg *budget) Set {
 	nd := s.NDim()
 	if first < 0 || n < 0 || first+n > nd {
