@@ -1,0 +1,149 @@
+"""Writes graphc's tests of onnxruntime's com.microsoft operators and of ONNX Attention with
+past state: small models built with onnx.helper per the operator specifications, random inputs,
+and onnxruntime-node's outputs as the reference, in the ONNX backend-test layout
+(CASE/model.onnx, CASE/test_data_set_0/{input,output}_<k>.pb).
+
+    /usr/bin/python3 models/export_msft.py --ort ~/.cache/graphc-bench/ort --out testdata/msft
+
+Needs python3-onnx, python3-numpy and node with onnxruntime-node in ORT/node_modules
+(cmd/graphc-bench installs it into its cache). internal/conformance's TestMsftOps runs the cases
+through graphc (evaluator and compiled code) without needing node.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MS = "com.microsoft"
+F = TensorProto.FLOAT
+ORT_TYPES = {np.float32: "float32", np.uint8: "uint8", np.int8: "int8", np.int32: "int32", np.int64: "int64", np.bool_: "bool"}
+NP_TYPES = {"float32": np.float32, "uint8": np.uint8, "int8": np.int8, "int32": np.int32, "int64": np.int64, "bool": np.bool_}
+ONNX_TYPES = {np.float32: F, np.int32: TensorProto.INT32, np.int64: TensorProto.INT64, np.uint8: TensorProto.UINT8, np.bool_: TensorProto.BOOL}
+
+
+class Case:
+    """One test: nodes over named inputs (name → array, in graph order), initializers and
+    outputs (name → shape list, symbolic dims as strings)."""
+
+    def __init__(self, name, nodes, inputs, outputs, inits=None, dims=None, opset=23, tol=None, ref=None):
+        self.name, self.nodes, self.inputs, self.outputs = name, nodes, inputs, outputs
+        self.inits = inits or {}
+        self.dims = dims or {}  # input name → shape with symbolic names
+        self.opset = opset
+        self.tol = tol or {"rtol": 1e-3, "atol": 1e-5}  # onnxruntime sums and approximates in its own order
+        self.ref = ref  # numpy reference (name → array) for ops onnxruntime's CPU provider lacks
+
+    def model(self):
+        ins = [helper.make_tensor_value_info(n, ONNX_TYPES[a.dtype.type], self.dims.get(n, list(a.shape))) for n, a in self.inputs]
+        outs = [helper.make_tensor_value_info(n, t, s) for n, (t, s) in self.outputs]
+        inits = [numpy_helper.from_array(a, n) for n, a in self.inits.items()]
+        g = helper.make_graph(self.nodes, self.name, ins, outs, inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset), helper.make_opsetid(MS, 1)])
+        m.ir_version = 10
+        return m
+
+
+def ort_run(ort_dir, model_path, inputs, work):
+    spec = []
+    for k, (name, x) in enumerate(inputs):
+        f = os.path.join(work, "in_%d.bin" % k)
+        x.tofile(f)
+        spec.append({"name": name, "type": ORT_TYPES[x.dtype.type], "shape": list(x.shape), "file": f})
+    with open(os.path.join(work, "spec.json"), "w") as f:
+        json.dump(spec, f)
+    env = dict(os.environ, NODE_PATH=os.path.join(ort_dir, "node_modules"))
+    subprocess.run(["node", os.path.join(HERE, "ort_reference.js"), model_path, os.path.join(work, "spec.json"), work], check=True, env=env)
+    outs = []
+    k = 0
+    while os.path.exists(os.path.join(work, "out_%d.json" % k)):
+        meta = json.load(open(os.path.join(work, "out_%d.json" % k)))
+        a = np.fromfile(os.path.join(work, "out_%d.bin" % k), dtype=NP_TYPES[meta["type"]]).reshape(meta["shape"])
+        outs.append((meta["name"], a))
+        k += 1
+    return outs
+
+
+def write(case, out_root, ort_dir):
+    d = os.path.join(out_root, case.name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "test_data_set_0"))
+    path = os.path.join(d, "model.onnx")
+    with open(path, "wb") as f:
+        f.write(case.model().SerializeToString())
+    if case.ref:
+        outs = case.ref(dict(case.inputs))
+    else:
+        with tempfile.TemporaryDirectory() as work:
+            outs = ort_run(ort_dir, path, case.inputs, work)
+    sd = os.path.join(d, "test_data_set_0")
+    for k, (n, a) in enumerate(case.inputs):
+        with open(os.path.join(sd, "input_%d.pb" % k), "wb") as f:
+            f.write(numpy_helper.from_array(a, n).SerializeToString())
+    for k, (n, a) in enumerate(outs):
+        with open(os.path.join(sd, "output_%d.pb" % k), "wb") as f:
+            f.write(numpy_helper.from_array(a, n).SerializeToString())
+    if case.tol:
+        with open(os.path.join(d, "tolerance.json"), "w") as f:
+            json.dump(case.tol, f)
+    print(case.name, [a.shape for _, a in outs])
+
+
+rng = np.random.default_rng(34)
+
+
+def rnd(*shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+# ---- normalizations and activations
+
+def norm_cases():
+    B, S, H = 2, 5, 16
+    x, skip, gamma, beta, bias = rnd(B, S, H), rnd(B, S, H), rnd(H), rnd(H), rnd(H)
+    yield Case("msft_skip_layer_norm", [helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma", "beta", "bias"], ["y", "", "", "sum"], domain=MS, epsilon=1e-5)],
+               [("x", x), ("skip", skip)], [("y", (F, [B, S, H])), ("sum", (F, [B, S, H]))], inits={"gamma": gamma, "beta": beta, "bias": bias})
+    yield Case("msft_skip_layer_norm_2d_nobias", [helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma"], ["y"], domain=MS, epsilon=1e-6)],
+               [("x", x[0]), ("skip", skip[0]), ("gamma", gamma)], [("y", (F, [S, H]))])
+    yield Case("msft_skip_simplified_layer_norm", [helper.make_node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma", "bias"], ["y", "", "", "sum"], domain=MS, epsilon=1e-6)],
+               [("x", x), ("skip", skip)], [("y", (F, [B, S, H])), ("sum", (F, [B, S, H]))], inits={"gamma": gamma, "bias": bias})
+    yield Case("msft_skip_simplified_layer_norm_bcast", [helper.make_node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma"], ["y"], domain=MS, epsilon=1e-6)],
+               [("x", x), ("skip", skip[:1])], [("y", (F, [B, S, H]))], inits={"gamma": gamma})
+    yield Case("msft_simplified_layer_norm", [helper.make_node("SimplifiedLayerNormalization", ["x", "gamma"], ["y"], epsilon=1e-6, axis=-1, stash_type=1)],
+               [("x", x)], [("y", (F, [B, S, H]))], inits={"gamma": gamma})
+
+
+def act_cases():
+    x, bias, skip = rnd(2, 3, 8, scale=2), rnd(8), rnd(2, 3, 8)
+    yield Case("msft_fast_gelu", [helper.make_node("FastGelu", ["x"], ["y"], domain=MS)], [("x", x)], [("y", (F, [2, 3, 8]))])
+    yield Case("msft_fast_gelu_bias", [helper.make_node("FastGelu", ["x", "b"], ["y"], domain=MS)], [("x", x)], [("y", (F, [2, 3, 8]))], inits={"b": bias})
+    yield Case("msft_bias_gelu", [helper.make_node("BiasGelu", ["x", "b"], ["y"], domain=MS)], [("x", x), ("b", bias)], [("y", (F, [2, 3, 8]))])
+    yield Case("msft_quick_gelu", [helper.make_node("QuickGelu", ["x"], ["y"], domain=MS, alpha=1.5)], [("x", x)], [("y", (F, [2, 3, 8]))])
+    yield Case("msft_bias_add", [helper.make_node("BiasAdd", ["x", "b", "s"], ["y"], domain=MS)], [("x", x), ("b", bias), ("s", skip)], [("y", (F, [2, 3, 8]))],
+               ref=lambda i: [("y", i["x"] + i["b"] + i["s"])])  # BiasAdd has no CPU kernel in onnxruntime
+
+
+GROUPS = [norm_cases, act_cases]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ort", default=os.path.expanduser("~/.cache/graphc-bench/ort"))
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "testdata", "msft"))
+    ap.add_argument("--only", default="", help="substring of the case names to write")
+    a = ap.parse_args()
+    for g in GROUPS:
+        for c in g():
+            if a.only in c.name:
+                write(c, a.out, a.ort)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
