@@ -130,7 +130,68 @@ def act_cases():
                ref=lambda i: [("y", i["x"] + i["b"] + i["s"])])  # BiasAdd has no CPU kernel in onnxruntime
 
 
-GROUPS = [norm_cases, act_cases]
+# ---- block-quantized weights
+
+def quantize_nbits(w, bits, block):
+    """w [K, N] → MatMulNBits' B [N, blocks, blob] (u8), scales [N·blocks], packed zero
+    points [N·ceil(blocks·bits/8)] and the integer weights, as onnxruntime's quantizer lays them."""
+    K, N = w.shape
+    kb = (K + block - 1) // block
+    wp = np.zeros((kb * block, N), np.float32)
+    wp[:K] = w
+    blocks = wp.T.reshape(N, kb, block)
+    lo, hi = blocks.min(axis=2), blocks.max(axis=2)
+    qmax = (1 << bits) - 1
+    scale = np.maximum((hi - lo) / qmax, 1e-4).astype(np.float32)
+    zp = np.clip(np.round(-lo / scale), 0, qmax).astype(np.uint8)
+    q = np.clip(np.round(blocks / scale[:, :, None]) + zp[:, :, None], 0, qmax).astype(np.uint8)
+    if bits == 4:
+        packed = (q[:, :, 0::2] | (q[:, :, 1::2] << 4)).astype(np.uint8)
+        zflat = zp.reshape(N, kb)
+        if kb % 2:
+            zflat = np.concatenate([zflat, np.zeros((N, 1), np.uint8)], axis=1)
+        zpacked = (zflat[:, 0::2] | (zflat[:, 1::2] << 4)).astype(np.uint8).reshape(-1)
+    else:
+        packed, zpacked = q, zp.reshape(-1)
+    return packed, scale.reshape(-1), zpacked
+
+
+def nbits_cases():
+    for name, M, K, N, bits, block, zp, bias in [
+            ("msft_matmul_nbits_4b_zp", 3, 64, 24, 4, 32, True, False),
+            ("msft_matmul_nbits_4b_nozp_bias", 2, 80, 16, 4, 16, False, True),  # K not a multiple of the block
+            ("msft_matmul_nbits_4b_oddblocks_zp", 1, 96, 8, 4, 32, True, False),  # 3 blocks: zero points end in half a byte
+            ("msft_matmul_nbits_8b_zp", 2, 64, 8, 8, 32, True, True),
+            ("msft_matmul_nbits_8b_nozp", 4, 32, 8, 8, 16, False, False)]:
+        w = rnd(K, N)
+        B, scales, zps = quantize_nbits(w, bits, block)
+        inits = {"B": B, "scales": scales}
+        ins = ["a", "B", "scales"]
+        if zp:
+            inits["zp"] = zps
+            ins.append("zp")
+        if bias:
+            inits["bias"] = rnd(N)
+            ins += ([""] if zp else ["", ""]) + ["bias"]
+            if zp:
+                ins = ["a", "B", "scales", "zp", "", "bias"]
+        yield Case(name, [helper.make_node("MatMulNBits", ins, ["y"], domain=MS, K=K, N=N, bits=bits, block_size=block)],
+                   [("a", rnd(1, M, K))], [("y", (F, [1, M, N]))], inits=inits)
+    # an embedding table of 4-bit values, two per byte, blocks of 16 along the hidden axis
+    V, H = 10, 32
+    q = rng.integers(0, 16, (V, H)).astype(np.uint8)
+    data = (q[:, 0::2] | (q[:, 1::2] << 4)).astype(np.uint8)
+    scales = (rng.random((V, H // 16)) + 0.5).astype(np.float32)
+    zq = rng.integers(0, 16, (V, H // 16)).astype(np.uint8)
+    zpk = (zq[:, 0::2] | (zq[:, 1::2] << 4)).astype(np.uint8)
+    ids = np.array([[3, 0, 9], [3, 7, 1]], np.int64)
+    yield Case("msft_gather_block_quantized_zp", [helper.make_node("GatherBlockQuantized", ["data", "ids", "scales", "zp"], ["y"], domain=MS, block_size=16, gather_axis=0, quantize_axis=1, bits=4)],
+               [("ids", ids)], [("y", (F, [2, 3, H]))], inits={"data": data, "scales": scales, "zp": zpk})
+    yield Case("msft_gather_block_quantized", [helper.make_node("GatherBlockQuantized", ["data", "ids", "scales"], ["y"], domain=MS, block_size=16, gather_axis=0, quantize_axis=1)],
+               [("ids", ids[:1])], [("y", (F, [1, 3, H]))], inits={"data": data, "scales": scales})
+
+
+GROUPS = [norm_cases, act_cases, nbits_cases]
 
 
 def main():
