@@ -58,7 +58,9 @@ func importMatMulNBits(c *nodeCtx) error {
 	if !scales.Type.Elem.IsFloat() || staticElems(scales) != N*kb {
 		return fmt.Errorf("%w: scales must hold %d·%d floats, got %s", ErrInvalid, N, kb, scales.Type)
 	}
-	two := func(v *ir.Value, cols int64) *ir.Value { return e.reshape(v, volume.AffConst(N), volume.AffConst(cols)) }
+	two := func(v *ir.Value, cols int64) *ir.Value {
+		return e.reshape(v, volume.AffConst(N), volume.AffConst(cols))
+	}
 	ops := []*ir.Value{e.cast(a0, ir.F32), two(b, kb*blob), two(e.cast(scales, ir.F32), kb)}
 	if c.HasInput(3) {
 		zp := e.in(3)
