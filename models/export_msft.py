@@ -191,7 +191,28 @@ def nbits_cases():
                [("ids", ids[:1])], [("y", (F, [1, 3, H]))], inits={"data": data, "scales": scales})
 
 
-GROUPS = [norm_cases, act_cases, nbits_cases]
+# ---- rotary embeddings
+
+def rope_cache(max_pos, half, base=10000.0):
+    inv = 1.0 / base ** (np.arange(half, dtype=np.float64) / half)
+    ang = np.outer(np.arange(max_pos), inv)
+    return np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+
+
+def rotary_cases():
+    B, S, N, H = 2, 5, 3, 8
+    cos, sin = rope_cache(32, H // 2)
+    pos = np.array([[0, 1, 2, 3, 4], [7, 8, 9, 10, 11]], np.int64)
+    for name, x, attrs, ids, c, s_ in [
+            ("msft_rotary_3d_ids", rnd(B, S, N * H), dict(num_heads=N), pos, cos, sin),
+            ("msft_rotary_3d_offset_interleaved", rnd(B, S, N * H), dict(interleaved=1), np.array([6], np.int64), cos, sin),
+            ("msft_rotary_4d_ids", rnd(B, N, S, H), {}, pos, cos, sin),
+            ("msft_rotary_3d_partial", rnd(B, S, N * H), dict(num_heads=N, rotary_embedding_dim=4), pos, cos[:, :2], sin[:, :2])]:
+        yield Case(name, [helper.make_node("RotaryEmbedding", ["x", "ids", "cos", "sin"], ["y"], domain=MS, **attrs)],
+                   [("x", x), ("ids", ids)], [("y", (F, list(x.shape)))], inits={"cos": c, "sin": s_})
+
+
+GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases]
 
 
 def main():
