@@ -212,7 +212,80 @@ def rotary_cases():
                    [("x", x), ("ids", ids)], [("y", (F, list(x.shape)))], inits={"cos": c, "sin": s_})
 
 
-GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases]
+# ---- attention
+
+I32 = TensorProto.INT32
+
+
+def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=False, softcap=0.0, window=-1, scale=None, bias=False, dyn=False):
+    inputs = []
+    q, k, v = rnd(B, S, hq * D), rnd(B, S, hkv * D), rnd(B, S, hkv * D)
+    if packed:
+        inputs.append(("qkv", np.concatenate([q, k, v], axis=2)))
+        names = ["qkv", "", ""]
+    else:
+        inputs += [("q", q), ("k", k), ("v", v)]
+        names = ["q", "k", "v"]
+    if P > 0:
+        inputs += [("past_k", rnd(B, hkv, P, D)), ("past_v", rnd(B, hkv, P, D))]
+        names += ["past_k", "past_v"]
+    else:
+        names += ["", ""]
+    inputs += [("seqlens_k", np.full([B], P + S - 1, np.int32)), ("total", np.array(P + S, np.int32))]
+    names += ["seqlens_k", "total"]
+    inits = {}
+    attrs = dict(num_heads=hq, kv_num_heads=hkv)
+    if rotary:
+        cos, sin = rope_cache(P + S + 8, D // 2)
+        inits = {"cos": cos, "sin": sin}
+        names += ["cos", "sin"]
+        attrs.update(do_rotary=1, rotary_interleaved=int(interleaved))
+    if bias:
+        if not rotary:
+            names += ["", ""]
+        names += ["", "bias"]
+        inputs.append(("bias", rnd(1, hq, S, P + S)))
+    if softcap:
+        attrs["softcap"] = softcap
+    if window >= 0:
+        attrs["local_window_size"] = window
+    if scale:
+        attrs["scale"] = scale
+    dims = {}
+    if dyn:
+        dims = {"q": [B, "S", hq * D], "k": [B, "S", hkv * D], "v": [B, "S", hkv * D], "past_k": [B, hkv, "P", D], "past_v": [B, hkv, "P", D]}
+    outs = [("y", (F, [B, "S" if dyn else S, hq * D])), ("present_k", (F, [B, hkv, "T" if dyn else P + S, D])), ("present_v", (F, [B, hkv, "T" if dyn else P + S, D]))]
+    return Case(name, [helper.make_node("GroupQueryAttention", names, ["y", "present_k", "present_v"], domain=MS, **attrs)],
+                inputs, outs, inits=inits, dims=dims)
+
+
+def attention_cases():
+    yield gqa_case("msft_gqa_prefill_4x2", 1, 6, 0, 4, 2, 8)
+    yield gqa_case("msft_gqa_decode_past_8x2", 2, 1, 9, 8, 2, 8)
+    yield gqa_case("msft_gqa_chunk_past_mqa", 1, 4, 5, 4, 1, 8)  # a second prompt chunk, multi-query
+    yield gqa_case("msft_gqa_rotary_decode", 1, 1, 7, 4, 2, 16, rotary=True)
+    yield gqa_case("msft_gqa_rotary_prefill_interleaved", 2, 5, 0, 2, 2, 16, rotary=True, interleaved=True)
+    yield gqa_case("msft_gqa_packed_softcap", 1, 3, 4, 4, 2, 8, packed=True, softcap=2.0)
+    yield gqa_case("msft_gqa_window_scale", 1, 6, 3, 2, 1, 8, window=3, scale=0.2)
+    yield gqa_case("msft_gqa_bias", 1, 3, 2, 2, 1, 8, bias=True)
+    yield gqa_case("msft_gqa_dyn_rotary", 1, 3, 4, 4, 2, 16, rotary=True, dyn=True)
+    # MultiHeadAttention
+    B, S, N, D, P = 2, 3, 2, 8, 4
+    q, k, v = rnd(B, S, N * D), rnd(B, S, N * D), rnd(B, S, N * D)
+    yield Case("msft_mha_self", [helper.make_node("MultiHeadAttention", ["q", "k", "v"], ["y"], domain=MS, num_heads=N)],
+               [("q", q), ("k", k), ("v", v)], [("y", (F, [B, S, N * D]))])
+    mask = np.ones([B, P + S], np.int32)
+    mask[1, :2] = 0
+    yield Case("msft_mha_past_causal_mask_bias", [helper.make_node("MultiHeadAttention", ["q", "k", "v", "bias", "mask", "", "pk", "pv"], ["y", "present_k", "present_v"],
+                                                                   domain=MS, num_heads=N, unidirectional=1)],
+               [("q", q), ("k", k), ("v", v), ("mask", mask), ("pk", rnd(B, N, P, D)), ("pv", rnd(B, N, P, D))],
+               [("y", (F, [B, S, N * D])), ("present_k", (F, [B, N, P + S, D])), ("present_v", (F, [B, N, P + S, D]))], inits={"bias": rnd(3 * N * D)})
+    L = 5
+    yield Case("msft_mha_cross_bnsh_attn_bias", [helper.make_node("MultiHeadAttention", ["q", "k", "v", "", "", "ab"], ["y"], domain=MS, num_heads=N, scale=0.3)],
+               [("q", q), ("k", rnd(B, N, L, D)), ("v", rnd(B, N, L, D)), ("ab", rnd(B, 1, S, L))], [("y", (F, [B, S, N * D]))])
+
+
+GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases, attention_cases]
 
 
 def main():
