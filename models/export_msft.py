@@ -285,7 +285,31 @@ def attention_cases():
                [("q", q), ("k", rnd(B, N, L, D)), ("v", rnd(B, N, L, D)), ("ab", rnd(B, 1, S, L))], [("y", (F, [B, S, N * D]))])
 
 
-GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases, attention_cases]
+def onnx_attention_cases():
+    """ONNX Attention (opset 23/24) with past state, grouped heads, masks and softcap."""
+    B, Hq, Hkv, S, P, D = 2, 4, 2, 3, 5, 8
+    T = P + S
+    q, k, v = rnd(B, Hq, S, D), rnd(B, Hkv, S, D), rnd(B, Hkv, S, D)
+    pk, pv = rnd(B, Hkv, P, D), rnd(B, Hkv, P, D)
+    outs4 = [("y", (F, [B, Hq, S, D])), ("present_k", (F, [B, Hkv, T, D])), ("present_v", (F, [B, Hkv, T, D]))]
+    yield Case("onnx_attention_gqa_past_causal", [helper.make_node("Attention", ["q", "k", "v", "", "pk", "pv"], ["y", "present_k", "present_v"], is_causal=1)],
+               [("q", q), ("k", k), ("v", v), ("pk", pk), ("pv", pv)], outs4)
+    bmask = rng.random((B, 1, S, T)) > 0.3
+    bmask[..., 0] = True
+    yield Case("onnx_attention_gqa_past_boolmask_softcap", [helper.make_node("Attention", ["q", "k", "v", "m", "pk", "pv"], ["y", "present_k", "present_v"], softcap=3.0)],
+               [("q", q), ("k", k), ("v", v), ("m", bmask), ("pk", pk), ("pv", pv)], outs4)
+    yield Case("onnx_attention_3d_mqa_addmask_scale", [helper.make_node("Attention", ["q", "k", "v", "m"], ["y"], q_num_heads=4, kv_num_heads=1, scale=0.25)],
+               [("q", rnd(B, S, 4 * D)), ("k", rnd(B, 6, D)), ("v", rnd(B, 6, D)), ("m", rnd(S, 6))], [("y", (F, [B, S, 4 * D]))])
+    yield Case("onnx_attention_3d_past_causal", [helper.make_node("Attention", ["q", "k", "v", "", "pk", "pv"], ["y", "present_k", "present_v"], q_num_heads=Hq, kv_num_heads=Hkv, is_causal=1)],
+               [("q", rnd(B, S, Hq * D)), ("k", rnd(B, S, Hkv * D)), ("v", rnd(B, S, Hkv * D)), ("pk", pk), ("pv", pv)],
+               [("y", (F, [B, S, Hq * D])), ("present_k", (F, [B, Hkv, T, D])), ("present_v", (F, [B, Hkv, T, D]))])
+    # opset 24: an external cache of capacity 7 with nonpad_kv_seqlen valid keys per batch
+    kc, vc = rnd(B, Hkv, 7, D), rnd(B, Hkv, 7, D)
+    yield Case("onnx_attention_nonpad_kv_seqlen", [helper.make_node("Attention", ["q", "k", "v", "", "", "", "nonpad"], ["y"])],
+               [("q", q), ("k", kc), ("v", vc), ("nonpad", np.array([4, 7], np.int64))], [("y", (F, [B, Hq, S, D]))], opset=24)
+
+
+GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases, attention_cases, onnx_attention_cases]
 
 
 def main():
