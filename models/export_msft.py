@@ -312,12 +312,113 @@ def onnx_attention_cases():
 GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases, attention_cases, onnx_attention_cases]
 
 
+# ---- a LLaMA-style decoder as onnxruntime-genai's model builder writes it
+
+LLAMA_SIZES = {
+    # name: hidden, heads, kv heads, layers, ffn, vocab, block, prefill S, decode past
+    "tiny": (128, 4, 2, 2, 256, 256, 32, 64, 200),
+    "bench": (1024, 16, 4, 4, 2816, 8192, 32, 64, 200),
+}
+
+
+def llama_nbits(size):
+    """The model (symbolic sequence length S and past length P), its prefill (S = 64, no past)
+    and decode (S = 1, past 200) inputs."""
+    H, NQ, NKV, L, FF, V, BLK, SP, PD = LLAMA_SIZES[size]
+    D = H // NQ
+    nodes, inits = [], {}
+
+    def nbits(name, x, K, N):
+        B, sc, zp = quantize_nbits(rnd(K, N, scale=1 / np.sqrt(K)), 4, BLK)
+        inits[name + ".B"], inits[name + ".scales"], inits[name + ".zp"] = B, sc, zp
+        nodes.append(helper.make_node("MatMulNBits", [x, name + ".B", name + ".scales", name + ".zp"], [name], domain=MS, K=K, N=N, bits=4, block_size=BLK, accuracy_level=0))
+        return name
+
+    inits["embed"] = rnd(V, H)
+    cos, sin = rope_cache(512, D // 2)
+    inits["cos_cache"], inits["sin_cache"] = cos, sin
+    nodes.append(helper.make_node("Gather", ["embed", "input_ids"], ["x0"]))
+    ins = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "S"])]
+    outs = [helper.make_tensor_value_info("logits", F, [1, "S", V])]
+    res, x = "x0", None
+    for l in range(L):
+        p = "l%d" % l
+        for w in ("ln1", "ln2"):
+            inits[p + "." + w] = (1 + 0.1 * rng.standard_normal(H)).astype(np.float32)
+        if l == 0:
+            nodes.append(helper.make_node("SimplifiedLayerNormalization", ["x0", p + ".ln1"], [p + ".h"], epsilon=1e-5, axis=-1, stash_type=1))
+        else:
+            nodes.append(helper.make_node("SkipSimplifiedLayerNormalization", [x, res, p + ".ln1"], [p + ".h", "", "", p + ".res1"], domain=MS, epsilon=1e-5))
+            res = p + ".res1"
+        q, k, v = nbits(p + ".q", p + ".h", H, NQ * D), nbits(p + ".k", p + ".h", H, NKV * D), nbits(p + ".v", p + ".h", H, NKV * D)
+        pk, pv = "past_key_values.%d.key" % l, "past_key_values.%d.value" % l
+        ins += [helper.make_tensor_value_info(n, F, [1, NKV, "P", D]) for n in (pk, pv)]
+        outs += [helper.make_tensor_value_info(n, F, [1, NKV, "T", D]) for n in ("present.%d.key" % l, "present.%d.value" % l)]
+        nodes.append(helper.make_node("GroupQueryAttention", [q, k, v, pk, pv, "seqlens_k", "total_sequence_length", "cos_cache", "sin_cache"],
+                                      [p + ".attn", "present.%d.key" % l, "present.%d.value" % l], domain=MS, num_heads=NQ, kv_num_heads=NKV, do_rotary=1))
+        o = nbits(p + ".o", p + ".attn", NQ * D, H)
+        nodes.append(helper.make_node("SkipSimplifiedLayerNormalization", [o, res, p + ".ln2"], [p + ".h2", "", "", p + ".res2"], domain=MS, epsilon=1e-5))
+        res = p + ".res2"
+        g, u = nbits(p + ".gate", p + ".h2", H, FF), nbits(p + ".up", p + ".h2", H, FF)
+        nodes += [helper.make_node("Sigmoid", [g], [p + ".sg"]), helper.make_node("Mul", [g, p + ".sg"], [p + ".silu"]),
+                  helper.make_node("Mul", [p + ".silu", u], [p + ".act"])]
+        x = nbits(p + ".down", p + ".act", FF, H)
+    inits["lnf"] = (1 + 0.1 * rng.standard_normal(H)).astype(np.float32)
+    nodes.append(helper.make_node("SkipSimplifiedLayerNormalization", [x, res, "lnf"], ["hf"], domain=MS, epsilon=1e-5))
+    nbits("lm_head", "hf", H, V)
+    nodes[-1].output[0] = "logits"
+    ins += [helper.make_tensor_value_info("seqlens_k", TensorProto.INT32, [1]), helper.make_tensor_value_info("total_sequence_length", TensorProto.INT32, [])]
+    g = helper.make_graph(nodes, "llama_nbits", ins, outs, [numpy_helper.from_array(a, n) for n, a in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(MS, 1)])
+    m.ir_version = 10
+
+    def feeds(S, P):
+        f = [("input_ids", rng.integers(0, V, (1, S)).astype(np.int64))]
+        for l in range(L):
+            f += [("past_key_values.%d.key" % l, rnd(1, NKV, P, D)), ("past_key_values.%d.value" % l, rnd(1, NKV, P, D))]
+        return f + [("seqlens_k", np.array([P + S - 1], np.int32)), ("total_sequence_length", np.array(P + S, np.int32))]
+    return m, [feeds(SP, 0), feeds(1, PD)]
+
+
+def write_llama(size, out_root, ort_dir):
+    name = "llama_nbits_" + size
+    m, sets = llama_nbits(size)
+    d = os.path.join(out_root, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    path = os.path.join(d, "model.onnx")
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+    H, NQ, NKV, L, FF, V, BLK, SP, PD = LLAMA_SIZES[size]
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump({"dynamic": True, "reference": "onnxruntime-node", "opset": 21, "quant_step": 0.0,
+                   "note": "LLaMA-style decoder as onnxruntime-genai writes it (com.microsoft GroupQueryAttention with rotary, "
+                           "SimplifiedLayerNormalization, SkipSimplifiedLayerNormalization, 4-bit MatMulNBits block %d): hidden %d, %d/%d heads, "
+                           "%d layers, ffn %d, vocab %d; set 0 prefill S=%d, set 1 decode S=1 past %d" % (BLK, H, NQ, NKV, L, FF, V, SP, PD)}, f, indent=1)
+    for k, inputs in enumerate(sets):
+        sd = os.path.join(d, "test_data_set_%d" % k)
+        os.makedirs(sd)
+        with tempfile.TemporaryDirectory() as work:
+            outs = ort_run(ort_dir, path, inputs, work)
+        for i, (n, a) in enumerate(inputs):
+            with open(os.path.join(sd, "input_%d.pb" % i), "wb") as f:
+                f.write(numpy_helper.from_array(a, n).SerializeToString())
+        for i, (n, a) in enumerate(outs):
+            with open(os.path.join(sd, "output_%d.pb" % i), "wb") as f:
+                f.write(numpy_helper.from_array(a, n).SerializeToString())
+        print(name, "set", k, [a.shape for _, a in outs][:3])
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--llama", default="", help="write the LLaMA-style decoder of this size (tiny, bench) into --out instead of the op tests")
     ap.add_argument("--ort", default=os.path.expanduser("~/.cache/graphc-bench/ort"))
     ap.add_argument("--out", default=os.path.join(HERE, "..", "testdata", "msft"))
     ap.add_argument("--only", default="", help="substring of the case names to write")
     a = ap.parse_args()
+    if a.llama:
+        write_llama(a.llama, a.out, a.ort)
+        return
     for g in GROUPS:
         for c in g():
             if a.only in c.name:
