@@ -77,25 +77,35 @@ func buildMatmulNBits(b *Builder) error {
 		AffAccess(volume.AffDim(nd), k.FloorDiv(int64(perByte))),
 		AffAccess(volume.AffDim(nd), k.FloorDiv(block)),
 	}
+	if b.NumIn() == 4 {
+		b.Op.Access = append(b.Op.Access, AffAccess(volume.AffDim(nd), k.FloorDiv(block*int64(perByte))))
+	}
+	b.Op.Body = MatMulNBitsBody(bits, block, kd, b.NumIn() == 4)
+	b.Op.Reduce = ReduceSum
+	b.Op.Out = AffAccess(identity(0, lead+1)...)
+	b.Result = TensorType{Elem: F32, Shape: append(append([]volume.Aff{}, a.Shape[:lead]...), volume.AffConst(N))}
+	return nil
+}
+
+// MatMulNBitsBody returns the body of matmul_nbits with inner dim kd: a · (q - zp) · scale,
+// q the bits-bit field of operand 1's byte for element k = idx(kd), zp operand 3's field for
+// block k / block (or 2^(bits-1) without zero points). Lowering recognises the op by it.
+func MatMulNBitsBody(bits, block int64, kd int, zp bool) *Scalar {
+	perByte := 8 / bits
 	// unpack extracts the bits-bit field of byte x that holds element e (e's index in the
 	// packed row): (x >> bits·(e mod perByte)) mod 2^bits.
 	unpack := func(x, e *Scalar) *Scalar {
 		if bits == 8 {
 			return Cast(x, I32)
 		}
-		sh := Cast(Bin(SMul, Bin(SRem, e, ConstI(I64, int64(perByte))), ConstI(I64, bits)), U8)
+		sh := Cast(Bin(SMul, Bin(SRem, e, ConstI(I64, perByte)), ConstI(I64, bits)), U8)
 		return Cast(Bin(SRem, Bin(SShr, x, sh), ConstI(U8, 1<<bits)), I32)
 	}
 	q := unpack(Read(1, U8), Index(kd))
-	zp := ConstI(I32, 1<<(bits-1))
-	if b.NumIn() == 4 {
-		b.Op.Access = append(b.Op.Access, AffAccess(volume.AffDim(nd), k.FloorDiv(block*int64(perByte))))
-		zp = unpack(Read(3, U8), Bin(SDiv, Index(kd), ConstI(I64, block)))
+	z := ConstI(I32, 1<<(bits-1))
+	if zp {
+		z = unpack(Read(3, U8), Bin(SDiv, Index(kd), ConstI(I64, block)))
 	}
-	wv := Bin(SMul, Cast(Bin(SSub, q, zp), F32), Read(2, F32))
-	b.Op.Body = Bin(SMul, Read(0, F32), wv)
-	b.Op.Reduce = ReduceSum
-	b.Op.Out = AffAccess(identity(0, lead+1)...)
-	b.Result = TensorType{Elem: F32, Shape: append(append([]volume.Aff{}, a.Shape[:lead]...), volume.AffConst(N))}
-	return nil
+	wv := Bin(SMul, Cast(Bin(SSub, q, z), F32), Read(2, F32))
+	return Bin(SMul, Read(0, F32), wv)
 }
