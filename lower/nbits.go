@@ -30,6 +30,7 @@ type nbitsGEMV struct {
 	bits, block, K, N int64
 	zp                bool
 	lead              int        // dims before n and k (the rows)
+	copyA             bool       // A's row is not contiguous in k (a transpose fused into its access): copied first
 	chunk             int64      // weights per vector step: min(block, 32)
 	rows              volume.Set // the domain at n = k = 0: one point per row
 }
@@ -62,9 +63,20 @@ func nbitsOf(op *ir.Op, params []string) *nbitsGEMV {
 	}
 	nd, kd := n-2, n-1
 	zp := len(op.Operands) == 4
-	a := op.Operands[0].Type
-	K, ok := a.Dim(a.Rank() - 1)
-	if !ok {
+	// K: the extent of the k dim (domainOK checks that every row runs over all of it)
+	K := int64(0)
+	bounds, err := op.Domain.DimBounds(kd)
+	if err != nil {
+		return nil
+	}
+	for _, b := range bounds {
+		for _, u := range b.Upper {
+			if c, ok := u.IsConst(); ok {
+				K = max(K, c+1)
+			}
+		}
+	}
+	if K <= 0 {
 		return nil
 	}
 	bShape, ok := op.Operands[1].Type.StaticShape()
@@ -128,9 +140,17 @@ func (p *nbitsGEMV) layoutOK(op *ir.Op) bool {
 		}
 		return true
 	}
-	if !row(op.Access[0].Pieces[0].Index, k) || !row(op.Out.Pieces[0].Index, n) {
+	if !row(op.Out.Pieces[0].Index, n) {
 		return false
 	}
+	for _, x := range op.Access[0].Pieces[0].Index {
+		if uses(x, nd) {
+			return false
+		}
+	}
+	// a row of A that is not contiguous in k (the heads of an attention output, transposed and
+	// merged by a fused reshape) is gathered into a contiguous copy per row
+	p.copyA = !row(op.Access[0].Pieces[0].Index, k)
 	if p.K%p.chunk != 0 {
 		return false
 	}
@@ -194,6 +214,14 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 		return err
 	}
 	vt := types.NewVector(uint64(p.chunk), types.Float)
+	var rowA *view
+	if p.copyA {
+		at := types.NewArray(uint64(p.K), types.Float)
+		buf := fb.cur.NewAlloca(at)
+		buf.Align = llvm.Align(64)
+		ptr := fb.cur.NewGetElementPtr(at, buf, i64(0), i64(0))
+		rowA = &view{v: op.Operands[0], ptr: ptr, lo: []value.Value{i64(0)}, ext: []value.Value{i64(p.K)}, strides: []value.Value{i64(1)}}
+	}
 	accs := make([]value.Value, nbitsColumns)
 	for c := range accs {
 		a := fb.cur.NewAlloca(vt)
@@ -205,11 +233,28 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 		dims := append([]value.Value(nil), lev...)
 		nd, kd := p.lead, p.lead+1
 		dims[nd], dims[kd] = i64(0), i64(0)
-		aRow := fb.offset(kb.ops[0], fb.indexAt(op.Access[0].Pieces[0].Index, dims))
 		yRow := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, dims))
+		wA := kb.ops[0]
+		var aRow value.Value
+		if p.copyA {
+			err := fb.loop(i64(0), i64(p.K-1), 1, "nbits.copya", func(k value.Value) error {
+				at := append([]value.Value(nil), dims...)
+				at[kd] = k
+				v := fb.loadElem(wA, fb.offset(wA, fb.indexAt(op.Access[0].Pieces[0].Index, at)))
+				st := fb.cur.NewStore(v, fb.elemPtr(rowA, k))
+				st.Align = llvm.Align(4)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			wA, aRow = rowA, i64(0)
+		} else {
+			aRow = fb.offset(wA, fb.indexAt(op.Access[0].Pieces[0].Index, dims))
+		}
 		main := p.N - p.N%nbitsColumns
 		step := func(nr int) func(n value.Value) error {
-			return func(n value.Value) error { return kb.nbitsColumns(p, nr, n, aRow, yRow, accs, dims) }
+			return func(n value.Value) error { return kb.nbitsColumns(p, nr, n, wA, aRow, yRow, accs, dims) }
 		}
 		if main > 0 {
 			if err := fb.loop(i64(0), i64(main-1), nbitsColumns, "nbits.n", step(nbitsColumns)); err != nil {
@@ -226,7 +271,7 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 
 // nbitsColumns emits columns n .. n+nr-1 of one row: y[yRow + n + c] = Σ_k a[aRow + k] ·
 // (q - zp) · scale.
-func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, nr int, n, aRow, yRow value.Value, accs []value.Value, row []value.Value) error {
+func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, nr int, n value.Value, wA *view, aRow, yRow value.Value, accs []value.Value, row []value.Value) error {
 	dims := append([]value.Value(nil), row...)
 	fb := kb.fb
 	ch := int(p.chunk)
@@ -269,7 +314,7 @@ func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, nr int, n, aRow, yRow value.
 		for part := int64(0); part < p.block/p.chunk; part++ {
 			k0 := fb.add(fb.mul(b, i64(p.block)), i64(part*p.chunk))
 			body := func() error {
-				av := fb.vecLoad(kb.ops[0], fb.add(aRow, k0), vt, 4)
+				av := fb.vecLoad(wA, fb.add(aRow, k0), vt, 4)
 				for c, col := range cols {
 					off := fb.add(fb.mul(col, i64(rowBytes)), fb.sdivConst(k0, perByte))
 					var q value.Value

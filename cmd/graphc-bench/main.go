@@ -146,6 +146,8 @@ func main() {
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
 	flag.StringVar(&realPipeline, "pipeline", realPipeline, "with -real: the pipeline of the graphc column")
+	flag.IntVar(&realSet, "set", 0, "with -real: the data set timed (a decoder's prefill 0, decode 1)")
+	flag.StringVar(&realRequire, "require", "", "with -real: the required region of the graphc column, as --require (e.g. \"logits[0, s, v] : s = S - 1\"); its outputs are checked there only")
 	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
 	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
