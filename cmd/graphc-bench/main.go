@@ -148,7 +148,7 @@ func main() {
 	flag.StringVar(&realPipeline, "pipeline", realPipeline, "with -real: the pipeline of the graphc column")
 	flag.IntVar(&realSet, "set", 0, "with -real: the data set timed (a decoder's prefill 0, decode 1)")
 	flag.StringVar(&realRequire, "require", "", "with -real: the required region of the graphc column, as --require (e.g. \"logits[0, s, v] : s = S - 1\"); its outputs are checked there only")
-	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
+	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the models are compiled for (e.g. haswell or x86-64-v3: AVX2 without AVX-512)")
 	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
 	memory := flag.Bool("mem", false, "measure graphc's peak resident set compiling the real-model set and a 100,000-op chain (-models chain,resnet18 for some) against issue 25's targets; -mem-flags adds graphc flags")
