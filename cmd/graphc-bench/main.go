@@ -61,6 +61,11 @@ var models = []benchModel{
 	linearModel(1024, 256, 4096), // gpt2_long's language-model head
 	linearModel(197, 768, 3072),  // the MLP of ViT-B/16's encoder (reduction in kc chunks)
 	linearModel(197, 3072, 768),
+	// onnxruntime's 4-bit MatMulNBits GEMV (a decode step's linear layer): the floor is the read
+	// of the packed weights alone (half a byte per weight), as issue 34 states it
+	nbitsModel(1, 4096, 11008, 32, true),
+	nbitsModel(1, 4096, 11008, 32, false),
+	nbitsModel(1, 4096, 4096, 128, true),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false, 0},
 	// int8 against f32: onnxruntime's QLinearMatMul / QLinearConv against graphc's integer
@@ -123,6 +128,21 @@ func linearModel(m, k, n int) benchModel {
 		shapes: map[string][]int64{"A": {int64(m), int64(k)}}, gflop: gf, fullGF: gf}
 	if m == 1 {
 		bm.floor = int64(k) * int64(n) * 4 // a GEMV reads its matrix once
+	}
+	return bm
+}
+
+// nbitsModel is a MatMulNBits layer m×k · k×n with 4-bit weights in blocks of block.
+func nbitsModel(m, k, n, block int, zp bool) benchModel {
+	gf := 2 * float64(m) * float64(k) * float64(n) / 1e9
+	name := fmt.Sprintf("nbits4_%dx%dx%d_b%d", m, k, n, block)
+	if !zp {
+		name += "_nozp"
+	}
+	bm := benchModel{name: name, build: func() *onnxgen.Model { return onnxgen.MatMulNBits(m, k, n, block, zp) },
+		shapes: map[string][]int64{"A": {int64(m), int64(k)}}, gflop: gf, fullGF: gf}
+	if m == 1 {
+		bm.floor = int64(k) * int64(n) / 2
 	}
 	return bm
 }
