@@ -252,6 +252,9 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	if *profile {
 		opts = append(opts, graphc.WithProfile())
 	}
+	if *emit == "lib" {
+		opts = append(opts, graphc.WithSignature()) // what modelrt.Load reads
+	}
 	if *weights != "" {
 		opts = append(opts, graphc.WithWeightsFile(*weights))
 	}
