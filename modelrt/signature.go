@@ -63,13 +63,13 @@ type FloorTerm struct {
 
 // wire is the JSON form (dtypes as names, the fingerprint as hex).
 type wire struct {
-	ABI      int      `json:"abi"`
-	Entry    string   `json:"entry"`
-	Triple   string   `json:"triple"`
-	Params   []string `json:"params"`
-	Inputs   []wireArg
-	Outputs  []wireArg
-	Weights  *struct {
+	ABI     int      `json:"abi"`
+	Entry   string   `json:"entry"`
+	Triple  string   `json:"triple"`
+	Params  []string `json:"params"`
+	Inputs  []wireArg
+	Outputs []wireArg
+	Weights *struct {
 		Bytes       int64  `json:"bytes"`
 		Fingerprint string `json:"fingerprint"`
 	} `json:"weights"`
