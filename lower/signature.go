@@ -108,7 +108,7 @@ func signatureOf(g *ir.Graph, entry, triple string, params []string, w *Weights,
 func signatureExtent(a volume.Aff) (SignatureExtent, error) {
 	for _, c := range a.Dims {
 		if c != 0 {
-			return SignatureExtent{}, fmt.Errorf("extent %s depends on an iteration dim", a)
+			return SignatureExtent{}, fmt.Errorf("extent %v depends on an iteration dim", a)
 		}
 	}
 	x := SignatureExtent{C: a.Const}
@@ -162,4 +162,15 @@ func signatureHeader(h, entry string) string {
 		return h + decl
 	}
 	return h[:at] + decl + h[at:]
+}
+
+// SignatureJSON returns the signature of an entry of a module for target t, as
+// ENTRY_signature would return it (for runners that do not load the module, such as a
+// program run under an emulator).
+func SignatureJSON(e *Entry, t *Target, profile bool) ([]byte, error) {
+	s, err := signatureOf(e.Graph, e.Name, t.Triple, e.Params, e.Weights, profile)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
 }

@@ -4,9 +4,20 @@ package modelrt
 
 import "fmt"
 
-// ErrInput is wrapped by the errors about the tensors given to a call (count, element type,
-// shape, size).
-var ErrInput = fmt.Errorf("bad input")
+// ErrInput matches (errors.Is) the errors about the tensors given to a call: count, element
+// type, shape, size.
+var ErrInput = fmt.Errorf("modelrt: bad input")
+
+// inputError is an error about the tensors of a call; it is ErrInput without saying so in its
+// message, which already names the input and what was expected.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string        { return e.msg }
+func (e *inputError) Is(target error) bool { return target == ErrInput }
+
+func inputErrorf(format string, args ...any) error {
+	return &inputError{fmt.Sprintf(format, args...)}
+}
 
 // The errors a *StatusError wraps, one per status code of the ABI.
 var (

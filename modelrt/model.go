@@ -285,7 +285,7 @@ func (m *Model) RunInto(ctx context.Context, inputs, outs []*Tensor) error {
 		return err
 	}
 	if len(outs) != len(m.sig.Outputs) {
-		return fmt.Errorf("modelrt: %d output tensors for %d outputs: %w", len(outs), len(m.sig.Outputs), ErrInput)
+		return inputErrorf("modelrt: %d output tensors for %d outputs", len(outs), len(m.sig.Outputs))
 	}
 	for i, o := range m.sig.Outputs {
 		shape, err := o.ShapeFor(dims)
@@ -306,31 +306,31 @@ func (m *Model) check(inputs []*Tensor) (map[string]int64, error) {
 		for _, in := range m.sig.Inputs {
 			names = append(names, in.Name)
 		}
-		return nil, fmt.Errorf("modelrt: %d inputs given, %s takes %d (%s): %w", len(inputs), m.sig.Entry, len(m.sig.Inputs), strings.Join(names, ", "), ErrInput)
+		return nil, inputErrorf("modelrt: %d inputs given, %s takes %d (%s)", len(inputs), m.sig.Entry, len(m.sig.Inputs), strings.Join(names, ", "))
 	}
 	shapes := make([][]int64, len(inputs))
 	for i, t := range inputs {
 		a := m.sig.Inputs[i]
 		if t == nil {
-			return nil, fmt.Errorf("modelrt: input %q (in%d) is nil: %w", a.Name, i, ErrInput)
+			return nil, inputErrorf("modelrt: input %q (in%d) is nil", a.Name, i)
 		}
 		if t.DType != a.DType {
-			return nil, fmt.Errorf("modelrt: input %q (in%d) is %s, the model takes %s%s: %w", a.Name, i, t.DType, a.DType, ShapeString(a.Shape), ErrInput)
+			return nil, inputErrorf("modelrt: input %q (in%d) is %s, the model takes %s%s", a.Name, i, t.DType, a.DType, ShapeString(a.Shape))
 		}
 		if len(t.Shape) != len(a.Shape) {
-			return nil, fmt.Errorf("modelrt: input %q (in%d) has shape %v (rank %d), the model takes %s%s (rank %d): %w", a.Name, i, t.Shape, len(t.Shape), a.DType, ShapeString(a.Shape), len(a.Shape), ErrInput)
+			return nil, inputErrorf("modelrt: input %q (in%d) has shape %v (rank %d), the model takes %s%s (rank %d)", a.Name, i, t.Shape, len(t.Shape), a.DType, ShapeString(a.Shape), len(a.Shape))
 		}
 		shapes[i] = t.Shape
 	}
 	dims, err := m.sig.InferDims(shapes)
 	if err != nil {
-		return nil, fmt.Errorf("modelrt: %w: %w", err, ErrInput)
+		
 	}
 	for i, t := range inputs {
 		a := m.sig.Inputs[i]
 		want, err := a.ShapeFor(dims)
 		if err != nil {
-			return nil, fmt.Errorf("modelrt: input %q (in%d) has shape %v: %w: %w", a.Name, i, t.Shape, err, ErrInput)
+			return nil, inputErrorf("modelrt: input %q (in%d) has shape %v: %v", a.Name, i, t.Shape, err)
 		}
 		if err := checkTensor("input", i, a, t, want); err != nil {
 			return nil, err
@@ -343,25 +343,24 @@ func (m *Model) check(inputs []*Tensor) (map[string]int64, error) {
 func checkTensor(kind string, i int, a Arg, t *Tensor, want []int64) error {
 	short := map[string]string{"input": "in", "output": "out"}[kind]
 	if t == nil {
-		return fmt.Errorf("modelrt: %s %q (%s%d) is nil: %w", kind, a.Name, short, i, ErrInput)
+		return inputErrorf("modelrt: %s %q (%s%d) is nil", kind, a.Name, short, i)
 	}
 	if t.DType != a.DType {
-		return fmt.Errorf("modelrt: %s %q (%s%d) is %s, the model's is %s%s: %w", kind, a.Name, short, i, t.DType, a.DType, ShapeString(a.Shape), ErrInput)
+		return inputErrorf("modelrt: %s %q (%s%d) is %s, the model's is %s%s", kind, a.Name, short, i, t.DType, a.DType, ShapeString(a.Shape))
 	}
-	for d := range want {
-		if d >= len(t.Shape) || t.Shape[d] != want[d] {
-			return fmt.Errorf("modelrt: %s %q (%s%d) has shape %v, the model's is %s = %v: %w", kind, a.Name, short, i, t.Shape, ShapeString(a.Shape), want, ErrInput)
+	if fmt.Sprint(t.Shape) != fmt.Sprint(want) {
+		s := ShapeString(a.Shape)
+		if fmt.Sprint(want) != strings.ReplaceAll(s, ",", "") {
+			s += fmt.Sprintf(" = %v", want) // symbolic: its value for this call
 		}
-	}
-	if len(t.Shape) != len(want) {
-		return fmt.Errorf("modelrt: %s %q (%s%d) has shape %v, the model's is %v: %w", kind, a.Name, short, i, t.Shape, want, ErrInput)
+		return inputErrorf("modelrt: %s %q (%s%d) has shape %v, the model's is %s", kind, a.Name, short, i, t.Shape, s)
 	}
 	n, err := elements(want)
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", kind, a.Name, err)
 	}
 	if bytes := n * int64(a.DType.Size()); int64(len(t.data)) != bytes {
-		return fmt.Errorf("modelrt: %s %q (%s%d) holds %d bytes, its shape %v of %s needs %d: %w", kind, a.Name, short, i, len(t.data), want, a.DType, bytes, ErrInput)
+		return inputErrorf("modelrt: %s %q (%s%d) holds %d bytes, its shape %v of %s needs %d", kind, a.Name, short, i, len(t.data), want, a.DType, bytes)
 	}
 	return nil
 }
