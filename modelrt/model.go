@@ -324,7 +324,7 @@ func (m *Model) check(inputs []*Tensor) (map[string]int64, error) {
 	}
 	dims, err := m.sig.InferDims(shapes)
 	if err != nil {
-
+		return nil, inputErrorf("modelrt: %v", err)
 	}
 	for i, t := range inputs {
 		a := m.sig.Inputs[i]
