@@ -96,7 +96,9 @@ FUZZ_TARGETS = \
 	./ir:FuzzParse \
 	./volume:FuzzParse \
 	./volume:FuzzScan \
-	./internal/calc:FuzzRun
+	./internal/calc:FuzzRun \
+	./modelrt:FuzzParseSignature \
+	./cmd/graphc:FuzzReadNpy
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
