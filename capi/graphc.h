@@ -44,7 +44,8 @@ int graphc_compile_file(const char *path, const char *const *keys, const char *c
                         graphc_result **out);
 
 /* Compiles a model held in memory; format is the extension it would have as a file: "onnx",
- * "pb", "pbtxt" or "graph". */
+ * "pb", "pbtxt" or "graph". An ONNX model whose weights live in external data files must be
+ * compiled from its file (graphc_compile_file), where the files beside it are found. */
 int graphc_compile_bytes(const void *data, size_t len, const char *format, const char *const *keys,
                          const char *const *values, int n_options, graphc_result **out);
 

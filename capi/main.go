@@ -97,7 +97,11 @@ func graphc_compile_bytes(data unsafe.Pointer, size C.size_t, format *C.char, ke
 		}
 		defer os.RemoveAll(dir)
 		p := filepath.Join(dir, "model."+f)
-		if err := os.WriteFile(p, C.GoBytes(data, C.int(size)), 0o600); err != nil {
+		var b []byte
+		if size > 0 {
+			b = unsafe.Slice((*byte)(data), int(size)) // the caller's bytes, written out without a copy
+		}
+		if err := os.WriteFile(p, b, 0o600); err != nil {
 			return failure(statusInput, err)
 		}
 		r := compile(p, opts, emit)
