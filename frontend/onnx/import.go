@@ -76,7 +76,7 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 		return nil, fmt.Errorf("%s: %w: IR version %d (supported: %d to %d)", file, ErrUnsupported, v, MinIRVersion, MaxIRVersion)
 	}
 	gp := m.Graph
-	name := sanitize(gp.GetName())
+	name := kit.Ident(gp.GetName())
 	if name == "" {
 		name = "main_graph"
 	}
@@ -89,18 +89,6 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 		return nil, im.errf("%w", err)
 	}
 	return im.g, nil
-}
-
-func sanitize(s string) string {
-	var sb strings.Builder
-	for _, c := range s {
-		if c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-			sb.WriteRune(c)
-		} else {
-			sb.WriteRune('_')
-		}
-	}
-	return sb.String()
 }
 
 // errf returns an error about the model, prefixed with its file; %w wraps as in fmt.Errorf.
@@ -236,13 +224,13 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 	for i, d := range tt.Shape.Dim {
 		switch {
 		case d.GetDimParam() != "":
-			t.Shape = append(t.Shape, im.dims.Extent(d.GetDimParam(), sanitize(d.GetDimParam())))
+			t.Shape = append(t.Shape, im.dims.Extent(d.GetDimParam(), kit.Ident(d.GetDimParam())))
 		case hasDimValue(d) && d.GetDimValue() < 0:
 			return ir.TensorType{}, fmt.Errorf("%w: negative dimension %d", ErrInvalid, d.GetDimValue())
 		case d.GetDimValue() > 0 || d.GetDimValue() == 0 && hasDimValue(d):
 			t.Shape = append(t.Shape, volume.AffConst(d.GetDimValue()))
 		default:
-			p := fmt.Sprintf("%s_d%d", sanitize(vi.GetName()), i)
+			p := fmt.Sprintf("%s_d%d", kit.Ident(vi.GetName()), i)
 			t.Shape = append(t.Shape, im.dims.Extent(p, p))
 		}
 	}
