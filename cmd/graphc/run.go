@@ -28,7 +28,7 @@ import (
 const usageText = `usage: graphc [flags] MODEL
        graphc calc 'EXPR'      the volume calculator (graphc calc --help lists its operators)
        graphc ops [--ir]       supported ONNX and TensorFlow ops with their opset ranges (--ir: the IR's)
-       graphc passes           the passes of --pipeline, in order, with what each does
+       graphc passes           the passes of the default pipeline, in the order they run, with what each does
        graphc version
        graphc help
 
@@ -440,12 +440,23 @@ func suggestFlag(err error, fs *flag.FlagSet) string {
 	return ""
 }
 
-// runPasses lists the registered passes in table order, the default pipeline and the ordering
-// constraints.
+// runPasses lists the passes of the default pipeline in the order they run, then the other
+// registered passes.
 func runPasses(stdout io.Writer) int {
 	fmt.Fprintf(stdout, "default pipeline: %s\n\n", passes.DefaultPipeline)
-	for _, p := range passes.Registry() {
+	dflt, _ := passes.ParsePipeline(passes.DefaultPipeline)
+	for _, p := range dflt {
 		fmt.Fprintf(stdout, "%-14s %s\n", p.Name, p.Summary)
+	}
+	first := true
+	for _, p := range passes.Registry() {
+		if !strings.Contains(","+passes.DefaultPipeline+",", ","+p.Name+",") {
+			if first {
+				fmt.Fprintln(stdout, "\nnot in the default pipeline:")
+				first = false
+			}
+			fmt.Fprintf(stdout, "%-14s %s\n", p.Name, p.Summary)
+		}
 	}
 	fmt.Fprintln(stdout, "\ndocs/passes.md describes each pass, its pre- and postconditions and the ordering rules.")
 	return exitOK
