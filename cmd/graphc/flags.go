@@ -65,7 +65,7 @@ func checkFlags(c compileFlags) (warnings []string, err error) {
 		return nil, usageErr("--entry=%s: the entry is a C function name: letters, digits and _, not starting with a digit", c.entry)
 	}
 	format := modelFormat(c.model)
-	if c.set["outputs"] && format != "tf" {
+	if c.set["outputs"] && (format == "onnx" || format == "ir") {
 		return nil, usageErr("--outputs applies to TensorFlow graphs (.pb, .pbtxt): %s's outputs are those its graph declares (--require restricts what is computed of them)", c.model)
 	}
 	if c.emit != "svg" {
