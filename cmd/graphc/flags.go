@@ -152,7 +152,7 @@ func checkMattr(target, mattr string) error {
 			return usageErr("--mattr=%s: %q needs a sign: +%s enables the feature, -%s disables it", mattr, e, e, e)
 		case len(known) > 0 && !slices.Contains(known, e[1:]):
 			msg := fmt.Sprintf("--mattr=%s: unknown feature %q for --target=%s", mattr, e[1:], target)
-			if s := passes.Suggest(e[1:], known); s != "" {
+			if s := suggestFeature(e[1:], known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %c%s?)", e[0], s)
 			}
 			t, _ := lower.LoadTarget(target)
@@ -221,4 +221,50 @@ var emitWhat = map[string]string{
 	"llvm": "LLVM IR", "ir": "graphc IR text", "header": "the C header", "asm": "assembly",
 	"obj": "an object file", "lib": "a shared library", "dot": "a Graphviz graph",
 	"svg": "an SVG picture", "plan": "the lowering plan",
+}
+
+// suggestFeature is passes.Suggest for feature names, preferring among the equally close ones
+// the name that shares the longest prefix, the last of those in the (sorted) list: hvxv75 ->
+// hvxv73, not hvxv65 or hvxv71.
+func suggestFeature(name string, known []string) string {
+	best := passes.Suggest(name, known)
+	if best == "" {
+		return ""
+	}
+	d := editDistance(name, best)
+	for _, k := range known {
+		if editDistance(name, k) == d && commonPrefix(name, k) >= commonPrefix(name, best) {
+			best = k
+		}
+	}
+	return best
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -36,6 +36,7 @@ func TestFlagMistakes(t *testing.T) {
 		{[]string{"mt.onnx", "--mattr=+avx2,"}, 2, []string{"an empty entry"}, nil},
 		{[]string{"mt.onnx", "--target=hexagon", "--mattr=+avx2"}, 2, []string{`unknown feature "avx2" for --target=hexagon`}, nil},
 		{[]string{"mt.onnx", "--target=hexagon", "--mattr=-hvxx"}, 2, []string{"did you mean -hvx?"}, nil},
+		{[]string{"mt.onnx", "--target=hexagon", "--mattr=+hvxv75"}, 2, []string{`unknown feature "hvxv75" for --target=hexagon (did you mean +hvxv73?)`}, nil},
 		// -o: the user's path, never graphc's temporary file
 		{[]string{"mt.onnx", "-o", "nodir/x.ll"}, 2, []string{"-o nodir/x.ll: directory nodir does not exist"}, []string{".tmp"}},
 		{[]string{"mt.onnx", "--emit=header", "-o", "nodir/x.h"}, 2, []string{"-o nodir/x.h: directory nodir does not exist"}, nil},
