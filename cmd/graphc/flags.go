@@ -45,7 +45,7 @@ func knownFeatures(target string) []string {
 // the command line set.
 type compileFlags struct {
 	model                                         string
-	emit, out                                     string
+	emit, out, weights                            string
 	target, mcpu, mattr, entry, outputs, op, dims string
 	set                                           map[string]bool // flag names given on the command line
 }
@@ -82,7 +82,10 @@ func checkFlags(c compileFlags) (warnings []string, err error) {
 			}
 		}
 	}
-	if err := checkOutput(c.out); err != nil {
+	if err := checkOutput("-o ", c.out); err != nil {
+		return nil, err
+	}
+	if err := checkOutput("--weights=", c.weights); err != nil {
 		return nil, err
 	}
 	if w := extensionWarning(c.out, c.emit); w != "" {
@@ -165,23 +168,23 @@ func checkMattr(target, mattr string) error {
 	return nil
 }
 
-// checkOutput rejects an -o that cannot be a file: a directory, or a path in a directory that
-// does not exist. Both name the user's path (the module is written to a temporary file beside
-// it first).
-func checkOutput(out string) error {
+// checkOutput rejects an output file (flag "-o " or "--weights=") that cannot be a file: a
+// directory, or a path in a directory that does not exist. Both name the user's path (outputs
+// are written to a temporary file beside it first).
+func checkOutput(flag, out string) error {
 	if out == "" || out == "-" {
 		return nil
 	}
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return usageErr("-o %s: is a directory; -o names the output file", out)
+		return usageErr("%s%s: is a directory; %s names the output file", flag, out, strings.TrimRight(flag, " ="))
 	}
 	dir := filepath.Dir(out)
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return usageErr("-o %s: directory %s does not exist", out, dir)
+		return usageErr("%s%s: directory %s does not exist", flag, out, dir)
 	case err == nil && !fi.IsDir():
-		return usageErr("-o %s: %s is not a directory", out, dir)
+		return usageErr("%s%s: %s is not a directory", flag, out, dir)
 	}
 	return nil
 }

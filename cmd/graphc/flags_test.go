@@ -42,6 +42,8 @@ func TestFlagMistakes(t *testing.T) {
 		{[]string{"mt.onnx", "--emit=header", "-o", "nodir/x.h"}, 2, []string{"-o nodir/x.h: directory nodir does not exist"}, nil},
 		{[]string{"mt.onnx", "-o", "existing_dir"}, 2, []string{"-o existing_dir: is a directory"}, []string{".tmp", "rename"}},
 		{[]string{"mt.onnx", "-o", "mt.onnx/x.ll"}, 2, []string{"-o mt.onnx/x.ll: mt.onnx is not a directory"}, nil},
+		{[]string{"mt.onnx", "--weights=nodir/w.bin"}, 2, []string{"--weights=nodir/w.bin: directory nodir does not exist"}, []string{".tmp"}},
+		{[]string{"mt.onnx", "--weights=existing_dir"}, 2, []string{"--weights=existing_dir: is a directory; --weights names the output file"}, []string{".tmp", "rename"}},
 		// --target: targets only; CPUs go to --mcpu
 		{[]string{"mt.onnx", "--target=haswell"}, 2, []string{"--target=haswell: haswell is a CPU: use --target=x86-64 --mcpu=haswell"}, nil},
 		{[]string{"mt.onnx", "--target=hexagonv67"}, 2, []string{"use --target=hexagon --mcpu=hexagonv67"}, nil},

@@ -247,7 +247,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	warnings, err := checkFlags(compileFlags{model: model, emit: *emit, out: *out, target: *target, mcpu: *mcpu,
-		mattr: *mattr, entry: *entry, outputs: *outputs, op: *opName, dims: *projDims, set: set})
+		mattr: *mattr, entry: *entry, outputs: *outputs, op: *opName, dims: *projDims, weights: *weights, set: set})
 	if err != nil {
 		return err
 	}
