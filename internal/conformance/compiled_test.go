@@ -9,7 +9,6 @@ package conformance
 import (
 	"context"
 	"flag"
-	"os"
 	"os/exec"
 	"testing"
 
@@ -36,9 +35,7 @@ func defaultPrep(t *testing.T) Prepare {
 // runCompiled runs the suite for m and fails on any test that passes in the evaluator but not
 // as compiled code.
 func runCompiled(t *testing.T, opts CompiledOptions) {
-	if _, err := os.Stat(suite); err != nil {
-		t.Skipf("ONNX node tests not found at %s", suite)
-	}
+	needSuite(t)
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
@@ -122,9 +119,7 @@ func TestConformanceHVXBuilds(t *testing.T) {
 // hexagonv67 code with integer HVX under qemu-hexagon, every element type the suite uses
 // included (float8, float4, the packed int4/uint4 and int2/uint2).
 func TestConformanceQuantization(t *testing.T) {
-	if _, err := os.Stat(suite); err != nil {
-		t.Skipf("ONNX node tests not found at %s", suite)
-	}
+	needSuite(t)
 	filters := []string{"quantizelinear", "qlinear", "integer"}
 	// 45 tests match the filters (the float8, float4, int4 and int2 variants and the expanded
 	// DynamicQuantizeLinear graphs included), and every one runs and passes
