@@ -35,7 +35,7 @@ func main() {
 	filter := flag.String("run", "", "only tests whose name contains this")
 	verbose := flag.Bool("v", false, "list every failure with its reason")
 	pipeline := flag.String("pipeline", passes.DefaultPipeline, "passes to run before execution")
-	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled baseline x86-64), native (compiled for the host CPU, AVX-512 where it has it), hexagon (compiled scalar hexagonv67 under qemu-hexagon), hvx (hexagonv67 with integer HVX under qemu-hexagon) or hvx-build (hexagonv68+HVX modules built, not run)")
+	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled baseline x86-64), native (compiled for the host's best ISA, AVX-512 where it has it; GRAPHC_HOST_CPU=x86-64-v3 caps it), hexagon (compiled scalar hexagonv67 under qemu-hexagon), hvx (hexagonv67 with integer HVX under qemu-hexagon) or hvx-build (hexagonv68+HVX modules built, not run)")
 	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
 	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
 	skips := flag.Bool("skips", false, "list every skipped test with its reason")
@@ -73,6 +73,10 @@ func main() {
 			m = e2e.Machine{Target: "hexagon"} // hexagonv68 + HVX: built, not run
 		}
 		m.VectorBytes = *vec
+		if ok, why := m.CanExecute(); !ok && *mode != "hvx-build" {
+			fmt.Fprintf(os.Stderr, "-mode=%s (%s): %s\n", *mode, m, why)
+			os.Exit(2)
+		}
 		rs, err = conformance.RunAllCompiled(ctx, *suite, *filter, prep, conformance.CompiledOptions{
 			Machine: m, BatchSize: *batch, FloatOnly: *floatOnly, Dir: *keep, BuildOnly: *mode == "hvx-build",
 			Progress: func(s string) { fmt.Fprintln(os.Stderr, s) },
