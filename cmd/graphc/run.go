@@ -28,7 +28,7 @@ import (
 const usageText = `usage: graphc [flags] MODEL
        graphc calc 'EXPR'      the volume calculator (graphc calc --help lists its operators)
        graphc ops [--ir]       supported ONNX and TensorFlow ops with their opset ranges (--ir: the IR's)
-       graphc passes           the passes of --pipeline, in order, with what each does
+       graphc passes           the passes of the default pipeline, in the order they run, with what each does
        graphc run MODEL        compile, build and run a model on given inputs (graphc run --help)
        graphc version
        graphc help
@@ -190,8 +190,8 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("graphc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "output file (default: MODEL's basename + the emit kind's extension; - = stdout)")
-	var cf compileFlags
-	cf.register(fs)
+	var mf modelFlags
+	mf.register(fs)
 	emit := fs.String("emit", "llvm", "what to produce (asm, obj and lib run clang-19; plan: what lowering chose per op, its buffer, kernel and strategy)")
 	opName := fs.String("op", "", "with --emit=svg: the op whose domain to draw (result or source node name)")
 	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto, e.g. i,k (default: the two the restriction involves most)")
@@ -242,7 +242,16 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	if *emit == "svg" && *opName == "" {
 		return usageErr("--emit=svg needs --op=NAME, the op whose iteration domain to draw")
 	}
-	opts, err := cf.options()
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	warnings, err := checkFlags(mf.checked(model, *emit, *out, *opName, *projDims, set))
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "graphc: warning: %s\n", w)
+	}
+	opts, err := mf.options()
 	if err != nil {
 		return err
 	}
@@ -289,7 +298,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	if *emit == "llvm" {
 		var err error
 		if stream, err = newStreamOut(dst, stdout); err != nil {
-			return &cliError{exitInput, err}
+			return outputErr(dst, err)
 		}
 		defer stream.abort()
 		opts = append(opts, graphc.WithLLVMWriter(stream.w))
@@ -324,7 +333,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		text = string(data)
 	case "llvm":
 		if err := stream.commit(); err != nil {
-			return &cliError{exitInput, err}
+			return outputErr(dst, err)
 		}
 		return nil
 	case "ir":
@@ -336,9 +345,13 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	case "dot":
 		text = viz.DOT(res.Graph, res.Dead)
 	case "svg":
-		text, err = drawDomain(res, *opName, *projDims, dimValues(cf.dims))
-		if err != nil {
+		text, err = drawDomain(res, *opName, *projDims, dimValues(mf.dims))
+		var ce *cliError
+		if err != nil && !errors.As(err, &ce) {
 			return &cliError{exitInput, err}
+		}
+		if err != nil {
+			return err
 		}
 	default:
 		return &cliError{exitInput, fmt.Errorf("--emit=%s is not supported yet", *emit)}
@@ -348,7 +361,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := os.WriteFile(dst, []byte(text), 0o644); err != nil {
-		return &cliError{exitInput, err}
+		return outputErr(dst, err)
 	}
 	return nil
 }
@@ -410,12 +423,23 @@ func suggestFlag(err error, fs *flag.FlagSet) string {
 	return ""
 }
 
-// runPasses lists the registered passes in table order, the default pipeline and the ordering
-// constraints.
+// runPasses lists the passes of the default pipeline in the order they run, then the other
+// registered passes.
 func runPasses(stdout io.Writer) int {
 	fmt.Fprintf(stdout, "default pipeline: %s\n\n", passes.DefaultPipeline)
-	for _, p := range passes.Registry() {
+	dflt, _ := passes.ParsePipeline(passes.DefaultPipeline)
+	for _, p := range dflt {
 		fmt.Fprintf(stdout, "%-14s %s\n", p.Name, p.Summary)
+	}
+	first := true
+	for _, p := range passes.Registry() {
+		if !strings.Contains(","+passes.DefaultPipeline+",", ","+p.Name+",") {
+			if first {
+				fmt.Fprintln(stdout, "\nnot in the default pipeline:")
+				first = false
+			}
+			fmt.Fprintf(stdout, "%-14s %s\n", p.Name, p.Summary)
+		}
 	}
 	fmt.Fprintln(stdout, "\ndocs/passes.md describes each pass, its pre- and postconditions and the ordering rules.")
 	return exitOK
@@ -513,14 +537,14 @@ func drawDomain(res *graphc.Result, name, dims string, params map[string]int64) 
 		if s := passes.Suggest(name, names); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return "", fmt.Errorf("%s; ops are: %s", msg, strings.Join(names, ", "))
+		return "", usageErr("%s; ops are: %s", msg, strings.Join(names, ", "))
 	}
 	dr, dc, _ := viz.InformativeDims(op)
 	if dims != "" {
 		a, b, ok := strings.Cut(dims, ",")
 		dr, dc = slicesIndex(op.Dims, strings.TrimSpace(a)), slicesIndex(op.Dims, strings.TrimSpace(b))
 		if !ok || dr < 0 || dc < 0 {
-			return "", fmt.Errorf("--dims=%s: op %%%s iterates over [%s]", dims, op.Result.Name, strings.Join(op.Dims, ", "))
+			return "", usageErr("--dims=%s: op %%%s iterates over [%s]", dims, op.Result.Name, strings.Join(op.Dims, ", "))
 		}
 	}
 	var skipped volume.Set

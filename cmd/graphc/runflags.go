@@ -1,5 +1,5 @@
-// This file holds the flags that say how a model is compiled, shared by graphc (compile) and
-// graphc run: target, CPU and features, entry, pipeline, required regions, bound dims, TF
+// This file holds the flags that say how a model is compiled, registered by graphc (compile)
+// and graphc run alike: target, CPU and features, entry, pipeline, required regions, bound dims, TF
 // outputs, zero-skipping and the weights file.
 
 package main
@@ -13,15 +13,16 @@ import (
 	"github.com/graphc/graphc/passes"
 )
 
-// compileFlags are the values of the compile flags of one command line.
-type compileFlags struct {
+// modelFlags are the values of the flags that say how a model is compiled, on one command
+// line (flags.go's compileFlags relates them to the others for checkFlags).
+type modelFlags struct {
 	target, mcpu, mattr, entry, pipeline, outputs, weights string
 	requires, dims                                         multiFlag
 	noZeroSkip                                             bool
 }
 
 // register defines the compile flags on fs.
-func (c *compileFlags) register(fs *flag.FlagSet) {
+func (c *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.target, "target", "x86-64", "the target")
 	fs.StringVar(&c.mcpu, "mcpu", "", "target CPU, as llc -mcpu: its own default features (lower/targets; native = the host)")
 	fs.StringVar(&c.mattr, "mattr", "", "edits the CPU's default features, as llc -mattr (+a adds, -b removes)")
@@ -35,7 +36,7 @@ func (c *compileFlags) register(fs *flag.FlagSet) {
 }
 
 // options returns the compile options the flags give; a malformed --dim is a usage error.
-func (c *compileFlags) options() ([]graphc.Option, error) {
+func (c *modelFlags) options() ([]graphc.Option, error) {
 	opts := []graphc.Option{
 		graphc.WithTarget(c.target), graphc.WithEntry(c.entry), graphc.WithPipeline(c.pipeline),
 		graphc.WithCPU(c.mcpu), graphc.WithAttrs(c.mattr), graphc.WithZeroSkipping(!c.noZeroSkip),
@@ -58,4 +59,11 @@ func (c *compileFlags) options() ([]graphc.Option, error) {
 		opts = append(opts, graphc.WithDim(strings.TrimSpace(name), v))
 	}
 	return opts, nil
+}
+
+// checked returns what checkFlags needs to check these flags for a command compiling model to
+// emit (written to out; op and dims: --emit=svg's), with the names of the flags set.
+func (c *modelFlags) checked(model, emit, out, op, dims string, set map[string]bool) compileFlags {
+	return compileFlags{model: model, emit: emit, out: out, target: c.target, mcpu: c.mcpu, mattr: c.mattr,
+		entry: c.entry, outputs: c.outputs, op: op, dims: dims, weights: c.weights, set: set}
 }

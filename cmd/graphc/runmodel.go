@@ -75,8 +75,8 @@ func (e *expectFlag) IsBoolFlag() bool { return true }
 func runModel(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("graphc run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var cf compileFlags
-	cf.register(fs)
+	var mf modelFlags
+	mf.register(fs)
 	var rf runFlags
 	fs.Var(&rf.inputs, "input", "an input: NAME=FILE (.npy or .pb), NAME=random, or random for every input not given; repeatable")
 	fs.StringVar(&rf.outputDir, "output-dir", "", "write every output to DIR/NAME.npy")
@@ -129,7 +129,16 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts, err := cf.options()
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	warnings, err := checkFlags(mf.checked(model, "lib", "", "", "", set))
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "graphc: warning: %s\n", w)
+	}
+	opts, err := mf.options()
 	if err != nil {
 		return err
 	}
@@ -162,8 +171,8 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	}
 	built := time.Since(start)
 	lopts := []modelrt.LoadOption{modelrt.WithEntry(res.Module.Entry)}
-	if cf.weights != "" {
-		lopts = append(lopts, modelrt.WithWeights(cf.weights))
+	if mf.weights != "" {
+		lopts = append(lopts, modelrt.WithWeights(mf.weights))
 	}
 	m, err := modelrt.Load(lib, lopts...)
 	if err != nil {

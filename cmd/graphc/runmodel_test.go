@@ -212,3 +212,27 @@ func TestRunHexagon(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "its timings mean nothing")
 }
+
+// readmeInput is testdata/readme/x.npy, the input of the README's graphc run example (the
+// X: f32[4, 64] of testdata/readme/linear.onnx): x[i][j] = (i·64 + j) mod 7 - 3.
+func readmeInput() *modelrt.Tensor {
+	x := make([]float32, 4*64)
+	for i := range x {
+		x[i] = float32(i%7 - 3)
+	}
+	return modelrt.New([]int64{4, 64}, x)
+}
+
+func TestReadmeInput(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "readme", "x.npy")
+	fresh := filepath.Join(t.TempDir(), "x.npy")
+	require.NoError(t, writeNpy(fresh, readmeInput()))
+	if *update {
+		require.NoError(t, writeNpy(path, readmeInput()))
+	}
+	want, err := os.ReadFile(fresh)
+	require.NoError(t, err)
+	have, err := os.ReadFile(path)
+	require.NoError(t, err, "go test ./cmd/graphc -run TestReadmeInput -update writes it")
+	require.Equal(t, want, have, "%s is stale: go test ./cmd/graphc -run TestReadmeInput -update", path)
+}
