@@ -24,7 +24,7 @@ func init() {
 func importBiasGelu(approx string) func(c *nodeCtx) error {
 	return func(c *nodeCtx) error {
 		e := c.emitter()
-		x := e.in(0)
+		x := e.In(0)
 		if e.err != nil {
 			return e.err
 		}
@@ -32,16 +32,16 @@ func importBiasGelu(approx string) func(c *nodeCtx) error {
 			return fmt.Errorf("%w: the input must be a float tensor, got %s", ErrInvalid, x.Type)
 		}
 		if c.HasInput(1) {
-			x = e.op("add", "", nil, x, e.in(1))
+			x = e.Op("add", "", nil, x, e.In(1))
 		}
-		e.out(0, e.op("gelu", c.Output(0), ir.Attrs{"approximate": ir.StringAttr(approx)}, x))
-		return e.done()
+		e.Out(0, e.Op("gelu", c.Output(0), ir.Attrs{"approximate": ir.StringAttr(approx)}, x))
+		return e.Done()
 	}
 }
 
 func importQuickGelu(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -49,20 +49,20 @@ func importQuickGelu(c *nodeCtx) error {
 		return fmt.Errorf("%w: the input must be a float tensor, got %s", ErrInvalid, x.Type)
 	}
 	alpha := float64(c.AttrFloat("alpha", 1.702))
-	s := e.op("sigmoid", "", nil, e.op("mul", "", nil, x, e.scalar(x.Type.Elem, alpha)))
-	e.out(0, e.op("mul", c.Output(0), nil, x, s))
-	return e.done()
+	s := e.Op("sigmoid", "", nil, e.Op("mul", "", nil, x, e.Scalar(x.Type.Elem, alpha)))
+	e.Out(0, e.Op("mul", c.Output(0), nil, x, s))
+	return e.Done()
 }
 
 func importBiasAdd(c *nodeCtx) error {
 	e := c.emitter()
-	x, bias, skip := e.in(0), e.in(1), e.in(2)
+	x, bias, skip := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
 	if x.Type.Rank() != 3 || bias.Type.Rank() != 1 || !skip.Type.Equal(x.Type) {
 		return fmt.Errorf("%w: X and skip must be one 3-D shape and bias 1-D, got %s, %s and %s", ErrInvalid, x.Type, bias.Type, skip.Type)
 	}
-	e.out(0, e.op("add", c.Output(0), nil, e.op("add", "", nil, x, bias), skip))
-	return e.done()
+	e.Out(0, e.Op("add", c.Output(0), nil, e.Op("add", "", nil, x, bias), skip))
+	return e.Done()
 }

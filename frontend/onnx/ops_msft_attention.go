@@ -46,18 +46,18 @@ func (e *emitter) sdpa(q, k, v *ir.Value, sh attnShape, scale, softcap float64, 
 		return nil
 	}
 	t := q.Type.Elem
-	qs := e.op("mul", "", nil, q, e.scalar(t, scale))
-	kt := e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 1, 3, 2)}, e.repeatHeads(k, sh))
+	qs := e.Op("mul", "", nil, q, e.Scalar(t, scale))
+	kt := e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 1, 3, 2)}, e.repeatHeads(k, sh))
 	scores := e.matmulAcc("", qs, kt)
 	if softcap > 0 {
-		sc := e.scalar(t, softcap)
-		scores = e.op("mul", "", nil, e.op("tanh", "", nil, e.op("div", "", nil, scores, sc)), sc)
+		sc := e.Scalar(t, softcap)
+		scores = e.Op("mul", "", nil, e.Op("tanh", "", nil, e.Op("div", "", nil, scores, sc)), sc)
 	}
 	add := func(x *ir.Value) {
 		if bias == nil {
 			bias = x
 		} else {
-			bias = e.op("add", "", nil, bias, x)
+			bias = e.Op("add", "", nil, bias, x)
 		}
 	}
 	if causal {
@@ -67,14 +67,14 @@ func (e *emitter) sdpa(q, k, v *ir.Value, sh attnShape, scale, softcap float64, 
 		add(e.windowMask(sh, t, window))
 	}
 	if bias != nil {
-		scores = e.op("add", "", nil, scores, bias)
+		scores = e.Op("add", "", nil, scores, bias)
 	}
 	p := e.softmaxLast(scores)
 	if maskedRows && bias != nil {
 		last := ints([]int{bias.Type.Rank() - 1})
-		rowMax := e.op("reduce_max", "", ir.Attrs{"axes": last, "keepdims": ir.IntAttr(1)}, bias)
-		empty := e.op("equal", "", nil, rowMax, e.scalar(t, math.Inf(-1)))
-		p = e.op("where", "", nil, empty, e.scalar(t, 0), p)
+		rowMax := e.Op("reduce_max", "", ir.Attrs{"axes": last, "keepdims": ir.IntAttr(1)}, bias)
+		empty := e.Op("equal", "", nil, rowMax, e.Scalar(t, math.Inf(-1)))
+		p = e.Op("where", "", nil, empty, e.Scalar(t, 0), p)
 	}
 	return e.matmulAcc("", p, e.repeatHeads(v, sh))
 }
@@ -82,26 +82,26 @@ func (e *emitter) sdpa(q, k, v *ir.Value, sh attnShape, scale, softcap float64, 
 // windowMask is -inf where key j lies at or before past + i - window (outside query i's local
 // window), 0 elsewhere, [Sq, Skv]: a comparison of index ranges.
 func (e *emitter) windowMask(sh attnShape, t ir.DType, window int64) *ir.Value {
-	rows := e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.sq.String())})
-	cols := e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.skv.String())})
+	rows := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.sq.String())})
+	cols := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.skv.String())})
 	if e.err != nil {
 		return nil
 	}
 	// frontier[i] = past + i - window: the past length as the difference of the two extents
-	off := e.op("sub", "", nil, e.count(cols, []int{0}, ir.I64), e.count(rows, []int{0}, ir.I64))
-	front := e.op("add", "", nil, rows, e.op("sub", "", nil, off, e.scalar(ir.I64, float64(window))))
-	out := e.op("less_equal", "", nil, e.reshape(cols, volume.AffConst(1), sh.skv), e.reshape(front, sh.sq, volume.AffConst(1)))
-	return e.op("where", "", nil, out, e.scalar(t, math.Inf(-1)), e.scalar(t, 0))
+	off := e.Op("sub", "", nil, e.Count(cols, []int{0}, ir.I64), e.Count(rows, []int{0}, ir.I64))
+	front := e.Op("add", "", nil, rows, e.Op("sub", "", nil, off, e.Scalar(ir.I64, float64(window))))
+	out := e.Op("less_equal", "", nil, e.reshape(cols, volume.AffConst(1), sh.skv), e.reshape(front, sh.sq, volume.AffConst(1)))
+	return e.Op("where", "", nil, out, e.Scalar(t, math.Inf(-1)), e.Scalar(t, 0))
 }
 
 // mergeHeads turns [B, H, S, D] into [B, S, H·D] named name.
 func (e *emitter) mergeHeads(y *ir.Value, name string) *ir.Value {
-	y = e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1, 3)}, y)
+	y = e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1, 3)}, y)
 	if y == nil {
 		return nil
 	}
 	s := y.Type.Shape
-	return e.op("reshape", name, ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString([]volume.Aff{s[0], s[1], s[3].Mul(mustConst(s[2]))}))}, y)
+	return e.Op("reshape", name, ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString([]volume.Aff{s[0], s[1], s[3].Mul(mustConst(s[2]))}))}, y)
 }
 
 func mustConst(a volume.Aff) int64 {
@@ -130,7 +130,7 @@ func (e *emitter) kvCache(c *nodeCtx, pi int, k, v *ir.Value) (*ir.Value, *ir.Va
 		return nil, nil, past, false, fmt.Errorf("%w: past_key and past_value must be given together", ErrInvalid)
 	}
 	if c.HasInput(pi) {
-		pk, pv := e.in(pi), e.in(pi+1)
+		pk, pv := e.In(pi), e.In(pi+1)
 		if e.err != nil {
 			return nil, nil, past, false, e.err
 		}
@@ -144,24 +144,24 @@ func (e *emitter) kvCache(c *nodeCtx, pi int, k, v *ir.Value) (*ir.Value, *ir.Va
 			return nil, nil, past, false, fmt.Errorf("%w: a past cache of type %s (quantized caches)", ErrUnsupported, pk.Type.Elem)
 		}
 		past, has = pk.Type.Shape[2], true
-		k = e.op("concat", c.Output(1), ir.Attrs{"axis": ir.IntAttr(2)}, pk, k)
-		v = e.op("concat", c.Output(2), ir.Attrs{"axis": ir.IntAttr(2)}, pv, v)
+		k = e.Op("concat", c.Output(1), ir.Attrs{"axis": ir.IntAttr(2)}, pk, k)
+		v = e.Op("concat", c.Output(2), ir.Attrs{"axis": ir.IntAttr(2)}, pv, v)
 	} else {
 		if c.Output(1) != "" {
-			k = e.op("identity", c.Output(1), nil, k)
+			k = e.Op("identity", c.Output(1), nil, k)
 		}
 		if c.Output(2) != "" {
-			v = e.op("identity", c.Output(2), nil, v)
+			v = e.Op("identity", c.Output(2), nil, v)
 		}
 	}
-	e.out(1, k)
-	e.out(2, v)
+	e.Out(1, k)
+	e.Out(2, v)
 	return k, v, past, has, e.err
 }
 
 func importGQA(c *nodeCtx) error {
 	e := c.emitter()
-	q := e.in(0)
+	q := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -198,7 +198,7 @@ func importGQA(c *nodeCtx) error {
 		part := func(from, to int64) *ir.Value { return e.sliceLast(q, from*d, to*d, 1) }
 		q, k, v = part(0, hq), part(hq, hq+hkv), part(hq+hkv, hq+2*hkv)
 	} else {
-		k, v = e.in(1), e.in(2)
+		k, v = e.In(1), e.In(2)
 		if e.err != nil {
 			return e.err
 		}
@@ -235,7 +235,7 @@ func importGQA(c *nodeCtx) error {
 		sh.past = volume.AffConst(0)
 	}
 	if c.AttrInt("do_rotary", 0) != 0 {
-		cosC, sinC := e.in(7), e.in(8)
+		cosC, sinC := e.In(7), e.In(8)
 		if e.err != nil {
 			return e.err
 		}
@@ -257,11 +257,11 @@ func importGQA(c *nodeCtx) error {
 			}
 		} else {
 			// query s sits at P + s: range(P, P + S), an affine index (an exact gather)
-			pos = e.reshape(e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "start": ir.StringAttr(sh.past.String()),
+			pos = e.reshape(e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "start": ir.StringAttr(sh.past.String()),
 				"limit": ir.StringAttr(sh.past.Add(sh.sq).String())}), volume.AffConst(1), sh.sq)
 		}
-		cosB := e.op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, cosC, pos)
-		sinB := e.op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, sinC, pos)
+		cosB := e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, cosC, pos)
+		sinB := e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, sinC, pos)
 		inter := c.AttrInt("rotary_interleaved", 0) != 0
 		var err error
 		if q4, err = e.rotary(q4, cosB, sinB, 0, 2*w, inter, ""); err != nil {
@@ -282,7 +282,7 @@ func importGQA(c *nodeCtx) error {
 	}
 	var bias *ir.Value
 	if c.HasInput(10) {
-		bias = e.in(10)
+		bias = e.In(10)
 		if e.err != nil {
 			return e.err
 		}
@@ -296,13 +296,13 @@ func importGQA(c *nodeCtx) error {
 		return fmt.Errorf("%w: local_window_size needs causal attention", ErrInvalid)
 	}
 	y := e.sdpa(q4, k4, v4, sh, scale, float64(c.AttrFloat("softcap", 0)), bias, causal, window, false)
-	e.out(0, e.mergeHeads(y, c.Output(0)))
-	return e.done()
+	e.Out(0, e.mergeHeads(y, c.Output(0)))
+	return e.Done()
 }
 
 func importMHA(c *nodeCtx) error {
 	e := c.emitter()
-	q := e.in(0)
+	q := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -322,13 +322,13 @@ func importMHA(c *nodeCtx) error {
 	if c.Output(3) != "" {
 		return fmt.Errorf("%w: the qk output", ErrUnsupported)
 	}
-	k, v := e.in(1), e.in(2)
+	k, v := e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
 	if c.HasInput(3) {
 		// bias [hidden_q + hidden_k + hidden_v], added before the heads are split
-		b := e.in(3)
+		b := e.In(3)
 		qh, _ := q.Type.Dim(2)
 		kh, _ := k.Type.Dim(k.Type.Rank() - 1)
 		vh, _ := v.Type.Dim(v.Type.Rank() - 1)
@@ -341,9 +341,9 @@ func importMHA(c *nodeCtx) error {
 		if b.Type.Rank() != 1 || staticElems(b) != qh+kh+vh {
 			return fmt.Errorf("%w: bias must hold %d elements, got %s", ErrInvalid, qh+kh+vh, b.Type)
 		}
-		q = e.op("add", "", nil, q, e.sliceLast(b, 0, qh, 1))
-		k = e.op("add", "", nil, k, e.sliceLast(b, qh, qh+kh, 1))
-		v = e.op("add", "", nil, v, e.sliceLast(b, qh+kh, qh+kh+vh, 1))
+		q = e.Op("add", "", nil, q, e.sliceLast(b, 0, qh, 1))
+		k = e.Op("add", "", nil, k, e.sliceLast(b, qh, qh+kh, 1))
+		v = e.Op("add", "", nil, v, e.sliceLast(b, qh+kh, qh+kh+vh, 1))
 	}
 	q4 := e.heads4D(q, n, "query")
 	k4, v4 := k, v
@@ -384,22 +384,22 @@ func importMHA(c *nodeCtx) error {
 		if bias == nil {
 			bias = x
 		} else {
-			bias = e.op("add", "", nil, bias, x)
+			bias = e.Op("add", "", nil, bias, x)
 		}
 	}
 	if c.HasInput(4) {
-		m := e.in(4)
+		m := e.In(4)
 		if e.err != nil {
 			return e.err
 		}
 		if m.Type.Rank() != 2 || m.Type.Elem.IsFloat() || !m.Type.Shape[1].Equal(sh.skv) {
 			return fmt.Errorf("%w: key_padding_mask must be an integer [B, %s] (other forms are not supported), got %s", ErrUnsupported, sh.skv.String(), m.Type)
 		}
-		keep := e.op("greater", "", nil, m, e.scalar(m.Type.Elem, 0))
-		addBias(e.reshape(e.op("where", "", nil, keep, e.scalar(t, 0), e.scalar(t, filter)), sh.batch, volume.AffConst(1), volume.AffConst(1), sh.skv))
+		keep := e.Op("greater", "", nil, m, e.Scalar(m.Type.Elem, 0))
+		addBias(e.reshape(e.Op("where", "", nil, keep, e.Scalar(t, 0), e.Scalar(t, filter)), sh.batch, volume.AffConst(1), volume.AffConst(1), sh.skv))
 	}
 	if c.HasInput(5) {
-		ab := e.in(5)
+		ab := e.In(5)
 		if e.err != nil {
 			return e.err
 		}
@@ -409,6 +409,6 @@ func importMHA(c *nodeCtx) error {
 		addBias(ab)
 	}
 	y := e.sdpa(q4, k4, v4, sh, scale, 0, bias, c.AttrInt("unidirectional", 0) != 0, -1, false)
-	e.out(0, e.mergeHeads(y, c.Output(0)))
-	return e.done()
+	e.Out(0, e.mergeHeads(y, c.Output(0)))
+	return e.Done()
 }

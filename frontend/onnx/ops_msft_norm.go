@@ -27,7 +27,7 @@ func init() {
 // on, computed in stash_type; output 1 is the inverse RMS with the reduced axes kept.
 func importSimplifiedLayerNorm(c *nodeCtx) error {
 	e := c.emitter()
-	x0, scale := e.in(0), e.in(1)
+	x0, scale := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -44,10 +44,10 @@ func importSimplifiedLayerNorm(c *nodeCtx) error {
 		return err
 	}
 	y, inv := e.rmsNorm(x, rangeAxes(ax[0], r), float64(c.AttrFloat("epsilon", 1e-5)), t, c.Output(1))
-	y = e.cast(y, x0.Type.Elem)
-	e.out(0, e.op("mul", c.Output(0), nil, y, e.cast(scale, x0.Type.Elem)))
-	e.out(1, inv)
-	return e.done()
+	y = e.Cast(y, x0.Type.Elem, "")
+	e.Out(0, e.Op("mul", c.Output(0), nil, y, e.Cast(scale, x0.Type.Elem, "")))
+	e.Out(1, inv)
+	return e.Done()
 }
 
 // rmsNorm returns x · inv and inv = 1 / sqrt(mean(x²) + eps) over axes (kept), inv named name.
@@ -56,9 +56,9 @@ func (e *emitter) rmsNorm(x *ir.Value, axes []int, eps float64, t ir.DType, name
 		return nil, nil
 	}
 	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
-	ms := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, x, x)), e.count(x, axes, t))
-	inv = e.op("reciprocal", name, nil, e.op("sqrt", "", nil, e.op("add", "", nil, ms, e.scalar(t, eps))))
-	return e.op("mul", "", nil, x, inv), inv
+	ms := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, x, x)), e.Count(x, axes, t))
+	inv = e.Op("reciprocal", name, nil, e.Op("sqrt", "", nil, e.Op("add", "", nil, ms, e.Scalar(t, eps))))
+	return e.Op("mul", "", nil, x, inv), inv
 }
 
 // importSkipLayerNorm imports SkipLayerNormalization (simplified = false: inputs input, skip,
@@ -67,7 +67,7 @@ func (e *emitter) rmsNorm(x *ir.Value, axes []int, eps float64, t ir.DType, name
 func importSkipLayerNorm(simplified bool) func(c *nodeCtx) error {
 	return func(c *nodeCtx) error {
 		e := c.emitter()
-		x, skip, gamma := e.in(0), e.in(1), e.in(2)
+		x, skip, gamma := e.In(0), e.In(1), e.In(2)
 		if e.err != nil {
 			return e.err
 		}
@@ -90,21 +90,21 @@ func importSkipLayerNorm(simplified bool) func(c *nodeCtx) error {
 				return fmt.Errorf("%w: output #1 (mean) of an RMS norm", ErrUnsupported)
 			}
 		}
-		s := e.op("add", "", nil, x, skip)
+		s := e.Op("add", "", nil, x, skip)
 		if s != nil && !s.Type.Equal(x.Type) {
 			return fmt.Errorf("%w: skip %s does not broadcast to input %s", ErrInvalid, skip.Type, x.Type)
 		}
 		if c.HasInput(biasIn) {
-			s = e.op("add", "", nil, s, e.in(biasIn))
+			s = e.Op("add", "", nil, s, e.In(biasIn))
 		}
 		if c.Output(3) != "" {
-			s = e.op("identity", c.Output(3), nil, s)
+			s = e.Op("identity", c.Output(3), nil, s)
 		}
 		st := t
 		if t == ir.F16 || t == ir.BF16 {
 			st = ir.F32
 		}
-		xs := e.cast(s, st)
+		xs := e.Cast(s, st, "")
 		axes := []int{r - 1}
 		eps := float64(c.AttrFloat("epsilon", 1e-12))
 		var y, mean, inv *ir.Value
@@ -112,23 +112,23 @@ func importSkipLayerNorm(simplified bool) func(c *nodeCtx) error {
 			y, inv = e.rmsNorm(xs, axes, eps, st, c.Output(2))
 		} else {
 			keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
-			n := e.count(xs, axes, st)
-			mean = e.op("div", c.Output(1), nil, e.op("reduce_sum", "", keep, xs), n)
-			d := e.op("sub", "", nil, xs, mean)
-			variance := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, d, d)), n)
-			inv = e.op("reciprocal", c.Output(2), nil, e.op("sqrt", "", nil, e.op("add", "", nil, variance, e.scalar(st, eps))))
-			y = e.op("mul", "", nil, d, inv)
+			n := e.Count(xs, axes, st)
+			mean = e.Op("div", c.Output(1), nil, e.Op("reduce_sum", "", keep, xs), n)
+			d := e.Op("sub", "", nil, xs, mean)
+			variance := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, d, d)), n)
+			inv = e.Op("reciprocal", c.Output(2), nil, e.Op("sqrt", "", nil, e.Op("add", "", nil, variance, e.Scalar(st, eps))))
+			y = e.Op("mul", "", nil, d, inv)
 		}
-		y = e.op("mul", "", nil, e.cast(y, t), gamma)
+		y = e.Op("mul", "", nil, e.Cast(y, t, ""), gamma)
 		if !simplified && c.HasInput(3) {
-			y = e.op("add", "", nil, y, e.in(3))
+			y = e.Op("add", "", nil, y, e.In(3))
 		}
-		e.out(0, e.op("identity", c.Output(0), nil, y))
+		e.Out(0, e.Op("identity", c.Output(0), nil, y))
 		if mean != nil {
-			e.out(1, mean)
+			e.Out(1, mean)
 		}
-		e.out(2, inv)
-		e.out(3, s)
-		return e.done()
+		e.Out(2, inv)
+		e.Out(3, s)
+		return e.Done()
 	}
 }

@@ -28,7 +28,7 @@ func constDim(v *ir.Value, d int) (int64, bool) { return v.Type.Dim(d) }
 
 func importMatMulNBits(c *nodeCtx) error {
 	e := c.emitter()
-	a0, b, scales := e.in(0), e.in(1), e.in(2)
+	a0, b, scales := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -61,9 +61,9 @@ func importMatMulNBits(c *nodeCtx) error {
 	two := func(v *ir.Value, cols int64) *ir.Value {
 		return e.reshape(v, volume.AffConst(N), volume.AffConst(cols))
 	}
-	ops := []*ir.Value{e.cast(a0, ir.F32), two(b, kb*blob), two(e.cast(scales, ir.F32), kb)}
+	ops := []*ir.Value{e.Cast(a0, ir.F32, ""), two(b, kb*blob), two(e.Cast(scales, ir.F32, ""), kb)}
 	if c.HasInput(3) {
-		zp := e.in(3)
+		zp := e.In(3)
 		if e.err != nil {
 			return e.err
 		}
@@ -77,12 +77,12 @@ func importMatMulNBits(c *nodeCtx) error {
 		}
 		ops = append(ops, two(zp, zb))
 	}
-	y := e.op("matmul_nbits", "", ir.Attrs{"bits": ir.IntAttr(bits), "block_size": ir.IntAttr(block)}, ops...)
+	y := e.Op("matmul_nbits", "", ir.Attrs{"bits": ir.IntAttr(bits), "block_size": ir.IntAttr(block)}, ops...)
 	if c.HasInput(5) {
-		y = e.op("add", "", nil, y, e.cast(e.in(5), ir.F32))
+		y = e.Op("add", "", nil, y, e.Cast(e.In(5), ir.F32, ""))
 	}
-	e.out(0, e.k.Cast(y, t, c.Output(0)))
-	return e.done()
+	e.Out(0, e.Cast(y, t, c.Output(0)))
+	return e.Done()
 }
 
 // unpackNibbles returns the 4-bit fields of the u8 tensor x as u8 values, twice as many along
@@ -93,17 +93,17 @@ func (e *emitter) unpackNibbles(x *ir.Value) *ir.Value {
 	}
 	s := x.Type.Shape
 	r := len(s)
-	lo := e.op("bitwise_and", "", nil, x, e.scalar(ir.U8, 15))
-	hi := e.op("shift_right", "", nil, x, e.scalar(ir.U8, 4))
+	lo := e.Op("bitwise_and", "", nil, x, e.Scalar(ir.U8, 15))
+	hi := e.Op("shift_right", "", nil, x, e.Scalar(ir.U8, 4))
 	col := append(append([]volume.Aff{}, s...), volume.AffConst(1))
-	pair := e.op("concat", "", ir.Attrs{"axis": ir.IntAttr(int64(r))}, e.reshape(lo, col...), e.reshape(hi, col...))
+	pair := e.Op("concat", "", ir.Attrs{"axis": ir.IntAttr(int64(r))}, e.reshape(lo, col...), e.reshape(hi, col...))
 	out := append(append([]volume.Aff{}, s[:r-1]...), s[r-1].Mul(2))
 	return e.reshape(pair, out...)
 }
 
 func importGatherBlockQuantized(c *nodeCtx) error {
 	e := c.emitter()
-	data, idx, scales := e.in(0), e.in(1), e.in(2)
+	data, idx, scales := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -138,7 +138,7 @@ func importGatherBlockQuantized(c *nodeCtx) error {
 	}
 	var zp *ir.Value
 	if c.HasInput(3) {
-		zp = e.in(3)
+		zp = e.In(3)
 		if e.err != nil {
 			return e.err
 		}
@@ -150,7 +150,7 @@ func importGatherBlockQuantized(c *nodeCtx) error {
 		return fmt.Errorf("%w: indices must be integers, got %s", ErrInvalid, idx.Type)
 	}
 	gather := func(v *ir.Value) *ir.Value {
-		return e.op("gather", "", ir.Attrs{"axis": ir.IntAttr(int64(gax[0]))}, v, idx)
+		return e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(int64(gax[0]))}, v, idx)
 	}
 	q, s := gather(data), gather(scales)
 	if zp != nil {
@@ -162,7 +162,7 @@ func importGatherBlockQuantized(c *nodeCtx) error {
 			zp = e.unpackNibbles(zp)
 			if zp != nil && s != nil && !zp.Type.Shape[zp.Type.Rank()-1].Equal(s.Type.Shape[s.Type.Rank()-1]) {
 				// an odd number of blocks: the last byte's high nibble is padding
-				zp = e.op("slice", "", ir.Attrs{"starts": ir.IntsAttr(0), "ends": ir.IntsAttr(scalesLast(s)),
+				zp = e.Op("slice", "", ir.Attrs{"starts": ir.IntsAttr(0), "ends": ir.IntsAttr(scalesLast(s)),
 					"axes": ir.IntsAttr(int64(zp.Type.Rank() - 1)), "steps": ir.IntsAttr(1)}, zp)
 			}
 		}
@@ -179,7 +179,7 @@ func importGatherBlockQuantized(c *nodeCtx) error {
 			return e.err
 		}
 		zt := ir.TensorType{Elem: q.Type.Elem, Shape: s.Type.Shape}
-		zp = e.op("fill", "", ir.Attrs{"type": ir.StringAttr(zt.String()), "value": ir.FloatAttr(def)})
+		zp = e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(zt.String()), "value": ir.FloatAttr(def)})
 	}
 	if e.err != nil {
 		return e.err
@@ -188,9 +188,9 @@ func importGatherBlockQuantized(c *nodeCtx) error {
 	if gax[0] < qa {
 		qa += idx.Type.Rank() - 1 // the gathered axis became the indices' axes
 	}
-	y := e.op("dequantize_linear", "", ir.Attrs{"axis": ir.IntAttr(int64(qa)), "block_size": ir.IntAttr(block)}, q, s, zp)
-	e.out(0, e.op("identity", c.Output(0), nil, y))
-	return e.done()
+	y := e.Op("dequantize_linear", "", ir.Attrs{"axis": ir.IntAttr(int64(qa)), "block_size": ir.IntAttr(block)}, q, s, zp)
+	e.Out(0, e.Op("identity", c.Output(0), nil, y))
+	return e.Done()
 }
 
 // staticElems returns the number of elements of v (-1 when its shape is symbolic).

@@ -20,7 +20,7 @@ func init() {
 
 func importMsftRotary(c *nodeCtx) error {
 	e := c.emitter()
-	x, ids, cosC, sinC := e.in(0), e.in(1), e.in(2), e.in(3)
+	x, ids, cosC, sinC := e.In(0), e.In(1), e.In(2), e.In(3)
 	if e.err != nil {
 		return e.err
 	}
@@ -55,8 +55,8 @@ func importMsftRotary(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
-	cosB := e.op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, cosC, pos)
-	sinB := e.op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, sinC, pos)
+	cosB := e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, cosC, pos)
+	sinB := e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, sinC, pos)
 	if e.err != nil {
 		return e.err
 	}
@@ -64,8 +64,8 @@ func importMsftRotary(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
-	e.out(0, rot)
-	return e.done()
+	e.Out(0, rot)
+	return e.Done()
 }
 
 // positions returns the positions of the tokens as i64 [B or 1, S]: ids itself when it is
@@ -74,11 +74,11 @@ func (e *emitter) positions(ids *ir.Value, batch, seq volume.Aff) (*ir.Value, er
 	if ids.Type.Elem.IsFloat() || ids.Type.Elem == ir.Bool {
 		return nil, fmt.Errorf("%w: position_ids must be integers, got %s", ErrInvalid, ids.Type)
 	}
-	ids = e.cast(ids, ir.I64)
+	ids = e.Cast(ids, ir.I64, "")
 	if n, ok := ids.Type.StaticShape(); ok && ir.NumElements(n) == 1 {
-		r := e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(seq.String())})
+		r := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(seq.String())})
 		off := e.reshape(ids, volume.AffConst(1), volume.AffConst(1))
-		return e.op("add", "", nil, e.reshape(r, volume.AffConst(1), seq), off), e.err
+		return e.Op("add", "", nil, e.reshape(r, volume.AffConst(1), seq), off), e.err
 	}
 	if ids.Type.Rank() != 2 || !ids.Type.Shape[1].Equal(seq) {
 		return nil, fmt.Errorf("%w: position_ids must be [batch, %s] or one element, got %s", ErrInvalid, seq.String(), ids.Type)
