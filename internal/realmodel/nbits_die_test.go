@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphc/graphc"
-	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/internal/realmodel"
+	"github.com/graphc/graphc/ir"
 )
 
 func TestNBitsDecoderLastTokenDIE(t *testing.T) {
