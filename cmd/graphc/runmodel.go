@@ -153,8 +153,22 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	for _, d := range res.Diagnostics {
 		fmt.Fprintf(stderr, "%s: %s\n", model, d)
 	}
+	// the inputs are read before clang builds the module, so that a bad input file is reported
+	// without waiting for the build
+	text, err := lower.SignatureJSON(res.Module.Entries[0], res.Module.Target, false)
+	if err != nil {
+		return err
+	}
+	sig, err := modelrt.ParseSignature(text)
+	if err != nil {
+		return err
+	}
+	inputs, err := gatherInputs(sig, ds, &rf, lo, hi)
+	if err != nil {
+		return inputErr(err)
+	}
 	if res.Module.Target.Name == "hexagon" {
-		return runHexagon(ctx, res, model, ds, &rf, lo, hi, stdout, stderr)
+		return runHexagon(ctx, res, model, sig, inputs, ds, &rf, stdout)
 	}
 	dir, err := os.MkdirTemp("", "graphc-run-")
 	if err != nil {
@@ -179,11 +193,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		return inputErr(err)
 	}
 	defer m.Close()
-	sig := m.Signature()
-	inputs, err := gatherInputs(sig, ds, &rf, lo, hi)
-	if err != nil {
-		return inputErr(err)
-	}
+	sig = m.Signature()
 	outs, err := m.Run(ctx, inputs...)
 	if err != nil {
 		return inputErr(err)
