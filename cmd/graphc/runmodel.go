@@ -267,6 +267,22 @@ func parseRange(s string) (lo, hi float64, err error) {
 	return lo, hi, nil
 }
 
+// fitsBytes reports whether a tensor of shape with elements of size bytes holds at most max
+// bytes (without overflowing).
+func fitsBytes(shape []int64, size, max int64) bool {
+	n := size
+	for _, d := range shape {
+		if d < 0 || d > 0 && n > max/d {
+			return false
+		}
+		n *= d
+	}
+	return n <= max
+}
+
+// maxRandomBytes bounds a random input (a --dim typo must not exhaust the memory).
+const maxRandomBytes = 4 << 30
+
 // gatherInputs returns the inputs in signature order: from the test data set, then --input
 // (which overrides it), random ones last (their shapes may take symbolic dims from the others).
 func gatherInputs(sig *modelrt.Signature, ds *dataSet, rf *runFlags, lo, hi float64) ([]*modelrt.Tensor, error) {
@@ -346,6 +362,9 @@ func gatherInputs(sig *modelrt.Signature, ds *dataSet, rf *runFlags, lo, hi floa
 		shape, err := a.ShapeFor(dims)
 		if err != nil {
 			return nil, usageErr("run: input %q: %v: bind the dims with --dim NAME=VALUE", a.Name, err)
+		}
+		if !fitsBytes(shape, int64(a.DType.Size()), maxRandomBytes) {
+			return nil, usageErr("run: input %q: a random %s%v would take more than the %d bytes graphc run generates", a.Name, a.DType, shape, int64(maxRandomBytes))
 		}
 		l, h := lo, hi
 		if rf.rng == "" {

@@ -141,6 +141,10 @@ func TestRunRandomAndBench(t *testing.T) {
 	assert.Contains(t, stdout, `output "z": f32[3 4]`)
 	assert.Regexp(t, `bench: 4 calls after 3 warm-up: min [0-9.]+ ms, median [0-9.]+ ms, max [0-9.]+ ms per call`, stdout)
 	assert.Regexp(t, `; workspace [0-9]+ bytes; one thread`, stdout)
+	// a --dim typo is refused before anything large is allocated
+	_, stderr, code = runCLI(t, dir, "run", "sym.graph", "--dim", "N=100000000000", "--input", "random")
+	require.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, `input "x": a random f32[100000000000 4] would take more than the 4294967296 bytes`)
 	// seeded: the same summary twice
 	again, _, _ := runCLI(t, dir, "run", "sym.graph", "--dim", "N=3", "--input", "random", "--range=-2,2", "--seed", "7")
 	first := func(s string) string { _, v, _ := cut(s, "values:"); l, _, _ := cut(v, "\n"); return l }
