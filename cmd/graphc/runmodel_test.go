@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphc/graphc/internal/conformance"
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
@@ -111,12 +112,18 @@ func TestRunTestDataSet(t *testing.T) {
 		require.Equal(t, 0, code, "%s: %s", m, stderr)
 		assert.Contains(t, stdout, "outputs match", m)
 	}
-	node := "../../../shared/onnx-node-tests/test_gemm_all_attributes"
-	if _, err := os.Stat(node); err != nil {
-		t.Logf("no ONNX node tests at %s: skipping that part", node)
+	// a TensorProto given with --input, and one expected file
+	m := "../../testdata/realmodels/cnn_tiny"
+	stdout, stderr, code := runCLI(t, ".", "run", m+"/model.onnx", "--input", "in0="+m+"/test_data_set_0/input_0.pb", "--expect="+m+"/test_data_set_0/output_0.pb")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "all 1 outputs match")
+	suite, err := conformance.FindSuite(".")
+	if err != nil {
+		t.Logf("SKIP the node test: %v", err)
 		return
 	}
-	stdout, stderr, code := runCLI(t, ".", "run", node+"/model.onnx", node+"/test_data_set_0", "--expect")
+	node := filepath.Join(suite.Dir, "test_gemm_all_attributes")
+	stdout, stderr, code = runCLI(t, ".", "run", node+"/model.onnx", node+"/test_data_set_0", "--expect")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "all 1 outputs match")
 }
