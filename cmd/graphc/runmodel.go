@@ -85,7 +85,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&rf.atol, "atol", 1e-5, "absolute tolerance of --expect: |got - want| <= atol + rtol·|want|")
 	fs.IntVar(&rf.bench, "bench", 0, "time N calls after warm-up: min, median and max per call, and the workspace size")
 	fs.Uint64Var(&rf.seed, "seed", 1, "seed of the random inputs")
-	fs.StringVar(&rf.rng, "range", "", "LO,HI: range of the random inputs (default -1,1 for floats, 0,9 for integers)")
+	fs.StringVar(&rf.rng, "range", "", "the range of the random inputs (default -1,1 for floats, 0,9 for integers)")
 	fs.IntVar(&rf.show, "show", 8, "how many leading values of each output the summary shows")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
@@ -460,4 +460,12 @@ func inputErr(err error) error {
 		return err
 	}
 	return &cliError{exitInput, err}
+}
+
+// the values of graphc run's flags, for the help text (printFlags)
+func init() {
+	for name, arg := range map[string]string{"input": "NAME=FILE|random", "output-dir": "DIR", "bench": "N", "range": "LO,HI",
+		"seed": "N", "show": "N", "rtol": "R", "atol": "A"} {
+		flagArgs[name] = arg
+	}
 }
