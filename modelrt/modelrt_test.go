@@ -2,6 +2,7 @@ package modelrt_test
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -336,4 +337,33 @@ func TestOutputsBeyondMemory(t *testing.T) {
 	require.NoError(t, err)
 	y, _ := modelrt.Data[float32](outs[0])
 	assert.Equal(t, []float32{3, 4, 6, 8}, y)
+}
+
+// TestLibm: a module that calls libm (floor on plain x86-64, without SSE4.1's roundsd) names
+// libm in its library, so that dlopen resolves it in a process that does not link libm.
+func TestLibm(t *testing.T) {
+	lib := buildLib(t, t.TempDir(), "floor", `graph @main_graph(%x: f64[4]) {
+  %y = floor(%x) : f64[4]
+  return %y
+}
+`)
+	f, err := elf.Open(lib)
+	require.NoError(t, err)
+	syms, err := f.ImportedSymbols()
+	require.NoError(t, err)
+	libs, err := f.ImportedLibraries()
+	require.NoError(t, err)
+	f.Close()
+	for _, s := range syms {
+		if s.Name == "floor" {
+			assert.Contains(t, libs, "libm.so.6")
+		}
+	}
+	m, err := modelrt.Load(lib)
+	require.NoError(t, err)
+	defer m.Close()
+	outs, err := m.Run(context.Background(), modelrt.New([]int64{4}, []float64{1.5, -1.5, 2, -0.25}))
+	require.NoError(t, err)
+	y, _ := modelrt.Data[float64](outs[0])
+	assert.Equal(t, []float64{1, -2, 2, -1}, y)
 }
