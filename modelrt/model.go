@@ -86,7 +86,11 @@ func Load(path string, opts ...LoadOption) (*Model, error) {
 	defer C.free(unsafe.Pointer(cpath))
 	h := C.mrt_open(cpath)
 	if h == nil {
-		return nil, fmt.Errorf("modelrt: %s: %s", path, C.GoString(C.mrt_error()))
+		msg := C.GoString(C.mrt_error())
+		if !strings.HasPrefix(msg, path) {
+			msg = path + ": " + msg
+		}
+		return nil, fmt.Errorf("modelrt: %s", msg)
 	}
 	m := &Model{path: path, handle: h}
 	fail := func(err error) (*Model, error) {
