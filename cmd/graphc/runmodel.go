@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/frontend/onnx"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/modelrt"
 )
@@ -146,7 +147,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	ctx := context.Background()
 	setMemoryLimit(model)
 	start := time.Now()
-	res, err := graphc.Compile(ctx, model, opts...)
+	res, bound, err := compileBinding(ctx, model, opts, ds, rf.inputs, stdout)
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := gatherInputs(sig, ds, &rf, lo, hi)
+	inputs, err := gatherInputs(sig, ds, &rf, lo, hi, bound)
 	if err != nil {
 		return inputErr(err)
 	}
@@ -285,14 +286,28 @@ const maxRandomBytes = 4 << 30
 
 // gatherInputs returns the inputs in signature order: from the test data set, then --input
 // (which overrides it), random ones last (their shapes may take symbolic dims from the others).
-func gatherInputs(sig *modelrt.Signature, ds *dataSet, rf *runFlags, lo, hi float64) ([]*modelrt.Tensor, error) {
+func gatherInputs(sig *modelrt.Signature, ds *dataSet, rf *runFlags, lo, hi float64, bound map[string]bool) ([]*modelrt.Tensor, error) {
 	inputs := make([]*modelrt.Tensor, len(sig.Inputs))
 	from := make([]string, len(sig.Inputs))
 	if ds != nil {
-		if len(ds.inputs) != len(sig.Inputs) {
-			return nil, fmt.Errorf("%s has %d input_<i>.pb files, the model takes %d inputs (%s)", ds.dir, len(ds.inputs), len(sig.Inputs), argNames(sig.Inputs))
+		files := ds.inputs
+		if len(bound) > 0 {
+			// the inputs bound at compile time are no longer arguments
+			files = nil
+			for _, p := range ds.inputs {
+				_, name, err := readNamedTensorProto(p)
+				if err != nil {
+					return nil, err
+				}
+				if !bound[name] {
+					files = append(files, p)
+				}
+			}
 		}
-		for i, p := range ds.inputs {
+		if len(files) != len(sig.Inputs) {
+			return nil, fmt.Errorf("%s has %d input_<i>.pb files for the model's %d inputs (%s)", ds.dir, len(files), len(sig.Inputs), argNames(sig.Inputs))
+		}
+		for i, p := range files {
 			t, err := readTensorFile(p, sig.Inputs[i].DType)
 			if err != nil {
 				return nil, fmt.Errorf("input %q: %w", sig.Inputs[i].Name, err)
@@ -310,6 +325,9 @@ func gatherInputs(sig *modelrt.Signature, ds *dataSet, rf *runFlags, lo, hi floa
 		name, val, ok := strings.Cut(spec, "=")
 		if !ok || name == "" || val == "" {
 			return nil, usageErr("run: --input %q: want NAME=FILE, NAME=random or random", spec)
+		}
+		if bound[name] {
+			continue // bound at compile time
 		}
 		i := argIndex(sig.Inputs, name, "in")
 		if i < 0 {
@@ -451,6 +469,42 @@ func expectedOutputs(sig *modelrt.Signature, ds *dataSet, path string) ([]*model
 		want[i] = t
 	}
 	return want, nil
+}
+
+// compileBinding compiles the model; when the import needs the value of a graph input at
+// compile time (onnx.NeedConstError: an output shape depends on it) and --input or the test
+// data set gives that value, it binds the input to it and compiles again. It returns the names
+// of the inputs it bound.
+func compileBinding(ctx context.Context, model string, opts []graphc.Option, ds *dataSet, specs []string, stdout io.Writer) (*graphc.Result, map[string]bool, error) {
+	bound := map[string]bool{}
+	var extra []graphc.Option
+	for {
+		res, err := graphc.Compile(ctx, model, append(opts, extra...)...)
+		var nc *onnx.NeedConstError
+		if err == nil || !errors.As(err, &nc) {
+			return res, bound, err
+		}
+		progress := false
+		for _, name := range nc.Inputs() {
+			if bound[name] {
+				continue
+			}
+			t, from, verr := boundValue(name, ds, specs)
+			if verr != nil {
+				return nil, nil, inputErr(fmt.Errorf("input %q: %w", name, verr))
+			}
+			if t == nil {
+				continue
+			}
+			fmt.Fprintf(stdout, "input %q is bound at compile time to %s (the model needs its values to know its shapes)\n", name, from)
+			bound[name] = true
+			extra = append(extra, graphc.WithConstInput(name, t))
+			progress = true
+		}
+		if !progress {
+			return nil, nil, fmt.Errorf("%w (give its value with --input NAME=FILE or a test data set, and graphc run binds it)", err)
+		}
+	}
 }
 
 // inputErr makes err a bad-input error (exit status 1) unless it already carries a status.

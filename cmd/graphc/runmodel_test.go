@@ -247,3 +247,25 @@ func TestReadmeInput(t *testing.T) {
 	require.NoError(t, err, "go test ./cmd/graphc -run TestReadmeInput -update writes it")
 	require.Equal(t, want, have, "%s is stale: go test ./cmd/graphc -run TestReadmeInput -update", path)
 }
+
+// TestRunBindsShapeInputs: an input whose values decide a shape (Reshape's shape) is bound at
+// compile time to the value --input gives, and the model runs on the others.
+func TestRunBindsShapeInputs(t *testing.T) {
+	needClang(t)
+	dir := t.TempDir()
+	m := onnxgen.New("reshape", 17)
+	m.Input("X", ir.F32, 2, 6)
+	m.Input("S", ir.I64, 2)
+	m.Node("Reshape", "reshape", []string{"X", "S"}, []string{"Y"})
+	m.Output("Y", ir.F32, 3, 4)
+	writeModel(t, dir, "reshape.onnx", m)
+	require.NoError(t, writeNpy(filepath.Join(dir, "s.npy"), modelrt.New([]int64{2}, []int64{3, -1})))
+	stdout, stderr, code := runCLI(t, dir, "run", "reshape.onnx", "--input", "X=random", "--input", "S=s.npy")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, `input "S" is bound at compile time to s.npy`)
+	assert.Contains(t, stdout, `output "Y": f32[3 4]`)
+	_, stderr, code = runCLI(t, dir, "run", "reshape.onnx", "--input", "random")
+	require.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, `input "S" (shape) must be known at compile time`)
+	assert.Contains(t, stderr, "give its value with --input NAME=FILE or a test data set, and graphc run binds it")
+}
