@@ -35,10 +35,10 @@ type config struct {
 	initInputs bool
 	// constInputs binds ONNX graph inputs to data (WithConstInput)
 	constInputs map[string]*ir.Tensor
-	limits     ir.Limits
-	source     string // the model file, named in lowering errors
-	outputs    []string
-	popts      passes.Options
+	limits      ir.Limits
+	source      string // the model file, named in lowering errors
+	outputs     []string
+	popts       passes.Options
 	// printLowering names the lowering stages after which the plan is dumped (lower.Stages)
 	printLowering []string
 	noLower       bool
