@@ -100,6 +100,9 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	if err := im.checkGraphLimits(gp); err != nil {
 		return err
 	}
+	if err := checkOrder(gp); err != nil {
+		return im.errf("%w", err)
+	}
 	if err := im.checkSupported(gp); err != nil {
 		return err
 	}
