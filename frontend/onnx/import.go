@@ -44,11 +44,16 @@ type importer struct {
 	// rows holds the products of symbolic dims and the merged rows of multi-head attention
 	// (mergedrows.go)
 	rows rowState
+	// scopes maps the copy of an inlined node that holds nested graphs to the renaming of the
+	// body it was copied from (see inline)
+	scopes map[*onnxpb.NodeProto]func(string) string
+	// shortened counts the inlined bodies whose prefix was shortened (ops_control.go's prefix)
+	shortened int
 }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
 	im := &importer{cfg: cfg, file: file, dir: dir, Values: kit.NewValues(), inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}, dims: kit.NewDims(cfg.Dims),
-		rows: rowState{prods: map[string]*prodVec{}, merged: map[string]*mergedRows{}}}
+		rows: rowState{prods: map[string]*prodVec{}, merged: map[string]*mergedRows{}}, scopes: map[*onnxpb.NodeProto]func(string) string{}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
