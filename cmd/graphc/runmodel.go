@@ -151,7 +151,9 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, d := range res.Diagnostics {
-		fmt.Fprintf(stderr, "%s: %s\n", model, d)
+		if !d.Note {
+			fmt.Fprintf(stderr, "%s: %s\n", model, d)
+		}
 	}
 	if res.Module.Target.Name == "hexagon" {
 		return runHexagon(ctx, res, model, ds, &rf, lo, hi, stdout, stderr)
