@@ -259,7 +259,7 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 				rk = rk.Intersect(box)
 			}
 			if op.Access[k].Approx {
-				diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
+				diags = append(diags, Diagnostic{Op: op.Result.Name, Note: true, Msg: fmt.Sprintf(
 					"operand #%d %%%s is read through a data-dependent access: its required volume is over-approximated", k, o.Name)})
 			}
 			opReq[k] = rk.Coalesce()

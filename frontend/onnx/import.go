@@ -81,12 +81,7 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 		return nil, fmt.Errorf("%s: %w: IR version %d (supported: %d to %d)", file, ErrUnsupported, v, MinIRVersion, MaxIRVersion)
 	}
 	gp := m.Graph
-	name := kit.Ident(gp.GetName())
-	if name == "" {
-		name = "main_graph"
-	}
-	im.g = ir.NewGraph("main_graph")
-	_ = name
+	im.g = ir.NewGraph("main_graph") // the entry is named by the caller, not after the graph
 	if err := im.importGraph(gp); err != nil {
 		return nil, err
 	}
