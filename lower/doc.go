@@ -240,8 +240,8 @@
 // lines lower the file's graphs (as written, or after --pipeline=; several graphs separated by
 // "// -----" share the file's RUN lines), and the CHECK lines of the RUN line's prefix are
 // matched against the module, the plan, the header or the dump of --print-lowering-after
-// (internal/filecheck). One whole-module golden per target (testdata/lower, golden_test.go)
-// remains as a smoke test.
+// (internal/filecheck). One whole-module golden per target (testdata/lower-golden,
+// golden_test.go) remains as a smoke test.
 //
 // # Profiling
 //
