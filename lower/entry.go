@@ -32,12 +32,15 @@ type entryCtx struct {
 	// entry calls for each op (nil for an epilogue of another op's kernel); kernelsAt is the
 	// number of the module's functions before the first kernel (stages.go)
 	strategies []string
-	kernels    []*kernelSig
-	kernelsAt  int
+	// choices records, in op order, the kernel family each op's kernel is of and why the
+	// families before it did not apply (kernel_choice.go), for the plan
+	choices   []string
+	kernels   []*kernelSig
+	kernelsAt int
 	// opDomains caches each op's domain information (see domainOf)
 	opDomains map[*ir.Op]*domainInfo
-	// dots caches each op's integer dot-product plan (nil: none; see intDotOf)
-	dots map[*ir.Op]*intDot
+	// dots caches each op's integer dot-product plan and, without one, why (see intDotOf)
+	dots map[*ir.Op]dotPlan
 	// reqs caches requirements()
 	reqs *volume.Set
 	// users lists the ops that read each value, with the operand index

@@ -59,6 +59,7 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 		op = d
 	}
 	kf := ec.formOf(op)
+	ec.choices = append(ec.choices, kf.choice)
 	chain := ec.epi[op]
 	if chain == nil {
 		name := kf.name
@@ -186,7 +187,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		}
 		if tiles.border != nil {
 			kb.op = tiles.border
-			kb.strat = chooseStrategy(tiles.border, mc.vectorBytesFor(tiles.border), mc.intRequant(tiles.border), mc.cfg.OrderedReductions || tiles.orderedBorder, mc.stridedLanes())
+			kb.strat = mc.strategyFor(tiles.border, tiles.orderedBorder)
 			if err := kb.emitNest(ec.g.Params); err != nil {
 				return nil, err
 			}
@@ -246,8 +247,7 @@ func (ec *entryCtx) requirements() volume.Set {
 // writesWhole is entryCtx.writesWhole without the cache; reqs (a set of the symbolic dims
 // without dims, see entryCtx.requirements) restricts the dims considered.
 func writesWhole(op *ir.Op, params []string, reqs volume.Set) bool {
-	whole := false
-	_ = volume.Try(func() {
+	return volume.Decide(func() bool {
 		t := op.Result.Type
 		names := make([]string, t.Rank())
 		for i := range names {
@@ -255,9 +255,8 @@ func writesWhole(op *ir.Op, params []string, reqs volume.Set) bool {
 		}
 		box := volume.Box(params, "", names, t.Shape).IntersectParams(reqs)
 		written := op.Domain.Apply(op.OutMap(params)).SetTupleName("").SetDimNames(names)
-		whole = box.IsSubset(written)
-	})
-	return whole
+		return box.IsSubset(written)
+	}).Or(false) // unknown: the result is initialised first
 }
 
 // readsOnlyWritten reports whether every element of op's result that anyone reads is one op

@@ -208,9 +208,18 @@ type Stats struct {
 type Diagnostic struct {
 	Op  string // result name of the op
 	Msg string
+	// Note marks what the user can do nothing about and every such model has (an embedding's
+	// Gather reads its table through a data-dependent access): the CLI prints notes with
+	// --report-dead only, not as warnings on every compile.
+	Note bool
 }
 
-func (d Diagnostic) String() string { return fmt.Sprintf("warning: op %%%s: %s", d.Op, d.Msg) }
+func (d Diagnostic) String() string {
+	if d.Note {
+		return fmt.Sprintf("note: op %%%s: %s", d.Op, d.Msg)
+	}
+	return fmt.Sprintf("warning: op %%%s: %s", d.Op, d.Msg)
+}
 
 // Result is what a pipeline run reports.
 type Result struct {
