@@ -310,7 +310,10 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		defer stream.abort()
 		opts = append(opts, graphc.WithLLVMWriter(stream.w))
 	}
-	setMemoryLimit(model)
+	if base := setMemoryLimit(model); base > 0 {
+		// constants that fold-constants computes are weights the model file does not hold
+		opts = append(opts, graphc.WithFoldProgress(func(total int64) { debug.SetMemoryLimit(base + 2*total) }))
+	}
 	res, err := graphc.Compile(context.Background(), model, opts...)
 	if err != nil {
 		return err
@@ -326,6 +329,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		t := res.Times
 		fmt.Fprintf(stderr, "  compile phases: import %.6f s, passes %.6f s, lowering %.6f s, printing %.6f s, total %.6f s\n",
 			t.Import.Seconds(), t.Passes.Seconds(), t.Lower.Seconds(), t.Print.Seconds(), (t.Import + t.Passes + t.Lower + t.Print).Seconds())
+		fmt.Fprintf(stderr, "  folded constants: %d bytes\n", res.Passes.State.FoldedBytes)
 	}
 	var text string
 	switch *emit {
@@ -618,14 +622,14 @@ func (s *streamOut) abort() {
 // + 48 MB), unless GOMEMLIMIT sets one: the collector then runs more often instead of letting
 // the heap grow to twice what is live, which keeps a compile's peak near 2.5 × its weights
 // (make bench-mem). A graph larger than that (a 100,000-op chain) costs collector time, not
-// memory; GOMEMLIMIT=off restores Go's default.
-func setMemoryLimit(model string) {
+// memory; GOMEMLIMIT=off restores Go's default. It returns the limit (0 when it set none).
+func setMemoryLimit(model string) int64 {
 	if os.Getenv("GOMEMLIMIT") != "" {
-		return
+		return 0
 	}
 	st, err := os.Stat(model)
 	if err != nil {
-		return
+		return 0
 	}
 	n := st.Size()
 	if ents, err := os.ReadDir(filepath.Dir(model)); err == nil {
@@ -636,4 +640,5 @@ func setMemoryLimit(model string) {
 		}
 	}
 	debug.SetMemoryLimit(2*n + 48<<20)
+	return 2*n + 48<<20
 }
