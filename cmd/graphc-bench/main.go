@@ -146,7 +146,7 @@ func main() {
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
 	flag.StringVar(&realPipeline, "pipeline", realPipeline, "with -real: the pipeline of the graphc column")
-	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
+	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the models are compiled for (graphc --mcpu and clang -march; e.g. x86-64-v3: AVX2 without AVX-512)")
 	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
 	memory := flag.Bool("mem", false, "measure graphc's peak resident set compiling the real-model set and a 100,000-op chain (-models chain,resnet18 for some) against issue 25's targets; -mem-flags adds graphc flags")
