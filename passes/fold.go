@@ -43,6 +43,10 @@ broadcast (a per-channel scale); a fill the size of the activation it is added t
 loop, cheaper than a constant to load. The constants created total at most MaxFoldBytes
 (1 GiB, in their element types; State.FoldedBytes reports them, Options.FoldBytes narrows
 the bound, a negative value disables the pass); ops beyond it stay.
+Then a contraction (einsum) that reads a constant with its reduction index innermost and
+the result's innermost index outer (Gemm with transB: x·Wᵀ, every exported classifier head)
+reads it transposed once here, within the same bound: kernels then stream the weight's rows
+instead of gathering it into packed panels on every call.
 Postconditions: every value is unchanged (bit for bit: the evaluator is the semantics);
 folded ops are gone and their readers read constants of the same name.`,
 	Run: runFold,
@@ -56,6 +60,22 @@ func runFold(ctx context.Context, g *ir.Graph, st *State) error {
 	if budget < 0 {
 		return nil
 	}
+	if err := foldOps(ctx, g, st, budget); err != nil {
+		return err
+	}
+	if n := transposeWeights(g, budget-st.FoldedBytes); n > 0 {
+		st.FoldedBytes += n
+		if st.Opts != nil && st.Opts.OnFold != nil {
+			st.Opts.OnFold(st.FoldedBytes)
+		}
+		g.RemoveOps(func(*ir.Op) bool { return false }) // the weights as they were read
+	}
+	return nil
+}
+
+// foldOps replaces the ops foldCandidates selects by constants of their results, in graph
+// order, within budget.
+func foldOps(ctx context.Context, g *ir.Graph, st *State, budget int64) error {
 	want := foldCandidates(g)
 	if len(want) == 0 {
 		return nil

@@ -176,3 +176,37 @@ func TestFoldConstantsBound(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, g2.Ops, 4, "a negative bound disables folding")
 }
+
+// TestFoldTransposesWeights checks that a contraction reading a constant weight with the
+// reduction innermost (Gemm transB, a batched head) reads it transposed afterwards, with the
+// same values, and that weights already in the columns' order are left alone.
+func TestFoldTransposesWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 1))
+	fold := passes.Lookup("fold-constants")
+	cases := []struct{ x, eq, w, wshape, out, want string }{
+		{"f32[3, 5]", "ik,jk->ij", "", "f32[4, 5]", "f32[3, 4]", "ik,kj->ij"},
+		{"f32[2, 3, 5]", "bik,jk->bij", "", "f32[4, 5]", "f32[2, 3, 4]", "bik,kj->bij"},
+		{"f32[3, 5]", "ik,kj->ij", "", "f32[5, 4]", "f32[3, 4]", "ik,kj->ij"},
+		{"f32[2, 3, 5]", "bik,hjk->bhij", "", "f32[2, 4, 5]", "f32[2, 2, 3, 4]", "bik,hkj->bhij"},
+	}
+	for _, c := range cases {
+		n := 1
+		for _, d := range strings.Split(strings.Trim(c.wshape[3:], "[]"), ", ") {
+			var v int
+			fmt.Sscan(d, &v)
+			n *= v
+		}
+		text := fmt.Sprintf(`graph @g(%%x: %s) {
+  %%w = constant %s : %s
+  %%y = einsum(%%x, %%w) {equation = "%s"} : %s
+  return %%y
+}`, c.x, denseList(r, n, false, 0, 0), c.wshape, c.eq, c.out)
+		checkSemantics(t, c.eq, []*passes.Pass{fold}, text, nil, r)
+		g, err := ir.Parse(text)
+		require.NoError(t, err)
+		_, err = passes.Run(context.Background(), g, []*passes.Pass{fold}, &passes.Options{VerifyEach: true})
+		require.NoError(t, err)
+		require.Equal(t, c.want, g.Ops[0].Attrs["equation"].Str, c.eq)
+		require.Len(t, g.Consts, 1, "%s: the weight as written is dropped", c.eq)
+	}
+}
