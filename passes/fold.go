@@ -60,12 +60,13 @@ func runFold(ctx context.Context, g *ir.Graph, st *State) error {
 	if budget < 0 {
 		return nil
 	}
-	if err := foldOps(ctx, g, st, budget); err != nil {
+	made, err := foldOps(ctx, g, st, budget)
+	if err != nil {
 		return err
 	}
-	if n := transposeWeights(g, budget-st.FoldedBytes); n > 0 {
+	if n, rewritten := transposeWeights(g, budget-st.FoldedBytes, made); rewritten > 0 {
 		st.FoldedBytes += n
-		if st.Opts != nil && st.Opts.OnFold != nil {
+		if st.Opts != nil && st.Opts.OnFold != nil && n > 0 {
 			st.Opts.OnFold(st.FoldedBytes)
 		}
 		g.RemoveOps(func(*ir.Op) bool { return false }) // the weights as they were read
@@ -74,18 +75,18 @@ func runFold(ctx context.Context, g *ir.Graph, st *State) error {
 }
 
 // foldOps replaces the ops foldCandidates selects by constants of their results, in graph
-// order, within budget.
-func foldOps(ctx context.Context, g *ir.Graph, st *State, budget int64) error {
+// order, within budget; it returns the constants it made.
+func foldOps(ctx context.Context, g *ir.Graph, st *State, budget int64) (map[*ir.Value]bool, error) {
 	want := foldCandidates(g)
 	if len(want) == 0 {
-		return nil
+		return nil, nil
 	}
 	folded := map[*ir.Op]*ir.Tensor{}
 	repl := map[*ir.Value]*ir.Value{} // folded results → their constants
 	names := map[string]bool{}
 	for _, op := range g.Ops {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		for i, o := range op.Operands {
 			if r := repl[o]; r != nil {
@@ -113,7 +114,7 @@ func foldOps(ctx context.Context, g *ir.Graph, st *State, budget int64) error {
 		names[op.Result.Name] = true
 	}
 	if len(folded) == 0 {
-		return nil
+		return nil, nil
 	}
 	// the constants take the folded results' names (freed by RemoveOps) and their place
 	for _, op := range g.Ops {
@@ -130,7 +131,11 @@ func foldOps(ctx context.Context, g *ir.Graph, st *State, budget int64) error {
 	if s := st.Stats["fold-constants"]; s != nil {
 		s.OpsRemoved += n
 	}
-	return nil
+	made := map[*ir.Value]bool{}
+	for _, c := range repl {
+		made[c] = true
+	}
+	return made, nil
 }
 
 // foldCandidates returns the ops fold-constants may evaluate: static, not outputs, their

@@ -210,3 +210,22 @@ func TestFoldTransposesWeights(t *testing.T) {
 		require.Len(t, g.Consts, 1, "%s: the weight as written is dropped", c.eq)
 	}
 }
+
+// TestFoldTransposesFoldedWeight checks that a weight computed by folding and then transposed
+// for its einsum is counted once and does not stay beside its transpose.
+func TestFoldTransposesFoldedWeight(t *testing.T) {
+	text := `graph @g(%x: f32[2, 64]) {
+  %w = fill() {type = "f32[32, 64]", value = 0.5} : f32[32, 64]
+  %y = einsum(%x, %w) {equation = "ik,jk->ij"} : f32[2, 32]
+  return %y
+}`
+	r := rand.New(rand.NewPCG(32, 2))
+	checkSemantics(t, "folded transposed", []*passes.Pass{passes.Lookup("fold-constants")}, text, nil, r)
+	g, err := ir.Parse(text)
+	require.NoError(t, err)
+	res, err := passes.Run(context.Background(), g, []*passes.Pass{passes.Lookup("fold-constants")}, &passes.Options{VerifyEach: true})
+	require.NoError(t, err)
+	require.Equal(t, "ik,kj->ij", g.Ops[0].Attrs["equation"].Str)
+	require.Len(t, g.Consts, 1)
+	require.Equal(t, int64(32*64*4), res.State.FoldedBytes, "the fill's bytes, once")
+}

@@ -17,9 +17,10 @@ import (
 
 // transposeWeights rewrites the einsums of g whose constant operand is read with the reduction
 // innermost (see the file comment), within what remains of budget; it returns the bytes it
-// materialised.
-func transposeWeights(g *ir.Graph, budget int64) int64 {
-	var used int64
+// materialised and the number of einsums it rewrote. A weight that folding made (in made) and only this einsum reads is replaced
+// by its transpose, which then adds nothing to what the compile holds.
+func transposeWeights(g *ir.Graph, budget int64, made map[*ir.Value]bool) (used int64, rewritten int) {
+	users := g.Users()
 	for _, op := range g.Ops {
 		if op.Kind != "einsum" {
 			continue
@@ -44,6 +45,9 @@ func transposeWeights(g *ir.Graph, budget int64) int64 {
 				continue // the innermost index is not summed, or the columns are not read
 			}
 			n := int64(w.Data.Len()) * int64(w.Type.Elem.Size())
+			if made[w] && len(users[w]) == 1 {
+				n = 0
+			}
 			if used+n > budget {
 				continue
 			}
@@ -72,10 +76,11 @@ func transposeWeights(g *ir.Graph, budget int64) int64 {
 			*op = *nop
 			op.Result, res.Def = res, op
 			used += n
+			rewritten++
 			break
 		}
 	}
-	return used
+	return used, rewritten
 }
 
 // permuteTensor returns t transposed by perm (result dim i is t's dim perm[i]), as raw bytes.
