@@ -149,7 +149,7 @@ func foldCandidates(g *ir.Graph) map[*ir.Op]bool {
 	}
 	can := map[*ir.Op]bool{}
 	for _, op := range g.Ops {
-		if outputs[op.Result] || !foldable(op) {
+		if outputs[op.Result] {
 			continue
 		}
 		ok := true
@@ -159,7 +159,7 @@ func foldCandidates(g *ir.Graph) map[*ir.Op]bool {
 				break
 			}
 		}
-		can[op] = ok
+		can[op] = ok && foldable(op) // after the operands: counting a domain costs more
 	}
 	users := g.Users()
 	want := map[*ir.Op]bool{}
