@@ -68,7 +68,8 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 	for _, fam := range []struct {
 		name string
 		in   func(r realRow) bool
-	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }}} {
+	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }},
+		{"all", func(realRow) bool { return true }}} {
 		sum, n, worst, worstName := 0.0, 0, 0.0, ""
 		for _, r := range rows {
 			if r.failed != "" || r.gOrt <= 0 || !fam.in(r) {
