@@ -184,6 +184,14 @@ func WithWeightsFile(path string) Option {
 	}
 }
 
+// WithFoldProgress calls f with the bytes fold-constants has materialised so far (the sum
+// over the constants it created of their elements in their own types, at most
+// passes.MaxFoldBytes), each time it creates one: the compile holds that much beyond the
+// model's own weights (the CLI raises its soft memory limit by it).
+func WithFoldProgress(f func(total int64)) Option {
+	return func(c *config) error { c.popts.OnFold = f; return nil }
+}
+
 // WithoutLowering stops after the passes (Result.Graph only).
 func WithoutLowering() Option { return func(c *config) error { c.noLower = true; return nil } }
 

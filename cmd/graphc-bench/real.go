@@ -44,14 +44,18 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 	if useCPUTime {
 		clock = "process CPU time"
 	}
-	fmt.Printf("real models in %s; CPU: %s; %s\n", root, cpuName(), clock)
+	fmt.Printf("real models in %s; CPU: %s; --mcpu=%s; %s\n", root, cpuName(), benchCPU, clock)
 	fmt.Printf("%-22s %10s %10s %10s %7s %9s %6s %9s %9s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "g/ort", "die/nodie", "live", "err", "ort err", "compile")
 	var rows []realRow
 	for _, name := range names {
 		if len(want) > 0 && !want[name] {
 			continue
 		}
-		r := benchReal(ctx, root, filepath.Join(cache, "real", name), name, ort, minTime, samples, noDIE)
+		work := filepath.Join(cache, "real", name)
+		if benchCPU != "native" {
+			work += "-" + benchCPU // runs for two CPUs may overlap
+		}
+		r := benchReal(ctx, root, work, name, ort, minTime, samples, noDIE)
 		rows = append(rows, r)
 		fmt.Println(r.String())
 		if profile > 0 && r.failed == "" {
@@ -64,7 +68,8 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 	for _, fam := range []struct {
 		name string
 		in   func(r realRow) bool
-	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }}} {
+	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }},
+		{"all", func(realRow) bool { return true }}} {
 		sum, n, worst, worstName := 0.0, 0, 0.0, ""
 		for _, r := range rows {
 			if r.failed != "" || r.gOrt <= 0 || !fam.in(r) {
@@ -80,6 +85,23 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 		if n > 0 {
 			fmt.Printf("%s: graphc/onnxruntime geometric mean %.2f over %d models, worst %.2f (%s)\n", fam.name, math.Exp(sum/float64(n)), n, worst, worstName)
 		}
+	}
+	// the default pipeline must never be slower than none (issue 32: at most 1.05×)
+	worst, worstName, over := 0.0, "", 0
+	for _, r := range rows {
+		if r.failed != "" || r.nodie <= 0 {
+			continue
+		}
+		q := r.die / r.nodie
+		if q > worst {
+			worst, worstName = q, r.name
+		}
+		if q > 1.05 {
+			over++
+		}
+	}
+	if worstName != "" {
+		fmt.Printf("default pipeline / --pipeline=: worst %.2f (%s); %d models above 1.05\n", worst, worstName, over)
 	}
 	return nil
 }
@@ -163,7 +185,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fail(err)
 		}
-		prog, err := e2e.Build(ctx, dir, res.Graph, res.Module, "-O3", "-march=native")
+		prog, err := e2e.Build(ctx, dir, res.Graph, res.Module, "-O3", "-march="+benchCPU)
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", cfg.name, err))
 		}
