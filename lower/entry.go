@@ -8,6 +8,7 @@ package lower
 import (
 	"context"
 	"fmt"
+	"math"
 
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
@@ -183,7 +184,16 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		wp = weightsParam()
 		ps = append(ps, wp)
 	}
-	f := mc.m.NewFunc(ec.entry, types.I32, ps...)
+	name := ec.entry
+	var threads *llvm.Param
+	if mc.cfg.Threads != ThreadsNone {
+		// ENTRY_parallel; ENTRY calls it with the default threading (emitSerialEntry)
+		threads = llvm.NewParam("threads", types.NewPointer(threadingType()))
+		threads.Attrs = append(threads.Attrs, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
+		ps = append(ps, threads)
+		name += "_parallel"
+	}
+	f := mc.m.NewFunc(name, types.I32, ps...)
 	mc.defineAttrs(f)
 	fb := newFuncBuilder(mc, f)
 	nio := len(g.Inputs) + len(g.Outputs)
@@ -258,6 +268,9 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		for _, p := range ec.params {
 			args = append(args, fb.params[p])
 		}
+		if sig.par {
+			args = append(args, threads, i64(math.MinInt64), i64(math.MaxInt64))
+		}
 		t0 := ec.profileStart(fb)
 		rc := fb.cur.NewCall(sig.f, args...)
 		ec.profileStop(fb, i, t0)
@@ -279,6 +292,11 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 	}
 	ec.profileStop(fb, len(g.Ops), tEntry)
 	fb.cur.NewRet(i32c(statusOK))
+	if threads != nil {
+		if err := ec.emitSerialEntry(f); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 

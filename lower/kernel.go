@@ -37,12 +37,19 @@ type kernelBuilder struct {
 	// which each reads the previous value
 	epi   []*kernelBuilder
 	epiKs []int
+	// par is the parallel state of a kernel split over threads (parallel.go), or nil; clamp
+	// restricts the outermost level of its scans to a task's range
+	par   *parKernel
+	clamp *levelClamp
 }
 
 // kernelSig is how the entry calls a kernel.
 type kernelSig struct {
 	f       *llvm.Func
 	scratch bool // takes an i8* scratch argument after the operands
+	// par: takes the threading and the range of its outermost level after the symbolic dims
+	// (parallel.go)
+	par bool
 }
 
 // emitKernel returns the kernel of op (the i-th op of g): the kernel of an earlier op with the
@@ -123,6 +130,12 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	for _, p := range ec.params {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
+	nsym := len(ps)
+	var pk *parKernel
+	if work := ec.parallelWork(op, kf); work > 0 {
+		ps, pk = addParParams(ps, work)
+		sig.par = true
+	}
 	f := mc.m.NewFunc(kernelName(ec.entry, i, op), types.I32, ps...)
 	f.Linkage = enum.LinkageInternal
 	// kernels stay functions: inlining thousands of loop nests into one entry made Hexagon's
@@ -132,9 +145,9 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	sig.f = f
 	fb := newFuncBuilder(mc, f)
 	for j, p := range ec.params {
-		fb.params[p] = ps[len(ps)-len(ec.params)+j]
+		fb.params[p] = ps[nsym-len(ec.params)+j]
 	}
-	kb := &kernelBuilder{ec: ec, fb: fb, op: op}
+	kb := &kernelBuilder{ec: ec, fb: fb, op: op, par: pk}
 	if chain != nil {
 		kb.newEpilogue(chain, eps)
 	}
@@ -166,7 +179,12 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		kb.scratch = ps[1+len(op.Operands)]
 	}
 	if !fromInit && !kf.whole && (kf.dot == nil || !kf.dot.whole) {
-		if err := kb.emitInit(n); err != nil {
+		// a task of a parallel kernel finds its result initialised
+		initRes := func() error { return kb.emitInit(n) }
+		if pk != nil {
+			initRes = func() error { return fb.ifThen(kb.wholeRange(), "init", func() error { return kb.emitInit(n) }) }
+		}
+		if err := initRes(); err != nil {
 			return nil, err
 		}
 	}
@@ -413,6 +431,15 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 		return dims
 	}
 	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, n)}
+	if kb.par != nil {
+		vec := -1
+		if kb.strat.vl > 0 {
+			vec = n - 1
+		}
+		// a level may be split when the result is indexed by its dim
+		out := op.Out.Pieces[0].Index
+		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, func(l int) bool { return indexedBy(out, perm[l]) })
+	}
 	e.leaf = func(lev []value.Value) error { return kb.point(toDims(lev), 0) }
 	if kb.strat.vl > 0 && n > 0 {
 		e.vl = kb.strat.vl

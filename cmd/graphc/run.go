@@ -209,6 +209,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
 	profile := fs.Bool("profile", false, "count the cycles of every op's kernel; the module exports ENTRY_profile (graphc-bench -profile prints the table)")
 	weights := fs.String("weights", "", "keep the weights out of the module: write them to FILE, which the caller maps and passes to the entry after the workspace (const void *weights; see --emit=header)")
+	threads := fs.String("threads", "pool", "threading of the module: pool (ENTRY_parallel takes the caller's parallel-for; ENTRY runs on a thread pool emitted into the module, sized by GRAPHC_NUM_THREADS; serial on Hexagon), caller (ENTRY_parallel, and a serial ENTRY without the pool) or none (one thread, no ENTRY_parallel)")
 	noZeroSkip := fs.Bool("no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
@@ -249,6 +250,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		graphc.WithCPU(*mcpu), graphc.WithAttrs(*mattr), graphc.WithDumpWriter(stderr),
 		graphc.WithVerifyEach(*verifyEach), graphc.WithZeroSkipping(!*noZeroSkip),
 	}
+	opts = append(opts, graphc.WithThreads(*threads))
 	if *profile {
 		opts = append(opts, graphc.WithProfile())
 	}

@@ -30,6 +30,11 @@ type Machine struct {
 	// NewtonReciprocal is lower.Config.NewtonReciprocal: HVX's float32 math on vectors
 	NewtonReciprocal bool
 	CFlags           []string
+	// Threads is lower.Config.Threads (the entries run on the default pool with ThreadsPool,
+	// sized by GRAPHC_NUM_THREADS in the program's environment); SplitAll is
+	// lower.Config.SplitAll
+	Threads  lower.ThreadMode
+	SplitAll bool
 }
 
 // Host is x86-64 code run natively.
@@ -77,7 +82,7 @@ func (m Machine) Config() (lower.Config, error) {
 		return lower.Config{}, err
 	}
 	return lower.Config{Target: t, CPU: m.CPU, Attrs: m.Attrs, VectorBytes: m.VectorBytes, OrderedReductions: m.OrderedReductions,
-		NewtonReciprocal: m.NewtonReciprocal}, nil
+		NewtonReciprocal: m.NewtonReciprocal, Threads: m.Threads, SplitAll: m.SplitAll}, nil
 }
 
 // Case is one graph run on concrete inputs (graph input order) with its symbolic dims bound.

@@ -1,0 +1,96 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc/internal/e2e"
+	"github.com/graphc/graphc/internal/randgraph"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
+	"github.com/graphc/graphc/lower"
+	"github.com/graphc/graphc/passes"
+)
+
+// TestParallelBitIdentical builds random graphs with every kernel that can be split over
+// threads split into its smallest chunks (lower.Config.SplitAll), runs them on the default
+// pool at 1, 2, 3 and 4 threads (GRAPHC_NUM_THREADS) and requires the same output bits at
+// every count, and the evaluator's values (the tolerance of TestRandomGraphsCompiled).
+func TestParallelBitIdentical(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	graphs := max(20, *compiledGraphs/2)
+	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+	require.NoError(t, err)
+	var cases []*e2e.Case
+	var wants [][]*ir.Tensor
+	for seed := range graphs {
+		r := rand.New(rand.NewPCG(uint64(seed), 33))
+		g := randgraph.Graph(r)
+		if len(g.Params) > 0 {
+			continue
+		}
+		text := g.String()
+		orig, err := ir.Parse(text)
+		require.NoError(t, err)
+		_, err = passes.Run(context.Background(), g, ps, &passes.Options{VerifyEach: true})
+		require.NoError(t, err, "seed %d\n%s", seed, text)
+		var inputs []*ir.Tensor
+		byName := map[string]*ir.Tensor{}
+		for _, in := range orig.Inputs {
+			s, _ := in.Type.StaticShape()
+			tt := e2e.RandomTensor(r, in.Type.Elem, s)
+			inputs = append(inputs, tt)
+			byName[in.Name] = tt
+		}
+		want, err := eval.Run(orig, byName)
+		if err != nil {
+			continue
+		}
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputs})
+		wants = append(wants, want)
+	}
+	m := e2e.Host()
+	m.Threads, m.SplitAll = lower.ThreadsPool, true
+	p, err := e2e.BuildBatch(context.Background(), t.TempDir(), m, cases)
+	require.NoError(t, err)
+	// the test means something only if kernels were split
+	tasks := 0
+	for _, f := range p.Mod.LLVM.Funcs {
+		if strings.HasSuffix(f.Name(), ".task") {
+			tasks++
+		}
+	}
+	require.Greater(t, tasks, len(cases)/2, "split kernels in %d graphs", len(cases))
+	var first []e2e.Result
+	for _, threads := range []int{1, 2, 3, 4} {
+		t.Setenv("GRAPHC_NUM_THREADS", fmt.Sprint(threads))
+		res := p.Run(context.Background())
+		for i, rs := range res {
+			require.NoError(t, rs.Err, "case %d at %d threads\n%s", i, threads, cases[i].Graph)
+			if first == nil {
+				require.Zero(t, rs.Status, "case %d", i)
+				for k := range rs.Outputs {
+					require.NoError(t, e2e.Compare(rs.Outputs[k], wants[i][k], 1e-5, 1e-6, nil), "case %d output %d\n%s", i, k, cases[i].Graph)
+				}
+				continue
+			}
+			require.Equal(t, first[i].Status, rs.Status, "case %d at %d threads", i, threads)
+			for k := range rs.Outputs {
+				require.True(t, bytes.Equal(first[i].Outputs[k].Bytes(), rs.Outputs[k].Bytes()),
+					"case %d output %d differs at %d threads from 1 thread\n%s", i, k, threads, cases[i].Graph)
+			}
+		}
+		if first == nil {
+			first = res
+		}
+	}
+	t.Logf("%d graphs, %d split kernels, bit-identical at 1-4 threads", len(cases), tasks)
+}
