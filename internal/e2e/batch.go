@@ -35,6 +35,10 @@ type Machine struct {
 	// lower.Config.SplitAll
 	Threads  lower.ThreadMode
 	SplitAll bool
+	// CallerPool: the driver calls ENTRY_parallel (Threads must not be ThreadsNone) with a
+	// parallel-for of its own that runs each region's chunks one after another, the last
+	// first: the split kernels on a freestanding target, without threads
+	CallerPool bool
 }
 
 // Host is x86-64 code run natively.
@@ -210,7 +214,7 @@ func (p *BatchProgram) compile(ctx context.Context, arena int64) error {
 		return err
 	}
 	drv := filepath.Join(p.Dir, "driver.c")
-	if err := os.WriteFile(drv, []byte(batchDriver(p.Mod, arena)), 0o644); err != nil {
+	if err := os.WriteFile(drv, []byte(batchDriver(p.Mod, arena, p.Machine.CallerPool)), 0o644); err != nil {
 		return err
 	}
 	p.Path = filepath.Join(p.Dir, "batch.exe")

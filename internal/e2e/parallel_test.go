@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -26,7 +27,91 @@ func TestParallelBitIdentical(t *testing.T) {
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
-	graphs := max(20, *compiledGraphs/2)
+	cases, wants := parallelCases(t, max(20, *compiledGraphs/2))
+	m := e2e.Host()
+	m.Threads, m.SplitAll = lower.ThreadsPool, true
+	p, err := e2e.BuildBatch(context.Background(), t.TempDir(), m, cases)
+	require.NoError(t, err)
+	tasks := splitKernels(t, p, len(cases))
+	var first []e2e.Result
+	for _, threads := range []int{1, 2, 3, 4} {
+		t.Setenv("GRAPHC_NUM_THREADS", fmt.Sprint(threads))
+		res := p.Run(context.Background())
+		for i, rs := range res {
+			require.NoError(t, rs.Err, "case %d at %d threads\n%s", i, threads, cases[i].Graph)
+			if first == nil {
+				require.Zero(t, rs.Status, "case %d", i)
+				for k := range rs.Outputs {
+					require.NoError(t, e2e.Compare(rs.Outputs[k], wants[i][k], 1e-5, 1e-6, nil), "case %d output %d\n%s", i, k, cases[i].Graph)
+				}
+				continue
+			}
+			require.Equal(t, first[i].Status, rs.Status, "case %d at %d threads", i, threads)
+			for k := range rs.Outputs {
+				require.True(t, bytes.Equal(first[i].Outputs[k].Bytes(), rs.Outputs[k].Bytes()),
+					"case %d output %d differs at %d threads from 1 thread\n%s", i, k, threads, cases[i].Graph)
+			}
+		}
+		if first == nil {
+			first = res
+		}
+	}
+	t.Logf("%d graphs, %d split kernels, bit-identical at 1-4 threads", len(cases), tasks)
+}
+
+// TestParallelHexagon runs the split kernels as Hexagon code under qemu-hexagon (scalar
+// hexagonv67, and hexagonv67 with integer HVX): the modules are freestanding (no pool), so the
+// driver passes ENTRY_parallel a parallel-for of its own that runs every chunk of a region in
+// turn, the last first. The outputs must have the bits of the same graphs built without
+// threads, and the evaluator's values.
+func TestParallelHexagon(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	if _, err := exec.LookPath("qemu-hexagon"); err != nil {
+		t.Skip("qemu-hexagon not installed")
+	}
+	cases, wants := parallelCases(t, max(12, *compiledGraphs/8))
+	for _, m := range []e2e.Machine{e2e.HexagonScalar(), e2e.HexagonHVX()} {
+		t.Run(m.String(), func(t *testing.T) {
+			serial, err := e2e.BuildBatch(context.Background(), t.TempDir(), m, cases)
+			require.NoError(t, err)
+			want := serial.Run(context.Background())
+			m.Threads, m.SplitAll, m.CallerPool = lower.ThreadsCaller, true, true
+			p, err := e2e.BuildBatch(context.Background(), t.TempDir(), m, cases)
+			require.NoError(t, err)
+			tasks := splitKernels(t, p, len(cases))
+			for i, rs := range p.Run(context.Background()) {
+				require.NoError(t, rs.Err, "case %d\n%s", i, cases[i].Graph)
+				require.NoError(t, want[i].Err, "case %d\n%s", i, cases[i].Graph)
+				require.Equal(t, want[i].Status, rs.Status, "case %d", i)
+				for k := range rs.Outputs {
+					require.NoError(t, e2e.Compare(rs.Outputs[k], wants[i][k], 1e-5, 1e-6, nil), "case %d output %d\n%s", i, k, cases[i].Graph)
+					require.True(t, bytes.Equal(want[i].Outputs[k].Bytes(), rs.Outputs[k].Bytes()),
+						"case %d output %d: split differs from serial\n%s", i, k, cases[i].Graph)
+				}
+			}
+			t.Logf("%d graphs, %d split kernels, bit-identical to the serial build", len(cases), tasks)
+		})
+	}
+}
+
+// splitKernels counts the task functions of p's module and requires more than half as many
+// as graphs: the tests mean something only if kernels were split.
+func splitKernels(t *testing.T, p *e2e.BatchProgram, graphs int) int {
+	tasks := 0
+	for _, f := range p.Mod.LLVM.Funcs {
+		if strings.HasSuffix(f.Name(), ".task") {
+			tasks++
+		}
+	}
+	require.Greater(t, tasks, graphs/2, "split kernels in %d graphs", graphs)
+	return tasks
+}
+
+// parallelCases returns random graphs without symbolic dims, through the default pipeline,
+// with random inputs and the evaluator's outputs.
+func parallelCases(t *testing.T, graphs int) ([]*e2e.Case, [][]*ir.Tensor) {
 	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
 	require.NoError(t, err)
 	var cases []*e2e.Case
@@ -57,40 +142,5 @@ func TestParallelBitIdentical(t *testing.T) {
 		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputs})
 		wants = append(wants, want)
 	}
-	m := e2e.Host()
-	m.Threads, m.SplitAll = lower.ThreadsPool, true
-	p, err := e2e.BuildBatch(context.Background(), t.TempDir(), m, cases)
-	require.NoError(t, err)
-	// the test means something only if kernels were split
-	tasks := 0
-	for _, f := range p.Mod.LLVM.Funcs {
-		if strings.HasSuffix(f.Name(), ".task") {
-			tasks++
-		}
-	}
-	require.Greater(t, tasks, len(cases)/2, "split kernels in %d graphs", len(cases))
-	var first []e2e.Result
-	for _, threads := range []int{1, 2, 3, 4} {
-		t.Setenv("GRAPHC_NUM_THREADS", fmt.Sprint(threads))
-		res := p.Run(context.Background())
-		for i, rs := range res {
-			require.NoError(t, rs.Err, "case %d at %d threads\n%s", i, threads, cases[i].Graph)
-			if first == nil {
-				require.Zero(t, rs.Status, "case %d", i)
-				for k := range rs.Outputs {
-					require.NoError(t, e2e.Compare(rs.Outputs[k], wants[i][k], 1e-5, 1e-6, nil), "case %d output %d\n%s", i, k, cases[i].Graph)
-				}
-				continue
-			}
-			require.Equal(t, first[i].Status, rs.Status, "case %d at %d threads", i, threads)
-			for k := range rs.Outputs {
-				require.True(t, bytes.Equal(first[i].Outputs[k].Bytes(), rs.Outputs[k].Bytes()),
-					"case %d output %d differs at %d threads from 1 thread\n%s", i, k, threads, cases[i].Graph)
-			}
-		}
-		if first == nil {
-			first = res
-		}
-	}
-	t.Logf("%d graphs, %d split kernels, bit-identical at 1-4 threads", len(cases), tasks)
+	return cases, wants
 }
