@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -27,9 +28,30 @@ func TestParallelBitIdentical(t *testing.T) {
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
-	cases, wants := parallelCases(t, max(20, *compiledGraphs/2))
-	m := e2e.Host()
+	cases, wants := parallelCases(t, max(20, *compiledGraphs/2), randgraph.Graph)
+	checkThreadCounts(t, e2e.Host(), cases, wants, 1e-5, 1e-6)
+}
+
+// TestParallelCNNs is TestParallelBitIdentical on random convolutional networks
+// (randgraph.CNN: register tiles along channels with epilogues, pools, padding copies written
+// in place, residuals), for AVX-512 with FMA: compared with the evaluator at
+// TestRandomCNNs's tolerance.
+func TestParallelCNNs(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	cases, wants := parallelCases(t, 16, randgraph.CNN)
+	checkThreadCounts(t, e2e.Machine{Target: "x86-64", CPU: "skylake-avx512"}, cases, wants, 1e-5, 1e-4)
+}
+
+// checkThreadCounts builds the cases for m with every splittable kernel split into its
+// smallest chunks, runs them on the default pool at 1, 2, 3 and 4 threads and requires the
+// same bits at every count, and the evaluator's values within rtol and atol.
+func checkThreadCounts(t *testing.T, m e2e.Machine, cases []*e2e.Case, wants [][]*ir.Tensor, rtol, atol float64) {
 	m.Threads, m.SplitAll = lower.ThreadsPool, true
+	if strings.Contains(m.CPU, "avx512") && !hostAVX512() {
+		t.Skipf("the host cannot run %s code", m.CPU)
+	}
 	p, err := e2e.BuildBatch(context.Background(), t.TempDir(), m, cases)
 	require.NoError(t, err)
 	tasks := splitKernels(t, p, len(cases))
@@ -42,7 +64,7 @@ func TestParallelBitIdentical(t *testing.T) {
 			if first == nil {
 				require.Zero(t, rs.Status, "case %d", i)
 				for k := range rs.Outputs {
-					require.NoError(t, e2e.Compare(rs.Outputs[k], wants[i][k], 1e-5, 1e-6, nil), "case %d output %d\n%s", i, k, cases[i].Graph)
+					require.NoError(t, e2e.Compare(rs.Outputs[k], wants[i][k], rtol, atol, nil), "case %d output %d\n%s", i, k, cases[i].Graph)
 				}
 				continue
 			}
@@ -71,7 +93,7 @@ func TestParallelHexagon(t *testing.T) {
 	if _, err := exec.LookPath("qemu-hexagon"); err != nil {
 		t.Skip("qemu-hexagon not installed")
 	}
-	cases, wants := parallelCases(t, max(12, *compiledGraphs/8))
+	cases, wants := parallelCases(t, max(12, *compiledGraphs/8), randgraph.Graph)
 	for _, m := range []e2e.Machine{e2e.HexagonScalar(), e2e.HexagonHVX()} {
 		t.Run(m.String(), func(t *testing.T) {
 			serial, err := e2e.BuildBatch(context.Background(), t.TempDir(), m, cases)
@@ -110,15 +132,15 @@ func splitKernels(t *testing.T, p *e2e.BatchProgram, graphs int) int {
 }
 
 // parallelCases returns random graphs without symbolic dims, through the default pipeline,
-// with random inputs and the evaluator's outputs.
-func parallelCases(t *testing.T, graphs int) ([]*e2e.Case, [][]*ir.Tensor) {
+// of gen with random inputs and the evaluator's outputs.
+func parallelCases(t *testing.T, graphs int, gen func(*rand.Rand) *ir.Graph) ([]*e2e.Case, [][]*ir.Tensor) {
 	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
 	require.NoError(t, err)
 	var cases []*e2e.Case
 	var wants [][]*ir.Tensor
 	for seed := range graphs {
 		r := rand.New(rand.NewPCG(uint64(seed), 33))
-		g := randgraph.Graph(r)
+		g := gen(r)
 		if len(g.Params) > 0 {
 			continue
 		}
@@ -143,4 +165,11 @@ func parallelCases(t *testing.T, graphs int) ([]*e2e.Case, [][]*ir.Tensor) {
 		wants = append(wants, want)
 	}
 	return cases, wants
+}
+
+// hostAVX512 reports whether the host has AVX-512 (skylake-avx512 code runs).
+func hostAVX512() bool {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	return err == nil && strings.Contains(string(b), " avx512f ") && strings.Contains(string(b), " avx512bw ") &&
+		strings.Contains(string(b), " avx512dq ") && strings.Contains(string(b), " avx512vl ")
 }
