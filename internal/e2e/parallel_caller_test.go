@@ -39,6 +39,7 @@ const callerGraph = `graph @m(%x: f32[1, 16, 48, 48], %w: f32[32, 16, 3, 3], %a:
 // same bits.
 const callerDriver = `#define _GNU_SOURCE
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,20 @@ static float *rnd(long n, unsigned s) {
   return p;
 }
 
+/* concurrent callers of ENTRY share the default pool: a caller that finds it busy runs its
+ * regions serially */
+static float *X, *W, *A, *B, *P0, *Q0;
+static void *concurrent(void *arg) {
+  float *p = rnd(M_OUT0_ELEMENTS, 7), *q = rnd(M_OUT1_ELEMENTS, 7);
+  void *ws = aligned_alloc(128, (m_workspace_size() + 127) / 128 * 128 + 128);
+  long ok = 1;
+  for (int r = 0; r < 4; r++) {
+    ok &= m(X, W, A, B, p, q, ws) == 0;
+    ok &= !memcmp(p, P0, M_OUT0_ELEMENTS * 4) && !memcmp(q, Q0, M_OUT1_ELEMENTS * 4);
+  }
+  return (void *)ok;
+}
+
 int main(void) {
   float *x = rnd(M_IN0_ELEMENTS, 1), *w = rnd(M_IN1_ELEMENTS, 2), *a = rnd(M_IN2_ELEMENTS, 3), *b = rnd(M_IN3_ELEMENTS, 4);
   float *p[3], *q[3];
@@ -83,6 +98,10 @@ int main(void) {
   int same = 1;
   for (int k = 1; k < 3; k++)
     same &= !memcmp(p[0], p[k], M_OUT0_ELEMENTS * 4) && !memcmp(q[0], q[k], M_OUT1_ELEMENTS * 4);
+  X = x; W = w; A = a; B = b; P0 = p[0]; Q0 = q[0];
+  pthread_t th[3];
+  for (int k = 0; k < 3; k++) pthread_create(&th[k], 0, concurrent, 0);
+  for (int k = 0; k < 3; k++) { void *ok; pthread_join(th[k], &ok); same &= ok != 0; }
   printf("%d %d %d %d %d %d %d %d %d %d\n", rc0, rc1, rc2, c0, calls - c0, bad, same, t0, t1, t2);
   return 0;
 }
@@ -91,8 +110,8 @@ int main(void) {
 // TestCallerThreading is issue 33's caller test: a C program passes ENTRY_parallel a pool of
 // its own, which must see every parallel region of the call (one per call of a split kernel
 // in ENTRY_parallel, counted in the module) and no thread must start; NULL runs serially in the
-// calling thread; ENTRY runs on the default pool of GRAPHC_NUM_THREADS threads. The outputs
-// of the three runs must have the same bits.
+// calling thread; ENTRY runs on the default pool of GRAPHC_NUM_THREADS threads, then from
+// three threads at once (sharing the pool). The outputs of every run must have the same bits.
 func TestCallerThreading(t *testing.T) {
 	clang, err := e2e.Clang()
 	if err != nil {
