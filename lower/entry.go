@@ -11,6 +11,7 @@ import (
 	"math"
 
 	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -268,11 +269,17 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		for _, p := range ec.params {
 			args = append(args, fb.params[p])
 		}
-		if sig.par {
-			args = append(args, threads, i64(math.MinInt64), i64(math.MaxInt64))
-		}
 		t0 := ec.profileStart(fb)
-		rc := fb.cur.NewCall(sig.f, args...)
+		var rc value.Value
+		if sig.par != nil {
+			// given threads, the split twin; else the serial kernel
+			none := fb.cur.NewICmp(enum.IPredEQ, threads, constant.NewNull(threads.Typ.(*types.PointerType)))
+			rc = fb.ifElse(none, "threads", func() value.Value { return fb.cur.NewCall(sig.f, args...) }, func() value.Value {
+				return fb.cur.NewCall(sig.par, append(args, threads, i64(math.MinInt64), i64(math.MaxInt64))...)
+			})
+		} else {
+			rc = fb.cur.NewCall(sig.f, args...)
+		}
 		ec.profileStop(fb, i, t0)
 		ok := fb.cur.NewICmp(enum.IPredEQ, rc, i32c(statusOK))
 		next := fb.newBlock("op.ok")

@@ -47,9 +47,9 @@ type kernelBuilder struct {
 type kernelSig struct {
 	f       *llvm.Func
 	scratch bool // takes an i8* scratch argument after the operands
-	// par: takes the threading and the range of its outermost level after the symbolic dims
-	// (parallel.go)
-	par bool
+	// par, when not nil, is the kernel's split twin (parallel.go): it takes the threading and
+	// a range of its split level after the symbolic dims; the entry calls it when given threads
+	par *llvm.Func
 }
 
 // emitKernel returns the kernel of op (the i-th op of g): the kernel of an earlier op with the
@@ -103,8 +103,27 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	return sig, nil
 }
 
-// newKernel emits the kernel of op (the i-th op of g) planned by kf.
+// newKernel emits the kernel of op (the i-th op of g) planned by kf, and its split twin when
+// the kernel may be split over threads (parallel.go): the kernel itself stays as it was, so
+// that one thread costs nothing.
 func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (*kernelSig, error) {
+	sig, err := ec.newKernelFunc(i, op, kf, fromInit, nil)
+	if err != nil {
+		return nil, err
+	}
+	if work := ec.parallelWork(op, kf); work > 0 {
+		ps, err := ec.newKernelFunc(i, op, kf, fromInit, &parKernel{work: work, serial: sig.f})
+		if err != nil {
+			return nil, err
+		}
+		sig.par = ps.f
+	}
+	return sig, nil
+}
+
+// newKernelFunc emits the kernel of op planned by kf: the serial kernel (pk nil), or its split
+// twin, KERNEL.par, with the parallel arguments of pk.
+func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit bool, pk *parKernel) (*kernelSig, error) {
 	mc := ec.mc
 	var ps []*llvm.Param
 	rp := llvm.NewParam("res", types.NewPointer(mustMemType(op.Result.Type.Elem)))
@@ -131,12 +150,12 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
 	nsym := len(ps)
-	var pk *parKernel
-	if work := ec.parallelWork(op, kf); work > 0 {
-		ps, pk = addParParams(ps, work)
-		sig.par = true
+	name := kernelName(ec.entry, i, op)
+	if pk != nil {
+		ps = pk.addParams(ps)
+		name += ".par"
 	}
-	f := mc.m.NewFunc(kernelName(ec.entry, i, op), types.I32, ps...)
+	f := mc.m.NewFunc(name, types.I32, ps...)
 	f.Linkage = enum.LinkageInternal
 	// kernels stay functions: inlining thousands of loop nests into one entry made Hexagon's
 	// code generation superlinear (minutes per module); one call per op costs nothing

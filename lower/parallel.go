@@ -68,8 +68,10 @@ const (
 type parKernel struct {
 	threads, pb, pe *llvm.Param
 	work            int64
-	align           int64
 	task            *llvm.Func
+	// serial is the kernel without the parallel arguments, which a task given the whole
+	// range calls (one thread then runs the serial code)
+	serial *llvm.Func
 }
 
 // threadingType is graphc_threading: { parallel_for, pool }.
@@ -149,14 +151,13 @@ func boxPoints(s volume.Set) int64 {
 	return points
 }
 
-// addParParams appends the parallel arguments to a kernel's parameters.
-func addParParams(ps []*llvm.Param, work int64) ([]*llvm.Param, *parKernel) {
-	pk := &parKernel{work: work, align: 1}
+// addParams appends the parallel arguments to a kernel's parameters.
+func (pk *parKernel) addParams(ps []*llvm.Param) []*llvm.Param {
 	pk.threads = llvm.NewParam("threads", types.NewPointer(threadingType()))
 	pk.threads.Attrs = append(pk.threads.Attrs, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 	pk.pb = llvm.NewParam("pb", types.I64)
 	pk.pe = llvm.NewParam("pe", types.I64)
-	return append(ps, pk.threads, pk.pb, pk.pe), pk
+	return append(ps, pk.threads, pk.pb, pk.pe)
 }
 
 // wholeRange reports whether the kernel runs its whole range (not a task's sub-range).
@@ -345,7 +346,7 @@ func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64) {
 	for _, p := range f.Params[:nargs] {
 		fields = append(fields, p.Typ)
 	}
-	fields = append(fields, types.I64, types.I32)
+	fields = append(fields, types.I64, types.I64, types.I32)
 	ct := types.NewStruct(fields...)
 	ctx := fb.cur.NewAlloca(ct)
 	field := func(i int) value.Value {
@@ -355,7 +356,8 @@ func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64) {
 		fb.cur.NewStore(p, field(i))
 	}
 	fb.cur.NewStore(lo, field(nargs))
-	fb.cur.NewStore(i32c(statusOK), field(nargs+1))
+	fb.cur.NewStore(n, field(nargs+1))
+	fb.cur.NewStore(i32c(statusOK), field(nargs+2))
 	// the grain: at least parChunkWork of the kernel's work, a multiple of align
 	var grain value.Value = fb.cur.NewSDiv(fb.mul(n, i64(parChunkWork)), i64(pk.work))
 	if kb.ec.mc.cfg.SplitAll {
@@ -369,11 +371,12 @@ func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64) {
 	pf := fb.cur.NewLoad(tt.Fields[0], fb.cur.NewGetElementPtr(tt, pk.threads, i32c(0), i32c(0)))
 	pool := fb.cur.NewLoad(types.I8Ptr, fb.cur.NewGetElementPtr(tt, pk.threads, i32c(0), i32c(1)))
 	fb.cur.NewCall(pf, pool, kb.taskFunc(ct), fb.cur.NewBitCast(ctx, types.I8Ptr), n, g)
-	fb.cur.NewRet(fb.cur.NewLoad(types.I32, field(nargs+1)))
+	fb.cur.NewRet(fb.cur.NewLoad(types.I32, field(nargs+2)))
 }
 
 // taskFunc returns the kernel's task function, void KERNEL.task(i8 *ctx, i64 b, i64 e): it
-// calls the kernel on level-0 values [lo + b, lo + e) without threading and records a
+// calls the split kernel on the split level's values [lo + b, lo + e) without threading, or
+// the serial kernel for the whole range [0, n) (one thread: the serial code), and records a
 // non-zero status (the largest).
 func (kb *kernelBuilder) taskFunc(ct *types.StructType) *llvm.Func {
 	pk := kb.par
@@ -396,12 +399,22 @@ func (kb *kernelBuilder) taskFunc(ct *types.StructType) *llvm.Func {
 		args = append(args, blk.NewLoad(ct.Fields[i], blk.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(i)))))
 	}
 	lo := blk.NewLoad(types.I64, blk.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(nargs))))
-	args = append(args, constant.NewNull(pk.threads.Typ.(*types.PointerType)), blk.NewAdd(lo, pb), blk.NewAdd(lo, pe))
-	rc := blk.NewCall(kf, args...)
+	n := blk.NewLoad(types.I64, blk.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(nargs+1))))
+	whole := blk.NewAnd(blk.NewICmp(enum.IPredEQ, pb, i64(0)), blk.NewICmp(enum.IPredEQ, pe, n))
+	all := f.NewBlock("whole")
+	part := f.NewBlock("part")
+	join := f.NewBlock("join")
+	blk.NewCondBr(whole, all, part)
+	rcAll := all.NewCall(pk.serial, args...)
+	all.NewBr(join)
+	args = append(args, constant.NewNull(pk.threads.Typ.(*types.PointerType)), part.NewAdd(lo, pb), part.NewAdd(lo, pe))
+	rcPart := part.NewCall(kf, args...)
+	part.NewBr(join)
+	rc := join.NewPhi(llvm.NewIncoming(rcAll, all), llvm.NewIncoming(rcPart, part))
 	fail := f.NewBlock("fail")
 	done := f.NewBlock("done")
-	blk.NewCondBr(blk.NewICmp(enum.IPredNE, rc, i32c(statusOK)), fail, done)
-	st := fail.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(nargs+1)))
+	join.NewCondBr(join.NewICmp(enum.IPredNE, rc, i32c(statusOK)), fail, done)
+	st := fail.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(nargs+2)))
 	fail.NewAtomicRMW(enum.AtomicOpMax, st, rc, enum.AtomicOrderingMonotonic)
 	fail.NewBr(done)
 	done.NewRet(nil)
