@@ -1,18 +1,19 @@
-// This file splits kernels over threads (issue 33). A parallel kernel takes three more
-// arguments after the symbolic dims: the caller's threading (const graphc_threading *, NULL:
-// serial) and a range [pb, pe) of its outermost loop level (the first tile coordinate of a
-// register-tile kernel, the first dim of a nest's loop order). The entry calls it with the
-// threading and the whole range (pb = INT64_MIN, pe = INT64_MAX). The kernel initialises its
-// result when pb = INT64_MIN, computes the bounds [lo, hi] of its outermost level and, when the
-// work is worth it, hands the parallel-for of the threading its task function and a context
-// (its arguments, lo, a status): each task calls the kernel again with NULL threading and a
-// sub-range, which skips the initialisation and clamps every loop of the outermost level to
-// that range.
+// This file splits kernels over threads (issue 33). A kernel that may be split has a twin,
+// KERNEL.par, which takes three more arguments after the symbolic dims: the caller's threading
+// (const graphc_threading *) and a range [pb, pe) of its split level (the first level of its
+// scan that takes more than one value: a tile coordinate of a register-tile kernel, a dim of a
+// nest's loop order). ENTRY_parallel calls the serial kernel when it has no threads, else the
+// twin with the whole range (pb = INT64_MIN, pe = INT64_MAX). The twin initialises its result
+// when pb = INT64_MIN, computes the bounds [lo, hi] of its split level and, when there are two
+// values or more, hands the parallel-for of the threading its task function and a context (its
+// arguments, lo, the count, a status): each task calls the twin again with NULL threading and a
+// sub-range, which skips the initialisation and clamps every loop of the split level to that
+// range, or the serial kernel when it is handed the whole range (one thread).
 //
-// The outermost level is split only where its iterations write disjoint result elements: a
-// tile coordinate, or a nest dim that the result is indexed by. Every element is then computed
+// A level is split only where its iterations write disjoint result elements: a tile
+// coordinate, or a nest dim that the result is indexed by. Every element is then computed
 // by one task, with the same operations in the same order as in one thread: outputs are
-// bit-identical for any number of threads. A nest whose outermost level is also its vector
+// bit-identical for any number of threads. A nest whose split level is also its vector
 // level gets ranges that start at multiples of its vector length (the parallel-for's grain),
 // so that the same elements take the vector loop and the scalar remainder.
 
@@ -83,8 +84,8 @@ func threadingType() *types.StructType {
 
 // parallelWork returns the estimated work of the kernel of op planned by kf when it may be
 // split over threads, or 0 when it stays serial: integer dot kernels, guard-split parts,
-// register tiles with a border nest and transposes stay serial, as do nests whose outermost
-// level is not a dim the result is indexed by, and kernels whose work is known to be small.
+// register tiles with a border nest and transposes stay serial, as do nests with no loop over
+// a dim the result is indexed by, and kernels whose work is known to be small.
 func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 	if ec.mc.cfg.Threads == ThreadsNone || kf.dot != nil || kf.parts != nil {
 		return 0
