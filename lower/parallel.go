@@ -1,8 +1,8 @@
 // This file splits kernels over threads (issue 33). A kernel that may be split has a twin,
 // KERNEL.par, which takes three more arguments after the symbolic dims: the caller's threading
-// (const graphc_threading *) and a range [pb, pe) of its split level (the first level of its
-// scan that takes more than one value: a tile coordinate of a register-tile kernel, a dim of a
-// nest's loop order). ENTRY_parallel calls the serial kernel when it has no threads, else the
+// (const graphc_threading *) and a range [pb, pe) of its split level (splitLevel: the level
+// of its scan with the most iterations, a tile coordinate of a register-tile kernel or a dim of
+// a nest's loop order). ENTRY_parallel calls the serial kernel when it has no threads, else the
 // twin with the whole range (pb = INT64_MIN, pe = INT64_MAX). The twin initialises its result
 // when pb = INT64_MIN, computes the bounds [lo, hi] of its split level and, when there are two
 // values or more, hands the parallel-for of the threading its task function and a context (its
@@ -166,12 +166,16 @@ func (kb *kernelBuilder) wholeRange() value.Value {
 	return kb.fb.cur.NewICmp(enum.IPredEQ, kb.par.pb, i64(math.MinInt64))
 }
 
-// splitLevel finds the level of the scans roots to split: the first level at which a loop
-// takes more than one value, reached through blocks, guards and the single-valued levels
-// before it (assignments, and loops whose constant bounds are equal). It returns that level's
-// loops and assignments; ok is false when there is none, when a bound of one depends on
-// anything but the graph's symbolic dims, or when okLevel rejects the level.
-func splitLevel(roots []volume.Node, params []string, okLevel func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, ok bool) {
+// splitLevel chooses the level of the scans roots to split: among the levels whose loops
+// take more than one value and whose bounds depend on the graph's symbolic dims only (not on
+// the levels around them), and that okLevel accepts, the one with the most iterations (known
+// from constant bounds; the first such level when none is constant), the outermost on ties,
+// and a level other than vecLevel when there is one. Splitting a level below the outermost
+// one leaves each task the loops above it whole: a register-tile kernel of 128 channels, 3
+// columns of tiles visited outermost, splits its 28 rows instead (2 threads on 3 columns would
+// wait for the third). It returns the level's loops and assignments; ok is false when no level
+// qualifies.
+func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, ok bool) {
 	known := map[string]bool{}
 	for _, p := range params {
 		known[p] = true
@@ -196,14 +200,26 @@ func splitLevel(roots []volume.Node, params []string, okLevel func(int) bool) (l
 		}
 		return true
 	}
-	single := func(f *volume.For) bool {
-		lo, lok := constExtreme(f.Lower, true)
-		hi, hok := constExtreme(f.Upper, false)
-		return lok && hok && lo == hi
+	type candidate struct {
+		level   int
+		fors    []*volume.For
+		assigns []*volume.Assign
+		trips   int64 // 0: not constant
+	}
+	var best *candidate
+	better := func(c *candidate) bool {
+		switch {
+		case best == nil:
+			return true
+		case (c.level == vecLevel) != (best.level == vecLevel):
+			return best.level == vecLevel
+		}
+		return c.trips > best.trips
 	}
 	frontier := roots
-	for level = 0; ; level++ {
-		fors, assigns = nil, nil
+	for level = 0; len(frontier) > 0; level++ {
+		var fs []*volume.For
+		var as []*volume.Assign
 		good := true
 		var walk func(n volume.Node)
 		walk = func(n volume.Node) {
@@ -219,53 +235,73 @@ func splitLevel(roots []volume.Node, params []string, okLevel func(int) bool) (l
 				if n.Dim != level || len(n.Lower) == 0 || len(n.Upper) == 0 {
 					good = false
 				}
-				fors = append(fors, n)
+				fs = append(fs, n)
 			case *volume.Assign:
 				if n.Dim != level {
 					good = false
 				}
-				assigns = append(assigns, n)
+				as = append(as, n)
 			default:
-				good = false
+				good = false // a leaf: no deeper level
 			}
 		}
 		for _, r := range frontier {
 			walk(r)
 		}
-		if !good || len(fors)+len(assigns) == 0 {
-			return 0, nil, nil, false
+		if !good || len(fs)+len(as) == 0 {
+			break
 		}
-		var next []volume.Node
-		for _, f := range fors {
-			if !single(f) {
-				next = nil
-				break
-			}
-			next = append(next, f.Body)
+		frontier = nil
+		for _, f := range fs {
+			frontier = append(frontier, f.Body)
 		}
-		if len(next) > 0 || len(fors) == 0 {
-			// every loop of the level takes one value: split a later level
-			for _, a := range assigns {
-				next = append(next, a.Body)
+		for _, a := range as {
+			frontier = append(frontier, a.Body)
+		}
+		// the level's values: one (every loop has equal constant bounds) or more
+		c := &candidate{level: level, fors: fs, assigns: as}
+		multi, constant, bounded := false, true, true
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for _, f := range fs {
+			l, lok := constExtreme(f.Lower, true)
+			h, hok := constExtreme(f.Upper, false)
+			if !lok || !hok {
+				constant, multi = false, true
+			} else {
+				lo, hi = min(lo, l), max(hi, h)
+				multi = multi || l != h
 			}
-			frontier = next
+			bounded = bounded && onlyParams(f.Lower, f.Upper)
+		}
+		for _, a := range as {
+			if v, vok := a.Value.IsConst(); vok {
+				lo, hi = min(lo, v), max(hi, v)
+			} else {
+				constant = false
+			}
+			bounded = bounded && onlyParams([]volume.Aff{a.Value})
+		}
+		if constant {
+			multi = hi > lo
+			c.trips = hi - lo + 1
+		}
+		if !multi || !bounded || !okLevel(level) {
 			continue
 		}
-		if !okLevel(level) {
-			return 0, nil, nil, false
+		if !constant && best != nil {
+			continue // a symbolic level after a constant one: keep the constant one
 		}
-		for _, f := range fors {
-			if !onlyParams(f.Lower, f.Upper) {
-				return 0, nil, nil, false
-			}
+		if better(c) {
+			best = c
 		}
-		for _, a := range assigns {
-			if !onlyParams([]volume.Aff{a.Value}) {
-				return 0, nil, nil, false
-			}
+		if !constant {
+			break // the first level of symbolic extent: no comparison with deeper ones
 		}
-		return level, fors, assigns, true
 	}
+	if best == nil {
+		return 0, nil, nil, false
+	}
+	return best.level, best.fors, best.assigns, true
 }
 
 // dispatch emits, at the start of the scans roots (of one plan of the kernel), the hand-off
@@ -279,7 +315,7 @@ func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel int
 	if pk == nil {
 		return nil
 	}
-	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, okLevel)
+	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel)
 	// without a level to split, the kernel runs serially (and its whole range: pb is
 	// INT64_MIN, as its tasks are never called)
 	clamp := &levelClamp{pb: pk.pb, pe: pk.pe, align: 1, level: level}
