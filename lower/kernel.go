@@ -201,6 +201,7 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		// a task of a parallel kernel finds its result initialised
 		initRes := func() error { return kb.emitInit(n) }
 		if pk != nil {
+			pk.inits = true
 			initRes = func() error { return fb.ifThen(kb.wholeRange(), "init", func() error { return kb.emitInit(n) }) }
 		}
 		if err := initRes(); err != nil {

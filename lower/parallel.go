@@ -71,8 +71,10 @@ type parKernel struct {
 	work            int64
 	task            *llvm.Func
 	// serial is the kernel without the parallel arguments, which a task given the whole
-	// range calls (one thread then runs the serial code)
+	// range calls (one thread then runs the serial code) unless the kernel initialises its
+	// result (inits): the serial kernel would initialise it again
 	serial *llvm.Func
+	inits  bool
 }
 
 // threadingType is graphc_threading: { parallel_for, pool }.
@@ -413,8 +415,8 @@ func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64) {
 
 // taskFunc returns the kernel's task function, void KERNEL.task(i8 *ctx, i64 b, i64 e): it
 // calls the split kernel on the split level's values [lo + b, lo + e) without threading, or
-// the serial kernel for the whole range [0, n) (one thread: the serial code), and records a
-// non-zero status (the largest).
+// the serial kernel for the whole range [0, n) (one thread: the serial code) when it has no
+// initialisation to repeat, and records a non-zero status (the largest).
 func (kb *kernelBuilder) taskFunc(ct *types.StructType) *llvm.Func {
 	pk := kb.par
 	if pk.task != nil {
@@ -442,7 +444,12 @@ func (kb *kernelBuilder) taskFunc(ct *types.StructType) *llvm.Func {
 	part := f.NewBlock("part")
 	join := f.NewBlock("join")
 	blk.NewCondBr(whole, all, part)
-	rcAll := all.NewCall(pk.serial, args...)
+	var rcAll value.Value
+	if pk.inits {
+		rcAll = all.NewCall(kf, append(append([]value.Value(nil), args...), constant.NewNull(pk.threads.Typ.(*types.PointerType)), all.NewAdd(lo, pb), all.NewAdd(lo, pe))...)
+	} else {
+		rcAll = all.NewCall(pk.serial, args...)
+	}
 	all.NewBr(join)
 	args = append(args, constant.NewNull(pk.threads.Typ.(*types.PointerType)), part.NewAdd(lo, pb), part.NewAdd(lo, pe))
 	rcPart := part.NewCall(kf, args...)
