@@ -368,13 +368,14 @@ func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel int
 	serial := fb.newBlock("par.serial")
 	fb.cur.NewCondBr(wantsPar, par, serial)
 	fb.cur = par
-	kb.emitParallelFor(lo, n, align)
+	kb.emitParallelFor(lo, n, clamp.align)
 	fb.cur = serial
 	return clamp
 }
 
-// emitParallelFor emits the call of the threading's parallel-for over n iterations of level 0
-// from lo, with the kernel's task function, and returns the tasks' status.
+// emitParallelFor emits the call of the threading's parallel-for over the n values of the
+// split level from lo, in chunks of a multiple of align, with the kernel's task function, and
+// returns the tasks' status.
 func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64) {
 	fb := kb.fb
 	pk := kb.par
@@ -387,7 +388,7 @@ func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64) {
 	}
 	fields = append(fields, types.I64, types.I64, types.I32)
 	ct := types.NewStruct(fields...)
-	ctx := fb.cur.NewAlloca(ct)
+	ctx := kb.entryAlloca(ct)
 	field := func(i int) value.Value {
 		return fb.cur.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(i)))
 	}
