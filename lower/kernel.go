@@ -212,6 +212,10 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		if err := kb.emitIntDot(kf.dot); err != nil {
 			return nil, err
 		}
+	} else if kf.nbits != nil {
+		if err := kb.emitNBits(kf.nbits); err != nil {
+			return nil, err
+		}
 	} else if tiles != nil {
 		// the tiles run the interior op; the border, if any, the per-point nest
 		kb.op = tiles.op
