@@ -9,6 +9,10 @@
 ; the call. A caller that finds the pool busy (another thread's job) or runs on a worker or
 ; inside a job (nesting) runs its loop serially: the pool never holds more than its threads.
 ;
+; When the module is unloaded (dlclose of a shared library) or the process exits, a destructor
+; stops the workers and joins them, so that no thread is left running code or waiting on memory
+; that goes away.
+;
 ; Workers are started on first use: GRAPHC_NUM_THREADS threads when set to a positive number
 ; (at most 256), else the number of online CPUs (sysconf), at most 16; the caller is one of
 ; them.
@@ -28,6 +32,9 @@
 @graphc.pool.next = internal global i64 0, align 64
 @graphc.pool.remaining = internal global i64 0, align 64
 @graphc.pool.inside = internal thread_local global i32 0, align 4
+@graphc.pool.stop = internal global i32 0, align 4
+@graphc.pool.tids = internal global [256 x i64] zeroinitializer, align 8
+@llvm.global_dtors = appending global [1 x { i32, void ()*, i8* }] [{ i32, void ()*, i8* } { i32 65535, void ()* @graphc.pool.shutdown, i8* null }]
 ; (in a struct: tests of --weights check that no array constant, a weight, is in the module)
 @graphc.pool.env = internal constant { [19 x i8] } { [19 x i8] c"GRAPHC_NUM_THREADS\00" }, align 1
 
@@ -37,6 +44,7 @@ declare i32 @pthread_mutex_unlock(i8*)
 declare i32 @pthread_cond_wait(i8*, i8*)
 declare i32 @pthread_cond_broadcast(i8*)
 declare i32 @pthread_once(i32*, void ()*)
+declare i32 @pthread_join(i64, i8**)
 declare i8* @getenv(i8*)
 declare i64 @strtol(i8*, i8**, i32)
 declare i64 @sysconf(i32)
@@ -64,7 +72,6 @@ cpus:
 
 start:
 	%want = phi i64 [ %vcap, %parse ], [ %ccap, %cpus ]
-	%tid = alloca i64, align 8
 	br label %loop
 
 loop:
@@ -73,6 +80,7 @@ loop:
 	br i1 %more, label %create, label %out
 
 create:
+	%tid = getelementptr [256 x i64], [256 x i64]* @graphc.pool.tids, i64 0, i64 %k
 	%rc = call i32 @pthread_create(i64* %tid, i8* null, i8* (i8*)* @graphc.pool.worker, i8* null)
 	%ok = icmp eq i32 %rc, 0
 	br i1 %ok, label %made, label %out
@@ -127,7 +135,16 @@ wait:
 	%seen = phi i64 [ 0, %entry ], [ %seen, %sleep ], [ %gen, %left ]
 	%gen = load i64, i64* @graphc.pool.gen, align 8
 	%new = icmp ne i64 %gen, %seen
-	br i1 %new, label %join, label %sleep
+	br i1 %new, label %join, label %stopping
+
+stopping:
+	%st = load i32, i32* @graphc.pool.stop, align 4
+	%quit = icmp ne i32 %st, 0
+	br i1 %quit, label %exit, label %sleep
+
+exit:
+	%unlocked = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	ret i8* null
 
 sleep:
 	%1 = call i32 @pthread_cond_wait(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0), i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
@@ -244,6 +261,41 @@ release:
 
 serial:
 	call void %fn(i8* %ctx, i64 0, i64 %n)
+	br label %out
+
+out:
+	ret void
+}
+
+; graphc.pool.shutdown stops the workers (they finish the job in progress, if any) and joins
+; them: the module's destructor.
+define internal void @graphc.pool.shutdown() nounwind {
+entry:
+	%t = load i64, i64* @graphc.pool.threads, align 8
+	%any = icmp sgt i64 %t, 1
+	br i1 %any, label %stop, label %out
+
+stop:
+	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	store i32 1, i32* @graphc.pool.stop, align 4
+	%1 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0))
+	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %loop
+
+loop:
+	%k = phi i64 [ 1, %stop ], [ %k1, %body ]
+	%more = icmp slt i64 %k, %t
+	br i1 %more, label %body, label %done
+
+body:
+	%p = getelementptr [256 x i64], [256 x i64]* @graphc.pool.tids, i64 0, i64 %k
+	%tid = load i64, i64* %p, align 8
+	%3 = call i32 @pthread_join(i64 %tid, i8** null)
+	%k1 = add i64 %k, 1
+	br label %loop
+
+done:
+	store i64 1, i64* @graphc.pool.threads, align 8
 	br label %out
 
 out:
