@@ -4,9 +4,11 @@
 ; One job at a time: a caller claims the pool (busy 0 -> 1), publishes the job under the mutex,
 ; wakes the workers (condition variable: nobody spins) and runs chunks itself; chunks of
 ; `chunk` iterations are handed out by an atomic counter. A worker joins a job under the mutex
-; (active + 1) and leaves it under the mutex (active - 1); the caller returns once every
-; iteration ran and no worker is inside the job, so no worker touches the job's context after
-; the call. A caller that finds the pool busy (another thread's job) or runs on a worker or
+; (active + 1) unless every chunk is taken, and leaves it under the mutex (active - 1); the
+; caller returns once every iteration ran: a worker still inside the job finds no chunk left and
+; never calls the job's function again, and the next job is published only once no worker is
+; inside the last one (so that none takes a chunk of the new job for the old function). A
+; caller that finds the pool busy (another thread's job) or runs on a worker or
 ; inside a job (nesting) runs its loop serially: the pool never holds more than its threads.
 ;
 ; When the module is unloaded (dlclose of a shared library) or the process exits, a destructor
@@ -132,7 +134,7 @@ entry:
 	br label %wait
 
 wait:
-	%seen = phi i64 [ 0, %entry ], [ %seen, %sleep ], [ %gen, %left ]
+	%seen = phi i64 [ 0, %entry ], [ %seen, %sleep ], [ %gen, %left ], [ %gen, %late ]
 	%gen = load i64, i64* @graphc.pool.gen, align 8
 	%new = icmp ne i64 %gen, %seen
 	br i1 %new, label %join, label %stopping
@@ -151,6 +153,16 @@ sleep:
 	br label %wait
 
 join:
+	; a worker that wakes after every chunk was taken leaves the job alone
+	%taken = load atomic i64, i64* @graphc.pool.next monotonic, align 64
+	%jobn = load i64, i64* @graphc.pool.n, align 8
+	%over = icmp sge i64 %taken, %jobn
+	br i1 %over, label %late, label %enter
+
+late:
+	br label %wait
+
+enter:
 	%a = load i64, i64* @graphc.pool.active, align 8
 	%a1 = add i64 %a, 1
 	store i64 %a1, i64* @graphc.pool.active, align 8
@@ -243,11 +255,10 @@ set:
 	br label %finish
 
 finish:
+	; every iteration ran: return, without waiting for workers still inside the job (they
+	; find no chunk left and never call fn again; the next job waits for them in drain)
 	%rem = load atomic i64, i64* @graphc.pool.remaining acquire, align 64
-	%act2 = load i64, i64* @graphc.pool.active, align 8
-	%r0 = icmp ne i64 %rem, 0
-	%a0 = icmp ne i64 %act2, 0
-	%pending = or i1 %r0, %a0
+	%pending = icmp ne i64 %rem, 0
 	br i1 %pending, label %finishwait, label %release
 
 finishwait:
