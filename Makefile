@@ -93,8 +93,11 @@ models-quant:
 models-quant-tiny:
 	$(PYTHON) models/export_quant.py --set tiny --out testdata/realmodels --ort $(ORT_DIR)
 
+# BENCH_THREADS: the thread counts at which each model is timed, graphc's default pool
+# (GRAPHC_NUM_THREADS) beside onnxruntime with as many intra-op threads (issue 33)
+BENCH_THREADS ?= 1,2
 bench-real:
-	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)" $(BENCH_FLAGS)
+	$(GO) run ./cmd/graphc-bench -real -threads $(BENCH_THREADS) -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)" $(BENCH_FLAGS)
 
 # bench-profile: where one decoder's time goes, op by op (the kernels' cycle counters of
 # --profile): its 25 slowest ops with their time per call, ONNX node and kernel strategy
