@@ -53,7 +53,11 @@ const (
 	tileKCStreamTall = 64
 	// tileStreamPrefetchRows is the smallest tile height whose streamed kernels prefetch
 	tileStreamPrefetchRows = 4
-	tileStreamBytes        = 1 << 20
+	// tileStreamBytes: half the 1 MiB L2 of Zen 4 (and more than the 256-512 KiB of older
+	// cores), so that an operand that competes with everything else for L2 streams: an LSTM
+	// step's 256×1024 recurrent weight (exactly 1 MiB) read a tile's width at a time took
+	// 19 µs per step, streamed 8 µs (lstm_lm_last 3.25 -> 1.89 ms; issue 32)
+	tileStreamBytes = 1 << 19
 	// tileMinLive is the smallest fraction of live points in the visited tiles for which
 	// register tiles are used: sparser volumes (diagonals) keep the per-point nest.
 	tileMinLive = 0.5

@@ -195,8 +195,10 @@
 //     where every value lives: workspace slots shared by buffers whose lifetimes do not
 //     overlap, the epilogue chains whose consumers are computed by a contraction's kernel, the
 //     values written in place into their padded copies, and the constants' globals;
-//   - kernels (emitKernel, kernel.go) decides each op's strategy and emits its kernel, or
-//     shares the kernel of an earlier op with the same structural key (dedup.go);
+//   - kernels (emitKernel, kernel.go) chooses each op's kernel by the ordered table of kernel
+//     families (kernel_choice.go: int-dot, register-tiles, guard-split, piece-split, nest;
+//     the first that applies wins) and emits it, or shares the kernel of an earlier op with
+//     the same structural key (dedup.go, which only memoises the choice);
 //   - entry (emitEntry, entry.go) emits the entry, which calls the kernels in op order, and
 //     ENTRY_workspace_size.
 //
@@ -211,11 +213,13 @@
 //	  buffer: slot 0
 //	  kernel: main_graph.k2.matmul (shared with op 2)
 //	  strategy: register-tiles 6x64 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
+//	  choice: register-tiles (int-dot: not an i32 sum)
 //	  epilogue: %r3 (relu)
 //
 // Regions print as "whole" or per dim lo..hi, inclusive ([7..7, 0..31]: the last row after
 // DIE; symbolic bounds in parentheses); a buffer is a workspace slot, "output k", or "in place
-// in %p at [shift]"; epilogue ops print "kernel: none (epilogue of %c)".
+// in %p at [shift]"; epilogue ops print "kernel: none (epilogue of %c)". The choice line names
+// the kernel family that won and, in parentheses, why each family above it did not apply.
 //
 // Config.PrintAfter (graphc --print-lowering-after=STAGE, repeatable, or "all"; to stderr)
 // prints the plan known after a stage, under a header line like the passes' IR dumps:
@@ -228,7 +232,7 @@
 // A partial plan names its stage on its first line and has only the lines of the stages up to
 // it, in the plan's order: after regions, each op and its region; after buffers, also the
 // workspace and its slots and each op's buffer, scratch and epilogue lines; after kernels, also
-// the kernels and strategies, which is the whole plan; after entry, the plan exactly as
+// the kernels, strategies and choices, which is the whole plan; after entry, the plan exactly as
 // --emit=plan prints it. Printing emits nothing: the module is the same with and without it.
 //
 // Tests of lowering decisions are CHECK tests (testdata/lowering/*.graph, filecheck_test.go):
@@ -236,8 +240,8 @@
 // lines lower the file's graphs (as written, or after --pipeline=; several graphs separated by
 // "// -----" share the file's RUN lines), and the CHECK lines of the RUN line's prefix are
 // matched against the module, the plan, the header or the dump of --print-lowering-after
-// (internal/filecheck). One whole-module golden per target (testdata/lower, golden_test.go)
-// remains as a smoke test.
+// (internal/filecheck). One whole-module golden per target (testdata/lower-golden,
+// golden_test.go) remains as a smoke test.
 //
 // # Profiling
 //

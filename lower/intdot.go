@@ -317,15 +317,25 @@ func planIntDot(op *ir.Op, mc *moduleCtx, graphParams []string) (*intDot, string
 	return d, ""
 }
 
+// dotPlan is an op's integer dot-product plan, or nil and why it has none.
+type dotPlan struct {
+	d   *intDot
+	why string
+}
+
 // intDotOf returns op's integer dot-product plan (nil: none), planned once per op: the
 // workspace plan needs its scratch before the kernels are emitted.
-func (ec *entryCtx) intDotOf(op *ir.Op) *intDot {
-	if d, ok := ec.dots[op]; ok {
-		return d
+func (ec *entryCtx) intDotOf(op *ir.Op) *intDot { return ec.intDotPlan(op).d }
+
+// intDotPlan returns op's integer dot-product plan, or nil and why it has none (planned once
+// per op).
+func (ec *entryCtx) intDotPlan(op *ir.Op) dotPlan {
+	if p, ok := ec.dots[op]; ok {
+		return p
 	}
-	d, _ := planIntDot(op, ec.mc, ec.g.Params)
-	ec.dots[op] = d
-	return d
+	d, why := planIntDot(op, ec.mc, ec.g.Params)
+	ec.dots[op] = dotPlan{d, why}
+	return ec.dots[op]
 }
 
 // emitIntDot emits the kernel body of plan d.

@@ -152,7 +152,9 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, d := range res.Diagnostics {
-		fmt.Fprintf(stderr, "%s: %s\n", model, d)
+		if !d.Note {
+			fmt.Fprintf(stderr, "%s: %s\n", model, d)
+		}
 	}
 	// the inputs are read before clang builds the module, so that a bad input file is reported
 	// without waiting for the build

@@ -30,6 +30,15 @@ type Machine struct {
 	// NewtonReciprocal is lower.Config.NewtonReciprocal: HVX's float32 math on vectors
 	NewtonReciprocal bool
 	CFlags           []string
+	// Threads is lower.Config.Threads (the entries run on the default pool with ThreadsPool,
+	// sized by GRAPHC_NUM_THREADS in the program's environment); SplitAll is
+	// lower.Config.SplitAll
+	Threads  lower.ThreadMode
+	SplitAll bool
+	// CallerPool: the driver calls ENTRY_parallel (Threads must not be ThreadsNone) with a
+	// parallel-for of its own that runs each region's chunks one after another, the last
+	// first: the split kernels on a freestanding target, without threads
+	CallerPool bool
 }
 
 // Host is x86-64 code run natively.
@@ -78,7 +87,7 @@ func (m Machine) Config() (lower.Config, error) {
 		return lower.Config{}, err
 	}
 	return lower.Config{Target: t, CPU: m.CPU, Attrs: m.Attrs, VectorBytes: m.VectorBytes, OrderedReductions: m.OrderedReductions,
-		NewtonReciprocal: m.NewtonReciprocal}, nil
+		NewtonReciprocal: m.NewtonReciprocal, Threads: m.Threads, SplitAll: m.SplitAll}, nil
 }
 
 // Case is one graph run on concrete inputs (graph input order) with its symbolic dims bound.
@@ -207,7 +216,7 @@ func (p *BatchProgram) compile(ctx context.Context, arena int64) error {
 		return err
 	}
 	drv := filepath.Join(p.Dir, "driver.c")
-	if err := os.WriteFile(drv, []byte(batchDriver(p.Mod, arena)), 0o644); err != nil {
+	if err := os.WriteFile(drv, []byte(batchDriver(p.Mod, arena, p.Machine.CallerPool)), 0o644); err != nil {
 		return err
 	}
 	p.Path = filepath.Join(p.Dir, "batch.exe")
