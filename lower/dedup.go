@@ -249,7 +249,7 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	kf := &kernelForm{domain: op.Domain}
 	if kf.dot = ec.intDotOf(op); kf.dot != nil {
 		kf.name = kf.dot.String()
-	} else if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
+	} else if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes, mc.tileRows, mc.tileVecs); kf.tiles != nil {
 		kf.name = kf.tiles.String()
 	} else {
 		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op), mc.intRequant(op), mc.cfg.OrderedReductions, mc.stridedLanes())

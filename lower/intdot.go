@@ -5,7 +5,8 @@
 // CPU's 4-way byte dot-product instruction into i32 accumulators: AVX-512 VNNI vpdpbusd (512-bit,
 // or 256-bit with AVX-VNNI), HVX vrmpy (Vu.ub × Vv.b, 128-byte vectors); without them, bytes
 // widened to i16 and pmaddwd (AVX2, SSE2: exact, where vpmaddubsw's pair sums would saturate),
-// or a portable expansion for other vector units. The accumulators of an mr×(nv vectors) tile
+// NEON usdot (i8mm) or sdot (dotprod, intdot_neon.go), or a portable expansion for other vector
+// units. The accumulators of an mr×(nv vectors) tile
 // live in registers for the whole reduction, as in the float register tiles (contract.go).
 //
 // The instructions multiply unsigned by signed bytes. Signed activations are shifted into u8
@@ -57,11 +58,13 @@ const (
 	dotAVX2            // bytes widened to i16, vpmaddwd, vphaddd (exact; AVX2 without VNNI)
 	dotSSE2            // the same with 128-bit pmaddwd (every x86-64)
 	dotGeneric         // the same arithmetic in portable vector IR
+	dotNEONSDot        // sdot on activations shifted to s8 (AArch64 dotprod; intdot_neon.go)
+	dotNEONUSDot       // usdot u8 × s8 (AArch64 i8mm)
 )
 
 // String names the instruction family as the plan prints it.
 func (k dotKind) String() string {
-	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "avx2-pmaddwd", "sse2-pmaddwd", "generic"}[k]
+	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "avx2-pmaddwd", "sse2-pmaddwd", "generic", "neon-sdot", "neon-usdot"}[k]
 }
 
 // convScratchLimit bounds the interleaved copy of a convolution's input (workspace scratch).
@@ -82,6 +85,8 @@ func (mc *moduleCtx) intDotKind() (dotKind, int) {
 		return dotAVX2, 32
 	case mc.tileBytes >= 16 && mc.cfg.VectorBytes == 0 && strings.HasPrefix(mc.tgt.Triple, "x86_64"):
 		return dotSSE2, 16
+	case mc.neonDotKind() != dotNone:
+		return mc.neonDotKind(), 16
 	case mc.vecBytes >= 16:
 		return dotGeneric, mc.vecBytes
 	case mc.tileBytes >= 16:

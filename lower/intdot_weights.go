@@ -115,6 +115,9 @@ func (d *intDot) channelConsts(op *ir.Op, xz int64, wsum, wz, bias []int64) {
 	d.wzs = wz
 	for c := range wsum {
 		d.corr[c] = -xz*wsum[c] + d.R*xz*wz[c]
+		if d.kind == dotNEONSDot {
+			d.corr[c] += neonDotShift * wsum[c]
+		}
 		if bias != nil {
 			d.corr[c] += bias[c]
 		}

@@ -1,5 +1,6 @@
 // This file builds many graphs into one executable (one module, one clang invocation) and runs
-// their cases: on the host for x86-64, under qemu-hexagon for Hexagon. Cases that crash the
+// their cases: on the host for x86-64, under qemu-hexagon for Hexagon, under qemu-aarch64 for
+// AArch64. Cases that crash the
 // process are isolated: the harness restarts the program after the crashing case.
 
 package e2e
@@ -215,6 +216,9 @@ func (p *BatchProgram) compile(ctx context.Context, arena int64) error {
 		args = append([]string{"--target=" + p.Mod.Target.Triple, "-mcpu=" + cpu, "-ffreestanding", "-fno-builtin",
 			"-nostdlib", "-static", "-fuse-ld=lld"}, args...)
 	} else {
+		if p.Machine.aarch64() {
+			args = append(aarch64CFlags(p.Mod.CPU), args...)
+		}
 		args = append(args, "-lm")
 	}
 	args = append(args, p.Machine.CFlags...)
@@ -240,6 +244,13 @@ func (p *BatchProgram) command(ctx context.Context) (*exec.Cmd, error) {
 			return nil, fmt.Errorf("%w: qemu-hexagon", ErrNoToolchain)
 		}
 		return exec.CommandContext(ctx, q, "-cpu", "v67", p.Path), nil
+	}
+	if p.Machine.aarch64() {
+		q, args, err := aarch64Command(p.Path)
+		if err != nil {
+			return nil, err
+		}
+		return exec.CommandContext(ctx, q, args...), nil
 	}
 	return exec.CommandContext(ctx, p.Path), nil
 }
