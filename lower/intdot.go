@@ -51,15 +51,15 @@ import (
 type dotKind int
 
 const (
-	dotNone    dotKind = iota
-	dotVNNI512         // vpdpbusd zmm (AVX-512 VNNI)
-	dotVNNI256         // vpdpbusd ymm (AVX-VNNI, or AVX-512 VNNI with VL)
-	dotHVX             // vrmpy Vu.ub × Vv.b accumulating (HVX 128-byte)
-	dotAVX2            // bytes widened to i16, vpmaddwd, vphaddd (exact; AVX2 without VNNI)
-	dotSSE2            // the same with 128-bit pmaddwd (every x86-64)
-	dotGeneric         // the same arithmetic in portable vector IR
-	dotNEONSDot        // sdot on activations shifted to s8 (AArch64 dotprod; intdot_neon.go)
-	dotNEONUSDot       // usdot u8 × s8 (AArch64 i8mm)
+	dotNone      dotKind = iota
+	dotVNNI512           // vpdpbusd zmm (AVX-512 VNNI)
+	dotVNNI256           // vpdpbusd ymm (AVX-VNNI, or AVX-512 VNNI with VL)
+	dotHVX               // vrmpy Vu.ub × Vv.b accumulating (HVX 128-byte)
+	dotAVX2              // bytes widened to i16, vpmaddwd, vphaddd (exact; AVX2 without VNNI)
+	dotSSE2              // the same with 128-bit pmaddwd (every x86-64)
+	dotGeneric           // the same arithmetic in portable vector IR
+	dotNEONSDot          // sdot on activations shifted to s8 (AArch64 dotprod; intdot_neon.go)
+	dotNEONUSDot         // usdot u8 × s8 (AArch64 i8mm)
 )
 
 // String names the instruction family as the plan prints it.

@@ -120,10 +120,10 @@ type moduleCtx struct {
 	// tileVecs vectors their shape (Target.TileShapeFor)
 	tileBytes          int
 	tileRows, tileVecs int
-	m         *llvm.Module
-	rt        map[string]*llvm.Func
-	intr      map[string]*llvm.Func
-	globals   int
+	m                  *llvm.Module
+	rt                 map[string]*llvm.Func
+	intr               map[string]*llvm.Func
+	globals            int
 	// kernels maps a kernel key (dedup.go) to the plan and kernels of the ops that have it
 	kernels map[string]*kernelForm
 	// forms lists the forms of each form key (a kernel key without the domain)
