@@ -38,16 +38,36 @@ func Kernels() []Kernel {
   return %C
 }`)
 		}, fmlaRe},
-		{"conv3x3-56x64", func() (*ir.Graph, error) {
-			return ir.Parse(`graph @conv(%x: f32[1, 64, 56, 56], %w: f32[64, 64, 3, 3]) {
-  %r = relu(%x) : f32[1, 64, 56, 56]
-  %y = conv(%r, %w) {pads = [1, 1, 1, 1]} : f32[1, 64, 56, 56]
-  %o = relu(%y) : f32[1, 64, 56, 56]
-  return %o
-}`)
-		}, fmlaRe},
+		{"conv3x3-56x64", conv3x3, fmlaRe},
 		{"int8-matmul-512", int8MatMul, dotRe},
 	}
+}
+
+// conv3x3 is a padded 3×3 convolution of 64 channels at 56×56 with constant random weights,
+// between two relus (the channels-last pass stores its input and result NHWC).
+func conv3x3() (*ir.Graph, error) {
+	g, err := ir.Parse(`graph @conv(%x: f32[1, 64, 56, 56]) {
+  %r = relu(%x) : f32[1, 64, 56, 56]
+  return %r
+}`)
+	if err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	w := ir.NewTensor(ir.F32, []int64{64, 64, 3, 3})
+	for i := range w.F {
+		w.F[i] = r.Float64()*2 - 1
+	}
+	conv, err := g.NewOp("conv", "y", []*ir.Value{g.Outputs[0], g.AddConst("w", w)}, ir.Attrs{"pads": ir.IntsAttr(1, 1, 1, 1)})
+	if err != nil {
+		return nil, err
+	}
+	relu, err := g.NewOp("relu", "o", []*ir.Value{conv.Result}, nil)
+	if err != nil {
+		return nil, err
+	}
+	g.Outputs = []*ir.Value{relu.Result}
+	return g, ir.Verify(g)
 }
 
 // int8MatMul is a 512³ matmul_integer of u8 activations by constant random i8 weights.
