@@ -227,7 +227,7 @@ func TestHelpAndVersion(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		require.Contains(t, stdout, "usage: graphc [flags] MODEL")
 		require.Contains(t, stdout, "Examples:")
-		for _, f := range []string{"-o FILE", "--target=x86-64|hexagon", "--mcpu=CPU|native", "--mattr=", "--entry=NAME",
+		for _, f := range []string{"-o FILE", "--target=x86-64|aarch64|hexagon", "--mcpu=CPU|native", "--mattr=", "--entry=NAME",
 			"--emit=llvm|ir|header|asm|obj|lib|dot|svg", "--pipeline=", "--print-ir-before=PASS", "--print-ir-after=PASS",
 			"--print-ir-before-all", "--print-ir-after-all", "--print-lowering-after=STAGE", "--print-lowering-after-all", "--require=", "--dim NAME=VALUE", "--outputs=",
 			"--report-dead", "--pass-timing", "--verify-each", "--op=NAME", "-h, --help"} {

@@ -23,7 +23,7 @@ import (
 
 // Machine says what a batch is compiled for and where it runs.
 type Machine struct {
-	Target      string // lower target name: x86-64 or hexagon
+	Target      string // lower target name: x86-64, aarch64 or hexagon
 	CPU, Attrs  string // lowering (and clang) overrides
 	VectorBytes int    // lower.Config.VectorBytes
 	// OrderedReductions is lower.Config.OrderedReductions: float sums in the evaluator's order
