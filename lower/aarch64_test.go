@@ -91,7 +91,8 @@ func aarch64Asm(t *testing.T, llc string, g *ir.Graph, cpu string) string {
 }
 
 // TestAArch64HotLoopInstructions: llc-19 turns the float tiles into fmla on 4 lanes and the
-// integer kernels into sdot (cortex-a76) and usdot (cortex-x2), inside loops.
+// integer kernels into sdot (cortex-a76) and usdot or sudot (cortex-x2; the broadcast
+// activations taken by element), inside loops.
 func TestAArch64HotLoopInstructions(t *testing.T) {
 	llc, err := exec.LookPath("llc-19")
 	if err != nil {
@@ -118,7 +119,7 @@ func TestAArch64HotLoopInstructions(t *testing.T) {
 	require.Positive(t, n, "some contraction takes 8×12 tiles")
 	require.Positive(t, full, "some tile loop holds 24 fmla")
 	inames, igs := intDotGraphs(t)
-	for _, c := range []struct{ cpu, instr string }{{"cortex-a76", "sdot"}, {"cortex-x2", "usdot"}} {
+	for _, c := range []struct{ cpu, instr string }{{"cortex-a76", "sdot"}, {"cortex-x2", "(usdot|sudot)"}} {
 		re := regexp.MustCompile(`\b` + c.instr + `\s+v\d+\.4s, v\d+\.16b, v\d+\.(16b|4b\[\d\])`)
 		for i, g := range igs {
 			if strings.HasPrefix(inames[i], "depthwise") {

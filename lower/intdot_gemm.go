@@ -111,20 +111,38 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 				xp[r], xal[r] = rowPtr(fb.add(row0, i64(int64(r))))
 			}
 			accs := d.newAccs(zero, nrows*nvec, nrows)
-			accs = kb.reduceGroups(d.R, "k4", accs, func(k4 value.Value, accs []value.Value, rem int64) []value.Value {
+			weights := func(k4 value.Value) []value.Value {
 				bv := make([]value.Value, nvec)
 				for v := range bv {
 					off := fb.mul(fb.add(fb.mul(k4, i64(nr)), i64(int64(v*d.lanes))), i64(4))
 					bv[v] = kb.loadVec(d, kb.gep8(panel, off), int64(4*d.lanes))
 				}
-				return kb.dotRows(d, accs, bv, nrows, d.xSigned, func(r int) value.Value {
+				return bv
+			}
+			step := func(k4 value.Value, accs []value.Value, rem int64) []value.Value {
+				return kb.dotRows(d, accs, weights(k4), nrows, d.xSigned, func(r int) value.Value {
 					if rem > 0 {
 						// the last group: the remaining bytes (the packed weights are 0 above)
 						return kb.byteWord(d, xp[r], fb.mul(k4, i64(4)), rem, nil)
 					}
 					return kb.load32(kb.gep8(xp[r], fb.mul(k4, i64(4))), xal[r])
 				})
-			})
+			}
+			if !d.neonBlocked() {
+				accs = kb.reduceGroups(d.R, "k4", accs, step)
+			} else {
+				accs = kb.reduceRowBlocks(d.R, accs, func(b value.Value, accs []value.Value) []value.Value {
+					words := make([]func(int) value.Value, nrows)
+					for r := range words {
+						words[r] = kb.rowBlockWords(kb.gep8(xp[r], fb.mul(b, i64(16))), xal[r])
+					}
+					for q := 0; q < 4; q++ {
+						k4 := fb.add(fb.mul(b, i64(4)), i64(int64(q)))
+						accs = kb.dotRows(d, accs, weights(k4), nrows, d.xSigned, func(r int) value.Value { return words[r](q) })
+					}
+					return accs
+				}, step)
+			}
 			kb.channelEpilogue(d, accs, nrows, nvec, lastLanes, c0, tab, func(r int, ch, val value.Value, lanes int) {
 				dims := make([]value.Value, nOut)
 				copy(dims, outer)

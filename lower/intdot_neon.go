@@ -15,6 +15,7 @@ package lower
 import (
 	"strings"
 
+	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -57,7 +58,8 @@ func (kb *kernelBuilder) neonDot(d *intDot, acc, u, s value.Value) value.Value {
 		return call("llvm.aarch64.neon.udot", u, s)
 	}
 	flip := fb.cur.NewXor(u, splat(constant.NewInt(types.I32, int64(int32(-0x7f7f7f80))), d.lanes))
-	return call("llvm.aarch64.neon.sdot", flip, s)
+	// s8 × s8 commutes: the broadcast operand last, where sdot takes it by element
+	return call("llvm.aarch64.neon.sdot", s, flip)
 }
 
 // isOnesBytes reports whether v is the constant vector whose bytes are all 1 (the operand of
@@ -74,4 +76,36 @@ func isOnesBytes(v value.Value) bool {
 		}
 	}
 	return len(c.Elems) > 0
+}
+
+// neonBlocked reports whether the GEMM kernels of d take 4 groups of each row at once (NEON:
+// one 16-byte load per row, its words taken by element by sdot/usdot).
+func (d *intDot) neonBlocked() bool { return d.kind == dotNEONSDot || d.kind == dotNEONUSDot }
+
+// reduceRowBlocks runs the reduction of a GEMM tile over n bytes: blocks of 16 bytes (4 groups)
+// in a loop, block(b, accs) for block b, then the remaining whole groups and the last rem bytes
+// as reduceGroups does (step(g, accs, rem) for group g).
+func (kb *kernelBuilder) reduceRowBlocks(n int64, accs []value.Value, block func(b value.Value, accs []value.Value) []value.Value, step func(g value.Value, accs []value.Value, rem int64) []value.Value) []value.Value {
+	fb := kb.fb
+	blocks := n / 16
+	accs = kb.tileLoop(blocks, "k16", accs, block)
+	first := 4 * blocks
+	accs = kb.tileLoop(n/4-first, "k4", accs, func(g value.Value, accs []value.Value) []value.Value {
+		return step(fb.add(g, i64(first)), accs, 0)
+	})
+	if rem := n % 4; rem > 0 {
+		accs = step(i64(n/4), accs, rem)
+	}
+	return accs
+}
+
+// rowBlockWords loads the 16 bytes at p (alignment al) as 4 words and returns a function giving
+// word q (0..3) of them: sdot and usdot then take the broadcast word by element from the loaded
+// register, and a shift of the activations applies to the whole vector once.
+func (kb *kernelBuilder) rowBlockWords(p value.Value, al int64) func(q int) value.Value {
+	fb := kb.fb
+	vt := types.NewVector(4, types.I32)
+	ld := fb.cur.NewLoad(vt, fb.cur.NewBitCast(p, types.NewPointer(vt)))
+	ld.Align = llvm.Align(al)
+	return func(q int) value.Value { return fb.cur.NewExtractElement(ld, i32c(int64(q))) }
 }

@@ -26,7 +26,7 @@ type Kernel struct {
 
 var (
 	fmlaRe = regexp.MustCompile(`\bfmla\s+v\d+\.4s`)
-	dotRe  = regexp.MustCompile(`\b(sdot|udot|usdot|smmla|ummla|usmmla)\s+v\d+\.4s`)
+	dotRe  = regexp.MustCompile(`\b(sdot|udot|usdot|sudot|smmla|ummla|usmmla)\s+v\d+\.4s`)
 )
 
 // Kernels returns the standard kernels: matmul-512, conv3x3-56x64, int8-matmul-512.
