@@ -21,6 +21,7 @@ help:
 	@echo "make soak    - the thorough randomized runs (hours): oracles at 10,000 cases, 30,000 random graphs, fuzzing 10m each"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
 	@echo "make conformance-hexagon - ONNX node tests as hexagonv67 code under qemu-hexagon (scalar, then integer HVX)"
+	@echo "make conformance-aarch64 - ONNX node tests as AArch64 code under qemu-aarch64 (generic, then cortex-x2)"
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
 
 build:
@@ -138,7 +139,7 @@ proto:
 clean:
 	rm -rf bin
 
-.PHONY: conformance conformance-x86 conformance-hexagon
+.PHONY: conformance conformance-x86 conformance-hexagon conformance-aarch64
 conformance:
 	$(GO) run ./cmd/graphc-conformance -v
 
@@ -151,6 +152,12 @@ conformance-x86:
 conformance-hexagon:
 	$(GO) run ./cmd/graphc-conformance -v -mode=hexagon
 	$(GO) run ./cmd/graphc-conformance -v -mode=hvx
+
+# every test that passes in the evaluator, as AArch64 code under qemu-aarch64: the baseline CPU
+# (NEON), then cortex-x2 (dotprod, i8mm)
+conformance-aarch64:
+	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64
+	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64 -mcpu=cortex-x2
 
 # bench-mem: graphc's peak resident set (rusage Maxrss of `graphc MODEL -o out.ll`, run as a
 # subprocess) on the real-model set and a generated 100,000-op chain, beside the weight bytes

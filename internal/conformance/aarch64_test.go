@@ -7,7 +7,7 @@ import (
 )
 
 // TestConformanceCompiledAArch64 runs the node tests as AArch64 code under qemu-aarch64: a
-// sampled quarter each for the baseline CPU (NEON) and for cortex-x2 (dotprod, i8mm) unless
+// sampled eighth each for the baseline CPU (NEON) and for cortex-x2 (dotprod, i8mm) unless
 // -conformance-full (`go run ./cmd/graphc-conformance -mode=aarch64 -mcpu=CPU` runs them all).
 func TestConformanceCompiledAArch64(t *testing.T) {
 	if testing.Short() {
@@ -16,7 +16,7 @@ func TestConformanceCompiledAArch64(t *testing.T) {
 	if why := e2e.AArch64Missing(); why != "" {
 		t.Skip("AArch64 under qemu: " + why)
 	}
-	every := 4
+	every := 8
 	if *conformanceFull {
 		every = 1
 	}

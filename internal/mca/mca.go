@@ -24,15 +24,20 @@ import (
 var ErrNoMCA = errors.New("llvm-mca not found")
 
 // Loop is an innermost loop of an assembly listing: its header label, its lines (header to
-// the branch back), and how many of its instructions match the arithmetic of interest.
+// the branch back), how many of its instructions match the arithmetic of interest and how many
+// distinct registers they accumulate into.
 type Loop struct {
 	Label string
 	Lines []string
 	Count int
+	Accs  int
 }
 
-// HotLoop returns the innermost loop (llc marks its header "This Inner Loop Header") of asm
-// holding the most instructions that match instr, or false when no loop holds one.
+// HotLoop returns the main register tile's loop of asm: of the innermost loops (llc marks
+// their headers "This Inner Loop Header") holding instructions that match instr, the one that
+// accumulates into the most registers (the full tile, not a border tile of fewer columns that
+// may be unrolled to as many instructions), then the one with the most of them; false when no
+// loop holds one.
 func HotLoop(asm string, instr *regexp.Regexp) (Loop, bool) {
 	lines := strings.Split(asm, "\n")
 	var best Loop
@@ -46,12 +51,17 @@ func HotLoop(asm string, instr *regexp.Regexp) (Loop, bool) {
 			f := strings.Fields(strings.SplitN(lines[j], "//", 2)[0])
 			if len(f) >= 2 && strings.HasPrefix(f[0], "b") && f[len(f)-1] == label {
 				lp := Loop{Label: label, Lines: lines[i+1 : j+1]}
+				dst := map[string]bool{}
 				for _, x := range lp.Lines {
 					if instr.MatchString(x) {
 						lp.Count++
+						if f := strings.Fields(strings.SplitN(x, "//", 2)[0]); len(f) >= 2 {
+							dst[strings.TrimSuffix(f[1], ",")] = true
+						}
 					}
 				}
-				if lp.Count > best.Count {
+				lp.Accs = len(dst)
+				if lp.Accs > best.Accs || lp.Accs == best.Accs && lp.Count > best.Count {
 					best = lp
 				}
 				break
@@ -61,10 +71,13 @@ func HotLoop(asm string, instr *regexp.Regexp) (Loop, bool) {
 	return best, best.Count > 0
 }
 
-// innerHeader reports whether the label at line i heads an innermost loop (llc's comments on
-// the lines after it).
+// innerHeader reports whether the label at line i heads an innermost loop: llc's comment on
+// the label's line or on the comment-only lines after it (one per enclosing loop) says so.
 func innerHeader(lines []string, i int) bool {
-	for j := i; j < len(lines) && j <= i+4; j++ {
+	if strings.Contains(lines[i], "Inner Loop Header") {
+		return true
+	}
+	for j := i + 1; j < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[j]), "//"); j++ {
 		if strings.Contains(lines[j], "Inner Loop Header") {
 			return true
 		}

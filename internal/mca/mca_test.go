@@ -55,3 +55,36 @@ Instruction Info:
 	_, err = parse("garbage", "x", fmlaRe)
 	require.Error(t, err)
 }
+
+// TestHotLoop picks the innermost loop with the most accumulators: the full tile, not a
+// border tile unrolled to as many instructions, nor an outer loop.
+func TestHotLoop(t *testing.T) {
+	asm := `.LBB0_1:                                // =>This Loop Header: Depth=1
+	fmla	v0.4s, v1.4s, v2.s[0]
+.LBB0_2:                                // =>  This Inner Loop Header: Depth=2
+	fmla	v0.4s, v16.4s, v17.s[0]
+	fmla	v0.4s, v16.4s, v17.s[1]
+	fmla	v1.4s, v16.4s, v17.s[2]
+	subs	x21, x21, #1
+	b.ne	.LBB0_2
+// %bb.3:
+	b.ne	.LBB0_1
+.LBB0_4:                                // %d2.body.28
+                                        //   Parent Loop BB0_1 Depth=1
+                                        //     Parent Loop BB0_9 Depth=2
+                                        //       Parent Loop BB0_10 Depth=3
+                                        //         Parent Loop BB0_11 Depth=4
+                                        // =>        This Inner Loop Header: Depth=5
+	fmla	v3.4s, v16.4s, v17.s[0]
+	fmla	v4.4s, v16.4s, v17.s[0]
+	fmla	v5.4s, v16.4s, v17.s[0]
+	b.ne	.LBB0_4
+`
+	lp, ok := HotLoop(asm, fmlaRe)
+	require.True(t, ok)
+	require.Equal(t, ".LBB0_4", lp.Label)
+	require.Equal(t, 3, lp.Count)
+	require.Equal(t, 3, lp.Accs)
+	_, ok = HotLoop("\tadd x0, x0, #1\n", fmlaRe)
+	require.False(t, ok)
+}
