@@ -153,7 +153,7 @@ func main() {
 	memChain := flag.String("mem-write-chain", "", "write the 100,000-op chain of -mem to this file and exit (used by -mem)")
 	memFlags := flag.String("mem-flags", "", "with -mem: extra graphc flags, space-separated (e.g. --weights=w.bin)")
 	profile := flag.Int("profile", 0, "after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
-	mcaCPUs := flag.String("mca", "", "print llvm-mca's predictions of the AArch64 kernels' hot loops (512³ matmul, 3×3 conv at 56²×64, int8 matmul) on these Arm CPUs (comma-separated, e.g. cortex-a76,cortex-x2) against their peak, and exit")
+	mcaCPUs := flag.String("mca", "", "print llvm-mca's predictions of the AArch64 kernels' hot loops (512³ matmul, 3×3 conv at 56²×64, their int8 forms) on these Arm CPUs (comma-separated, e.g. cortex-a76,cortex-x2) against their peak, and exit")
 	flag.Parse()
 	if *mcaCPUs != "" {
 		if err := runMCA(context.Background(), *mcaCPUs); err != nil {

@@ -1,7 +1,8 @@
 // This file holds the kernels whose AArch64 hot loops the benchmark table and the regression
 // test predict: a 512³ f32 matmul, a 3×3 f32 convolution at 56×56 with 64 channels in and out
 // (channels-last, as the default pipeline stores an intermediate image), and a 512³ int8
-// matmul (u8 activations, constant i8 weights), compiled through the default pipeline.
+// matmul and a 3×3 int8 convolution at 56×56 (u8 activations, constant i8 weights), compiled
+// through the default pipeline.
 
 package mca
 
@@ -29,7 +30,8 @@ var (
 	dotRe  = regexp.MustCompile(`\b(sdot|udot|usdot|sudot|smmla|ummla|usmmla)\s+v\d+\.4s`)
 )
 
-// Kernels returns the standard kernels: matmul-512, conv3x3-56x64, int8-matmul-512.
+// Kernels returns the standard kernels: matmul-512, conv3x3-56x64, int8-matmul-512 and
+// int8-conv3x3-56x64.
 func Kernels() []Kernel {
 	return []Kernel{
 		{"matmul-512", func() (*ir.Graph, error) {
@@ -40,6 +42,7 @@ func Kernels() []Kernel {
 		}, fmlaRe},
 		{"conv3x3-56x64", conv3x3, fmlaRe},
 		{"int8-matmul-512", int8MatMul, dotRe},
+		{"int8-conv3x3-56x64", int8Conv3x3, dotRe},
 	}
 }
 
@@ -67,6 +70,33 @@ func conv3x3() (*ir.Graph, error) {
 		return nil, err
 	}
 	g.Outputs = []*ir.Value{relu.Result}
+	return g, ir.Verify(g)
+}
+
+// int8Conv3x3 is conv3x3 quantized: u8 activations (after an elementwise op, so that the
+// channels-last pass stores them NHWC), constant random i8 weights.
+func int8Conv3x3() (*ir.Graph, error) {
+	g, err := ir.Parse(`graph @qconv(%x: u8[1, 64, 56, 56]) {
+  %r = max(%x, %x) : u8[1, 64, 56, 56]
+  return %r
+}`)
+	if err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	w := ir.NewTensor(ir.I8, []int64{64, 64, 3, 3})
+	for i := range w.I {
+		w.I[i] = r.Int64N(256) - 128
+	}
+	xz := ir.NewTensor(ir.U8, nil)
+	xz.I[0] = 7
+	wz := ir.NewTensor(ir.I8, nil)
+	op, err := g.NewOp("conv_integer", "acc", []*ir.Value{g.Outputs[0], g.AddConst("w", w), g.AddConst("xz", xz), g.AddConst("wz", wz)},
+		ir.Attrs{"pads": ir.IntsAttr(1, 1, 1, 1)})
+	if err != nil {
+		return nil, err
+	}
+	g.Outputs = []*ir.Value{op.Result}
 	return g, ir.Verify(g)
 }
 
