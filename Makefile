@@ -3,26 +3,35 @@
 GO ?= go
 PROTOC_GEN_GO_VERSION = v1.36.12
 
-.PHONY: all build test lint demo bench proto help clean fuzz soak
+.PHONY: all build test lint demo bench proto help clean fuzz soak onnx-tests
 
 all: build
 
+# help: one line per target (TestMakeHelp checks that every target has one)
 help:
+	@echo "make all     - the same as make build"
 	@echo "make build   - build bin/graphc"
-	@echo "make test    - gofmt/vet checks and the whole test suite (what CI runs)"
+	@echo "make test    - gofmt/vet checks and the whole test suite (what CI runs); prints the node-test counts"
+	@echo "make lint    - gofmt and go vet"
 	@echo "make demo    - compile the bundled MatMul+Trilu model, run it, check it, show what DIE removed"
 	@echo "make bench   - benchmarks (compiled code and compiler; the real-model set when exported)"
 	@echo "make models  - export the real-model set from PyTorch into GRAPHC_MODELS (~/.cache/graphc-models)"
 	@echo "make models-tiny - re-export the committed tiny models in testdata/realmodels"
+	@echo "make models-quant - export the quantized real-model set into GRAPHC_MODELS (needs onnxruntime-node, see bench)"
+	@echo "make models-quant-tiny - re-export the committed tiny quantized models in testdata/realmodels"
 	@echo "make bench-real  - the real-model set against onnxruntime (BENCH_MODELS=a,b to choose)"
 	@echo "make bench-mem   - peak memory of graphc on the real-model set and a 100,000-op chain (issue 25 targets)"
 	@echo "make bench-profile - per-kernel profile of one real model (PROFILE_MODEL=gpt2)"
 	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
 	@echo "make soak    - the thorough randomized runs (hours): oracles at 10,000 cases, 30,000 random graphs, fuzzing 10m each"
+	@echo "make conformance         - ONNX node tests in the evaluator (suite: see make onnx-tests)"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
 	@echo "make conformance-hexagon - ONNX node tests as hexagonv67 code under qemu-hexagon (scalar, then integer HVX)"
 	@echo "make conformance-aarch64 - ONNX node tests as AArch64 code under qemu-aarch64 (generic, then cortex-x2)"
+	@echo "make onnx-tests - check out onnx's node tests (onnx $(ONNX_TESTS_TAG)) into $(ONNX_TESTS_DIR) (needs git and network)"
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
+	@echo "make clean   - remove bin/"
+	@echo "make help    - this list"
 
 build:
 	$(GO) build -ldflags "-X main.commit=$$(git rev-parse --short=12 HEAD 2>/dev/null)" -o bin/graphc ./cmd/graphc
@@ -32,8 +41,16 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# test: every package; internal/conformance runs verbosely beside the others so that the log
+# shows each node-test suite's "N passed, N failed, N skipped" (or the command that provides a
+# missing suite), and its whole output when it fails.
 test: lint
-	$(GO) test -timeout 30m ./...
+	@log=$$(mktemp); \
+	  $(GO) test -timeout 30m -v ./internal/conformance > $$log 2>&1 & cpid=$$!; \
+	  $(GO) test -timeout 30m $$($(GO) list ./... | grep -v '/internal/conformance$$'); st=$$?; \
+	  wait $$cpid; cst=$$?; \
+	  if [ $$cst = 0 ]; then grep -E 'node tests|SKIP|^ok' $$log; else cat $$log; fi; rm -f $$log; \
+	  [ $$st = 0 ] && [ $$cst = 0 ]
 
 demo:
 	$(GO) run ./examples/demo
@@ -108,7 +125,7 @@ fuzz:
 # shared machine): the volume oracles at SOAK_CASES cases for each of SOAK_SEEDS (with their
 # too-complex counts), 30,000 random graphs per pipeline against the evaluator, 4,000 random
 # graphs compiled and run, and every fuzz target for SOAK_FUZZTIME. It stops at the first
-# failure. Record the results in docs/fuzzing.md ("Last soak").
+# failure. Record the results in docs/fuzzing.md ("Last local runs").
 SOAK_SEEDS ?= 1 2 3 7 11 20261125
 SOAK_CASES ?= 10000
 SOAK_FUZZTIME ?= 10m
@@ -140,24 +157,44 @@ clean:
 	rm -rf bin
 
 .PHONY: conformance conformance-x86 conformance-hexagon conformance-aarch64
+# conformance: the node tests of the suite found by internal/conformance/suite.go: -suite=DIR or
+# $$GRAPHC_ONNX_TESTS, else ../shared/onnx-node-tests beside the repository, else make onnx-tests'
+# checkout, else Debian's libonnx-testdata (CONFORMANCE_FLAGS=-suite=debian picks that one)
+CONFORMANCE_FLAGS ?=
 conformance:
-	$(GO) run ./cmd/graphc-conformance -v
+	$(GO) run ./cmd/graphc-conformance -v $(CONFORMANCE_FLAGS)
 
 # every test that passes in the evaluator, as compiled x86-64 code
 conformance-x86:
-	$(GO) run ./cmd/graphc-conformance -v -mode=x86
+	$(GO) run ./cmd/graphc-conformance -v -mode=x86 $(CONFORMANCE_FLAGS)
 
 # every test that passes in the evaluator, as scalar hexagonv67 code under qemu-hexagon, then as
 # hexagonv67 code with its default 128-byte HVX (integer loops vectorised)
 conformance-hexagon:
-	$(GO) run ./cmd/graphc-conformance -v -mode=hexagon
-	$(GO) run ./cmd/graphc-conformance -v -mode=hvx
+	$(GO) run ./cmd/graphc-conformance -v -mode=hexagon $(CONFORMANCE_FLAGS)
+	$(GO) run ./cmd/graphc-conformance -v -mode=hvx $(CONFORMANCE_FLAGS)
+
+# onnx-tests: the current node-test suite for a clone without ../shared/onnx-node-tests: a
+# sparse, shallow checkout of onnx/backend/test/data/node of the onnx repository at the pinned
+# release tag, into ONNX_TESTS_DIR/node (git-ignored; internal/conformance finds .onnx-tests/node, another
+# ONNX_TESTS_DIR needs GRAPHC_ONNX_TESTS=ONNX_TESTS_DIR/node). Needs git
+# and network. Debian's libonnx-testdata is the offline alternative (onnx 1.12, older opsets).
+ONNX_TESTS_TAG ?= v1.22.0
+ONNX_TESTS_REPO ?= https://github.com/onnx/onnx.git
+ONNX_TESTS_DIR ?= .onnx-tests
+onnx-tests:
+	rm -rf $(ONNX_TESTS_DIR)/src $(ONNX_TESTS_DIR)/node
+	git clone --depth 1 --branch $(ONNX_TESTS_TAG) --filter=blob:none --sparse $(ONNX_TESTS_REPO) $(ONNX_TESTS_DIR)/src
+	git -C $(ONNX_TESTS_DIR)/src sparse-checkout set onnx/backend/test/data/node
+	mv $(ONNX_TESTS_DIR)/src/onnx/backend/test/data/node $(ONNX_TESTS_DIR)/node
+	rm -rf $(ONNX_TESTS_DIR)/src
+	@echo "$$(ls $(ONNX_TESTS_DIR)/node | wc -l) node tests of onnx $(ONNX_TESTS_TAG) in $(ONNX_TESTS_DIR)/node"
 
 # every test that passes in the evaluator, as AArch64 code under qemu-aarch64: the baseline CPU
 # (NEON), then cortex-x2 (dotprod, i8mm)
 conformance-aarch64:
-	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64
-	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64 -mcpu=cortex-x2
+	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64 $(CONFORMANCE_FLAGS)
+	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64 -mcpu=cortex-x2 $(CONFORMANCE_FLAGS)
 
 # bench-mem: graphc's peak resident set (rusage Maxrss of `graphc MODEL -o out.ll`, run as a
 # subprocess) on the real-model set and a generated 100,000-op chain, beside the weight bytes

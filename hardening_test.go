@@ -98,7 +98,7 @@ func malformed(t *testing.T) map[string]struct {
 	m.Node("Add", "a", []string{"X", "B"}, []string{"A"})
 	m.Node("Relu", "b", []string{"A"}, []string{"B"})
 	m.Output("B", ir.F32, 4)
-	add("cycle.onnx", m.Proto(), `"B"`)
+	add("cycle.onnx", m.Proto(), `the graph has a cycle: node "a" (Add) reads "B" from node "b" (Relu), which reads "A" from node "a" (Add)`)
 	// two nodes producing the same name
 	m = base()
 	m.Node("Relu", "r1", []string{"X"}, []string{"Y"})

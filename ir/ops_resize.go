@@ -24,7 +24,7 @@ func init() {
 			{Name: "shape", Kind: AttrString, Doc: "the result shape"},
 			{Name: "scales", Kind: AttrFloats, Doc: "the scale of every dim, as used in the coordinate transformation"},
 			{Name: "mode", Kind: AttrString, Default: dflt(StringAttr("nearest")), Doc: "nearest, linear or cubic"},
-			{Name: "coordinate_transformation_mode", Kind: AttrString, Default: dflt(StringAttr("half_pixel")), Doc: "half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric or tf_crop_and_resize"},
+			{Name: "coordinate_transformation_mode", Kind: AttrString, Default: dflt(StringAttr("half_pixel")), Doc: "half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, tf_crop_and_resize or tf_half_pixel_for_nn (opsets 11 and 12)"},
 			{Name: "nearest_mode", Kind: AttrString, Default: dflt(StringAttr("round_prefer_floor")), Doc: "round_prefer_floor, round_prefer_ceil, floor or ceil"},
 			{Name: "cubic_coeff_a", Kind: AttrFloat, Default: dflt(FloatAttr(-0.75)), Doc: "the cubic kernel's A"},
 			{Name: "exclude_outside", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "1 gives taps outside the input weight 0 (renormalised)"},
@@ -61,7 +61,7 @@ func newCoordMap(mode string, scale float64, in, out int64, roiLo, roiHi float64
 			c.constant, c.constantValue = true, 0
 		}
 		c.alpha = float64(in-1) / (c.outW - 1)
-	case "asymmetric", "half_pixel":
+	case "asymmetric", "half_pixel", "tf_half_pixel_for_nn":
 	case "pytorch_half_pixel":
 		if c.outW == 1 {
 			c.constant, c.constantValue = true, -0.5
@@ -94,6 +94,8 @@ func (c coordMap) at(x int64) float64 {
 		return float64(x*(c.in-1)) / (c.outW - 1)
 	case "asymmetric":
 		return xf / c.scale
+	case "tf_half_pixel_for_nn": // opsets 11 and 12
+		return float64((xf + 0.5) / c.scale)
 	case "tf_crop_and_resize":
 		d := c.roiHi - c.roiLo
 		v := float64(float64(float64(xf*d)*float64(c.in-1)) / (c.outW - 1))
@@ -116,6 +118,8 @@ func (c coordMap) scalar(d int) *Scalar {
 		return Bin(SDiv, Cast(Bin(SMul, Index(d), ConstI(I64, c.in-1)), F64), k(c.outW-1))
 	case "asymmetric":
 		return Bin(SDiv, x, k(c.scale))
+	case "tf_half_pixel_for_nn":
+		return Bin(SDiv, Bin(SAdd, x, k(0.5)), k(c.scale))
 	case "tf_crop_and_resize":
 		d := c.roiHi - c.roiLo
 		v := Bin(SDiv, Bin(SMul, Bin(SMul, x, k(d)), k(float64(c.in-1))), k(c.outW-1))

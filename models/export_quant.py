@@ -239,6 +239,20 @@ def output_step(path):
     return 0.0
 
 
+def reference_u8s8():
+    """How onnxruntime sums u8×s8 products on this host: x86 without VNNI runs vpmaddubsw,
+    which saturates a pair of products at 2^15 (full-range int8 weights reach it); with
+    VNNI (vpdpbusd) or on other architectures the sums are exact. Tests compare with the
+    exact evaluator instead of a saturating reference."""
+    try:
+        flags = open("/proc/cpuinfo").read()
+    except OSError:
+        return "exact"
+    if " sse2" not in flags:
+        return "exact"
+    return "exact" if (" avx512_vnni" in flags or " avx_vnni" in flags) else "saturating"
+
+
 class Spec:
     def __init__(self, name, make, note):
         self.name, self.make, self.note = name, make, note
@@ -284,7 +298,7 @@ def main():
             with open(os.path.join(sd, "output_%d.pb" % k), "wb") as f:
                 f.write(numpy_helper.from_array(y, name).SerializeToString())
         meta = {"note": s.note, "opset": OPSET, "torch": torch.__version__, "dynamic": False,
-                "reference": "onnxruntime-node", "quant_step": output_step(path)}
+                "reference": "onnxruntime-node", "quant_step": output_step(path), "reference_u8s8": reference_u8s8()}
         with open(os.path.join(d, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1, sort_keys=True)
         print(s.name, "->", d, file=sys.stderr)

@@ -1,8 +1,13 @@
 // Command graphc-conformance runs the ONNX backend node tests through graphc and prints a per-op
 // table and the line "N passed, N failed, N skipped".
 //
-//	go run ./cmd/graphc-conformance [-suite ../shared/onnx-node-tests] [-run FILTER] [-v]
+//	go run ./cmd/graphc-conformance [-suite DIR] [-run FILTER] [-v]
 //	    [-mode=eval|x86|hexagon|hvx|aarch64] [-mcpu=CPU] [-vec=BYTES] [-batch=N]
+//
+// Without -suite it searches (internal/conformance/suite.go): $GRAPHC_ONNX_TESTS, then
+// ../shared/onnx-node-tests beside the repository, then the repository's .onnx-tests/node that
+// `make onnx-tests` checks out, then Debian's libonnx-testdata (/usr/share/libonnx-testdata/data/node);
+// with none of them it says how to get one and exits 2. -suite=debian names Debian's suite.
 //
 // -mode=eval runs the reference evaluator; -mode=x86 runs every test that passes in the
 // evaluator as compiled x86-64 code; -mode=hexagon runs them as scalar hexagonv67 code under
@@ -27,11 +32,11 @@ import (
 )
 
 func main() {
-	suite := flag.String("suite", "../shared/onnx-node-tests", "directory of the ONNX node tests")
+	suite := flag.String("suite", "", "directory of the ONNX node tests, or \"debian\" for libonnx-testdata's (default: $"+conformance.EnvSuite+", then ../shared/onnx-node-tests beside the repository, then `make onnx-tests`' checkout, then Debian's)")
 	filter := flag.String("run", "", "only tests whose name contains this")
 	verbose := flag.Bool("v", false, "list every failure with its reason")
 	pipeline := flag.String("pipeline", passes.DefaultPipeline, "passes to run before execution")
-	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled baseline x86-64), native (compiled for the host CPU, AVX-512 where it has it), hexagon (compiled scalar hexagonv67 under qemu-hexagon), hvx (hexagonv67 with integer HVX under qemu-hexagon), hvx-build (hexagonv68+HVX modules built, not run) or aarch64 (compiled for -mcpu under qemu-aarch64)")
+	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled baseline x86-64), native (compiled for the host's best ISA, AVX-512 where it has it; GRAPHC_HOST_CPU=x86-64-v3 caps it), hexagon (compiled scalar hexagonv67 under qemu-hexagon), hvx (hexagonv67 with integer HVX under qemu-hexagon), hvx-build (hexagonv68+HVX modules built, not run) or aarch64 (compiled for -mcpu under qemu-aarch64)")
 	mcpu := flag.String("mcpu", "", "-mode=aarch64: the Arm CPU (generic, cortex-a76, cortex-x2 ...; default generic)")
 	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
 	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
@@ -39,6 +44,10 @@ func main() {
 	floatOnly := flag.Bool("float-only", false, "compiled modes: run only the tests whose inputs and outputs are all floating point")
 	keep := flag.String("keep", "", "compiled modes: keep the build directories (modules, drivers, executables) under this directory")
 	flag.Parse()
+	if err := findSuite(suite); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	ps, err := passes.ParsePipeline(*pipeline)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -72,6 +81,10 @@ func main() {
 			m = e2e.AArch64(*mcpu)
 		}
 		m.VectorBytes = *vec
+		if ok, why := m.CanExecute(); !ok && *mode != "hvx-build" {
+			fmt.Fprintf(os.Stderr, "-mode=%s (%s): %s\n", *mode, m, why)
+			os.Exit(2)
+		}
 		rs, err = conformance.RunAllCompiled(ctx, *suite, *filter, prep, conformance.CompiledOptions{
 			Machine: m, BatchSize: *batch, FloatOnly: *floatOnly, Dir: *keep, BuildOnly: *mode == "hvx-build",
 			Progress: func(s string) { fmt.Fprintln(os.Stderr, s) },
@@ -92,4 +105,24 @@ func main() {
 		}
 	}
 	fmt.Print(conformance.Table(rs, *verbose))
+}
+
+// findSuite resolves -suite: "" runs the default search, "debian" Debian's suite.
+func findSuite(suite *string) error {
+	var s conformance.Suite
+	var err error
+	switch *suite {
+	case "":
+		s, err = conformance.FindSuite(".")
+	case "debian":
+		s, err = conformance.FindDebianSuite()
+	default:
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "node tests: %s (%s)\n", s.Dir, s.From)
+	*suite = s.Dir
+	return nil
 }

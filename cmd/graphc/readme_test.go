@@ -1,13 +1,17 @@
 package main
 
-// This file runs every graphc command the README shows, as written, so that the documentation
-// cannot drift from the tool: each must exit 0 and write what it promises; a transcript shown
-// after a "$ graphc" line must appear in the command's output; a calc line whose comment is a
-// number must print that number.
+// This file runs every graphc command the README shows, as written, from the repository's
+// files, so that the documentation cannot drift from the tool: each must exit 0 and write what
+// it promises; the output of a "$ bin/graphc" line must be the transcript shown after it (its
+// lines in order, where a "..." line marks it shortened); a calc line whose comment is a number
+// must print that number. The README's clang-19 and qemu-hexagon lines (the C caller, the
+// Hexagon recipe) run too, in order, where the tools are installed.
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -23,7 +27,8 @@ type readmeCommand struct {
 	line       string   // as written, without its comment
 	args       []string // the words after the program name
 	comment    string   // the text after "#", if any
-	transcript []string // for "$ graphc" lines: the output lines shown after it ("..." lines dropped)
+	transcript []string // for "$ bin/graphc" lines: the output lines shown after it
+	shell      bool     // a clang-19 or qemu-hexagon line, run by sh
 }
 
 // readmeCommands returns the graphc commands of the README's fenced code blocks.
@@ -46,8 +51,18 @@ func readmeCommands(t *testing.T, readme string) []readmeCommand {
 		switch {
 		case strings.HasPrefix(l, "bin/graphc "):
 			rest = strings.TrimPrefix(l, "bin/graphc ")
-		case strings.HasPrefix(l, "$ graphc "):
-			rest, transcript = strings.TrimPrefix(l, "$ graphc "), true
+		case strings.HasPrefix(l, "$ bin/graphc "):
+			rest, transcript = strings.TrimPrefix(l, "$ bin/graphc "), true
+		case strings.HasPrefix(l, "$ graphc ") || strings.HasPrefix(l, "graphc "):
+			t.Errorf("README line %d: %q: the tour builds bin/graphc (go build -o bin/graphc), so its commands say bin/graphc", i+1, l)
+			continue
+		case strings.HasPrefix(l, "clang-19 ") || strings.HasPrefix(l, "qemu-hexagon "):
+			for strings.HasSuffix(l, "\\") && i+1 < len(lines) {
+				i++
+				l = strings.TrimSuffix(l, "\\") + strings.TrimSpace(lines[i])
+			}
+			cmds = append(cmds, readmeCommand{line: l, shell: true})
+			continue
 		default:
 			continue
 		}
@@ -57,7 +72,7 @@ func readmeCommands(t *testing.T, readme string) []readmeCommand {
 		if transcript {
 			for i+1 < len(lines) && !strings.HasPrefix(lines[i+1], "```") {
 				i++
-				if s := strings.TrimSpace(lines[i]); s != "..." && s != "" {
+				if strings.TrimSpace(lines[i]) != "" {
 					c.transcript = append(c.transcript, lines[i])
 				}
 			}
@@ -102,22 +117,11 @@ func shellWords(s string) (words []string, comment string, err error) {
 	return words, "", nil
 }
 
-// readmeFixtures writes the files the README's commands name into dir.
-func readmeFixtures(t *testing.T, dir string) {
-	t.Helper()
-	writeModel(t, dir, "model.onnx", onnxgen.MatMulTrilu(512, true))
-	pbtxt, err := os.ReadFile("../../testdata/models/tf/last_row_logits.pbtxt")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "graph.pbtxt"), pbtxt, 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "prog.graph"), []byte(`graph @prog[N](%A: f32[N, N], %B: f32[N, N]) {
-  %C = matmul(%A, %B) : f32[N, N]
-  %Y = trilu(%C) {upper = 1} : f32[N, N]
-  return %Y
-}
-`), 0o644))
-	// the paths the README gives relative to the repository root
-	// a model whose symbolic dims must be bound (a flatten of N×M), and one with two ops graphc
-	// does not support, for the README's transcript of mistakes
+// readmeModels are the models of testdata/readme, built with onnxgen (TestReadmeModels writes
+// them with -update and checks the committed files otherwise): one whose symbolic dims must be
+// bound (a flatten of N×M), one with ops graphc does not support, and a linear layer whose
+// weights dumps elide.
+func readmeModels() map[string]*onnxgen.Model {
 	flat := onnxgen.New("flatten", 17)
 	flat.Input("X", ir.F32, "N", "M")
 	minus1 := ir.NewTensor(ir.I64, []int64{1})
@@ -126,29 +130,79 @@ func readmeFixtures(t *testing.T, dir string) {
 	flat.Node("Reshape", "flatten", []string{"X", "minus1"}, []string{"F"})
 	flat.Node("Relu", "relu", []string{"F"}, []string{"Y"})
 	flat.Output("Y", ir.F32, "NM")
-	writeModel(t, dir, "flatten.onnx", flat)
 	two := onnxgen.New("two", 17)
 	two.Input("S", ir.F32, 4)
 	two.Node("StringSplit", "split", []string{"S"}, []string{"A"})
 	two.Node("StringNormalizer", "norm", []string{"A"}, []string{"B"})
 	two.Node("StringSplit", "split_2", []string{"B"}, []string{"Y"})
 	two.Output("Y", ir.F32, 4)
-	writeModel(t, dir, "text.onnx", two)
 	lin := onnxgen.New("linear", 17)
 	lin.Input("X", ir.F32, 4, 64)
-	lin.Init("W", ir.NewTensor(ir.F32, []int64{64, 64}))
+	w := ir.NewTensor(ir.F32, []int64{64, 64})
+	for i := range w.F {
+		w.F[i] = float64(i%9-4) / 8
+	}
+	lin.Init("W", w)
 	lin.Node("MatMul", "linear", []string{"X", "W"}, []string{"Y"})
 	lin.Output("Y", ir.F32, 4, 64)
-	writeModel(t, dir, "linear.onnx", lin)
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "testdata", "models"), 0o755))
-	model, err := os.ReadFile("../../testdata/models/matmul_trilu.onnx")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "testdata", "models", "matmul_trilu.onnx"), model, 0o644))
-	qdir := filepath.Join(dir, "testdata", "realmodels", "qcnn_tiny")
-	require.NoError(t, os.MkdirAll(qdir, 0o755))
-	qcnn, err := os.ReadFile("../../testdata/realmodels/qcnn_tiny/model.onnx")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(qdir, "model.onnx"), qcnn, 0o644))
+	return map[string]*onnxgen.Model{"flatten.onnx": flat, "text.onnx": two, "linear.onnx": lin}
+}
+
+func TestReadmeModels(t *testing.T) {
+	for name, m := range readmeModels() {
+		data, err := m.Bytes()
+		require.NoError(t, err)
+		path := filepath.Join("..", "..", "testdata", "readme", name)
+		if *update {
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+		}
+		have, err := os.ReadFile(path)
+		require.NoError(t, err, "go test ./cmd/graphc -run TestReadmeModels -update writes it")
+		require.Equal(t, data, have, "%s is stale: go test ./cmd/graphc -run TestReadmeModels -update", path)
+	}
+}
+
+// readmeDir makes the directory the README's commands run in: the repository's testdata and
+// examples (linked, read only by the commands) and bin/graphc, the binary under test; the
+// commands' outputs land in it.
+func readmeDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, sub := range []string{"testdata", "examples"} {
+		abs, err := filepath.Abs(filepath.Join("..", "..", sub))
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(abs, filepath.Join(dir, sub)))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "bin"), 0o755))
+	require.NoError(t, os.Symlink(graphcBin, filepath.Join(dir, "bin", "graphc")))
+	return dir
+}
+
+// matchTranscript checks output against a README transcript: equal lines, or, when the
+// transcript has "..." lines, its other lines in order with anything where the dots are.
+func matchTranscript(t *testing.T, transcript []string, output, cmd string) {
+	t.Helper()
+	got := strings.Split(strings.TrimRight(output, "\n"), "\n")
+	shortened := false
+	for _, l := range transcript {
+		shortened = shortened || strings.TrimSpace(l) == "..."
+	}
+	if !shortened {
+		require.Equal(t, strings.Join(transcript, "\n"), strings.Join(got, "\n"),
+			"the README's transcript of %q (mark omitted lines with ...)", cmd)
+		return
+	}
+	k := 0
+	for _, l := range transcript {
+		if strings.TrimSpace(l) == "..." {
+			continue
+		}
+		for k < len(got) && got[k] != l {
+			k++
+		}
+		require.Less(t, k, len(got), "the README's transcript of %q: line %q is not in the output (in order):\n%s", cmd, l, output)
+		k++
+	}
 }
 
 func TestReadmeCommands(t *testing.T) {
@@ -156,11 +210,14 @@ func TestReadmeCommands(t *testing.T) {
 	require.NoError(t, err)
 	cmds := readmeCommands(t, string(readme))
 	require.GreaterOrEqual(t, len(cmds), 15, "the README's tour lost its commands")
-	dir := t.TempDir()
-	readmeFixtures(t, dir)
+	dir := readmeDir(t)
 	_, clangErr := e2e.Clang()
 	for _, c := range cmds {
 		t.Run(c.line, func(t *testing.T) {
+			if c.shell {
+				runReadmeShell(t, dir, c.line)
+				return
+			}
 			if clangErr != nil && (contains(c.args, "--emit=obj") || contains(c.args, "--emit=asm") || contains(c.args, "--emit=lib")) {
 				t.Skip(clangErr)
 			}
@@ -185,8 +242,8 @@ func TestReadmeCommands(t *testing.T) {
 				require.NoError(t, err, "the command writes %s", out)
 				require.Positive(t, info.Size(), "%s is empty", out)
 			}
-			for _, l := range c.transcript {
-				require.Contains(t, stderr+stdout, l, "the README's transcript of %q", c.line)
+			if len(c.transcript) > 0 || strings.HasPrefix(c.line, "$ ") {
+				matchTranscript(t, c.transcript, stderr+stdout, c.line)
 			}
 			if c.comment != "" && strings.Trim(c.comment, "0123456789") == "" {
 				require.Equal(t, c.comment, strings.TrimSpace(stdout), "the README says %q prints %s", c.line, c.comment)
@@ -215,4 +272,119 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// runReadmeShell runs a clang-19 or qemu-hexagon line of the README with sh, where its tools
+// are installed.
+func runReadmeShell(t *testing.T, dir, line string) {
+	t.Helper()
+	for _, tool := range []string{"clang-19", "qemu-hexagon"} {
+		if strings.Contains(line, tool+" ") {
+			if _, err := exec.LookPath(tool); err != nil {
+				t.Skip(err)
+			}
+		}
+	}
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s\n%s", line, out)
+	if strings.Contains(line, "./caller") {
+		require.Contains(t, string(out), "y[0][1] = -3", "the caller prints A·B's element (0, 1)")
+	}
+}
+
+// TestReadmeOtherCommands checks the README's make, go and python lines that are too slow or
+// need too much (PyTorch, onnxruntime, hours) to run in a test: each make target exists, each
+// go run or go test names a package that defines every flag given to it, a -run pattern
+// matches one of its tests, and a script exists.
+func TestReadmeOtherCommands(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	mk, err := os.ReadFile("../../Makefile")
+	require.NoError(t, err)
+	targets := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^([a-z][a-z0-9-]*):`).FindAllStringSubmatch(string(mk), -1) {
+		targets[m[1]] = true
+	}
+	// pkgText returns the Go source of a package directory (tests included)
+	pkgText := func(dir string, tests bool) string {
+		files, _ := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
+		var sb strings.Builder
+		for _, f := range files {
+			if !tests && strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			sb.Write(b)
+		}
+		require.NotZero(t, sb.Len(), "no Go files in %s", dir)
+		return sb.String()
+	}
+	defines := func(src, name string) bool {
+		return regexp.MustCompile(`\b(flag|fs)\.\w+\((&[\w.]+, )?"` + regexp.QuoteMeta(name) + `"`).MatchString(src)
+	}
+	checked := 0
+	inBlock := false
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "```") {
+			inBlock = !inBlock
+			continue
+		}
+		if !inBlock {
+			continue
+		}
+		words, _, err := shellWords(l)
+		if err != nil || len(words) < 2 {
+			continue
+		}
+		switch {
+		case words[0] == "make":
+			for _, w := range words[1:] {
+				if !strings.Contains(w, "=") {
+					require.True(t, targets[w], "README: %q: the Makefile has no target %s", l, w)
+				}
+			}
+		case words[0] == "go" && (words[1] == "run" || words[1] == "build"):
+			pkg := words[len(words)-1]
+			if words[1] == "run" {
+				pkg = words[2]
+			}
+			src := pkgText(pkg, false)
+			if words[1] == "run" {
+				for _, w := range words[3:] {
+					if strings.HasPrefix(w, "-") {
+						name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+						require.True(t, defines(src, name), "README: %q: %s has no flag -%s", l, pkg, name)
+					}
+				}
+			}
+		case words[0] == "go" && words[1] == "test":
+			src := pkgText(words[2], true)
+			args := false
+			for k, w := range words[3:] {
+				switch {
+				case w == "-args":
+					args = true
+				case w == "-run":
+					re := regexp.MustCompile(words[3+k+1])
+					found := false
+					for _, m := range regexp.MustCompile(`(?m)^func (Test\w+)\(`).FindAllStringSubmatch(src, -1) {
+						found = found || re.MatchString(m[1])
+					}
+					require.True(t, found, "README: %q: no test of %s matches %s", l, words[2], words[3+k+1])
+				case args && strings.HasPrefix(w, "-"):
+					name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+					require.True(t, defines(src, name), "README: %q: %s's tests have no flag -%s", l, words[2], name)
+				}
+			}
+		case words[0] == "/usr/bin/python3":
+			require.FileExists(t, filepath.Join("..", "..", words[1]), "README: %q", l)
+		default:
+			continue
+		}
+		checked++
+	}
+	require.GreaterOrEqual(t, checked, 15, "the README's make, go and python lines")
 }

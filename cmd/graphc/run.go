@@ -28,7 +28,7 @@ import (
 const usageText = `usage: graphc [flags] MODEL
        graphc calc 'EXPR'      the volume calculator (graphc calc --help lists its operators)
        graphc ops [--ir]       supported ONNX and TensorFlow ops with their opset ranges (--ir: the IR's)
-       graphc passes           the passes of --pipeline, in order, with what each does
+       graphc passes           the passes of the default pipeline, in the order they run, with what each does
        graphc version
        graphc help
 
@@ -244,6 +244,16 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	if *emit == "svg" && *opName == "" {
 		return usageErr("--emit=svg needs --op=NAME, the op whose iteration domain to draw")
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	warnings, err := checkFlags(compileFlags{model: model, emit: *emit, out: *out, target: *target, mcpu: *mcpu,
+		mattr: *mattr, entry: *entry, outputs: *outputs, op: *opName, dims: *projDims, weights: *weights, set: set})
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "graphc: warning: %s\n", w)
+	}
 	opts := []graphc.Option{
 		graphc.WithTarget(*target), graphc.WithEntry(*entry), graphc.WithPipeline(*pipeline),
 		graphc.WithCPU(*mcpu), graphc.WithAttrs(*mattr), graphc.WithDumpWriter(stderr),
@@ -305,7 +315,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	if *emit == "llvm" {
 		var err error
 		if stream, err = newStreamOut(dst, stdout); err != nil {
-			return &cliError{exitInput, err}
+			return outputErr(dst, err)
 		}
 		defer stream.abort()
 		opts = append(opts, graphc.WithLLVMWriter(stream.w))
@@ -340,7 +350,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		text = string(data)
 	case "llvm":
 		if err := stream.commit(); err != nil {
-			return &cliError{exitInput, err}
+			return outputErr(dst, err)
 		}
 		return nil
 	case "ir":
@@ -353,8 +363,12 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		text = viz.DOT(res.Graph, res.Dead)
 	case "svg":
 		text, err = drawDomain(res, *opName, *projDims, dimValues(dims))
-		if err != nil {
+		var ce *cliError
+		if err != nil && !errors.As(err, &ce) {
 			return &cliError{exitInput, err}
+		}
+		if err != nil {
+			return err
 		}
 	default:
 		return &cliError{exitInput, fmt.Errorf("--emit=%s is not supported yet", *emit)}
@@ -364,7 +378,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := os.WriteFile(dst, []byte(text), 0o644); err != nil {
-		return &cliError{exitInput, err}
+		return outputErr(dst, err)
 	}
 	return nil
 }
@@ -426,12 +440,23 @@ func suggestFlag(err error, fs *flag.FlagSet) string {
 	return ""
 }
 
-// runPasses lists the registered passes in table order, the default pipeline and the ordering
-// constraints.
+// runPasses lists the passes of the default pipeline in the order they run, then the other
+// registered passes.
 func runPasses(stdout io.Writer) int {
 	fmt.Fprintf(stdout, "default pipeline: %s\n\n", passes.DefaultPipeline)
-	for _, p := range passes.Registry() {
+	dflt, _ := passes.ParsePipeline(passes.DefaultPipeline)
+	for _, p := range dflt {
 		fmt.Fprintf(stdout, "%-14s %s\n", p.Name, p.Summary)
+	}
+	first := true
+	for _, p := range passes.Registry() {
+		if !strings.Contains(","+passes.DefaultPipeline+",", ","+p.Name+",") {
+			if first {
+				fmt.Fprintln(stdout, "\nnot in the default pipeline:")
+				first = false
+			}
+			fmt.Fprintf(stdout, "%-14s %s\n", p.Name, p.Summary)
+		}
 	}
 	fmt.Fprintln(stdout, "\ndocs/passes.md describes each pass, its pre- and postconditions and the ordering rules.")
 	return exitOK
@@ -529,14 +554,14 @@ func drawDomain(res *graphc.Result, name, dims string, params map[string]int64) 
 		if s := passes.Suggest(name, names); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return "", fmt.Errorf("%s; ops are: %s", msg, strings.Join(names, ", "))
+		return "", usageErr("%s; ops are: %s", msg, strings.Join(names, ", "))
 	}
 	dr, dc, _ := viz.InformativeDims(op)
 	if dims != "" {
 		a, b, ok := strings.Cut(dims, ",")
 		dr, dc = slicesIndex(op.Dims, strings.TrimSpace(a)), slicesIndex(op.Dims, strings.TrimSpace(b))
 		if !ok || dr < 0 || dc < 0 {
-			return "", fmt.Errorf("--dims=%s: op %%%s iterates over [%s]", dims, op.Result.Name, strings.Join(op.Dims, ", "))
+			return "", usageErr("--dims=%s: op %%%s iterates over [%s]", dims, op.Result.Name, strings.Join(op.Dims, ", "))
 		}
 	}
 	var skipped volume.Set

@@ -1,8 +1,8 @@
 /* A complete C caller of a graphc-compiled model: Y = Trilu_upper(A · B) with A, B 512×512.
  *
- *   graphc testdata/models/matmul_trilu.onnx -o model.ll
- *   graphc testdata/models/matmul_trilu.onnx --emit=header -o model.h
- *   clang-19 -O2 main.c model.ll -o caller && ./caller
+ *   bin/graphc testdata/models/matmul_trilu.onnx -o model.ll
+ *   bin/graphc testdata/models/matmul_trilu.onnx --emit=header -o model.h
+ *   clang-19 -O2 -I. examples/c-caller/main.c model.ll -o caller && ./caller
  */
 #include <stdio.h>
 #include <stdlib.h>

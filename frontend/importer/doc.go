@@ -14,8 +14,14 @@
 //     result is small, within one documented limit (fold.go).
 //   - Sym: symbolic shape values, small integer tensors whose elements are quasi-affine in the
 //     symbolic dims, and their arithmetic (symbolic.go).
-//   - Emitter: the helper op importers use to build a chain of catalogue ops for one node,
-//     naming intermediate results after the node and keeping the first error (emit.go).
+//   - Symbolic evaluations shared by the formats' tables: SymUnary, SymBinary, SymBroadcast,
+//     SymCast and SymConcat (symops.go).
+//   - Emitter: the one face both formats build node importers with (each format's emitter
+//     embeds it): every op-adding method takes the result's name, "" for an intermediate
+//     result named after the node, and the first error is kept (emit.go).
+//   - Reshape extents: ExtentProduct and InferExtent, the -1 of a Reshape (reshape.go).
+//   - Ident, the rule that turns a model's names into IR identifiers (names.go), and Notes,
+//     the per-op notes of `graphc ops` (notes.go).
 //   - ErrUnsupported, shared by the formats, and NodeError (errors.go); each format keeps its
 //     own ErrInvalid, which the kit's functions take as an argument.
 //   - Ints, ResolveAxes and SortedKeys, small helpers of node importers (axes.go).

@@ -25,7 +25,11 @@ type Node interface {
 }
 
 // Emitter emits the ops of one node, remembering the first error: once one is recorded,
-// every method returns nil and Done returns the error.
+// every method returns nil and Done returns the error. It is the one face both formats build
+// their node importers with (each format's emitter embeds it), so that an op imported from
+// ONNX and from TensorFlow reads the same: every method that adds an op takes the result's
+// name, "" for an intermediate result (named after Base and the op kind) and usually Base or a
+// named output of the node for the node's own result.
 type Emitter struct {
 	Node Node
 	// Base is what intermediate results are named after (the node's first output or name).
@@ -33,6 +37,15 @@ type Emitter struct {
 	// Err points at the first error: the format's emitter owns the variable, so that its node
 	// importers can test it between steps.
 	Err *error
+}
+
+// NameIf returns Base when last is true and "" (an intermediate result) otherwise: the name of
+// a step that may or may not be the node's final one.
+func (e *Emitter) NameIf(last bool) string {
+	if last {
+		return e.Base
+	}
+	return ""
 }
 
 // In returns input i (nil and the error recorded when it is missing).
@@ -101,6 +114,11 @@ func (e *Emitter) Cast(v *ir.Value, t ir.DType, name string) *ir.Value {
 // Reshape gives v the given shape (the same elements in row-major order).
 func (e *Emitter) Reshape(v *ir.Value, shape []volume.Aff, name string) *ir.Value {
 	return e.Op("reshape", name, ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape))}, v)
+}
+
+// Transpose permutes the dims of v.
+func (e *Emitter) Transpose(v *ir.Value, perm []int64, name string) *ir.Value {
+	return e.Op("transpose", name, ir.Attrs{"perm": ir.IntsAttr(perm...)}, v)
 }
 
 // UnitDims appends n unit dims to v ([C] → [C, 1, 1] for n = 2).

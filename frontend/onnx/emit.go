@@ -1,6 +1,6 @@
-// This file holds emitter, the ONNX face of the kit's Emitter (kit.Emitter): the short
-// names the node importers build their chains of catalogue ops with, intermediate results
-// named after the node's first output.
+// This file holds emitter, the ONNX node importers' handle on the kit's Emitter (kit.Emitter,
+// embedded: e.Op, e.In, e.Cast, e.Out, e.Done, …, the same face the TensorFlow importers use),
+// with intermediate results named after the node's first output.
 
 package onnx
 
@@ -11,9 +11,9 @@ import (
 
 // emitter emits the ops of one node, remembering the first error in err.
 type emitter struct {
+	kit.Emitter
 	c   *nodeCtx
 	err error
-	k   kit.Emitter
 }
 
 func (c *nodeCtx) emitter() *emitter {
@@ -22,30 +22,9 @@ func (c *nodeCtx) emitter() *emitter {
 		base = c.node.GetName()
 	}
 	e := &emitter{c: c}
-	e.k = kit.Emitter{Node: c, Base: base, Err: &e.err}
+	e.Emitter = kit.Emitter{Node: c, Base: base, Err: &e.err}
 	return e
 }
-
-// base returns the name intermediate results are derived from.
-func (e *emitter) base() string { return e.k.Base }
-
-func (e *emitter) in(i int) *ir.Value { return e.k.In(i) }
-
-// op emits one catalogue op; name "" derives an intermediate name from the node's output.
-func (e *emitter) op(kind, name string, attrs ir.Attrs, operands ...*ir.Value) *ir.Value {
-	return e.k.Op(kind, name, attrs, operands...)
-}
-
-func (e *emitter) scalar(t ir.DType, v float64) *ir.Value { return e.k.Scalar(t, v) }
-
-// cast converts v to element type t (v itself when it already has it).
-func (e *emitter) cast(v *ir.Value, t ir.DType) *ir.Value { return e.k.Cast(v, t, "") }
-
-func (e *emitter) out(i int, v *ir.Value) { e.k.Out(i, v) }
-
-func (e *emitter) done() error { return e.err }
-
-func (e *emitter) count(v *ir.Value, axes []int, t ir.DType) *ir.Value { return e.k.Count(v, axes, t) }
 
 func ints(axes []int) ir.Attr { return kit.Ints(axes) }
 

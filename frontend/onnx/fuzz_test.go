@@ -18,14 +18,20 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/graphc/graphc/frontend/onnx"
+	"github.com/graphc/graphc/internal/conformance"
 	"github.com/graphc/graphc/internal/fuzzcheck"
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/onnxpb"
 )
 
-// nodeTestSuite is the ONNX backend node test suite (DESIGN.md, testing layer 3).
-const nodeTestSuite = "../../../shared/onnx-node-tests"
+// nodeTestSuite is the ONNX backend node test suite (DESIGN.md, testing layer 3): the current
+// suite of internal/conformance's search ($GRAPHC_ONNX_TESTS, beside the repository, `make
+// onnx-tests`), "" when there is none.
+var nodeTestSuite = func() string {
+	s, _ := conformance.FindCurrentSuite(".")
+	return s.Dir
+}()
 
 // nodeTestSeeds are the node tests whose model.onnx is copied into the corpus: one or two per
 // importer family, and a few "_expanded" models whose function bodies exercise shape folding.
@@ -339,8 +345,8 @@ func TestFuzzCorpus(t *testing.T) {
 		require.NoError(t, err, path)
 		require.True(t, proto.Equal(m.Proto(), have), "%s is stale: run go test ./frontend/onnx -run TestFuzzCorpus -update", path)
 	}
-	if _, err := os.Stat(nodeTestSuite); err != nil {
-		t.Skipf("node test suite not installed (%v): copied seeds not checked", err)
+	if nodeTestSuite == "" {
+		t.Skipf("copied seeds not checked: no current node test suite (%s)", conformance.SuiteHint)
 	}
 	for _, name := range nodeTestSeeds {
 		data, err := os.ReadFile(filepath.Join(nodeTestSuite, name, "model.onnx"))

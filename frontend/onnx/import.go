@@ -76,7 +76,7 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 		return nil, fmt.Errorf("%s: %w: IR version %d (supported: %d to %d)", file, ErrUnsupported, v, MinIRVersion, MaxIRVersion)
 	}
 	gp := m.Graph
-	name := sanitize(gp.GetName())
+	name := kit.Ident(gp.GetName())
 	if name == "" {
 		name = "main_graph"
 	}
@@ -91,18 +91,6 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 	return im.g, nil
 }
 
-func sanitize(s string) string {
-	var sb strings.Builder
-	for _, c := range s {
-		if c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-			sb.WriteRune(c)
-		} else {
-			sb.WriteRune('_')
-		}
-	}
-	return sb.String()
-}
-
 // errf returns an error about the model, prefixed with its file; %w wraps as in fmt.Errorf.
 func (im *importer) errf(format string, args ...any) error {
 	return fmt.Errorf("%s: "+format, append([]any{im.file}, args...)...)
@@ -111,6 +99,9 @@ func (im *importer) errf(format string, args ...any) error {
 func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	if err := im.checkGraphLimits(gp); err != nil {
 		return err
+	}
+	if err := checkOrder(gp); err != nil {
+		return im.errf("%w", err)
 	}
 	if err := im.checkSupported(gp); err != nil {
 		return err
@@ -236,13 +227,13 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (ir.TensorType, error) 
 	for i, d := range tt.Shape.Dim {
 		switch {
 		case d.GetDimParam() != "":
-			t.Shape = append(t.Shape, im.dims.Extent(d.GetDimParam(), sanitize(d.GetDimParam())))
+			t.Shape = append(t.Shape, im.dims.Extent(d.GetDimParam(), kit.Ident(d.GetDimParam())))
 		case hasDimValue(d) && d.GetDimValue() < 0:
 			return ir.TensorType{}, fmt.Errorf("%w: negative dimension %d", ErrInvalid, d.GetDimValue())
 		case d.GetDimValue() > 0 || d.GetDimValue() == 0 && hasDimValue(d):
 			t.Shape = append(t.Shape, volume.AffConst(d.GetDimValue()))
 		default:
-			p := fmt.Sprintf("%s_d%d", sanitize(vi.GetName()), i)
+			p := fmt.Sprintf("%s_d%d", kit.Ident(vi.GetName()), i)
 			t.Shape = append(t.Shape, im.dims.Extent(p, p))
 		}
 	}

@@ -392,8 +392,8 @@ func mergeRows(c *nodeCtx, x *ir.Value, rows prodElem, trailing []volume.Aff, re
 	v := x
 	if !sameShape(x.Type.Shape, unmerged) {
 		e := c.emitter()
-		v = e.op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(unmerged))}, x)
-		if e.done() != nil {
+		v = e.Op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(unmerged))}, x)
+		if e.Done() != nil {
 			return false
 		}
 	}
@@ -509,20 +509,20 @@ func rowsOp(c *nodeCtx, m *mergedRows) (bool, error) {
 		}
 		b := operands[1]
 		if c.AttrInt("transB", 0) != 0 {
-			b = e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0)}, b)
+			b = e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0)}, b)
 		}
 		alpha, beta := float64(c.AttrFloat("alpha", 1)), float64(c.AttrFloat("beta", 1))
-		y = e.op("matmul", "", nil, operands[0], b)
+		y = e.Op("matmul", "", nil, operands[0], b)
 		t := operands[0].Type.Elem
 		if alpha != 1 {
-			y = e.op("mul", "", nil, y, e.scalar(t, alpha))
+			y = e.Op("mul", "", nil, y, e.Scalar(t, alpha))
 		}
 		if len(operands) > 2 && operands[2] != nil && beta != 0 {
 			cv := operands[2]
 			if beta != 1 {
-				cv = e.op("mul", "", nil, cv, e.scalar(t, beta))
+				cv = e.Op("mul", "", nil, cv, e.Scalar(t, beta))
 			}
-			y = e.op("add", "", nil, y, cv)
+			y = e.Op("add", "", nil, y, cv)
 		}
 	default:
 		// the regular importer on the unmerged operands: numpy broadcasting of operands of a
@@ -555,7 +555,7 @@ func rowsOp(c *nodeCtx, m *mergedRows) (bool, error) {
 			return false, nil
 		}
 	}
-	if err := e.done(); err != nil {
+	if err := e.Done(); err != nil {
 		return true, err
 	}
 	if y.Type.Rank() != m.v.Type.Rank() || !sameShape(y.Type.Shape[:m.lead], m.v.Type.Shape[:m.lead]) {

@@ -45,18 +45,18 @@ func (e *emitter) heads4D(x *ir.Value, heads int64, what string) *ir.Value {
 		return nil
 	}
 	sh := []volume.Aff{x.Type.Shape[0], x.Type.Shape[1], volume.AffConst(heads), volume.AffConst(hidden / heads)}
-	r := e.op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(sh))}, x)
-	return e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1, 3)}, r)
+	r := e.Op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(sh))}, x)
+	return e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1, 3)}, r)
 }
 
 // matmulAcc is matmul, except that float16 operands are multiplied and summed in float32 and
 // the result rounded once, as numpy (the ONNX reference) and onnxruntime do.
 func (e *emitter) matmulAcc(name string, a, b *ir.Value) *ir.Value {
 	if a == nil || b == nil || a.Type.Elem != ir.F16 {
-		return e.op("matmul", name, nil, a, b)
+		return e.Op("matmul", name, nil, a, b)
 	}
-	p := e.op("matmul", "", nil, e.cast(a, ir.F32), e.cast(b, ir.F32))
-	return e.op("cast", name, ir.Attrs{"to": ir.StringAttr(ir.F16.String())}, p)
+	p := e.Op("matmul", "", nil, e.Cast(a, ir.F32, ""), e.Cast(b, ir.F32, ""))
+	return e.Op("cast", name, ir.Attrs{"to": ir.StringAttr(ir.F16.String())}, p)
 }
 
 // softmaxLast is the softmax over the last axis: exp(x - max) / sum(exp(x - max)), the sum of
@@ -66,18 +66,18 @@ func (e *emitter) softmaxLast(x *ir.Value) *ir.Value {
 		return nil
 	}
 	keep := ir.Attrs{"axes": ints([]int{x.Type.Rank() - 1}), "keepdims": ir.IntAttr(1)}
-	m := e.op("reduce_max", "", keep, x)
-	ex := e.op("exp", "", nil, e.op("sub", "", nil, x, m))
-	return e.op("div", "", nil, ex, e.sumAcc(ex, keep))
+	m := e.Op("reduce_max", "", keep, x)
+	ex := e.Op("exp", "", nil, e.Op("sub", "", nil, x, m))
+	return e.Op("div", "", nil, ex, e.sumAcc(ex, keep))
 }
 
 // sumAcc is reduce_sum with the given attributes, float16 elements accumulated in float32 and
 // the sum rounded once, as numpy's sum does.
 func (e *emitter) sumAcc(x *ir.Value, attrs ir.Attrs) *ir.Value {
 	if x == nil || x.Type.Elem != ir.F16 {
-		return e.op("reduce_sum", "", attrs, x)
+		return e.Op("reduce_sum", "", attrs, x)
 	}
-	return e.cast(e.op("reduce_sum", "", attrs, e.cast(x, ir.F32)), ir.F16)
+	return e.Cast(e.Op("reduce_sum", "", attrs, e.Cast(x, ir.F32, "")), ir.F16, "")
 }
 
 // attnScale returns sqrt(scale), scale defaulting to 1/sqrt(head size), computed in float32
@@ -98,7 +98,7 @@ func attnScale(c *nodeCtx, dqk volume.Aff) (float64, error) {
 
 func importAttention(c *nodeCtx) error {
 	e := c.emitter()
-	q, k, v := e.in(0), e.in(1), e.in(2)
+	q, k, v := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -152,7 +152,7 @@ func importAttention(c *nodeCtx) error {
 		return fmt.Errorf("%w: past_key and past_value must be given together", ErrInvalid)
 	}
 	if c.HasInput(4) {
-		pk, pv := e.in(4), e.in(5)
+		pk, pv := e.In(4), e.In(5)
 		if e.err != nil {
 			return e.err
 		}
@@ -160,35 +160,35 @@ func importAttention(c *nodeCtx) error {
 			return fmt.Errorf("%w: past_key %s and past_value %s must be 4-D with one past length", ErrInvalid, pk.Type, pv.Type)
 		}
 		sh.past, sh.hasPast = pk.Type.Shape[2], true
-		k = e.op("concat", c.Output(1), ir.Attrs{"axis": ir.IntAttr(2)}, e.cast(pk, t), k)
-		v = e.op("concat", c.Output(2), ir.Attrs{"axis": ir.IntAttr(2)}, e.cast(pv, t), v)
+		k = e.Op("concat", c.Output(1), ir.Attrs{"axis": ir.IntAttr(2)}, e.Cast(pk, t, ""), k)
+		v = e.Op("concat", c.Output(2), ir.Attrs{"axis": ir.IntAttr(2)}, e.Cast(pv, t, ""), v)
 	} else {
 		if c.Output(1) != "" {
-			k = e.op("identity", c.Output(1), nil, k)
+			k = e.Op("identity", c.Output(1), nil, k)
 		}
 		if c.Output(2) != "" {
-			v = e.op("identity", c.Output(2), nil, v)
+			v = e.Op("identity", c.Output(2), nil, v)
 		}
 	}
 	if e.err != nil {
 		return e.err
 	}
-	e.out(1, k)
-	e.out(2, v)
+	e.Out(1, k)
+	e.Out(2, v)
 	sh.skv = k.Type.Shape[2]
 
 	sf, err := attnScale(c, sh.dqk)
 	if err != nil {
 		return err
 	}
-	scale := e.scalar(t, sf)
-	qs := e.op("mul", "", nil, q, scale)
-	ks := e.op("mul", "", nil, e.repeatHeads(k, sh), scale)
-	scores := e.matmulAcc("", qs, e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 1, 3, 2)}, ks))
+	scale := e.Scalar(t, sf)
+	qs := e.Op("mul", "", nil, q, scale)
+	ks := e.Op("mul", "", nil, e.repeatHeads(k, sh), scale)
+	scores := e.matmulAcc("", qs, e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 1, 3, 2)}, ks))
 	qk0 := scores
 	if softcap := c.AttrFloat("softcap", 0); softcap > 0 {
-		sc := e.scalar(t, float64(softcap))
-		scores = e.op("mul", "", nil, e.op("tanh", "", nil, e.op("div", "", nil, scores, sc)), sc)
+		sc := e.Scalar(t, float64(softcap))
+		scores = e.Op("mul", "", nil, e.Op("tanh", "", nil, e.Op("div", "", nil, scores, sc)), sc)
 	}
 	qk1 := scores
 	bias, maybeEmptyRows, err := attnBias(c, e, sh, t)
@@ -196,7 +196,7 @@ func importAttention(c *nodeCtx) error {
 		return err
 	}
 	if bias != nil {
-		scores = e.op("add", "", nil, scores, bias)
+		scores = e.Op("add", "", nil, scores, bias)
 	}
 	qk2 := scores
 
@@ -210,25 +210,25 @@ func importAttention(c *nodeCtx) error {
 			return fmt.Errorf("%w: softmax_precision must be a float type, got %s", ErrInvalid, st)
 		}
 	}
-	p := e.cast(e.softmaxLast(e.cast(scores, st)), t)
+	p := e.Cast(e.softmaxLast(e.Cast(scores, st, "")), t, "")
 	if maybeEmptyRows {
 		// a row whose every score is masked has no softmax (0/0): its weights are zero
 		last := ints([]int{bias.Type.Rank() - 1})
-		rowMax := e.op("reduce_max", "", ir.Attrs{"axes": last, "keepdims": ir.IntAttr(1)}, bias)
-		empty := e.op("equal", "", nil, rowMax, e.scalar(t, math.Inf(-1)))
-		p = e.op("where", "", nil, empty, e.scalar(t, 0), p)
+		rowMax := e.Op("reduce_max", "", ir.Attrs{"axes": last, "keepdims": ir.IntAttr(1)}, bias)
+		empty := e.Op("equal", "", nil, rowMax, e.Scalar(t, math.Inf(-1)))
+		p = e.Op("where", "", nil, empty, e.Scalar(t, 0), p)
 	}
 	y := e.matmulAcc("", p, e.repeatHeads(v, sh))
 	if rank == 3 {
-		y = e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1, 3)}, y)
+		y = e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1, 3)}, y)
 		if y != nil {
 			out := []volume.Aff{y.Type.Shape[0], y.Type.Shape[1], sh.dv.Mul(sh.hq)}
-			y = e.op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(out))}, y)
+			y = e.Op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(out))}, y)
 		}
 	} else {
-		y = e.op("identity", c.Output(0), nil, y)
+		y = e.Op("identity", c.Output(0), nil, y)
 	}
-	e.out(0, y)
+	e.Out(0, y)
 	if c.Output(3) != "" {
 		var qk *ir.Value
 		switch mode := c.AttrInt("qk_matmul_output_mode", 0); mode {
@@ -243,9 +243,9 @@ func importAttention(c *nodeCtx) error {
 		default:
 			return fmt.Errorf("%w: qk_matmul_output_mode = %d (want 0 to 3)", ErrInvalid, mode)
 		}
-		e.out(3, e.op("identity", c.Output(3), nil, qk))
+		e.Out(3, e.Op("identity", c.Output(3), nil, qk))
 	}
-	return e.done()
+	return e.Done()
 }
 
 // repeatHeads repeats each key/value head hq/hkv times, adjacently (head h of Q reads head
@@ -259,9 +259,9 @@ func (e *emitter) repeatHeads(x *ir.Value, sh attnShape) *ir.Value {
 	u := []volume.Aff{s[0], s[1], volume.AffConst(1), s[2], s[3]}
 	ex := []volume.Aff{s[0], s[1], volume.AffConst(reps), s[2], s[3]}
 	out := []volume.Aff{s[0], volume.AffConst(sh.hq), s[2], s[3]}
-	r := e.op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(u))}, x)
-	r = e.op("expand", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(ex))}, r)
-	return e.op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(out))}, r)
+	r := e.Op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(u))}, x)
+	r = e.Op("expand", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(ex))}, r)
+	return e.Op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(out))}, r)
 }
 
 // attnBias builds the additive bias of the scores (nil when there is none): the mask (bool
@@ -275,11 +275,11 @@ func attnBias(c *nodeCtx, e *emitter, sh attnShape, t ir.DType) (bias *ir.Value,
 		if bias == nil {
 			bias = x
 		} else {
-			bias = e.op("add", "", nil, bias, x)
+			bias = e.Op("add", "", nil, bias, x)
 		}
 	}
 	if c.HasInput(3) {
-		m := e.in(3)
+		m := e.In(3)
 		if e.err != nil {
 			return nil, false, e.err
 		}
@@ -287,9 +287,9 @@ func attnBias(c *nodeCtx, e *emitter, sh attnShape, t ir.DType) (bias *ir.Value,
 			return nil, false, fmt.Errorf("%w: attn_mask must have rank 1 to 4, got %s", ErrInvalid, m.Type)
 		}
 		if m.Type.Elem == ir.Bool {
-			m = e.op("where", "", nil, m, e.scalar(t, 0), e.scalar(t, ninf))
+			m = e.Op("where", "", nil, m, e.Scalar(t, 0), e.Scalar(t, ninf))
 		} else if m.Type.Elem.IsFloat() {
-			m = e.cast(m, t)
+			m = e.Cast(m, t, "")
 		} else {
 			return nil, false, fmt.Errorf("%w: attn_mask must be bool or float, got %s", ErrInvalid, m.Type.Elem)
 		}
@@ -306,7 +306,7 @@ func attnBias(c *nodeCtx, e *emitter, sh attnShape, t ir.DType) (bias *ir.Value,
 			if lv != 1 { // 1 broadcasts
 				pads := make([]int64, 2*r)
 				pads[2*r-1] = kv - lv
-				m = e.op("pad", "", ir.Attrs{"pads": ir.IntsAttr(pads...), "value": ir.FloatAttr(ninf)}, m)
+				m = e.Op("pad", "", ir.Attrs{"pads": ir.IntsAttr(pads...), "value": ir.FloatAttr(ninf)}, m)
 			}
 		}
 		add(m)
@@ -315,14 +315,14 @@ func attnBias(c *nodeCtx, e *emitter, sh attnShape, t ir.DType) (bias *ir.Value,
 	nonpad := c.HasInput(6)
 	var np *ir.Value
 	if nonpad {
-		np = e.in(6)
+		np = e.In(6)
 		if e.err != nil {
 			return nil, false, e.err
 		}
 		if np.Type.Rank() != 1 || np.Type.Elem.IsFloat() || np.Type.Elem == ir.Bool {
 			return nil, false, fmt.Errorf("%w: nonpad_kv_seqlen must be a 1-D integer tensor, got %s", ErrInvalid, np.Type)
 		}
-		np = e.cast(np, ir.I64)
+		np = e.Cast(np, ir.I64, "")
 		maybeEmptyRows = true
 	}
 	if c.AttrInt("is_causal", 0) != 0 {
@@ -335,9 +335,9 @@ func attnBias(c *nodeCtx, e *emitter, sh attnShape, t ir.DType) (bias *ir.Value,
 	}
 	if nonpad {
 		// -inf at keys j >= nonpad[b]: [B, 1, 1, Skv]
-		cols := e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.skv.String())})
-		keep := e.op("less", "", nil, cols, e.reshape(np, sh.batch, volume.AffConst(1)))
-		pm := e.op("where", "", nil, keep, e.scalar(t, 0), e.scalar(t, ninf))
+		cols := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.skv.String())})
+		keep := e.Op("less", "", nil, cols, e.reshape(np, sh.batch, volume.AffConst(1)))
+		pm := e.Op("where", "", nil, keep, e.Scalar(t, 0), e.Scalar(t, ninf))
 		add(e.reshape(pm, sh.batch, volume.AffConst(1), volume.AffConst(1), sh.skv))
 	}
 	return bias, maybeEmptyRows, e.err
@@ -345,7 +345,7 @@ func attnBias(c *nodeCtx, e *emitter, sh attnShape, t ir.DType) (bias *ir.Value,
 
 // reshape reshapes x to the given extents.
 func (e *emitter) reshape(x *ir.Value, shape ...volume.Aff) *ir.Value {
-	return e.op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape))}, x)
+	return e.Op("reshape", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape))}, x)
 }
 
 // causalMask is -inf where key j lies after query i's position past + i, 0 elsewhere, as a
@@ -355,13 +355,13 @@ func (e *emitter) causalMask(sh attnShape, t ir.DType) *ir.Value {
 	ninf := math.Inf(-1)
 	fill := func(cols volume.Aff, val float64) *ir.Value {
 		ty := ir.TensorType{Elem: t, Shape: []volume.Aff{sh.sq, cols}}
-		return e.op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(val)})
+		return e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(val)})
 	}
 	if p, ok := sh.past.IsConst(); ok {
-		return e.op("trilu", "", ir.Attrs{"k": ir.IntAttr(1 + p), "upper": ir.IntAttr(1)}, fill(sh.skv, ninf))
+		return e.Op("trilu", "", ir.Attrs{"k": ir.IntAttr(1 + p), "upper": ir.IntAttr(1)}, fill(sh.skv, ninf))
 	}
-	tri := e.op("trilu", "", ir.Attrs{"k": ir.IntAttr(1), "upper": ir.IntAttr(1)}, fill(sh.skv.Sub(sh.past), ninf))
-	return e.op("concat", "", ir.Attrs{"axis": ir.IntAttr(1)}, fill(sh.past, 0), tri)
+	tri := e.Op("trilu", "", ir.Attrs{"k": ir.IntAttr(1), "upper": ir.IntAttr(1)}, fill(sh.skv.Sub(sh.past), ninf))
+	return e.Op("concat", "", ir.Attrs{"axis": ir.IntAttr(1)}, fill(sh.past, 0), tri)
 }
 
 // causalPerBatch is the causal mask of an external cache (nonpad_kv_seqlen without a past):
@@ -376,12 +376,12 @@ func (e *emitter) causalPerBatch(np *ir.Value, sh attnShape, t ir.DType) *ir.Val
 		return nil
 	}
 	one := volume.AffConst(1)
-	rows := e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.sq.String())})
-	cols := e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.skv.String())})
-	off := e.reshape(e.op("sub", "", nil, np, e.scalar(ir.I64, float64(sq))), sh.batch, one, one, one)
-	last := e.op("add", "", nil, e.reshape(rows, one, one, sh.sq, one), off)
-	masked := e.op("less", "", nil, last, e.reshape(cols, one, one, one, sh.skv))
-	return e.op("where", "", nil, masked, e.scalar(t, math.Inf(-1)), e.scalar(t, 0))
+	rows := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.sq.String())})
+	cols := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.skv.String())})
+	off := e.reshape(e.Op("sub", "", nil, np, e.Scalar(ir.I64, float64(sq))), sh.batch, one, one, one)
+	last := e.Op("add", "", nil, e.reshape(rows, one, one, sh.sq, one), off)
+	masked := e.Op("less", "", nil, last, e.reshape(cols, one, one, one, sh.skv))
+	return e.Op("where", "", nil, masked, e.Scalar(t, math.Inf(-1)), e.Scalar(t, 0))
 }
 
 func init() {
@@ -395,7 +395,7 @@ func init() {
 // keys, the prob_mod graph, and the product with V.
 func importFlexAttention(c *nodeCtx) error {
 	e := c.emitter()
-	q, k, v := e.in(0), e.in(1), e.in(2)
+	q, k, v := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -414,15 +414,15 @@ func importFlexAttention(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
-	scale := e.scalar(t, sf)
-	qs := e.op("mul", "", nil, q, scale)
-	ks := e.op("mul", "", nil, e.repeatHeads(k, sh), scale)
-	scores := e.matmulAcc("", qs, e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 1, 3, 2)}, ks))
+	scale := e.Scalar(t, sf)
+	qs := e.Op("mul", "", nil, q, scale)
+	ks := e.Op("mul", "", nil, e.repeatHeads(k, sh), scale)
+	scores := e.matmulAcc("", qs, e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 1, 3, 2)}, ks))
 	st := t
 	if t == ir.F16 || t == ir.BF16 {
 		st = ir.F32
 	}
-	scores = e.cast(scores, st)
+	scores = e.Cast(scores, st, "")
 	mod := func(name string, x *ir.Value, i int) (*ir.Value, error) {
 		a := c.Attr(name)
 		if a == nil || a.GetG() == nil || x == nil {
@@ -444,7 +444,7 @@ func importFlexAttention(c *nodeCtx) error {
 	if p, err = mod("prob_mod", p, 0); err != nil {
 		return err
 	}
-	y := e.matmulAcc("", p, e.cast(e.repeatHeads(v, sh), st))
-	e.out(0, e.op("identity", c.Output(0), nil, e.cast(y, t)))
-	return e.done()
+	y := e.matmulAcc("", p, e.Cast(e.repeatHeads(v, sh), st, ""))
+	e.Out(0, e.Op("identity", c.Output(0), nil, e.Cast(y, t, "")))
+	return e.Done()
 }

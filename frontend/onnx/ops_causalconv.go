@@ -18,7 +18,7 @@ func init() {
 
 func importCausalConv(c *nodeCtx) error {
 	e := c.emitter()
-	x, w := e.in(0), e.in(1)
+	x, w := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -36,35 +36,35 @@ func importCausalConv(c *nodeCtx) error {
 	}
 	var past *ir.Value
 	if c.HasInput(3) {
-		past = e.in(3)
+		past = e.In(3)
 	} else {
 		ty := ir.TensorType{Elem: x.Type.Elem, Shape: []volume.Aff{x.Type.Shape[0], x.Type.Shape[1], volume.AffConst(k - 1)}}
-		past = e.op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(0)})
+		past = e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(0)})
 	}
-	padded := e.op("concat", "", ir.Attrs{"axis": ir.IntAttr(2)}, past, x)
+	padded := e.Op("concat", "", ir.Attrs{"axis": ir.IntAttr(2)}, past, x)
 	// float16 convolves in float32 (products summed and activated there, rounded once)
 	ct := x.Type.Elem
 	if ct == ir.F16 {
 		ct = ir.F32
 	}
-	ins := []*ir.Value{e.cast(padded, ct), e.cast(w, ct)}
+	ins := []*ir.Value{e.Cast(padded, ct, ""), e.Cast(w, ct, "")}
 	if c.HasInput(2) {
-		ins = append(ins, e.cast(e.in(2), ct))
+		ins = append(ins, e.Cast(e.In(2), ct, ""))
 	}
-	y := e.op("conv", "", ir.Attrs{"group": ir.IntAttr(ch / cpg)}, ins...)
+	y := e.Op("conv", "", ir.Attrs{"group": ir.IntAttr(ch / cpg)}, ins...)
 	switch act := c.AttrString("activation", "none"); act {
 	case "none", "":
 	case "silu", "swish":
-		yf := e.cast(y, ir.F32)
-		y = e.op("mul", "", nil, yf, e.op("sigmoid", "", nil, yf))
+		yf := e.Cast(y, ir.F32, "")
+		y = e.Op("mul", "", nil, yf, e.Op("sigmoid", "", nil, yf))
 	default:
 		return fmt.Errorf("%w: activation %q (want none, silu or swish)", ErrInvalid, act)
 	}
-	y = e.cast(y, x.Type.Elem)
-	e.out(0, e.op("identity", c.Output(0), nil, y))
+	y = e.Cast(y, x.Type.Elem, "")
+	e.Out(0, e.Op("identity", c.Output(0), nil, y))
 	if c.Output(1) != "" && padded != nil {
 		n, _ := padded.Type.Dim(2)
-		e.out(1, e.op("slice", c.Output(1), ir.Attrs{"starts": ir.IntsAttr(n - (k - 1)), "ends": ir.IntsAttr(n), "axes": ir.IntsAttr(2)}, padded))
+		e.Out(1, e.Op("slice", c.Output(1), ir.Attrs{"starts": ir.IntsAttr(n - (k - 1)), "ends": ir.IntsAttr(n), "axes": ir.IntsAttr(2)}, padded))
 	}
-	return e.done()
+	return e.Done()
 }

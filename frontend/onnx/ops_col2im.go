@@ -20,7 +20,7 @@ func init() {
 
 func importCol2Im(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -103,7 +103,7 @@ func importCol2Im(c *nodeCtx) error {
 	}
 	rt := ir.TensorType{Elem: x.Type.Elem, Shape: shape}
 	d := strings.Join(dims, ", ")
-	e.out(0, e.op("generic", c.Output(0), ir.Attrs{
+	e.Out(0, e.Op("generic", c.Output(0), ir.Attrs{
 		"type": ir.StringAttr(rt.String()),
 		"domain": ir.StringAttr(fmt.Sprintf("%s{ [%s] : 0 <= n < %s and 0 <= c < %d and %s }", params, d, n.String(), ch,
 			strings.Join(cons, " and "))),
@@ -113,5 +113,5 @@ func importCol2Im(c *nodeCtx) error {
 		"iterators": ir.StringsAttr(iters...),
 		"reduce":    ir.StringAttr("sum"),
 	}, x))
-	return e.done()
+	return e.Done()
 }

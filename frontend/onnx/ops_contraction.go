@@ -21,14 +21,14 @@ func init() {
 // importMatMul: a matmul (float16 accumulated in float32).
 func importMatMul(c *nodeCtx) error {
 	e := c.emitter()
-	e.out(0, e.matmulAcc(c.Output(0), e.in(0), e.in(1)))
-	return e.done()
+	e.Out(0, e.matmulAcc(c.Output(0), e.In(0), e.In(1)))
+	return e.Done()
 }
 
 // importGemm: Y = alpha * A' B' + beta * C with A' = transpose(A) if transA, likewise B'.
 func importGemm(c *nodeCtx) error {
 	e := c.emitter()
-	a, b := e.in(0), e.in(1)
+	a, b := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -47,7 +47,7 @@ func importGemm(c *nodeCtx) error {
 	}
 	var y *ir.Value
 	if !ta && !tb {
-		y = e.op("matmul", last(alpha == 1 && !hasC), nil, a, b)
+		y = e.Op("matmul", last(alpha == 1 && !hasC), nil, a, b)
 	} else {
 		lhs, rhs := "ik", "kj"
 		if ta {
@@ -56,29 +56,29 @@ func importGemm(c *nodeCtx) error {
 		if tb {
 			rhs = "jk"
 		}
-		y = e.op("einsum", last(alpha == 1 && !hasC), ir.Attrs{"equation": ir.StringAttr(lhs + "," + rhs + "->ij")}, a, b)
+		y = e.Op("einsum", last(alpha == 1 && !hasC), ir.Attrs{"equation": ir.StringAttr(lhs + "," + rhs + "->ij")}, a, b)
 	}
 	t := a.Type.Elem
 	if alpha != 1 {
-		y = e.op("mul", last(!hasC), nil, y, e.scalar(t, alpha))
+		y = e.Op("mul", last(!hasC), nil, y, e.Scalar(t, alpha))
 	}
 	if hasC {
-		cv := e.in(2)
+		cv := e.In(2)
 		if beta != 1 {
-			cv = e.op("mul", "", nil, cv, e.scalar(t, beta))
+			cv = e.Op("mul", "", nil, cv, e.Scalar(t, beta))
 		}
-		y = e.op("add", c.Output(0), nil, y, cv)
+		y = e.Op("add", c.Output(0), nil, y, cv)
 	}
-	e.out(0, y)
-	return e.done()
+	e.Out(0, y)
+	return e.Done()
 }
 
 func importEinsum(c *nodeCtx) error {
 	e := c.emitter()
 	var ins []*ir.Value
 	for i := 0; i < c.NumInputs(); i++ {
-		ins = append(ins, e.in(i))
+		ins = append(ins, e.In(i))
 	}
-	e.out(0, e.op("einsum", c.Output(0), ir.Attrs{"equation": ir.StringAttr(c.AttrString("equation", ""))}, ins...))
-	return e.done()
+	e.Out(0, e.Op("einsum", c.Output(0), ir.Attrs{"equation": ir.StringAttr(c.AttrString("equation", ""))}, ins...))
+	return e.Done()
 }

@@ -202,7 +202,7 @@ func importIf(c *nodeCtx) error {
 	}
 	// a condition known only at run time: both branches, then a select per output
 	e := c.emitter()
-	cond := e.in(0)
+	cond := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -223,9 +223,9 @@ func importIf(c *nodeCtx) error {
 			return fmt.Errorf("%w: output #%d is %s in one branch and %s in the other (a run-time condition needs one type)", ErrUnsupported, i, a.Type, b.Type)
 		}
 		scalar := e.reshape(cond) // the condition as a rank-0 tensor broadcasts to any shape
-		e.out(i, e.op("where", c.Output(i), nil, scalar, a, b))
+		e.Out(i, e.Op("where", c.Output(i), nil, scalar, a, b))
 	}
-	return e.done()
+	return e.Done()
 }
 
 // bindOutputs binds the node's outputs to values, copying those already bound to another name.
@@ -239,9 +239,9 @@ func (c *nodeCtx) bindOutputs(outs []*ir.Value) error {
 			c.SetConst(i, outs[i].Data)
 			continue
 		}
-		e.out(i, e.op("identity", c.Output(i), nil, outs[i]))
+		e.Out(i, e.Op("identity", c.Output(i), nil, outs[i]))
 	}
-	return e.done()
+	return e.Done()
 }
 
 // sliceAt returns x[.., t, ..] along axis, without the axis.
@@ -249,7 +249,7 @@ func (e *emitter) sliceAt(x *ir.Value, axis int, t int64) *ir.Value {
 	if e.err != nil {
 		return nil
 	}
-	s := e.op("slice", "", ir.Attrs{"starts": ir.IntsAttr(t), "ends": ir.IntsAttr(t + 1), "axes": ir.IntsAttr(int64(axis))}, x)
+	s := e.Op("slice", "", ir.Attrs{"starts": ir.IntsAttr(t), "ends": ir.IntsAttr(t + 1), "axes": ir.IntsAttr(int64(axis))}, x)
 	if s == nil {
 		return nil
 	}
@@ -268,9 +268,9 @@ func (e *emitter) stack(name string, vs []*ir.Value, axis int) *ir.Value {
 		parts[i] = e.reshape(v, shape...)
 	}
 	if len(parts) == 1 {
-		return e.op("identity", name, nil, parts[0])
+		return e.Op("identity", name, nil, parts[0])
 	}
-	return e.op("concat", name, ir.Attrs{"axis": ir.IntAttr(int64(axis))}, parts...)
+	return e.Op("concat", name, ir.Attrs{"axis": ir.IntAttr(int64(axis))}, parts...)
 }
 
 // importScan unrolls a Scan (opset 9+): the first N inputs are state variables, the last
@@ -289,7 +289,7 @@ func importScan(c *nodeCtx) error {
 	n := c.NumInputs() - m
 	ins := make([]*ir.Value, c.NumInputs())
 	for i := range ins {
-		ins[i] = e.in(i)
+		ins[i] = e.In(i)
 	}
 	if e.err != nil {
 		return e.err
@@ -315,7 +315,7 @@ func importScan8(c *nodeCtx) error {
 	}
 	ins := make([]*ir.Value, n+m)
 	for i := range ins {
-		ins[i] = e.in(1 + i)
+		ins[i] = e.In(1 + i)
 	}
 	if e.err != nil {
 		return e.err
@@ -346,9 +346,9 @@ func importScan8(c *nodeCtx) error {
 		}
 	}
 	for i, vs := range outs {
-		e.out(i, e.stack(c.Output(i), vs, 0))
+		e.Out(i, e.stack(c.Output(i), vs, 0))
 	}
-	return e.done()
+	return e.Done()
 }
 
 // unrollScan unrolls the scan of body over ins (n states, then m scan inputs) and binds the
@@ -429,7 +429,7 @@ func (c *nodeCtx) unrollScan(e *emitter, body *onnxpb.GraphProto, ins []*ir.Valu
 		}
 	}
 	for i := range states {
-		bind(i, e.op("identity", outNames[i], nil, states[i]))
+		bind(i, e.Op("identity", outNames[i], nil, states[i]))
 	}
 	for j := 0; j < k; j++ {
 		if trip == 0 {
@@ -498,7 +498,7 @@ func importLoop(c *nodeCtx) error {
 	k := len(body.Output) - 1 - n
 	carried := make([]*ir.Value, n)
 	for i := range carried {
-		carried[i] = e.in(2 + i)
+		carried[i] = e.In(2 + i)
 	}
 	if e.err != nil {
 		return e.err
@@ -527,15 +527,15 @@ func importLoop(c *nodeCtx) error {
 		}
 	}
 	for i := range carried {
-		e.out(i, e.op("identity", c.Output(i), nil, carried[i]))
+		e.Out(i, e.Op("identity", c.Output(i), nil, carried[i]))
 	}
 	for j := 0; j < k; j++ {
 		if len(collected[j]) == 0 {
 			return fmt.Errorf("%w: a Loop of 0 iterations with scan outputs", ErrUnsupported)
 		}
-		e.out(n+j, e.stack(c.Output(n+j), collected[j], 0))
+		e.Out(n+j, e.stack(c.Output(n+j), collected[j], 0))
 	}
-	return e.done()
+	return e.Done()
 }
 
 func init() {
@@ -561,6 +561,6 @@ func importOptionalHasElement(c *nodeCtx) error {
 // importOptionalGetElement: the element of a tensor is the tensor.
 func importOptionalGetElement(c *nodeCtx) error {
 	e := c.emitter()
-	e.out(0, e.op("identity", c.Output(0), nil, e.in(0)))
-	return e.done()
+	e.Out(0, e.Op("identity", c.Output(0), nil, e.In(0)))
+	return e.Done()
 }

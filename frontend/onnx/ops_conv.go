@@ -281,18 +281,18 @@ func init() {
 // importDeformConv: deform_conv (the offsets twice, a mask of ones by default), then the bias.
 func importDeformConv(c *nodeCtx) error {
 	e := c.emitter()
-	x, w, off := e.in(0), e.in(1), e.in(2)
+	x, w, off := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
 	var mask *ir.Value
 	if c.HasInput(4) {
-		mask = e.in(4)
+		mask = e.In(4)
 	} else {
 		kh, _ := w.Type.Dim(2)
 		kw, _ := w.Type.Dim(3)
 		ty := ir.TensorType{Elem: x.Type.Elem, Shape: []volume.Aff{off.Type.Shape[0], volume.AffConst(c.AttrInt("offset_group", 1) * kh * kw), off.Type.Shape[2], off.Type.Shape[3]}}
-		mask = e.op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(1)})
+		mask = e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(1)})
 	}
 	two := func(name string, def int64) ir.Attr {
 		v := c.AttrInts(name, nil)
@@ -307,12 +307,12 @@ func importDeformConv(c *nodeCtx) error {
 	}
 	attrs := ir.Attrs{"strides": two("strides", 1), "dilations": two("dilations", 1), "pads": ir.IntsAttr(pads...),
 		"group": ir.IntAttr(c.AttrInt("group", 1)), "offset_group": ir.IntAttr(c.AttrInt("offset_group", 1))}
-	y := e.op("deform_conv", "", attrs, x, w, off, off, mask)
+	y := e.Op("deform_conv", "", attrs, x, w, off, off, mask)
 	if c.HasInput(3) {
 		oc := w.Type.Shape[0]
 		one := volume.AffConst(1)
-		y = e.op("add", "", nil, y, e.reshape(e.in(3), one, oc, one, one))
+		y = e.Op("add", "", nil, y, e.reshape(e.In(3), one, oc, one, one))
 	}
-	e.out(0, e.op("identity", c.Output(0), nil, y))
-	return e.done()
+	e.Out(0, e.Op("identity", c.Output(0), nil, y))
+	return e.Done()
 }

@@ -56,7 +56,7 @@ func importNonZero(c *nodeCtx) error {
 
 func importCompress(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -76,7 +76,7 @@ func importCompress(c *nodeCtx) error {
 		if !ok {
 			return fmt.Errorf("%w: Compress without axis of a symbolic shape %s", ErrUnsupported, x.Type)
 		}
-		x = e.op("reshape", "", ir.Attrs{"shape": ir.StringAttr(fmt.Sprintf("[%d]", n))}, x)
+		x = e.Op("reshape", "", ir.Attrs{"shape": ir.StringAttr(fmt.Sprintf("[%d]", n))}, x)
 	}
 	n, ok := x.Type.Dim(axis)
 	if !ok {
@@ -93,9 +93,9 @@ func importCompress(c *nodeCtx) error {
 	}
 	it := ir.NewTensor(ir.I64, []int64{int64(len(idx))})
 	copy(it.I, idx)
-	ind := c.im.g.AddConst(e.base()+"_indices", it)
-	e.out(0, e.op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axis))}, x, ind))
-	return e.done()
+	ind := c.im.g.AddConst(e.Base+"_indices", it)
+	e.Out(0, e.Op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axis))}, x, ind))
+	return e.Done()
 }
 
 // staticCount returns the number of elements of a static type.

@@ -19,7 +19,7 @@ func init() {
 
 func importDet(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -37,7 +37,7 @@ func importDet(c *nodeCtx) error {
 	}
 	// elem(i, j) is x[..., i, j] as a [*] tensor
 	elem := func(i, j int64) *ir.Value {
-		s := e.op("slice", "", ir.Attrs{"starts": ir.IntsAttr(i, j), "ends": ir.IntsAttr(i+1, j+1), "axes": ir.IntsAttr(int64(r-2), int64(r-1))}, x)
+		s := e.Op("slice", "", ir.Attrs{"starts": ir.IntsAttr(i, j), "ends": ir.IntsAttr(i+1, j+1), "axes": ir.IntsAttr(int64(r-2), int64(r-1))}, x)
 		if s == nil {
 			return nil
 		}
@@ -51,14 +51,14 @@ func importDet(c *nodeCtx) error {
 		var acc *ir.Value
 		for k, j := range cols {
 			rest := append(append([]int64(nil), cols[:k]...), cols[k+1:]...)
-			term := e.op("mul", "", nil, elem(rows[0], j), det(rows[1:], rest))
+			term := e.Op("mul", "", nil, elem(rows[0], j), det(rows[1:], rest))
 			switch {
 			case acc == nil:
 				acc = term
 			case k%2 == 1:
-				acc = e.op("sub", "", nil, acc, term)
+				acc = e.Op("sub", "", nil, acc, term)
 			default:
-				acc = e.op("add", "", nil, acc, term)
+				acc = e.Op("add", "", nil, acc, term)
 			}
 		}
 		return acc
@@ -67,6 +67,6 @@ func importDet(c *nodeCtx) error {
 	for i := range idx {
 		idx[i] = int64(i)
 	}
-	e.out(0, e.op("identity", c.Output(0), nil, det(idx, idx)))
-	return e.done()
+	e.Out(0, e.Op("identity", c.Output(0), nil, det(idx, idx)))
+	return e.Done()
 }

@@ -8,6 +8,8 @@ package onnx
 import (
 	"fmt"
 
+	kit "github.com/graphc/graphc/frontend/importer"
+
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -53,110 +55,6 @@ func importTranspose(c *nodeCtx) error {
 	return emit1(c, "transpose", []*ir.Value{x}, ir.Attrs{"perm": ir.IntsAttr(c.AttrInts("perm", nil)...)})
 }
 
-// extentProduct multiplies extents; a product of two symbolic extents is not quasi-affine.
-func extentProduct(ds []volume.Aff) (volume.Aff, error) {
-	p := volume.AffConst(1)
-	for _, d := range ds {
-		switch k, ok := d.IsConst(); {
-		case ok:
-			p = p.Mul(k)
-		default:
-			c, pok := p.IsConst()
-			if !pok {
-				return p, fmt.Errorf("%w: the product of the symbolic extents %s and %s is not quasi-affine (bind one of them with --dim NAME=VALUE)", ErrUnsupported, p.String(), d.String())
-			}
-			p = d.Mul(c)
-		}
-	}
-	return p, nil
-}
-
-// divideExtent returns total / known where both are products of extents: a constant, or a
-// constant times one symbolic extent.
-func divideExtent(total, known volume.Aff) (volume.Aff, error) {
-	kc, kok := known.IsConst()
-	tc, tok := total.IsConst()
-	switch {
-	case kok && kc == 0:
-		return volume.Aff{}, fmt.Errorf("%w: cannot infer the -1 extent next to a zero extent", ErrInvalid)
-	case kok && tok:
-		if tc%kc != 0 {
-			return volume.Aff{}, fmt.Errorf("%w: %d elements do not reshape into multiples of %d", ErrInvalid, tc, kc)
-		}
-		return volume.AffConst(tc / kc), nil
-	case kok:
-		// total = c·S (S symbolic) divided by a constant
-		q := total.FloorDiv(kc)
-		if q.Mul(kc).Equal(total) {
-			return q, nil
-		}
-	default:
-		// total = a·S, known = b·S: the ratio a/b
-		if len(total.Params) == 1 && len(known.Params) == 1 && total.Params[0].Name == known.Params[0].Name {
-			a, b := total.Params[0].Coef, known.Params[0].Coef
-			if b != 0 && a%b == 0 && known.Mul(a/b).Equal(total) {
-				return volume.AffConst(a / b), nil
-			}
-		}
-	}
-	return volume.Aff{}, fmt.Errorf("%w: cannot infer the -1 extent: %s elements over %s", ErrUnsupported, total.String(), known.String())
-}
-
-// inferExtent returns the -1 extent of a reshape: the product of the operand's extents over
-// the product of the known ones. Symbolic extents cancel as factors ([B, T, 4, 8] to
-// [B, T, -1] gives 32) so that the result stays quasi-affine when the products are not.
-func inferExtent(total, known []volume.Aff) (volume.Aff, error) {
-	rest := map[string]int{}
-	var restDims []volume.Aff
-	for _, d := range total {
-		if _, ok := d.IsConst(); !ok {
-			rest[d.String()]++
-			restDims = append(restDims, d)
-		}
-	}
-	var knownConst []volume.Aff
-	for _, d := range known {
-		if _, ok := d.IsConst(); ok {
-			knownConst = append(knownConst, d)
-			continue
-		}
-		if rest[d.String()] == 0 {
-			// no common factor: the products themselves must be quasi-affine
-			t, err := extentProduct(total)
-			if err != nil {
-				return t, err
-			}
-			k, err := extentProduct(known)
-			if err != nil {
-				return k, err
-			}
-			return divideExtent(t, k)
-		}
-		rest[d.String()]--
-	}
-	var left []volume.Aff
-	for _, d := range total {
-		if _, ok := d.IsConst(); ok {
-			left = append(left, d)
-		}
-	}
-	for _, d := range restDims {
-		if rest[d.String()] > 0 {
-			rest[d.String()]--
-			left = append(left, d)
-		}
-	}
-	t, err := extentProduct(left)
-	if err != nil {
-		return t, err
-	}
-	k, err := extentProduct(knownConst)
-	if err != nil {
-		return k, err
-	}
-	return divideExtent(t, k)
-}
-
 func importReshape(c *nodeCtx) error {
 	x, err := c.Input(0)
 	if err != nil {
@@ -198,7 +96,7 @@ func importReshape(c *nodeCtx) error {
 		knownDims = append(knownDims, shape[i])
 	}
 	if neg >= 0 {
-		if shape[neg], err = inferExtent(x.Type.Shape, knownDims); err != nil {
+		if shape[neg], err = kit.InferExtent(x.Type.Shape, knownDims, ErrInvalid); err != nil {
 			return err
 		}
 	}
@@ -222,11 +120,11 @@ func importFlatten(c *nodeCtx) error {
 	if axis < 0 || axis > int64(r) {
 		return fmt.Errorf("%w: axis %d out of range for rank %d", ErrInvalid, c.AttrInt("axis", 1), r)
 	}
-	left, err := extentProduct(x.Type.Shape[:axis])
+	left, err := kit.ExtentProduct(x.Type.Shape[:axis])
 	if err != nil {
 		return err
 	}
-	right, err := extentProduct(x.Type.Shape[axis:])
+	right, err := kit.ExtentProduct(x.Type.Shape[axis:])
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func init() {
 
 func importLinearAttention(c *nodeCtx) error {
 	e := c.emitter()
-	q0, k0, v0 := e.in(0), e.in(1), e.in(2)
+	q0, k0, v0 := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -54,7 +54,7 @@ func importLinearAttention(c *nodeCtx) error {
 	batch := q0.Type.Shape[0]
 	one := volume.AffConst(1)
 	cst := func(v int64) volume.Aff { return volume.AffConst(v) }
-	f32 := func(v *ir.Value) *ir.Value { return e.cast(v, ir.F32) }
+	f32 := func(v *ir.Value) *ir.Value { return e.Cast(v, ir.F32, "") }
 	// step t of a [B, S, X] input, as [B, heads, X / heads] in float32
 	step := func(x *ir.Value, t, heads int64) *ir.Value {
 		s := e.sliceAt(x, 1, t)
@@ -66,17 +66,17 @@ func importLinearAttention(c *nodeCtx) error {
 	}
 	var state *ir.Value
 	if c.HasInput(3) {
-		state = f32(e.in(3))
+		state = f32(e.In(3))
 	} else {
 		ty := ir.TensorType{Elem: ir.F32, Shape: []volume.Aff{batch, cst(hkv), cst(dk), cst(dv)}}
-		state = e.op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(0)})
+		state = e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(0)})
 	}
 	scale := float32(1 / float64(float32(math.Sqrt(float64(float32(dk))))))
 	if c.Attr("scale") != nil {
 		scale = c.AttrFloat("scale", 1)
 	}
-	sc := e.scalar(ir.F32, float64(scale))
-	mm := func(a, b *ir.Value) *ir.Value { return e.op("matmul", "", nil, a, b) }
+	sc := e.Scalar(ir.F32, float64(scale))
+	mm := func(a, b *ir.Value) *ir.Value { return e.Op("matmul", "", nil, a, b) }
 	var outs []*ir.Value
 	for t := int64(0); t < seq; t++ {
 		qt, kt, vt := step(q0, t, hq), step(k0, t, hkv), step(v0, t, hkv)
@@ -85,39 +85,39 @@ func importLinearAttention(c *nodeCtx) error {
 		}
 		kcol := e.reshape(kt, batch, cst(hkv), cst(dk), one) // [B, H, Dk, 1]
 		if gated {
-			d := e.in(4)
+			d := e.In(4)
 			dw, _ := d.Type.Dim(2)
 			dt := step(d, t, hkv) // [B, H, Dk or 1]
-			g := e.reshape(e.op("exp", "", nil, dt), batch, cst(hkv), cst(dw/hkv), one)
-			state = e.op("mul", "", nil, state, g)
+			g := e.reshape(e.Op("exp", "", nil, dt), batch, cst(hkv), cst(dw/hkv), one)
+			state = e.Op("mul", "", nil, state, g)
 		}
 		write := vt
 		if delta {
-			bt := e.in(5)
+			bt := e.In(5)
 			bw, _ := bt.Type.Dim(2)
 			beta := e.reshape(f32(e.sliceAt(bt, 1, t)), batch, cst(bw), one) // [B, H or 1, 1]
-			st := e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 1, 3, 2)}, state)
+			st := e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 1, 3, 2)}, state)
 			got := e.reshape(mm(st, kcol), batch, cst(hkv), cst(dv))
-			write = e.op("mul", "", nil, beta, e.op("sub", "", nil, vt, got))
+			write = e.Op("mul", "", nil, beta, e.Op("sub", "", nil, vt, got))
 		}
-		state = e.op("add", "", nil, state, mm(kcol, e.reshape(write, batch, cst(hkv), one, cst(dv))))
+		state = e.Op("add", "", nil, state, mm(kcol, e.reshape(write, batch, cst(hkv), one, cst(dv))))
 		read := state
 		if hq != hkv {
 			g := hq / hkv
 			r := e.reshape(state, batch, cst(hkv), one, cst(dk), cst(dv))
-			r = e.op("expand", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString([]volume.Aff{batch, cst(hkv), cst(g), cst(dk), cst(dv)}))}, r)
+			r = e.Op("expand", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString([]volume.Aff{batch, cst(hkv), cst(g), cst(dk), cst(dv)}))}, r)
 			read = e.reshape(r, batch, cst(hq), cst(dk), cst(dv))
 		}
 		o := mm(e.reshape(qt, batch, cst(hq), one, cst(dk)), read) // [B, Hq, 1, Dv]
-		outs = append(outs, e.op("mul", "", nil, sc, e.reshape(o, batch, cst(hq*dv))))
+		outs = append(outs, e.Op("mul", "", nil, sc, e.reshape(o, batch, cst(hq*dv))))
 	}
 	if e.err != nil {
 		return e.err
 	}
-	y := e.cast(e.stack("", outs, 1), q0.Type.Elem)
-	e.out(0, e.op("identity", c.Output(0), nil, y))
+	y := e.Cast(e.stack("", outs, 1), q0.Type.Elem, "")
+	e.Out(0, e.Op("identity", c.Output(0), nil, y))
 	if c.Output(1) != "" {
-		e.out(1, e.op("identity", c.Output(1), nil, e.cast(state, q0.Type.Elem)))
+		e.Out(1, e.Op("identity", c.Output(1), nil, e.Cast(state, q0.Type.Elem, "")))
 	}
-	return e.done()
+	return e.Done()
 }

@@ -21,7 +21,7 @@ func init() {
 func importNLL(softmax bool) func(c *nodeCtx) error {
 	return func(c *nodeCtx) error {
 		e := c.emitter()
-		x, target := e.in(0), e.in(1)
+		x, target := e.In(0), e.In(1)
 		if e.err != nil {
 			return e.err
 		}
@@ -40,25 +40,25 @@ func importNLL(softmax bool) func(c *nodeCtx) error {
 		logp := x
 		if softmax {
 			keep := ir.Attrs{"axes": ir.IntsAttr(1), "keepdims": ir.IntAttr(1)}
-			d := e.op("sub", "", nil, x, e.op("reduce_max", "", keep, x))
-			s := e.op("reduce_sum", "", keep, e.op("exp", "", nil, d))
-			logp = e.op("sub", c.Output(1), nil, d, e.op("log", "", nil, s))
-			e.out(1, logp)
+			d := e.Op("sub", "", nil, x, e.Op("reduce_max", "", keep, x))
+			s := e.Op("reduce_sum", "", keep, e.Op("exp", "", nil, d))
+			logp = e.Op("sub", c.Output(1), nil, d, e.Op("log", "", nil, s))
+			e.Out(1, logp)
 		}
 		ops := []*ir.Value{logp, target}
 		var weight *ir.Value
 		if c.HasInput(2) {
-			weight = e.in(2)
+			weight = e.In(2)
 			ops = append(ops, weight)
 		}
 		name := ""
 		if reduction == "none" {
 			name = c.Output(0)
 		}
-		loss := e.op("nll_pick", name, attrs, ops...)
+		loss := e.Op("nll_pick", name, attrs, ops...)
 		if reduction == "none" {
-			e.out(0, loss)
-			return e.done()
+			e.Out(0, loss)
+			return e.Done()
 		}
 		all := make([]int, target.Type.Rank())
 		for i := range all {
@@ -66,8 +66,8 @@ func importNLL(softmax bool) func(c *nodeCtx) error {
 		}
 		sum := ir.Attrs{"axes": ints(all), "keepdims": ir.IntAttr(0)}
 		if reduction == "sum" {
-			e.out(0, e.op("reduce_sum", c.Output(0), sum, loss))
-			return e.done()
+			e.Out(0, e.Op("reduce_sum", c.Output(0), sum, loss))
+			return e.Done()
 		}
 		wattrs := attrs.Clone()
 		wattrs["type"] = ir.StringAttr(x.Type.Elem.String())
@@ -75,8 +75,8 @@ func importNLL(softmax bool) func(c *nodeCtx) error {
 		if weight != nil {
 			wops = append(wops, weight)
 		}
-		den := e.op("reduce_sum", "", sum, e.op("nll_weight", "", wattrs, wops...))
-		e.out(0, e.op("div", c.Output(0), nil, e.op("reduce_sum", "", sum, loss), den))
-		return e.done()
+		den := e.Op("reduce_sum", "", sum, e.Op("nll_weight", "", wattrs, wops...))
+		e.Out(0, e.Op("div", c.Output(0), nil, e.Op("reduce_sum", "", sum, loss), den))
+		return e.Done()
 	}
 }

@@ -82,8 +82,8 @@ func activation(kind string, attrs ...string) func(c *nodeCtx) error {
 				a[n] = ir.FloatAttr(float64(at.GetF()))
 			}
 		}
-		e.out(0, e.op(kind, c.Output(0), a, e.in(0)))
-		return e.done()
+		e.Out(0, e.Op(kind, c.Output(0), a, e.In(0)))
+		return e.Done()
 	}
 }
 
@@ -93,15 +93,15 @@ func importGelu(c *nodeCtx) error {
 	if approx != "none" && approx != "tanh" {
 		return fmt.Errorf("%w: approximate = %q (want none or tanh)", ErrInvalid, approx)
 	}
-	e.out(0, e.op("gelu", c.Output(0), ir.Attrs{"approximate": ir.StringAttr(approx)}, e.in(0)))
-	return e.done()
+	e.Out(0, e.Op("gelu", c.Output(0), ir.Attrs{"approximate": ir.StringAttr(approx)}, e.In(0)))
+	return e.Done()
 }
 
 func importIsInf(c *nodeCtx) error {
 	e := c.emitter()
 	attrs := ir.Attrs{"detect_positive": ir.IntAttr(c.AttrInt("detect_positive", 1)), "detect_negative": ir.IntAttr(c.AttrInt("detect_negative", 1))}
-	e.out(0, e.op("is_inf", c.Output(0), attrs, e.in(0)))
-	return e.done()
+	e.Out(0, e.Op("is_inf", c.Output(0), attrs, e.In(0)))
+	return e.Done()
 }
 
 // importPow converts the exponent to the base's type (ONNX allows them to differ since opset 12).
@@ -109,65 +109,65 @@ func importIsInf(c *nodeCtx) error {
 // multiplication instead of a call to the pow runtime function.
 func importPow(c *nodeCtx) error {
 	e := c.emitter()
-	x, y := e.in(0), e.in(1)
+	x, y := e.In(0), e.In(1)
 	if t, ok := c.ConstInput(1); ok && x != nil && t.Len() == 1 && len(t.Shape) <= x.Type.Rank() && t.Float(0) == 2 {
-		e.out(0, e.op("mul", c.Output(0), nil, x, x))
-		return e.done()
+		e.Out(0, e.Op("mul", c.Output(0), nil, x, x))
+		return e.Done()
 	}
 	if x != nil && y != nil {
-		y = e.cast(y, x.Type.Elem)
+		y = e.Cast(y, x.Type.Elem, "")
 	}
-	e.out(0, e.op("pow", c.Output(0), nil, x, y))
-	return e.done()
+	e.Out(0, e.Op("pow", c.Output(0), nil, x, y))
+	return e.Done()
 }
 
 func importMod(c *nodeCtx) error {
 	e := c.emitter()
-	x, y := e.in(0), e.in(1)
+	x, y := e.In(0), e.In(1)
 	kind := "mod"
 	if c.AttrInt("fmod", 0) != 0 {
 		kind = "rem"
 	} else if x != nil && x.Type.Elem.IsFloat() {
 		return fmt.Errorf("%w: Mod of floats needs fmod = 1", ErrInvalid)
 	}
-	e.out(0, e.op(kind, c.Output(0), nil, x, y))
-	return e.done()
+	e.Out(0, e.Op(kind, c.Output(0), nil, x, y))
+	return e.Done()
 }
 
 // importPRelu: x < 0 ? slope * x : x, with slope broadcast to x.
 func importPRelu(c *nodeCtx) error {
 	e := c.emitter()
-	x, slope := e.in(0), e.in(1)
+	x, slope := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
-	neg := e.op("less", "", nil, x, e.scalar(x.Type.Elem, 0))
-	e.out(0, e.op("where", c.Output(0), nil, neg, e.op("mul", "", nil, x, slope), x))
-	return e.done()
+	neg := e.Op("less", "", nil, x, e.Scalar(x.Type.Elem, 0))
+	e.Out(0, e.Op("where", c.Output(0), nil, neg, e.Op("mul", "", nil, x, slope), x))
+	return e.Done()
 }
 
 // importClip emits max(x, min) then min(·, max); the bounds are attributes before opset 11 and
 // optional inputs since.
 func importClip(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	var lo, hi *ir.Value
 	if c.Opset() < 11 {
 		if a := c.Attr("min"); a != nil {
-			lo = e.scalar(x.Type.Elem, float64(a.GetF()))
+			lo = e.Scalar(x.Type.Elem, float64(a.GetF()))
 		}
 		if a := c.Attr("max"); a != nil {
-			hi = e.scalar(x.Type.Elem, float64(a.GetF()))
+			hi = e.Scalar(x.Type.Elem, float64(a.GetF()))
 		}
 	} else {
 		if c.HasInput(1) {
-			lo = e.in(1)
+			lo = e.In(1)
 		}
 		if c.HasInput(2) {
-			hi = e.in(2)
+			hi = e.In(2)
 		}
 	}
 	y := x
@@ -176,16 +176,16 @@ func importClip(c *nodeCtx) error {
 		if hi == nil {
 			name = c.Output(0)
 		}
-		y = e.op("max", name, nil, y, lo)
+		y = e.Op("max", name, nil, y, lo)
 	}
 	if hi != nil {
-		y = e.op("min", c.Output(0), nil, y, hi)
+		y = e.Op("min", c.Output(0), nil, y, hi)
 	}
 	if y == x {
-		y = e.op("identity", c.Output(0), nil, x)
+		y = e.Op("identity", c.Output(0), nil, x)
 	}
-	e.out(0, y)
-	return e.done()
+	e.Out(0, y)
+	return e.Done()
 }
 
 // variadic folds the inputs left to right with a binary op (broadcasting at every step); mean
@@ -197,22 +197,22 @@ func variadic(kind string, mean bool) func(c *nodeCtx) error {
 		if n == 0 {
 			return fmt.Errorf("%w: no inputs", ErrInvalid)
 		}
-		acc := e.in(0)
+		acc := e.In(0)
 		for i := 1; i < n; i++ {
 			name := ""
 			if i == n-1 && !mean {
 				name = c.Output(0)
 			}
-			acc = e.op(kind, name, nil, acc, e.in(i))
+			acc = e.Op(kind, name, nil, acc, e.In(i))
 		}
 		switch {
 		case mean && acc != nil:
-			acc = e.op("div", c.Output(0), nil, acc, e.scalar(acc.Type.Elem, float64(n)))
+			acc = e.Op("div", c.Output(0), nil, acc, e.Scalar(acc.Type.Elem, float64(n)))
 		case n == 1:
-			acc = e.op("identity", c.Output(0), nil, acc)
+			acc = e.Op("identity", c.Output(0), nil, acc)
 		}
-		e.out(0, acc)
-		return e.done()
+		e.Out(0, acc)
+		return e.Done()
 	}
 }
 
@@ -225,15 +225,15 @@ func importCast(c *nodeCtx) error {
 		return fmt.Errorf("%w: round_mode %q to float8e8m0 (up is supported)", ErrUnsupported, rm)
 	}
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x != nil && x.Type.Elem == to && x.Def != nil && !c.im.outputs[c.Output(0)] {
 		// a cast to the same type (PyTorch writes one after every QuantizeLinear) is the
 		// value itself
-		e.out(0, x)
-		return e.done()
+		e.Out(0, x)
+		return e.Done()
 	}
-	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, x))
-	return e.done()
+	e.Out(0, e.Op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, x))
+	return e.Done()
 }
 
 // importBitShift: x << y or x >> y (logical), elementwise with broadcasting.
@@ -247,24 +247,24 @@ func importBitShift(c *nodeCtx) error {
 		return fmt.Errorf("%w: direction %q (want LEFT or RIGHT)", ErrInvalid, d)
 	}
 	e := c.emitter()
-	e.out(0, e.op(kind, c.Output(0), nil, e.in(0), e.in(1)))
-	return e.done()
+	e.Out(0, e.Op(kind, c.Output(0), nil, e.In(0), e.In(1)))
+	return e.Done()
 }
 
 func importCastLike(c *nodeCtx) error {
 	e := c.emitter()
-	x, like := e.in(0), e.in(1)
+	x, like := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
-	e.out(0, e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(like.Type.Elem.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, x))
-	return e.done()
+	e.Out(0, e.Op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(like.Type.Elem.String()), "saturate": ir.IntAttr(c.AttrInt("saturate", 1))}, x))
+	return e.Done()
 }
 
 func importIdentity(c *nodeCtx) error {
 	e := c.emitter()
-	e.out(0, e.op("identity", c.Output(0), nil, e.in(0)))
-	return e.done()
+	e.Out(0, e.Op("identity", c.Output(0), nil, e.In(0)))
+	return e.Done()
 }
 
 // importDropout imports inference-mode dropout: the output is the input and the mask is all
@@ -273,9 +273,9 @@ func importIdentity(c *nodeCtx) error {
 // scaled by 1/(1-ratio)); without a seed it would draw random numbers and is not supported.
 func importDropout(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	training := false
 	if c.Opset() >= 12 && c.HasInput(2) {
@@ -301,16 +301,16 @@ func importDropout(c *nodeCtx) error {
 			return importSeededDropout(c, e, x, ratio)
 		}
 	}
-	e.out(0, e.op("identity", c.Output(0), nil, x))
+	e.Out(0, e.Op("identity", c.Output(0), nil, x))
 	if c.Output(1) != "" {
 		mt := ir.Bool
 		if c.Opset() < 10 {
 			mt = x.Type.Elem
 		}
 		t := ir.TensorType{Elem: mt, Shape: x.Type.Shape}
-		e.out(1, e.op("fill", c.Output(1), ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(1)}))
+		e.Out(1, e.Op("fill", c.Output(1), ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(1)}))
 	}
-	return e.done()
+	return e.Done()
 }
 
 // importSeededDropout: y = x · mask / (1 - ratio) with the mask drawn at import from the
@@ -340,11 +340,11 @@ func importSeededDropout(c *nodeCtx, e *emitter, x *ir.Value, ratio float64) err
 		}
 	}
 	g := c.im.g
-	e.out(0, e.op("mul", c.Output(0), nil, x, g.AddConst(e.base()+"_dropout_scale", scale)))
+	e.Out(0, e.Op("mul", c.Output(0), nil, x, g.AddConst(e.Base+"_dropout_scale", scale)))
 	if c.Output(1) != "" {
-		e.out(1, g.AddConst(c.Output(1), mask))
+		e.Out(1, g.AddConst(c.Output(1), mask))
 	}
-	return e.done()
+	return e.Done()
 }
 
 // importConstant binds the node's output to the value of whichever value attribute it has.
@@ -398,8 +398,8 @@ func importBitCast(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	e.out(0, e.op("bitcast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String())}, e.in(0)))
-	return e.done()
+	e.Out(0, e.Op("bitcast", c.Output(0), ir.Attrs{"to": ir.StringAttr(to.String())}, e.In(0)))
+	return e.Done()
 }
 
 func init() {
@@ -410,8 +410,8 @@ func init() {
 // importSwiGLU: swish(a, alpha) · b.
 func importSwiGLU(c *nodeCtx) error {
 	e := c.emitter()
-	a, b := e.in(0), e.in(1)
-	sw := e.op("swish", "", ir.Attrs{"alpha": ir.FloatAttr(float64(c.AttrFloat("alpha", 1)))}, a)
-	e.out(0, e.op("mul", c.Output(0), nil, sw, b))
-	return e.done()
+	a, b := e.In(0), e.In(1)
+	sw := e.Op("swish", "", ir.Attrs{"alpha": ir.FloatAttr(float64(c.AttrFloat("alpha", 1)))}, a)
+	e.Out(0, e.Op("mul", c.Output(0), nil, sw, b))
+	return e.Done()
 }

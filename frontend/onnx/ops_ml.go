@@ -22,19 +22,19 @@ func init() {
 
 func importBinarizer(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
 	t := x.Type.Elem
-	above := e.op("greater", "", nil, x, e.scalar(t, float64(c.AttrFloat("threshold", 0))))
-	e.out(0, e.op("where", c.Output(0), nil, above, e.scalar(t, 1), e.scalar(t, 0)))
-	return e.done()
+	above := e.Op("greater", "", nil, x, e.Scalar(t, float64(c.AttrFloat("threshold", 0))))
+	e.Out(0, e.Op("where", c.Output(0), nil, above, e.Scalar(t, 1), e.Scalar(t, 0)))
+	return e.Done()
 }
 
 func importArrayFeatureExtractor(c *nodeCtx) error {
 	e := c.emitter()
-	x, idx := e.in(0), e.in(1)
+	x, idx := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -52,8 +52,8 @@ func importArrayFeatureExtractor(c *nodeCtx) error {
 		}
 		idx = e.reshape(idx, volume.AffConst(k))
 	}
-	e.out(0, e.op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(-1)}, x, idx))
-	return e.done()
+	e.Out(0, e.Op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(-1)}, x, idx))
+	return e.Done()
 }
 
 func init() {
@@ -67,7 +67,7 @@ func init() {
 // a leaf's is its weight at its target. The trees' values are summed (or averaged).
 func importTreeEnsemble(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -149,10 +149,10 @@ func importTreeEnsemble(c *nodeCtx) error {
 		}
 		v := ir.NewTensor(t, []int64{1, nt})
 		v.F[targets[l]] = ir.RoundFloat(t, weights[l])
-		return c.im.g.AddConst(e.base()+"_leaf", v), nil
+		return c.im.g.AddConst(e.Base+"_leaf", v), nil
 	}
 	col := func(f int64) *ir.Value {
-		return e.op("slice", "", ir.Attrs{"starts": ir.IntsAttr(f), "ends": ir.IntsAttr(f + 1), "axes": ir.IntsAttr(1)}, x)
+		return e.Op("slice", "", ir.Attrs{"starts": ir.IntsAttr(f), "ends": ir.IntsAttr(f + 1), "axes": ir.IntsAttr(1)}, x)
 	}
 	depth := 0
 	var node func(i int64) (*ir.Value, error)
@@ -163,33 +163,33 @@ func importTreeEnsemble(c *nodeCtx) error {
 		depth++
 		defer func() { depth-- }()
 		xc := col(feat[i])
-		s := e.scalar(t, splits[i])
+		s := e.Scalar(t, splits[i])
 		var cond *ir.Value
 		switch modes[i] {
 		case 0:
-			cond = e.op("less_equal", "", nil, xc, s)
+			cond = e.Op("less_equal", "", nil, xc, s)
 		case 1:
-			cond = e.op("less", "", nil, xc, s)
+			cond = e.Op("less", "", nil, xc, s)
 		case 2:
-			cond = e.op("greater_equal", "", nil, xc, s)
+			cond = e.Op("greater_equal", "", nil, xc, s)
 		case 3:
-			cond = e.op("greater", "", nil, xc, s)
+			cond = e.Op("greater", "", nil, xc, s)
 		case 4:
-			cond = e.op("equal", "", nil, xc, s)
+			cond = e.Op("equal", "", nil, xc, s)
 		case 5:
-			cond = e.op("not_equal", "", nil, xc, s)
+			cond = e.Op("not_equal", "", nil, xc, s)
 		case 6:
 			for _, m := range sets[int(i)] {
-				eq := e.op("equal", "", nil, xc, e.scalar(t, m))
+				eq := e.Op("equal", "", nil, xc, e.Scalar(t, m))
 				if cond == nil {
 					cond = eq
 				} else {
-					cond = e.op("or", "", nil, cond, eq)
+					cond = e.Op("or", "", nil, cond, eq)
 				}
 			}
 			if cond == nil {
 				ty := ir.TensorType{Elem: ir.Bool, Shape: []volume.Aff{batch, volume.AffConst(1)}}
-				cond = e.op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(0)})
+				cond = e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(0)})
 			}
 		default:
 			return nil, fmt.Errorf("%w: node mode %d", ErrInvalid, modes[i])
@@ -208,7 +208,7 @@ func importTreeEnsemble(c *nodeCtx) error {
 		if err != nil {
 			return nil, err
 		}
-		return e.op("where", "", nil, cond, a, b), nil
+		return e.Op("where", "", nil, cond, a, b), nil
 	}
 	var sum *ir.Value
 	for _, r := range roots {
@@ -219,16 +219,16 @@ func importTreeEnsemble(c *nodeCtx) error {
 		if sum == nil {
 			sum = v
 		} else {
-			sum = e.op("add", "", nil, sum, v)
+			sum = e.Op("add", "", nil, sum, v)
 		}
 	}
 	if sum == nil {
 		return fmt.Errorf("%w: no trees", ErrInvalid)
 	}
 	if c.AttrInt("aggregate_function", 1) == 0 {
-		sum = e.op("div", "", nil, sum, e.scalar(t, float64(len(roots))))
+		sum = e.Op("div", "", nil, sum, e.Scalar(t, float64(len(roots))))
 	}
 	shape := ir.ExtentsString([]volume.Aff{batch, volume.AffConst(nt)})
-	e.out(0, e.op("expand", c.Output(0), ir.Attrs{"shape": ir.StringAttr(shape)}, sum))
-	return e.done()
+	e.Out(0, e.Op("expand", c.Output(0), ir.Attrs{"shape": ir.StringAttr(shape)}, sum))
+	return e.Done()
 }

@@ -43,25 +43,25 @@ func (e *emitter) moments(x *ir.Value, axes []int) (mean, variance *ir.Value) {
 		return nil, nil
 	}
 	t := x.Type.Elem
-	n := e.count(x, axes, t)
+	n := e.Count(x, axes, t)
 	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
 	drop := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(0)}
-	mk := e.op("div", "", nil, e.op("reduce_sum", "", keep, x), n)
-	d := e.op("sub", "", nil, x, mk)
-	mean = e.op("div", "", nil, e.op("reduce_sum", "", drop, x), n)
-	variance = e.op("div", "", nil, e.op("reduce_sum", "", drop, e.op("mul", "", nil, d, d)), n)
+	mk := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, x), n)
+	d := e.Op("sub", "", nil, x, mk)
+	mean = e.Op("div", "", nil, e.Op("reduce_sum", "", drop, x), n)
+	variance = e.Op("div", "", nil, e.Op("reduce_sum", "", drop, e.Op("mul", "", nil, d, d)), n)
 	return mean, variance
 }
 
 func importBatchNorm(c *nodeCtx) error {
 	e := c.emitter()
-	x, scale, bias, mean, variance := e.in(0), e.in(1), e.in(2), e.in(3), e.in(4)
+	x, scale, bias, mean, variance := e.In(0), e.In(1), e.In(2), e.In(3), e.In(4)
 	if e.err != nil {
 		return e.err
 	}
 	// since opset 15 the parameters may have other float types than x: computed in x's
 	statType := mean.Type.Elem
-	scale, bias, mean, variance = e.cast(scale, x.Type.Elem), e.cast(bias, x.Type.Elem), e.cast(mean, x.Type.Elem), e.cast(variance, x.Type.Elem)
+	scale, bias, mean, variance = e.Cast(scale, x.Type.Elem, ""), e.Cast(bias, x.Type.Elem, ""), e.Cast(mean, x.Type.Elem, ""), e.Cast(variance, x.Type.Elem, "")
 	if c.Opset() < 9 && c.AttrInt("spatial", 1) == 0 {
 		return fmt.Errorf("%w: spatial = 0 (per-activation statistics)", ErrUnsupported)
 	}
@@ -73,34 +73,34 @@ func importBatchNorm(c *nodeCtx) error {
 				return fmt.Errorf("%w: output #%d (training statistics) outside training mode", ErrUnsupported, i)
 			}
 		}
-		e.out(0, e.op("batch_norm", c.Output(0), eps, x, scale, bias, mean, variance))
-		return e.done()
+		e.Out(0, e.Op("batch_norm", c.Output(0), eps, x, scale, bias, mean, variance))
+		return e.Done()
 	}
 	// training mode: normalise with the batch statistics; running = input * momentum + batch * (1 - momentum)
 	axes := append([]int{0}, rangeAxes(2, x.Type.Rank())...)
 	bm, bv := e.moments(x, axes)
-	e.out(0, e.op("batch_norm", c.Output(0), eps, x, scale, bias, bm, bv))
+	e.Out(0, e.Op("batch_norm", c.Output(0), eps, x, scale, bias, bm, bv))
 	mom := float64(c.AttrFloat("momentum", 0.9))
 	t := x.Type.Elem
 	running := func(in, batch *ir.Value, name string) *ir.Value {
 		if statType == t {
-			return e.op("add", name, nil, e.op("mul", "", nil, in, e.scalar(t, mom)), e.op("mul", "", nil, batch, e.scalar(t, 1-mom)))
+			return e.Op("add", name, nil, e.Op("mul", "", nil, in, e.Scalar(t, mom)), e.Op("mul", "", nil, batch, e.Scalar(t, 1-mom)))
 		}
-		r := e.op("add", "", nil, e.op("mul", "", nil, in, e.scalar(t, mom)), e.op("mul", "", nil, batch, e.scalar(t, 1-mom)))
-		return e.op("cast", name, ir.Attrs{"to": ir.StringAttr(statType.String())}, r)
+		r := e.Op("add", "", nil, e.Op("mul", "", nil, in, e.Scalar(t, mom)), e.Op("mul", "", nil, batch, e.Scalar(t, 1-mom)))
+		return e.Op("cast", name, ir.Attrs{"to": ir.StringAttr(statType.String())}, r)
 	}
 	if c.Output(1) != "" {
-		e.out(1, running(mean, bm, c.Output(1)))
+		e.Out(1, running(mean, bm, c.Output(1)))
 	}
 	if c.Output(2) != "" {
-		e.out(2, running(variance, bv, c.Output(2)))
+		e.Out(2, running(variance, bv, c.Output(2)))
 	}
-	return e.done()
+	return e.Done()
 }
 
 func importInstanceNorm(c *nodeCtx) error {
 	e := c.emitter()
-	x, scale, bias := e.in(0), e.in(1), e.in(2)
+	x, scale, bias := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -109,8 +109,8 @@ func importInstanceNorm(c *nodeCtx) error {
 	}
 	m, v := e.moments(x, rangeAxes(2, x.Type.Rank()))
 	eps := ir.Attrs{"epsilon": ir.FloatAttr(float64(c.AttrFloat("epsilon", 1e-5)))}
-	e.out(0, e.op("batch_norm", c.Output(0), eps, x, scale, bias, m, v))
-	return e.done()
+	e.Out(0, e.Op("batch_norm", c.Output(0), eps, x, scale, bias, m, v))
+	return e.Done()
 }
 
 // stash returns the computation type of LayerNormalization and RMSNormalization (stash_type 1
@@ -125,7 +125,7 @@ func stash(c *nodeCtx, e *emitter, x *ir.Value) (ir.DType, *ir.Value, error) {
 	} else {
 		t = ir.F32
 	}
-	return t, e.cast(x, t), nil
+	return t, e.Cast(x, t, ""), nil
 }
 
 // importLayerNorm follows the ONNX reference: mean and variance over the axes from axis on,
@@ -133,7 +133,7 @@ func stash(c *nodeCtx, e *emitter, x *ir.Value) (ir.DType, *ir.Value, error) {
 // keeping the reduced axes.
 func importLayerNorm(c *nodeCtx) error {
 	e := c.emitter()
-	x0, scale := e.in(0), e.in(1)
+	x0, scale := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -148,26 +148,26 @@ func importLayerNorm(c *nodeCtx) error {
 	}
 	axes := rangeAxes(ax[0], r)
 	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
-	n := e.count(x, axes, t)
-	mean := e.op("div", c.Output(1), nil, e.op("reduce_sum", "", keep, x), n)
-	d := e.op("sub", "", nil, x, mean)
-	variance := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, d, d)), n)
-	inv := e.op("reciprocal", c.Output(2), nil, e.op("sqrt", "", nil, e.op("add", "", nil, variance, e.scalar(t, float64(c.AttrFloat("epsilon", 1e-5))))))
-	y := e.cast(e.op("mul", "", nil, d, inv), x0.Type.Elem)
-	y = e.op("mul", "", nil, y, scale)
+	n := e.Count(x, axes, t)
+	mean := e.Op("div", c.Output(1), nil, e.Op("reduce_sum", "", keep, x), n)
+	d := e.Op("sub", "", nil, x, mean)
+	variance := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, d, d)), n)
+	inv := e.Op("reciprocal", c.Output(2), nil, e.Op("sqrt", "", nil, e.Op("add", "", nil, variance, e.Scalar(t, float64(c.AttrFloat("epsilon", 1e-5))))))
+	y := e.Cast(e.Op("mul", "", nil, d, inv), x0.Type.Elem, "")
+	y = e.Op("mul", "", nil, y, scale)
 	if c.HasInput(2) {
-		y = e.op("add", "", nil, y, e.in(2))
+		y = e.Op("add", "", nil, y, e.In(2))
 	}
-	e.out(0, e.op("identity", c.Output(0), nil, y))
-	e.out(1, mean)
-	e.out(2, inv)
-	return e.done()
+	e.Out(0, e.Op("identity", c.Output(0), nil, y))
+	e.Out(1, mean)
+	e.Out(2, inv)
+	return e.Done()
 }
 
 // importRMSNorm: Y = x / sqrt(mean(x²) + epsilon) * scale over the axes from axis on.
 func importRMSNorm(c *nodeCtx) error {
 	e := c.emitter()
-	x0, scale := e.in(0), e.in(1)
+	x0, scale := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -182,11 +182,11 @@ func importRMSNorm(c *nodeCtx) error {
 	}
 	axes := rangeAxes(ax[0], r)
 	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
-	ms := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, x, x)), e.count(x, axes, t))
-	rms := e.op("sqrt", "", nil, e.op("add", "", nil, ms, e.scalar(t, float64(c.AttrFloat("epsilon", 1e-5)))))
-	y := e.cast(e.op("div", "", nil, x, rms), x0.Type.Elem)
-	e.out(0, e.op("mul", c.Output(0), nil, y, scale))
-	return e.done()
+	ms := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, x, x)), e.Count(x, axes, t))
+	rms := e.Op("sqrt", "", nil, e.Op("add", "", nil, ms, e.Scalar(t, float64(c.AttrFloat("epsilon", 1e-5)))))
+	y := e.Cast(e.Op("div", "", nil, x, rms), x0.Type.Elem, "")
+	e.Out(0, e.Op("mul", c.Output(0), nil, y, scale))
+	return e.Done()
 }
 
 // importGroupNorm follows the function body: x [N, C, …] viewed as [N, G, C/G · spatial],
@@ -194,7 +194,7 @@ func importRMSNorm(c *nodeCtx) error {
 // then scaled and shifted per channel (per group before opset 21).
 func importGroupNorm(c *nodeCtx) error {
 	e := c.emitter()
-	x0, scale, bias := e.in(0), e.in(1), e.in(2)
+	x0, scale, bias := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -226,36 +226,36 @@ func importGroupNorm(c *nodeCtx) error {
 	n := x0.Type.Shape[0]
 	xg := e.reshape(x, n, volume.AffConst(g), size)
 	keep := ir.Attrs{"axes": ints([]int{2}), "keepdims": ir.IntAttr(1)}
-	cnt := e.count(xg, []int{2}, t)
-	mean := e.op("div", "", nil, e.op("reduce_sum", "", keep, xg), cnt)
-	meanSq := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, xg, xg)), cnt)
-	variance := e.op("sub", "", nil, meanSq, e.op("mul", "", nil, mean, mean))
-	std := e.op("sqrt", "", nil, e.op("add", "", nil, variance, e.scalar(t, float64(c.AttrFloat("epsilon", 1e-5)))))
-	norm := e.op("div", "", nil, e.op("sub", "", nil, xg, mean), std)
+	cnt := e.Count(xg, []int{2}, t)
+	mean := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, xg), cnt)
+	meanSq := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, xg, xg)), cnt)
+	variance := e.Op("sub", "", nil, meanSq, e.Op("mul", "", nil, mean, mean))
+	std := e.Op("sqrt", "", nil, e.Op("add", "", nil, variance, e.Scalar(t, float64(c.AttrFloat("epsilon", 1e-5)))))
+	norm := e.Op("div", "", nil, e.Op("sub", "", nil, xg, mean), std)
 	one := volume.AffConst(1)
 	var y *ir.Value
 	if c.Opset() < 21 {
 		// scale and bias per group, on the [N, G, ·] view
-		sc := e.reshape(e.cast(scale, t), one, volume.AffConst(g), one)
-		bi := e.reshape(e.cast(bias, t), one, volume.AffConst(g), one)
-		y = e.reshape(e.op("add", "", nil, e.op("mul", "", nil, sc, norm), bi), x0.Type.Shape...)
+		sc := e.reshape(e.Cast(scale, t, ""), one, volume.AffConst(g), one)
+		bi := e.reshape(e.Cast(bias, t, ""), one, volume.AffConst(g), one)
+		y = e.reshape(e.Op("add", "", nil, e.Op("mul", "", nil, sc, norm), bi), x0.Type.Shape...)
 	} else {
 		// per channel, on [N, C, spatial] after the cast back
-		nc := e.cast(e.reshape(norm, n, volume.AffConst(ch), size.FloorDiv(ch/g)), x0.Type.Elem)
+		nc := e.Cast(e.reshape(norm, n, volume.AffConst(ch), size.FloorDiv(ch/g)), x0.Type.Elem, "")
 		sc := e.reshape(scale, one, volume.AffConst(ch), one)
 		bi := e.reshape(bias, one, volume.AffConst(ch), one)
-		y = e.reshape(e.op("add", "", nil, e.op("mul", "", nil, sc, nc), bi), x0.Type.Shape...)
+		y = e.reshape(e.Op("add", "", nil, e.Op("mul", "", nil, sc, nc), bi), x0.Type.Shape...)
 	}
-	e.out(0, e.op("identity", c.Output(0), nil, y))
-	return e.done()
+	e.Out(0, e.Op("identity", c.Output(0), nil, y))
+	return e.Done()
 }
 
 // importLRN: y = x / (bias + alpha / size * Σ window x²)^beta, the window over channels.
 func importLRN(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	size := c.AttrInt("size", 0)
 	if size < 1 {
@@ -265,19 +265,19 @@ func importLRN(c *nodeCtx) error {
 	alpha := float64(c.AttrFloat("alpha", 1e-4))
 	beta := float64(c.AttrFloat("beta", 0.75))
 	bias := float64(c.AttrFloat("bias", 1))
-	s := e.op("channel_window_sum", "", ir.Attrs{"size": ir.IntAttr(size)}, e.op("mul", "", nil, x, x))
-	den := e.op("add", "", nil, e.scalar(t, bias), e.op("mul", "", nil, e.scalar(t, alpha/float64(size)), s))
-	e.out(0, e.op("div", c.Output(0), nil, x, e.op("pow", "", nil, den, e.scalar(t, beta))))
-	return e.done()
+	s := e.Op("channel_window_sum", "", ir.Attrs{"size": ir.IntAttr(size)}, e.Op("mul", "", nil, x, x))
+	den := e.Op("add", "", nil, e.Scalar(t, bias), e.Op("mul", "", nil, e.Scalar(t, alpha/float64(size)), s))
+	e.Out(0, e.Op("div", c.Output(0), nil, x, e.Op("pow", "", nil, den, e.Scalar(t, beta))))
+	return e.Done()
 }
 
 // importMVN follows the ONNX reference: (x - E[x]) / (sqrt(E[x²] - E[x]²) + 1e-9) over axes
 // (default [0, 2, 3]).
 func importMVN(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	axes, err := resolveAxes(c.AttrInts("axes", []int64{0, 2, 3}), x.Type.Rank())
 	if err != nil {
@@ -285,11 +285,11 @@ func importMVN(c *nodeCtx) error {
 	}
 	t := x.Type.Elem
 	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
-	n := e.count(x, axes, t)
-	mean := e.op("div", "", nil, e.op("reduce_sum", "", keep, x), n)
-	meanSq := e.op("div", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, x, x)), n)
-	std := e.op("sqrt", "", nil, e.op("sub", "", nil, meanSq, e.op("mul", "", nil, mean, mean)))
-	den := e.op("add", "", nil, std, e.scalar(t, 1e-9))
-	e.out(0, e.op("div", c.Output(0), nil, e.op("sub", "", nil, x, mean), den))
-	return e.done()
+	n := e.Count(x, axes, t)
+	mean := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, x), n)
+	meanSq := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, x, x)), n)
+	std := e.Op("sqrt", "", nil, e.Op("sub", "", nil, meanSq, e.Op("mul", "", nil, mean, mean)))
+	den := e.Op("add", "", nil, std, e.Scalar(t, 1e-9))
+	e.Out(0, e.Op("div", c.Output(0), nil, e.Op("sub", "", nil, x, mean), den))
+	return e.Done()
 }

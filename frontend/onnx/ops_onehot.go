@@ -16,9 +16,9 @@ func init() {
 
 func importOneHot(c *nodeCtx) error {
 	e := c.emitter()
-	idx := e.in(0)
+	idx := e.In(0)
 	if idx == nil {
-		return e.done()
+		return e.Done()
 	}
 	depth, err := c.RequireFloats(1, "depth")
 	if err != nil {
@@ -36,6 +36,6 @@ func importOneHot(c *nodeCtx) error {
 	}
 	attrs := ir.Attrs{"axis": ir.IntAttr(c.AttrInt("axis", -1)), "depth": ir.IntAttr(int64(depth[0])),
 		"type": ir.StringAttr(values.Elem.String()), "off": ir.FloatAttr(values.Float(0)), "on": ir.FloatAttr(values.Float(1))}
-	e.out(0, e.op("one_hot", c.Output(0), attrs, idx))
-	return e.done()
+	e.Out(0, e.Op("one_hot", c.Output(0), attrs, idx))
+	return e.Done()
 }

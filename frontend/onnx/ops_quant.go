@@ -29,9 +29,9 @@ func init() {
 // zeroPointOr returns input i, or a scalar zero of type t when it is absent.
 func zeroPointOr(e *emitter, i int, t ir.DType) *ir.Value {
 	if e.c.HasInput(i) {
-		return e.in(i)
+		return e.In(i)
 	}
-	return e.scalar(t, 0)
+	return e.Scalar(t, 0)
 }
 
 // quantAttrs returns the axis and block_size attributes.
@@ -41,7 +41,7 @@ func quantAttrs(c *nodeCtx) ir.Attrs {
 
 func importQuantizeLinear(c *nodeCtx) error {
 	e := c.emitter()
-	x, s := e.in(0), e.in(1)
+	x, s := e.In(0), e.In(1)
 	t := ir.U8
 	if od := c.AttrInt("output_dtype", 0); od != 0 {
 		dt, err := DType(int32(od))
@@ -51,7 +51,7 @@ func importQuantizeLinear(c *nodeCtx) error {
 		t = dt
 	}
 	if c.HasInput(2) {
-		z := e.in(2)
+		z := e.In(2)
 		if z != nil {
 			t = z.Type.Elem
 		}
@@ -65,13 +65,13 @@ func importQuantizeLinear(c *nodeCtx) error {
 	z := zeroPointOr(e, 2, t)
 	attrs := quantAttrs(c)
 	attrs["saturate"] = ir.IntAttr(c.AttrInt("saturate", 1))
-	e.out(0, e.op("quantize_linear", c.Output(0), attrs, x, s, z))
-	return e.done()
+	e.Out(0, e.Op("quantize_linear", c.Output(0), attrs, x, s, z))
+	return e.Done()
 }
 
 func importDequantizeLinear(c *nodeCtx) error {
 	e := c.emitter()
-	x, s := e.in(0), e.in(1)
+	x, s := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -85,22 +85,22 @@ func importDequantizeLinear(c *nodeCtx) error {
 		if err != nil || !t.IsFloat() {
 			return fmt.Errorf("%w: output_dtype %d", ErrUnsupported, od)
 		}
-		e.out(0, e.cast(e.op("dequantize_linear", "", quantAttrs(c), x, s, z), t))
-		return e.done()
+		e.Out(0, e.Cast(e.Op("dequantize_linear", "", quantAttrs(c), x, s, z), t, ""))
+		return e.Done()
 	}
-	e.out(0, e.op("dequantize_linear", c.Output(0), quantAttrs(c), x, s, z))
-	return e.done()
+	e.Out(0, e.Op("dequantize_linear", c.Output(0), quantAttrs(c), x, s, z))
+	return e.Done()
 }
 
 func importMatMulInteger(c *nodeCtx) error {
 	e := c.emitter()
-	a, b := e.in(0), e.in(1)
+	a, b := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
 	az, bz := zeroPointOr(e, 2, a.Type.Elem), zeroPointOr(e, 3, b.Type.Elem)
-	e.out(0, e.op("matmul_integer", c.Output(0), nil, a, b, az, bz))
-	return e.done()
+	e.Out(0, e.Op("matmul_integer", c.Output(0), nil, a, b, az, bz))
+	return e.Done()
 }
 
 // convIntAttrs resolves the convolution attributes of a node with input x and weight w.
@@ -124,7 +124,7 @@ func convIntAttrs(c *nodeCtx, x, w *ir.Value) (ir.Attrs, error) {
 
 func importConvInteger(c *nodeCtx) error {
 	e := c.emitter()
-	x, w := e.in(0), e.in(1)
+	x, w := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -133,15 +133,15 @@ func importConvInteger(c *nodeCtx) error {
 		return err
 	}
 	xz, wz := zeroPointOr(e, 2, x.Type.Elem), zeroPointOr(e, 3, w.Type.Elem)
-	e.out(0, e.op("conv_integer", c.Output(0), attrs, x, w, xz, wz))
-	return e.done()
+	e.Out(0, e.Op("conv_integer", c.Output(0), attrs, x, w, xz, wz))
+	return e.Done()
 }
 
 // multiplier returns a_scale·b_scale/y_scale as f32 (computed in the scales' type, as the
 // reference does), and the axis of a per-channel multiplier (-1: per tensor).
 func multiplier(e *emitter, as, bs, ys *ir.Value, channelAxis int) (*ir.Value, int) {
-	m := e.op("div", "", nil, e.op("mul", "", nil, as, bs), ys)
-	m = e.cast(m, ir.F32)
+	m := e.Op("div", "", nil, e.Op("mul", "", nil, as, bs), ys)
+	m = e.Cast(m, ir.F32, "")
 	if e.err != nil {
 		return nil, -1
 	}
@@ -159,19 +159,19 @@ func multiplier(e *emitter, as, bs, ys *ir.Value, channelAxis int) (*ir.Value, i
 
 func importQLinearMatMul(c *nodeCtx) error {
 	e := c.emitter()
-	a, as, az, b, bs, bz, ys, yz := e.in(0), e.in(1), e.in(2), e.in(3), e.in(4), e.in(5), e.in(6), e.in(7)
-	acc := e.op("matmul_integer", "", nil, a, b, az, bz)
+	a, as, az, b, bs, bz, ys, yz := e.In(0), e.In(1), e.In(2), e.In(3), e.In(4), e.In(5), e.In(6), e.In(7)
+	acc := e.Op("matmul_integer", "", nil, a, b, az, bz)
 	if e.err != nil {
 		return e.err
 	}
 	m, axis := multiplier(e, as, bs, ys, acc.Type.Rank()-1)
-	e.out(0, e.op("requantize", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(max(axis, 0)))}, acc, m, yz))
-	return e.done()
+	e.Out(0, e.Op("requantize", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(max(axis, 0)))}, acc, m, yz))
+	return e.Done()
 }
 
 func importQLinearConv(c *nodeCtx) error {
 	e := c.emitter()
-	x, xs, xz, w, ws, wz, ys, yz := e.in(0), e.in(1), e.in(2), e.in(3), e.in(4), e.in(5), e.in(6), e.in(7)
+	x, xs, xz, w, ws, wz, ys, yz := e.In(0), e.In(1), e.In(2), e.In(3), e.In(4), e.In(5), e.In(6), e.In(7)
 	if e.err != nil {
 		return e.err
 	}
@@ -181,19 +181,19 @@ func importQLinearConv(c *nodeCtx) error {
 	}
 	ins := []*ir.Value{x, w, xz, wz}
 	if c.HasInput(8) {
-		ins = append(ins, e.in(8))
+		ins = append(ins, e.In(8))
 	}
-	acc := e.op("conv_integer", "", attrs, ins...)
+	acc := e.Op("conv_integer", "", attrs, ins...)
 	m, _ := multiplier(e, xs, ws, ys, 1)
-	e.out(0, e.op("requantize", c.Output(0), ir.Attrs{"axis": ir.IntAttr(1)}, acc, m, yz))
-	return e.done()
+	e.Out(0, e.Op("requantize", c.Output(0), ir.Attrs{"axis": ir.IntAttr(1)}, acc, m, yz))
+	return e.Done()
 }
 
 // importDynamicQuantizeLinear: scale = (max(0, max x) - min(0, min x)) / 255,
 // zero point = saturate(round(-min(0, min x) / scale)), y = quantize_linear(x, scale, zp).
 func importDynamicQuantizeLinear(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -205,14 +205,14 @@ func importDynamicQuantizeLinear(c *nodeCtx) error {
 		all[i] = i
 	}
 	red := ir.Attrs{"axes": ints(all), "keepdims": ir.IntAttr(0)}
-	zero := e.scalar(ir.F32, 0)
-	lo := e.op("min", "", nil, e.op("reduce_min", "", red, x), zero)
-	hi := e.op("max", "", nil, e.op("reduce_max", "", red, x), zero)
-	scale := e.op("div", c.Output(1), nil, e.op("sub", "", nil, hi, lo), e.scalar(ir.F32, 255))
-	zp := e.op("quantize_linear", c.Output(2), nil, e.op("neg", "", nil, lo), scale, e.scalar(ir.U8, 0))
-	y := e.op("quantize_linear", c.Output(0), nil, x, scale, zp)
-	e.out(0, y)
-	e.out(1, scale)
-	e.out(2, zp)
-	return e.done()
+	zero := e.Scalar(ir.F32, 0)
+	lo := e.Op("min", "", nil, e.Op("reduce_min", "", red, x), zero)
+	hi := e.Op("max", "", nil, e.Op("reduce_max", "", red, x), zero)
+	scale := e.Op("div", c.Output(1), nil, e.Op("sub", "", nil, hi, lo), e.Scalar(ir.F32, 255))
+	zp := e.Op("quantize_linear", c.Output(2), nil, e.Op("neg", "", nil, lo), scale, e.Scalar(ir.U8, 0))
+	y := e.Op("quantize_linear", c.Output(0), nil, x, scale, zp)
+	e.Out(0, y)
+	e.Out(1, scale)
+	e.Out(2, zp)
+	return e.Done()
 }

@@ -85,9 +85,9 @@ func reduceAxes(c *nodeCtx, rank, axesInput int) (axes []int, noop bool, err err
 func importReduce(f reduceForm) func(c *nodeCtx) error {
 	return func(c *nodeCtx) error {
 		e := c.emitter()
-		x := e.in(0)
+		x := e.In(0)
 		if x == nil {
-			return e.done()
+			return e.Done()
 		}
 		axes, noop, err := reduceAxes(c, x.Type.Rank(), f.axesInput)
 		if err != nil {
@@ -100,37 +100,37 @@ func importReduce(f reduceForm) func(c *nodeCtx) error {
 		elem := x.Type.Elem
 		if !elem.IsFloat() && (f.pre == "exp" || f.post == "sqrt" || f.post == "log") {
 			// integer tensors: computed in f64 and truncated back at the end, as numpy's astype does
-			x = e.cast(x, ir.F64)
+			x = e.Cast(x, ir.F64, "")
 		}
 		switch f.pre {
 		case "square":
-			x = e.op("mul", "", nil, x, x)
+			x = e.Op("mul", "", nil, x, x)
 		case "abs":
-			x = e.op("abs", "", nil, x)
+			x = e.Op("abs", "", nil, x)
 		case "exp":
-			x = e.op("exp", "", nil, x)
+			x = e.Op("exp", "", nil, x)
 		}
 		name := c.Output(0)
 		if f.post != "" || x != nil && x.Type.Elem != elem {
 			name = ""
 		}
 		keep := c.AttrInt("keepdims", 1)
-		y := e.op(f.kind, name, ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(keep)}, x)
+		y := e.Op(f.kind, name, ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(keep)}, x)
 		switch f.post {
 		case "mean":
-			y = e.op("div", c.Output(0), nil, y, e.count(x, axes, elem))
+			y = e.Op("div", c.Output(0), nil, y, e.Count(x, axes, elem))
 		case "sqrt", "log":
 			name := c.Output(0)
 			if y != nil && y.Type.Elem != elem {
 				name = ""
 			}
-			y = e.op(f.post, name, nil, y)
+			y = e.Op(f.post, name, nil, y)
 		}
 		if y != nil && y.Type.Elem != elem {
-			y = e.op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(elem.String())}, y)
+			y = e.Op("cast", c.Output(0), ir.Attrs{"to": ir.StringAttr(elem.String())}, y)
 		}
-		e.out(0, y)
-		return e.done()
+		e.Out(0, y)
+		return e.Done()
 	}
 }
 
@@ -142,8 +142,8 @@ func importArg(kind string) func(c *nodeCtx) error {
 			"keepdims":          ir.IntAttr(c.AttrInt("keepdims", 1)),
 			"select_last_index": ir.IntAttr(c.AttrInt("select_last_index", 0)),
 		}
-		e.out(0, e.op(kind, c.Output(0), attrs, e.in(0)))
-		return e.done()
+		e.Out(0, e.Op(kind, c.Output(0), attrs, e.In(0)))
+		return e.Done()
 	}
 }
 
@@ -153,9 +153,9 @@ func importArg(kind string) func(c *nodeCtx) error {
 func importSoftmax(logSoftmax bool) func(c *nodeCtx) error {
 	return func(c *nodeCtx) error {
 		e := c.emitter()
-		x := e.in(0)
+		x := e.In(0)
 		if x == nil {
-			return e.done()
+			return e.Done()
 		}
 		r := x.Type.Rank()
 		if r == 0 {
@@ -166,16 +166,16 @@ func importSoftmax(logSoftmax bool) func(c *nodeCtx) error {
 			return err
 		}
 		keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
-		m := e.op("reduce_max", "", keep, x)
-		d := e.op("sub", "", nil, x, m)
-		ex := e.op("exp", "", nil, d)
+		m := e.Op("reduce_max", "", keep, x)
+		d := e.Op("sub", "", nil, x, m)
+		ex := e.Op("exp", "", nil, d)
 		s := e.sumAcc(ex, keep)
 		if logSoftmax {
-			e.out(0, e.op("sub", c.Output(0), nil, d, e.op("log", "", nil, s)))
+			e.Out(0, e.Op("sub", c.Output(0), nil, d, e.Op("log", "", nil, s)))
 		} else {
-			e.out(0, e.op("div", c.Output(0), nil, ex, s))
+			e.Out(0, e.Op("div", c.Output(0), nil, ex, s))
 		}
-		return e.done()
+		return e.Done()
 	}
 }
 
@@ -195,9 +195,9 @@ func softmaxAxes(c *nodeCtx, r int) ([]int, error) {
 // importHardmax: one_hot(argmax(x, axis), depth = extent of axis).
 func importHardmax(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	r := x.Type.Rank()
 	if r == 0 {
@@ -214,18 +214,18 @@ func importHardmax(c *nodeCtx) error {
 	if !ok {
 		return fmt.Errorf("%w: hardmax along a symbolic axis", ErrUnsupported)
 	}
-	am := e.op("argmax", "", ir.Attrs{"axis": ir.IntAttr(int64(axes[0])), "keepdims": ir.IntAttr(0)}, x)
-	e.out(0, e.op("one_hot", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axes[0])), "depth": ir.IntAttr(depth),
+	am := e.Op("argmax", "", ir.Attrs{"axis": ir.IntAttr(int64(axes[0])), "keepdims": ir.IntAttr(0)}, x)
+	e.Out(0, e.Op("one_hot", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axes[0])), "depth": ir.IntAttr(depth),
 		"type": ir.StringAttr(x.Type.Elem.String())}, am))
-	return e.done()
+	return e.Done()
 }
 
 // importLpNorm: x / ||x||_p along axis, p in {1, 2}.
 func importLpNorm(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, x.Type.Rank())
 	if err != nil {
@@ -235,23 +235,23 @@ func importLpNorm(c *nodeCtx) error {
 	var norm *ir.Value
 	switch p := c.AttrInt("p", 2); p {
 	case 1:
-		norm = e.op("reduce_sum", "", keep, e.op("abs", "", nil, x))
+		norm = e.Op("reduce_sum", "", keep, e.Op("abs", "", nil, x))
 	case 2:
-		norm = e.op("sqrt", "", nil, e.op("reduce_sum", "", keep, e.op("mul", "", nil, x, x)))
+		norm = e.Op("sqrt", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, x, x)))
 	default:
 		return fmt.Errorf("%w: p = %d (want 1 or 2)", ErrInvalid, p)
 	}
-	e.out(0, e.op("div", c.Output(0), nil, x, norm))
-	return e.done()
+	e.Out(0, e.Op("div", c.Output(0), nil, x, norm))
+	return e.Done()
 }
 
 // importCumulative maps CumSum/CumProd; the axis input must be known at import.
 func importCumulative(kind string) func(c *nodeCtx) error {
 	return func(c *nodeCtx) error {
 		e := c.emitter()
-		x := e.in(0)
+		x := e.In(0)
 		if x == nil {
-			return e.done()
+			return e.Done()
 		}
 		axis, err := c.RequireInts(1, "axis")
 		if err != nil {
@@ -261,7 +261,7 @@ func importCumulative(kind string) func(c *nodeCtx) error {
 			return fmt.Errorf("%w: axis must be a scalar, got %d values", ErrInvalid, len(axis))
 		}
 		attrs := ir.Attrs{"axis": ir.IntAttr(axis[0]), "exclusive": ir.IntAttr(c.AttrInt("exclusive", 0)), "reverse": ir.IntAttr(c.AttrInt("reverse", 0))}
-		e.out(0, e.op(kind, c.Output(0), attrs, x))
-		return e.done()
+		e.Out(0, e.Op(kind, c.Output(0), attrs, x))
+		return e.Done()
 	}
 }

@@ -178,7 +178,7 @@ func init() {
 // importGridSample splits the grid's last dim into one operand per coordinate for grid_sample.
 func importGridSample(c *nodeCtx) error {
 	e := c.emitter()
-	x, grid := e.in(0), e.in(1)
+	x, grid := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -198,8 +198,8 @@ func importGridSample(c *nodeCtx) error {
 	}
 	attrs := ir.Attrs{"mode": ir.StringAttr(mode), "padding_mode": ir.StringAttr(c.AttrString("padding_mode", "zeros")),
 		"align_corners": ir.IntAttr(c.AttrInt("align_corners", 0))}
-	e.out(0, e.op("grid_sample", c.Output(0), attrs, append([]*ir.Value{x}, parts...)...))
-	return e.done()
+	e.Out(0, e.Op("grid_sample", c.Output(0), attrs, append([]*ir.Value{x}, parts...)...))
+	return e.Done()
 }
 
 func init() {
@@ -211,7 +211,7 @@ func init() {
 // a constant) times thetaᵀ, reshaped to [N, (D,) H, W, 2 or 3].
 func importAffineGrid(c *nodeCtx) error {
 	e := c.emitter()
-	theta := e.in(0)
+	theta := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -252,16 +252,16 @@ func importAffineGrid(c *nodeCtx) error {
 		}
 		base.F[p*int64(r+1)+int64(r)] = 1
 	}
-	bv := c.im.g.AddConst(e.base()+"_base", base)
-	tt := e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1)}, theta) // [N, r+1, r]
+	bv := c.im.g.AddConst(e.Base+"_base", base)
+	tt := e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(0, 2, 1)}, theta) // [N, r+1, r]
 	g := e.matmulAcc("", bv, tt)                                               // [N, points, r]
 	shape := []volume.Aff{theta.Type.Shape[0]}
 	for _, s := range spatial {
 		shape = append(shape, volume.AffConst(s))
 	}
 	shape = append(shape, volume.AffConst(int64(r)))
-	e.out(0, e.op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape))}, g))
-	return e.done()
+	e.Out(0, e.Op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape))}, g))
+	return e.Done()
 }
 
 func init() {
@@ -272,7 +272,7 @@ func init() {
 // importRoiAlign splits the regions into their four corners for roi_align.
 func importRoiAlign(c *nodeCtx) error {
 	e := c.emitter()
-	x, rois, bi := e.in(0), e.in(1), e.in(2)
+	x, rois, bi := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -295,6 +295,6 @@ func importRoiAlign(c *nodeCtx) error {
 		"output_width": ir.IntAttr(c.AttrInt("output_width", 1)), "sampling_ratio": ir.IntAttr(sr),
 		"spatial_scale": ir.FloatAttr(float64(c.AttrFloat("spatial_scale", 1))), "half_pixel": ir.IntAttr(half)}
 	ins := append(append([]*ir.Value{x}, corners...), bi)
-	e.out(0, e.op("roi_align", c.Output(0), attrs, ins...))
-	return e.done()
+	e.Out(0, e.Op("roi_align", c.Output(0), attrs, ins...))
+	return e.Done()
 }

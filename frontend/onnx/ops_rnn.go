@@ -53,27 +53,27 @@ func (e *emitter) rnnAct(name string, alpha, beta *float64, x *ir.Value) *ir.Val
 	}
 	switch strings.ToLower(name) {
 	case "sigmoid":
-		return e.op("sigmoid", "", nil, x)
+		return e.Op("sigmoid", "", nil, x)
 	case "tanh":
-		return e.op("tanh", "", nil, x)
+		return e.Op("tanh", "", nil, x)
 	case "relu":
-		return e.op("relu", "", nil, x)
+		return e.Op("relu", "", nil, x)
 	case "affine":
-		return e.op("add", "", nil, e.op("mul", "", nil, x, e.scalar(t, a(1))), e.scalar(t, b(0)))
+		return e.Op("add", "", nil, e.Op("mul", "", nil, x, e.Scalar(t, a(1))), e.Scalar(t, b(0)))
 	case "leakyrelu":
-		return e.op("leaky_relu", "", ir.Attrs{"alpha": ir.FloatAttr(a(0.01))}, x)
+		return e.Op("leaky_relu", "", ir.Attrs{"alpha": ir.FloatAttr(a(0.01))}, x)
 	case "thresholdedrelu":
-		return e.op("thresholded_relu", "", ir.Attrs{"alpha": ir.FloatAttr(a(1))}, x)
+		return e.Op("thresholded_relu", "", ir.Attrs{"alpha": ir.FloatAttr(a(1))}, x)
 	case "scaledtanh":
-		return e.op("mul", "", nil, e.scalar(t, a(1)), e.op("tanh", "", nil, e.op("mul", "", nil, x, e.scalar(t, b(1)))))
+		return e.Op("mul", "", nil, e.Scalar(t, a(1)), e.Op("tanh", "", nil, e.Op("mul", "", nil, x, e.Scalar(t, b(1)))))
 	case "hardsigmoid":
-		return e.op("hard_sigmoid", "", ir.Attrs{"alpha": ir.FloatAttr(a(0.2)), "beta": ir.FloatAttr(b(0.5))}, x)
+		return e.Op("hard_sigmoid", "", ir.Attrs{"alpha": ir.FloatAttr(a(0.2)), "beta": ir.FloatAttr(b(0.5))}, x)
 	case "elu":
-		return e.op("elu", "", ir.Attrs{"alpha": ir.FloatAttr(a(1))}, x)
+		return e.Op("elu", "", ir.Attrs{"alpha": ir.FloatAttr(a(1))}, x)
 	case "softsign":
-		return e.op("softsign", "", nil, x)
+		return e.Op("softsign", "", nil, x)
 	case "softplus":
-		return e.op("softplus", "", nil, x)
+		return e.Op("softplus", "", nil, x)
 	}
 	e.err = fmt.Errorf("%w: activation %q", ErrUnsupported, name)
 	return nil
@@ -105,7 +105,7 @@ func (rc *rnnCell) act(i int, x *ir.Value) *ir.Value {
 	e := rc.e
 	if rc.clip != nil && x != nil {
 		t := x.Type.Elem
-		x = e.op("min", "", nil, e.op("max", "", nil, x, e.scalar(t, -*rc.clip)), e.scalar(t, *rc.clip))
+		x = e.Op("min", "", nil, e.Op("max", "", nil, x, e.Scalar(t, -*rc.clip)), e.Scalar(t, *rc.clip))
 	}
 	return e.rnnAct(rc.acts[i], rc.alpha[i], rc.beta[i], x)
 }
@@ -119,9 +119,9 @@ func (rc *rnnCell) step(xw, h, c *ir.Value) (*ir.Value, *ir.Value) {
 		if b == nil {
 			return a
 		}
-		return e.op("add", "", nil, a, b)
+		return e.Op("add", "", nil, a, b)
 	}
-	mul := func(a, b *ir.Value) *ir.Value { return e.op("mul", "", nil, a, b) }
+	mul := func(a, b *ir.Value) *ir.Value { return e.Op("mul", "", nil, a, b) }
 	switch rc.form.op {
 	case "RNN":
 		return rc.act(0, add(add(xw, e.matmulAcc("", h, rc.rT)), rc.rb)), nil
@@ -143,8 +143,8 @@ func (rc *rnnCell) step(xw, h, c *ir.Value) (*ir.Value, *ir.Value) {
 			cand = add(add(rc.gate(xw, 2), e.matmulAcc("", mul(r, h), rhT)), rbGate(2))
 		}
 		hc := rc.act(1, cand)
-		one := e.scalar(t, 1)
-		return add(mul(e.op("sub", "", nil, one, z), hc), mul(z, h)), nil
+		one := e.Scalar(t, 1)
+		return add(mul(e.Op("sub", "", nil, one, z), hc), mul(z, h)), nil
 	default: // LSTM, gates i, o, f, c
 		g := add(add(xw, e.matmulAcc("", h, rc.rT)), rc.rb)
 		peep := func(k int, state *ir.Value) *ir.Value {
@@ -156,7 +156,7 @@ func (rc *rnnCell) step(xw, h, c *ir.Value) (*ir.Value, *ir.Value) {
 		i := rc.act(0, add(rc.gate(g, 0), peep(0, c)))
 		var f *ir.Value
 		if rc.inputForget {
-			f = e.op("sub", "", nil, e.scalar(t, 1), i)
+			f = e.Op("sub", "", nil, e.Scalar(t, 1), i)
 		} else {
 			f = rc.act(0, add(rc.gate(g, 2), peep(2, c)))
 		}
@@ -170,7 +170,7 @@ func (rc *rnnCell) step(xw, h, c *ir.Value) (*ir.Value, *ir.Value) {
 func importRecurrent(form rnnForm) func(c *nodeCtx) error {
 	return func(c *nodeCtx) error {
 		e := c.emitter()
-		x, w, r := e.in(0), e.in(1), e.in(2)
+		x, w, r := e.In(0), e.In(1), e.In(2)
 		if e.err != nil {
 			return e.err
 		}
@@ -180,7 +180,7 @@ func importRecurrent(form rnnForm) func(c *nodeCtx) error {
 		}
 		layout := c.AttrInt("layout", 0)
 		if layout != 0 {
-			x = e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0, 2)}, x) // [seq, batch, input]
+			x = e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0, 2)}, x) // [seq, batch, input]
 		}
 		seq, ok := x.Type.Dim(0)
 		if !ok {
@@ -238,7 +238,7 @@ func importRecurrent(form rnnForm) func(c *nodeCtx) error {
 			if len(dirs) != 1 || dirs[0] {
 				return fmt.Errorf("%w: sequence_lens with the %s direction", ErrUnsupported, c.AttrString("direction", "forward"))
 			}
-			seqLens = e.reshape(e.cast(e.in(4), ir.I64), batch, volume.AffConst(1))
+			seqLens = e.reshape(e.Cast(e.In(4), ir.I64, ""), batch, volume.AffConst(1))
 		}
 		// the input projections of every step at once: [seq, batch, G·H] per direction
 		var ys, hs, cs []*ir.Value
@@ -252,23 +252,23 @@ func importRecurrent(form rnnForm) func(c *nodeCtx) error {
 				rc.beta = append(rc.beta, pick(betas, d*n+i))
 			}
 			wd := e.sliceAt(w, 0, int64(d))
-			rc.rT = e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0)}, e.sliceAt(r, 0, int64(d)))
-			xw := e.matmulAcc("", x, e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0)}, wd))
+			rc.rT = e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0)}, e.sliceAt(r, 0, int64(d)))
+			xw := e.matmulAcc("", x, e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0)}, wd))
 			if c.HasInput(3) {
-				b := e.sliceAt(e.in(3), 0, int64(d))
+				b := e.sliceAt(e.In(3), 0, int64(d))
 				rc.wb, rc.rb = e.sliceLast(b, 0, g*h, 1), e.sliceLast(b, g*h, 2*g*h, 1)
-				xw = e.op("add", "", nil, xw, rc.wb)
+				xw = e.Op("add", "", nil, xw, rc.wb)
 			}
 			if form.op == "LSTM" && c.HasInput(7) {
-				rc.p = e.sliceAt(e.in(7), 0, int64(d))
+				rc.p = e.sliceAt(e.In(7), 0, int64(d))
 			}
 			zeros := func() *ir.Value {
 				ty := ir.TensorType{Elem: t, Shape: []volume.Aff{batch, volume.AffConst(h)}}
-				return e.op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(0)})
+				return e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(ty.String()), "value": ir.FloatAttr(0)})
 			}
 			state := func(i int) *ir.Value {
 				if c.HasInput(i) {
-					return e.sliceAt(e.in(i), 0, int64(d))
+					return e.sliceAt(e.In(i), 0, int64(d))
 				}
 				return zeros()
 			}
@@ -289,11 +289,11 @@ func importRecurrent(form rnnForm) func(c *nodeCtx) error {
 				h2, c2 := rc.step(e.sliceAt(xw, 0, ti), hv, cv)
 				out := h2
 				if seqLens != nil {
-					live := e.op("less", "", nil, e.scalar(ir.I64, float64(ti)), seqLens)
-					out = e.op("where", "", nil, live, h2, zeros())
-					h2 = e.op("where", "", nil, live, h2, hv)
+					live := e.Op("less", "", nil, e.Scalar(ir.I64, float64(ti)), seqLens)
+					out = e.Op("where", "", nil, live, h2, zeros())
+					h2 = e.Op("where", "", nil, live, h2, hv)
 					if c2 != nil {
-						c2 = e.op("where", "", nil, live, c2, cv)
+						c2 = e.Op("where", "", nil, live, c2, cv)
 					}
 				}
 				steps[ti] = out
@@ -312,17 +312,17 @@ func importRecurrent(form rnnForm) func(c *nodeCtx) error {
 			yc = e.stack("", cs, 0)
 		}
 		if layout != 0 {
-			y = e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(2, 0, 1, 3)}, y)
-			yh = e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0, 2)}, yh)
+			y = e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(2, 0, 1, 3)}, y)
+			yh = e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0, 2)}, yh)
 			if yc != nil {
-				yc = e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0, 2)}, yc)
+				yc = e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(1, 0, 2)}, yc)
 			}
 		}
 		for i, v := range []*ir.Value{y, yh, yc} {
 			if c.Output(i) != "" && v != nil {
-				e.out(i, e.op("identity", c.Output(i), nil, v))
+				e.Out(i, e.Op("identity", c.Output(i), nil, v))
 			}
 		}
-		return e.done()
+		return e.Done()
 	}
 }

@@ -23,7 +23,7 @@ func init() {
 // re = cos·x1 - sin·x2 and im = sin·x1 + cos·x2 replace them; the rest pass through.
 func importRotary(c *nodeCtx) error {
 	e := c.emitter()
-	x0, cosC, sinC := e.in(0), e.in(1), e.in(2)
+	x0, cosC, sinC := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -50,7 +50,7 @@ func importRotary(c *nodeCtx) error {
 		return fmt.Errorf("%w: the input must be 3-D or 4-D, got %s", ErrInvalid, x0.Type)
 	}
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	d, ok := x.Type.Dim(3)
 	if !ok {
@@ -67,7 +67,7 @@ func importRotary(c *nodeCtx) error {
 
 	// cos and sin per (batch, position): gathered by position_ids, or given as [B, S, ·]
 	if c.HasInput(3) {
-		ids := e.in(3)
+		ids := e.In(3)
 		if e.err != nil {
 			return e.err
 		}
@@ -77,8 +77,8 @@ func importRotary(c *nodeCtx) error {
 		if cosC.Type.Rank() != 2 || sinC.Type.Rank() != 2 {
 			return fmt.Errorf("%w: with position_ids the caches must be 2-D, got %s and %s", ErrInvalid, cosC.Type, sinC.Type)
 		}
-		cosC = e.op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, cosC, ids)
-		sinC = e.op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, sinC, ids)
+		cosC = e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, cosC, ids)
+		sinC = e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, sinC, ids)
 	} else if cosC.Type.Rank() != 3 || sinC.Type.Rank() != 3 {
 		return fmt.Errorf("%w: without position_ids the caches must be 3-D [batch, sequence, rotary_embedding_dim / 2], got %s and %s", ErrInvalid, cosC.Type, sinC.Type)
 	}
@@ -108,8 +108,8 @@ func importRotary(c *nodeCtx) error {
 	} else {
 		x1, x2 = e.sliceLast(x, 0, half, 1), e.sliceLast(x, half, rd, 1)
 	}
-	re := e.op("sub", "", nil, e.op("mul", "", nil, cos, x1), e.op("mul", "", nil, sin, x2))
-	im := e.op("add", "", nil, e.op("mul", "", nil, sin, x1), e.op("mul", "", nil, cos, x2))
+	re := e.Op("sub", "", nil, e.Op("mul", "", nil, cos, x1), e.Op("mul", "", nil, sin, x2))
+	im := e.Op("add", "", nil, e.Op("mul", "", nil, sin, x1), e.Op("mul", "", nil, cos, x2))
 	if e.err != nil {
 		return e.err
 	}
@@ -118,21 +118,21 @@ func importRotary(c *nodeCtx) error {
 		// (real, imaginary) pairs: [.., half, 1] twice, joined to [.., half, 2], flattened to [.., rd]
 		s := re.Type.Shape
 		pair := []volume.Aff{s[0], s[1], s[2], s[3], volume.AffConst(1)}
-		j := e.op("concat", "", ir.Attrs{"axis": ir.IntAttr(4)}, e.reshape(re, pair...), e.reshape(im, pair...))
+		j := e.Op("concat", "", ir.Attrs{"axis": ir.IntAttr(4)}, e.reshape(re, pair...), e.reshape(im, pair...))
 		rot = e.reshape(j, s[0], s[1], s[2], volume.AffConst(rd))
 	} else {
-		rot = e.op("concat", "", ir.Attrs{"axis": ir.IntAttr(3)}, re, im)
+		rot = e.Op("concat", "", ir.Attrs{"axis": ir.IntAttr(3)}, re, im)
 	}
 	if rd < d {
-		rot = e.op("concat", "", ir.Attrs{"axis": ir.IntAttr(3)}, rot, e.sliceLast(x, rd, d, 1))
+		rot = e.Op("concat", "", ir.Attrs{"axis": ir.IntAttr(3)}, rot, e.sliceLast(x, rd, d, 1))
 	}
 	if x0.Type.Rank() == 3 {
-		rot = e.op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(x0.Type.Shape))}, rot)
+		rot = e.Op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(x0.Type.Shape))}, rot)
 	} else {
-		rot = e.op("identity", c.Output(0), nil, rot)
+		rot = e.Op("identity", c.Output(0), nil, rot)
 	}
-	e.out(0, rot)
-	return e.done()
+	e.Out(0, rot)
+	return e.Done()
 }
 
 // sliceLast slices the last axis of x: start, start + step, … before end.
@@ -140,6 +140,6 @@ func (e *emitter) sliceLast(x *ir.Value, start, end, step int64) *ir.Value {
 	if x == nil {
 		return nil
 	}
-	return e.op("slice", "", ir.Attrs{"starts": ir.IntsAttr(start), "ends": ir.IntsAttr(end),
+	return e.Op("slice", "", ir.Attrs{"starts": ir.IntsAttr(start), "ends": ir.IntsAttr(end),
 		"axes": ir.IntsAttr(int64(x.Type.Rank() - 1)), "steps": ir.IntsAttr(step)}, x)
 }

@@ -48,7 +48,7 @@ func (e *emitter) splitIndexDepth(ind *ir.Value) ([]*ir.Value, error) {
 
 func importGatherND(c *nodeCtx) error {
 	e := c.emitter()
-	data, ind := e.in(0), e.in(1)
+	data, ind := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -60,8 +60,8 @@ func importGatherND(c *nodeCtx) error {
 		return fmt.Errorf("%w: an index depth of 0 (whole slices of data) is not supported", ErrUnsupported)
 	}
 	ops := append([]*ir.Value{data}, parts...)
-	e.out(0, e.op("gather_nd", c.Output(0), ir.Attrs{"batch_dims": ir.IntAttr(c.AttrInt("batch_dims", 0))}, ops...))
-	return e.done()
+	e.Out(0, e.Op("gather_nd", c.Output(0), ir.Attrs{"batch_dims": ir.IntAttr(c.AttrInt("batch_dims", 0))}, ops...))
+	return e.Done()
 }
 
 // scatterNone is the scatter without reduction: where some update reaches an element, the
@@ -73,7 +73,7 @@ func (e *emitter) scatterNone(name string, data, upd *ir.Value, scatter func(d, 
 	}
 	fill := func(t ir.TensorType, elem ir.DType, v float64) *ir.Value {
 		t.Elem = elem
-		return e.op("fill", "", ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(v)})
+		return e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(v)})
 	}
 	var val *ir.Value
 	switch t := data.Type.Elem; {
@@ -85,7 +85,7 @@ func (e *emitter) scatterNone(name string, data, upd *ir.Value, scatter func(d, 
 		val = scatter(fill(data.Type, t, 0), upd, "add")
 	}
 	hit := scatter(fill(data.Type, ir.Bool, 0), fill(upd.Type, ir.Bool, 1), "max")
-	return e.op("where", name, nil, hit, val, data)
+	return e.Op("where", name, nil, hit, val, data)
 }
 
 // scatterReduction returns the catalogue reduction of a Scatter* node ("" for none).
@@ -120,9 +120,9 @@ func (e *emitter) constScatter(name string, data, upd *ir.Value, src []int64) *i
 		}
 	}
 	g := e.c.im.g
-	got := e.op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, e.reshape(upd, volume.AffConst(un)), g.AddConst(e.base()+"_src", idx))
-	flat := e.op("where", "", nil, g.AddConst(e.base()+"_hit", mask), got, e.reshape(data, volume.AffConst(n)))
-	return e.op("reshape", name, ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(data.Type.Shape))}, flat)
+	got := e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, e.reshape(upd, volume.AffConst(un)), g.AddConst(e.Base+"_src", idx))
+	flat := e.Op("where", "", nil, g.AddConst(e.Base+"_hit", mask), got, e.reshape(data, volume.AffConst(n)))
+	return e.Op("reshape", name, ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(data.Type.Shape))}, flat)
 }
 
 // constScatterShapes returns the static shapes of a scatter's data and updates when its indices
@@ -150,7 +150,7 @@ func wrapIndexOK(i, n int64) (int64, bool) {
 
 func importScatterND(c *nodeCtx) error {
 	e := c.emitter()
-	data, upd := e.in(0), e.in(2)
+	data, upd := e.In(0), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -181,12 +181,12 @@ func importScatterND(c *nodeCtx) error {
 						src[pre*rest+r] = u*rest + r
 					}
 				}
-				e.out(0, e.constScatter(c.Output(0), data, upd, src))
-				return e.done()
+				e.Out(0, e.constScatter(c.Output(0), data, upd, src))
+				return e.Done()
 			}
 		}
 	}
-	ind := e.in(1)
+	ind := e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -196,20 +196,20 @@ func importScatterND(c *nodeCtx) error {
 	}
 	scatter := func(name string) func(d, u *ir.Value, r string) *ir.Value {
 		return func(d, u *ir.Value, r string) *ir.Value {
-			return e.op("scatter_nd", name, ir.Attrs{"reduction": ir.StringAttr(r)}, append([]*ir.Value{d, u}, parts...)...)
+			return e.Op("scatter_nd", name, ir.Attrs{"reduction": ir.StringAttr(r)}, append([]*ir.Value{d, u}, parts...)...)
 		}
 	}
 	if red == "" {
-		e.out(0, e.scatterNone(c.Output(0), data, upd, scatter("")))
+		e.Out(0, e.scatterNone(c.Output(0), data, upd, scatter("")))
 	} else {
-		e.out(0, scatter(c.Output(0))(data, upd, red))
+		e.Out(0, scatter(c.Output(0))(data, upd, red))
 	}
-	return e.done()
+	return e.Done()
 }
 
 func importScatterElements(c *nodeCtx) error {
 	e := c.emitter()
-	data, upd := e.in(0), e.in(2)
+	data, upd := e.In(0), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
@@ -251,25 +251,25 @@ func importScatterElements(c *nodeCtx) error {
 			}
 			src[f] = u
 		}
-		e.out(0, e.constScatter(c.Output(0), data, upd, src))
-		return e.done()
+		e.Out(0, e.constScatter(c.Output(0), data, upd, src))
+		return e.Done()
 	}
-	ind := e.in(1)
+	ind := e.In(1)
 	if e.err != nil {
 		return e.err
 	}
 	axis := ir.IntAttr(c.AttrInt("axis", 0))
 	scatter := func(name string) func(d, u *ir.Value, r string) *ir.Value {
 		return func(d, u *ir.Value, r string) *ir.Value {
-			return e.op("scatter_elements", name, ir.Attrs{"axis": axis, "reduction": ir.StringAttr(r)}, d, ind, u)
+			return e.Op("scatter_elements", name, ir.Attrs{"axis": axis, "reduction": ir.StringAttr(r)}, d, ind, u)
 		}
 	}
 	if red == "" {
-		e.out(0, e.scatterNone(c.Output(0), data, upd, scatter("")))
+		e.Out(0, e.scatterNone(c.Output(0), data, upd, scatter("")))
 	} else {
-		e.out(0, scatter(c.Output(0))(data, upd, red))
+		e.Out(0, scatter(c.Output(0))(data, upd, red))
 	}
-	return e.done()
+	return e.Done()
 }
 
 func init() {
@@ -281,23 +281,23 @@ func init() {
 // (tensor_scatter; write indices default to 0).
 func importTensorScatter(c *nodeCtx) error {
 	e := c.emitter()
-	cache, upd := e.in(0), e.in(1)
+	cache, upd := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
 	var w *ir.Value
 	if c.HasInput(2) {
-		w = e.in(2)
+		w = e.In(2)
 	} else {
 		n, ok := cache.Type.Dim(0)
 		if !ok {
 			return fmt.Errorf("%w: default write indices for a symbolic batch", ErrUnsupported)
 		}
-		w = c.im.g.AddConst(e.base()+"_w", ir.NewTensor(ir.I64, []int64{n}))
+		w = c.im.g.AddConst(e.Base+"_w", ir.NewTensor(ir.I64, []int64{n}))
 	}
 	attrs := ir.Attrs{"axis": ir.IntAttr(c.AttrInt("axis", -2)), "mode": ir.StringAttr(c.AttrString("mode", "linear"))}
-	e.out(0, e.op("tensor_scatter", c.Output(0), attrs, cache, upd, w))
-	return e.done()
+	e.Out(0, e.Op("tensor_scatter", c.Output(0), attrs, cache, upd, w))
+	return e.Done()
 }
 
 func init() {
@@ -307,8 +307,8 @@ func init() {
 func importReverseSequence(c *nodeCtx) error {
 	e := c.emitter()
 	attrs := ir.Attrs{"batch_axis": ir.IntAttr(c.AttrInt("batch_axis", 1)), "time_axis": ir.IntAttr(c.AttrInt("time_axis", 0))}
-	e.out(0, e.op("reverse_sequence", c.Output(0), attrs, e.in(0), e.in(1)))
-	return e.done()
+	e.Out(0, e.Op("reverse_sequence", c.Output(0), attrs, e.In(0), e.In(1)))
+	return e.Done()
 }
 
 func init() {
@@ -320,7 +320,7 @@ func init() {
 // of the unpooled shape (output_shape, or (in - 1)·stride - pads + kernel per spatial dim).
 func importMaxUnpool(c *nodeCtx) error {
 	e := c.emitter()
-	x, ind := e.in(0), e.in(1)
+	x, ind := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -366,10 +366,10 @@ func importMaxUnpool(c *nodeCtx) error {
 	n := ir.NumElements(xs)
 	flat := func(v *ir.Value) *ir.Value { return e.reshape(v, volume.AffConst(n)) }
 	data := ir.TensorType{Elem: x.Type.Elem, Shape: []volume.Aff{volume.AffConst(total)}}
-	zeros := e.op("fill", "", ir.Attrs{"type": ir.StringAttr(data.String()), "value": ir.FloatAttr(0)})
+	zeros := e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(data.String()), "value": ir.FloatAttr(0)})
 	fi := flat(ind)
 	scatter := func(d, u *ir.Value, red string) *ir.Value {
-		return e.op("scatter_elements", "", ir.Attrs{"axis": ir.IntAttr(0), "reduction": ir.StringAttr(red)}, d, fi, u)
+		return e.Op("scatter_elements", "", ir.Attrs{"axis": ir.IntAttr(0), "reduction": ir.StringAttr(red)}, d, fi, u)
 	}
 	y := e.scatterNone("", zeros, flat(x), scatter)
 	shape := make([]volume.Aff, len(def))
@@ -379,6 +379,6 @@ func importMaxUnpool(c *nodeCtx) error {
 		padding[len(def)+i] = out[i] - v
 	}
 	y = e.reshape(y, shape...)
-	e.out(0, e.op("pad", c.Output(0), ir.Attrs{"pads": ir.IntsAttr(padding...)}, y))
-	return e.done()
+	e.Out(0, e.Op("pad", c.Output(0), ir.Attrs{"pads": ir.IntsAttr(padding...)}, y))
+	return e.Done()
 }

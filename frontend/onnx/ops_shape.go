@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -75,7 +76,7 @@ func importSize(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
-	n, err := extentProduct(shape)
+	n, err := kit.ExtentProduct(shape)
 	if err != nil {
 		return err
 	}

@@ -148,10 +148,10 @@ func (e *emitter) dft(name string, x *ir.Value, axis int, length int64, inverse,
 	perm = append(perm, int64(axis))
 	part := func(j int64) *ir.Value {
 		p := e.sliceAt(x, r-1, j)
-		return e.op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(perm...)}, p)
+		return e.Op("transpose", "", ir.Attrs{"perm": ir.IntsAttr(perm...)}, p)
 	}
 	g := e.c.im.g
-	mat := func(m *ir.Tensor) *ir.Value { return g.AddConst(e.base()+"_dft", m) }
+	mat := func(m *ir.Tensor) *ir.Value { return g.AddConst(e.Base+"_dft", m) }
 	xr := part(0)
 	var xi *ir.Value
 	if comp == 2 {
@@ -160,7 +160,7 @@ func (e *emitter) dft(name string, x *ir.Value, axis int, length int64, inverse,
 	comb := func(p, q *ir.Tensor) *ir.Value {
 		y := e.matmulAcc("", xr, mat(p))
 		if xi != nil {
-			y = e.op("add", "", nil, y, e.matmulAcc("", xi, mat(q)))
+			y = e.Op("add", "", nil, y, e.matmulAcc("", xi, mat(q)))
 		}
 		return y
 	}
@@ -187,12 +187,12 @@ func (e *emitter) dft(name string, x *ir.Value, axis int, length int64, inverse,
 		j++
 	}
 	back[r-1] = int64(r - 1)
-	return e.op("transpose", name, ir.Attrs{"perm": ir.IntsAttr(back...)}, y)
+	return e.Op("transpose", name, ir.Attrs{"perm": ir.IntsAttr(back...)}, y)
 }
 
 func importDFT(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -241,15 +241,15 @@ func importDFT(c *nodeCtx) error {
 		}
 		length = v[0]
 	}
-	e.out(0, e.dft(c.Output(0), x, int(axis), length, inverse, onesided))
-	return e.done()
+	e.Out(0, e.dft(c.Output(0), x, int(axis), length, inverse, onesided))
+	return e.Done()
 }
 
 // importSTFT: frames [batch, frames, frame_length, comps] of the signal read at f·step + n,
 // times the window, then the DFT along the frame.
 func importSTFT(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -263,7 +263,7 @@ func importSTFT(c *nodeCtx) error {
 	var window *ir.Value
 	var flen int64 = -1
 	if c.HasInput(2) {
-		window = e.in(2)
+		window = e.In(2)
 		if e.err != nil {
 			return e.err
 		}
@@ -294,7 +294,7 @@ func importSTFT(c *nodeCtx) error {
 		params = "[" + strings.Join(ps, ", ") + "] -> "
 	}
 	rt := ir.TensorType{Elem: x.Type.Elem, Shape: []volume.Aff{batch, volume.AffConst(frames), volume.AffConst(flen), comps}}
-	fr := e.op("generic", "", ir.Attrs{
+	fr := e.Op("generic", "", ir.Attrs{
 		"type": ir.StringAttr(rt.String()),
 		"domain": ir.StringAttr(fmt.Sprintf("%s{ [b, f, n, k] : 0 <= b < %s and 0 <= f < %d and 0 <= n < %d and 0 <= k < %s }",
 			params, batch.String(), frames, flen, comps.String())),
@@ -303,10 +303,10 @@ func importSTFT(c *nodeCtx) error {
 		"body":   ir.StringAttr("in0"),
 	}, x)
 	if window != nil {
-		fr = e.op("mul", "", nil, fr, e.reshape(e.cast(window, x.Type.Elem), volume.AffConst(1), volume.AffConst(1), volume.AffConst(flen), volume.AffConst(1)))
+		fr = e.Op("mul", "", nil, fr, e.reshape(e.Cast(window, x.Type.Elem, ""), volume.AffConst(1), volume.AffConst(1), volume.AffConst(flen), volume.AffConst(1)))
 	}
-	e.out(0, e.dft(c.Output(0), fr, 2, flen, false, c.AttrInt("onesided", 1) != 0))
-	return e.done()
+	e.Out(0, e.dft(c.Output(0), fr, 2, flen, false, c.AttrInt("onesided", 1) != 0))
+	return e.Done()
 }
 
 func init() {

@@ -35,34 +35,34 @@ func (e *emitter) topKRounds(c *nodeCtx, x *ir.Value, axis int, k int64, largest
 		sh[d] = volume.AffConst(1)
 	}
 	sh[axis] = n
-	pos := e.reshape(e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(n.String())}), sh...)
+	pos := e.reshape(e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(n.String())}), sh...)
 	extreme, lowest := "reduce_max", ir.LowestValue(x.Type.Elem)
 	if !largest {
 		extreme, lowest = "reduce_min", ir.HighestValue(x.Type.Elem)
 	}
-	none := e.scalar(x.Type.Elem, lowest)
+	none := e.Scalar(x.Type.Elem, lowest)
 	beyond := ir.NewTensor(ir.I64, nil)
 	beyond.I[0] = 1 << 62 // past every position
-	past := e.c.im.g.AddConst(e.base()+"_past", beyond)
+	past := e.c.im.g.AddConst(e.Base+"_past", beyond)
 	var taken *ir.Value
 	var idxs []*ir.Value
 	for round := int64(0); round < k; round++ {
 		free := x
 		if taken != nil {
-			free = e.op("where", "", nil, taken, none, x)
+			free = e.Op("where", "", nil, taken, none, x)
 		}
-		m := e.op(extreme, "", keep, free)
-		at := e.op("equal", "", nil, x, m)
+		m := e.Op(extreme, "", keep, free)
+		at := e.Op("equal", "", nil, x, m)
 		if taken != nil {
-			at = e.op("and", "", nil, at, e.op("not", "", nil, taken))
+			at = e.Op("and", "", nil, at, e.Op("not", "", nil, taken))
 		}
-		a := e.op("reduce_min", "", keep, e.op("where", "", nil, at, pos, past))
+		a := e.Op("reduce_min", "", keep, e.Op("where", "", nil, at, pos, past))
 		idxs = append(idxs, a)
-		hit := e.op("equal", "", nil, pos, a)
+		hit := e.Op("equal", "", nil, pos, a)
 		if taken == nil {
 			taken = hit
 		} else {
-			taken = e.op("or", "", nil, taken, hit)
+			taken = e.Op("or", "", nil, taken, hit)
 		}
 	}
 	var ind *ir.Value
@@ -70,22 +70,22 @@ func (e *emitter) topKRounds(c *nodeCtx, x *ir.Value, axis int, k int64, largest
 	case 0:
 		out := ir.TensorType{Elem: ir.I64, Shape: append([]volume.Aff(nil), x.Type.Shape...)}
 		out.Shape[axis] = volume.AffConst(0)
-		ind = e.op("fill", "", ir.Attrs{"type": ir.StringAttr(out.String()), "value": ir.FloatAttr(0)})
+		ind = e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(out.String()), "value": ir.FloatAttr(0)})
 	case 1:
 		ind = idxs[0]
 	default:
-		ind = e.op("concat", "", ir.Attrs{"axis": ir.IntAttr(int64(axis))}, idxs...)
+		ind = e.Op("concat", "", ir.Attrs{"axis": ir.IntAttr(int64(axis))}, idxs...)
 	}
-	e.out(0, e.op("gather_elements", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axis))}, x, ind))
+	e.Out(0, e.Op("gather_elements", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axis))}, x, ind))
 	if c.Output(1) != "" {
-		e.out(1, e.op("identity", c.Output(1), nil, ind))
+		e.Out(1, e.Op("identity", c.Output(1), nil, ind))
 	}
-	return e.done()
+	return e.Done()
 }
 
 func importTopK(c *nodeCtx) error {
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -119,32 +119,32 @@ func importTopK(c *nodeCtx) error {
 	if k <= maxTopKRounds {
 		return e.topKRounds(c, x, axis, k, desc != 0)
 	}
-	rank := e.op("sort_rank", "", ir.Attrs{"axis": ir.IntAttr(int64(axis)), "descending": ir.IntAttr(desc)}, x, x)
+	rank := e.Op("sort_rank", "", ir.Attrs{"axis": ir.IntAttr(int64(axis)), "descending": ir.IntAttr(desc)}, x, x)
 	out := ir.TensorType{Elem: x.Type.Elem, Shape: append([]volume.Aff(nil), x.Type.Shape...)}
 	out.Shape[axis] = volume.AffConst(k)
 	fill := func(t ir.TensorType, v float64) *ir.Value {
-		return e.op("fill", "", ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(v)})
+		return e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(v)})
 	}
 	zero := 0.0
 	if out.Elem.IsFloat() {
 		zero = math.Copysign(0, -1) // -0 + v = v
 	}
 	scatter := func(name string, data, upd *ir.Value) *ir.Value {
-		return e.op("scatter_elements", name, ir.Attrs{"axis": ir.IntAttr(int64(axis)), "reduction": ir.StringAttr("add")}, data, rank, upd)
+		return e.Op("scatter_elements", name, ir.Attrs{"axis": ir.IntAttr(int64(axis)), "reduction": ir.StringAttr("add")}, data, rank, upd)
 	}
-	e.out(0, scatter(c.Output(0), fill(out, zero), x))
+	e.Out(0, scatter(c.Output(0), fill(out, zero), x))
 	if c.Output(1) != "" {
 		// the positions along the axis, broadcast to x's shape
-		iota := e.op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(x.Type.Shape[axis].String())})
+		iota := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(x.Type.Shape[axis].String())})
 		sh := make([]volume.Aff, r)
 		for d := range sh {
 			sh[d] = volume.AffConst(1)
 		}
 		sh[axis] = x.Type.Shape[axis]
-		pos := e.op("expand", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(x.Type.Shape))}, e.reshape(iota, sh...))
+		pos := e.Op("expand", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(x.Type.Shape))}, e.reshape(iota, sh...))
 		it := out
 		it.Elem = ir.I64
-		e.out(1, scatter(c.Output(1), fill(it, 0), pos))
+		e.Out(1, scatter(c.Output(1), fill(it, 0), pos))
 	}
-	return e.done()
+	return e.Done()
 }

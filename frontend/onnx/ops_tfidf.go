@@ -20,7 +20,7 @@ func init() {
 
 func importTfIdf(c *nodeCtx) error {
 	e := c.emitter()
-	x0 := e.in(0)
+	x0 := e.In(0)
 	if e.err != nil {
 		return e.err
 	}
@@ -106,7 +106,7 @@ func importTfIdf(c *nodeCtx) error {
 			for _, cd := range conds[1:] {
 				cond = "and(" + cond + ", " + cd + ")"
 			}
-			cnt := e.op("generic", "", ir.Attrs{
+			cnt := e.Op("generic", "", ir.Attrs{
 				"type":      ir.StringAttr(rt.String()),
 				"domain":    ir.StringAttr(fmt.Sprintf("%s{ [b, i] : 0 <= b < %s and 0 <= i <= %d }", params, bs, n-span)),
 				"access":    ir.StringsAttr(access...),
@@ -118,14 +118,14 @@ func importTfIdf(c *nodeCtx) error {
 			if cols[gr.out] == nil {
 				cols[gr.out] = cnt
 			} else {
-				cols[gr.out] = e.op("add", "", nil, cols[gr.out], cnt)
+				cols[gr.out] = e.Op("add", "", nil, cols[gr.out], cnt)
 			}
 		}
 	}
 	if e.err != nil {
 		return e.err
 	}
-	zero := e.op("fill", "", ir.Attrs{"type": ir.StringAttr(rt.String()), "value": ir.FloatAttr(0)})
+	zero := e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(rt.String()), "value": ir.FloatAttr(0)})
 	for k := range cols {
 		v := cols[k]
 		if v == nil {
@@ -137,16 +137,16 @@ func importTfIdf(c *nodeCtx) error {
 		}
 		switch mode {
 		case "IDF":
-			v = e.op("mul", "", nil, e.op("min", "", nil, v, e.scalar(ir.F32, 1)), e.scalar(ir.F32, w))
+			v = e.Op("mul", "", nil, e.Op("min", "", nil, v, e.Scalar(ir.F32, 1)), e.Scalar(ir.F32, w))
 		case "TFIDF":
-			v = e.op("mul", "", nil, v, e.scalar(ir.F32, w))
+			v = e.Op("mul", "", nil, v, e.Scalar(ir.F32, w))
 		}
 		cols[k] = e.reshape(v, batch, volume.AffConst(1))
 	}
-	y := e.op("concat", "", ir.Attrs{"axis": ir.IntAttr(1)}, cols...)
+	y := e.Op("concat", "", ir.Attrs{"axis": ir.IntAttr(1)}, cols...)
 	if x0.Type.Rank() == 1 {
 		y = e.reshape(y, volume.AffConst(width))
 	}
-	e.out(0, e.op("identity", c.Output(0), nil, y))
-	return e.done()
+	e.Out(0, e.Op("identity", c.Output(0), nil, y))
+	return e.Done()
 }

@@ -31,11 +31,11 @@ func optimizerGroups(c *nodeCtx, groups int) (int, error) {
 
 // optimizerScalars returns R and T (as a float of x's type) and whether T > 0.
 func (e *emitter) optimizerScalars(t ir.DType) (r, tf, positive *ir.Value) {
-	r = e.cast(e.in(0), t)
-	ti := e.in(1)
-	tf = e.cast(ti, t)
+	r = e.Cast(e.In(0), t, "")
+	ti := e.In(1)
+	tf = e.Cast(ti, t, "")
 	if ti != nil {
-		positive = e.op("greater", "", nil, ti, e.scalar(ti.Type.Elem, 0))
+		positive = e.Op("greater", "", nil, ti, e.Scalar(ti.Type.Elem, 0))
 	}
 	return r, tf, positive
 }
@@ -48,22 +48,22 @@ func importAdagrad(c *nodeCtx) error {
 	}
 	e := c.emitter()
 	for i := 0; i < n; i++ {
-		x, g, h := e.in(2+i), e.in(2+n+i), e.in(2+2*n+i)
+		x, g, h := e.In(2+i), e.In(2+n+i), e.In(2+2*n+i)
 		if e.err != nil {
 			return e.err
 		}
 		t := x.Type.Elem
 		r, tf, _ := e.optimizerScalars(t)
-		c1 := func(v float32) *ir.Value { return e.scalar(t, float64(v)) }
-		rr := e.op("div", "", nil, r, e.op("add", "", nil, c1(1), e.op("mul", "", nil, tf, c1(c.AttrFloat("decay_factor", 0)))))
-		greg := e.op("add", "", nil, e.op("mul", "", nil, c1(c.AttrFloat("norm_coefficient", 0)), x), g)
-		hn := e.op("add", "", nil, h, e.op("mul", "", nil, greg, greg))
-		ha := e.op("add", "", nil, e.op("sqrt", "", nil, hn), c1(c.AttrFloat("epsilon", 1e-6)))
-		xn := e.op("sub", "", nil, x, e.op("div", "", nil, e.op("mul", "", nil, rr, greg), ha))
-		e.out(i, e.op("identity", c.Output(i), nil, xn))
-		e.out(n+i, e.op("identity", c.Output(n+i), nil, hn))
+		c1 := func(v float32) *ir.Value { return e.Scalar(t, float64(v)) }
+		rr := e.Op("div", "", nil, r, e.Op("add", "", nil, c1(1), e.Op("mul", "", nil, tf, c1(c.AttrFloat("decay_factor", 0)))))
+		greg := e.Op("add", "", nil, e.Op("mul", "", nil, c1(c.AttrFloat("norm_coefficient", 0)), x), g)
+		hn := e.Op("add", "", nil, h, e.Op("mul", "", nil, greg, greg))
+		ha := e.Op("add", "", nil, e.Op("sqrt", "", nil, hn), c1(c.AttrFloat("epsilon", 1e-6)))
+		xn := e.Op("sub", "", nil, x, e.Op("div", "", nil, e.Op("mul", "", nil, rr, greg), ha))
+		e.Out(i, e.Op("identity", c.Output(i), nil, xn))
+		e.Out(n+i, e.Op("identity", c.Output(n+i), nil, hn))
 	}
-	return e.done()
+	return e.Done()
 }
 
 // importMomentum: g = norm·X + G; V' = α·V + β'·g (β' = β when T > 0, else 1); X' = X - R·V'
@@ -79,26 +79,26 @@ func importMomentum(c *nodeCtx) error {
 	}
 	e := c.emitter()
 	for i := 0; i < n; i++ {
-		x, g, v := e.in(2+i), e.in(2+n+i), e.in(2+2*n+i)
+		x, g, v := e.In(2+i), e.In(2+n+i), e.In(2+2*n+i)
 		if e.err != nil {
 			return e.err
 		}
 		t := x.Type.Elem
 		r, _, positive := e.optimizerScalars(t)
-		c1 := func(v float32) *ir.Value { return e.scalar(t, float64(v)) }
+		c1 := func(v float32) *ir.Value { return e.Scalar(t, float64(v)) }
 		alpha := c1(c.AttrFloat("alpha", 0))
-		greg := e.op("add", "", nil, e.op("mul", "", nil, c1(c.AttrFloat("norm_coefficient", 0)), x), g)
-		beta := e.op("where", "", nil, positive, c1(c.AttrFloat("beta", 0)), c1(1))
-		vn := e.op("add", "", nil, e.op("mul", "", nil, alpha, v), e.op("mul", "", nil, beta, greg))
+		greg := e.Op("add", "", nil, e.Op("mul", "", nil, c1(c.AttrFloat("norm_coefficient", 0)), x), g)
+		beta := e.Op("where", "", nil, positive, c1(c.AttrFloat("beta", 0)), c1(1))
+		vn := e.Op("add", "", nil, e.Op("mul", "", nil, alpha, v), e.Op("mul", "", nil, beta, greg))
 		step := vn
 		if mode == "nesterov" {
-			step = e.op("add", "", nil, greg, e.op("mul", "", nil, alpha, vn))
+			step = e.Op("add", "", nil, greg, e.Op("mul", "", nil, alpha, vn))
 		}
-		xn := e.op("sub", "", nil, x, e.op("mul", "", nil, r, step))
-		e.out(i, e.op("identity", c.Output(i), nil, xn))
-		e.out(n+i, e.op("identity", c.Output(n+i), nil, vn))
+		xn := e.Op("sub", "", nil, x, e.Op("mul", "", nil, r, step))
+		e.Out(i, e.Op("identity", c.Output(i), nil, xn))
+		e.Out(n+i, e.Op("identity", c.Output(n+i), nil, vn))
 	}
-	return e.done()
+	return e.Done()
 }
 
 // importAdam: g = norm·X + G; V' = α·V + (1-α)·g; H' = β·H + (1-β)·g²; R' = R·sqrt(1-β^T)/(1-α^T)
@@ -110,26 +110,26 @@ func importAdam(c *nodeCtx) error {
 	}
 	e := c.emitter()
 	for i := 0; i < n; i++ {
-		x, g, v, h := e.in(2+i), e.in(2+n+i), e.in(2+2*n+i), e.in(2+3*n+i)
+		x, g, v, h := e.In(2+i), e.In(2+n+i), e.In(2+2*n+i), e.In(2+3*n+i)
 		if e.err != nil {
 			return e.err
 		}
 		t := x.Type.Elem
 		r, tf, positive := e.optimizerScalars(t)
-		c1 := func(v float32) *ir.Value { return e.scalar(t, float64(v)) }
+		c1 := func(v float32) *ir.Value { return e.Scalar(t, float64(v)) }
 		a, b := c.AttrFloat("alpha", 0.9), c.AttrFloat("beta", 0.999)
-		greg := e.op("add", "", nil, e.op("mul", "", nil, c1(c.AttrFloat("norm_coefficient", 0)), x), g)
-		vn := e.op("add", "", nil, e.op("mul", "", nil, c1(a), v), e.op("mul", "", nil, c1(1-a), greg))
-		hn := e.op("add", "", nil, e.op("mul", "", nil, c1(b), h), e.op("mul", "", nil, c1(1-b), e.op("mul", "", nil, greg, greg)))
-		hs := e.op("add", "", nil, e.op("sqrt", "", nil, hn), c1(c.AttrFloat("epsilon", 1e-6)))
-		num := e.op("sqrt", "", nil, e.op("sub", "", nil, c1(1), e.op("pow", "", nil, c1(b), tf)))
-		den := e.op("sub", "", nil, c1(1), e.op("pow", "", nil, c1(a), tf))
-		radj := e.op("where", "", nil, positive, e.op("div", "", nil, e.op("mul", "", nil, r, num), den), r)
-		xn := e.op("sub", "", nil, x, e.op("mul", "", nil, radj, e.op("div", "", nil, vn, hs)))
-		xf := e.op("mul", "", nil, c1(1-c.AttrFloat("norm_coefficient_post", 0)), xn)
-		e.out(i, e.op("identity", c.Output(i), nil, xf))
-		e.out(n+i, e.op("identity", c.Output(n+i), nil, vn))
-		e.out(2*n+i, e.op("identity", c.Output(2*n+i), nil, hn))
+		greg := e.Op("add", "", nil, e.Op("mul", "", nil, c1(c.AttrFloat("norm_coefficient", 0)), x), g)
+		vn := e.Op("add", "", nil, e.Op("mul", "", nil, c1(a), v), e.Op("mul", "", nil, c1(1-a), greg))
+		hn := e.Op("add", "", nil, e.Op("mul", "", nil, c1(b), h), e.Op("mul", "", nil, c1(1-b), e.Op("mul", "", nil, greg, greg)))
+		hs := e.Op("add", "", nil, e.Op("sqrt", "", nil, hn), c1(c.AttrFloat("epsilon", 1e-6)))
+		num := e.Op("sqrt", "", nil, e.Op("sub", "", nil, c1(1), e.Op("pow", "", nil, c1(b), tf)))
+		den := e.Op("sub", "", nil, c1(1), e.Op("pow", "", nil, c1(a), tf))
+		radj := e.Op("where", "", nil, positive, e.Op("div", "", nil, e.Op("mul", "", nil, r, num), den), r)
+		xn := e.Op("sub", "", nil, x, e.Op("mul", "", nil, radj, e.Op("div", "", nil, vn, hs)))
+		xf := e.Op("mul", "", nil, c1(1-c.AttrFloat("norm_coefficient_post", 0)), xn)
+		e.Out(i, e.Op("identity", c.Output(i), nil, xf))
+		e.Out(n+i, e.Op("identity", c.Output(n+i), nil, vn))
+		e.Out(2*n+i, e.Op("identity", c.Output(2*n+i), nil, hn))
 	}
-	return e.done()
+	return e.Done()
 }

@@ -6,6 +6,8 @@ package onnx
 import (
 	"fmt"
 	"strings"
+
+	kit "github.com/graphc/graphc/frontend/importer"
 )
 
 // OpInfo describes one supported ONNX op.
@@ -16,14 +18,9 @@ type OpInfo struct {
 }
 
 // opNotes holds the notes of the ops that have one (set by noteOp from the op files).
-var opNotes = map[string]string{}
+var opNotes = kit.Notes{}
 
-func noteOp(name, note string) {
-	if _, ok := opNotes[name]; ok {
-		panic("onnx: op " + name + " noted twice")
-	}
-	opNotes[name] = note
-}
+func noteOp(name, note string) { opNotes.Add("onnx", note, name) }
 
 // SupportedOpInfo returns every supported op, sorted by name.
 func SupportedOpInfo() []OpInfo {

@@ -294,7 +294,7 @@ func (im *importer) fuseQDQ(c *nodeCtx, g *qdqGroup) (bool, error) {
 		if bias != nil {
 			ins = append(ins, im.g.AddConst(c.Output(0)+"_bias", bias))
 		}
-		acc = e.op("conv_integer", "", attrs, ins...)
+		acc = e.Op("conv_integer", "", attrs, ins...)
 		axis = 1
 	default:
 		b := wv
@@ -303,11 +303,11 @@ func (im *importer) fuseQDQ(c *nodeCtx, g *qdqGroup) (bool, error) {
 			// constant weights are transposed here: the integer kernels read constant weights
 			b = im.g.AddConst(c.Output(0)+"_wT", transposed(wv.Data.Decoded()))
 		case transB:
-			b = e.op("transpose", "", nil, wv)
+			b = e.Op("transpose", "", nil, wv)
 		}
-		acc = e.op("matmul_integer", "", nil, xv, b, xz, wz)
+		acc = e.Op("matmul_integer", "", nil, xv, b, xz, wz)
 		if bias != nil && acc != nil {
-			acc = e.op("add", "", nil, acc, im.g.AddConst(c.Output(0)+"_bias", bias))
+			acc = e.Op("add", "", nil, acc, im.g.AddConst(c.Output(0)+"_bias", bias))
 		}
 		if acc != nil {
 			axis = int64(acc.Type.Rank() - 1)
@@ -323,11 +323,11 @@ func (im *importer) fuseQDQ(c *nodeCtx, g *qdqGroup) (bool, error) {
 	if lo, _, _ := ir.QuantRange(y.zp.Elem); g.relu != nil && float64(y.zp.I[0]) == lo {
 		name = c.Output(0) // saturation already clamps at the zero point
 	}
-	out := e.op("requantize", name, ir.Attrs{"axis": ir.IntAttr(axis)}, acc, mv, yz)
+	out := e.Op("requantize", name, ir.Attrs{"axis": ir.IntAttr(axis)}, acc, mv, yz)
 	if name == "" {
-		out = e.op("max", c.Output(0), nil, out, yz)
+		out = e.Op("max", c.Output(0), nil, out, yz)
 	}
-	e.out(0, out)
+	e.Out(0, out)
 	return e.err == nil, e.err
 }
 

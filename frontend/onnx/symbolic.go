@@ -45,15 +45,15 @@ func (c *nodeCtx) SetSym(i int, elem ir.DType, shape []int64, vals []volume.Aff)
 // symbolicOps evaluate a node on symbolic inputs. They return ok=false when the node does
 // not fit (the importer then imports it as ops on materialised values).
 var symbolicOps = map[string]func(c *nodeCtx, in []*symTensor) bool{
-	"Identity":  symUnary(func(a volume.Aff) (volume.Aff, bool) { return a, true }),
-	"Neg":       symUnary(func(a volume.Aff) (volume.Aff, bool) { return a.Neg(), true }),
+	"Identity":  kit.SymUnary[*nodeCtx](func(a volume.Aff) (volume.Aff, bool) { return a, true }),
+	"Neg":       kit.SymUnary[*nodeCtx](func(a volume.Aff) (volume.Aff, bool) { return a.Neg(), true }),
 	"Cast":      symCast,
-	"Add":       symBinary(kit.Add),
-	"Sub":       symBinary(kit.Sub),
-	"Mul":       symBinary(kit.Mul),
-	"Div":       symBinary(kit.FloorDiv),
+	"Add":       kit.SymBinary[*nodeCtx](kit.Add),
+	"Sub":       kit.SymBinary[*nodeCtx](kit.Sub),
+	"Mul":       kit.SymBinary[*nodeCtx](kit.Mul),
+	"Div":       kit.SymBinary[*nodeCtx](kit.FloorDiv),
 	"Gather":    symGather,
-	"Concat":    symConcat,
+	"Concat":    kit.SymConcat[*nodeCtx],
 	"Slice":     symSlice,
 	"Squeeze":   symReshapeLike,
 	"Unsqueeze": symReshapeLike,
@@ -86,57 +86,16 @@ func (im *importer) trySymbolic(c *nodeCtx) bool {
 	return ok && anySym && f(c, in)
 }
 
-func symUnary(f func(volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in []*symTensor) bool {
-	return func(c *nodeCtx, in []*symTensor) bool {
-		out := make([]volume.Aff, len(in[0].Vals))
-		for i, v := range in[0].Vals {
-			r, ok := f(v)
-			if !ok {
-				return false
-			}
-			out[i] = r
-		}
-		c.SetSym(0, in[0].Elem, in[0].Shape, out)
-		return true
-	}
-}
-
 func symCast(c *nodeCtx, in []*symTensor) bool {
 	to, err := DType(int32(c.AttrInt("to", 0)))
-	if err != nil || to.IsFloat() || to == ir.Bool {
-		return false
-	}
-	c.SetSym(0, to, in[0].Shape, in[0].Vals)
-	return true
-}
-
-// symBinary applies f with numpy broadcasting of scalars and equal shapes.
-func symBinary(f func(a, b volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in []*symTensor) bool {
-	return func(c *nodeCtx, in []*symTensor) bool { return symBroadcast(c, in, f, ir.Invalid) }
-}
-
-// symBroadcast sets output 0 to f applied elementwise to in[0] and in[1] (scalars broadcast,
-// otherwise equal sizes), with element type elem (Invalid: in[0]'s).
-func symBroadcast(c *nodeCtx, in []*symTensor, f func(a, b volume.Aff) (volume.Aff, bool), elem ir.DType) bool {
-	if len(in) != 2 {
-		return false
-	}
-	shape, out, ok := kit.Broadcast(in[0], in[1], f)
-	if !ok {
-		return false
-	}
-	if elem == ir.Invalid {
-		elem = in[0].Elem
-	}
-	c.SetSym(0, elem, shape, out)
-	return true
+	return err == nil && kit.SymCast(c, in, to)
 }
 
 // symEqual compares shape values. Two expressions are equal when their difference is 0, and
 // different when the difference has one sign for every value of the symbolic dims (which are
 // never negative): the exporters' Expand(x, Where(Equal(shape, -1), 1, shape)) idiom.
 func symEqual(c *nodeCtx, in []*symTensor) bool {
-	return symBroadcast(c, in, func(a, b volume.Aff) (volume.Aff, bool) {
+	return kit.SymBroadcast(c, in, func(a, b volume.Aff) (volume.Aff, bool) {
 		d := a.Sub(b)
 		switch {
 		case isZeroAff(d):
@@ -215,15 +174,6 @@ func symGather(c *nodeCtx, in []*symTensor) bool {
 		out[i] = data.Vals[k]
 	}
 	c.SetSym(0, data.Elem, idx.Shape, out)
-	return true
-}
-
-func symConcat(c *nodeCtx, in []*symTensor) bool {
-	out, ok := kit.Concat(in)
-	if !ok {
-		return false
-	}
-	c.SetSym(0, in[0].Elem, []int64{int64(len(out))}, out)
 	return true
 }
 

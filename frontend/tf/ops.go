@@ -7,6 +7,8 @@ package tf
 import (
 	"fmt"
 
+	kit "github.com/graphc/graphc/frontend/importer"
+
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -43,10 +45,10 @@ func simple(kind string, n int) func(c *nodeCtx) error {
 		e := c.emitter()
 		var ins []*ir.Value
 		for i := 0; i < n; i++ {
-			ins = append(ins, e.in(i))
+			ins = append(ins, e.In(i))
 		}
-		e.out(0, e.op(kind, true, nil, ins...))
-		return e.done()
+		e.Out(0, e.Op(kind, e.Base, nil, ins...))
+		return e.Done()
 	}
 }
 
@@ -85,9 +87,9 @@ func importPlaceholder(c *nodeCtx) error {
 			t.Shape = append(t.Shape, volume.AffConst(d.Size))
 			continue
 		}
-		name := fmt.Sprintf("%s_d%d", sanitize(c.Name()), i)
+		name := fmt.Sprintf("%s_d%d", kit.Ident(c.Name()), i)
 		if d.Name != "" {
-			name = sanitize(d.Name)
+			name = kit.Ident(d.Name)
 		}
 		t.Shape = append(t.Shape, c.im.dims.Extent(name, name))
 	}
@@ -96,16 +98,6 @@ func importPlaceholder(c *nodeCtx) error {
 	}
 	c.SetOutput(0, c.im.g.AddInput(c.Name(), t))
 	return nil
-}
-
-func sanitize(s string) string {
-	b := []byte(s)
-	for i, ch := range b {
-		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || i > 0 && ch >= '0' && ch <= '9') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }
 
 func importConst(c *nodeCtx) error {

@@ -34,7 +34,7 @@ func importMatMul(ta, tb string, batch bool) func(c *nodeCtx) error {
 			return fmt.Errorf("%w: expected 2 inputs, got %d", ErrInvalid, c.NumInputs())
 		}
 		e := c.emitter()
-		a, b := e.in(0), e.in(1)
+		a, b := e.In(0), e.In(1)
 		if e.err != nil {
 			return e.err
 		}
@@ -50,15 +50,15 @@ func importMatMul(ta, tb string, batch bool) func(c *nodeCtx) error {
 		if to, ok, err := c.AttrType("Tout"); err != nil {
 			return err
 		} else if ok {
-			a, b = e.cast(a, to, false), e.cast(b, to, false)
+			a, b = e.Cast(a, to, ""), e.Cast(b, to, "")
 		}
 		if a.Type.Elem != b.Type.Elem {
 			return fmt.Errorf("%w: operand types differ: %s and %s", ErrInvalid, a.Type, b.Type)
 		}
 		trA, trB := c.AttrBool(ta, false), c.AttrBool(tb, false)
 		if !trA && !trB {
-			e.out(0, e.op("matmul", true, nil, a, b))
-			return e.done()
+			e.Out(0, e.Op("matmul", e.Base, nil, a, b))
+			return e.Done()
 		}
 		lhs, rhs := "ik", "kj"
 		if trA {
@@ -72,8 +72,8 @@ func importMatMul(ta, tb string, batch bool) func(c *nodeCtx) error {
 			pre = "..."
 		}
 		eq := pre + lhs + "," + pre + rhs + "->" + pre + "ij"
-		e.out(0, e.op("einsum", true, ir.Attrs{"equation": ir.StringAttr(eq)}, a, b))
-		return e.done()
+		e.Out(0, e.Op("einsum", e.Base, ir.Attrs{"equation": ir.StringAttr(eq)}, a, b))
+		return e.Done()
 	}
 }
 
@@ -83,7 +83,7 @@ func importBiasAdd(c *nodeCtx) error {
 		return fmt.Errorf("%w: expected 2 inputs, got %d", ErrInvalid, c.NumInputs())
 	}
 	e := c.emitter()
-	x, b := e.in(0), e.in(1)
+	x, b := e.In(0), e.In(1)
 	if e.err != nil {
 		return e.err
 	}
@@ -107,10 +107,10 @@ func importBiasAdd(c *nodeCtx) error {
 	}
 	if ch != x.Type.Rank()-1 {
 		// [C] → [C, 1, …, 1] so that numpy broadcasting aligns it with dim 1
-		b = e.unitDims(b, x.Type.Rank()-1-ch)
+		b = e.UnitDims(b, x.Type.Rank()-1-ch)
 	}
-	e.out(0, e.op("add", true, nil, x, b))
-	return e.done()
+	e.Out(0, e.Op("add", e.Base, nil, x, b))
+	return e.Done()
 }
 
 func importBandPart(c *nodeCtx) error {
@@ -126,6 +126,6 @@ func importBandPart(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	e.out(0, e.op("band_part", true, ir.Attrs{"lower": ir.IntAttr(lo), "upper": ir.IntAttr(up)}, e.in(0)))
-	return e.done()
+	e.Out(0, e.Op("band_part", e.Base, ir.Attrs{"lower": ir.IntAttr(lo), "upper": ir.IntAttr(up)}, e.In(0)))
+	return e.Done()
 }

@@ -126,7 +126,7 @@ func importConv2D(depthwise bool) func(c *nodeCtx) error {
 			return err
 		}
 		e := c.emitter()
-		x, f := e.in(0), e.in(1)
+		x, f := e.In(0), e.In(1)
 		if e.err != nil {
 			return e.err
 		}
@@ -162,26 +162,26 @@ func importConv2D(depthwise bool) func(c *nodeCtx) error {
 				return fmt.Errorf("%w: the filter %s does not match the %d input channels", ErrInvalid, f.Type, ch)
 			}
 			group = ch
-			w = e.transpose(f, []int64{2, 3, 0, 1}, false)
-			w = e.reshape(w, []volume.Aff{volume.AffConst(fs[2] * fs[3]), volume.AffConst(1), volume.AffConst(fs[0]), volume.AffConst(fs[1])}, false)
+			w = e.Transpose(f, []int64{2, 3, 0, 1}, "")
+			w = e.Reshape(w, []volume.Aff{volume.AffConst(fs[2] * fs[3]), volume.AffConst(1), volume.AffConst(fs[0]), volume.AffConst(fs[1])}, "")
 		} else {
 			// [kh, kw, C/group, M] → [M, C/group, kh, kw]
 			if fs[2] <= 0 || ch < fs[2] || ch%fs[2] != 0 || fs[3]%(ch/fs[2]) != 0 {
 				return fmt.Errorf("%w: the filter %s does not divide the %d input channels into groups", ErrInvalid, f.Type, ch)
 			}
 			group = ch / fs[2]
-			w = e.transpose(f, []int64{3, 2, 0, 1}, false)
+			w = e.Transpose(f, []int64{3, 2, 0, 1}, "")
 		}
 		if l.nhwc {
-			x = e.transpose(x, toNCHW, false)
+			x = e.Transpose(x, toNCHW, "")
 		}
 		attrs := ir.Attrs{"strides": listAttr(s, 1), "dilations": listAttr(d, 1), "pads": listAttr(pads, 0), "group": ir.IntAttr(group)}
-		y := e.op("conv", !l.nhwc, attrs, x, w)
+		y := e.Op("conv", e.NameIf(!l.nhwc), attrs, x, w)
 		if l.nhwc {
-			y = e.transpose(y, fromNCHW, true)
+			y = e.Transpose(y, fromNCHW, e.Base)
 		}
-		e.out(0, y)
-		return e.done()
+		e.Out(0, y)
+		return e.Done()
 	}
 }
 
@@ -217,9 +217,9 @@ func importPool(kind string, v2 bool) func(c *nodeCtx) error {
 			return err
 		}
 		e := c.emitter()
-		x := e.in(0)
+		x := e.In(0)
 		if x == nil {
-			return e.done()
+			return e.Done()
 		}
 		if x.Type.Rank() != 4 {
 			return fmt.Errorf("%w: input must be 4-D, got %s", ErrInvalid, x.Type)
@@ -230,17 +230,17 @@ func importPool(kind string, v2 bool) func(c *nodeCtx) error {
 			return err
 		}
 		if l.nhwc {
-			x = e.transpose(x, toNCHW, false)
+			x = e.Transpose(x, toNCHW, "")
 		}
 		attrs := ir.Attrs{"kernel": ir.IntsAttr(k...), "strides": listAttr(s, 1), "pads": listAttr(pads, 0)}
 		if kind == "avg_pool" {
 			attrs["count_include_pad"] = ir.IntAttr(0)
 		}
-		y := e.op(kind, !l.nhwc, attrs, x)
+		y := e.Op(kind, e.NameIf(!l.nhwc), attrs, x)
 		if l.nhwc {
-			y = e.transpose(y, fromNCHW, true)
+			y = e.Transpose(y, fromNCHW, e.Base)
 		}
-		e.out(0, y)
-		return e.done()
+		e.Out(0, y)
+		return e.Done()
 	}
 }

@@ -57,7 +57,7 @@ func importGather(v2 bool) func(c *nodeCtx) error {
 			return fmt.Errorf("%w: batch_dims = %d", ErrUnsupported, bd)
 		}
 		e := c.emitter()
-		x, idx := e.in(0), e.in(1)
+		x, idx := e.In(0), e.In(1)
 		if e.err != nil {
 			return e.err
 		}
@@ -68,8 +68,8 @@ func importGather(v2 bool) func(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
-		e.out(0, e.op("gather", true, ir.Attrs{"axis": ir.IntAttr(int64(ax[0]))}, x, idx))
-		return e.done()
+		e.Out(0, e.Op("gather", e.Base, ir.Attrs{"axis": ir.IntAttr(int64(ax[0]))}, x, idx))
+		return e.Done()
 	}
 }
 
@@ -82,15 +82,15 @@ func importTile(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	if len(reps) != x.Type.Rank() {
 		return fmt.Errorf("%w: %d multiples for an input of rank %d", ErrInvalid, len(reps), x.Type.Rank())
 	}
-	e.out(0, e.op("tile", true, ir.Attrs{"repeats": ir.IntsAttr(reps...)}, x))
-	return e.done()
+	e.Out(0, e.Op("tile", e.Base, ir.Attrs{"repeats": ir.IntsAttr(reps...)}, x))
+	return e.Done()
 }
 
 // importSplit: Split(axis, value) into num_split equal parts, or SplitV(value, size_splits,
@@ -109,9 +109,9 @@ func importSplit(v bool) func(c *nodeCtx) error {
 			return err
 		}
 		e := c.emitter()
-		x := e.in(valueIn)
+		x := e.In(valueIn)
 		if x == nil {
-			return e.done()
+			return e.Done()
 		}
 		ax, err := resolveAxes([]int64{axis}, x.Type.Rank())
 		if err != nil {
@@ -154,15 +154,15 @@ func importSplit(v bool) func(c *nodeCtx) error {
 			}
 		}
 		if len(sizes) == 1 {
-			e.out(0, e.op("identity", true, nil, x))
-			return e.done()
+			e.Out(0, e.Op("identity", e.Base, nil, x))
+			return e.Done()
 		}
 		start := int64(0)
 		for port, s := range sizes {
-			e.out(port, e.slice(x, []axisSlice{{ax[0], start, start + s, 1}}, false))
+			e.Out(port, e.slice(x, []axisSlice{{ax[0], start, start + s, 1}}, ""))
 			start += s
 		}
-		return e.done()
+		return e.Done()
 	}
 }
 
@@ -171,7 +171,7 @@ func importUnpack(c *nodeCtx) error {
 	e := c.emitter()
 	x := unary(c, e)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	ax, err := resolveAxes([]int64{c.AttrInt("axis", 0)}, x.Type.Rank())
 	if err != nil {
@@ -186,10 +186,10 @@ func importUnpack(c *nodeCtx) error {
 	}
 	shape := append(append([]volume.Aff(nil), x.Type.Shape[:ax[0]]...), x.Type.Shape[ax[0]+1:]...)
 	for k := int64(0); k < n; k++ {
-		y := e.slice(x, []axisSlice{{ax[0], k, k + 1, 1}}, false)
-		e.out(int(k), e.reshape(y, shape, false))
+		y := e.slice(x, []axisSlice{{ax[0], k, k + 1, 1}}, "")
+		e.Out(int(k), e.Reshape(y, shape, ""))
 	}
-	return e.done()
+	return e.Done()
 }
 
 // importFill: a tensor of shape dims whose elements are value.
@@ -216,8 +216,8 @@ func importFill(c *nodeCtx) error {
 		t.Shape = append(t.Shape, volume.AffConst(d))
 	}
 	e := c.emitter()
-	e.out(0, e.op("fill", true, ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(v.Float(0))}))
-	return e.done()
+	e.Out(0, e.Op("fill", e.Base, ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(v.Float(0))}))
+	return e.Done()
 }
 
 func importFillLike(value float64) func(c *nodeCtx) error {
@@ -225,10 +225,10 @@ func importFillLike(value float64) func(c *nodeCtx) error {
 		e := c.emitter()
 		x := unary(c, e)
 		if x == nil {
-			return e.done()
+			return e.Done()
 		}
-		e.out(0, e.op("fill", true, ir.Attrs{"type": ir.StringAttr(x.Type.String()), "value": ir.FloatAttr(value)}))
-		return e.done()
+		e.Out(0, e.Op("fill", e.Base, ir.Attrs{"type": ir.StringAttr(x.Type.String()), "value": ir.FloatAttr(value)}))
+		return e.Done()
 	}
 }
 

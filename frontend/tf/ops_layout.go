@@ -8,6 +8,8 @@ package tf
 import (
 	"fmt"
 
+	kit "github.com/graphc/graphc/frontend/importer"
+
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -30,29 +32,6 @@ func init() {
 	noteOp("a value known at import: constant, or quasi-affine in the symbolic dims (materialised as a values op when read as data)", "Shape")
 }
 
-// numElements returns the element count of shape as a constant times at most one non-constant
-// extent, whose constant factor (2N = 2·N) joins c (sym is the zero Aff and ok=true when all
-// are static; ok=false with two or more).
-func numElements(shape []volume.Aff) (c int64, sym volume.Aff, hasSym, ok bool) {
-	c = 1
-	for _, d := range shape {
-		if v, isConst := d.IsConst(); isConst {
-			c *= v
-			continue
-		}
-		if hasSym {
-			return 0, sym, true, false
-		}
-		hasSym = true
-		sym = d
-		if d.Const == 0 && len(d.Floors) == 0 && len(d.Params) == 1 && len(d.Dims) == 0 && d.Params[0].Coef > 0 {
-			c *= d.Params[0].Coef
-			sym = volume.AffParam(d.Params[0].Name)
-		}
-	}
-	return c, sym, hasSym, true
-}
-
 func importReshape(c *nodeCtx) error {
 	if c.NumInputs() != 2 {
 		return fmt.Errorf("%w: expected 2 inputs (tensor, shape), got %d", ErrInvalid, c.NumInputs())
@@ -62,68 +41,55 @@ func importReshape(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	shape, err := reshapeExtents(x.Type.Shape, want)
 	if err != nil {
 		return err
 	}
-	e.out(0, e.reshape(x, shape, true))
-	return e.done()
+	e.Out(0, e.Reshape(x, shape, e.Base))
+	return e.Done()
 }
 
 // reshapeExtents resolves a Reshape shape (at most one -1; extents may be symbolic, as computed
-// from Shape) against the input extents. Element counts are compared as a constant times at
-// most one symbolic extent.
+// from Shape) against the input extents: the -1 is inferred as in every format
+// (kit.InferExtent), and without one the element counts must agree.
 func reshapeExtents(in []volume.Aff, want []volume.Aff) ([]volume.Aff, error) {
 	out := append([]volume.Aff(nil), want...)
 	infer := -1
+	var rest []volume.Aff // the extents other than the inferred one
 	for i, d := range want {
 		if c, ok := d.IsConst(); ok && c < 0 {
 			if c != -1 || infer >= 0 {
 				return nil, fmt.Errorf("%w: shape %s has extent %d (only one -1 may be inferred)", ErrInvalid, extentsString(want), c)
 			}
 			infer = i
+			continue
 		}
+		rest = append(rest, d)
 	}
-	var rest []volume.Aff // the extents other than the inferred one
-	for i, d := range want {
-		if i != infer {
-			rest = append(rest, d)
+	if infer >= 0 {
+		d, err := kit.InferExtent(in, rest, ErrInvalid)
+		if err != nil {
+			return nil, fmt.Errorf("reshape of %s to %s: %w", extentsString(in), extentsString(want), err)
 		}
+		out[infer] = d
+		return out, nil
 	}
-	total, sym, hasSym, ok := numElements(in)
-	known, wsym, wHasSym, wok := numElements(rest)
-	if !ok || !wok {
-		return nil, fmt.Errorf("%w: reshape of %s to %s multiplies symbolic extents (bind them with --dim)", ErrUnsupported, extentsString(in), extentsString(want))
+	total, err := kit.ExtentProduct(in)
+	if err != nil {
+		return nil, err
 	}
-	if wHasSym && (!hasSym || !wsym.Equal(sym)) {
-		return nil, fmt.Errorf("%w: shape %s does not match the input %s", ErrInvalid, extentsString(want), extentsString(in))
+	known, err := kit.ExtentProduct(want)
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case infer < 0 && (hasSym != wHasSym || total != known):
-		return nil, fmt.Errorf("%w: shape %s has %s elements, the input %s has %s", ErrInvalid, extentsString(want), countString(known, wsym, wHasSym), extentsString(in), countString(total, sym, hasSym))
-	case infer < 0:
-	case known == 0:
-		return nil, fmt.Errorf("%w: shape %s infers -1 next to a zero extent", ErrInvalid, extentsString(want))
-	case total%known != 0:
-		return nil, fmt.Errorf("%w: shape %s does not divide the input %s", ErrInvalid, extentsString(want), extentsString(in))
-	case hasSym && !wHasSym:
-		out[infer] = sym.Mul(total / known)
-	default:
-		out[infer] = volume.AffConst(total / known)
+	if !total.Equal(known) {
+		return nil, fmt.Errorf("%w: shape %s has %s elements, the input %s has %s", ErrInvalid, extentsString(want), known.String(), extentsString(in), total.String())
 	}
 	return out, nil
-}
-
-// countString prints c times sym.
-func countString(c int64, sym volume.Aff, hasSym bool) string {
-	if !hasSym {
-		return fmt.Sprint(c)
-	}
-	return sym.Mul(c).String()
 }
 
 func importTranspose(c *nodeCtx) error {
@@ -135,9 +101,9 @@ func importTranspose(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	if len(perm) != x.Type.Rank() {
 		return fmt.Errorf("%w: perm %v for an input of rank %d", ErrInvalid, perm, x.Type.Rank())
@@ -148,8 +114,8 @@ func importTranspose(c *nodeCtx) error {
 			perm[i] = p + int64(len(perm))
 		}
 	}
-	e.out(0, e.transpose(x, perm, true))
-	return e.done()
+	e.Out(0, e.Transpose(x, perm, e.Base))
+	return e.Done()
 }
 
 // importSqueeze drops the dims of extent 1 named by squeeze_dims (all of them when empty).
@@ -157,7 +123,7 @@ func importSqueeze(c *nodeCtx) error {
 	e := c.emitter()
 	x := unary(c, e)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	r := x.Type.Rank()
 	drop := map[int]bool{}
@@ -185,8 +151,8 @@ func importSqueeze(c *nodeCtx) error {
 			shape = append(shape, d)
 		}
 	}
-	e.out(0, e.reshape(x, shape, true))
-	return e.done()
+	e.Out(0, e.Reshape(x, shape, e.Base))
+	return e.Done()
 }
 
 // importExpandDims inserts a dim of extent 1 at dim (negative counts from the end of the
@@ -200,22 +166,22 @@ func importExpandDims(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
-	e.out(0, e.insertAxis(x, dim, true))
-	return e.done()
+	e.Out(0, e.insertAxis(x, dim, e.Base))
+	return e.Done()
 }
 
 // insertAxis inserts a unit dim at axis (in [-rank-1, rank]) of v.
-func (e *emitter) insertAxis(v *ir.Value, axis int64, final bool) *ir.Value {
+func (e *emitter) insertAxis(v *ir.Value, axis int64, name string) *ir.Value {
 	if v == nil || e.err != nil {
 		return nil
 	}
 	r := int64(v.Type.Rank())
 	if axis < -r-1 || axis > r {
-		e.fail(fmt.Errorf("%w: axis %d out of range for inserting into rank %d", ErrInvalid, axis, r))
+		e.Fail(fmt.Errorf("%w: axis %d out of range for inserting into rank %d", ErrInvalid, axis, r))
 		return nil
 	}
 	if axis < 0 {
@@ -224,7 +190,7 @@ func (e *emitter) insertAxis(v *ir.Value, axis int64, final bool) *ir.Value {
 	shape := append([]volume.Aff(nil), v.Type.Shape[:axis]...)
 	shape = append(shape, volume.AffConst(1))
 	shape = append(shape, v.Type.Shape[axis:]...)
-	return e.reshape(v, shape, final)
+	return e.Reshape(v, shape, name)
 }
 
 // importConcat: ConcatV2 takes the values then the axis; Concat the axis first.
@@ -245,20 +211,20 @@ func importConcat(axisFirst bool) func(c *nodeCtx) error {
 		e := c.emitter()
 		var vals []*ir.Value
 		for i := first; i < first+n-1; i++ {
-			vals = append(vals, e.in(i))
+			vals = append(vals, e.In(i))
 		}
 		if e.err != nil {
 			return e.err
 		}
 		if len(vals) == 1 {
-			e.out(0, e.op("identity", true, nil, vals[0]))
-			return e.done()
+			e.Out(0, e.Op("identity", e.Base, nil, vals[0]))
+			return e.Done()
 		}
 		if _, err := resolveAxes([]int64{axis}, vals[0].Type.Rank()); err != nil {
 			return err
 		}
-		e.out(0, e.op("concat", true, ir.Attrs{"axis": ir.IntAttr(axis)}, vals...))
-		return e.done()
+		e.Out(0, e.Op("concat", e.Base, ir.Attrs{"axis": ir.IntAttr(axis)}, vals...))
+		return e.Done()
 	}
 }
 
@@ -272,17 +238,17 @@ func importPack(c *nodeCtx) error {
 	e := c.emitter()
 	var vals []*ir.Value
 	for i := 0; i < n; i++ {
-		vals = append(vals, e.insertAxis(e.in(i), axis, n == 1))
+		vals = append(vals, e.insertAxis(e.In(i), axis, e.NameIf(n == 1)))
 	}
 	if e.err != nil || n == 1 {
-		e.out(0, vals[0])
-		return e.done()
+		e.Out(0, vals[0])
+		return e.Done()
 	}
 	if axis < 0 {
 		axis += int64(vals[0].Type.Rank())
 	}
-	e.out(0, e.op("concat", true, ir.Attrs{"axis": ir.IntAttr(axis)}, vals...))
-	return e.done()
+	e.Out(0, e.Op("concat", e.Base, ir.Attrs{"axis": ir.IntAttr(axis)}, vals...))
+	return e.Done()
 }
 
 // importShape returns the shape of its input as a value known at import (symbolic extents
@@ -291,7 +257,7 @@ func importShape(c *nodeCtx) error {
 	e := c.emitter()
 	x := unary(c, e)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	to := ir.I32
 	if t, ok, err := c.AttrType("out_type"); err != nil {

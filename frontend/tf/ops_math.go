@@ -55,10 +55,10 @@ func init() {
 // unary returns the node's single input.
 func unary(c *nodeCtx, e *emitter) *ir.Value {
 	if c.NumInputs() != 1 {
-		e.fail(fmt.Errorf("%w: expected 1 input, got %d", ErrInvalid, c.NumInputs()))
+		e.Fail(fmt.Errorf("%w: expected 1 input, got %d", ErrInvalid, c.NumInputs()))
 		return nil
 	}
-	return e.in(0)
+	return e.In(0)
 }
 
 // importRelu6: min(max(x, 0), 6).
@@ -66,27 +66,27 @@ func importRelu6(c *nodeCtx) error {
 	e := c.emitter()
 	x := unary(c, e)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	t := x.Type.Elem
-	e.out(0, e.op("min", true, nil, e.op("max", false, nil, x, e.scalar(t, 0)), e.scalar(t, 6)))
-	return e.done()
+	e.Out(0, e.Op("min", e.Base, nil, e.Op("max", "", nil, x, e.Scalar(t, 0)), e.Scalar(t, 6)))
+	return e.Done()
 }
 
 // importRsqrt: 1 / sqrt(x).
 func importRsqrt(c *nodeCtx) error {
 	e := c.emitter()
 	x := unary(c, e)
-	e.out(0, e.op("reciprocal", true, nil, e.op("sqrt", false, nil, x)))
-	return e.done()
+	e.Out(0, e.Op("reciprocal", e.Base, nil, e.Op("sqrt", "", nil, x)))
+	return e.Done()
 }
 
 // importSquare: x * x.
 func importSquare(c *nodeCtx) error {
 	e := c.emitter()
 	x := unary(c, e)
-	e.out(0, e.op("mul", true, nil, x, x))
-	return e.done()
+	e.Out(0, e.Op("mul", e.Base, nil, x, x))
+	return e.Done()
 }
 
 // importSquaredDifference: (x - y) * (x - y).
@@ -95,16 +95,16 @@ func importSquaredDifference(c *nodeCtx) error {
 		return fmt.Errorf("%w: expected 2 inputs, got %d", ErrInvalid, c.NumInputs())
 	}
 	e := c.emitter()
-	d := e.op("sub", false, nil, e.in(0), e.in(1))
-	e.out(0, e.op("mul", true, nil, d, d))
-	return e.done()
+	d := e.Op("sub", "", nil, e.In(0), e.In(1))
+	e.Out(0, e.Op("mul", e.Base, nil, d, d))
+	return e.Done()
 }
 
 func importLeakyRelu(c *nodeCtx) error {
 	e := c.emitter()
 	x := unary(c, e)
-	e.out(0, e.op("leaky_relu", true, ir.Attrs{"alpha": ir.FloatAttr(float64(c.AttrFloat("alpha", 0.2)))}, x))
-	return e.done()
+	e.Out(0, e.Op("leaky_relu", e.Base, ir.Attrs{"alpha": ir.FloatAttr(float64(c.AttrFloat("alpha", 0.2)))}, x))
+	return e.Done()
 }
 
 // importSelu uses TensorFlow's constants (as float32, the precision its kernels use).
@@ -112,8 +112,8 @@ func importSelu(c *nodeCtx) error {
 	e := c.emitter()
 	x := unary(c, e)
 	const alpha, scale = float32(1.6732632423543772848170429916717), float32(1.0507009873554804934193349852946)
-	e.out(0, e.op("selu", true, ir.Attrs{"alpha": ir.FloatAttr(float64(alpha)), "gamma": ir.FloatAttr(float64(scale))}, x))
-	return e.done()
+	e.Out(0, e.Op("selu", e.Base, ir.Attrs{"alpha": ir.FloatAttr(float64(alpha)), "gamma": ir.FloatAttr(float64(scale))}, x))
+	return e.Done()
 }
 
 // importAddN sums its inputs left to right.
@@ -123,15 +123,15 @@ func importAddN(c *nodeCtx) error {
 		return fmt.Errorf("%w: no inputs", ErrInvalid)
 	}
 	e := c.emitter()
-	acc := e.in(0)
+	acc := e.In(0)
 	for i := 1; i < n; i++ {
-		acc = e.op("add", i == n-1, nil, acc, e.in(i))
+		acc = e.Op("add", e.NameIf(i == n-1), nil, acc, e.In(i))
 	}
 	if n == 1 {
-		acc = e.op("identity", true, nil, acc)
+		acc = e.Op("identity", e.Base, nil, acc)
 	}
-	e.out(0, acc)
-	return e.done()
+	e.Out(0, acc)
+	return e.Done()
 }
 
 // importCast converts to DstT (float to integer truncates toward zero, as static_cast does).
@@ -144,8 +144,8 @@ func importCast(c *nodeCtx) error {
 		return fmt.Errorf("%w: Cast without a DstT attribute", ErrInvalid)
 	}
 	e := c.emitter()
-	e.out(0, e.cast(unary(c, e), to, true))
-	return e.done()
+	e.Out(0, e.Cast(unary(c, e), to, e.Base))
+	return e.Done()
 }
 
 // importSoftmax: exp(x - max) / sum(exp(x - max)) over the last axis, or (x - max) -
@@ -155,22 +155,22 @@ func importSoftmax(logSoftmax bool) func(c *nodeCtx) error {
 		e := c.emitter()
 		x := unary(c, e)
 		if x == nil {
-			return e.done()
+			return e.Done()
 		}
 		r := x.Type.Rank()
 		if r == 0 {
 			return fmt.Errorf("%w: logits must have rank >= 1, got %s", ErrInvalid, x.Type)
 		}
 		keep := ir.Attrs{"axes": ir.IntsAttr(int64(r - 1)), "keepdims": ir.IntAttr(1)}
-		m := e.op("reduce_max", false, keep, x)
-		d := e.op("sub", false, nil, x, m)
-		ex := e.op("exp", false, nil, d)
-		s := e.op("reduce_sum", false, keep, ex)
+		m := e.Op("reduce_max", "", keep, x)
+		d := e.Op("sub", "", nil, x, m)
+		ex := e.Op("exp", "", nil, d)
+		s := e.Op("reduce_sum", "", keep, ex)
 		if logSoftmax {
-			e.out(0, e.op("sub", true, nil, d, e.op("log", false, nil, s)))
+			e.Out(0, e.Op("sub", e.Base, nil, d, e.Op("log", "", nil, s)))
 		} else {
-			e.out(0, e.op("div", true, nil, ex, s))
+			e.Out(0, e.Op("div", e.Base, nil, ex, s))
 		}
-		return e.done()
+		return e.Done()
 	}
 }

@@ -25,10 +25,10 @@ func importFusedBatchNorm(c *nodeCtx) error {
 		return fmt.Errorf("%w: is_training = true (batch statistics); frozen inference graphs set it to false", ErrUnsupported)
 	}
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	var params []*ir.Value
 	for i := 1; i < 5; i++ {
-		params = append(params, e.in(i))
+		params = append(params, e.In(i))
 	}
 	if e.err != nil {
 		return e.err
@@ -41,26 +41,26 @@ func importFusedBatchNorm(c *nodeCtx) error {
 		if params[i].Type.Rank() != 1 {
 			return fmt.Errorf("%w: input #%d must be 1-D, got %s", ErrInvalid, i+1, params[i].Type)
 		}
-		params[i] = e.cast(params[i], x.Type.Elem, false)
+		params[i] = e.Cast(params[i], x.Type.Elem, "")
 	}
 	eps := ir.Attrs{"epsilon": ir.FloatAttr(float64(c.AttrFloat("epsilon", 1e-4)))}
 	format := c.AttrString("data_format", "NHWC")
 	r := x.Type.Rank()
 	switch format {
 	case "NCHW", "NCDHW":
-		e.out(0, e.op("batch_norm", true, eps, append([]*ir.Value{x}, params...)...))
+		e.Out(0, e.Op("batch_norm", e.Base, eps, append([]*ir.Value{x}, params...)...))
 	case "NHWC", "NDHWC":
 		if r < 2 {
 			return fmt.Errorf("%w: x must have rank >= 2, got %s", ErrInvalid, x.Type)
 		}
 		toFirst, toLast := channelPerms(r)
-		xt := e.transpose(x, toFirst, false)
-		y := e.op("batch_norm", false, eps, append([]*ir.Value{xt}, params...)...)
-		e.out(0, e.transpose(y, toLast, true))
+		xt := e.Transpose(x, toFirst, "")
+		y := e.Op("batch_norm", "", eps, append([]*ir.Value{xt}, params...)...)
+		e.Out(0, e.Transpose(y, toLast, e.Base))
 	default:
 		return fmt.Errorf("%w: data_format %q (want NHWC or NCHW)", ErrInvalid, format)
 	}
-	return e.done()
+	return e.Done()
 }
 
 // channelPerms returns the permutations that move the last dim to position 1 (NHWC → NCHW)

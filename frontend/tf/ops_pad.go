@@ -43,9 +43,9 @@ func importPad(c *nodeCtx) error {
 		value = v[0]
 	}
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	r := x.Type.Rank()
 	if len(paddings) != 2*r {
@@ -64,8 +64,8 @@ func importPad(c *nodeCtx) error {
 		case "REFLECT":
 			mode = "reflect"
 		case "SYMMETRIC":
-			e.out(0, e.symmetricPad(x, pads))
-			return e.done()
+			e.Out(0, e.symmetricPad(x, pads))
+			return e.Done()
 		default:
 			return fmt.Errorf("%w: mode %q (want REFLECT or SYMMETRIC)", ErrInvalid, m)
 		}
@@ -76,8 +76,8 @@ func importPad(c *nodeCtx) error {
 			}
 		}
 	}
-	e.out(0, e.op("pad", true, ir.Attrs{"pads": ir.IntsAttr(pads...), "mode": ir.StringAttr(mode), "value": ir.FloatAttr(value)}, x))
-	return e.done()
+	e.Out(0, e.Op("pad", e.Base, ir.Attrs{"pads": ir.IntsAttr(pads...), "mode": ir.StringAttr(mode), "value": ir.FloatAttr(value)}, x))
+	return e.Done()
 }
 
 // symmetricPad mirrors x including the edge elements: along each padded axis d,
@@ -91,7 +91,7 @@ func (e *emitter) symmetricPad(x *ir.Value, pads []int64) *ir.Value {
 		}
 	}
 	if last < 0 {
-		return e.op("identity", true, nil, x)
+		return e.Op("identity", e.Base, nil, x)
 	}
 	y := x
 	for d := 0; d <= last; d++ {
@@ -100,21 +100,21 @@ func (e *emitter) symmetricPad(x *ir.Value, pads []int64) *ir.Value {
 			continue
 		}
 		if n, ok := x.Type.Dim(d); ok && (lo > n || hi > n) {
-			e.fail(fmt.Errorf("%w: SYMMETRIC paddings %d and %d of dim %d exceed its extent %d", ErrInvalid, lo, hi, d, n))
+			e.Fail(fmt.Errorf("%w: SYMMETRIC paddings %d and %d of dim %d exceed its extent %d", ErrInvalid, lo, hi, d, n))
 			return nil
 		}
 		parts := []*ir.Value{}
 		if lo > 0 {
 			// x[lo-1], …, x[0]
-			parts = append(parts, e.slice(y, []axisSlice{{d, lo - 1, -huge, -1}}, false))
+			parts = append(parts, e.slice(y, []axisSlice{{d, lo - 1, -huge, -1}}, ""))
 		}
 		parts = append(parts, y)
 		if hi > 0 {
 			// x[n-1], …, x[n-hi] (relative to the end, so that symbolic extents work)
 			end := -hi - 1
-			parts = append(parts, e.slice(y, []axisSlice{{d, -1, end, -1}}, false))
+			parts = append(parts, e.slice(y, []axisSlice{{d, -1, end, -1}}, ""))
 		}
-		y = e.op("concat", d == last, ir.Attrs{"axis": ir.IntAttr(int64(d))}, parts...)
+		y = e.Op("concat", e.NameIf(d == last), ir.Attrs{"axis": ir.IntAttr(int64(d))}, parts...)
 	}
 	return y
 }

@@ -36,9 +36,9 @@ func importReduce(kind string, mean bool) func(c *nodeCtx) error {
 			return err
 		}
 		e := c.emitter()
-		x := e.in(0)
+		x := e.In(0)
 		if x == nil {
-			return e.done()
+			return e.Done()
 		}
 		if (c.node.Op == "All" || c.node.Op == "Any") != (x.Type.Elem == ir.Bool) {
 			return fmt.Errorf("%w: %s of %s", ErrInvalid, c.node.Op, x.Type)
@@ -51,13 +51,13 @@ func importReduce(kind string, mean bool) func(c *nodeCtx) error {
 		if c.AttrBool("keep_dims", false) {
 			keep = 1
 		}
-		y := e.op(kind, !mean, ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(keep)}, x)
+		y := e.Op(kind, e.NameIf(!mean), ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(keep)}, x)
 		if mean {
 			// integer means divide with truncation, as TensorFlow's mean reducer does
-			y = e.op("div", true, nil, y, e.count(x, axes, x.Type.Elem))
+			y = e.Op("div", e.Base, nil, y, e.Count(x, axes, x.Type.Elem))
 		}
-		e.out(0, y)
-		return e.done()
+		e.Out(0, y)
+		return e.Done()
 	}
 }
 
@@ -82,19 +82,19 @@ func importArg(kind string) func(c *nodeCtx) error {
 			return fmt.Errorf("%w: output_type %s (want int32 or int64)", ErrInvalid, to)
 		}
 		e := c.emitter()
-		x := e.in(0)
+		x := e.In(0)
 		if x == nil {
-			return e.done()
+			return e.Done()
 		}
 		ax, err := resolveAxes([]int64{axis}, x.Type.Rank())
 		if err != nil {
 			return err
 		}
-		y := e.op(kind, to == ir.I64, ir.Attrs{"axis": ir.IntAttr(int64(ax[0])), "keepdims": ir.IntAttr(0)}, x)
+		y := e.Op(kind, e.NameIf(to == ir.I64), ir.Attrs{"axis": ir.IntAttr(int64(ax[0])), "keepdims": ir.IntAttr(0)}, x)
 		if to != ir.I64 {
-			y = e.cast(y, to, true)
+			y = e.Cast(y, to, e.Base)
 		}
-		e.out(0, y)
-		return e.done()
+		e.Out(0, y)
+		return e.Done()
 	}
 }

@@ -33,19 +33,19 @@ type axisSlice struct {
 	start, end, step int64
 }
 
-func (e *emitter) slice(x *ir.Value, s []axisSlice, final bool) *ir.Value {
+func (e *emitter) slice(x *ir.Value, s []axisSlice, name string) *ir.Value {
 	if x == nil || e.err != nil {
 		return nil
 	}
 	if len(s) == 0 {
-		return e.op("identity", final, nil, x)
+		return e.Op("identity", name, nil, x)
 	}
 	var starts, ends, axes, steps []int64
 	for _, a := range s {
 		starts, ends = append(starts, a.start), append(ends, a.end)
 		axes, steps = append(axes, int64(a.axis)), append(steps, a.step)
 	}
-	return e.op("slice", final, ir.Attrs{"starts": ir.IntsAttr(starts...), "ends": ir.IntsAttr(ends...),
+	return e.Op("slice", name, ir.Attrs{"starts": ir.IntsAttr(starts...), "ends": ir.IntsAttr(ends...),
 		"axes": ir.IntsAttr(axes...), "steps": ir.IntsAttr(steps...)}, x)
 }
 
@@ -63,9 +63,9 @@ func importSlice(c *nodeCtx) error {
 		return err
 	}
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	r := x.Type.Rank()
 	if len(begin) != r || len(size) != r {
@@ -87,8 +87,8 @@ func importSlice(c *nodeCtx) error {
 		}
 		s = append(s, axisSlice{d, b, end, 1})
 	}
-	e.out(0, e.slice(x, s, true))
-	return e.done()
+	e.Out(0, e.slice(x, s, e.Base))
+	return e.Done()
 }
 
 // denseAxis is what StridedSlice does along one axis of the input.
@@ -125,9 +125,9 @@ func importStridedSlice(c *nodeCtx) error {
 		return fmt.Errorf("%w: ellipsis_mask %#b has more than one bit set", ErrInvalid, el)
 	}
 	e := c.emitter()
-	x := e.in(0)
+	x := e.In(0)
 	if x == nil {
-		return e.done()
+		return e.Done()
 	}
 	r := x.Type.Rank()
 	// the sparse entries: -1 an ellipsis, -2 a new axis, else an index into axes
@@ -192,10 +192,10 @@ func importStridedSlice(c *nodeCtx) error {
 			s = append(s, sl)
 		}
 	}
-	y := e.slice(x, s, !reshape)
+	y := e.slice(x, s, e.NameIf(!reshape))
 	if !reshape || y == nil {
-		e.out(0, y)
-		return e.done()
+		e.Out(0, y)
+		return e.Done()
 	}
 	var shape []volume.Aff
 	for _, it := range items {
@@ -205,8 +205,8 @@ func importStridedSlice(c *nodeCtx) error {
 			shape = append(shape, y.Type.Shape[it])
 		}
 	}
-	e.out(0, e.reshape(y, shape, true))
-	return e.done()
+	e.Out(0, e.Reshape(y, shape, e.Base))
+	return e.Done()
 }
 
 // resolveAxis turns one axis of a strided slice into a slice in the catalogue's convention;

@@ -7,6 +7,8 @@ package tf
 import (
 	"fmt"
 	"strings"
+
+	kit "github.com/graphc/graphc/frontend/importer"
 )
 
 // OpInfo describes one supported TensorFlow op.
@@ -16,16 +18,9 @@ type OpInfo struct {
 }
 
 // opNotes holds the notes of the ops that have one (set by noteOp from the op files).
-var opNotes = map[string]string{}
+var opNotes = kit.Notes{}
 
-func noteOp(note string, names ...string) {
-	for _, name := range names {
-		if _, ok := opNotes[name]; ok {
-			panic("tf: op " + name + " noted twice")
-		}
-		opNotes[name] = note
-	}
-}
+func noteOp(note string, names ...string) { opNotes.Add("tf", note, names...) }
 
 // SupportedOpInfo returns every supported op, sorted by name.
 func SupportedOpInfo() []OpInfo {

@@ -50,13 +50,13 @@ func (c *nodeCtx) SetSym(port int, elem ir.DType, shape []int64, vals []volume.A
 // symbolicOps evaluate a node on known inputs, some symbolic. They return false when the node
 // does not fit (it is then imported as ops on materialised values).
 var symbolicOps = map[string]func(c *nodeCtx, in []*symTensor) bool{
-	"Identity":     symIdentity,
+	"Identity":     kit.SymUnary[*nodeCtx](func(a volume.Aff) (volume.Aff, bool) { return a, true }),
 	"Cast":         symCast,
-	"Add":          symBinary(kit.Add),
-	"AddV2":        symBinary(kit.Add),
-	"Sub":          symBinary(kit.Sub),
-	"Mul":          symBinary(kit.Mul),
-	"FloorDiv":     symBinary(kit.FloorDiv),
+	"Add":          kit.SymBinary[*nodeCtx](kit.Add),
+	"AddV2":        kit.SymBinary[*nodeCtx](kit.Add),
+	"Sub":          kit.SymBinary[*nodeCtx](kit.Sub),
+	"Mul":          kit.SymBinary[*nodeCtx](kit.Mul),
+	"FloorDiv":     kit.SymBinary[*nodeCtx](kit.FloorDiv),
 	"StridedSlice": symStridedSlice,
 	"Pack":         symPack,
 	"ConcatV2":     symConcat,
@@ -77,36 +77,9 @@ func (im *importer) trySymbolic(c *nodeCtx) bool {
 	return ok && anySym && f(c, in)
 }
 
-func symIdentity(c *nodeCtx, in []*symTensor) bool {
-	if len(in) != 1 {
-		return false
-	}
-	c.SetSym(0, in[0].Elem, in[0].Shape, in[0].Vals)
-	return true
-}
-
 func symCast(c *nodeCtx, in []*symTensor) bool {
 	to, ok, err := c.AttrType("DstT")
-	if len(in) != 1 || err != nil || !ok || to.IsFloat() || to == ir.Bool {
-		return false
-	}
-	c.SetSym(0, to, in[0].Shape, in[0].Vals)
-	return true
-}
-
-// symBinary applies f elementwise to equal shapes or with a scalar operand.
-func symBinary(f func(a, b volume.Aff) (volume.Aff, bool)) func(c *nodeCtx, in []*symTensor) bool {
-	return func(c *nodeCtx, in []*symTensor) bool {
-		if len(in) != 2 {
-			return false
-		}
-		shape, out, ok := kit.Broadcast(in[0], in[1], f)
-		if !ok {
-			return false
-		}
-		c.SetSym(0, in[0].Elem, shape, out)
-		return true
-	}
+	return err == nil && ok && kit.SymCast(c, in, to)
 }
 
 // symProd multiplies the elements of a vector (reduction_indices 0): quasi-affine when at
@@ -197,10 +170,5 @@ func symConcat(c *nodeCtx, in []*symTensor) bool {
 	if ax, ok := in[len(in)-1].Vals[0].IsConst(); !ok || ax != 0 && ax != -1 {
 		return false
 	}
-	out, ok := kit.Concat(in[:len(in)-1])
-	if !ok {
-		return false
-	}
-	c.SetSym(0, in[0].Elem, []int64{int64(len(out))}, out)
-	return true
+	return kit.SymConcat(c, in[:len(in)-1])
 }

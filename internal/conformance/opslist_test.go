@@ -13,9 +13,7 @@ import (
 // TestSuiteOpsAreListed: every op of the node tests is either imported or in the list of
 // unsupported ops that docs/ops.md and `graphc ops` print.
 func TestSuiteOpsAreListed(t *testing.T) {
-	if _, err := os.Stat(suite); err != nil {
-		t.Skipf("ONNX node tests not found at %s", suite)
-	}
+	needSuite(t)
 	listed := map[string]bool{}
 	for _, o := range onnx.UnsupportedOpInfo() {
 		listed[o.Name] = true

@@ -36,10 +36,11 @@ type Machine struct {
 // Host is x86-64 code run natively.
 func Host() Machine { return Machine{Target: "x86-64"} }
 
-// Native is x86-64 code for the host's CPU (its vector width and features, AVX-512 where it
-// has it: the code real models run), run natively.
+// Native is x86-64 code for the host's best ISA (its vector width and features, AVX-512 where
+// it has it: the code real models run), run natively. Under GRAPHC_HOST_CPU it is that CPU's
+// code (x86-64-v3: AVX2), as on a host that is that CPU.
 func Native() Machine {
-	return Machine{Target: "x86-64", CPU: "native", CFlags: []string{"-march=native"}}
+	return Machine{Target: "x86-64", CPU: "native", CFlags: []string{"-march=native"}}.resolve()
 }
 
 // HexagonScalar is hexagonv67 code without HVX, run under qemu-hexagon (qemu 7.2 cannot run
@@ -112,6 +113,7 @@ type BatchProgram struct {
 // compiled once and run with each case's dims). Cases whose graph fails to lower report the
 // error when run.
 func BuildBatch(ctx context.Context, dir string, m Machine, cases []*Case) (*BatchProgram, error) {
+	m = m.resolve()
 	cfg, err := m.Config()
 	if err != nil {
 		return nil, err
@@ -264,9 +266,16 @@ func (p *BatchProgram) Built() []Result {
 	return res
 }
 
-// Run runs every case and returns their results in order.
+// Run runs every case and returns their results in order. Code the host cannot execute
+// (Machine.CanExecute) is not run: every case reports ErrCannotExecute with the reason.
 func (p *BatchProgram) Run(ctx context.Context) []Result {
 	res := make([]Result, len(p.cases))
+	if ok, why := p.Machine.CanExecute(); !ok {
+		for i := range res {
+			res[i].Err = fmt.Errorf("%w (%s): %s", ErrCannotExecute, p.Machine, why)
+		}
+		return res
+	}
 	var todo []int
 	for i := range p.cases {
 		if p.entry[i] < 0 {

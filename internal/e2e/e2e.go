@@ -67,11 +67,15 @@ type Program struct {
 	// Profile holds, after a Run of a profiling build, the cycles of each op's kernel over the
 	// timed calls (graph op order), then of the whole calls.
 	Profile []int64
+	// cflags are the clang flags the driver was built with (-march=…)
+	cflags []string
 }
 
 // Build writes the module and a driver to dir and compiles them with clang for the host.
-// cflags are extra clang flags (e.g. -O3, -march=native).
+// cflags are extra clang flags (e.g. -O3, -march=native; under GRAPHC_HOST_CPU,
+// -march=native means that CPU).
 func Build(ctx context.Context, dir string, g *ir.Graph, mod *lower.Module, cflags ...string) (*Program, error) {
+	cflags = Machine{Target: "x86-64", CFlags: cflags}.resolve().CFlags
 	clang, err := Clang()
 	if err != nil {
 		return nil, err
@@ -96,7 +100,21 @@ func Build(ctx context.Context, dir string, g *ir.Graph, mod *lower.Module, cfla
 	if err != nil {
 		return nil, fmt.Errorf("clang %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return &Program{Path: exe, Dir: dir, Graph: g, Mod: mod}, nil
+	return &Program{Path: exe, Dir: dir, Graph: g, Mod: mod, cflags: cflags}, nil
+}
+
+// CanExecute reports whether the host (capped by GRAPHC_HOST_CPU) can run the program: its
+// module's CPU and features and its driver's -march. Run refuses what it cannot.
+func (p *Program) CanExecute() (bool, string) {
+	m := Machine{Target: "x86-64", CFlags: p.cflags}
+	if p.Mod != nil {
+		m.CPU, m.Attrs = p.Mod.CPU, p.Mod.Attrs
+		if m.CPU == "native" {
+			// the host's features, emitted: under a cap they must be within it
+			m.CPU = ""
+		}
+	}
+	return m.CanExecute()
 }
 
 // writeWeights writes dir/weights.bin, which the driver maps, for a module whose constants are
@@ -161,6 +179,9 @@ func (p *Program) Args(inputs []*ir.Tensor, params map[string]int64, reps int) (
 // returns the outputs. reps > 1 runs the entry that many times and returns the mean time per
 // call in nanoseconds.
 func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[string]int64, reps int) ([]*ir.Tensor, float64, error) {
+	if ok, why := p.CanExecute(); !ok {
+		return nil, 0, fmt.Errorf("%w (%s): %s", ErrCannotExecute, p.Path, why)
+	}
 	args, shapes, err := p.Args(inputs, params, reps)
 	if err != nil {
 		return nil, 0, err

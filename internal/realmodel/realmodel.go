@@ -43,6 +43,10 @@ type Model struct {
 	// QuantStep is the scale of the output's last quantization (meta.json quant_step): the
 	// comparison allows one step, as quantized kernels may round a tie the other way.
 	QuantStep float64
+	// ReferenceU8S8 says how onnxruntime summed u8×s8 products where it recorded the outputs
+	// (meta.json reference_u8s8): "exact" (VNNI, or not x86), "saturating" (x86 without VNNI:
+	// vpmaddubsw saturates pairs of products at 2^15), "" when the export did not say.
+	ReferenceU8S8 string
 }
 
 // Tolerance returns the comparison tolerance of m's outputs: DefaultTolerance, plus one
@@ -92,13 +96,14 @@ func Load(root, name string) (*Model, error) {
 	m.InputNames = names
 	if data, err := os.ReadFile(filepath.Join(dir, "meta.json")); err == nil {
 		var meta struct {
-			Reference string  `json:"reference"`
-			QuantStep float64 `json:"quant_step"`
+			Reference     string  `json:"reference"`
+			QuantStep     float64 `json:"quant_step"`
+			ReferenceU8S8 string  `json:"reference_u8s8"`
 		}
 		if err := json.Unmarshal(data, &meta); err != nil {
 			return nil, fmt.Errorf("%s: meta.json: %w", dir, err)
 		}
-		m.Reference, m.QuantStep = meta.Reference, meta.QuantStep
+		m.Reference, m.QuantStep, m.ReferenceU8S8 = meta.Reference, meta.QuantStep, meta.ReferenceU8S8
 	}
 	for n := 0; ; n++ {
 		sd := filepath.Join(dir, fmt.Sprintf("test_data_set_%d", n))
