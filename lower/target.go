@@ -68,6 +68,9 @@ type Target struct {
 	// SlowVectorDiv says that a float vector division becomes one scalar division per lane
 	// (HVX): float32 math divides through a Newton reciprocal instead.
 	SlowVectorDiv bool `json:"slow-vector-div"`
+	// HardwareF16 says that the CPU converts binary16 to and from float32 at every vector
+	// width (AArch64): f16 loads, stores and roundings use the instructions (f16_hw.go).
+	HardwareF16 bool `json:"hardware-f16-conversions"`
 	// Freestanding says that modules must reference no external symbol.
 	Freestanding bool `json:"freestanding"`
 	// RegisterTiles enables the register-tile kernels of contractions (contract.go), with
