@@ -48,4 +48,3 @@ func (fb *funcBuilder) halfToBitsHW(x value.Value) value.Value {
 	isNaN := c.NewFCmp(enum.FPredUNO, x, x)
 	return c.NewSelect(isNaN, nan, h)
 }
-
