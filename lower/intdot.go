@@ -175,6 +175,9 @@ type intDot struct {
 	wzs     []int64 // per channel weight zero point (s8 domain)
 	sumX    bool    // some wz ≠ 0: Σ x is needed
 	xSigned bool    // x is i8: shifted to u8 by xor 0x80
+	// mmla: a GEMM on i8mm's usmmla, weights packed [ceil(chans/nr)][ceil(R/8)][nr/2][2][8]
+	// (intdot_mmla.go)
+	mmla bool
 	// xzRuntime: the activation's zero point is computed at run time (dynamic quantization):
 	// corr leaves out its terms and adj[c] = Σw - R·wz is subtracted times xz in the epilogue
 	xzRuntime bool
@@ -226,7 +229,11 @@ func (d *intDot) String() string {
 	case d.conv:
 		form = "conv"
 	}
-	return fmt.Sprintf("int-dot %s %s %dx%d", d.kind, form, d.mr, d.nv*d.lanes)
+	kind := d.kind.String()
+	if d.mmla {
+		kind = "neon-usmmla"
+	}
+	return fmt.Sprintf("int-dot %s %s %dx%d", kind, form, d.mr, d.nv*d.lanes)
 }
 
 // planIntDot returns the dot-product plan of op, or nil and why not.

@@ -39,6 +39,12 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 	nr := int64(d.nv * d.lanes)
 	tiles := (d.chans + nr - 1) / nr
 	d.wPacked = make([]byte, tiles*d.R4*nr*4)
+	// i8mm: usmmla on [R8][nr/2][2][8] panels (intdot_mmla.go)
+	d.mmla = d.kind == dotNEONUSDot
+	r8 := (K + 7) / 8
+	if d.mmla {
+		d.wPacked = make([]byte, tiles*r8*nr*8)
+	}
 	x := make([]int64, op.NDim())
 	copy(x, lo)
 	xz := int64(0)
@@ -49,6 +55,10 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 		}
 	}
 	wsum, wz, bias := d.readWeights(op, x, j, lo[j], []int{k}, []int64{lo[k]}, []int64{K}, wUnsigned, func(c int64, r []int64, w int64) {
+		if d.mmla {
+			d.wPacked[mmlaPackIndex(c, r[0], nr, r8)] = byte(int8(w))
+			return
+		}
 		// [column tile][R4][nr][4]
 		d.wPacked[((c/nr*d.R4+r[0]/4)*nr+c%nr)*4+r[0]%4] = byte(int8(w))
 	})
@@ -110,6 +120,16 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 			for r := range xp {
 				xp[r], xal[r] = rowPtr(fb.add(row0, i64(int64(r))))
 			}
+			if d.mmla {
+				kb.channelEpilogue(d, kb.mmlaTile(d, panel, xp, xal, nrows, nvec), nrows, nvec, lastLanes, c0, tab, func(r int, ch, val value.Value, lanes int) {
+					dims := make([]value.Value, nOut)
+					copy(dims, outer)
+					dims[i] = fb.add(row0, i64(int64(r)))
+					dims[j] = fb.add(ch, i64(d.lo[j]))
+					kb.storeLanes(d, val, fb.offset(kb.res, dims), lanes)
+				})
+				return
+			}
 			accs := d.newAccs(zero, nrows*nvec, nrows)
 			weights := func(k4 value.Value) []value.Value {
 				bv := make([]value.Value, nvec)
@@ -152,6 +172,9 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 			})
 		}
 		panelBytes := d.R4 * nr * 4
+		if d.mmla {
+			panelBytes = (d.R + 7) / 8 * nr * 8
+		}
 		return kb.forTiles(d.chans, nr, "ct", func(ct value.Value, cnt int64) error {
 			nvec, lastLanes := d.vecSplit(cnt)
 			panel := kb.gep8(wp, fb.mul(ct, i64(panelBytes)))

@@ -7,8 +7,7 @@
 // udot against ones, exact in u8. Without either feature the portable expansion widens the
 // bytes exactly.
 //
-// smmla (i8mm's 2×8·8×2 matrix multiply-accumulate) would need rows interleaved in pairs, a
-// layout of its own: not used.
+// With i8mm, matrix products use usmmla instead (intdot_mmla.go).
 
 package lower
 

@@ -73,7 +73,8 @@ func TestTinyModelsAArch64(t *testing.T) {
 var cachedAArch64Models = []string{"resnet18", "mobilenet_v2", "gpt2", "qresnet18", "qcnn"}
 
 // TestCachedModelsAArch64 runs the full-size models of cachedAArch64Models under qemu-aarch64
-// as cortex-a76 code; models that are not exported are skipped.
+// as cortex-a76 code, the quantized ones as cortex-x2 code too; models that are not exported
+// are skipped.
 func TestCachedModelsAArch64(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ResNet-18 and MobileNetV2 under qemu-aarch64")
@@ -88,6 +89,9 @@ func TestCachedModelsAArch64(t *testing.T) {
 			m, err := realmodel.Load(dir, name)
 			require.NoError(t, err)
 			runAArch64(t, m, "cortex-a76")
+			if m.QuantStep > 0 {
+				runAArch64(t, m, "cortex-x2") // usmmla matrix products, usdot convolutions
+			}
 		})
 	}
 }
