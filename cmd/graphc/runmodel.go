@@ -153,7 +153,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	for _, d := range res.Diagnostics {
 		fmt.Fprintf(stderr, "%s: %s\n", model, d)
 	}
-	if res.Module.Target.Name == "hexagon" {
+	if res.Module.Target.Name == "hexagon" || res.Module.Target.Name == "aarch64" {
 		return runHexagon(ctx, res, model, ds, &rf, lo, hi, stdout, stderr)
 	}
 	dir, err := os.MkdirTemp("", "graphc-run-")
