@@ -15,7 +15,6 @@ import (
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/modelrt"
 )
 
@@ -23,7 +22,9 @@ import (
 // floating point, which starts at v68).
 const qemuHexagonCPU = "hexagonv67"
 
-func runHexagon(ctx context.Context, res *graphc.Result, model string, ds *dataSet, rf *runFlags, lo, hi float64, stdout, stderr io.Writer) error {
+// runHexagon runs the compiled graph on inputs as a Hexagon program under qemu-hexagon, or as
+// an AArch64 program under qemu-aarch64.
+func runHexagon(ctx context.Context, res *graphc.Result, model string, sig *modelrt.Signature, inputs []*modelrt.Tensor, ds *dataSet, rf *runFlags, stdout io.Writer) error {
 	target := res.Module.Target.Name
 	qemu := "qemu-" + target
 	if target == "aarch64" {
@@ -36,18 +37,6 @@ func runHexagon(ctx context.Context, res *graphc.Result, model string, ds *dataS
 	e := res.Module.Entries[0]
 	if e.Weights != nil {
 		return usageErr("run: --weights is not supported with --target=%s (the emulated program holds its weights)", target)
-	}
-	text, err := lower.SignatureJSON(e, res.Module.Target, false)
-	if err != nil {
-		return err
-	}
-	sig, err := modelrt.ParseSignature(text)
-	if err != nil {
-		return err
-	}
-	inputs, err := gatherInputs(sig, ds, rf, lo, hi)
-	if err != nil {
-		return inputErr(err)
 	}
 	// check the inputs as modelrt would, and bind the dims
 	dims, err := sig.InferDims(shapesOf(inputs))
