@@ -155,7 +155,10 @@
 // after import) — run on the CPU's 4-way byte dot product into i32 register tiles (intdot.go):
 // AVX-512 VNNI vpdpbusd (zmm, or ymm when the tiles are 256-bit), HVX vrmpy (Vu.ub × Vv.b),
 // AVX2 without VNNI and SSE2 as i16 pmaddwd pair sums (exact: vpmaddubsw's i16 pair sums
-// saturate for full-range u8 × s8), and portable vector IR elsewhere. Signed activations and unsigned
+// saturate for full-range u8 × s8), NEON usmmla for matrix products and usdot/sudot for
+// convolutions (i8mm; intdot_mmla.go), sdot on activations shifted to s8 (dotprod;
+// intdot_neon.go, 16 bytes of each row per load, taken by element), and portable vector IR
+// elsewhere. Signed activations and unsigned
 // weights are shifted by 128 and the zero points folded algebraically (Σ w per channel at
 // compile time, Σ x by the same instruction against ones when a weight zero point is not 0).
 // Matrix products pack the weights per column tile at compile time and broadcast four
@@ -279,7 +282,10 @@
 // point (vector-int-only: float loops stay scalar, integer loops use HVX); with HVX off
 // (hexagon-v67, or --mattr=-hvx) the code is scalar.
 // Hexagon modules reference no external symbol and carry "no-builtins" so that LLVM does not
-// introduce memset/memcpy calls.
+// introduce memset/memcpy calls. aarch64 (default generic: NEON; cortex-a55…x2, neoverse-n1/v1,
+// apple-m1, whose names imply dotprod, i8mm, fullfp16, bf16 as LLVM 19 sees them) has 16-byte
+// vectors and 32 registers: register-tile-shapes gives its float tiles 8×3 vectors, as
+// AVX-512's (Target.TileShapeFor; x86-64's 6×2 below 64 bytes).
 //
 // # Math runtime
 //

@@ -126,12 +126,14 @@ type moduleCtx struct {
 	vecBytes int
 	// newtonRecip: float32 math divides vectors through a Newton reciprocal (math_vec.go)
 	newtonRecip bool
-	// tileBytes is the width of the register tiles of contractions (0: none)
-	tileBytes int
-	m         *llvm.Module
-	rt        map[string]*llvm.Func
-	intr      map[string]*llvm.Func
-	globals   int
+	// tileBytes is the width of the register tiles of contractions (0: none), tileRows by
+	// tileVecs vectors their shape (Target.TileShapeFor)
+	tileBytes          int
+	tileRows, tileVecs int
+	m                  *llvm.Module
+	rt                 map[string]*llvm.Func
+	intr               map[string]*llvm.Func
+	globals            int
 	// kernels maps a kernel key (dedup.go) to the plan and kernels of the ops that have it
 	kernels map[string]*kernelForm
 	// forms lists the forms of each form key (a kernel key without the domain)
@@ -201,6 +203,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	mc.newtonRecip = cfg.NewtonReciprocal || spec.SlowVectorDiv
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
 		mc.tileBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
+		mc.tileRows, mc.tileVecs = spec.TileShapeFor(mc.tileBytes)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
