@@ -44,6 +44,9 @@ type importer struct {
 	// rows holds the products of symbolic dims and the merged rows of multi-head attention
 	// (mergedrows.go)
 	rows rowState
+	// bounded are the bounded dims declared by the nodes, attached to the outputs at the end
+	// (ops_bounded.go)
+	bounded []boundedDecl
 }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
@@ -186,6 +189,9 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	}
 	if len(im.g.Outputs) == 0 {
 		return im.errf("%w: the graph has no outputs", ErrInvalid)
+	}
+	if err := im.attachBounded(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -22,16 +22,19 @@ func init() {
 	registerOp("NonMaxSuppression", 10, importNMS)
 	registerOp("Compress", 9, importCompress)
 	const dd = "data-dependent output shape: "
-	noteOp("NonZero", dd+"computed at import; its input must be known at compile time")
+	noteOp("NonZero", dd+"computed at import when its input is known at compile time; else a bounded dim (at most the element count) returned as an extra output")
 	noteOp("Unique", dd+"computed at import (sorted or in order of appearance, with axis); its input must be known at compile time")
 	noteOp("NonMaxSuppression", dd+"computed at import; boxes, scores and thresholds must be known at compile time")
-	noteOp("Compress", dd+"the condition must be known at compile time; then a gather with constant indices")
+	noteOp("Compress", dd+"a gather with constant indices when the condition is known at compile time; else a bounded dim (at most its length) returned as an extra output")
 }
 
 // shapeRole names what a data-dependent op needs an input for.
 const shapeRole = "its values decide the output's shape"
 
 func importNonZero(c *nodeCtx) error {
+	if _, ok := c.ConstInput(0); !ok && c.HasInput(0) {
+		return importNonZeroRuntime(c) // a bounded dim (ops_bounded.go)
+	}
 	x, err := c.RequireConst(0, shapeRole)
 	if err != nil {
 		return err
@@ -59,6 +62,9 @@ func importCompress(c *nodeCtx) error {
 	x := e.In(0)
 	if e.err != nil {
 		return e.err
+	}
+	if _, ok := c.ConstInput(1); !ok && c.HasInput(1) {
+		return importCompressRuntime(c) // a bounded dim (ops_bounded.go)
 	}
 	cond, err := c.RequireConst(1, shapeRole)
 	if err != nil {

@@ -99,6 +99,13 @@ func importTopK(c *nodeCtx) error {
 	}
 	axis := ax[0]
 	var k int64
+	if c.Opset() >= 10 && c.HasInput(1) {
+		if _, ok := c.ConstInput(1); !ok {
+			if _, sym := c.SymInts(1); !sym {
+				return importTopKRuntime(c, e, x, axis) // a bounded dim (ops_bounded.go)
+			}
+		}
+	}
 	if c.Opset() < 10 {
 		k = c.AttrInt("k", -1)
 	} else {
@@ -119,9 +126,16 @@ func importTopK(c *nodeCtx) error {
 	if k <= maxTopKRounds {
 		return e.topKRounds(c, x, axis, k, desc != 0)
 	}
+	return e.topKRanked(c, x, axis, volume.AffConst(k), desc)
+}
+
+// topKRanked ranks every element along axis (sort_rank) and scatters the elements and their
+// positions to the first k ranks (k may be a symbolic dim).
+func (e *emitter) topKRanked(c *nodeCtx, x *ir.Value, axis int, k volume.Aff, desc int64) error {
+	r := x.Type.Rank()
 	rank := e.Op("sort_rank", "", ir.Attrs{"axis": ir.IntAttr(int64(axis)), "descending": ir.IntAttr(desc)}, x, x)
 	out := ir.TensorType{Elem: x.Type.Elem, Shape: append([]volume.Aff(nil), x.Type.Shape...)}
-	out.Shape[axis] = volume.AffConst(k)
+	out.Shape[axis] = k
 	fill := func(t ir.TensorType, v float64) *ir.Value {
 		return e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(v)})
 	}

@@ -1,0 +1,139 @@
+package onnx_test
+
+// This file tests the data-dependent ops over run-time data (ops_bounded.go): their extents are
+// bounded dims computed by the graph and returned as extra outputs; the evaluator's results are
+// checked against direct computations on random inputs, all-zero inputs (count 0) and all-
+// non-zero ones (the bound reached).
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc/frontend/onnx"
+	"github.com/graphc/graphc/internal/onnxgen"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
+)
+
+// maskData returns n values: all zero (mode 0), all non-zero (1) or about half zero (2).
+func maskData(rng *rand.Rand, elem ir.DType, shape []int64, mode int) *ir.Tensor {
+	t := ir.NewTensor(elem, shape)
+	for i := 0; i < t.Len(); i++ {
+		v := float64(rng.IntN(5) + 1)
+		if mode == 0 || mode == 2 && rng.IntN(2) == 0 {
+			v = 0
+		}
+		if elem.IsFloat() {
+			t.F[i] = v
+		} else if elem == ir.Bool {
+			t.I[i] = min(int64(v), 1)
+		} else {
+			t.I[i] = int64(v)
+		}
+	}
+	return t
+}
+
+func TestNonZeroRuntime(t *testing.T) {
+	m := onnxgen.New("nz", 13)
+	m.Input("X", ir.F32, 2, 3, 4)
+	m.Node("NonZero", "nz", []string{"X"}, []string{"Y"})
+	m.Output("Y", ir.I64, 3, "n")
+	g, err := onnx.Import(m.Proto(), "nz.onnx")
+	require.NoError(t, err)
+	require.NoError(t, ir.Verify(g))
+	require.Len(t, g.Bounded, 1)
+	require.Equal(t, int64(24), g.Bounded[0].Bound)
+	require.Len(t, g.Outputs, 2, "the model's output, then the count")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 12 {
+		x := maskData(rng, ir.F32, []int64{2, 3, 4}, trial%3)
+		out, err := eval.Run(g, map[string]*ir.Tensor{"X": x})
+		require.NoError(t, err)
+		var want [3][]int64
+		for i := 0; i < x.Len(); i++ {
+			if x.F[i] != 0 {
+				want[0] = append(want[0], int64(i/12))
+				want[1] = append(want[1], int64(i/4%3))
+				want[2] = append(want[2], int64(i%4))
+			}
+		}
+		n := int64(len(want[0]))
+		require.Equal(t, n, out[1].I[0], "count")
+		require.Equal(t, []int64{3, n}, out[0].Shape)
+		require.Equal(t, append(append(append([]int64{}, want[0]...), want[1]...), want[2]...), out[0].I)
+	}
+}
+
+func TestCompressRuntime(t *testing.T) {
+	m := onnxgen.New("c", 13)
+	m.Input("X", ir.F32, 3, 5)
+	m.Input("cond", ir.Bool, 4)
+	m.Node("Compress", "c", []string{"X", "cond"}, []string{"Y"}, onnxgen.IntAttr("axis", 1))
+	m.Output("Y", ir.F32, 3, "n")
+	g, err := onnx.Import(m.Proto(), "c.onnx")
+	require.NoError(t, err)
+	require.NoError(t, ir.Verify(g))
+	require.Equal(t, int64(4), g.Bounded[0].Bound)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 9 {
+		x := maskData(rng, ir.F32, []int64{3, 5}, 1)
+		c := maskData(rng, ir.Bool, []int64{4}, trial%3)
+		out, err := eval.Run(g, map[string]*ir.Tensor{"X": x, "cond": c})
+		require.NoError(t, err)
+		var cols []int
+		for i, v := range c.I {
+			if v != 0 {
+				cols = append(cols, i)
+			}
+		}
+		want := []float64{}
+		for r := range 3 {
+			for _, j := range cols {
+				want = append(want, x.F[r*5+j])
+			}
+		}
+		require.Equal(t, int64(len(cols)), out[1].I[0])
+		require.Equal(t, []int64{3, int64(len(cols))}, out[0].Shape)
+		require.Equal(t, want, append([]float64{}, out[0].F...))
+	}
+}
+
+func TestTopKRuntimeK(t *testing.T) {
+	m := onnxgen.New("t", 13)
+	m.Input("X", ir.F32, 2, 6)
+	m.Input("K", ir.I64, 1)
+	m.Node("TopK", "t", []string{"X", "K"}, []string{"V", "I"}, onnxgen.IntAttr("axis", 1))
+	m.Output("V", ir.F32, 2, "k")
+	m.Output("I", ir.I64, 2, "k")
+	g, err := onnx.Import(m.Proto(), "t.onnx")
+	require.NoError(t, err)
+	require.NoError(t, ir.Verify(g))
+	require.Equal(t, int64(6), g.Bounded[0].Bound)
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := maskData(rng, ir.F32, []int64{2, 6}, 2)
+	for k := int64(0); k <= 6; k++ {
+		out, err := eval.Run(g, map[string]*ir.Tensor{"X": x, "K": tensor(ir.I64, []int64{1}, float64(k))})
+		require.NoError(t, err)
+		require.Equal(t, k, out[2].I[0])
+		for r := range 2 {
+			row := x.F[r*6 : r*6+6]
+			taken := make([]bool, 6)
+			for j := int64(0); j < k; j++ {
+				best := -1
+				for i, v := range row {
+					if !taken[i] && (best < 0 || v > row[best]) {
+						best = i
+					}
+				}
+				taken[best] = true
+				require.Equal(t, row[best], out[0].F[int64(r)*k+j])
+				require.Equal(t, int64(best), out[1].I[int64(r)*k+j])
+			}
+		}
+	}
+	_, err = eval.Run(g, map[string]*ir.Tensor{"X": x, "K": tensor(ir.I64, []int64{1}, 7)})
+	require.ErrorContains(t, err, "outside [0, 6]")
+}

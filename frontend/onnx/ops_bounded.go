@@ -1,0 +1,251 @@
+// This file imports the data-dependent ops whose deciding input is known only at run time, with
+// a bounded dim (ir.BoundedDim) for the extent the data decides: NonZero (at most the input's
+// element count), Compress (at most the condition's length) and TopK with a computed k (at most
+// the axis's extent). The count is computed by the graph, becomes a symbolic dim for every op
+// after it, and is returned to the caller as an extra scalar i64 output.
+//
+// The selections are generic ops in the IR's own terms: a mask m (1 where selected), its
+// exclusive running sum pos (the rank of each selected element among them), and for every
+// output position k the sum over i of [m[i] and pos[i] = k] · f(i), which is f of the k-th
+// selected element: one element contributes to each k < n. The work is n·N per row (N the
+// selected axis), as TopK's ranking.
+
+package onnx
+
+import (
+	"fmt"
+	"strings"
+
+	kit "github.com/graphc/graphc/frontend/importer"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// boundedDecl is a bounded dim declared by a node: param takes the value of v, at most bound.
+type boundedDecl struct {
+	param string
+	bound int64
+	v     *ir.Value
+	node  string
+}
+
+// attachBounded declares the bounded dims of the graph once its outputs are set: each count
+// becomes an extra output, after the model's.
+func (im *importer) attachBounded() error {
+	for _, b := range im.bounded {
+		if err := im.g.AddBoundedDim(b.param, b.bound, b.v); err != nil {
+			return im.errf("node %q: %w", b.node, err)
+		}
+	}
+	return nil
+}
+
+// boundedDim declares a new symbolic dim, named after base, whose value is the scalar i64
+// count, at most bound; it returns the dim's name. The ops that follow may use it.
+func (e *emitter) boundedDim(base string, count *ir.Value, bound int64) string {
+	if e.err != nil {
+		return ""
+	}
+	g := e.c.im.g
+	name := kit.Ident(base)
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		name = "n_" + name
+	}
+	for i := 1; ; i++ {
+		taken := false
+		for _, p := range g.Params {
+			taken = taken || p == name
+		}
+		if !taken {
+			break
+		}
+		name = fmt.Sprintf("%s_%d", kit.Ident(base), i)
+	}
+	g.AddParam(name)
+	e.c.im.bounded = append(e.c.im.bounded, boundedDecl{param: name, bound: bound, v: count, node: e.c.node.GetName()})
+	return name
+}
+
+// selectionMask returns m = (x != 0) as i64 (0 or 1), with x's shape.
+func (e *emitter) selectionMask(x *ir.Value) *ir.Value {
+	if x == nil {
+		return nil
+	}
+	var nz *ir.Value
+	if x.Type.Elem == ir.Bool {
+		nz = x
+	} else {
+		nz = e.Op("not_equal", "", nil, x, e.Scalar(x.Type.Elem, 0))
+	}
+	return e.Cast(nz, ir.I64, "")
+}
+
+// countAndRanks returns the number of selected elements of the mask m (a scalar i64) and the
+// exclusive running sum of m in row-major order (with m's shape).
+func (e *emitter) countAndRanks(m *ir.Value, n int64) (count, pos *ir.Value) {
+	if m == nil {
+		return nil, nil
+	}
+	all := make([]int, m.Type.Rank())
+	for d := range all {
+		all[d] = d
+	}
+	count = e.Op("reduce_sum", e.Base+"_count", ir.Attrs{"axes": ints(all), "keepdims": ir.IntAttr(0)}, m)
+	flat := e.Reshape(m, []volume.Aff{volume.AffConst(n)}, "")
+	ranks := e.Op("cumsum", "", ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1)}, flat)
+	return count, e.Reshape(ranks, m.Type.Shape, "")
+}
+
+// boxDomain prints "0 <= d0 < e0 and …" for the named dims.
+func boxDomain(names []string, ext []string) string {
+	parts := make([]string, len(names))
+	for i := range names {
+		parts[i] = fmt.Sprintf("0 <= %s < %s", names[i], ext[i])
+	}
+	return strings.Join(parts, " and ")
+}
+
+// importNonZeroRuntime: out[d, k] = coordinate d of the k-th non-zero element of x (row-major
+// order), for k < n, n the number of non-zeros.
+func importNonZeroRuntime(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.In(0)
+	if e.err != nil {
+		return e.err
+	}
+	shape, ok := x.Type.StaticShape()
+	if !ok {
+		return fmt.Errorf("%w: NonZero of a run-time input of symbolic shape %s: the bound of its count (the element count) must be static", ErrUnsupported, x.Type)
+	}
+	r := len(shape)
+	if r == 0 {
+		x = e.Reshape(x, []volume.Aff{volume.AffConst(1)}, "")
+		shape, r = []int64{1}, 1
+	}
+	total := ir.NumElements(shape)
+	m := e.selectionMask(x)
+	count, pos := e.countAndRanks(m, total)
+	n := e.boundedDim(c.Output(0)+"_n", count, total)
+	if e.err != nil {
+		return e.err
+	}
+	// iteration [d, k, i0, …]: element i contributes its coordinate d to column k when selected
+	// with rank k
+	is := make([]string, r)
+	ext := make([]string, r)
+	for d := range is {
+		is[d], ext[d] = fmt.Sprintf("i%d", d), fmt.Sprint(shape[d])
+	}
+	dims := append([]string{"d", "k"}, is...)
+	iters := []string{"parallel", "parallel"}
+	for range is {
+		iters = append(iters, "reduction")
+	}
+	coord := fmt.Sprintf("idx(%d)", 2+r-1)
+	for d := r - 2; d >= 0; d-- {
+		coord = fmt.Sprintf("select(eq(idx(0), %d:i64), idx(%d), %s)", d, 2+d, coord)
+	}
+	body := fmt.Sprintf("select(and(ne(in0, 0:i64), eq(in1, idx(1))), %s, 0:i64)", coord)
+	tup := "[" + strings.Join(dims, ", ") + "]"
+	acc := fmt.Sprintf("{ %s -> [%s] }", tup, strings.Join(is, ", "))
+	attrs := ir.Attrs{
+		"type":      ir.StringAttr(fmt.Sprintf("i64[%d, %s]", r, n)),
+		"domain":    ir.StringAttr(fmt.Sprintf("[%s] -> { %s : 0 <= d < %d and 0 <= k < %s and %s }", n, tup, r, n, boxDomain(is, ext))),
+		"access":    ir.StringsAttr(acc, acc),
+		"out":       ir.StringAttr(fmt.Sprintf("{ %s -> [d, k] }", tup)),
+		"body":      ir.StringAttr(body),
+		"iterators": ir.StringsAttr(iters...),
+		"reduce":    ir.StringAttr("sum"),
+	}
+	e.Out(0, e.Op("generic", c.Output(0), attrs, m, pos))
+	return e.Done()
+}
+
+// selectedIndices returns the positions i of the selected elements of the 1-D mask m, in order:
+// idx[k] for k < n.
+func (e *emitter) selectedIndices(m, pos *ir.Value, n string, length int64) *ir.Value {
+	if e.err != nil {
+		return nil
+	}
+	attrs := ir.Attrs{
+		"type":      ir.StringAttr(fmt.Sprintf("i64[%s]", n)),
+		"domain":    ir.StringAttr(fmt.Sprintf("[%s] -> { [k, i] : 0 <= k < %s and 0 <= i < %d }", n, n, length)),
+		"access":    ir.StringsAttr("{ [k, i] -> [i] }", "{ [k, i] -> [i] }"),
+		"out":       ir.StringAttr("{ [k, i] -> [k] }"),
+		"body":      ir.StringAttr("select(and(ne(in0, 0:i64), eq(in1, idx(0))), idx(1), 0:i64)"),
+		"iterators": ir.StringsAttr("parallel", "reduction"),
+		"reduce":    ir.StringAttr("sum"),
+	}
+	return e.Op("generic", "", attrs, m, pos)
+}
+
+// importCompressRuntime: the slices of x along axis where the run-time condition is non-zero,
+// gathered by their selected positions.
+func importCompressRuntime(c *nodeCtx) error {
+	e := c.emitter()
+	x, cond := e.In(0), e.In(1)
+	if e.err != nil {
+		return e.err
+	}
+	if cond.Type.Rank() != 1 {
+		return fmt.Errorf("%w: the condition must be 1-D, got %s", ErrInvalid, cond.Type)
+	}
+	l, ok := cond.Type.Dim(0)
+	if !ok {
+		return fmt.Errorf("%w: Compress with a run-time condition of symbolic length %s: its length bounds the result and must be static", ErrUnsupported, cond.Type)
+	}
+	axis := 0
+	if c.Attr("axis") != nil {
+		ax, err := resolveAxes([]int64{c.AttrInt("axis", 0)}, x.Type.Rank())
+		if err != nil {
+			return err
+		}
+		axis = ax[0]
+	} else {
+		cnt, ok := staticCount(x.Type)
+		if !ok {
+			return fmt.Errorf("%w: Compress without axis of a symbolic shape %s", ErrUnsupported, x.Type)
+		}
+		x = e.Reshape(x, []volume.Aff{volume.AffConst(cnt)}, "")
+	}
+	if ext, ok := x.Type.Dim(axis); ok && l > ext {
+		return fmt.Errorf("%w: a condition of %d elements for an axis of %d", ErrInvalid, l, ext)
+	}
+	m := e.selectionMask(cond)
+	count, pos := e.countAndRanks(m, l)
+	n := e.boundedDim(c.Output(0)+"_n", count, l)
+	idx := e.selectedIndices(m, pos, n, l)
+	e.Out(0, e.Op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axis))}, x, idx))
+	return e.Done()
+}
+
+// topKRuntimeK returns the symbolic dim that holds TopK's run-time k (input 1, one element),
+// at most the axis's static extent.
+func (e *emitter) topKRuntimeK(c *nodeCtx, x *ir.Value, axis int) (string, error) {
+	kv := e.In(1)
+	if e.err != nil {
+		return "", e.err
+	}
+	ext, ok := x.Type.Dim(axis)
+	if !ok {
+		return "", fmt.Errorf("%w: TopK with a run-time K over a symbolic axis %s: the axis's extent bounds k and must be static", ErrUnsupported, x.Type)
+	}
+	if cnt, ok := staticCount(kv.Type); !ok || cnt != 1 {
+		return "", fmt.Errorf("%w: K must hold one value, got %s", ErrInvalid, kv.Type)
+	}
+	if kv.Type.Elem != ir.I64 {
+		return "", fmt.Errorf("%w: K must be int64, got %s", ErrInvalid, kv.Type)
+	}
+	k := e.Reshape(kv, nil, e.Base+"_k")
+	return e.boundedDim(c.Output(0)+"_k", k, ext), e.Done()
+}
+
+// importTopKRuntime is TopK whose K is computed at run time: k is a bounded dim, the elements
+// are ranked and the first k ranks kept.
+func importTopKRuntime(c *nodeCtx, e *emitter, x *ir.Value, axis int) error {
+	k, err := e.topKRuntimeK(c, x, axis)
+	if err != nil {
+		return err
+	}
+	return e.topKRanked(c, x, axis, volume.AffParam(k), c.AttrInt("largest", 1))
+}
