@@ -212,3 +212,47 @@ func resolveBounded(g *Graph, pend []pendingBounded) error {
 	}
 	return nil
 }
+
+// SettleBounded widens the domains of the ops that run before a bounded dim is computed: a pass
+// (DIE) may have restricted them by constraints on the dim, whose value is not known yet when
+// they run. Such a domain becomes its union over every value of the dim within its bound (the
+// projection of the parameter), which contains the iterations any value needs.
+func SettleBounded(g *Graph) {
+	if len(g.Bounded) == 0 {
+		return
+	}
+	pending := map[string]bool{}
+	for _, b := range g.Bounded {
+		if g.Outputs[b.Output].Def != nil {
+			pending[b.Param] = true
+		}
+	}
+	for _, op := range g.Ops {
+		if len(pending) == 0 {
+			return
+		}
+		if op.IsRestricted() {
+			d := op.Domain
+			for _, b := range g.Bounded {
+				if !pending[b.Param] || !slices.Contains(d.Params(), b.Param) {
+					continue
+				}
+				ctx := SetFromParamConstraints(d.Params(), []volume.Constraint{
+					volume.GE(volume.AffParam(b.Param), volume.AffConst(0)),
+					volume.GE(volume.AffConst(b.Bound), volume.AffParam(b.Param))})
+				d = d.IntersectParams(ctx).ProjectOutParam(b.Param)
+			}
+			op.Domain = op.Full.Intersect(d).Coalesce()
+		}
+		for _, b := range g.Bounded {
+			if g.Outputs[b.Output] == op.Result {
+				delete(pending, b.Param)
+			}
+		}
+	}
+}
+
+// SetFromParamConstraints returns the set of parameter values (no dims) satisfying cs.
+func SetFromParamConstraints(params []string, cs []volume.Constraint) volume.Set {
+	return volume.SetFromConstraints(params, "", nil, cs)
+}
