@@ -13,7 +13,7 @@ help:
 	@echo "make build   - build bin/graphc"
 	@echo "make test    - gofmt/vet checks and the whole test suite (what CI runs); prints the node-test counts"
 	@echo "make lint    - gofmt and go vet"
-	@echo "make demo    - compile the bundled MatMul+Trilu model, run it, check it, show what DIE removed"
+	@echo "make demo    - compile the bundled MatMul+Trilu model, run it, check it, show what DIE removed; then graphc run --bench"
 	@echo "make bench   - benchmarks (compiled code and compiler; the real-model set when exported)"
 	@echo "make models  - export the real-model set from PyTorch into GRAPHC_MODELS (~/.cache/graphc-models)"
 	@echo "make models-tiny - re-export the committed tiny models in testdata/realmodels"
@@ -53,6 +53,8 @@ test: lint
 
 demo:
 	$(GO) run ./examples/demo
+	@echo; echo '$$ graphc run testdata/models/matmul_trilu.onnx --input random --bench 20'
+	@$(GO) run ./cmd/graphc run testdata/models/matmul_trilu.onnx --input random --bench 20
 
 # bench: compiled code against onnxruntime and against --pipeline= (one table: MatMul, linear
 # layers from GEMV to the lm head, GEMVs beside a plain read of their matrix, int8 against f32),
@@ -111,7 +113,9 @@ FUZZ_TARGETS = \
 	./ir:FuzzParse \
 	./volume:FuzzParse \
 	./volume:FuzzScan \
-	./internal/calc:FuzzRun
+	./internal/calc:FuzzRun \
+	./modelrt:FuzzParseSignature \
+	./cmd/graphc:FuzzReadNpy
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

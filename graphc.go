@@ -41,6 +41,7 @@ type config struct {
 	printLowering []string
 	noLower       bool
 	profile       bool
+	signature     bool
 	llvmOut       io.Writer
 	weights       string
 }
@@ -52,6 +53,12 @@ func WithTarget(name string) Option { return func(c *config) error { c.target = 
 // exports ENTRY_profile (see lower.Config.Profile). For finding slow ops, not for production:
 // the entry is no longer re-entrant.
 func WithProfile() Option { return func(c *config) error { c.profile = true; return nil } }
+
+// WithSignature makes the module export `const char *ENTRY_signature(void)`, the entry's ABI
+// as JSON (inputs, outputs, element types, shapes over the symbolic dims, weights file): what
+// modelrt.Load reads to call a shared library built from the module. Off by default, so that
+// modules stay as they were; graphc --emit=lib and graphc run turn it on.
+func WithSignature() Option { return func(c *config) error { c.signature = true; return nil } }
 
 // WithEntry names the entry function (default main_graph).
 func WithEntry(name string) Option { return func(c *config) error { c.entry = name; return nil } }
@@ -456,7 +463,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		req[v] = s
 	}
 	start = time.Now()
-	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, ExternalWeights: c.weights != "",
+	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, Signature: c.signature, ExternalWeights: c.weights != "",
 		PrintAfter: strings.Join(c.printLowering, ","), Dump: c.popts.Dump})
 	res.Times.Lower = time.Since(start)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -52,6 +52,9 @@ type Config struct {
 	// Profile makes each entry count the cycles spent in every op's kernel (profile.go): the
 	// entry is then not re-entrant, and ENTRY_profile reads and resets the counters.
 	Profile bool
+	// Signature makes each entry export const char *ENTRY_signature(void), its ABI as JSON
+	// (signature.go), which package modelrt reads to load and call the module.
+	Signature bool
 	// NoEpilogues keeps elementwise consumers of contractions as kernels of their own
 	// (epilogue.go), for measurements and tests.
 	NoEpilogues bool
@@ -264,6 +267,12 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	e = &Entry{Name: entry, Graph: g, Params: abi, Header: header(g, entry, abi, ec.weights), Weights: ec.weights}
 	if mc.cfg.Profile {
 		e.Header = profileHeader(e.Header, entry, len(g.Ops))
+	}
+	if mc.cfg.Signature {
+		if err := ec.emitSignature(); err != nil {
+			return nil, err
+		}
+		e.Header = signatureHeader(e.Header, entry)
 	}
 	e.Strategies = ec.strategies
 	e.Plan = ec.buildPlan(stages[len(stages)-1].name)

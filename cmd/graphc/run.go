@@ -29,6 +29,7 @@ const usageText = `usage: graphc [flags] MODEL
        graphc calc 'EXPR'      the volume calculator (graphc calc --help lists its operators)
        graphc ops [--ir]       supported ONNX and TensorFlow ops with their opset ranges (--ir: the IR's)
        graphc passes           the passes of the default pipeline, in the order they run, with what each does
+       graphc run MODEL        compile, build and run a model on given inputs (graphc run --help)
        graphc version
        graphc help
 
@@ -93,7 +94,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			return runCalc(args[1:], stdin, stdout, stderr)
 		}
 	}
-	err := compileMain(args, stdout, stderr)
+	var err error
+	if len(args) > 0 && args[0] == "run" {
+		err = runModel(args[1:], stdout, stderr) // runmodel.go
+	} else {
+		err = compileMain(args, stdout, stderr)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -184,15 +190,12 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("graphc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "output file (default: MODEL's basename + the emit kind's extension; - = stdout)")
-	target := fs.String("target", "x86-64", "the target")
-	mcpu := fs.String("mcpu", "", "target CPU, as llc -mcpu: its own default features (lower/targets; native = the host)")
-	mattr := fs.String("mattr", "", "edits the CPU's default features, as llc -mattr (+a adds, -b removes)")
-	entry := fs.String("entry", "main_graph", "name of the entry function")
+	var mf modelFlags
+	mf.register(fs)
 	emit := fs.String("emit", "llvm", "what to produce (asm, obj and lib run clang-19; plan: what lowering chose per op, its buffer, kernel and strategy)")
 	opName := fs.String("op", "", "with --emit=svg: the op whose domain to draw (result or source node name)")
 	projDims := fs.String("dims", "", "with --emit=svg: the two iteration dims to project onto, e.g. i,k (default: the two the restriction involves most)")
-	pipeline := fs.String("pipeline", passes.DefaultPipeline, "the passes to run, comma-separated (\"\" = no optimization)")
-	var printBefore, printAfter, requires, dims multiFlag
+	var printBefore, printAfter multiFlag
 	fs.Var(&printBefore, "print-ir-before", "print the IR before the pass (to stderr); repeatable")
 	fs.Var(&printAfter, "print-ir-after", "print the IR after the pass (to stderr); repeatable")
 	printBeforeAll := fs.Bool("print-ir-before-all", false, "print the IR before every pass")
@@ -201,15 +204,10 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printLowering, "print-lowering-after", "print the lowering plan known after the stage: regions, buffers, kernels, entry or all (to stderr); repeatable")
 	printLoweringAll := fs.Bool("print-lowering-after-all", false, "print the lowering plan after every stage")
 	printConstants := fs.Bool("print-constants", false, "print the data of every constant in IR dumps (large ones are elided by default)")
-	fs.Var(&requires, "require", "the required region of an output (isl notation); repeatable")
-	fs.Var(&dims, "dim", "bind a symbolic dimension; repeatable")
-	outputs := fs.String("outputs", "", "TensorFlow graphs: the outputs (default: the nodes nobody consumes)")
 	reportDead := fs.Bool("report-dead", false, "report the dead iteration space of every op (to stderr)")
 	timing := fs.Bool("pass-timing", false, "report the wall time of every pass and of the compile phases: import, passes, lowering, printing (to stderr)")
 	verifyEach := fs.Bool("verify-each", false, "run the IR verifier after every pass")
 	profile := fs.Bool("profile", false, "count the cycles of every op's kernel; the module exports ENTRY_profile (graphc-bench -profile prints the table)")
-	weights := fs.String("weights", "", "keep the weights out of the module: write them to FILE, which the caller maps and passes to the entry after the workspace (const void *weights; see --emit=header)")
-	noZeroSkip := fs.Bool("no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
@@ -246,24 +244,23 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	warnings, err := checkFlags(compileFlags{model: model, emit: *emit, out: *out, target: *target, mcpu: *mcpu,
-		mattr: *mattr, entry: *entry, outputs: *outputs, op: *opName, dims: *projDims, weights: *weights, set: set})
+	warnings, err := checkFlags(mf.checked(model, *emit, *out, *opName, *projDims, set))
 	if err != nil {
 		return err
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "graphc: warning: %s\n", w)
 	}
-	opts := []graphc.Option{
-		graphc.WithTarget(*target), graphc.WithEntry(*entry), graphc.WithPipeline(*pipeline),
-		graphc.WithCPU(*mcpu), graphc.WithAttrs(*mattr), graphc.WithDumpWriter(stderr),
-		graphc.WithVerifyEach(*verifyEach), graphc.WithZeroSkipping(!*noZeroSkip),
+	opts, err := mf.options()
+	if err != nil {
+		return err
 	}
+	opts = append(opts, graphc.WithDumpWriter(stderr), graphc.WithVerifyEach(*verifyEach))
 	if *profile {
 		opts = append(opts, graphc.WithProfile())
 	}
-	if *weights != "" {
-		opts = append(opts, graphc.WithWeightsFile(*weights))
+	if *emit == "lib" {
+		opts = append(opts, graphc.WithSignature()) // what modelrt.Load reads
 	}
 	for _, p := range printBefore {
 		opts = append(opts, graphc.WithPrintIRBefore(p))
@@ -285,20 +282,6 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *printConstants {
 		opts = append(opts, graphc.WithPrintConstants())
-	}
-	for _, r := range requires {
-		opts = append(opts, graphc.WithRequire(r))
-	}
-	if *outputs != "" {
-		opts = append(opts, graphc.WithOutputs(strings.Split(*outputs, ",")...))
-	}
-	for _, d := range dims {
-		name, val, ok := strings.Cut(d, "=")
-		v, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-		if !ok || err != nil || name == "" {
-			return usageErr("--dim %q: want NAME=VALUE", d)
-		}
-		opts = append(opts, graphc.WithDim(strings.TrimSpace(name), v))
 	}
 	if *emit == "ir" || *emit == "dot" || *emit == "svg" {
 		opts = append(opts, graphc.WithoutLowering())
@@ -362,7 +345,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 	case "dot":
 		text = viz.DOT(res.Graph, res.Dead)
 	case "svg":
-		text, err = drawDomain(res, *opName, *projDims, dimValues(dims))
+		text, err = drawDomain(res, *opName, *projDims, dimValues(mf.dims))
 		var ce *cliError
 		if err != nil && !errors.As(err, &ce) {
 			return &cliError{exitInput, err}

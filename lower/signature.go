@@ -1,0 +1,176 @@
+// This file emits the signature of an entry (Config.Signature): a JSON description of its ABI
+// (inputs, outputs, element types, shapes as functions of the symbolic dims, the symbolic dims
+// in argument order, the weights file it takes, the requirements it checks), returned by
+// `const char *ENTRY_signature(void)`, so that a loader (package modelrt) can call a module it
+// knows nothing else about.
+
+package lower
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// SignatureVersion is the "abi" field of the signature; a loader refuses another.
+const SignatureVersion = 1
+
+// Signature is the JSON document ENTRY_signature returns. Package modelrt reads the same
+// document with its own types (it does not import the compiler).
+type Signature struct {
+	ABI      int            `json:"abi"`
+	Entry    string         `json:"entry"`
+	Triple   string         `json:"triple"`
+	Params   []string       `json:"params"`
+	Inputs   []SignatureArg `json:"inputs"`
+	Outputs  []SignatureArg `json:"outputs"`
+	Weights  *SignatureW    `json:"weights,omitempty"`
+	Requires string         `json:"requires,omitempty"`
+	// Profile: the entry counts cycles in globals and is not re-entrant (Config.Profile).
+	Profile bool `json:"profile,omitempty"`
+}
+
+// SignatureArg is one input or output: its model name, element type (ir.DType's name) and
+// shape, one extent per dim.
+type SignatureArg struct {
+	Name  string            `json:"name"`
+	DType string            `json:"dtype"`
+	Shape []SignatureExtent `json:"shape"`
+}
+
+// SignatureExtent is a quasi-affine extent over the symbolic dims:
+// C + Σ P[name]·name + Σ F[i].K·floor(F[i].N / F[i].D).
+type SignatureExtent struct {
+	C int64             `json:"c"`
+	P map[string]int64  `json:"p,omitempty"`
+	F []SignatureFloorT `json:"f,omitempty"`
+}
+
+// SignatureFloorT is K·floor(N / D).
+type SignatureFloorT struct {
+	K int64           `json:"k"`
+	N SignatureExtent `json:"n"`
+	D int64           `json:"d"`
+}
+
+// SignatureW describes the weights file the entry takes after the workspace.
+type SignatureW struct {
+	Bytes       int64  `json:"bytes"`
+	Fingerprint string `json:"fingerprint"` // 0x%016x
+}
+
+// signatureOf builds the signature of entry over g.
+func signatureOf(g *ir.Graph, entry, triple string, params []string, w *Weights, profile bool) (*Signature, error) {
+	s := &Signature{ABI: SignatureVersion, Entry: entry, Triple: triple, Params: append([]string{}, params...),
+		Requires: requirements(g), Profile: profile}
+	if s.Params == nil {
+		s.Params = []string{}
+	}
+	arg := func(v *ir.Value) (SignatureArg, error) {
+		a := SignatureArg{Name: v.Name, DType: v.Type.Elem.String(), Shape: []SignatureExtent{}}
+		for d, e := range v.Type.Shape {
+			x, err := signatureExtent(e)
+			if err != nil {
+				return a, fmt.Errorf("%%%s dim %d: %w", v.Name, d, err)
+			}
+			a.Shape = append(a.Shape, x)
+		}
+		return a, nil
+	}
+	for _, in := range g.Inputs {
+		a, err := arg(in)
+		if err != nil {
+			return nil, err
+		}
+		s.Inputs = append(s.Inputs, a)
+	}
+	for _, o := range g.Outputs {
+		a, err := arg(o)
+		if err != nil {
+			return nil, err
+		}
+		s.Outputs = append(s.Outputs, a)
+	}
+	if w != nil {
+		s.Weights = &SignatureW{Bytes: w.Size, Fingerprint: fmt.Sprintf("0x%016x", w.Fingerprint)}
+	}
+	return s, nil
+}
+
+// signatureExtent converts an extent; extents do not depend on iteration dims.
+func signatureExtent(a volume.Aff) (SignatureExtent, error) {
+	for _, c := range a.Dims {
+		if c != 0 {
+			return SignatureExtent{}, fmt.Errorf("extent %v depends on an iteration dim", a)
+		}
+	}
+	x := SignatureExtent{C: a.Const}
+	for _, p := range a.Params {
+		if x.P == nil {
+			x.P = map[string]int64{}
+		}
+		x.P[p.Name] += p.Coef
+	}
+	for _, f := range a.Floors {
+		n, err := signatureExtent(f.Num)
+		if err != nil {
+			return x, err
+		}
+		x.F = append(x.F, SignatureFloorT{K: f.Coef, N: n, D: f.Den})
+	}
+	return x, nil
+}
+
+// emitSignature emits const char *ENTRY_signature(void), returning the entry's signature as a
+// NUL-terminated JSON string in a private constant.
+func (ec *entryCtx) emitSignature() error {
+	s, err := signatureOf(ec.g, ec.entry, ec.mc.tgt.Triple, ec.params, ec.weights, ec.mc.cfg.Profile)
+	if err != nil {
+		return err
+	}
+	text, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	data := append(text, 0)
+	arr := newByteArray(data)
+	gl := ec.mc.m.NewGlobalDef(ec.entry+".signature", arr)
+	gl.Immutable = true
+	gl.Linkage = enum.LinkagePrivate
+	i8p := types.NewPointer(types.I8)
+	f := ec.mc.m.NewFunc(ec.entry+"_signature", i8p)
+	ec.mc.defineAttrs(f)
+	entry := f.NewBlock("entry")
+	zero := constant.NewInt(types.I64, 0)
+	entry.NewRet(constant.NewGetElementPtr(arr.Type(), gl, zero, zero))
+	return nil
+}
+
+// signatureHeader adds the declaration of ENTRY_signature to an entry's header.
+func signatureHeader(h, entry string) string {
+	decl := fmt.Sprintf("/* The ABI of %s as JSON (inputs, outputs, dtypes, shapes over the symbolic dims, weights):\n"+
+		" * what package modelrt reads to load the module. */\nconst char *%s_signature(void);\n\n", entry, entry)
+	at := strings.LastIndex(h, "#ifdef __cplusplus")
+	if at < 0 {
+		return h + decl
+	}
+	return h[:at] + decl + h[at:]
+}
+
+// SignatureJSON returns the signature of an entry of a module for target t, as
+// ENTRY_signature would return it (for runners that do not load the module, such as a
+// program run under an emulator).
+func SignatureJSON(e *Entry, t *Target, profile bool) ([]byte, error) {
+	s, err := signatureOf(e.Graph, e.Name, t.Triple, e.Params, e.Weights, profile)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
+}
