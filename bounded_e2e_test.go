@@ -134,3 +134,55 @@ func TestBoundedDimsCompiled(t *testing.T) {
 		})
 	}
 }
+
+// TestBoundedDIECompiled compiles the first k rows of a sorted tensor (passes/die_bounded_test.go:
+// DIE keeps only the iterations of those rows, for each k) and runs it for every k in range
+// against the evaluator on the unoptimized graph.
+func TestBoundedDIECompiled(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	const src = `graph @topk_rows[k <= 8 from %k](%x: f32[8, 4], %kin: i64[1]) {
+  %early = neg(%x) : f32[8, 4]
+  %k = reshape(%kin) {shape = "[]"} : i64[]
+  %r = sort_rank(%early, %early) {axis = 0, descending = 1} : i64[8, 4]
+  %z = fill() {type = "f32[8, 4]", value = -0.0} : f32[8, 4]
+  %v = scatter_elements(%z, %r, %early) {axis = 0, reduction = "add"} : f32[8, 4]
+  %y = exp(%v) : f32[8, 4]
+  %w = slice(%y) {axes = [0], ends = [0], starts = [0], sym_ends = ["k"]} : f32[k, 4]
+  return %w, %k
+}`
+	ctx := context.Background()
+	ref, err := ir.Parse(src)
+	require.NoError(t, err)
+	g, err := ir.Parse(src)
+	require.NoError(t, err)
+	res, err := graphc.CompileGraph(ctx, g, graphc.WithVerifyEach(true))
+	require.NoError(t, err)
+	restricted := 0
+	for _, op := range res.Graph.Ops {
+		if op.IsRestricted() {
+			restricted++
+		}
+	}
+	require.NotZero(t, restricted, "DIE restricts the ops after k to the rows below k")
+	prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(35, 3))
+	for k := int64(0); k <= 8; k++ {
+		x := e2e.RandomTensor(r, ir.F32, []int64{8, 4})
+		kin := ir.NewTensor(ir.I64, []int64{1})
+		kin.I[0] = k
+		want, err := eval.Run(ref, map[string]*ir.Tensor{"x": x, "kin": kin})
+		require.NoError(t, err)
+		got, _, err := prog.Run(ctx, []*ir.Tensor{x, kin}, map[string]int64{"k": 8}, 1)
+		require.NoError(t, err)
+		require.Equal(t, k, got[1].I[0])
+		// exp is a vector polynomial within 1–3 ulp of the evaluator's (design.md)
+		wt := ir.NewTensor(ir.F32, want[0].Shape)
+		copy(wt.F, want[0].F)
+		gt := ir.NewTensor(ir.F32, want[0].Shape)
+		copy(gt.F, got[0].F[:len(want[0].F)])
+		require.NoError(t, e2e.Compare(gt, wt, 1e-6, 0, nil), "k = %d", k)
+	}
+}
