@@ -1,9 +1,10 @@
 package graphc_test
 
-// This file runs the data-dependent ops over run-time data as compiled x86-64 code (bounded
-// dims, ir.BoundedDim): NonZero, Compress and TopK with a computed k, on random inputs, inputs
-// where nothing is selected (count 0) and inputs where everything is (the bound reached),
-// against the reference evaluator on the imported graph.
+// This file runs the data-dependent ops over run-time data as compiled code (bounded dims,
+// ir.BoundedDim) for x86-64 and for Hexagon under qemu (v67 scalar and HVX): NonZero, Compress
+// and TopK with a computed k, on random inputs, inputs where nothing is selected (count 0) and
+// inputs where everything is (the bound reached), against the reference evaluator on the
+// imported graph.
 
 import (
 	"context"
@@ -100,6 +101,20 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
 			require.NoError(t, err)
 			b := res.Graph.Bounded[0]
+			check := func(what string, trial int, want, got []*ir.Tensor) {
+				n := got[b.Output].I[0]
+				require.Equal(t, want[b.Output].I[0], n, "%s trial %d: the count", what, trial)
+				for i, w := range want {
+					require.Equal(t, w.Elem, got[i].Elem)
+					if w.Elem.IsFloat() {
+						require.Equal(t, w.F, got[i].F[:len(w.F)], "%s trial %d, output %d (n = %d)", what, trial, i, n)
+					} else {
+						require.Equal(t, w.I, got[i].I[:len(w.I)], "%s trial %d, output %d (n = %d)", what, trial, i, n)
+					}
+				}
+			}
+			var cases []*e2e.Case
+			var wants [][]*ir.Tensor
 			for trial := range 9 {
 				ins := tc.inputs(trial%3, trial)
 				named := map[string]*ir.Tensor{}
@@ -111,15 +126,21 @@ func TestBoundedDimsCompiled(t *testing.T) {
 				// outputs are allocated at the bound, the extents come back in the count output
 				got, _, err := prog.Run(ctx, ins, map[string]int64{b.Param: b.Bound}, 1)
 				require.NoError(t, err)
-				n := got[b.Output].I[0]
-				require.Equal(t, want[b.Output].I[0], n, "trial %d: the count", trial)
-				for i, w := range want {
-					require.Equal(t, w.Elem, got[i].Elem)
-					if w.Elem.IsFloat() {
-						require.Equal(t, w.F, got[i].F[:len(w.F)], "trial %d, output %d (n = %d)", trial, i, n)
-					} else {
-						require.Equal(t, w.I, got[i].I[:len(w.I)], "trial %d, output %d (n = %d)", trial, i, n)
-					}
+				check("x86-64", trial, want, got)
+				cases = append(cases, &e2e.Case{Graph: res.Graph, Inputs: ins})
+				wants = append(wants, want)
+			}
+			// the same module for Hexagon (v67 scalar, and with HVX), under qemu
+			for _, m := range []e2e.Machine{e2e.HexagonScalar(), e2e.HexagonHVX()} {
+				hp, err := e2e.BuildBatch(ctx, filepath.Join(dir, m.String()), m, cases)
+				require.NoError(t, err)
+				if !e2e.CanRun(t, m) {
+					continue
+				}
+				for i, r := range hp.Run(ctx) {
+					require.NoError(t, r.Err)
+					require.Zero(t, r.Status)
+					check(m.String(), i, wants[i], r.Outputs)
 				}
 			}
 			if tc.name == "topk" {
