@@ -71,6 +71,21 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	tk.Node("TopK", "t", []string{"X", "K"}, []string{"V", "I"}, onnxgen.IntAttr("axis", 1), onnxgen.IntAttr("largest", 0))
 	tk.Output("V", ir.F32, 3, "k")
 	tk.Output("I", ir.I64, 3, "k")
+	// SSD's selection: the boxes whose scores pass a threshold, by NonZero and GatherND
+	sel := onnxgen.New("sel", 13)
+	sel.Input("S", ir.F32, 2, 10)
+	sel.Input("B", ir.F32, 2, 10, 4)
+	thr := ir.NewTensor(ir.F32, nil)
+	thr.F[0] = 0.5
+	sel.Init("thr", thr)
+	sel.Node("Greater", "gt", []string{"S", "thr"}, []string{"M"})
+	sel.Node("NonZero", "nz", []string{"M"}, []string{"NZ"})
+	sel.Node("Transpose", "tr", []string{"NZ"}, []string{"IDX"}, onnxgen.IntsAttr("perm", 1, 0))
+	sel.Node("GatherND", "gs", []string{"S", "IDX"}, []string{"SEL"})
+	sel.Node("GatherND", "gb", []string{"B", "IDX"}, []string{"BOX"})
+	sel.Node("Neg", "ng", []string{"BOX"}, []string{"Y"})
+	sel.Output("SEL", ir.F32, "n")
+	sel.Output("Y", ir.F32, "n", 4)
 	r := rand.New(rand.NewPCG(35, 1))
 	cases := []struct {
 		name   string
@@ -80,6 +95,13 @@ func TestBoundedDimsCompiled(t *testing.T) {
 		{"nonzero", nz, func(mode, _ int) []*ir.Tensor { return []*ir.Tensor{selection(r, ir.F32, []int64{3, 5, 4}, mode)} }},
 		{"compress", cp, func(mode, _ int) []*ir.Tensor {
 			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{4, 7}), selection(r, ir.Bool, []int64{6}, mode)}
+		}},
+		{"select_gathernd", sel, func(mode, _ int) []*ir.Tensor {
+			s := e2e.RandomTensor(r, ir.F32, []int64{2, 10})
+			for i := range s.F {
+				s.F[i] = []float64{-1, 1, s.F[i]}[mode] // none, all or some above the threshold
+			}
+			return []*ir.Tensor{s, e2e.RandomTensor(r, ir.F32, []int64{2, 10, 4})}
 		}},
 		{"topk", tk, func(mode, trial int) []*ir.Tensor {
 			k := ir.NewTensor(ir.I64, []int64{1})
