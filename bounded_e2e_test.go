@@ -1,8 +1,8 @@
 package graphc_test
 
 // This file runs the data-dependent ops over run-time data as compiled code (bounded dims,
-// ir.BoundedDim) for x86-64 and for Hexagon under qemu (v67 scalar and HVX): NonZero, Compress
-// and TopK with a computed k, on random inputs, inputs where nothing is selected (count 0) and
+// ir.BoundedDim) for x86-64 and for Hexagon under qemu (v67 scalar and HVX): NonZero, Compress,
+// Unique, GatherND over NonZero's rows and TopK with a computed k, on random inputs, inputs where nothing is selected (count 0) and
 // inputs where everything is (the bound reached), against the reference evaluator on the
 // imported graph.
 
@@ -86,6 +86,13 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	sel.Node("Neg", "ng", []string{"BOX"}, []string{"Y"})
 	sel.Output("SEL", ir.F32, "n")
 	sel.Output("Y", ir.F32, "n", 4)
+	un := onnxgen.New("u", 13)
+	un.Input("X", ir.F32, 3, 4)
+	un.Node("Unique", "u", []string{"X"}, []string{"Y", "I", "V", "C"})
+	un.Output("Y", ir.F32, "n")
+	un.Output("I", ir.I64, "n")
+	un.Output("V", ir.I64, 12)
+	un.Output("C", ir.I64, "n")
 	r := rand.New(rand.NewPCG(35, 1))
 	cases := []struct {
 		name   string
@@ -102,6 +109,14 @@ func TestBoundedDimsCompiled(t *testing.T) {
 				s.F[i] = []float64{-1, 1, s.F[i]}[mode] // none, all or some above the threshold
 			}
 			return []*ir.Tensor{s, e2e.RandomTensor(r, ir.F32, []int64{2, 10, 4})}
+		}},
+		{"unique", un, func(mode, _ int) []*ir.Tensor {
+			x := ir.NewTensor(ir.F32, []int64{3, 4})
+			for i := range x.F {
+				// one value, all distinct (the bound), or a few repeated
+				x.F[i] = []float64{1.5, float64(11 - i), float64(r.IntN(4)) - 1}[mode]
+			}
+			return []*ir.Tensor{x}
 		}},
 		{"topk", tk, func(mode, trial int) []*ir.Tensor {
 			k := ir.NewTensor(ir.I64, []int64{1})

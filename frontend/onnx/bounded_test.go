@@ -137,3 +137,37 @@ func TestTopKRuntimeK(t *testing.T) {
 	_, err = eval.Run(g, map[string]*ir.Tensor{"X": x, "K": tensor(ir.I64, []int64{1}, 7)})
 	require.ErrorContains(t, err, "outside [0, 6]")
 }
+
+func TestUniqueRuntime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, sorted := range []int64{1, 0} {
+		m := onnxgen.New("u", 13)
+		m.Input("X", ir.F32, 3, 4)
+		m.Node("Unique", "u", []string{"X"}, []string{"Y", "I", "V", "C"}, onnxgen.IntAttr("sorted", sorted))
+		m.Output("Y", ir.F32, "n")
+		m.Output("I", ir.I64, "n")
+		m.Output("V", ir.I64, 12)
+		m.Output("C", ir.I64, "n")
+		g, err := onnx.Import(m.Proto(), "u.onnx")
+		require.NoError(t, err)
+		require.NoError(t, ir.Verify(g))
+		require.Equal(t, int64(12), g.Bounded[0].Bound)
+		for trial := range 6 {
+			x := ir.NewTensor(ir.F32, []int64{3, 4})
+			for i := range x.F {
+				// few distinct values (trial 0: one), or all distinct (trial 1: the bound)
+				x.F[i] = []float64{0, float64(i), float64(rng.IntN(5)) - 2}[min(trial, 2)]
+			}
+			// the same through the import-time path, the reference
+			want := runModel(t, m.Proto(), nil, onnx.WithConstInput("X", x))
+			got, err := eval.Run(g, map[string]*ir.Tensor{"X": x})
+			require.NoError(t, err)
+			for o := range 4 {
+				require.Equal(t, want[o].Shape, got[o].Shape, "sorted %d trial %d output %d", sorted, trial, o)
+				require.Equal(t, want[o].F, got[o].F, "sorted %d trial %d output %d", sorted, trial, o)
+				require.Equal(t, want[o].I, got[o].I, "sorted %d trial %d output %d", sorted, trial, o)
+			}
+			require.Equal(t, int64(len(want[0].F)), got[4].I[0])
+		}
+	}
+}

@@ -1,7 +1,7 @@
 // This file imports the data-dependent ops whose deciding input is known only at run time, with
-// a bounded dim (ir.BoundedDim) for the extent the data decides: NonZero (at most the input's
-// element count), Compress (at most the condition's length) and TopK with a computed k (at most
-// the axis's extent). The count is computed by the graph, becomes a symbolic dim for every op
+// a bounded dim (ir.BoundedDim) for the extent the data decides: NonZero and Unique without
+// axis (at most the input's element count), Compress (at most the condition's length) and TopK
+// with a computed k (at most the axis's extent). The count is computed by the graph, becomes a symbolic dim for every op
 // after it, and is returned to the caller as an extra scalar i64 output.
 //
 // The selections are generic ops in the IR's own terms: a mask m (1 where selected), its
@@ -248,4 +248,95 @@ func importTopKRuntime(c *nodeCtx, e *emitter, x *ir.Value, axis int) error {
 		return err
 	}
 	return e.topKRanked(c, x, axis, volume.AffParam(k), c.AttrInt("largest", 1))
+}
+
+// pairOp emits a generic op over [i, j] ∈ [0, n)² (restricted by cond, an isl constraint on i
+// and j, when not ""), reading a at j and b at i, reducing body over j into a result [n] of type
+// elem.
+func (e *emitter) pairOp(n int64, cond, body, reduce string, init float64, elem ir.DType, a, b *ir.Value) *ir.Value {
+	dom := fmt.Sprintf("{ [i, j] : 0 <= i < %d and 0 <= j < %d }", n, n)
+	if cond != "" {
+		dom = fmt.Sprintf("{ [i, j] : 0 <= i < %d and 0 <= j < %d and %s }", n, n, cond)
+	}
+	attrs := ir.Attrs{
+		"type":      ir.StringAttr(fmt.Sprintf("%s[%d]", elem, n)),
+		"domain":    ir.StringAttr(dom),
+		"access":    ir.StringsAttr("{ [i, j] -> [j] }", "{ [i, j] -> [i] }"),
+		"out":       ir.StringAttr("{ [i, j] -> [i] }"),
+		"body":      ir.StringAttr(body),
+		"iterators": ir.StringsAttr("parallel", "reduction"),
+		"reduce":    ir.StringAttr(reduce),
+		"init":      ir.FloatAttr(init),
+	}
+	return e.Op("generic", "", attrs, a, b)
+}
+
+// importUniqueRuntime is Unique over the flattened run-time input: the distinct values (sorted,
+// or in order of first appearance), the index of each one's first occurrence, each element's
+// distinct value, and the counts, with the number of distinct values a bounded dim. Elements
+// are compared with ==, so each NaN is a value of its own. n² work in the element count.
+func importUniqueRuntime(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.In(0)
+	if e.err != nil {
+		return e.err
+	}
+	total, ok := staticCount(x.Type)
+	if !ok {
+		return fmt.Errorf("%w: Unique of a run-time input of symbolic shape %s: the bound of its count (the element count) must be static", ErrUnsupported, x.Type)
+	}
+	xf := e.Reshape(x, []volume.Aff{volume.AffConst(total)}, "")
+	// first[i]: no earlier element equals element i
+	dup := e.pairOp(total, "j < i", "select(eq(in0, in1), 1:i64, 0:i64)", "sum", 0, ir.I64, xf, xf)
+	first := e.Cast(e.Op("equal", "", nil, dup, e.Scalar(ir.I64, 0)), ir.I64, "")
+	count := e.Op("reduce_sum", e.Base+"_count", ir.Attrs{"axes": ints([]int{0}), "keepdims": ir.IntAttr(0)}, first)
+	n := e.boundedDim(c.Output(0)+"_n", count, total)
+	if e.err != nil {
+		return e.err
+	}
+	// slot[i]: the position of element i's value among the distinct values
+	var slot *ir.Value
+	if c.AttrInt("sorted", 1) != 0 {
+		// the distinct values below it (each counted at its first occurrence)
+		slot = e.pairOp2(total, "select(and(ne(in0, 0:i64), lt(in1, in2)), 1:i64, 0:i64)", first, xf)
+	} else {
+		// the distinct values whose first occurrence precedes that of element i's value
+		fo := e.pairOp(total, "", fmt.Sprintf("select(eq(in0, in1), idx(1), %d:i64)", total), "min", float64(total), ir.I64, xf, xf)
+		slot = e.pairOp(total, "", "select(and(ne(in0, 0:i64), lt(idx(1), in1)), 1:i64, 0:i64)", "sum", 0, ir.I64, first, fo)
+	}
+	idx := e.selectedIndices(first, slot, n, total)
+	e.Out(0, e.Op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(0)}, xf, idx))
+	if c.Output(1) != "" {
+		e.Out(1, e.Op("identity", c.Output(1), nil, idx))
+	}
+	if c.Output(2) != "" {
+		e.Out(2, e.Op("identity", c.Output(2), nil, slot))
+	}
+	if c.Output(3) != "" {
+		attrs := ir.Attrs{
+			"type":      ir.StringAttr(fmt.Sprintf("i64[%s]", n)),
+			"domain":    ir.StringAttr(fmt.Sprintf("[%s] -> { [k, i] : 0 <= k < %s and 0 <= i < %d }", n, n, total)),
+			"access":    ir.StringsAttr("{ [k, i] -> [i] }"),
+			"out":       ir.StringAttr("{ [k, i] -> [k] }"),
+			"body":      ir.StringAttr("select(eq(in0, idx(0)), 1:i64, 0:i64)"),
+			"iterators": ir.StringsAttr("parallel", "reduction"),
+			"reduce":    ir.StringAttr("sum"),
+		}
+		e.Out(3, e.Op("generic", c.Output(3), attrs, slot))
+	}
+	return e.Done()
+}
+
+// pairOp2 is pairOp with three operands: a (i64 flags) and b read at j, b read at i again.
+func (e *emitter) pairOp2(n int64, body string, a, b *ir.Value) *ir.Value {
+	attrs := ir.Attrs{
+		"type":      ir.StringAttr(fmt.Sprintf("i64[%d]", n)),
+		"domain":    ir.StringAttr(fmt.Sprintf("{ [i, j] : 0 <= i < %d and 0 <= j < %d }", n, n)),
+		"access":    ir.StringsAttr("{ [i, j] -> [j] }", "{ [i, j] -> [j] }", "{ [i, j] -> [i] }"),
+		"out":       ir.StringAttr("{ [i, j] -> [i] }"),
+		"body":      ir.StringAttr(body),
+		"iterators": ir.StringsAttr("parallel", "reduction"),
+		"reduce":    ir.StringAttr("sum"),
+	}
+	return e.Op("generic", "", attrs, a, b, b)
 }

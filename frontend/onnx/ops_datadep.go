@@ -23,7 +23,8 @@ func init() {
 	registerOp("Compress", 9, importCompress)
 	const dd = "data-dependent output shape: "
 	noteOp("NonZero", dd+"computed at import when its input is known at compile time; else a bounded dim (at most the element count) returned as an extra output")
-	noteOp("Unique", dd+"computed at import (sorted or in order of appearance, with axis); its input must be known at compile time")
+	noteOp("Unique", dd+"computed at import when its input is known at compile time (sorted or in order of appearance, with axis); "+
+		"else, without axis, a bounded dim (at most the element count) returned as an extra output")
 	noteOp("NonMaxSuppression", dd+"computed at import; boxes, scores and thresholds must be known at compile time")
 	noteOp("Compress", dd+"a gather with constant indices when the condition is known at compile time; else a bounded dim (at most its length) returned as an extra output")
 }
@@ -116,6 +117,9 @@ func staticCount(t ir.TensorType) (int64, bool) {
 // importUnique follows numpy's unique with return_index, return_inverse and return_counts:
 // over the flattened input, or over the slices along axis (compared element by element).
 func importUnique(c *nodeCtx) error {
+	if _, ok := c.ConstInput(0); !ok && c.HasInput(0) && c.Attr("axis") == nil {
+		return importUniqueRuntime(c) // a bounded dim (ops_bounded.go)
+	}
 	x, err := c.RequireConst(0, shapeRole)
 	if err != nil {
 		return err
