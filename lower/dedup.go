@@ -40,6 +40,7 @@ type kernelForm struct {
 	domain volume.Set   // the domain of the op the form was planned for
 	tiles  *contraction // nil: the per-point nest
 	dot    *intDot      // an integer dot-product kernel (intdot.go), or nil
+	nbits  *nbitsGEMV   // a block-quantized weights kernel (nbits.go), or nil
 	strat  *strategy    // the nest's strategy (tiles == nil)
 	name   string       // the strategy, as Entry.Strategies reports it
 	whole  bool         // the op writes every element of its result (no initialisation)
@@ -249,6 +250,9 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 	kf := &kernelForm{domain: op.Domain}
 	if kf.dot = ec.intDotOf(op); kf.dot != nil {
 		kf.name = kf.dot.String()
+	} else if kf.nbits = nbitsOf(op, ec.g.Params); kf.nbits != nil {
+		kf.name = kf.nbits.String()
+		kf.whole = ec.writesWhole(op) // it stores every element of its rows: no initialisation
 	} else if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
 		kf.name = kf.tiles.String()
 	} else {
