@@ -171,3 +171,67 @@ func TestUniqueRuntime(t *testing.T) {
 		}
 	}
 }
+
+// nmsModel is NonMaxSuppression over run-time boxes [B, N, 4] and scores [B, C, N].
+func nmsModel(b, c, n int64, center int64, maxOut int64, iou, score float64) *onnxgen.Model {
+	m := onnxgen.New("nms", 13)
+	m.Input("boxes", ir.F32, b, n, 4)
+	m.Input("scores", ir.F32, b, c, n)
+	mo := ir.NewTensor(ir.I64, []int64{1})
+	mo.I[0] = maxOut
+	m.Init("max", mo)
+	it := ir.NewTensor(ir.F32, []int64{1})
+	it.F[0] = iou
+	m.Init("iou", it)
+	ins := []string{"boxes", "scores", "max", "iou"}
+	if score > -1e9 {
+		st := ir.NewTensor(ir.F32, []int64{1})
+		st.F[0] = score
+		m.Init("score", st)
+		ins = append(ins, "score")
+	}
+	m.Node("NonMaxSuppression", "nms", ins, []string{"sel"}, onnxgen.IntAttr("center_point_box", center))
+	m.Output("sel", ir.I64, "n", 3)
+	return m
+}
+
+// nmsInputs returns boxes clustered so that many overlap (both encodings read them as
+// corners or centres and sizes) and scores in [0, 1) with repeats.
+func nmsInputs(rng *rand.Rand, b, c, n int64) (*ir.Tensor, *ir.Tensor) {
+	boxes := ir.NewTensor(ir.F32, []int64{b, n, 4})
+	for i := range boxes.F {
+		boxes.F[i] = float64(float32(float64(rng.IntN(8)) + rng.Float64()*2))
+	}
+	scores := ir.NewTensor(ir.F32, []int64{b, c, n})
+	for i := range scores.F {
+		scores.F[i] = float64(float32(float64(rng.IntN(10)) / 10))
+	}
+	return boxes, scores
+}
+
+func TestNMSRuntime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	partial := 0
+	for _, tc := range []struct {
+		center, maxOut int64
+		iou, score     float64
+	}{{0, 6, 0.1, -2e9}, {1, 4, 0.2, 0.35}, {0, 100, 0, 0.5}, {1, 0, 0.5, -2e9}, {0, 5, 0.7, 0.95}, {0, 2, 0.9, -2e9}} {
+		m := nmsModel(2, 3, 9, tc.center, tc.maxOut, tc.iou, tc.score)
+		g, err := onnx.Import(m.Proto(), "nms.onnx")
+		require.NoError(t, err)
+		require.NoError(t, ir.Verify(g))
+		require.Equal(t, 2*3*min(tc.maxOut, 9), g.Bounded[0].Bound)
+		for range 3 {
+			boxes, scores := nmsInputs(rng, 2, 3, 9)
+			want := runModel(t, m.Proto(), nil, onnx.WithConstInput("boxes", boxes), onnx.WithConstInput("scores", scores))
+			got, err := eval.Run(g, map[string]*ir.Tensor{"boxes": boxes, "scores": scores})
+			require.NoError(t, err)
+			require.Equal(t, want[0].Shape, got[0].Shape, "%+v", tc)
+			require.Equal(t, want[0].I, got[0].I, "%+v", tc)
+			if n := got[1].I[0]; n > 0 && n < g.Bounded[0].Bound {
+				partial++
+			}
+		}
+	}
+	require.Greater(t, partial, 6, "most selections keep some boxes and suppress others")
+}

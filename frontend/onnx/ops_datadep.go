@@ -25,7 +25,9 @@ func init() {
 	noteOp("NonZero", dd+"computed at import when its input is known at compile time; else a bounded dim (at most the element count) returned as an extra output")
 	noteOp("Unique", dd+"computed at import when its input is known at compile time (sorted or in order of appearance, with axis); "+
 		"else, without axis, a bounded dim (at most the element count) returned as an extra output")
-	noteOp("NonMaxSuppression", dd+"computed at import; boxes, scores and thresholds must be known at compile time")
+	noteOp("NonMaxSuppression", dd+"computed at import when boxes and scores are known at compile time; else a bounded dim "+
+		"(at most batches × classes × min(max_output_boxes_per_class, boxes)) returned as an extra output, the greedy selection "+
+		"unrolled one box per step (at most 512 boxes); the limits and thresholds must be known at compile time")
 	noteOp("Compress", dd+"a gather with constant indices when the condition is known at compile time; else a bounded dim (at most its length) returned as an extra output")
 }
 
@@ -221,6 +223,11 @@ func importUnique(c *nodeCtx) error {
 // by decreasing score (ties by index), each kept unless its IoU with a kept one exceeds
 // iou_threshold, at most max_output_boxes_per_class; computed in float32.
 func importNMS(c *nodeCtx) error {
+	_, b := c.ConstInput(0)
+	_, s := c.ConstInput(1)
+	if !b || !s {
+		return importNMSRuntime(c) // a bounded dim (ops_nms.go)
+	}
 	boxes, err := c.RequireConst(0, shapeRole)
 	if err != nil {
 		return err
