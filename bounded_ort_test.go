@@ -66,8 +66,8 @@ func TestYOLOHeadMatchesORT(t *testing.T) {
 		{"centre_size", "1", "0.98", 1}, // some classes keep fewer than their limit
 		{"corners", "0", "0.98", 1},
 		{"many_candidates", "1", "0.3", 1}, // the IoU test decides which boxes fill the limits
-		{"flat_input", "1", "0.3", 0},   // every cell alike: each class keeps its limit (the bound)
-		{"nothing_passes", "0", "1", 1}, // no score above 1: no box survives
+		{"flat_input", "1", "0.3", 0},      // every cell alike: each class keeps its limit (the bound)
+		{"nothing_passes", "0", "1", 1},    // no score above 1: no box survives
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			model := filepath.Join(dir, tc.name+".onnx")
