@@ -3,7 +3,8 @@ package graphc_test
 // This file compares a YOLO-style detection head with NonMaxSuppression
 // (testdata/bounded/yolo_head.py, built with onnx.helper) compiled by graphc with onnxruntime:
 // identical selected (batch, class, box) triples and counts, boxes and scores within the
-// tolerance of the compiled transcendental functions. It needs /usr/bin/python3 with onnx, node
+// tolerance of the compiled transcendental functions, as x86-64 code and as Hexagon v67 code
+// under qemu. It needs /usr/bin/python3 with onnx, node
 // and onnxruntime-node in graphc-bench's cache (installed by `graphc-bench` on first use);
 // without them it skips.
 
@@ -79,6 +80,28 @@ func TestYOLOHeadMatchesORT(t *testing.T) {
 			prog, err := e2e.Build(ctx, filepath.Join(dir, tc.name), res.Graph, res.Module)
 			require.NoError(t, err)
 			counts := map[int64]bool{}
+			type ortOut = map[string]struct {
+				Dims []int64
+				Data []float64
+			}
+			check := func(what string, trial int, want ortOut, got []*ir.Tensor) {
+				sel := want["selected"]
+				n := got[3].I[0]
+				counts[n] = true
+				require.Equal(t, sel.Dims[0], n, "%s trial %d: the count", what, trial)
+				require.Equal(t, []int64{n, 3}, got[0].Shape)
+				for i, v := range sel.Data {
+					require.Equal(t, int64(v), got[0].I[i], "%s trial %d: selected[%d]", what, trial, i)
+				}
+				for k, name := range []string{"sel_boxes", "sel_scores"} {
+					w := want[name]
+					wt := ir.NewTensor(ir.F32, w.Dims)
+					copy(wt.F, w.Data)
+					require.NoError(t, e2e.Compare(got[1+k], wt, 1e-5, 1e-5, nil), "%s trial %d: %s", what, trial, name)
+				}
+			}
+			var cases []*e2e.Case
+			var wants []ortOut
 			for trial := range 4 {
 				f := e2e.RandomTensor(r, ir.F32, []int64{1, 16, 6, 8})
 				for i := range f.F {
@@ -90,26 +113,23 @@ func TestYOLOHeadMatchesORT(t *testing.T) {
 				cmd.Env = append(os.Environ(), "NODE_PATH="+ortDir)
 				js, err := cmd.Output()
 				require.NoError(t, err)
-				var want map[string]struct {
-					Dims []int64
-					Data []float64
-				}
+				var want ortOut
 				require.NoError(t, json.Unmarshal(js, &want))
 				got, _, err := prog.Run(ctx, []*ir.Tensor{f}, nil, 1)
 				require.NoError(t, err)
-				sel := want["selected"]
-				n := got[3].I[0]
-				counts[n] = true
-				require.Equal(t, sel.Dims[0], n, "trial %d: the count", trial)
-				require.Equal(t, []int64{n, 3}, got[0].Shape)
-				for i, v := range sel.Data {
-					require.Equal(t, int64(v), got[0].I[i], "trial %d: selected[%d]", trial, i)
-				}
-				for k, name := range []string{"sel_boxes", "sel_scores"} {
-					w := want[name]
-					wt := ir.NewTensor(ir.F32, w.Dims)
-					copy(wt.F, w.Data)
-					require.NoError(t, e2e.Compare(got[1+k], wt, 1e-5, 1e-5, nil), "trial %d: %s", trial, name)
+				check("x86-64", trial, want, got)
+				cases = append(cases, &e2e.Case{Graph: res.Graph, Inputs: []*ir.Tensor{f}})
+				wants = append(wants, want)
+			}
+			// the module for Hexagon v67 (scalar), under qemu
+			m := e2e.HexagonScalar()
+			hp, err := e2e.BuildBatch(ctx, filepath.Join(dir, tc.name, "hexagon"), m, cases)
+			require.NoError(t, err)
+			if e2e.CanRun(t, m) {
+				for i, r := range hp.Run(ctx) {
+					require.NoError(t, r.Err)
+					require.Zero(t, r.Status)
+					check(m.String(), i, wants[i], r.Outputs)
 				}
 			}
 			t.Logf("%s: counts %v (bound %d)", tc.name, counts, res.Graph.Bounded[0].Bound)

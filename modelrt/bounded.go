@@ -19,8 +19,9 @@ type BoundedDim struct {
 	Output int    `json:"output"`
 }
 
-// atBounds returns dims with every bounded dim at its bound: the shapes to allocate.
-func (s *Signature) atBounds(dims map[string]int64) map[string]int64 {
+// AtBounds returns dims with every bounded dim at its bound: the dims to allocate the outputs
+// of RunInto with.
+func (s *Signature) AtBounds(dims map[string]int64) map[string]int64 {
 	if len(s.Bounded) == 0 {
 		return dims
 	}

@@ -263,7 +263,7 @@ func (m *Model) Run(ctx context.Context, inputs ...*Tensor) ([]*Tensor, error) {
 	}
 	outs := make([]*Tensor, len(m.sig.Outputs))
 	for i, o := range m.sig.Outputs {
-		shape, err := o.ShapeFor(m.sig.atBounds(dims))
+		shape, err := o.ShapeFor(m.sig.AtBounds(dims))
 		if err != nil {
 			return nil, fmt.Errorf("modelrt: output %q: %w", o.Name, err)
 		}
@@ -290,7 +290,7 @@ func (m *Model) RunInto(ctx context.Context, inputs, outs []*Tensor) error {
 		return inputErrorf("modelrt: %d output tensors for %d outputs", len(outs), len(m.sig.Outputs))
 	}
 	for i, o := range m.sig.Outputs {
-		shape, err := o.ShapeFor(m.sig.atBounds(dims))
+		shape, err := o.ShapeFor(m.sig.AtBounds(dims))
 		if err != nil {
 			return fmt.Errorf("modelrt: output %q: %w", o.Name, err)
 		}
