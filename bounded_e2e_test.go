@@ -2,7 +2,8 @@ package graphc_test
 
 // This file runs the data-dependent ops over run-time data as compiled code (bounded dims,
 // ir.BoundedDim) for x86-64 and for Hexagon under qemu (v67 scalar and HVX): NonZero, Compress,
-// Unique, GatherND over NonZero's rows and TopK with a computed k, on random inputs, inputs where nothing is selected (count 0) and
+// Unique, GatherND over NonZero's rows, TopK with a computed k and TopK of a selection with
+// k = min(5, its count), on random inputs, inputs where nothing is selected (count 0) and
 // inputs where everything is (the bound reached), against the reference evaluator on the
 // imported graph.
 
@@ -93,6 +94,25 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	un.Output("I", ir.I64, "n")
 	un.Output("V", ir.I64, 12)
 	un.Output("C", ir.I64, "n")
+	// SSD's TopK of the selected scores with k = min(5, their count): two bounded dims, the
+	// second's bound derived from the first's
+	sk := onnxgen.New("sk", 13)
+	sk.Input("S", ir.F32, 20)
+	sk.Init("thr", thr)
+	zero := ir.NewTensor(ir.I64, []int64{1})
+	sk.Init("zero", zero)
+	five := ir.NewTensor(ir.I64, []int64{1})
+	five.I[0] = 5
+	sk.Init("kmax", five)
+	sk.Node("Greater", "gt", []string{"S", "thr"}, []string{"M"})
+	sk.Node("NonZero", "nz", []string{"M"}, []string{"NZ"})
+	sk.Node("Squeeze", "sq", []string{"NZ", "zero"}, []string{"IDX"})
+	sk.Node("Gather", "ga", []string{"S", "IDX"}, []string{"SEL"})
+	sk.Node("Shape", "sh", []string{"SEL"}, []string{"SHP"})
+	sk.Node("Min", "mn", []string{"SHP", "kmax"}, []string{"K"})
+	sk.Node("TopK", "tk", []string{"SEL", "K"}, []string{"V", "I"})
+	sk.Output("V", ir.F32, "k")
+	sk.Output("I", ir.I64, "k")
 	r := rand.New(rand.NewPCG(35, 1))
 	cases := []struct {
 		name   string
@@ -118,6 +138,13 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			}
 			return []*ir.Tensor{x}
 		}},
+		{"topk_of_selection", sk, func(mode, _ int) []*ir.Tensor {
+			x := e2e.RandomTensor(r, ir.F32, []int64{20})
+			for i := range x.F {
+				x.F[i] = []float64{-1, 0.5 + float64(i)/64, x.F[i]}[mode] // none, all or some selected
+			}
+			return []*ir.Tensor{x}
+		}},
 		{"topk", tk, func(mode, trial int) []*ir.Tensor {
 			k := ir.NewTensor(ir.I64, []int64{1})
 			k.I[0] = []int64{0, 9, int64(trial)}[mode]
@@ -131,7 +158,7 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			require.NoError(t, tc.model.Write(path))
 			ref, err := graphc.Load(ctx, path)
 			require.NoError(t, err)
-			require.Len(t, ref.Bounded, 1)
+			require.NotEmpty(t, ref.Bounded)
 			res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
 			require.NoError(t, err)
 			require.Empty(t, res.Module.Params, "a bounded dim is no argument")

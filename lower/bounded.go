@@ -90,12 +90,16 @@ func (ec *entryCtx) defineBounded(fb *funcBuilder, op *ir.Op, bufs map[*ir.Value
 		fb.cur.NewCondBr(fb.cur.NewAnd(lo, hi), next, fb.failBlock(statusBadDims))
 		fb.cur = next
 		fb.params[b.Param] = n
+		if ec.boundedDone == nil {
+			ec.boundedDone = map[string]bool{}
+		}
+		ec.boundedDone[b.Param] = true
 		seen := map[string]bool{}
 		for _, o := range ec.g.Ops {
 			for _, c := range o.Requires {
 				key := ir.RequirementString(c)
-				if seen[key] || !slices.Contains(c.Aff.ParamNames(), b.Param) {
-					continue
+				if seen[key] || !slices.Contains(c.Aff.ParamNames(), b.Param) || !ec.boundedKnown(c.Aff) {
+					continue // checked once every bounded dim it mentions is computed
 				}
 				seen[key] = true
 				x := fb.aff(c.Aff, nil)
@@ -184,4 +188,14 @@ func fixBounded(a volume.Aff, bounds map[string]int64) volume.Aff {
 		r = r.Add(fixBounded(f.Num, bounds).FloorDiv(f.Den).Mul(f.Coef))
 	}
 	return r
+}
+
+// boundedKnown reports whether every bounded dim a mentions has been computed (defineBounded).
+func (ec *entryCtx) boundedKnown(a volume.Aff) bool {
+	for _, p := range a.ParamNames() {
+		if _, ok := ec.g.BoundedParam(p); ok && !ec.boundedDone[p] {
+			return false
+		}
+	}
+	return true
 }

@@ -55,6 +55,8 @@ type entryCtx struct {
 	// (alias.go)
 	alias       map[*ir.Value]*aliasInfo
 	aliasCopies map[*ir.Op]*aliasInfo
+	// boundedDone lists the bounded dims whose values the entry has loaded so far (bounded.go)
+	boundedDone map[string]bool
 	// weights is the layout of the weights argument (Config.ExternalWeights), weightOff each
 	// constant's offset in it
 	weights   *Weights
@@ -243,6 +245,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 	for v, a := range ec.alias {
 		bufs[v] = bufs[a.target] // the kernels' views add the offset
 	}
+	ec.boundedDone = nil
 	ec.defineBounded(fb, nil, bufs) // bounded dims whose values are inputs or constants
 	for i, op := range g.Ops {
 		sig := ec.kernels[i]

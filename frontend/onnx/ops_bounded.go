@@ -220,15 +220,21 @@ func importCompressRuntime(c *nodeCtx) error {
 }
 
 // topKRuntimeK returns the symbolic dim that holds TopK's run-time k (input 1, one element),
-// at most the axis's static extent.
+// at most the axis's extent: static, or a function of bounded dims (TopK over NonZero's
+// selection), taken at their bounds.
 func (e *emitter) topKRuntimeK(c *nodeCtx, x *ir.Value, axis int) (string, error) {
 	kv := e.In(1)
 	if e.err != nil {
 		return "", e.err
 	}
-	ext, ok := x.Type.Dim(axis)
+	ext := x.Type.Shape[axis]
+	bound, ok := ext.IsConst()
 	if !ok {
-		return "", fmt.Errorf("%w: TopK with a run-time K over a symbolic axis %s: the axis's extent bounds k and must be static", ErrUnsupported, x.Type)
+		b, err := e.boundOf(ext)
+		if err != nil {
+			return "", fmt.Errorf("%w: TopK with a run-time K over the axis %s of %s: %v", ErrUnsupported, ext.String(), x.Type, err)
+		}
+		bound = b
 	}
 	if cnt, ok := staticCount(kv.Type); !ok || cnt != 1 {
 		return "", fmt.Errorf("%w: K must hold one value, got %s", ErrInvalid, kv.Type)
@@ -237,17 +243,50 @@ func (e *emitter) topKRuntimeK(c *nodeCtx, x *ir.Value, axis int) (string, error
 		return "", fmt.Errorf("%w: K must be int64, got %s", ErrInvalid, kv.Type)
 	}
 	k := e.Reshape(kv, nil, e.Base+"_k")
-	return e.boundedDim(c.Output(0)+"_k", k, ext), e.Done()
+	return e.boundedDim(c.Output(0)+"_k", k, bound), e.Done()
 }
 
-// importTopKRuntime is TopK whose K is computed at run time: k is a bounded dim, the elements
-// are ranked and the first k ranks kept.
+// boundOf returns the largest value of an extent over the bounded dims' ranges: its value at
+// their bounds, for an extent of bounded dims only that grows with them.
+func (e *emitter) boundOf(a volume.Aff) (int64, error) {
+	bounds := map[string]int64{}
+	for _, b := range e.c.im.bounded {
+		bounds[b.param] = b.bound
+	}
+	for _, p := range a.Params {
+		if _, ok := bounds[p.Name]; !ok || p.Coef < 0 {
+			return 0, fmt.Errorf("its extent must be static or grow with dims computed by the graph (it depends on %s)", p.Name)
+		}
+	}
+	if len(a.Floors) > 0 {
+		return 0, fmt.Errorf("its extent %s has a floor division", a.String())
+	}
+	return a.Eval(nil, func(n string) (int64, bool) { v, ok := bounds[n]; return v, ok })
+}
+
+// importTopKRuntime is TopK whose K is computed at run time: k is a bounded dim; every element
+// is ranked, and the first k ranks are a slice of the sorted axis (which requires k to lie
+// within the axis's extent, checked once k is known; DIE keeps the sort's scatters to the
+// first k ranks).
 func importTopKRuntime(c *nodeCtx, e *emitter, x *ir.Value, axis int) error {
 	k, err := e.topKRuntimeK(c, x, axis)
 	if err != nil {
 		return err
 	}
-	return e.topKRanked(c, x, axis, volume.AffParam(k), c.AttrInt("largest", 1))
+	iname := ""
+	if c.Output(1) != "" {
+		iname = e.Base + "_sorted_indices"
+	}
+	v, ind := e.topKRanked(x, axis, x.Type.Shape[axis], c.AttrInt("largest", 1), e.Base+"_sorted", iname)
+	first := func(name string, v *ir.Value) *ir.Value {
+		return e.Op("slice", name, ir.Attrs{"axes": ir.IntsAttr(int64(axis)), "starts": ir.IntsAttr(0), "ends": ir.IntsAttr(0),
+			"sym_ends": ir.StringsAttr(k)}, v)
+	}
+	e.Out(0, first(c.Output(0), v))
+	if c.Output(1) != "" {
+		e.Out(1, first(c.Output(1), ind))
+	}
+	return e.Done()
 }
 
 // pairOp emits a generic op over [i, j] ∈ [0, n)² (restricted by cond, an isl constraint on i

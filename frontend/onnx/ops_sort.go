@@ -126,12 +126,18 @@ func importTopK(c *nodeCtx) error {
 	if k <= maxTopKRounds {
 		return e.topKRounds(c, x, axis, k, desc != 0)
 	}
-	return e.topKRanked(c, x, axis, volume.AffConst(k), desc)
+	v, ind := e.topKRanked(x, axis, volume.AffConst(k), desc, c.Output(0), c.Output(1))
+	e.Out(0, v)
+	if c.Output(1) != "" {
+		e.Out(1, ind)
+	}
+	return e.Done()
 }
 
 // topKRanked ranks every element along axis (sort_rank) and scatters the elements and their
-// positions to the first k ranks (k may be a symbolic dim).
-func (e *emitter) topKRanked(c *nodeCtx, x *ir.Value, axis int, k volume.Aff, desc int64) error {
+// positions to the first k ranks (k may be symbolic): values named vname and indices named
+// iname (iname "": no indices, nil).
+func (e *emitter) topKRanked(x *ir.Value, axis int, k volume.Aff, desc int64, vname, iname string) (*ir.Value, *ir.Value) {
 	r := x.Type.Rank()
 	rank := e.Op("sort_rank", "", ir.Attrs{"axis": ir.IntAttr(int64(axis)), "descending": ir.IntAttr(desc)}, x, x)
 	out := ir.TensorType{Elem: x.Type.Elem, Shape: append([]volume.Aff(nil), x.Type.Shape...)}
@@ -146,8 +152,11 @@ func (e *emitter) topKRanked(c *nodeCtx, x *ir.Value, axis int, k volume.Aff, de
 	scatter := func(name string, data, upd *ir.Value) *ir.Value {
 		return e.Op("scatter_elements", name, ir.Attrs{"axis": ir.IntAttr(int64(axis)), "reduction": ir.StringAttr("add")}, data, rank, upd)
 	}
-	e.Out(0, scatter(c.Output(0), fill(out, zero), x))
-	if c.Output(1) != "" {
+	vals := scatter(vname, fill(out, zero), x)
+	if iname == "" {
+		return vals, nil
+	}
+	{
 		// the positions along the axis, broadcast to x's shape
 		iota := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(x.Type.Shape[axis].String())})
 		sh := make([]volume.Aff, r)
@@ -158,7 +167,6 @@ func (e *emitter) topKRanked(c *nodeCtx, x *ir.Value, axis int, k volume.Aff, de
 		pos := e.Op("expand", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(x.Type.Shape))}, e.reshape(iota, sh...))
 		it := out
 		it.Elem = ir.I64
-		e.Out(1, scatter(c.Output(1), fill(it, 0), pos))
+		return vals, scatter(iname, fill(it, 0), pos)
 	}
-	return e.Done()
 }
