@@ -257,6 +257,9 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	if err := checkSizes(g, b.mc.cfg.Target.MaxObjectBytes()); err != nil {
 		return nil, err
 	}
+	if err := checkBoundedExtents(g); err != nil {
+		return nil, err
+	}
 	ec := &entryCtx{ctx: ctx, mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
 		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]dotPlan{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
@@ -275,7 +278,8 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	if err := protect(func() error { return ec.runStages(b.printAfter, mc.cfg.Dump) }); err != nil {
 		return nil, err
 	}
-	e = &Entry{Name: entry, Graph: g, Params: ec.params, Header: header(g, entry, ec.params, ec.weights, mc.threadMode()), Weights: ec.weights}
+	abi := callerParams(g, ec.params)
+	e = &Entry{Name: entry, Graph: g, Params: abi, Header: header(g, entry, abi, ec.weights, mc.threadMode()), Weights: ec.weights}
 	if mc.cfg.Profile {
 		e.Header = profileHeader(e.Header, entry, len(g.Ops))
 	}

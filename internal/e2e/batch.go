@@ -178,8 +178,9 @@ func arenaBound(c *Case) int64 {
 	for _, t := range c.Inputs {
 		total += ir.NumElements(t.Shape)*int64(t.Elem.Size()) + 128
 	}
+	params := AtBounds(c.Graph, c.Params)
 	size := func(t ir.TensorType) int64 {
-		s, err := t.EvalShape(c.Params)
+		s, err := t.EvalShape(params)
 		if err != nil {
 			return 0
 		}
@@ -333,7 +334,7 @@ func (p *BatchProgram) runSome(ctx context.Context, idx []int, res []Result) (in
 		}
 		w(int64(len(c.Graph.Outputs)))
 		for _, o := range c.Graph.Outputs {
-			s, err := o.Type.EvalShape(c.Params)
+			s, err := o.Type.EvalShape(AtBounds(c.Graph, c.Params))
 			if err != nil {
 				s = nil
 			}
@@ -389,6 +390,9 @@ func (p *BatchProgram) runSome(ctx context.Context, idx []int, res []Result) (in
 				break
 			}
 			res[i].Outputs = append(res[i].Outputs, t)
+		}
+		if res[i].Err == nil && len(c.Graph.Bounded) > 0 {
+			res[i].Outputs, res[i].Err = TrimBounded(c.Graph, c.Params, res[i].Outputs)
 		}
 	}
 	return len(idx), nil
