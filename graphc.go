@@ -33,10 +33,12 @@ type config struct {
 	requires   []string
 	dims       map[string]int64
 	initInputs bool
-	limits     ir.Limits
-	source     string // the model file, named in lowering errors
-	outputs    []string
-	popts      passes.Options
+	// constInputs binds ONNX graph inputs to data (WithConstInput)
+	constInputs map[string]*ir.Tensor
+	limits      ir.Limits
+	source      string // the model file, named in lowering errors
+	outputs     []string
+	popts       passes.Options
 	// printLowering names the lowering stages after which the plan is dumped (lower.Stages)
 	printLowering []string
 	noLower       bool
@@ -90,6 +92,21 @@ func WithDim(name string, v int64) Option {
 			return usageErr(fmt.Errorf("--dim %s=%d: a dimension cannot be negative", name, v))
 		}
 		c.dims[name] = v
+		return nil
+	}
+}
+
+// WithConstInput binds the ONNX graph input name to data at import (onnx.WithConstInput): the
+// compiled entry is specialised for that value and no longer takes it as an argument. This is
+// what an op whose output shape depends on its input values (Col2Im's image_shape, NonZero's
+// input, a dynamic Reshape's shape) needs when that value is a graph input: the import then
+// fails with an onnx.NeedConstError naming it. ONNX models only.
+func WithConstInput(name string, data *ir.Tensor) Option {
+	return func(c *config) error {
+		if c.constInputs == nil {
+			c.constInputs = map[string]*ir.Tensor{}
+		}
+		c.constInputs[name] = data
 		return nil
 	}
 }
@@ -287,9 +304,15 @@ func (c *config) load(path string) (*ir.Graph, error) {
 		if c.initInputs {
 			oo = append(oo, onnx.WithInitializerInputs())
 		}
+		for name, t := range c.constInputs {
+			oo = append(oo, onnx.WithConstInput(name, t))
+		}
 		oo = append(oo, onnx.WithLimits(c.limits))
 		g, err = onnx.Load(path, oo...)
 	case ".pb", ".pbtxt", ".txt":
+		if len(c.constInputs) > 0 {
+			return nil, usageErr(fmt.Errorf("%s: binding inputs to data (WithConstInput) is for ONNX models", path))
+		}
 		var to []tf.Option
 		for k, v := range c.dims {
 			to = append(to, tf.WithDim(k, v))
@@ -300,6 +323,9 @@ func (c *config) load(path string) (*ir.Graph, error) {
 		to = append(to, tf.WithLimits(c.limits))
 		g, err = tf.Load(path, to...)
 	case ".graph", ".mlir":
+		if len(c.constInputs) > 0 {
+			return nil, usageErr(fmt.Errorf("%s: binding inputs to data (WithConstInput) is for ONNX models", path))
+		}
 		var data []byte
 		data, err = readLimited(path, c.limits.WithDefaults().MaxFileBytes)
 		if err == nil {

@@ -31,5 +31,13 @@ func init() {
 		elementMapCase{name: "conv_integer_group", kind: "conv_integer",
 			operands: []ir.TensorType{st(ir.I8, 1, 4, 3, 3), st(ir.I8, 4, 2, 2, 2), sc(ir.I8), sc(ir.I8)},
 			attrs:    ir.Attrs{"group": ir.IntAttr(2)}},
+		// K = 5 in blocks of 2 (the last one padded), 4-bit: B has 3 blocks of 1 byte per row,
+		// zero points 2 per byte
+		elementMapCase{name: "matmul_nbits_4bit_zp", kind: "matmul_nbits",
+			operands: []ir.TensorType{st(ir.F32, 2, 3, 5), st(ir.U8, 3, 3), st(ir.F32, 3, 3), st(ir.U8, 3, 2)},
+			attrs:    ir.Attrs{"bits": ir.IntAttr(4), "block_size": ir.IntAttr(2)}},
+		elementMapCase{name: "matmul_nbits_8bit", kind: "matmul_nbits",
+			operands: []ir.TensorType{st(ir.F32, 4), st(ir.U8, 2, 4), st(ir.F32, 2, 1)},
+			attrs:    ir.Attrs{"bits": ir.IntAttr(8), "block_size": ir.IntAttr(4)}},
 	)
 }

@@ -41,6 +41,7 @@ type kernelForm struct {
 	domain volume.Set   // the domain of the op the form was planned for
 	tiles  *contraction // nil: the per-point nest
 	dot    *intDot      // an integer dot-product kernel (intdot.go), or nil
+	nbits  *nbitsGEMV   // a block-quantized weights kernel (nbits.go), or nil
 	strat  *strategy    // the nest's strategy (tiles == nil)
 	name   string       // the strategy, as Entry.Strategies reports it
 	whole  bool         // the op writes every element of its result (no initialisation)

@@ -175,6 +175,10 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		if err := kb.emitIntDot(kf.dot); err != nil {
 			return nil, err
 		}
+	} else if kf.nbits != nil {
+		if err := kb.emitNBits(kf.nbits); err != nil {
+			return nil, err
+		}
 	} else if tiles != nil {
 		// the tiles run the interior op; the border, if any, the per-point nest
 		kb.op = tiles.op

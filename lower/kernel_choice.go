@@ -1,7 +1,7 @@
 // This file chooses each op's kernel: kernelFamilies is the ordered table of kernel families,
 // read top to bottom like the pass table. The first family whose applicability test accepts
 // the op plans its kernel; every family before it says why it did not apply, and --emit=plan
-// prints both ("choice: register-tiles (int-dot: not an i32 sum)"). The last row, the
+// prints both ("choice: register-tiles (int-dot: not an i32 sum; nbits: ...)"). The last row, the
 // per-point nest, applies to every op, so every op gets a kernel.
 //
 // The choice depends only on the op's kernel key (dedup.go), which memoises it: ops of the
@@ -32,6 +32,9 @@ var kernelFamilies = []kernelFamily{
 		"target's dot-product instructions (VNNI, AVX2 pmaddubsw, HVX vrmpy; intdot.go): first, " +
 		"since it is the only family that packs the weights and uses those instructions",
 		planIntDotFamily},
+	{"nbits", "a float product with block-quantized packed weights (MatMulNBits; nbits.go), " +
+		"dequantized in registers: before the register tiles, which would read the weights unpacked",
+		planNBitsFamily},
 	{"register-tiles", "a float sum of products on register tiles of the module's vector width " +
 		"(contract.go), the border left to the nest: before the nests, which it beats on every " +
 		"contraction it accepts",
@@ -78,6 +81,16 @@ func planIntDotFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 		return p.why
 	}
 	kf.dot, kf.name = p.d, p.d.String()
+	return ""
+}
+
+func planNBitsFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
+	nb := nbitsOf(op, ec.g.Params)
+	if nb == nil {
+		return "not a product with block-quantized constant weights"
+	}
+	kf.nbits, kf.name = nb, nb.String()
+	kf.whole = ec.writesWhole(op) // it stores every element of its rows: no initialisation
 	return ""
 }
 

@@ -9,7 +9,7 @@
 const ort = require('onnxruntime-node');
 const fs = require('fs');
 const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, float64: Float64Array,
-  uint8: Uint8Array, int8: Int8Array, int16: Int16Array, uint16: Uint16Array};
+  uint8: Uint8Array, int8: Int8Array, int16: Int16Array, uint16: Uint16Array, bool: Uint8Array};
 (async () => {
   const [model, specJSON, outDir, reps] = process.argv.slice(2);
   const spec = JSON.parse(fs.readFileSync(specJSON));
@@ -18,7 +18,8 @@ const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, 
   for (const inp of spec) {
     const buf = fs.readFileSync(inp.file);
     const A = arrays[inp.type];
-    feeds[inp.name] = new ort.Tensor(inp.type, new A(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)), inp.shape);
+    const data = new A(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+    feeds[inp.name] = new ort.Tensor(inp.type, inp.type === 'bool' ? Array.from(data, x => !!x) : data, inp.shape);
   }
   let res = await s.run(feeds);
   s.outputNames.forEach((n, k) => {

@@ -61,6 +61,11 @@ var models = []benchModel{
 	linearModel(1024, 256, 4096), // gpt2_long's language-model head
 	linearModel(197, 768, 3072),  // the MLP of ViT-B/16's encoder (reduction in kc chunks)
 	linearModel(197, 3072, 768),
+	// onnxruntime's 4-bit MatMulNBits GEMV (a decode step's linear layer): the floor is the read
+	// of the packed weights alone (half a byte per weight), as issue 34 states it
+	nbitsModel(1, 4096, 11008, 32, true),
+	nbitsModel(1, 4096, 11008, 32, false),
+	nbitsModel(1, 4096, 4096, 128, true),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false, 0},
 	// int8 against f32: onnxruntime's QLinearMatMul / QLinearConv against graphc's integer
@@ -127,6 +132,21 @@ func linearModel(m, k, n int) benchModel {
 	return bm
 }
 
+// nbitsModel is a MatMulNBits layer m×k · k×n with 4-bit weights in blocks of block.
+func nbitsModel(m, k, n, block int, zp bool) benchModel {
+	gf := 2 * float64(m) * float64(k) * float64(n) / 1e9
+	name := fmt.Sprintf("nbits4_%dx%dx%d_b%d", m, k, n, block)
+	if !zp {
+		name += "_nozp"
+	}
+	bm := benchModel{name: name, build: func() *onnxgen.Model { return onnxgen.MatMulNBits(m, k, n, block, zp) },
+		shapes: map[string][]int64{"A": {int64(m), int64(k)}}, gflop: gf, fullGF: gf}
+	if m == 1 {
+		bm.floor = int64(k) * int64(n) / 2
+	}
+	return bm
+}
+
 func transformerFlops(s, h float64, causal bool) float64 {
 	f := 3*2*s*h*h + 2*s*h*h + 2*2*s*4*h*h // q, k, v, o projections and the MLP
 	qk := 2 * s * s * h
@@ -146,7 +166,9 @@ func main() {
 	modelDir := flag.String("model-dir", realmodel.DefaultDir(), "where models/export.py wrote the real-model set")
 	noDIE := flag.Bool("no-nodie", false, "with -real: do not compile and time --pipeline= too")
 	flag.StringVar(&realPipeline, "pipeline", realPipeline, "with -real: the pipeline of the graphc column")
-	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the synthetic models are compiled for (e.g. haswell: AVX2 without VNNI)")
+	flag.IntVar(&realSet, "set", 0, "with -real: the data set timed (a decoder's prefill 0, decode 1)")
+	flag.StringVar(&realRequire, "require", "", "with -real: the required region of the graphc column, as --require (e.g. \"logits[0, s, v] : s = S - 1\"); its outputs are checked there only")
+	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the models are compiled for (e.g. haswell or x86-64-v3: AVX2 without AVX-512)")
 	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
 	memory := flag.Bool("mem", false, "measure graphc's peak resident set compiling the real-model set and a 100,000-op chain (-models chain,resnet18 for some) against issue 25's targets; -mem-flags adds graphc flags")

@@ -166,7 +166,7 @@ func (o *ortRunner) open(m *realmodel.Model, set realmodel.DataSet, dir string) 
 		if err := os.WriteFile(f, t.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
-		spec = append(spec, input{m.InputNames[k], typ, t.Shape, f})
+		spec = append(spec, input{m.InputNames[k], typ, append([]int64{}, t.Shape...), f}) // a scalar's shape is [], not null
 	}
 	js, _ := json.Marshal(spec)
 	specFile := filepath.Join(dir, "spec.json")

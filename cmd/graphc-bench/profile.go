@@ -28,8 +28,8 @@ func profileReal(ctx context.Context, root, work, name string, minTime time.Dura
 		return err
 	}
 	return profileModel(ctx, m.Path, work, name, func(g *ir.Graph) ([]*ir.Tensor, map[string]int64, error) {
-		params, err := realmodel.Params(g, m.Sets[0].Inputs)
-		return m.Sets[0].Inputs, params, err
+		params, err := realmodel.Params(g, m.Sets[realSet].Inputs)
+		return m.Sets[realSet].Inputs, params, err
 	}, minTime, top)
 }
 

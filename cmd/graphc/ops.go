@@ -20,6 +20,14 @@ func onnxOps() []string {
 		}
 		out = append(out, strings.TrimRight(line, " "))
 	}
+	// the ops of com.microsoft (onnxruntime's contrib operators), by their qualified names
+	for _, op := range onnx.DomainOpInfo() {
+		line := fmt.Sprintf("%-24s %-6s", op.Domain+"."+op.Name, fmt.Sprintf("%d-%d", op.Since, op.Until))
+		if op.Note != "" {
+			line += "  " + op.Note
+		}
+		out = append(out, strings.TrimRight(line, " "))
+	}
 	return out
 }
 

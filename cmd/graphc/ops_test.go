@@ -19,6 +19,10 @@ func TestOpsListsTheTable(t *testing.T) {
 	require.Equal(t, 0, code)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	infos := onnx.SupportedOpInfo()
+	for _, o := range onnx.DomainOpInfo() { // com.microsoft's, qualified, after the default domain's
+		o.OpInfo.Name = o.Domain + "." + o.Name
+		infos = append(infos, o.OpInfo)
+	}
 	tfInfos := tf.SupportedOpInfo()
 	unsupported := onnx.UnsupportedOpInfo()
 	require.Len(t, lines, len(infos)+len(tfInfos)+len(unsupported)+3, "a header and one line per op, for each importer and the unsupported ONNX ops")

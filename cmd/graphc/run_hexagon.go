@@ -14,7 +14,6 @@ import (
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/modelrt"
 )
 
@@ -22,25 +21,14 @@ import (
 // floating point, which starts at v68).
 const qemuHexagonCPU = "hexagonv67"
 
-func runHexagon(ctx context.Context, res *graphc.Result, model string, ds *dataSet, rf *runFlags, lo, hi float64, stdout, stderr io.Writer) error {
+// runHexagon runs the compiled graph on inputs as a Hexagon program under qemu-hexagon.
+func runHexagon(ctx context.Context, res *graphc.Result, model string, sig *modelrt.Signature, inputs []*modelrt.Tensor, ds *dataSet, rf *runFlags, stdout io.Writer) error {
 	if _, err := exec.LookPath("qemu-hexagon"); err != nil {
 		return inputErr(fmt.Errorf("run --target=hexagon needs qemu-hexagon (Debian's qemu-user) to run the program: %w", err))
 	}
 	e := res.Module.Entries[0]
 	if e.Weights != nil {
 		return usageErr("run: --weights is not supported with --target=hexagon (the emulated program holds its weights)")
-	}
-	text, err := lower.SignatureJSON(e, res.Module.Target, false)
-	if err != nil {
-		return err
-	}
-	sig, err := modelrt.ParseSignature(text)
-	if err != nil {
-		return err
-	}
-	inputs, err := gatherInputs(sig, ds, rf, lo, hi)
-	if err != nil {
-		return inputErr(err)
 	}
 	// check the inputs as modelrt would, and bind the dims
 	dims, err := sig.InferDims(shapesOf(inputs))

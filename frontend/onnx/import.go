@@ -252,6 +252,9 @@ func hasDimValue(d *onnxpb.TensorShapeProto_Dimension) bool {
 // type, domain and the model's opset tell).
 func (im *importer) unsupportedReason(n *onnxpb.NodeProto) string {
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+		if _, ok := lookupDomainOp(d, n.GetOpType()); ok {
+			return "" // versioned by its own domain's opset, which has one version
+		}
 		if !previewOps[d][n.GetOpType()] {
 			return fmt.Sprintf("op domain %q", d)
 		}
@@ -330,6 +333,9 @@ func (im *importer) importNode(n *onnxpb.NodeProto) error {
 		return nerr(fmt.Errorf("%w: %s", ErrUnsupported, r))
 	}
 	def := opTable[n.GetOpType()]
+	if fn, ok := lookupDomainOp(n.GetDomain(), n.GetOpType()); ok {
+		def = opDef{Since: 1, Import: fn}
+	}
 	for _, o := range n.Output {
 		if o == "" {
 			continue

@@ -26,6 +26,9 @@ func SupportsOp(domain, op string) bool {
 		_, ok := opTable[op]
 		return ok
 	}
+	if _, ok := lookupDomainOp(domain, op); ok {
+		return true
+	}
 	return previewOps[domain][op]
 }
 

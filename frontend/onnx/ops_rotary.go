@@ -31,40 +31,6 @@ func importRotary(c *nodeCtx) error {
 	if !t.IsFloat() || cosC.Type.Elem != t || sinC.Type.Elem != t {
 		return fmt.Errorf("%w: input, cos_cache and sin_cache must have one float type, got %s, %s and %s", ErrInvalid, t, cosC.Type.Elem, sinC.Type.Elem)
 	}
-	x := x0
-	// x is [B, S, H, D] (from 3-D input) or [B, H, S, D]; posAxis is the axis of S
-	var posAxis int
-	switch x0.Type.Rank() {
-	case 3:
-		heads := c.AttrInt("num_heads", 0)
-		hidden, ok := x0.Type.Dim(2)
-		if heads <= 0 || !ok || hidden%heads != 0 {
-			return fmt.Errorf("%w: a 3-D input needs num_heads dividing its static hidden size, got num_heads = %d and %s", ErrInvalid, heads, x0.Type)
-		}
-		s := x0.Type.Shape
-		x = e.reshape(x0, s[0], s[1], volume.AffConst(heads), volume.AffConst(hidden/heads))
-		posAxis = 1
-	case 4:
-		posAxis = 2
-	default:
-		return fmt.Errorf("%w: the input must be 3-D or 4-D, got %s", ErrInvalid, x0.Type)
-	}
-	if x == nil {
-		return e.Done()
-	}
-	d, ok := x.Type.Dim(3)
-	if !ok {
-		return fmt.Errorf("%w: symbolic head size in %s", ErrUnsupported, x.Type)
-	}
-	rd := c.AttrInt("rotary_embedding_dim", 0)
-	if rd == 0 {
-		rd = d
-	}
-	if rd < 0 || rd > d || rd%2 != 0 {
-		return fmt.Errorf("%w: rotary_embedding_dim = %d must be even and at most the head size %d", ErrInvalid, rd, d)
-	}
-	half := rd / 2
-
 	// cos and sin per (batch, position): gathered by position_ids, or given as [B, S, ·]
 	if c.HasInput(3) {
 		ids := e.In(3)
@@ -85,8 +51,51 @@ func importRotary(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
+	rot, err := e.rotary(x0, cosC, sinC, c.AttrInt("num_heads", 0), c.AttrInt("rotary_embedding_dim", 0), c.AttrInt("interleaved", 0) != 0, c.Output(0))
+	if err != nil {
+		return err
+	}
+	e.Out(0, rot)
+	return e.Done()
+}
+
+// rotary rotates the first rd features (0: all) of every head of x0 ([B, S, heads·D] with
+// heads given, or [B, H, S, D]) by the angles whose cosines and sines are cosC and sinC
+// [B or 1, S, ≥ rd/2], interleaved or in halves; the result is named name.
+func (e *emitter) rotary(x0, cosC, sinC *ir.Value, heads, rd int64, interleaved bool, name string) (*ir.Value, error) {
+	x := x0
+	// x is [B, S, H, D] (from 3-D input) or [B, H, S, D]; posAxis is the axis of S
+	var posAxis int
+	switch x0.Type.Rank() {
+	case 3:
+		hidden, ok := x0.Type.Dim(2)
+		if heads <= 0 || !ok || hidden%heads != 0 {
+			return nil, fmt.Errorf("%w: a 3-D input needs num_heads dividing its static hidden size, got num_heads = %d and %s", ErrInvalid, heads, x0.Type)
+		}
+		s := x0.Type.Shape
+		x = e.reshape(x0, s[0], s[1], volume.AffConst(heads), volume.AffConst(hidden/heads))
+		posAxis = 1
+	case 4:
+		posAxis = 2
+	default:
+		return nil, fmt.Errorf("%w: the input must be 3-D or 4-D, got %s", ErrInvalid, x0.Type)
+	}
+	if x == nil {
+		return nil, e.err
+	}
+	d, ok := x.Type.Dim(3)
+	if !ok {
+		return nil, fmt.Errorf("%w: symbolic head size in %s", ErrUnsupported, x.Type)
+	}
+	if rd == 0 {
+		rd = d
+	}
+	if rd < 0 || rd > d || rd%2 != 0 {
+		return nil, fmt.Errorf("%w: rotary_embedding_dim = %d must be even and at most the head size %d", ErrInvalid, rd, d)
+	}
+	half := rd / 2
 	if w, ok := cosC.Type.Dim(2); !ok || w < half {
-		return fmt.Errorf("%w: the caches have %s angles per position, fewer than rotary_embedding_dim / 2 = %d", ErrInvalid, cosC.Type.Shape[2].String(), half)
+		return nil, fmt.Errorf("%w: the caches have %s angles per position, fewer than rotary_embedding_dim / 2 = %d", ErrInvalid, cosC.Type.Shape[2].String(), half)
 	}
 	angles := func(v *ir.Value) *ir.Value {
 		v = e.sliceLast(v, 0, half, 1)
@@ -103,7 +112,7 @@ func importRotary(c *nodeCtx) error {
 	cos, sin := angles(cosC), angles(sinC)
 
 	var x1, x2 *ir.Value
-	if c.AttrInt("interleaved", 0) != 0 {
+	if interleaved {
 		x1, x2 = e.sliceLast(x, 0, rd, 2), e.sliceLast(x, 1, rd, 2)
 	} else {
 		x1, x2 = e.sliceLast(x, 0, half, 1), e.sliceLast(x, half, rd, 1)
@@ -111,10 +120,10 @@ func importRotary(c *nodeCtx) error {
 	re := e.Op("sub", "", nil, e.Op("mul", "", nil, cos, x1), e.Op("mul", "", nil, sin, x2))
 	im := e.Op("add", "", nil, e.Op("mul", "", nil, sin, x1), e.Op("mul", "", nil, cos, x2))
 	if e.err != nil {
-		return e.err
+		return nil, e.err
 	}
 	var rot *ir.Value
-	if c.AttrInt("interleaved", 0) != 0 {
+	if interleaved {
 		// (real, imaginary) pairs: [.., half, 1] twice, joined to [.., half, 2], flattened to [.., rd]
 		s := re.Type.Shape
 		pair := []volume.Aff{s[0], s[1], s[2], s[3], volume.AffConst(1)}
@@ -127,12 +136,11 @@ func importRotary(c *nodeCtx) error {
 		rot = e.Op("concat", "", ir.Attrs{"axis": ir.IntAttr(3)}, rot, e.sliceLast(x, rd, d, 1))
 	}
 	if x0.Type.Rank() == 3 {
-		rot = e.Op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(x0.Type.Shape))}, rot)
+		rot = e.Op("reshape", name, ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(x0.Type.Shape))}, rot)
 	} else {
-		rot = e.Op("identity", c.Output(0), nil, rot)
+		rot = e.Op("identity", name, nil, rot)
 	}
-	e.Out(0, rot)
-	return e.Done()
+	return rot, e.err
 }
 
 // sliceLast slices the last axis of x: start, start + step, … before end.

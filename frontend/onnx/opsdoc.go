@@ -77,6 +77,15 @@ func OpsMarkdown() string {
 	for _, o := range SupportedOpInfo() {
 		fmt.Fprintf(&sb, "| %s | %d–%d | %s |\n", o.Name, o.Since, o.Until, strings.ReplaceAll(o.Note, "|", "\\|"))
 	}
+	sb.WriteString("\n## onnxruntime's operators (com.microsoft)\n\n")
+	sb.WriteString("These operators of onnxruntime's `com.microsoft` domain (its contrib operators, as onnxruntime's transformer optimizer, " +
+		"Optimum and onnxruntime-genai's model builder write them) are imported with the semantics of onnxruntime's " +
+		"ContribOperators documentation and CPU kernels. SimplifiedLayerNormalization is also accepted in the default domain, " +
+		"where onnxruntime registers it.\n\n")
+	sb.WriteString("| op | notes |\n|---|---|\n")
+	for _, o := range DomainOpInfo() {
+		fmt.Fprintf(&sb, "| %s.%s | %s |\n", o.Domain, o.Name, strings.ReplaceAll(o.Note, "|", "\\|"))
+	}
 	sb.WriteString("\n## Not supported\n\n")
 	sb.WriteString("These ONNX ops are not imported (a model using them is refused with every such node named). " +
 		"No op takes or returns string, sequence, map or optional values.\n\n")

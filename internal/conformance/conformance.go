@@ -5,6 +5,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -110,6 +111,10 @@ func runTest(ctx context.Context, dir string, prep Prepare, exec Executor, res *
 			return skipf("value %s: %v", vi.GetName(), err)
 		}
 	}
+	tol, err := readTolerance(dir)
+	if err != nil {
+		return err
+	}
 	sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
 	if len(sets) == 0 {
 		return skipf("no test data")
@@ -141,7 +146,7 @@ func runTest(ctx context.Context, dir string, prep Prepare, exec Executor, res *
 			return fmt.Errorf("%d outputs, want %d", len(got), len(want))
 		}
 		for i := range want {
-			if err := compare(got[i], want[i]); err != nil {
+			if err := compareTol(got[i], want[i], tol); err != nil {
 				return fmt.Errorf("output %d (%s): %w", i, g.Outputs[i].Name, err)
 			}
 		}
@@ -267,9 +272,39 @@ func readTensors(dir, prefix string) ([]*ir.Tensor, error) {
 	}
 }
 
+// tolerance is the float comparison bound |got - want| <= atol + rtol·|want|.
+type tolerance struct {
+	RTol float64 `json:"rtol"`
+	ATol float64 `json:"atol"`
+}
+
+// backendTolerance is the ONNX backend's: rtol 1e-3, atol 1e-7.
+var backendTolerance = tolerance{RTol: 1e-3, ATol: 1e-7}
+
+// readTolerance reads a test directory's tolerance.json (the tests whose reference is another
+// runtime, e.g. testdata/msft with onnxruntime's outputs, whose sums run in another order), or
+// returns the backend's tolerance.
+func readTolerance(dir string) (tolerance, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "tolerance.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return backendTolerance, nil
+	}
+	if err != nil {
+		return tolerance{}, err
+	}
+	var t tolerance
+	if err := json.Unmarshal(data, &t); err != nil {
+		return tolerance{}, fmt.Errorf("%s: %w", filepath.Join(dir, "tolerance.json"), err)
+	}
+	return t, nil
+}
+
 // compare uses the ONNX backend's tolerances: rtol 1e-3, atol 1e-7 for floats; exact for
 // integers and bools.
-func compare(got, want *ir.Tensor) error {
+func compare(got, want *ir.Tensor) error { return compareTol(got, want, backendTolerance) }
+
+// compareTol compares floats within tol; integers and bools exactly.
+func compareTol(got, want *ir.Tensor, tol tolerance) error {
 	got, want = got.Decoded(), want.Decoded() // tensors of raw_data keep their bytes
 	if got.Elem != want.Elem {
 		return fmt.Errorf("element type %s, want %s", got.Elem, want.Elem)
@@ -277,7 +312,7 @@ func compare(got, want *ir.Tensor) error {
 	if fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
 		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
 	}
-	const rtol, atol = 1e-3, 1e-7
+	rtol, atol := tol.RTol, tol.ATol
 	for i := 0; i < want.Len(); i++ {
 		if want.Elem.IsFloat() {
 			g, w := got.F[i], want.F[i]

@@ -3,7 +3,9 @@
 package onnxgen
 
 import (
+	"maps"
 	"os"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -16,6 +18,8 @@ import (
 type Model struct {
 	Opset int64
 	G     *onnxpb.GraphProto
+	// Domains are the opsets of other domains the nodes use (com.microsoft's), by domain.
+	Domains map[string]int64
 }
 
 // New returns an empty model with the given default-domain opset.
@@ -98,11 +102,24 @@ func (m *Model) Node(op, name string, inputs, outputs []string, attrs ...Attr) {
 		Input: inputs, Output: outputs, Attribute: attrs})
 }
 
+// DomainNode adds a node of another domain (opset version 1 of it).
+func (m *Model) DomainNode(domain, op, name string, inputs, outputs []string, attrs ...Attr) {
+	m.Node(op, name, inputs, outputs, attrs...)
+	m.G.Node[len(m.G.Node)-1].Domain = proto.String(domain)
+	if m.Domains == nil {
+		m.Domains = map[string]int64{}
+	}
+	m.Domains[domain] = 1
+}
+
 // Proto returns the ModelProto.
 func (m *Model) Proto() *onnxpb.ModelProto {
+	ops := []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(m.Opset)}}
+	for _, d := range slices.Sorted(maps.Keys(m.Domains)) {
+		ops = append(ops, &onnxpb.OperatorSetIdProto{Domain: proto.String(d), Version: proto.Int64(m.Domains[d])})
+	}
 	return &onnxpb.ModelProto{IrVersion: proto.Int64(8), ProducerName: proto.String("graphc onnxgen"),
-		OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(m.Opset)}},
-		Graph:       m.G}
+		OpsetImport: ops, Graph: m.G}
 }
 
 // Bytes serialises the model.

@@ -1,0 +1,403 @@
+// This file emits matmul_nbits (ir/ops_nbits.go, onnxruntime's MatMulNBits) as a kernel for
+// weights read once: for every required row of A it streams the packed weights column by
+// column (nr columns at a time, sharing A's loads), unpacks each block's bytes in registers
+// (4-bit: the low and high nibbles of a vector of bytes, interleaved by one shuffle), subtracts
+// the zero point, converts to float, scales by the block's scale and accumulates the products
+// with A in vector lanes; the lanes are folded (a fixed tree) once per column. The weights are
+// never copied to a float tensor. A decode step (one row) is bound by the read of the packed
+// weights: half a byte per weight at 4 bits.
+//
+// The kernel applies to the op matmul_nbits builds (its body, MatMulNBitsBody) with constant
+// weights, scales and zero points laid out as the builder reads them, and a domain whose rows
+// each run over every column and every k (DIE restricts the rows, e.g. to the last token);
+// anything else keeps the per-point nest.
+
+package lower
+
+import (
+	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// nbitsGEMV is the plan of a matmul_nbits kernel.
+type nbitsGEMV struct {
+	bits, block, K, N int64
+	zp                bool
+	lead              int        // dims before n and k (the rows)
+	copyA             bool       // A's row is not contiguous in k (a transpose fused into its access): copied first
+	chunk             int64      // weights per vector step: min(block, 32)
+	rows              volume.Set // the domain at n = k = 0: one point per row
+}
+
+func (p *nbitsGEMV) String() string {
+	return "nbits-gemv"
+}
+
+// nbitsOf returns the plan of op's kernel, or nil when op is not a matmul_nbits this kernel
+// computes exactly.
+func nbitsOf(op *ir.Op, params []string) *nbitsGEMV {
+	n := op.NDim()
+	if op.Reduce != ir.ReduceSum || n < 2 || len(op.Operands) < 3 || len(op.Operands) > 4 || op.Result.Type.Elem != ir.F32 ||
+		op.Init != 0 || len(op.Out.Pieces) != 1 {
+		return nil
+	}
+	elems := []ir.DType{ir.F32, ir.U8, ir.F32, ir.U8}
+	for k, o := range op.Operands {
+		if o.Type.Elem != elems[k] {
+			return nil
+		}
+		if k == 1 && o.Data == nil {
+			return nil // the packed weights are a constant: a full region, addressed linearly
+		}
+	}
+	for _, a := range append([]ir.Access{op.Out}, op.Access...) {
+		if a.Approx || len(a.Pieces) != 1 || len(a.Pieces[0].Guard) != 0 {
+			return nil
+		}
+	}
+	nd, kd := n-2, n-1
+	zp := len(op.Operands) == 4
+	// K: the extent of the k dim (domainOK checks that every row runs over all of it)
+	K := int64(0)
+	bounds, err := op.Domain.DimBounds(kd)
+	if err != nil {
+		return nil
+	}
+	for _, b := range bounds {
+		for _, u := range b.Upper {
+			if c, ok := u.IsConst(); ok {
+				K = max(K, c+1)
+			}
+		}
+	}
+	if K <= 0 {
+		return nil
+	}
+	bShape, ok := op.Operands[1].Type.StaticShape()
+	if !ok || len(bShape) == 0 {
+		return nil
+	}
+	N := bShape[0]
+	body := op.Body.String()
+	for _, bits := range []int64{4, 8} {
+		for block := int64(16); block <= 1<<16; block *= 2 {
+			if body != ir.MatMulNBitsBody(bits, block, kd, zp).String() {
+				continue
+			}
+			p := &nbitsGEMV{bits: bits, block: block, K: K, N: N, zp: zp, lead: nd, chunk: min(block, 32)}
+			if p.layoutOK(op) && p.domainOK(op, params) {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// uses reports whether a depends on dim d.
+func uses(a volume.Aff, d int) bool {
+	if d < len(a.Dims) && a.Dims[d] != 0 {
+		return true
+	}
+	for _, f := range a.Floors {
+		if uses(f.Num, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// linear returns the row-major element offset of an access into a tensor of static shape.
+func linear(idx []volume.Aff, shape []int64) volume.Aff {
+	var off volume.Aff
+	stride := int64(1)
+	for d := len(shape) - 1; d >= 0; d-- {
+		off = off.Add(idx[d].Mul(stride))
+		stride *= shape[d]
+	}
+	return off
+}
+
+// layoutOK checks the accesses: A's row at k, the result's row at n, and the packed weights,
+// scales and zero points where the builder puts them (whatever their shapes after reshapes
+// were folded into the accesses).
+func (p *nbitsGEMV) layoutOK(op *ir.Op) bool {
+	nd, kd := p.lead, p.lead+1
+	n, k := volume.AffDim(nd), volume.AffDim(kd)
+	row := func(idx []volume.Aff, last volume.Aff) bool {
+		if len(idx) == 0 || !idx[len(idx)-1].Equal(last) {
+			return false
+		}
+		for _, x := range idx[:len(idx)-1] {
+			if uses(x, nd) || uses(x, kd) {
+				return false
+			}
+		}
+		return true
+	}
+	if !row(op.Out.Pieces[0].Index, n) {
+		return false
+	}
+	for _, x := range op.Access[0].Pieces[0].Index {
+		if uses(x, nd) {
+			return false
+		}
+	}
+	// a row of A that is not contiguous in k (the heads of an attention output, transposed and
+	// merged by a fused reshape) is gathered into a contiguous copy per row
+	p.copyA = !row(op.Access[0].Pieces[0].Index, k)
+	if p.K%p.chunk != 0 {
+		return false
+	}
+	kb := (p.K + p.block - 1) / p.block
+	perByte := 8 / p.bits
+	want := []volume.Aff{
+		n.Mul(kb * p.block / perByte).Add(k.FloorDiv(perByte)),
+		n.Mul(kb).Add(k.FloorDiv(p.block)),
+	}
+	if p.zp {
+		want = append(want, n.Mul((kb+perByte-1)/perByte).Add(k.FloorDiv(p.block*perByte)))
+	}
+	for i, w := range want {
+		o := op.Operands[1+i]
+		shape, _ := o.Type.StaticShape()
+		if !linear(op.Access[1+i].Pieces[0].Index, shape).Equal(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// domainOK checks that the domain is its rows times every column and k, and keeps the rows.
+func (p *nbitsGEMV) domainOK(op *ir.Op, params []string) bool {
+	nd, kd := p.lead, p.lead+1
+	ok := false
+	_ = volume.Try(func() {
+		dims := op.Domain.DimNames()
+		fix := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
+			volume.EQ(volume.AffDim(nd), volume.AffConst(0)), volume.EQ(volume.AffDim(kd), volume.AffConst(0))})
+		rows := op.Domain.Intersect(fix)
+		exprs := make([]volume.Aff, len(dims))
+		for d := range exprs {
+			exprs[d] = volume.AffDim(d)
+		}
+		exprs[nd], exprs[kd] = volume.AffConst(0), volume.AffConst(0)
+		toRow := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: op.Domain.TupleName(), Exprs: exprs}.Map()
+		box := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
+			volume.GE(volume.AffDim(nd), volume.AffConst(0)), volume.LT(volume.AffDim(nd), volume.AffConst(p.N)),
+			volume.GE(volume.AffDim(kd), volume.AffConst(0)), volume.LT(volume.AffDim(kd), volume.AffConst(p.K))})
+		if rows.Preimage(toRow).Intersect(box).IsEqual(op.Domain) {
+			p.rows, ok = rows, true
+		}
+	})
+	return ok
+}
+
+// nbitsColumns is the number of columns a step computes (sharing A's loads).
+const nbitsColumns = 4
+
+// emitNBits emits the kernel: for each row of p.rows, the columns in steps of nbitsColumns
+// (then one by one), each a loop over the blocks.
+func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
+	fb := kb.fb
+	op := kb.op
+	if fb.mc.vecBytes >= 64 && fb.mc.spec.VectorFromCPU {
+		fb.wideVectors()
+	}
+	ast, err := p.rows.Scan()
+	if err != nil {
+		return err
+	}
+	vt := types.NewVector(uint64(p.chunk), types.Float)
+	var rowA *view
+	if p.copyA {
+		at := types.NewArray(uint64(p.K), types.Float)
+		buf := fb.cur.NewAlloca(at)
+		buf.Align = llvm.Align(64)
+		ptr := fb.cur.NewGetElementPtr(at, buf, i64(0), i64(0))
+		rowA = &view{v: op.Operands[0], ptr: ptr, lo: []value.Value{i64(0)}, ext: []value.Value{i64(p.K)}, strides: []value.Value{i64(1)}}
+	}
+	accs := make([]value.Value, nbitsColumns)
+	for c := range accs {
+		a := fb.cur.NewAlloca(vt)
+		a.Align = llvm.Align(4)
+		accs[c] = a
+	}
+	e := &astEmitter{fb: fb, lev: make([]value.Value, op.NDim())}
+	e.leaf = func(lev []value.Value) error {
+		dims := append([]value.Value(nil), lev...)
+		nd, kd := p.lead, p.lead+1
+		dims[nd], dims[kd] = i64(0), i64(0)
+		yRow := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, dims))
+		wA := kb.ops[0]
+		var aRow value.Value
+		if p.copyA {
+			err := fb.loop(i64(0), i64(p.K-1), 1, "nbits.copya", func(k value.Value) error {
+				at := append([]value.Value(nil), dims...)
+				at[kd] = k
+				v := fb.loadElem(wA, fb.offset(wA, fb.indexAt(op.Access[0].Pieces[0].Index, at)))
+				st := fb.cur.NewStore(v, fb.elemPtr(rowA, k))
+				st.Align = llvm.Align(4)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			wA, aRow = rowA, i64(0)
+		} else {
+			aRow = fb.offset(wA, fb.indexAt(op.Access[0].Pieces[0].Index, dims))
+		}
+		main := p.N - p.N%nbitsColumns
+		step := func(nr int) func(n value.Value) error {
+			return func(n value.Value) error { return kb.nbitsColumns(p, nr, n, wA, aRow, yRow, accs, dims) }
+		}
+		if main > 0 {
+			if err := fb.loop(i64(0), i64(main-1), nbitsColumns, "nbits.n", step(nbitsColumns)); err != nil {
+				return err
+			}
+		}
+		if main < p.N {
+			return fb.loop(i64(main), i64(p.N-1), 1, "nbits.nrem", step(1))
+		}
+		return nil
+	}
+	return e.emit(ast)
+}
+
+// nbitsColumns emits columns n .. n+nr-1 of one row: y[yRow + n + c] = Σ_k a[aRow + k] ·
+// (q - zp) · scale.
+func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, nr int, n value.Value, wA *view, aRow, yRow value.Value, accs []value.Value, row []value.Value) error {
+	dims := append([]value.Value(nil), row...)
+	fb := kb.fb
+	ch := int(p.chunk)
+	vt := types.NewVector(uint64(ch), types.Float)
+	perByte := 8 / p.bits
+	kb0 := (p.K + p.block - 1) / p.block
+	rowBytes := kb0 * p.block / perByte
+	wB, wS := kb.ops[1], kb.ops[2]
+	zero := constant.NewZeroInitializer(vt)
+	for c := 0; c < nr; c++ {
+		fb.cur.NewStore(zero, accs[c])
+	}
+	cols := make([]value.Value, nr)
+	for c := range cols {
+		cols[c] = fb.add(n, i64(int64(c)))
+	}
+	op := kb.op
+	err := fb.loop(i64(0), i64(kb0-1), 1, "nbits.block", func(b value.Value) error {
+		// per column: the block's scale and zero point, read through their views at the
+		// block's first k
+		scales := make([]value.Value, nr)
+		zps := make([]value.Value, nr)
+		for c, col := range cols {
+			dims[p.lead], dims[p.lead+1] = col, fb.mul(b, i64(p.block))
+			s := fb.loadElem(wS, fb.offset(wS, fb.indexAt(op.Access[2].Pieces[0].Index, dims)))
+			scales[c] = splatValue(fb, s, ch)
+			var z value.Value = constant.NewInt(types.I32, 1<<(p.bits-1))
+			if p.zp {
+				zbyte := fb.loadElem(kb.ops[3], fb.offset(kb.ops[3], fb.indexAt(op.Access[3].Pieces[0].Index, dims)))
+				z32 := fb.cur.NewZExt(zbyte, types.I32)
+				if p.bits == 4 {
+					sh := fb.cur.NewTrunc(fb.mul(fb.cur.NewAnd(b, i64(1)), i64(4)), types.I32)
+					z = fb.cur.NewAnd(fb.cur.NewLShr(z32, sh), constant.NewInt(types.I32, 15))
+				} else {
+					z = z32
+				}
+			}
+			zps[c] = splatValue(fb, z, ch)
+		}
+		for part := int64(0); part < p.block/p.chunk; part++ {
+			k0 := fb.add(fb.mul(b, i64(p.block)), i64(part*p.chunk))
+			body := func() error {
+				av := fb.vecLoad(wA, fb.add(aRow, k0), vt, 4)
+				for c, col := range cols {
+					off := fb.add(fb.mul(col, i64(rowBytes)), fb.sdivConst(k0, perByte))
+					var q value.Value
+					if p.bits == 4 {
+						bt := types.NewVector(uint64(ch/2), types.I8)
+						raw := fb.vecLoad(wB, off, bt, 1)
+						lo := fb.cur.NewAnd(raw, splat(constant.NewInt(types.I8, 15), ch/2))
+						hi := fb.cur.NewLShr(raw, splat(constant.NewInt(types.I8, 4), ch/2))
+						mask := make([]constant.Constant, ch)
+						for j := 0; j < ch/2; j++ {
+							mask[2*j], mask[2*j+1] = i32c(int64(j)), i32c(int64(ch/2+j))
+						}
+						q = fb.cur.NewShuffleVector(lo, hi, constant.NewVector(types.NewVector(uint64(ch), types.I32), mask...))
+					} else {
+						q = fb.vecLoad(wB, off, types.NewVector(uint64(ch), types.I8), 1)
+					}
+					qi := fb.cur.NewZExt(q, types.NewVector(uint64(ch), types.I32))
+					w := fb.cur.NewSIToFP(fb.cur.NewSub(qi, zps[c]), vt)
+					ws := fb.cur.NewFMul(w, scales[c])
+					acc := fb.cur.NewLoad(vt, accs[c])
+					f := fb.mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(vt), vt, vt, vt, vt)
+					fb.cur.NewStore(fb.cur.NewCall(f, ws, av, acc), accs[c])
+				}
+				return nil
+			}
+			if (p.K%p.block) != 0 && part > 0 {
+				// the last block is padded: its chunks beyond K are not computed
+				if err := fb.ifThen(fb.cur.NewICmp(enum.IPredSLT, k0, i64(p.K)), "nbits.k", body); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := body(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for c, col := range cols {
+		acc := value.Value(fb.cur.NewLoad(vt, accs[c]))
+		for w := ch / 2; w >= 1; w /= 2 {
+			lo, hi := make([]constant.Constant, w), make([]constant.Constant, w)
+			for l := 0; l < w; l++ {
+				lo[l], hi[l] = i32c(int64(l)), i32c(int64(w+l))
+			}
+			mt := types.NewVector(uint64(w), types.I32)
+			x := fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, lo...))
+			y := fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, hi...))
+			acc = fb.cur.NewFAdd(x, y)
+		}
+		total := fb.cur.NewExtractElement(acc, i32c(0))
+		st := fb.cur.NewStore(total, fb.elemPtr(kb.res, fb.add(yRow, col)))
+		st.Align = llvm.Align(4)
+	}
+	return nil
+}
+
+// splatValue returns a vector of vl copies of the scalar x.
+func splatValue(fb *funcBuilder, x value.Value, vl int) value.Value {
+	vt := types.NewVector(uint64(vl), x.Type())
+	ins := fb.cur.NewInsertElement(constant.NewUndef(vt), x, i32c(0))
+	return fb.cur.NewShuffleVector(ins, constant.NewUndef(vt), splat(i32c(0), vl).(constant.Constant))
+}
+
+// vecLoad loads a vector of type vt at element offset off of w, claiming alignment align.
+func (fb *funcBuilder) vecLoad(w *view, off value.Value, vt *types.VectorType, align int) value.Value {
+	ptr := fb.cur.NewBitCast(fb.elemPtr(w, off), types.NewPointer(vt))
+	ld := fb.cur.NewLoad(vt, ptr)
+	ld.Align = llvm.Align(align)
+	return ld
+}
+
+// sdivConst returns x / d for x >= 0 and a power of two d.
+func (fb *funcBuilder) sdivConst(x value.Value, d int64) value.Value {
+	if d == 1 {
+		return x
+	}
+	sh := int64(0)
+	for 1<<sh < d {
+		sh++
+	}
+	return fb.cur.NewLShr(x, i64(sh))
+}
