@@ -502,7 +502,45 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return why, err
 	}
 	var win *volume.Set
-	kc := int64(tileKC)
+	kc, rowTiles := c.planChunks(op, plo, phi, rlo, rhi)
+	rext, rKnown := extentOf(c.rlo, c.rhi)
+	if !rKnown || rext > kc {
+		// a symbolic reduction is always chunked: its panels then have a known size
+		c.kc = kc
+		cons := []volume.Constraint{
+			volume.GE(volume.AffDim(0), volume.AffParam(tileParamKC)),
+			volume.GE(volume.AffParam(tileParamKC).AddConst(kc-1), volume.AffDim(0)),
+		}
+		w := volume.SetFromConstraints([]string{tileParamKC}, rset.TupleName(), make([]string, c.nR), cons)
+		win = &w
+	}
+	red := rset
+	if rowSet != nil {
+		red = *rowSet
+	}
+	if why, err := c.planReduction(op, red, win); why != "" || err != nil {
+		return why, err
+	}
+	if rowSet == nil {
+		// a packed panel holds the reduction points of the first tile of its column, which
+		// for a row-dependent reduction are not every tile's
+		c.planPacks(op, rlo, rhi, rowTiles)
+	}
+	for _, k := range c.strided {
+		if !slices.Contains(c.packs, k) {
+			return fmt.Sprintf("read %d is strided along j and cannot be packed", k), nil
+		}
+	}
+	c.planOrder(op)
+	return c.planClasses(params, pset, ctx, plo, phi, nr, symCols)
+}
+
+// planChunks chooses the reduction's chunk length kc (the panels of one chunk stay in cache)
+// and whether the tiles stream the other operand from memory instead of packing it: few row
+// tiles do not pay for a packed copy. rowTiles is the number of row tiles that share a panel
+// (-1: symbolic, taken as many), for planPacks.
+func (c *contraction) planChunks(op *ir.Op, plo, phi, rlo, rhi []volume.Aff) (kc, rowTiles int64) {
+	kc = int64(tileKC)
 	if tileKCLong*c.nv*c.vl*op.Result.Type.Elem.Size() <= tilePanelL1 {
 		kc = tileKCLong
 	}
@@ -512,7 +550,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		rows, rowsKnown = c.smallRows, true
 	}
 	// rowTiles < 0: unknown (symbolic), taken as many
-	rowTiles := int64(-1)
+	rowTiles = int64(-1)
 	if rowsKnown {
 		rowTiles = c.rowTiles(op, rows, plo, phi)
 	}
@@ -573,35 +611,14 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			kc /= 2
 		}
 	}
-	rext, rKnown := extentOf(c.rlo, c.rhi)
-	if !rKnown || rext > kc {
-		// a symbolic reduction is always chunked: its panels then have a known size
-		c.kc = kc
-		cons := []volume.Constraint{
-			volume.GE(volume.AffDim(0), volume.AffParam(tileParamKC)),
-			volume.GE(volume.AffParam(tileParamKC).AddConst(kc-1), volume.AffDim(0)),
-		}
-		w := volume.SetFromConstraints([]string{tileParamKC}, rset.TupleName(), make([]string, c.nR), cons)
-		win = &w
-	}
-	red := rset
-	if rowSet != nil {
-		red = *rowSet
-	}
-	if why, err := c.planReduction(op, red, win); why != "" || err != nil {
-		return why, err
-	}
-	if rowSet == nil {
-		// a packed panel holds the reduction points of the first tile of its column, which
-		// for a row-dependent reduction are not every tile's
-		c.planPacks(op, rlo, rhi, rowTiles)
-	}
-	for _, k := range c.strided {
-		if !slices.Contains(c.packs, k) {
-			return fmt.Sprintf("read %d is strided along j and cannot be packed", k), nil
-		}
-	}
-	c.planOrder(op)
+	return kc, rowTiles
+}
+
+// planClasses plans the tiles of the result box: per run of rows and run of columns a tile
+// class with the scans of its full and partial tiles (or, when every tile point is live, one
+// scan per column group), and rejects a domain too sparse for tiles (tileMinLive).
+func (c *contraction) planClasses(params []string, pset, ctx volume.Set, plo, phi []volume.Aff, nr int64, symCols bool) (string, error) {
+	var err error
 	pbox := affBoxSet(params, pset.TupleName(), plo, phi).IntersectParams(ctx)
 	dense := pbox.IsSubset(pset)
 	rowSpans := tileSpans(phi[c.i].Sub(plo[c.i]).AddConst(1), int64(c.mr), false)
