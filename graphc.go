@@ -49,7 +49,7 @@ type config struct {
 	threads       lower.ThreadMode
 }
 
-// WithTarget selects the target (x86-64, hexagon).
+// WithTarget selects the target (x86-64, aarch64, hexagon).
 func WithTarget(name string) Option { return func(c *config) error { c.target = name; return nil } }
 
 // WithProfile makes the entry count the cycles spent in each op's kernel; the module then

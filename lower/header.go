@@ -91,11 +91,16 @@ func header(g *ir.Graph, entry string, params []string, w *Weights, mode ThreadM
 		args = append(args, fmt.Sprintf("const %s *%s", CType(in.Type.Elem), n))
 		shapeMacros(&sb, up, fmt.Sprintf("IN%d", i), in.Type)
 	}
+	boundedDims(&sb, g, entry)
 	for i, o := range g.Outputs {
 		n := argName(o.Name, fmt.Sprintf("out%d", i))
-		fmt.Fprintf(&sb, "/* out%d: %s, %s */\n", i, n, o.Type)
+		fmt.Fprintf(&sb, "/* out%d: %s, %s%s */\n", i, n, o.Type, boundedNote(g, i))
 		args = append(args, fmt.Sprintf("%s *%s", CType(o.Type.Elem), n))
-		shapeMacros(&sb, up, fmt.Sprintf("OUT%d", i), o.Type)
+		var m strings.Builder
+		shapeMacros(&m, up, fmt.Sprintf("OUT%d", i), o.Type)
+		sb.WriteString(strings.TrimSuffix(m.String(), "\n"))
+		boundedMacros(&sb, g, up, fmt.Sprintf("OUT%d", i), o.Type)
+		sb.WriteString("\n")
 	}
 	if w != nil {
 		fmt.Fprintf(&sb, "/* weights: the contents of the weights file written with the module (graphc --weights=FILE),\n"+

@@ -1,7 +1,7 @@
 // This file chooses each op's kernel: kernelFamilies is the ordered table of kernel families,
 // read top to bottom like the pass table. The first family whose applicability test accepts
 // the op plans its kernel; every family before it says why it did not apply, and --emit=plan
-// prints both ("choice: register-tiles (int-dot: not an i32 sum)"). The last row, the
+// prints both ("choice: register-tiles (int-dot: not an i32 sum; nbits: ...)"). The last row, the
 // per-point nest, applies to every op, so every op gets a kernel.
 //
 // The choice depends only on the op's kernel key (dedup.go), which memoises it: ops of the
@@ -32,9 +32,8 @@ var kernelFamilies = []kernelFamily{
 		"target's dot-product instructions (VNNI, AVX2 pmaddubsw, HVX vrmpy; intdot.go): first, " +
 		"since it is the only family that packs the weights and uses those instructions",
 		planIntDotFamily},
-	{"nbits-gemv", "a product with block-quantized 4- or 8-bit constant weights (matmul_nbits) " +
-		"over whole rows, reading the packed bytes once and unpacking them in registers " +
-		"(nbits.go): before the register tiles, which would need a float copy of the weights",
+	{"nbits", "a float product with block-quantized packed weights (MatMulNBits; nbits.go), " +
+		"dequantized in registers: before the register tiles, which would read the weights unpacked",
 		planNBitsFamily},
 	{"register-tiles", "a float sum of products on register tiles of the module's vector width " +
 		"(contract.go), the border left to the nest: before the nests, which it beats on every " +
@@ -67,7 +66,10 @@ func (ec *entryCtx) chooseKernel(op *ir.Op) *kernelForm {
 		}
 		passed = append(passed, fam.name+": "+why)
 	}
-	panic("lower: the last kernel family applies to every op") // unreachable: planNestFamily
+	// not reached: the last row (the nest) applies to every op; TestKernelFamiliesEndWithNest
+	planNestFamily(ec, op, kf)
+	kf.choice = "nest (" + strings.Join(passed, "; ") + ")"
+	return kf
 }
 
 // strategyFor chooses the nest strategy of op for the module's vectors (ordered: keep float
@@ -88,7 +90,7 @@ func planIntDotFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 func planNBitsFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 	nb := nbitsOf(op, ec.g.Params)
 	if nb == nil {
-		return "not a block-quantized weight product over whole rows"
+		return "not a product with block-quantized constant weights"
 	}
 	kf.nbits, kf.name = nb, nb.String()
 	kf.whole = ec.writesWhole(op) // it stores every element of its rows: no initialisation
@@ -96,7 +98,7 @@ func planNBitsFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 }
 
 func planTilesFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
-	tiles, why := planContraction(op, ec.g.Params, ec.mc.tileBytes)
+	tiles, why := planContraction(op, ec.g.Params, ec.mc.tileBytes, ec.mc.tileRows, ec.mc.tileVecs)
 	if tiles == nil {
 		return why
 	}

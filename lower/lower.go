@@ -126,12 +126,14 @@ type moduleCtx struct {
 	vecBytes int
 	// newtonRecip: float32 math divides vectors through a Newton reciprocal (math_vec.go)
 	newtonRecip bool
-	// tileBytes is the width of the register tiles of contractions (0: none)
-	tileBytes int
-	m         *llvm.Module
-	rt        map[string]*llvm.Func
-	intr      map[string]*llvm.Func
-	globals   int
+	// tileBytes is the width of the register tiles of contractions (0: none), tileRows by
+	// tileVecs vectors their shape (Target.TileShapeFor)
+	tileBytes          int
+	tileRows, tileVecs int
+	m                  *llvm.Module
+	rt                 map[string]*llvm.Func
+	intr               map[string]*llvm.Func
+	globals            int
 	// kernels maps a kernel key (dedup.go) to the plan and kernels of the ops that have it
 	kernels map[string]*kernelForm
 	// forms lists the forms of each form key (a kernel key without the domain)
@@ -201,6 +203,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	mc.newtonRecip = cfg.NewtonReciprocal || spec.SlowVectorDiv
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
 		mc.tileBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
+		mc.tileRows, mc.tileVecs = spec.TileShapeFor(mc.tileBytes)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
@@ -254,6 +257,9 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	if err := checkSizes(g, b.mc.cfg.Target.MaxObjectBytes()); err != nil {
 		return nil, err
 	}
+	if err := checkBoundedExtents(g); err != nil {
+		return nil, err
+	}
 	ec := &entryCtx{ctx: ctx, mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
 		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]dotPlan{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
@@ -272,7 +278,8 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	if err := protect(func() error { return ec.runStages(b.printAfter, mc.cfg.Dump) }); err != nil {
 		return nil, err
 	}
-	e = &Entry{Name: entry, Graph: g, Params: ec.params, Header: header(g, entry, ec.params, ec.weights, mc.threadMode()), Weights: ec.weights}
+	abi := callerParams(g, ec.params)
+	e = &Entry{Name: entry, Graph: g, Params: abi, Header: header(g, entry, abi, ec.weights, mc.threadMode()), Weights: ec.weights}
 	if mc.cfg.Profile {
 		e.Header = profileHeader(e.Header, entry, len(g.Ops))
 	}

@@ -176,12 +176,12 @@ func (p *nbitsGEMV) layoutOK(op *ir.Op) bool {
 // domainOK checks that the domain is its rows times every column and k, and keeps the rows.
 func (p *nbitsGEMV) domainOK(op *ir.Op, params []string) bool {
 	nd, kd := p.lead, p.lead+1
-	ok := false
-	_ = volume.Try(func() {
+	var rows volume.Set
+	ok := volume.Decide(func() bool {
 		dims := op.Domain.DimNames()
 		fix := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
 			volume.EQ(volume.AffDim(nd), volume.AffConst(0)), volume.EQ(volume.AffDim(kd), volume.AffConst(0))})
-		rows := op.Domain.Intersect(fix)
+		rows = op.Domain.Intersect(fix)
 		exprs := make([]volume.Aff, len(dims))
 		for d := range exprs {
 			exprs[d] = volume.AffDim(d)
@@ -191,10 +191,11 @@ func (p *nbitsGEMV) domainOK(op *ir.Op, params []string) bool {
 		box := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
 			volume.GE(volume.AffDim(nd), volume.AffConst(0)), volume.LT(volume.AffDim(nd), volume.AffConst(p.N)),
 			volume.GE(volume.AffDim(kd), volume.AffConst(0)), volume.LT(volume.AffDim(kd), volume.AffConst(p.K))})
-		if rows.Preimage(toRow).Intersect(box).IsEqual(op.Domain) {
-			p.rows, ok = rows, true
-		}
-	})
+		return rows.Preimage(toRow).Intersect(box).IsEqual(op.Domain)
+	}).Or(false) // unknown: not this kernel (another family plans the op)
+	if ok {
+		p.rows = rows
+	}
 	return ok
 }
 

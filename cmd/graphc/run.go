@@ -376,7 +376,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 
 // flagArgs names the value of each flag that takes one, for the help text.
 var flagArgs = map[string]string{
-	"o": "FILE", "weights": "FILE", "target": "x86-64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
+	"o": "FILE", "weights": "FILE", "target": "x86-64|aarch64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
 	"emit": "llvm|ir|header|asm|obj|lib|dot|svg|plan", "op": "NAME", "dims": "I,J", "pipeline": "PASS,...",
 	"print-ir-before": "PASS", "print-ir-after": "PASS", "print-lowering-after": "STAGE", "require": "'OUT[i, j] : constraints'",
 	"dim": "NAME=VALUE", "outputs": "NAME[:PORT],...",

@@ -1,5 +1,6 @@
 // This file builds many graphs into one executable (one module, one clang invocation) and runs
-// their cases: on the host for x86-64, under qemu-hexagon for Hexagon. Cases that crash the
+// their cases: on the host for x86-64, under qemu-hexagon for Hexagon, under qemu-aarch64 for
+// AArch64. Cases that crash the
 // process are isolated: the harness restarts the program after the crashing case.
 
 package e2e
@@ -22,7 +23,7 @@ import (
 
 // Machine says what a batch is compiled for and where it runs.
 type Machine struct {
-	Target      string // lower target name: x86-64 or hexagon
+	Target      string // lower target name: x86-64, aarch64 or hexagon
 	CPU, Attrs  string // lowering (and clang) overrides
 	VectorBytes int    // lower.Config.VectorBytes
 	// OrderedReductions is lower.Config.OrderedReductions: float sums in the evaluator's order
@@ -177,8 +178,9 @@ func arenaBound(c *Case) int64 {
 	for _, t := range c.Inputs {
 		total += ir.NumElements(t.Shape)*int64(t.Elem.Size()) + 128
 	}
+	params := AtBounds(c.Graph, c.Params)
 	size := func(t ir.TensorType) int64 {
-		s, err := t.EvalShape(c.Params)
+		s, err := t.EvalShape(params)
 		if err != nil {
 			return 0
 		}
@@ -226,6 +228,9 @@ func (p *BatchProgram) compile(ctx context.Context, arena int64) error {
 		args = append([]string{"--target=" + p.Mod.Target.Triple, "-mcpu=" + cpu, "-ffreestanding", "-fno-builtin",
 			"-nostdlib", "-static", "-fuse-ld=lld"}, args...)
 	} else {
+		if p.Machine.aarch64() {
+			args = append(aarch64CFlags(p.Mod.CPU), args...)
+		}
 		args = append(args, "-lm")
 	}
 	args = append(args, p.Machine.CFlags...)
@@ -251,6 +256,13 @@ func (p *BatchProgram) command(ctx context.Context) (*exec.Cmd, error) {
 			return nil, fmt.Errorf("%w: qemu-hexagon", ErrNoToolchain)
 		}
 		return exec.CommandContext(ctx, q, "-cpu", "v67", p.Path), nil
+	}
+	if p.Machine.aarch64() {
+		q, args, err := aarch64Command(p.Path)
+		if err != nil {
+			return nil, err
+		}
+		return exec.CommandContext(ctx, q, args...), nil
 	}
 	return exec.CommandContext(ctx, p.Path), nil
 }
@@ -322,7 +334,7 @@ func (p *BatchProgram) runSome(ctx context.Context, idx []int, res []Result) (in
 		}
 		w(int64(len(c.Graph.Outputs)))
 		for _, o := range c.Graph.Outputs {
-			s, err := o.Type.EvalShape(c.Params)
+			s, err := o.Type.EvalShape(AtBounds(c.Graph, c.Params))
 			if err != nil {
 				s = nil
 			}
@@ -378,6 +390,9 @@ func (p *BatchProgram) runSome(ctx context.Context, idx []int, res []Result) (in
 				break
 			}
 			res[i].Outputs = append(res[i].Outputs, t)
+		}
+		if res[i].Err == nil && len(c.Graph.Bounded) > 0 {
+			res[i].Outputs, res[i].Err = TrimBounded(c.Graph, c.Params, res[i].Outputs)
 		}
 	}
 	return len(idx), nil

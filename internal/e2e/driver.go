@@ -1,7 +1,7 @@
 // This file generates the C driver of a batch program: one executable holds many entries and
 // runs the cases it reads from stdin, writing statuses and outputs to stdout. The same source
-// builds hosted (x86-64, with libc) and freestanding (Hexagon: its own _start, trap0 syscalls,
-// memcpy/memset/memmove, a static 128-byte aligned arena instead of malloc).
+// builds hosted (x86-64 and AArch64, with libc) and freestanding (Hexagon: its own _start,
+// trap0 syscalls, memcpy/memset/memmove, a static 128-byte aligned arena instead of malloc).
 
 package e2e
 
