@@ -242,8 +242,32 @@ func (e *emitter) topKRuntimeK(c *nodeCtx, x *ir.Value, axis int) (string, error
 	if kv.Type.Elem != ir.I64 {
 		return "", fmt.Errorf("%w: K must be int64, got %s", ErrInvalid, kv.Type)
 	}
+	if cap, ok := minCap(kv); ok && cap < bound {
+		bound = max(cap, 0) // k = min(…, cap): exporters cap k by a constant (SSD: min(count, 300))
+	}
 	k := e.Reshape(kv, nil, e.Base+"_k")
 	return e.boundedDim(c.Output(0)+"_k", k, bound), e.Done()
+}
+
+// minCap returns c when v is min(x, c) for a constant c (through reshapes and casts): an upper
+// bound of v's values.
+func minCap(v *ir.Value) (int64, bool) {
+	for v.Def != nil && (v.Def.Kind == "reshape" || v.Def.Kind == "identity") {
+		v = v.Def.Operands[0]
+	}
+	if v.Def == nil || v.Def.Kind != "min" || v.Type.Elem != ir.I64 {
+		return 0, false
+	}
+	for _, o := range v.Def.Operands {
+		if o.Data != nil && o.Data.Len() > 0 {
+			hi := o.Data.Int(0)
+			for i := 1; i < o.Data.Len(); i++ {
+				hi = max(hi, o.Data.Int(i))
+			}
+			return hi, true
+		}
+	}
+	return 0, false
 }
 
 // boundOf returns the largest value of an extent over the bounded dims' ranges: its value at
