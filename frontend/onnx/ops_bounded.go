@@ -14,6 +14,7 @@ package onnx
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	kit "github.com/graphc/graphc/frontend/importer"
@@ -249,22 +250,46 @@ func (e *emitter) topKRuntimeK(c *nodeCtx, x *ir.Value, axis int) (string, error
 	return e.boundedDim(c.Output(0)+"_k", k, bound), e.Done()
 }
 
-// minCap returns c when v is min(x, c) for a constant c (through reshapes and casts): an upper
-// bound of v's values.
+// minCap returns an upper bound c of v's values when v is min(x, c) for a constant c, or the
+// minimum of a vector holding a constant (SSD's k = min(300, count) is ReduceMin(Concat(300,
+// count))), through reshapes.
 func minCap(v *ir.Value) (int64, bool) {
 	for v.Def != nil && (v.Def.Kind == "reshape" || v.Def.Kind == "identity") {
 		v = v.Def.Operands[0]
 	}
-	if v.Def == nil || v.Def.Kind != "min" || v.Type.Elem != ir.I64 {
+	if v.Def == nil || v.Type.Elem != ir.I64 {
 		return 0, false
 	}
-	for _, o := range v.Def.Operands {
-		if o.Data != nil && o.Data.Len() > 0 {
-			hi := o.Data.Int(0)
-			for i := 1; i < o.Data.Len(); i++ {
-				hi = max(hi, o.Data.Int(i))
+	maxOf := func(t *ir.Tensor) int64 {
+		hi := t.Int(0)
+		for i := 1; i < t.Len(); i++ {
+			hi = max(hi, t.Int(i))
+		}
+		return hi
+	}
+	switch v.Def.Kind {
+	case "min":
+		for _, o := range v.Def.Operands {
+			if o.Data != nil && o.Data.Len() > 0 {
+				return maxOf(o.Data), true
 			}
-			return hi, true
+		}
+	case "reduce_min":
+		// the minimum of all elements is at most any one of them
+		u := v.Def.Operands[0]
+		if u.Def != nil && u.Def.Kind == "concat" {
+			for _, o := range u.Def.Operands {
+				if o.Data != nil && o.Data.Len() > 0 && u.Type.Rank() == 1 {
+					return o.Data.Int(0), true
+				}
+			}
+		}
+		if u.Def != nil && u.Def.Kind == "values" && u.Type.Rank() == 1 {
+			for _, e := range u.Def.Attrs.Strings("values", nil) {
+				if c, err := strconv.ParseInt(strings.TrimSpace(e), 10, 64); err == nil {
+					return c, true
+				}
+			}
 		}
 	}
 	return 0, false
