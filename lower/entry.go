@@ -8,8 +8,10 @@ package lower
 import (
 	"context"
 	"fmt"
+	"math"
 
 	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -32,12 +34,15 @@ type entryCtx struct {
 	// entry calls for each op (nil for an epilogue of another op's kernel); kernelsAt is the
 	// number of the module's functions before the first kernel (stages.go)
 	strategies []string
-	kernels    []*kernelSig
-	kernelsAt  int
+	// choices records, in op order, the kernel family each op's kernel is of and why the
+	// families before it did not apply (kernel_choice.go), for the plan
+	choices   []string
+	kernels   []*kernelSig
+	kernelsAt int
 	// opDomains caches each op's domain information (see domainOf)
 	opDomains map[*ir.Op]*domainInfo
-	// dots caches each op's integer dot-product plan (nil: none; see intDotOf)
-	dots map[*ir.Op]*intDot
+	// dots caches each op's integer dot-product plan and, without one, why (see intDotOf)
+	dots map[*ir.Op]dotPlan
 	// reqs caches requirements()
 	reqs *volume.Set
 	// users lists the ops that read each value, with the operand index
@@ -191,7 +196,16 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		wp = weightsParam()
 		ps = append(ps, wp)
 	}
-	f := mc.m.NewFunc(ec.entry, types.I32, ps...)
+	name := ec.entry
+	var threads *llvm.Param
+	if mc.cfg.Threads != ThreadsNone {
+		// ENTRY_parallel; ENTRY calls it with the default threading (emitSerialEntry)
+		threads = llvm.NewParam("threads", types.NewPointer(threadingType()))
+		threads.Attrs = append(threads.Attrs, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
+		ps = append(ps, threads)
+		name += "_parallel"
+	}
+	f := mc.m.NewFunc(name, types.I32, ps...)
 	mc.defineAttrs(f)
 	fb := newFuncBuilder(mc, f)
 	nio := len(g.Inputs) + len(g.Outputs)
@@ -271,7 +285,16 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 			args = append(args, fb.params[p])
 		}
 		t0 := ec.profileStart(fb)
-		rc := fb.cur.NewCall(sig.f, args...)
+		var rc value.Value
+		if sig.par != nil {
+			// given threads, the split twin; else the serial kernel
+			none := fb.cur.NewICmp(enum.IPredEQ, threads, constant.NewNull(threads.Typ.(*types.PointerType)))
+			rc = fb.ifElse(none, "threads", func() value.Value { return fb.cur.NewCall(sig.f, args...) }, func() value.Value {
+				return fb.cur.NewCall(sig.par, append(args, threads, i64(math.MinInt64), i64(math.MaxInt64))...)
+			})
+		} else {
+			rc = fb.cur.NewCall(sig.f, args...)
+		}
 		ec.profileStop(fb, i, t0)
 		ok := fb.cur.NewICmp(enum.IPredEQ, rc, i32c(statusOK))
 		next := fb.newBlock("op.ok")
@@ -292,6 +315,11 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 	}
 	ec.profileStop(fb, len(g.Ops), tEntry)
 	fb.cur.NewRet(i32c(statusOK))
+	if threads != nil {
+		if err := ec.emitSerialEntry(f); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,21 +15,13 @@ import (
 	"github.com/graphc/graphc/lower"
 )
 
-// ErrNoToolchain is returned when clang (or opt) is not installed.
-var ErrNoToolchain = errors.New("toolchain not found")
+// ErrNoToolchain is returned when clang (or opt) is not installed: lowering's
+// lower.ErrToolMissing, so that one errors.Is test covers both.
+var ErrNoToolchain = lower.ErrToolMissing
 
-// Tool returns the path of an LLVM tool: $envVar if set, else name-19, else name.
-func Tool(envVar, name string) (string, error) {
-	if p := os.Getenv(envVar); p != "" {
-		return p, nil
-	}
-	for _, n := range []string{name + "-19", name} {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %s-19 (set %s)", ErrNoToolchain, name, envVar)
-}
+// Tool returns the path of an LLVM tool: $envVar if set, else name-19, else name (the one
+// tool finder, lower.FindTool).
+func Tool(envVar, name string) (string, error) { return lower.FindTool(envVar, name) }
 
 // Clang returns the clang to use (GRAPHC_CLANG, clang-19, clang).
 func Clang() (string, error) { return Tool("GRAPHC_CLANG", "clang") }
