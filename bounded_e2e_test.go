@@ -159,6 +159,9 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			ref, err := graphc.Load(ctx, path)
 			require.NoError(t, err)
 			require.NotEmpty(t, ref.Bounded)
+			if tc.name == "topk_of_selection" {
+				require.Equal(t, int64(5), ref.Bounded[1].Bound, "k = min(count, 5) is at most 5")
+			}
 			res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
 			require.NoError(t, err)
 			require.Empty(t, res.Module.Params, "a bounded dim is no argument")

@@ -6,7 +6,9 @@ package onnx_test
 // non-zero ones (the bound reached).
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -234,4 +236,54 @@ func TestNMSRuntime(t *testing.T) {
 		}
 	}
 	require.Greater(t, partial, 6, "most selections keep some boxes and suppress others")
+}
+
+// TestTopKCappedK: SSD's k = min(300, count), exported as ReduceMin(Concat(300, count)), is
+// bounded by the constant rather than by the selection's own bound.
+func TestTopKCappedK(t *testing.T) {
+	m := onnxgen.New("sk", 13)
+	m.Input("S", ir.F32, 20)
+	thr := ir.NewTensor(ir.F32, nil)
+	thr.F[0] = 0.5
+	m.Init("thr", thr)
+	m.Init("kmax", tensor(ir.I64, []int64{1}, 5))
+	m.Init("zero", tensor(ir.I64, []int64{1}, 0))
+	m.Init("zs", tensor(ir.I64, nil, 0))
+	m.Init("one", tensor(ir.I64, []int64{1}, 1))
+	m.Node("Greater", "gt", []string{"S", "thr"}, []string{"M"})
+	m.Node("NonZero", "nz", []string{"M"}, []string{"NZ"})
+	m.Node("Squeeze", "sq", []string{"NZ", "zero"}, []string{"IDX"})
+	m.Node("Gather", "ga", []string{"S", "IDX"}, []string{"SEL"})
+	m.Node("Shape", "sh", []string{"SEL"}, []string{"SHP"})
+	m.Node("Gather", "g0", []string{"SHP", "zs"}, []string{"CNT"})
+	m.Node("Unsqueeze", "un", []string{"CNT", "zero"}, []string{"CNT1"})
+	m.Node("Concat", "cc", []string{"kmax", "CNT1"}, []string{"BOTH"}, onnxgen.IntAttr("axis", 0))
+	m.Node("ReduceMin", "rm", []string{"BOTH"}, []string{"KMIN"}, onnxgen.IntAttr("keepdims", 0))
+	m.Node("Reshape", "rs", []string{"KMIN", "one"}, []string{"K"})
+	m.Node("TopK", "tk", []string{"SEL", "K"}, []string{"V", "I"})
+	m.Output("V", ir.F32, "k")
+	m.Output("I", ir.I64, "k")
+	g, err := onnx.Import(m.Proto(), "sk.onnx")
+	require.NoError(t, err)
+	require.NoError(t, ir.Verify(g))
+	require.Len(t, g.Bounded, 2)
+	require.Equal(t, int64(20), g.Bounded[0].Bound)
+	require.Equal(t, int64(5), g.Bounded[1].Bound)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 5 {
+		s := ir.NewTensor(ir.F32, []int64{20})
+		var sel []float64
+		for i := range s.F {
+			s.F[i] = float64(float32(rng.Float64()))
+			if s.F[i] > 0.5 {
+				sel = append(sel, s.F[i])
+			}
+		}
+		out, err := eval.Run(g, map[string]*ir.Tensor{"S": s})
+		require.NoError(t, err)
+		k := min(5, len(sel))
+		require.Equal(t, int64(k), out[3].I[0])
+		slices.SortStableFunc(sel, func(a, b float64) int { return cmp.Compare(b, a) })
+		require.Equal(t, sel[:k], append([]float64{}, out[0].F...))
+	}
 }

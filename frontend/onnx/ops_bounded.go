@@ -14,6 +14,7 @@ package onnx
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	kit "github.com/graphc/graphc/frontend/importer"
@@ -242,8 +243,56 @@ func (e *emitter) topKRuntimeK(c *nodeCtx, x *ir.Value, axis int) (string, error
 	if kv.Type.Elem != ir.I64 {
 		return "", fmt.Errorf("%w: K must be int64, got %s", ErrInvalid, kv.Type)
 	}
+	if cap, ok := minCap(kv); ok && cap < bound {
+		bound = max(cap, 0) // k = min(…, cap): exporters cap k by a constant (SSD: min(count, 300))
+	}
 	k := e.Reshape(kv, nil, e.Base+"_k")
 	return e.boundedDim(c.Output(0)+"_k", k, bound), e.Done()
+}
+
+// minCap returns an upper bound c of v's values when v is min(x, c) for a constant c, or the
+// minimum of a vector holding a constant (SSD's k = min(300, count) is ReduceMin(Concat(300,
+// count))), through reshapes.
+func minCap(v *ir.Value) (int64, bool) {
+	for v.Def != nil && (v.Def.Kind == "reshape" || v.Def.Kind == "identity") {
+		v = v.Def.Operands[0]
+	}
+	if v.Def == nil || v.Type.Elem != ir.I64 {
+		return 0, false
+	}
+	maxOf := func(t *ir.Tensor) int64 {
+		hi := t.Int(0)
+		for i := 1; i < t.Len(); i++ {
+			hi = max(hi, t.Int(i))
+		}
+		return hi
+	}
+	switch v.Def.Kind {
+	case "min":
+		for _, o := range v.Def.Operands {
+			if o.Data != nil && o.Data.Len() > 0 {
+				return maxOf(o.Data), true
+			}
+		}
+	case "reduce_min":
+		// the minimum of all elements is at most any one of them
+		u := v.Def.Operands[0]
+		if u.Def != nil && u.Def.Kind == "concat" {
+			for _, o := range u.Def.Operands {
+				if o.Data != nil && o.Data.Len() > 0 && u.Type.Rank() == 1 {
+					return o.Data.Int(0), true
+				}
+			}
+		}
+		if u.Def != nil && u.Def.Kind == "values" && u.Type.Rank() == 1 {
+			for _, e := range u.Def.Attrs.Strings("values", nil) {
+				if c, err := strconv.ParseInt(strings.TrimSpace(e), 10, 64); err == nil {
+					return c, true
+				}
+			}
+		}
+	}
+	return 0, false
 }
 
 // boundOf returns the largest value of an extent over the bounded dims' ranges: its value at

@@ -69,7 +69,16 @@ func importNMSRuntime(c *nodeCtx) error {
 	bs, ok1 := boxes.Type.StaticShape()
 	ss, ok2 := scores.Type.StaticShape()
 	if !ok1 || !ok2 {
-		return fmt.Errorf("%w: NonMaxSuppression of run-time boxes %s and scores %s: their shapes bound the selection and must be static", ErrUnsupported, boxes.Type, scores.Type)
+		n := boxes.Type.Shape[min(1, boxes.Type.Rank()-1)]
+		what := n.String()
+		if len(what) > 60 {
+			what = fmt.Sprintf("an expression of %d symbolic dims", len(n.ParamNames()))
+		}
+		if b, err := e.boundOf(n); err == nil {
+			what += fmt.Sprintf(", at most %d", b)
+		}
+		return fmt.Errorf("%w: NonMaxSuppression over a number of boxes decided at run time (%s): the greedy selection is unrolled "+
+			"over a static number of boxes (at most %d), which bounds the selection", ErrUnsupported, what, maxNMSRuntimeBoxes)
 	}
 	if len(bs) != 3 || bs[2] != 4 || len(ss) != 3 || ss[0] != bs[0] || ss[2] != bs[1] {
 		return fmt.Errorf("%w: boxes %v and scores %v must be [B, N, 4] and [B, C, N]", ErrInvalid, bs, ss)
