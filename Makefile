@@ -28,6 +28,7 @@ help:
 	@echo "make conformance         - ONNX node tests in the evaluator (suite: see make onnx-tests)"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
 	@echo "make conformance-hexagon - ONNX node tests as hexagonv67 code under qemu-hexagon (scalar, then integer HVX)"
+	@echo "make conformance-aarch64 - ONNX node tests as AArch64 code under qemu-aarch64 (generic, then cortex-x2)"
 	@echo "make onnx-tests - check out onnx's node tests (onnx $(ONNX_TESTS_TAG)) into $(ONNX_TESTS_DIR) (needs git and network)"
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
 	@echo "make clean   - remove bin/"
@@ -93,8 +94,11 @@ models-quant:
 models-quant-tiny:
 	$(PYTHON) models/export_quant.py --set tiny --out testdata/realmodels --ort $(ORT_DIR)
 
+# BENCH_THREADS: the thread counts at which each model is timed, graphc's default pool
+# (GRAPHC_NUM_THREADS) beside onnxruntime with as many intra-op threads (issue 33)
+BENCH_THREADS ?= 1,2
 bench-real:
-	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)" $(BENCH_FLAGS)
+	$(GO) run ./cmd/graphc-bench -real -threads $(BENCH_THREADS) -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)" $(BENCH_FLAGS)
 
 # bench-profile: where one decoder's time goes, op by op (the kernels' cycle counters of
 # --profile): its 25 slowest ops with their time per call, ONNX node and kernel strategy
@@ -166,7 +170,7 @@ proto:
 clean:
 	rm -rf bin
 
-.PHONY: conformance conformance-x86 conformance-hexagon
+.PHONY: conformance conformance-x86 conformance-hexagon conformance-aarch64
 # conformance: the node tests of the suite found by internal/conformance/suite.go: -suite=DIR or
 # $$GRAPHC_ONNX_TESTS, else ../shared/onnx-node-tests beside the repository, else make onnx-tests'
 # checkout, else Debian's libonnx-testdata (CONFORMANCE_FLAGS=-suite=debian picks that one)
@@ -199,6 +203,12 @@ onnx-tests:
 	mv $(ONNX_TESTS_DIR)/src/onnx/backend/test/data/node $(ONNX_TESTS_DIR)/node
 	rm -rf $(ONNX_TESTS_DIR)/src
 	@echo "$$(ls $(ONNX_TESTS_DIR)/node | wc -l) node tests of onnx $(ONNX_TESTS_TAG) in $(ONNX_TESTS_DIR)/node"
+
+# every test that passes in the evaluator, as AArch64 code under qemu-aarch64: the baseline CPU
+# (NEON), then cortex-x2 (dotprod, i8mm)
+conformance-aarch64:
+	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64 $(CONFORMANCE_FLAGS)
+	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64 -mcpu=cortex-x2 $(CONFORMANCE_FLAGS)
 
 # bench-mem: graphc's peak resident set (rusage Maxrss of `graphc MODEL -o out.ll`, run as a
 # subprocess) on the real-model set and a generated 100,000-op chain, beside the weight bytes

@@ -29,9 +29,11 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
-// Register tile shapes are mr rows by nv vectors: 6×2 keeps 12 accumulators, two vector
-// operands and a broadcast in the 16 registers of SSE and AVX2; AVX-512 has 32 (see
-// planContraction).
+// Register tile shapes are mr rows by nv vectors, the target's data (register-tile-shapes,
+// Target.TileShapeFor): 6×2 keeps 12 accumulators, two vector operands and a broadcast in the
+// 16 registers of SSE and AVX2; 8×3 keeps 24 accumulators, 3 vector operands and broadcasts in
+// the 32 of AVX-512 (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
+// and of NEON.
 const (
 	// tileKC is the reduction chunk: a kc×nr panel of f32 (48 KiB with 16-lane vectors)
 	// stays in the L1 or L2 cache beside the mr×kc panel of the other operand.
@@ -53,7 +55,11 @@ const (
 	tileKCStreamTall = 64
 	// tileStreamPrefetchRows is the smallest tile height whose streamed kernels prefetch
 	tileStreamPrefetchRows = 4
-	tileStreamBytes        = 1 << 20
+	// tileStreamBytes: half the 1 MiB L2 of Zen 4 (and more than the 256-512 KiB of older
+	// cores), so that an operand that competes with everything else for L2 streams: an LSTM
+	// step's 256×1024 recurrent weight (exactly 1 MiB) read a tile's width at a time took
+	// 19 µs per step, streamed 8 µs (lstm_lm_last 3.25 -> 1.89 ms; issue 32)
+	tileStreamBytes = 1 << 19
 	// tileMinLive is the smallest fraction of live points in the visited tiles for which
 	// register tiles are used: sparser volumes (diagonals) keep the per-point nest.
 	tileMinLive = 0.5
@@ -186,9 +192,10 @@ func (c *contraction) String() string {
 	return s
 }
 
-// planContraction returns the register-tile plan of op for vectors of vecBytes, or nil when op
-// is not a contraction the strategy handles (the reason is returned for dumps and tests).
-func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contraction, why string) {
+// planContraction returns the register-tile plan of op for vectors of vecBytes and tiles of mr
+// rows by nv vectors, or nil when op is not a contraction the strategy handles (the reason is
+// returned for dumps and tests).
+func planContraction(op *ir.Op, graphParams []string, vecBytes, mr, nv int) (c *contraction, why string) {
 	if vecBytes <= 0 {
 		return nil, "no register vectors"
 	}
@@ -281,12 +288,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			return nil, "a read strided along j varies along i"
 		}
 	}
-	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vl, mr: 6, nv: 2, strided: strided, blocks: blocks}
-	if vecBytes >= 64 {
-		// AVX-512: 24 accumulators, 3 vector operands and a broadcast of 32 registers
-		// (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
-		c.mr, c.nv = 8, 3
-	}
+	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vl, mr: mr, nv: nv, strided: strided, blocks: blocks}
 	if c.vl < 2 {
 		return nil, "vectors narrower than two lanes"
 	}
@@ -412,7 +414,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return "", err
 	}
 	if cols, ok := extentOf(plo[c.j], phi[c.j]); ok && !c.blocks && c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
-		// AVX-512 tiles narrower or wider than 3 vectors (attention's P·V with head dims 32
+		// 24-accumulator tiles (AVX-512, NEON) narrower or wider than 3 vectors (attention's P·V with head dims 32
 		// and 64): as many vectors as the columns need, and rows for the same 24 accumulators
 		// (before anything depends on the tile shape)
 		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))

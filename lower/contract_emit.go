@@ -55,6 +55,19 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 		fb.wideVectors()
 	}
 	pp := kb.newPanels(c)
+	if kb.par != nil {
+		// the tiles' first coordinate is split over threads (parallel.go)
+		var roots []volume.Node
+		for _, g := range c.groups {
+			roots = append(roots, g.scan)
+		}
+		for _, tc := range c.classes {
+			if !tc.grouped {
+				roots = append(roots, tc.full, tc.part)
+			}
+		}
+		kb.clamp = kb.dispatch(roots, 1, -1, func(int) bool { return true })
+	}
 	body := func() error {
 		if pp != nil {
 			// a new chunk: no panel holds its elements yet
@@ -235,7 +248,7 @@ func (kb *kernelBuilder) emitTileScan(c *contraction, pp *panels, tc *tileClass,
 		return nil
 	}
 	nO := len(c.oDims)
-	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, nO+2)}
+	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, nO+2), clamp: kb.clamp}
 	e.leaf = func(lev []value.Value) error { return kb.emitTile(c, pp, tc, c.tileLevels(lev), partial) }
 	return e.emit(ast)
 }
@@ -245,7 +258,7 @@ func (kb *kernelBuilder) emitTileScan(c *contraction, pp *panels, tc *tileClass,
 func (kb *kernelBuilder) emitGroupScan(c *contraction, pp *panels, g *colGroup) error {
 	fb := kb.fb
 	nO := len(c.oDims)
-	e := &astEmitter{fb: fb, lev: make([]value.Value, nO+2)}
+	e := &astEmitter{fb: fb, lev: make([]value.Value, nO+2), clamp: kb.clamp}
 	e.leaf = func(lev []value.Value) error {
 		lev = c.tileLevels(lev)
 		var pick func(k int) error

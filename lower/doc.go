@@ -155,7 +155,10 @@
 // after import) — run on the CPU's 4-way byte dot product into i32 register tiles (intdot.go):
 // AVX-512 VNNI vpdpbusd (zmm, or ymm when the tiles are 256-bit), HVX vrmpy (Vu.ub × Vv.b),
 // AVX2 without VNNI and SSE2 as i16 pmaddwd pair sums (exact: vpmaddubsw's i16 pair sums
-// saturate for full-range u8 × s8), and portable vector IR elsewhere. Signed activations and unsigned
+// saturate for full-range u8 × s8), NEON usmmla for matrix products and usdot/sudot for
+// convolutions (i8mm; intdot_mmla.go), sdot on activations shifted to s8 (dotprod;
+// intdot_neon.go, 16 bytes of each row per load, taken by element), and portable vector IR
+// elsewhere. Signed activations and unsigned
 // weights are shifted by 128 and the zero points folded algebraically (Σ w per channel at
 // compile time, Σ x by the same instruction against ones when a weight zero point is not 0).
 // Matrix products pack the weights per column tile at compile time and broadcast four
@@ -196,7 +199,7 @@
 //     overlap, the epilogue chains whose consumers are computed by a contraction's kernel, the
 //     values written in place into their padded copies, and the constants' globals;
 //   - kernels (emitKernel, kernel.go) chooses each op's kernel by the ordered table of kernel
-//     families (kernel_choice.go: int-dot, nbits, register-tiles, guard-split, piece-split, nest;
+//     families (kernel_choice.go: int-dot, nbits-gemv, register-tiles, guard-split, piece-split, nest;
 //     the first that applies wins) and emits it, or shares the kernel of an earlier op with
 //     the same structural key (dedup.go, which only memoises the choice);
 //   - entry (emitEntry, entry.go) emits the entry, which calls the kernels in op order, and
@@ -213,7 +216,7 @@
 //	  buffer: slot 0
 //	  kernel: main_graph.k2.matmul (shared with op 2)
 //	  strategy: register-tiles 6x64 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
-//	  choice: register-tiles (int-dot: not an i32 sum; nbits: not a product with block-quantized constant weights)
+//	  choice: register-tiles (int-dot: not an i32 sum; nbits-gemv: not a block-quantized weight product over whole rows)
 //	  epilogue: %r3 (relu)
 //
 // Regions print as "whole" or per dim lo..hi, inclusive ([7..7, 0..31]: the last row after
@@ -279,7 +282,10 @@
 // point (vector-int-only: float loops stay scalar, integer loops use HVX); with HVX off
 // (hexagon-v67, or --mattr=-hvx) the code is scalar.
 // Hexagon modules reference no external symbol and carry "no-builtins" so that LLVM does not
-// introduce memset/memcpy calls.
+// introduce memset/memcpy calls. aarch64 (default generic: NEON; cortex-a55…x2, neoverse-n1/v1,
+// apple-m1, whose names imply dotprod, i8mm, fullfp16, bf16 as LLVM 19 sees them) has 16-byte
+// vectors and 32 registers: register-tile-shapes gives its float tiles 8×3 vectors, as
+// AVX-512's (Target.TileShapeFor; x86-64's 6×2 below 64 bytes).
 //
 // # Math runtime
 //

@@ -305,7 +305,10 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		defer stream.abort()
 		opts = append(opts, graphc.WithLLVMWriter(stream.w))
 	}
-	setMemoryLimit(model)
+	if base := setMemoryLimit(model); base > 0 {
+		// constants that fold-constants computes are weights the model file does not hold
+		opts = append(opts, graphc.WithFoldProgress(func(total int64) { debug.SetMemoryLimit(base + 2*total) }))
+	}
 	res, err := graphc.Compile(context.Background(), model, opts...)
 	if err != nil {
 		return err
@@ -323,6 +326,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 		t := res.Times
 		fmt.Fprintf(stderr, "  compile phases: import %.6f s, passes %.6f s, lowering %.6f s, printing %.6f s, total %.6f s\n",
 			t.Import.Seconds(), t.Passes.Seconds(), t.Lower.Seconds(), t.Print.Seconds(), (t.Import + t.Passes + t.Lower + t.Print).Seconds())
+		fmt.Fprintf(stderr, "  folded constants: %d bytes\n", res.Passes.State.FoldedBytes)
 	}
 	var text string
 	switch *emit {
@@ -372,7 +376,7 @@ func compileMain(args []string, stdout, stderr io.Writer) error {
 
 // flagArgs names the value of each flag that takes one, for the help text.
 var flagArgs = map[string]string{
-	"o": "FILE", "weights": "FILE", "target": "x86-64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
+	"o": "FILE", "weights": "FILE", "target": "x86-64|aarch64|hexagon", "mcpu": "CPU|native", "mattr": "+a,-b", "entry": "NAME",
 	"emit": "llvm|ir|header|asm|obj|lib|dot|svg|plan", "op": "NAME", "dims": "I,J", "pipeline": "PASS,...",
 	"print-ir-before": "PASS", "print-ir-after": "PASS", "print-lowering-after": "STAGE", "require": "'OUT[i, j] : constraints'",
 	"dim": "NAME=VALUE", "outputs": "NAME[:PORT],...",
@@ -632,14 +636,14 @@ func (s *streamOut) abort() {
 // (make bench-mem). GOMEMLIMIT=off restores Go's default. A graph of many ops and few weights
 // (a 100,000-op chain: a 3 MB file, some 200 MB live while it is fused) would keep its heap at
 // such a limit and spend most of its time collecting, so raiseWhenGCBound lifts the limit while
-// the collector takes most of the CPU.
-func setMemoryLimit(model string) {
+// the collector takes most of the CPU. It returns the limit (0 when it set none).
+func setMemoryLimit(model string) int64 {
 	if os.Getenv("GOMEMLIMIT") != "" {
-		return
+		return 0
 	}
 	st, err := os.Stat(model)
 	if err != nil {
-		return
+		return 0
 	}
 	n := st.Size()
 	if ents, err := os.ReadDir(filepath.Dir(model)); err == nil {
@@ -654,6 +658,7 @@ func setMemoryLimit(model string) {
 	if limit < gcBoundCeiling {
 		go raiseWhenGCBound(limit)
 	}
+	return limit
 }
 
 // gcBoundCeiling is the most raiseWhenGCBound lifts the soft memory limit to; gcBoundShare is
@@ -679,7 +684,8 @@ func raiseWhenGCBound(limit int64) {
 		metrics.Read(samples)
 		gc, all := samples[0].Value.Float64(), samples[1].Value.Float64()
 		if all > all0 && (gc-gc0)/(all-all0) > gcBoundShare {
-			limit = min(limit+limit/2, gcBoundCeiling)
+			// fold-constants may have raised the limit meanwhile (WithFoldProgress): never lower it
+			limit = max(min(limit+limit/2, gcBoundCeiling), debug.SetMemoryLimit(-1))
 			debug.SetMemoryLimit(limit)
 		}
 		gc0, all0 = gc, all

@@ -170,7 +170,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	if res.Module.Target.Name == "hexagon" {
+	if res.Module.Target.Name == "hexagon" || res.Module.Target.Name == "aarch64" {
 		return runHexagon(ctx, res, model, sig, inputs, ds, &rf, stdout)
 	}
 	dir, err := os.MkdirTemp("", "graphc-run-")

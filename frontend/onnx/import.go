@@ -49,6 +49,9 @@ type importer struct {
 	scopes map[*onnxpb.NodeProto]func(string) string
 	// shortened counts the inlined bodies whose prefix was shortened (ops_control.go's prefix)
 	shortened int
+	// bounded are the bounded dims declared by the nodes, attached to the outputs at the end
+	// (ops_bounded.go)
+	bounded []boundedDecl
 }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
@@ -186,6 +189,9 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	}
 	if len(im.g.Outputs) == 0 {
 		return im.errf("%w: the graph has no outputs", ErrInvalid)
+	}
+	if err := im.attachBounded(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -485,8 +485,12 @@ func importLoop(c *nodeCtx) error {
 		}
 		cond = t.Float(0) != 0
 	}
-	if trip < 0 || trip > maxUnroll {
-		return fmt.Errorf("%w: a Loop of %d iterations (at most %d are unrolled; an unbounded loop needs a trip count)", ErrUnsupported, trip, maxUnroll)
+	bounded := trip >= 0
+	if !bounded {
+		trip = maxUnroll + 1 // a while loop: unrolled while its condition is known and true
+	}
+	if trip > maxUnroll && bounded {
+		return fmt.Errorf("%w: a Loop of %d iterations (at most %d are unrolled)", ErrUnsupported, trip, maxUnroll)
 	}
 	n := c.NumInputs() - 2
 	if n < 0 || len(body.Input) != n+2 || len(body.Output) < n+1 {
@@ -515,7 +519,15 @@ func importLoop(c *nodeCtx) error {
 			return err
 		}
 		if outs[0].Data == nil || outs[0].Data.Len() != 1 {
-			return fmt.Errorf("%w: a Loop whose condition depends on data (iteration %d)", ErrUnsupported, it)
+			if !bounded {
+				return fmt.Errorf("%w: a Loop whose condition depends on data (iteration %d) and that has no trip count: "+
+					"nothing bounds its iterations or the extents of its scan outputs; a trip count M (input 0) known at compile time would bound them", ErrUnsupported, it)
+			}
+			return fmt.Errorf("%w: a Loop whose condition depends on data (iteration %d): its iterations, at most the trip count %d, are decided at run time, "+
+				"which is not supported; bind the inputs the condition depends on to unroll it", ErrUnsupported, it, trip)
+		}
+		if it == maxUnroll && !bounded {
+			return fmt.Errorf("%w: a Loop with no trip count whose condition is still true after %d iterations (at most %d are unrolled)", ErrUnsupported, it, maxUnroll)
 		}
 		cond = outs[0].Data.Float(0) != 0
 		copy(carried, outs[1:1+n])

@@ -149,7 +149,7 @@ func (p *Program) Args(inputs []*ir.Tensor, params map[string]int64, reps int) (
 	args := []string{io, strconv.Itoa(max(reps, 1))}
 	shapes := make([][]int64, len(p.Graph.Outputs))
 	for i, o := range p.Graph.Outputs {
-		s, err := o.Type.EvalShape(params)
+		s, err := o.Type.EvalShape(AtBounds(p.Graph, params))
 		if err != nil {
 			return nil, nil, fmt.Errorf("output %%%s: %w", o.Name, err)
 		}
@@ -213,6 +213,11 @@ func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[strin
 			return nil, 0, err
 		}
 		res[i] = t
+	}
+	if len(p.Graph.Bounded) > 0 {
+		if res, err = TrimBounded(p.Graph, params, res); err != nil {
+			return nil, 0, err
+		}
 	}
 	return res, ns, nil
 }
