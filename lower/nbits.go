@@ -218,6 +218,10 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 	if p.bits == 4 {
 		lanes = p.chunk / 2 // a chunk's low nibbles and its high nibbles, each a vector
 	}
+	nib := kb.nbitsNibbleLanes(p)
+	if nib > 0 {
+		lanes = nib
+	}
 	vt := types.NewVector(uint64(lanes), types.Float)
 	copyA := p.copyA || p.bits == 4
 	// per column: the sum of the blocks' scaled sums, and the block's sum, lo and hi halves
@@ -247,6 +251,9 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 	if copyA {
 		for r := 0; r < nbitsRows; r++ {
 			at := types.NewArray(uint64(p.K), types.Float)
+			if nib > 0 {
+				at = types.NewArray(uint64(p.K/8*nbitsNibbleSlots), types.Float)
+			}
 			ptr := fb.cur.NewGetElementPtr(at, kb.entryAlloca(at), i64(0), i64(0))
 			bufs = append(bufs, &view{v: op.Operands[0], ptr: ptr, lo: []value.Value{i64(0)}, ext: []value.Value{i64(p.K)}, strides: []value.Value{i64(1)}})
 		}
@@ -262,7 +269,12 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 			nd, kd := p.lead, p.lead+1
 			dims[nd], dims[kd] = i64(0), i64(0)
 			row := nbitsRow{dims: dims, yRow: fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, dims)), wA: kb.ops[0]}
-			if copyA {
+			if nib > 0 {
+				if err := kb.nbitsCopyNibbles(p, nib, row.wA, bufs[r], dims); err != nil {
+					return err
+				}
+				row.wA, row.aRow = bufs[r], i64(0)
+			} else if copyA {
 				if err := kb.nbitsCopyRow(p, row.wA, bufs[r], dims); err != nil {
 					return err
 				}
@@ -275,6 +287,13 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 		nr := nbitsColumns / nrows
 		main := p.N - p.N%int64(nr)
 		step := func(nr int) func(n value.Value) error {
+			if nib > 0 {
+				flat := make([]value.Value, len(accs))
+				for i := range accs {
+					flat[i] = accs[i][0]
+				}
+				return func(n value.Value) error { return kb.nbitsNibbleColumns(p, nib, rows, nr, n, flat) }
+			}
 			return func(n value.Value) error { return kb.nbitsColumns(p, rows, nr, n, accs, blocks) }
 		}
 		if main > 0 {

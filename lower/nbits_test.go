@@ -1,6 +1,6 @@
 // This file tests the nbits-gemv kernel (nbits.go) on testdata/lowering/nbits_gemv.graph's
 // graphs, whose CHECK lines state its lowering: values against the evaluator as x86-64 code
-// for the host and for baseline x86-64, and as hexagonv67 code (integer HVX, scalar float)
+// for the host, for x86-64-v3 (AVX2) and for baseline x86-64, and as hexagonv67 code (integer HVX, scalar float)
 // under qemu-hexagon; and HVX instructions in llc-19's hexagonv68 assembly of its loop.
 
 package lower_test
@@ -27,7 +27,9 @@ func TestNBitsKernelValues(t *testing.T) {
 	for _, g := range gs {
 		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, false)})
 	}
-	for _, m := range []e2e.Machine{e2e.Native(), e2e.Host(), e2e.HexagonHVX()} {
+	// AVX2 (x86-64-v3) beside the host's AVX-512 and baseline SSE2: the nibble lanes at 8, 16
+	// and 4 lanes
+	for _, m := range []e2e.Machine{e2e.Native(), {Target: "x86-64", CPU: "x86-64-v3"}, e2e.Host(), e2e.HexagonHVX()} {
 		// sums in vector lanes, blocks scaled then accumulated: reassociated
 		t.Run(m.String(), func(t *testing.T) { runCasesTol(t, m, names, cases, reassocTolerance) })
 	}

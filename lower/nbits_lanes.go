@@ -1,0 +1,206 @@
+// This file emits the 4-bit nbits-gemv kernel in nibble lanes, the form for x86 and Arm
+// vectors of any width (SSE/NEON, AVX2, AVX-512): a vector of L i32 lanes is loaded straight
+// from the packed weights (4L bytes, 8L weights, no widening shuffle), and each of its eight
+// nibble positions p is isolated in place by one and (q·16^p, exact in a float) and converted;
+// A's copy holds a·16^-p in the matching lanes, so the products are a·q exactly. The zero
+// point leaves the inner loop: Σ a·(q - z) = Σ a·q - z·Σ a, with Σ a per lane kept in the
+// copy beside the eight vectors (times -8 when there are no zero points: no work per column).
+// A vector spans L/(block/8) blocks when blocks are short; its scales (and zero points) are
+// then loaded together and spread to their lanes by one shuffle. Per 8L weights and column:
+// one load, seven ands and a shift, eight conversions and eight fused multiply-adds, and one
+// to scale: a quarter of the per-vector work of the widened form (nbits.go), whose 32-lane
+// shuffles and integer subtractions lower badly on AVX2 and whose accumulators spill there.
+
+package lower
+
+import (
+	"strings"
+
+	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// nbitsNibbleLanes returns the i32 lanes of the nibble-lane form of p's kernel, or 0 when it
+// does not apply (not 4-bit, Hexagon, no float vectors, or K not a whole number of vectors).
+func (kb *kernelBuilder) nbitsNibbleLanes(p *nbitsGEMV) int64 {
+	mc := kb.fb.mc
+	if p.bits != 4 || !mc.vecFloat || mc.vecBytes < 16 || strings.HasPrefix(mc.tgt.Triple, "hexagon") {
+		return 0
+	}
+	L := int64(mc.vecBytes / 4)
+	if p.K%(8*L) != 0 {
+		return 0
+	}
+	return L
+}
+
+// nbitsNibbleSlots is the number of L-lane vectors per group of 8L weights in A's copy: the
+// eight nibble positions and the lanes' sums.
+const nbitsNibbleSlots = 9
+
+// nbitsCopyNibbles copies A's row at dims into buf in nibble lanes: per group g of 8L weights,
+// slot p (0..7) lane l holds a[8L·g + 8l + p]·16^-p (slot 7 unscaled: its nibble is shifted
+// down), and slot 8 lane l holds -z·Σ_p a[8L·g + 8l + p] with z = 1, or 8 when there are no
+// zero points.
+func (kb *kernelBuilder) nbitsCopyNibbles(p *nbitsGEMV, L int64, wA, buf *view, dims []value.Value) error {
+	fb := kb.fb
+	op := kb.op
+	kd := p.lead + 1
+	negZ := -1.0
+	if !p.zp {
+		negZ = -8
+	}
+	return fb.loop(i64(0), i64(p.K/8-1), 1, "nbits.copya", func(j value.Value) error {
+		g := fb.sdivConst(j, L)
+		l := fb.sub(j, fb.mul(g, i64(L)))
+		base := fb.add(fb.mul(g, i64(nbitsNibbleSlots*L)), l)
+		var sum value.Value
+		for q := int64(0); q < 8; q++ {
+			at := append([]value.Value(nil), dims...)
+			at[kd] = fb.add(fb.mul(j, i64(8)), i64(q))
+			v := fb.loadElem(wA, fb.offset(wA, fb.indexAt(op.Access[0].Pieces[0].Index, at)))
+			if sum == nil {
+				sum = v
+			} else {
+				sum = fb.cur.NewFAdd(sum, v)
+			}
+			scaled := v
+			if q < 7 {
+				scaled = fb.cur.NewFMul(v, constant.NewFloat(types.Float, float64(1)/float64(int64(1)<<(4*q))))
+			}
+			st := fb.cur.NewStore(scaled, fb.elemPtr(buf, fb.add(base, i64(q*L))))
+			st.Align = llvm.Align(4)
+		}
+		st := fb.cur.NewStore(fb.cur.NewFMul(sum, constant.NewFloat(types.Float, negZ)), fb.elemPtr(buf, fb.add(base, i64(8*L))))
+		st.Align = llvm.Align(4)
+		return nil
+	})
+}
+
+// nbitsNibbleColumns emits columns n .. n+nr-1 of rows (A copied by nbitsCopyNibbles) in
+// nibble lanes: per group of 8L weights and column, the block sums of the L lanes, scaled by
+// their blocks' scales into the column's L-lane sum, folded once per column.
+func (kb *kernelBuilder) nbitsNibbleColumns(p *nbitsGEMV, L int64, rows []nbitsRow, nr int, n value.Value, accs []value.Value) error {
+	fb := kb.fb
+	op := kb.op
+	lanes := int(L)
+	G := 8 * L
+	vt := types.NewVector(uint64(L), types.Float)
+	it := types.NewVector(uint64(L), types.I32)
+	kb0 := (p.K + p.block - 1) / p.block
+	rowBytes := kb0 * p.block / 2
+	wB, wS := kb.ops[1], kb.ops[2]
+	fmuladd := fb.mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(vt), vt, vt, vt, vt)
+	// blocks per vector (M) and lanes per block (D)
+	D := max(p.block/8, 1)
+	M := max(L/D, 1)
+	nc := len(rows) * nr
+	zero := constant.NewZeroInitializer(vt)
+	for c := 0; c < nc; c++ {
+		fb.cur.NewStore(zero, accs[c])
+	}
+	cols := make([]value.Value, nr)
+	for c := range cols {
+		cols[c] = fb.add(n, i64(int64(c)))
+	}
+	// lane l belongs to the vector's block l/D
+	spread := func(m int64) constant.Constant {
+		idx := make([]constant.Constant, L)
+		for l := range idx {
+			idx[l] = i32c(int64(l) / D / m)
+		}
+		return constant.NewVector(types.NewVector(uint64(L), types.I32), idx...)
+	}
+	dims := append([]value.Value(nil), rows[0].dims...)
+	err := fb.loop(i64(0), i64(p.K/G-1), 1, "nbits.group", func(g value.Value) error {
+		k0 := fb.mul(g, i64(G))
+		av := make([][]value.Value, len(rows))
+		for r, row := range rows {
+			av[r] = make([]value.Value, nbitsNibbleSlots)
+			for s := range av[r] {
+				av[r][s] = fb.vecLoad(row.wA, fb.add(row.aRow, fb.add(fb.mul(g, i64(nbitsNibbleSlots*L)), i64(int64(s)*L))), vt, 4)
+			}
+		}
+		for c, col := range cols {
+			dims[p.lead], dims[p.lead+1] = col, k0
+			// the lanes' scales: the vector's M blocks' scales, consecutive in memory
+			soff := fb.offset(wS, fb.indexAt(op.Access[2].Pieces[0].Index, dims))
+			var scale value.Value
+			if M == 1 {
+				scale = splatValue(fb, fb.loadElem(wS, soff), lanes)
+			} else {
+				sv := fb.vecLoad(wS, soff, types.NewVector(uint64(M), types.Float), 4)
+				scale = fb.cur.NewShuffleVector(sv, constant.NewUndef(sv.Type()), spread(1))
+			}
+			var zf value.Value
+			if p.zp {
+				zw := kb.ops[3]
+				zoff := fb.offset(zw, fb.indexAt(op.Access[3].Pieces[0].Index, dims))
+				if M == 1 {
+					b := fb.sdivConst(k0, p.block)
+					zbyte := fb.cur.NewZExt(fb.loadElem(zw, zoff), types.I32)
+					sh := fb.cur.NewTrunc(fb.mul(fb.cur.NewAnd(b, i64(1)), i64(4)), types.I32)
+					z := fb.cur.NewAnd(fb.cur.NewLShr(zbyte, sh), constant.NewInt(types.I32, 15))
+					zf = splatValue(fb, fb.cur.NewSIToFP(z, types.Float), lanes)
+				} else {
+					// M blocks' zero points: M/2 bytes (the first block is even), two nibbles each
+					zt := types.NewVector(uint64(M/2), types.I8)
+					zb := fb.cur.NewZExt(fb.vecLoad(zw, zoff, zt, 1), types.NewVector(uint64(M/2), types.I32))
+					zs := fb.cur.NewShuffleVector(zb, constant.NewUndef(zb.Type()), spread(2))
+					shifts := make([]constant.Constant, L)
+					for l := range shifts {
+						shifts[l] = i32c(int64(l) / D % 2 * 4)
+					}
+					z := fb.cur.NewAnd(fb.cur.NewLShr(zs, constant.NewVector(it, shifts...)), splat(constant.NewInt(types.I32, 15), lanes))
+					zf = fb.cur.NewSIToFP(z, vt)
+				}
+			}
+			off := fb.add(fb.mul(col, i64(rowBytes)), fb.sdivConst(k0, 2))
+			x := fb.vecLoad(wB, off, it, 1)
+			ws := make([]value.Value, 8)
+			for q := 0; q < 8; q++ {
+				var w value.Value
+				if q < 7 {
+					w = fb.cur.NewAnd(x, splat(constant.NewInt(types.I32, int64(15)<<(4*q)), lanes))
+				} else {
+					w = fb.cur.NewLShr(x, splat(constant.NewInt(types.I32, 28), lanes))
+				}
+				ws[q] = fb.cur.NewSIToFP(w, vt)
+			}
+			for r := range rows {
+				bs := av[r][8]
+				if zf != nil {
+					bs = fb.cur.NewFMul(zf, bs)
+				}
+				for q := 0; q < 8; q++ {
+					bs = fb.cur.NewCall(fmuladd, ws[q], av[r][q], bs)
+				}
+				slot := accs[r*nr+c]
+				fb.cur.NewStore(fb.cur.NewCall(fmuladd, bs, scale, fb.cur.NewLoad(vt, slot)), slot)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := 0; i < nc; i++ {
+		row, col := rows[i/nr], cols[i%nr]
+		acc := value.Value(fb.cur.NewLoad(vt, accs[i]))
+		for w := lanes / 2; w >= 1; w /= 2 {
+			lo, hi := make([]constant.Constant, w), make([]constant.Constant, w)
+			for l := 0; l < w; l++ {
+				lo[l], hi[l] = i32c(int64(l)), i32c(int64(w+l))
+			}
+			mt := types.NewVector(uint64(w), types.I32)
+			x := fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, lo...))
+			y := fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, hi...))
+			acc = fb.cur.NewFAdd(x, y)
+		}
+		st := fb.cur.NewStore(fb.cur.NewExtractElement(acc, i32c(0)), fb.elemPtr(kb.res, fb.add(row.yRow, col)))
+		st.Align = llvm.Align(4)
+	}
+	return nil
+}
