@@ -252,7 +252,7 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 		for r := 0; r < nbitsRows; r++ {
 			at := types.NewArray(uint64(p.K), types.Float)
 			if nib > 0 {
-				at = types.NewArray(uint64(p.K/8*nbitsNibbleSlots), types.Float)
+				at = types.NewArray(uint64(nbitsCopyFloats(p)), types.Float)
 			}
 			ptr := fb.cur.NewGetElementPtr(at, kb.entryAlloca(at), i64(0), i64(0))
 			bufs = append(bufs, &view{v: op.Operands[0], ptr: ptr, lo: []value.Value{i64(0)}, ext: []value.Value{i64(p.K)}, strides: []value.Value{i64(1)}})

@@ -18,6 +18,7 @@ import (
 
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -75,6 +76,15 @@ func (kb *kernelBuilder) nbitsCopyNibbles(p *nbitsGEMV, L int64, wA, buf *view, 
 		}
 		st := fb.cur.NewStore(fb.cur.NewFMul(sum, constant.NewFloat(types.Float, negZ)), fb.elemPtr(buf, fb.add(base, i64(8*L))))
 		st.Align = llvm.Align(4)
+		if p.zp {
+			// the block's sum of a (its first eight start it), for the zero points' term
+			k := fb.mul(j, i64(8))
+			at := fb.elemPtr(buf, fb.add(i64(nbitsBlockSums(p)), fb.sdivConst(k, p.block)))
+			first := fb.cur.NewICmp(enum.IPredEQ, fb.cur.NewAnd(k, i64(p.block-1)), i64(0))
+			prev := fb.cur.NewSelect(first, constant.NewFloat(types.Float, 0), fb.cur.NewLoad(types.Float, at))
+			st := fb.cur.NewStore(fb.cur.NewFAdd(prev, sum), at)
+			st.Align = llvm.Align(4)
+		}
 		return nil
 	})
 }
@@ -134,29 +144,6 @@ func (kb *kernelBuilder) nbitsNibbleColumns(p *nbitsGEMV, L int64, rows []nbitsR
 				sv := fb.vecLoad(wS, soff, types.NewVector(uint64(M), types.Float), 4)
 				scale = fb.cur.NewShuffleVector(sv, constant.NewUndef(sv.Type()), spread(1))
 			}
-			var zf value.Value
-			if p.zp {
-				zw := kb.ops[3]
-				zoff := fb.offset(zw, fb.indexAt(op.Access[3].Pieces[0].Index, dims))
-				if M == 1 {
-					b := fb.sdivConst(k0, p.block)
-					zbyte := fb.cur.NewZExt(fb.loadElem(zw, zoff), types.I32)
-					sh := fb.cur.NewTrunc(fb.mul(fb.cur.NewAnd(b, i64(1)), i64(4)), types.I32)
-					z := fb.cur.NewAnd(fb.cur.NewLShr(zbyte, sh), constant.NewInt(types.I32, 15))
-					zf = splatValue(fb, fb.cur.NewSIToFP(z, types.Float), lanes)
-				} else {
-					// M blocks' zero points: M/2 bytes (the first block is even), two nibbles each
-					zt := types.NewVector(uint64(M/2), types.I8)
-					zb := fb.cur.NewZExt(fb.vecLoad(zw, zoff, zt, 1), types.NewVector(uint64(M/2), types.I32))
-					zs := fb.cur.NewShuffleVector(zb, constant.NewUndef(zb.Type()), spread(2))
-					shifts := make([]constant.Constant, L)
-					for l := range shifts {
-						shifts[l] = i32c(int64(l) / D % 2 * 4)
-					}
-					z := fb.cur.NewAnd(fb.cur.NewLShr(zs, constant.NewVector(it, shifts...)), splat(constant.NewInt(types.I32, 15), lanes))
-					zf = fb.cur.NewSIToFP(z, vt)
-				}
-			}
 			off := fb.add(fb.mul(col, i64(rowBytes)), fb.sdivConst(k0, 2))
 			x := fb.vecLoad(wB, off, it, 1)
 			ws := make([]value.Value, 8)
@@ -170,11 +157,13 @@ func (kb *kernelBuilder) nbitsNibbleColumns(p *nbitsGEMV, L int64, rows []nbitsR
 				ws[q] = fb.cur.NewSIToFP(w, vt)
 			}
 			for r := range rows {
-				bs := av[r][8]
-				if zf != nil {
-					bs = fb.cur.NewFMul(zf, bs)
+				var bs value.Value
+				if p.zp {
+					bs = fb.cur.NewFMul(ws[0], av[r][0]) // the zero points' term follows the loop
+				} else {
+					bs = fb.cur.NewCall(fmuladd, ws[0], av[r][0], av[r][8])
 				}
-				for q := 0; q < 8; q++ {
+				for q := 1; q < 8; q++ {
 					bs = fb.cur.NewCall(fmuladd, ws[q], av[r][q], bs)
 				}
 				slot := accs[r*nr+c]
@@ -185,6 +174,12 @@ func (kb *kernelBuilder) nbitsNibbleColumns(p *nbitsGEMV, L int64, rows []nbitsR
 	})
 	if err != nil {
 		return err
+	}
+	var corr []value.Value
+	if p.zp {
+		if corr, err = kb.nbitsZeroPoints(p, L, rows, cols, accs[:nc]); err != nil {
+			return err
+		}
 	}
 	for i := 0; i < nc; i++ {
 		row, col := rows[i/nr], cols[i%nr]
@@ -199,8 +194,90 @@ func (kb *kernelBuilder) nbitsNibbleColumns(p *nbitsGEMV, L int64, rows []nbitsR
 			y := fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, hi...))
 			acc = fb.cur.NewFAdd(x, y)
 		}
-		st := fb.cur.NewStore(fb.cur.NewExtractElement(acc, i32c(0)), fb.elemPtr(kb.res, fb.add(row.yRow, col)))
+		total := value.Value(fb.cur.NewExtractElement(acc, i32c(0)))
+		if corr != nil {
+			total = fb.cur.NewFSub(total, fb.cur.NewLoad(types.Float, corr[i]))
+		}
+		st := fb.cur.NewStore(total, fb.elemPtr(kb.res, fb.add(row.yRow, col)))
 		st.Align = llvm.Align(4)
 	}
 	return nil
+}
+
+// nbitsBlockSums is the offset in A's nibble-lane copy of its blocks' sums (with zero points).
+func nbitsBlockSums(p *nbitsGEMV) int64 { return p.K / 8 * nbitsNibbleSlots }
+
+// nbitsCopyFloats is the size of A's nibble-lane copy of one row, in floats.
+func nbitsCopyFloats(p *nbitsGEMV) int64 {
+	if p.zp {
+		return nbitsBlockSums(p) + (p.K+p.block-1)/p.block
+	}
+	return nbitsBlockSums(p)
+}
+
+// nbitsZeroPoints subtracts the zero points' term Σ_b scale_b·z_b·Σ_{k in b} a_k of each row
+// and column from its lanes (L blocks per vector step), and returns the scalars (allocas)
+// holding the term of the blocks beyond the last whole vector.
+func (kb *kernelBuilder) nbitsZeroPoints(p *nbitsGEMV, L int64, rows []nbitsRow, cols []value.Value, accs []value.Value) ([]value.Value, error) {
+	fb := kb.fb
+	op := kb.op
+	lanes := int(L)
+	vt := types.NewVector(uint64(L), types.Float)
+	it := types.NewVector(uint64(L), types.I32)
+	nb := (p.K + p.block - 1) / p.block
+	main := nb - nb%L
+	wS, wZ := kb.ops[2], kb.ops[3]
+	fmuladd := fb.mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(vt), vt, vt, vt, vt)
+	nr := len(cols)
+	dims := append([]value.Value(nil), rows[0].dims...)
+	// the operands' offsets at column col and block b
+	at := func(col, b value.Value) (value.Value, value.Value) {
+		dims[p.lead], dims[p.lead+1] = col, fb.mul(b, i64(p.block))
+		return fb.offset(wS, fb.indexAt(op.Access[2].Pieces[0].Index, dims)), fb.offset(wZ, fb.indexAt(op.Access[3].Pieces[0].Index, dims))
+	}
+	// lane l: byte l/2, nibble l%2 (b even)
+	idx, shifts := make([]constant.Constant, L), make([]constant.Constant, L)
+	for l := range idx {
+		idx[l], shifts[l] = i32c(int64(l)/2), i32c(int64(l)%2*4)
+	}
+	corr := make([]value.Value, len(accs))
+	for i := range corr {
+		corr[i] = kb.entryAlloca(types.Float)
+		fb.cur.NewStore(constant.NewFloat(types.Float, 0), corr[i])
+	}
+	for i := range accs {
+		row, col := rows[i/nr], cols[i%nr]
+		if main > 0 {
+			err := fb.loop(i64(0), i64(main-1), L, "nbits.zp", func(b value.Value) error {
+				soff, zoff := at(col, b)
+				sv := fb.vecLoad(wS, soff, vt, 4)
+				zb := fb.cur.NewZExt(fb.vecLoad(wZ, zoff, types.NewVector(uint64(L/2), types.I8), 1), types.NewVector(uint64(L/2), types.I32))
+				zs := fb.cur.NewShuffleVector(zb, constant.NewUndef(zb.Type()), constant.NewVector(it, idx...))
+				z := fb.cur.NewAnd(fb.cur.NewLShr(zs, constant.NewVector(it, shifts...)), splat(constant.NewInt(types.I32, 15), lanes))
+				sz := fb.cur.NewFNeg(fb.cur.NewFMul(sv, fb.cur.NewSIToFP(z, vt)))
+				bsum := fb.vecLoad(row.wA, fb.add(row.aRow, fb.add(i64(nbitsBlockSums(p)), b)), vt, 4)
+				fb.cur.NewStore(fb.cur.NewCall(fmuladd, sz, bsum, fb.cur.NewLoad(vt, accs[i])), accs[i])
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		if main < nb {
+			err := fb.loop(i64(main), i64(nb-1), 1, "nbits.zprem", func(b value.Value) error {
+				soff, zoff := at(col, b)
+				zbyte := fb.cur.NewZExt(fb.loadElem(wZ, zoff), types.I32)
+				sh := fb.cur.NewTrunc(fb.mul(fb.cur.NewAnd(b, i64(1)), i64(4)), types.I32)
+				z := fb.cur.NewSIToFP(fb.cur.NewAnd(fb.cur.NewLShr(zbyte, sh), constant.NewInt(types.I32, 15)), types.Float)
+				bsum := fb.loadElem(row.wA, fb.add(row.aRow, fb.add(i64(nbitsBlockSums(p)), b)))
+				t := fb.cur.NewFMul(fb.cur.NewFMul(fb.loadElem(wS, soff), z), bsum)
+				fb.cur.NewStore(fb.cur.NewFAdd(fb.cur.NewLoad(types.Float, corr[i]), t), corr[i])
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return corr, nil
 }
