@@ -249,7 +249,12 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 	}
 	var bufs []*view
 	if copyA {
-		for r := 0; r < nbitsRows; r++ {
+		// one buffer per row of a group (a single row without lead dims: a decode step)
+		nbufs := 1
+		if p.lead > 0 {
+			nbufs = nbitsRows
+		}
+		for r := 0; r < nbufs; r++ {
 			at := types.NewArray(uint64(p.K), types.Float)
 			if nib > 0 {
 				at = types.NewArray(uint64(nbitsCopyFloats(p)), types.Float)
