@@ -249,9 +249,9 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 	}
 	var bufs []*view
 	if copyA {
-		// one buffer per row of a group (a single row without lead dims: a decode step)
+		// one buffer per row of a group (one for a single row: a decode step)
 		nbufs := 1
-		if p.lead > 0 {
+		if !p.singleRow() {
 			nbufs = nbitsRows
 		}
 		for r := 0; r < nbufs; r++ {
