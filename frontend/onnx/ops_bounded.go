@@ -93,8 +93,35 @@ func (e *emitter) countAndRanks(m *ir.Value, n int64) (count, pos *ir.Value) {
 	}
 	count = e.Op("reduce_sum", e.Base+"_count", ir.Attrs{"axes": ints(all), "keepdims": ir.IntAttr(0)}, m)
 	flat := e.Reshape(m, []volume.Aff{volume.AffConst(n)}, "")
-	ranks := e.Op("cumsum", "", ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1)}, flat)
+	var ranks *ir.Value
+	if n <= scanDirect {
+		ranks = e.Op("cumsum", "", ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1)}, flat)
+	} else {
+		ranks = e.Op("sub", "", nil, e.runningSum(flat, n), flat)
+	}
 	return count, e.Reshape(ranks, m.Type.Shape, "")
+}
+
+// scanDirect is the longest mask whose running sum is the cumsum op (n²/2 work, one pass);
+// longer ones take runningSum's ⌈log2 n⌉ passes of n.
+const scanDirect = 32
+
+// runningSum returns the inclusive running sum of the 1-D i64 x of length n by doubling
+// (Hillis and Steele): after the pass of shift s every element holds the sum of the 2s elements
+// ending at it, x[i] + x[i-s] where i-s exists (a guarded affine access, so the element maps
+// stay exact). n·⌈log2 n⌉ work instead of cumsum's n²/2.
+func (e *emitter) runningSum(x *ir.Value, n int64) *ir.Value {
+	for s := int64(1); s < n && e.err == nil; s *= 2 {
+		attrs := ir.Attrs{
+			"type":   ir.StringAttr(fmt.Sprintf("i64[%d]", n)),
+			"domain": ir.StringAttr(fmt.Sprintf("{ [i] : 0 <= i < %d }", n)),
+			"access": ir.StringsAttr("{ [i] -> [i] }", fmt.Sprintf("{ [i] -> [i - %d] : i >= %d }", s, s)),
+			"out":    ir.StringAttr("{ [i] -> [i] }"),
+			"body":   ir.StringAttr("add(in0, select(avail(1), in1, 0:i64))"),
+		}
+		x = e.Op("generic", "", attrs, x, x)
+	}
+	return x
 }
 
 // boxDomain prints "0 <= d0 < e0 and …" for the named dims.
