@@ -381,11 +381,20 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 		row = ""
 		err := profileModel(ctx, path, dir, bm.name, func(g *ir.Graph) ([]*ir.Tensor, map[string]int64, error) {
 			var ins []*ir.Tensor
+			rng := rand.New(rand.NewPCG(1, 2))
+			bounds := map[string]int64{}
+			for _, b := range g.Bounded {
+				bounds[b.Param] = b.Bound
+			}
 			for _, in := range g.Inputs {
 				s, _ := in.Type.StaticShape()
-				ins = append(ins, ir.NewTensor(in.Type.Elem, s))
+				if randomInputs[bm.name] {
+					ins = append(ins, e2e.RandomTensor(rng, in.Type.Elem, s))
+				} else {
+					ins = append(ins, ir.NewTensor(in.Type.Elem, s))
+				}
 			}
-			return ins, nil, nil
+			return ins, bounds, nil
 		}, minTime, profile)
 		if err != nil {
 			return "", 0, fmt.Errorf("profile: %w", err)
