@@ -33,10 +33,12 @@ type config struct {
 	requires   []string
 	dims       map[string]int64
 	initInputs bool
-	limits     ir.Limits
-	source     string // the model file, named in lowering errors
-	outputs    []string
-	popts      passes.Options
+	// constInputs binds ONNX graph inputs to data (WithConstInput)
+	constInputs map[string]*ir.Tensor
+	limits      ir.Limits
+	source      string // the model file, named in lowering errors
+	outputs     []string
+	popts       passes.Options
 	// printLowering names the lowering stages after which the plan is dumped (lower.Stages)
 	printLowering []string
 	noLower       bool
@@ -44,15 +46,29 @@ type config struct {
 	signature     bool
 	llvmOut       io.Writer
 	weights       string
+	threads       lower.ThreadMode
 }
 
-// WithTarget selects the target (x86-64, hexagon).
+// WithTarget selects the target (x86-64, aarch64, hexagon).
 func WithTarget(name string) Option { return func(c *config) error { c.target = name; return nil } }
 
 // WithProfile makes the entry count the cycles spent in each op's kernel; the module then
 // exports ENTRY_profile (see lower.Config.Profile). For finding slow ops, not for production:
 // the entry is no longer re-entrant.
 func WithProfile() Option { return func(c *config) error { c.profile = true; return nil } }
+
+// WithThreads chooses the module's threading (issue 33): "pool" (the default) emits
+// ENTRY_parallel, which takes the caller's parallel-for, and runs ENTRY on a thread pool
+// emitted into the module (serially on freestanding targets such as Hexagon); "caller" emits
+// ENTRY_parallel and a serial ENTRY, without the pool; "none" a single-threaded module without
+// ENTRY_parallel. See lower.ThreadMode.
+func WithThreads(mode string) Option {
+	return func(c *config) error {
+		m, err := lower.ParseThreadMode(mode)
+		c.threads = m
+		return err
+	}
+}
 
 // WithSignature makes the module export `const char *ENTRY_signature(void)`, the entry's ABI
 // as JSON (inputs, outputs, element types, shapes over the symbolic dims, weights file): what
@@ -90,6 +106,21 @@ func WithDim(name string, v int64) Option {
 			return usageErr(fmt.Errorf("--dim %s=%d: a dimension cannot be negative", name, v))
 		}
 		c.dims[name] = v
+		return nil
+	}
+}
+
+// WithConstInput binds the ONNX graph input name to data at import (onnx.WithConstInput): the
+// compiled entry is specialised for that value and no longer takes it as an argument. This is
+// what an op whose output shape depends on its input values (Col2Im's image_shape, NonZero's
+// input, a dynamic Reshape's shape) needs when that value is a graph input: the import then
+// fails with an onnx.NeedConstError naming it. ONNX models only.
+func WithConstInput(name string, data *ir.Tensor) Option {
+	return func(c *config) error {
+		if c.constInputs == nil {
+			c.constInputs = map[string]*ir.Tensor{}
+		}
+		c.constInputs[name] = data
 		return nil
 	}
 }
@@ -260,7 +291,7 @@ func Load(ctx context.Context, path string, opts ...Option) (g *ir.Graph, err er
 }
 
 func newConfig(opts []Option) (*config, error) {
-	c := &config{target: "x86-64", pipeline: passes.DefaultPipeline, dims: map[string]int64{},
+	c := &config{threads: lower.ThreadsPool, target: "x86-64", pipeline: passes.DefaultPipeline, dims: map[string]int64{},
 		popts: passes.Options{PrintBefore: map[string]bool{}, PrintAfter: map[string]bool{}, Dump: os.Stderr}}
 	for _, o := range opts {
 		if err := o(c); err != nil {
@@ -295,9 +326,15 @@ func (c *config) load(path string) (*ir.Graph, error) {
 		if c.initInputs {
 			oo = append(oo, onnx.WithInitializerInputs())
 		}
+		for name, t := range c.constInputs {
+			oo = append(oo, onnx.WithConstInput(name, t))
+		}
 		oo = append(oo, onnx.WithLimits(c.limits))
 		g, err = onnx.Load(path, oo...)
 	case ".pb", ".pbtxt", ".txt":
+		if len(c.constInputs) > 0 {
+			return nil, usageErr(fmt.Errorf("%s: binding inputs to data (WithConstInput) is for ONNX models", path))
+		}
 		var to []tf.Option
 		for k, v := range c.dims {
 			to = append(to, tf.WithDim(k, v))
@@ -308,6 +345,9 @@ func (c *config) load(path string) (*ir.Graph, error) {
 		to = append(to, tf.WithLimits(c.limits))
 		g, err = tf.Load(path, to...)
 	case ".graph", ".mlir":
+		if len(c.constInputs) > 0 {
+			return nil, usageErr(fmt.Errorf("%s: binding inputs to data (WithConstInput) is for ONNX models", path))
+		}
 		var data []byte
 		data, err = readLimited(path, c.limits.WithDefaults().MaxFileBytes)
 		if err == nil {
@@ -472,7 +512,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	}
 	start = time.Now()
 	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, Signature: c.signature, ExternalWeights: c.weights != "",
-		PrintAfter: strings.Join(c.printLowering, ","), Dump: c.popts.Dump})
+		Threads: c.threads, PrintAfter: strings.Join(c.printLowering, ","), Dump: c.popts.Dump})
 	res.Times.Lower = time.Since(start)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil, err // the caller's, as between passes: not bad input

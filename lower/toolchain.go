@@ -80,8 +80,14 @@ func Build(ctx context.Context, mod *Module, kind string) ([]byte, error) {
 			if t.Freestanding {
 				args = append(args, "-nostdlib", "-fuse-ld=lld")
 			}
+			args = append(args, t.LinkFlags...)
 		}
 		args = append(args, ll, "-o", out)
+		if kind == "lib" && !t.Freestanding {
+			// hosted modules may call libm (floor, expf, ...): the library names it, so that
+			// dlopen resolves those symbols in a process that does not link libm itself
+			args = append(args, "-lm")
+		}
 	case kind == "lib":
 		return nil, fmt.Errorf("--emit=lib: %w", err)
 	default:

@@ -3,9 +3,14 @@ package modelrt_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/lower"
@@ -57,8 +62,31 @@ func Example() {
 	}
 	// y[1][0] is below the diagonal: Trilu zeroed it, and DIE never computed it
 	fmt.Printf("Y: %s%v, y[0][1] = %g, y[1][0] = %g\n", outs[0].DType, outs[0].Shape, y[1], y[n])
-	// Output:
+	// (TestExample checks the output where clang-19 is installed:)
 	// input A: f32[512, 512]
 	// input B: f32[512, 512]
 	// Y: f32[512 512], y[0][1] = -3, y[1][0] = 0
+}
+
+// TestExample runs Example and checks what it prints; an Example with an Output comment could
+// not be skipped on a host without clang.
+func TestExample(t *testing.T) {
+	if _, err := lower.FindTool("GRAPHC_CLANG", "clang"); err != nil {
+		t.Skipf("no clang to build the example's library: %v", err)
+	}
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	stdout := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	func() {
+		defer func() { os.Stdout = stdout }()
+		Example()
+	}()
+	w.Close()
+	assert.Equal(t, "input A: f32[512, 512]\ninput B: f32[512, 512]\nY: f32[512 512], y[0][1] = -3, y[1][0] = 0\n", <-done)
 }

@@ -86,7 +86,11 @@ func Load(path string, opts ...LoadOption) (*Model, error) {
 	defer C.free(unsafe.Pointer(cpath))
 	h := C.mrt_open(cpath)
 	if h == nil {
-		return nil, fmt.Errorf("modelrt: %s: %s", path, C.GoString(C.mrt_error()))
+		msg := C.GoString(C.mrt_error())
+		if !strings.HasPrefix(msg, path) {
+			msg = path + ": " + msg
+		}
+		return nil, fmt.Errorf("modelrt: %s", msg)
 	}
 	m := &Model{path: path, handle: h}
 	fail := func(err error) (*Model, error) {
@@ -261,24 +265,37 @@ func (m *Model) Run(ctx context.Context, inputs ...*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	outs := make([]*Tensor, len(m.sig.Outputs))
+	shapes := make([][]int64, len(m.sig.Outputs))
+	total := int64(0)
 	for i, o := range m.sig.Outputs {
-		shape, err := o.ShapeFor(dims)
-		if err != nil {
+		if shapes[i], err = o.ShapeFor(m.sig.AtBounds(dims)); err != nil { // bounded dims at their bounds
 			return nil, fmt.Errorf("modelrt: output %q: %w", o.Name, err)
 		}
-		if outs[i], err = Zeros(o.DType, shape); err != nil {
+		n, err := elements(shapes[i])
+		bytes, ok := mulNoOverflow(n, int64(o.DType.Size()))
+		if err != nil || !ok || total+bytes > physicalMemory() {
+			// what the inputs ask for cannot be allocated: an error, not a crash of the process
+			return nil, inputErrorf("modelrt: for %s the outputs take more than the machine's %d bytes of memory (output %q: %s%v)",
+				dimsString(dims), physicalMemory(), o.Name, o.DType, shapes[i])
+		}
+		total += bytes
+	}
+	outs := make([]*Tensor, len(m.sig.Outputs))
+	for i, o := range m.sig.Outputs {
+		if outs[i], err = Zeros(o.DType, shapes[i]); err != nil {
 			return nil, fmt.Errorf("output %q: %w", o.Name, err)
 		}
 	}
 	if err := m.call(ctx, inputs, outs, dims); err != nil {
 		return nil, err
 	}
-	return outs, nil
+	return m.sig.trimBounded(outs, dims)
 }
 
 // RunInto calls the entry on inputs, writing the outputs into outs (in the signature's order,
-// of the outputs' element types and shapes): repeated calls then allocate nothing.
+// of the outputs' element types and shapes): repeated calls then allocate nothing. Outputs
+// whose extents the entry computes (Signature.Bounded) have their shapes at the bounds; the
+// entry writes the computed extents' elements first and the values into the dims' outputs.
 func (m *Model) RunInto(ctx context.Context, inputs, outs []*Tensor) error {
 	dims, err := m.check(inputs)
 	if err != nil {
@@ -288,7 +305,7 @@ func (m *Model) RunInto(ctx context.Context, inputs, outs []*Tensor) error {
 		return inputErrorf("modelrt: %d output tensors for %d outputs", len(outs), len(m.sig.Outputs))
 	}
 	for i, o := range m.sig.Outputs {
-		shape, err := o.ShapeFor(dims)
+		shape, err := o.ShapeFor(m.sig.AtBounds(dims))
 		if err != nil {
 			return fmt.Errorf("modelrt: output %q: %w", o.Name, err)
 		}

@@ -2,6 +2,7 @@ package modelrt_test
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -314,4 +315,55 @@ func TestStatusErrorUnwrap(t *testing.T) {
 	}
 	assert.Equal(t, "modelrt: f returned status 1: a symbolic dim is negative or breaks a requirement of the model (T = 2000; the model requires T <= 1024)",
 		(&modelrt.StatusError{Entry: "f", Status: 1, Dims: "T = 2000", Requires: "T <= 1024"}).Error())
+}
+
+// TestOutputsBeyondMemory: inputs whose outputs could not be allocated (an outer product of
+// two million-element vectors: 4 TB) are an error, not a crash.
+func TestOutputsBeyondMemory(t *testing.T) {
+	lib := buildLib(t, t.TempDir(), "outer", `graph @main_graph[N](%a: f32[N, 1], %b: f32[1, N]) {
+  %y = matmul(%a, %b) : f32[N, N]
+  return %y
+}
+`)
+	m, err := modelrt.Load(lib)
+	require.NoError(t, err)
+	defer m.Close()
+	const n = 1 << 20
+	a, b := make([]float32, n), make([]float32, n)
+	_, err = m.Run(context.Background(), modelrt.New([]int64{n, 1}, a), modelrt.New([]int64{1, n}, b))
+	assert.ErrorIs(t, err, modelrt.ErrInput)
+	assert.ErrorContains(t, err, `for N = 1048576 the outputs take more than the machine's`)
+	outs, err := m.Run(context.Background(), modelrt.New([]int64{2, 1}, []float32{1, 2}), modelrt.New([]int64{1, 2}, []float32{3, 4}))
+	require.NoError(t, err)
+	y, _ := modelrt.Data[float32](outs[0])
+	assert.Equal(t, []float32{3, 4, 6, 8}, y)
+}
+
+// TestLibm: a module that calls libm (floor on plain x86-64, without SSE4.1's roundsd) names
+// libm in its library, so that dlopen resolves it in a process that does not link libm.
+func TestLibm(t *testing.T) {
+	lib := buildLib(t, t.TempDir(), "floor", `graph @main_graph(%x: f64[4]) {
+  %y = floor(%x) : f64[4]
+  return %y
+}
+`)
+	f, err := elf.Open(lib)
+	require.NoError(t, err)
+	syms, err := f.ImportedSymbols()
+	require.NoError(t, err)
+	libs, err := f.ImportedLibraries()
+	require.NoError(t, err)
+	f.Close()
+	for _, s := range syms {
+		if s.Name == "floor" {
+			assert.Contains(t, libs, "libm.so.6")
+		}
+	}
+	m, err := modelrt.Load(lib)
+	require.NoError(t, err)
+	defer m.Close()
+	outs, err := m.Run(context.Background(), modelrt.New([]int64{4}, []float64{1.5, -1.5, 2, -0.25}))
+	require.NoError(t, err)
+	y, _ := modelrt.Data[float64](outs[0])
+	assert.Equal(t, []float64{1, -2, 2, -1}, y)
 }

@@ -222,9 +222,18 @@ type Stats struct {
 type Diagnostic struct {
 	Op  string // result name of the op
 	Msg string
+	// Note marks what the user can do nothing about and every such model has (an embedding's
+	// Gather reads its table through a data-dependent access): the CLI prints notes with
+	// --report-dead only, not as warnings on every compile.
+	Note bool
 }
 
-func (d Diagnostic) String() string { return fmt.Sprintf("warning: op %%%s: %s", d.Op, d.Msg) }
+func (d Diagnostic) String() string {
+	if d.Note {
+		return fmt.Sprintf("note: op %%%s: %s", d.Op, d.Msg)
+	}
+	return fmt.Sprintf("warning: op %%%s: %s", d.Op, d.Msg)
+}
 
 // Result is what a pipeline run reports.
 type Result struct {
@@ -283,6 +292,7 @@ func Run(ctx context.Context, g *ir.Graph, ps []*Pass, opts *Options) (*Result, 
 		if err := runOne(ctx, p, g, st); err != nil {
 			return res, err
 		}
+		ir.SettleBounded(g) // ops before a bounded dim's value cannot depend on it
 		stats.Time += time.Since(start)
 		res.Passes = append(res.Passes, p.Name)
 		if opts.VerifyEach {

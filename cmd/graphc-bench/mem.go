@@ -308,18 +308,4 @@ func (p *posReader) discard(n int64) error {
 }
 
 // writeChain writes the chain model to path (graphc-bench -mem-write-chain, run by runMem).
-func writeChain(path string) error { return chainModel(chainOps).Write(path) }
-
-// chainModel is a chain of n Relu ops on f32[2] (the deep graph of hardening_test.go).
-func chainModel(n int) *onnxgen.Model {
-	m := onnxgen.New("chain", 17)
-	m.Input("X", ir.F32, 2)
-	prev := "X"
-	for i := 0; i < n; i++ {
-		next := fmt.Sprintf("v%d", i)
-		m.Node("Relu", next, []string{prev}, []string{next})
-		prev = next
-	}
-	m.Output(prev, ir.F32, 2)
-	return m
-}
+func writeChain(path string) error { return onnxgen.Chain(chainOps).Write(path) }

@@ -48,19 +48,64 @@ func readTensorFile(path string, want ir.DType) (*modelrt.Tensor, error) {
 
 // readTensorProto reads an ONNX TensorProto file (the format of test data sets).
 func readTensorProto(path string) (*ir.Tensor, error) {
+	t, _, err := readNamedTensorProto(path)
+	return t, err
+}
+
+// readNamedTensorProto reads an ONNX TensorProto file and the name it holds (a test data set's
+// files name the graph input or output they are for).
+func readNamedTensorProto(path string) (*ir.Tensor, string, error) {
 	data, err := readLimitedFile(path, maxTensorFile)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var tp onnxpb.TensorProto
 	if err := proto.Unmarshal(data, &tp); err != nil {
-		return nil, fmt.Errorf("%s: not an ONNX TensorProto: %w", path, err)
+		return nil, "", fmt.Errorf("%s: not an ONNX TensorProto: %w", path, err)
 	}
 	t, err := onnx.TensorFromProto(&tp)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
-	return t, nil
+	return t, tp.GetName(), nil
+}
+
+// boundValue returns the value of the ONNX graph input name for binding it at compile time:
+// from --input NAME=FILE, else from the test data set's input file of that name (nil when
+// neither gives it).
+func boundValue(name string, ds *dataSet, specs []string) (*ir.Tensor, string, error) {
+	for _, spec := range specs {
+		n, file, ok := strings.Cut(spec, "=")
+		if !ok || n != name || file == "random" {
+			continue
+		}
+		if strings.EqualFold(filepath.Ext(file), ".npy") {
+			a, err := readNpy(file)
+			if err != nil {
+				return nil, "", err
+			}
+			dt, ok := npyDType(a.descr)
+			if !ok {
+				return nil, "", fmt.Errorf("%s: NumPy dtype %q has no graphc element type", file, a.descr)
+			}
+			t, err := ir.TensorFromBytes(dt, a.shape, a.data)
+			return t, file, err
+		}
+		t, err := readTensorProto(file)
+		return t, file, err
+	}
+	if ds != nil {
+		for _, p := range ds.inputs {
+			t, n, err := readNamedTensorProto(p)
+			if err != nil {
+				return nil, "", err
+			}
+			if n == name {
+				return t, p, nil
+			}
+		}
+	}
+	return nil, "", nil
 }
 
 func readLimitedFile(path string, max int64) ([]byte, error) {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/frontend/onnx"
 	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/modelrt"
 )
@@ -85,7 +86,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&rf.atol, "atol", 1e-5, "absolute tolerance of --expect: |got - want| <= atol + rtol·|want|")
 	fs.IntVar(&rf.bench, "bench", 0, "time N calls after warm-up: min, median and max per call, and the workspace size")
 	fs.Uint64Var(&rf.seed, "seed", 1, "seed of the random inputs")
-	fs.StringVar(&rf.rng, "range", "", "LO,HI: range of the random inputs (default -1,1 for floats, 0,9 for integers)")
+	fs.StringVar(&rf.rng, "range", "", "the range of the random inputs (default -1,1 for floats, 0,9 for integers)")
 	fs.IntVar(&rf.show, "show", 8, "how many leading values of each output the summary shows")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
@@ -146,15 +147,31 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	ctx := context.Background()
 	setMemoryLimit(model)
 	start := time.Now()
-	res, err := graphc.Compile(ctx, model, opts...)
+	res, bound, err := compileBinding(ctx, model, opts, ds, rf.inputs, stdout)
 	if err != nil {
 		return err
 	}
 	for _, d := range res.Diagnostics {
-		fmt.Fprintf(stderr, "%s: %s\n", model, d)
+		if !d.Note {
+			fmt.Fprintf(stderr, "%s: %s\n", model, d)
+		}
 	}
-	if res.Module.Target.Name == "hexagon" {
-		return runHexagon(ctx, res, model, ds, &rf, lo, hi, stdout, stderr)
+	// the inputs are read before clang builds the module, so that a bad input file is reported
+	// without waiting for the build
+	text, err := lower.SignatureJSON(res.Module.Entries[0], res.Module.Target, false)
+	if err != nil {
+		return err
+	}
+	sig, err := modelrt.ParseSignature(text)
+	if err != nil {
+		return err
+	}
+	inputs, err := gatherInputs(sig, ds, &rf, lo, hi, bound)
+	if err != nil {
+		return inputErr(err)
+	}
+	if res.Module.Target.Name == "hexagon" || res.Module.Target.Name == "aarch64" {
+		return runHexagon(ctx, res, model, sig, inputs, ds, &rf, stdout)
 	}
 	dir, err := os.MkdirTemp("", "graphc-run-")
 	if err != nil {
@@ -179,11 +196,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		return inputErr(err)
 	}
 	defer m.Close()
-	sig := m.Signature()
-	inputs, err := gatherInputs(sig, ds, &rf, lo, hi)
-	if err != nil {
-		return inputErr(err)
-	}
+	sig = m.Signature()
 	outs, err := m.Run(ctx, inputs...)
 	if err != nil {
 		return inputErr(err)
@@ -257,16 +270,46 @@ func parseRange(s string) (lo, hi float64, err error) {
 	return lo, hi, nil
 }
 
+// fitsBytes reports whether a tensor of shape with elements of size bytes holds at most max
+// bytes (without overflowing).
+func fitsBytes(shape []int64, size, max int64) bool {
+	n := size
+	for _, d := range shape {
+		if d < 0 || d > 0 && n > max/d {
+			return false
+		}
+		n *= d
+	}
+	return n <= max
+}
+
+// maxRandomBytes bounds a random input (a --dim typo must not exhaust the memory).
+const maxRandomBytes = 4 << 30
+
 // gatherInputs returns the inputs in signature order: from the test data set, then --input
 // (which overrides it), random ones last (their shapes may take symbolic dims from the others).
-func gatherInputs(sig *modelrt.Signature, ds *dataSet, rf *runFlags, lo, hi float64) ([]*modelrt.Tensor, error) {
+func gatherInputs(sig *modelrt.Signature, ds *dataSet, rf *runFlags, lo, hi float64, bound map[string]bool) ([]*modelrt.Tensor, error) {
 	inputs := make([]*modelrt.Tensor, len(sig.Inputs))
 	from := make([]string, len(sig.Inputs))
 	if ds != nil {
-		if len(ds.inputs) != len(sig.Inputs) {
-			return nil, fmt.Errorf("%s has %d input_<i>.pb files, the model takes %d inputs (%s)", ds.dir, len(ds.inputs), len(sig.Inputs), argNames(sig.Inputs))
+		files := ds.inputs
+		if len(bound) > 0 {
+			// the inputs bound at compile time are no longer arguments
+			files = nil
+			for _, p := range ds.inputs {
+				_, name, err := readNamedTensorProto(p)
+				if err != nil {
+					return nil, err
+				}
+				if !bound[name] {
+					files = append(files, p)
+				}
+			}
 		}
-		for i, p := range ds.inputs {
+		if len(files) != len(sig.Inputs) {
+			return nil, fmt.Errorf("%s has %d input_<i>.pb files for the model's %d inputs (%s)", ds.dir, len(files), len(sig.Inputs), argNames(sig.Inputs))
+		}
+		for i, p := range files {
 			t, err := readTensorFile(p, sig.Inputs[i].DType)
 			if err != nil {
 				return nil, fmt.Errorf("input %q: %w", sig.Inputs[i].Name, err)
@@ -284,6 +327,9 @@ func gatherInputs(sig *modelrt.Signature, ds *dataSet, rf *runFlags, lo, hi floa
 		name, val, ok := strings.Cut(spec, "=")
 		if !ok || name == "" || val == "" {
 			return nil, usageErr("run: --input %q: want NAME=FILE, NAME=random or random", spec)
+		}
+		if bound[name] {
+			continue // bound at compile time
 		}
 		i := argIndex(sig.Inputs, name, "in")
 		if i < 0 {
@@ -336,6 +382,9 @@ func gatherInputs(sig *modelrt.Signature, ds *dataSet, rf *runFlags, lo, hi floa
 		shape, err := a.ShapeFor(dims)
 		if err != nil {
 			return nil, usageErr("run: input %q: %v: bind the dims with --dim NAME=VALUE", a.Name, err)
+		}
+		if !fitsBytes(shape, int64(a.DType.Size()), maxRandomBytes) {
+			return nil, usageErr("run: input %q: a random %s%v would take more than the %d bytes graphc run generates", a.Name, a.DType, shape, int64(maxRandomBytes))
 		}
 		l, h := lo, hi
 		if rf.rng == "" {
@@ -424,6 +473,42 @@ func expectedOutputs(sig *modelrt.Signature, ds *dataSet, path string) ([]*model
 	return want, nil
 }
 
+// compileBinding compiles the model; when the import needs the value of a graph input at
+// compile time (onnx.NeedConstError: an output shape depends on it) and --input or the test
+// data set gives that value, it binds the input to it and compiles again. It returns the names
+// of the inputs it bound.
+func compileBinding(ctx context.Context, model string, opts []graphc.Option, ds *dataSet, specs []string, stdout io.Writer) (*graphc.Result, map[string]bool, error) {
+	bound := map[string]bool{}
+	var extra []graphc.Option
+	for {
+		res, err := graphc.Compile(ctx, model, append(opts, extra...)...)
+		var nc *onnx.NeedConstError
+		if err == nil || !errors.As(err, &nc) {
+			return res, bound, err
+		}
+		progress := false
+		for _, name := range nc.Inputs() {
+			if bound[name] {
+				continue
+			}
+			t, from, verr := boundValue(name, ds, specs)
+			if verr != nil {
+				return nil, nil, inputErr(fmt.Errorf("input %q: %w", name, verr))
+			}
+			if t == nil {
+				continue
+			}
+			fmt.Fprintf(stdout, "input %q is bound at compile time to %s (the model needs its values to know its shapes)\n", name, from)
+			bound[name] = true
+			extra = append(extra, graphc.WithConstInput(name, t))
+			progress = true
+		}
+		if !progress {
+			return nil, nil, fmt.Errorf("%w (give its value with --input NAME=FILE or a test data set, and graphc run binds it)", err)
+		}
+	}
+}
+
 // inputErr makes err a bad-input error (exit status 1) unless it already carries a status.
 func inputErr(err error) error {
 	var ce *cliError
@@ -431,4 +516,12 @@ func inputErr(err error) error {
 		return err
 	}
 	return &cliError{exitInput, err}
+}
+
+// the values of graphc run's flags, for the help text (printFlags)
+func init() {
+	for name, arg := range map[string]string{"input": "NAME=FILE|random", "output-dir": "DIR", "bench": "N", "range": "LO,HI",
+		"seed": "N", "show": "N", "rtol": "R", "atol": "A"} {
+		flagArgs[name] = arg
+	}
 }

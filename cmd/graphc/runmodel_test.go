@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphc/graphc/internal/conformance"
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/internal/onnxgen"
 	"github.com/graphc/graphc/ir"
@@ -111,12 +112,18 @@ func TestRunTestDataSet(t *testing.T) {
 		require.Equal(t, 0, code, "%s: %s", m, stderr)
 		assert.Contains(t, stdout, "outputs match", m)
 	}
-	node := "../../../shared/onnx-node-tests/test_gemm_all_attributes"
-	if _, err := os.Stat(node); err != nil {
-		t.Logf("no ONNX node tests at %s: skipping that part", node)
+	// a TensorProto given with --input, and one expected file
+	m := "../../testdata/realmodels/cnn_tiny"
+	stdout, stderr, code := runCLI(t, ".", "run", m+"/model.onnx", "--input", "in0="+m+"/test_data_set_0/input_0.pb", "--expect="+m+"/test_data_set_0/output_0.pb")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "all 1 outputs match")
+	suite, err := conformance.FindSuite(".")
+	if err != nil {
+		t.Logf("SKIP the node test: %v", err)
 		return
 	}
-	stdout, stderr, code := runCLI(t, ".", "run", node+"/model.onnx", node+"/test_data_set_0", "--expect")
+	node := filepath.Join(suite.Dir, "test_gemm_all_attributes")
+	stdout, stderr, code = runCLI(t, ".", "run", node+"/model.onnx", node+"/test_data_set_0", "--expect")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "all 1 outputs match")
 }
@@ -141,6 +148,10 @@ func TestRunRandomAndBench(t *testing.T) {
 	assert.Contains(t, stdout, `output "z": f32[3 4]`)
 	assert.Regexp(t, `bench: 4 calls after 3 warm-up: min [0-9.]+ ms, median [0-9.]+ ms, max [0-9.]+ ms per call`, stdout)
 	assert.Regexp(t, `; workspace [0-9]+ bytes; one thread`, stdout)
+	// a --dim typo is refused before anything large is allocated
+	_, stderr, code = runCLI(t, dir, "run", "sym.graph", "--dim", "N=100000000000", "--input", "random")
+	require.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, `input "x": a random f32[100000000000 4] would take more than the 4294967296 bytes`)
 	// seeded: the same summary twice
 	again, _, _ := runCLI(t, dir, "run", "sym.graph", "--dim", "N=3", "--input", "random", "--range=-2,2", "--seed", "7")
 	first := func(s string) string { _, v, _ := cut(s, "values:"); l, _, _ := cut(v, "\n"); return l }
@@ -213,6 +224,22 @@ func TestRunHexagon(t *testing.T) {
 	assert.Contains(t, stderr, "its timings mean nothing")
 }
 
+// TestRunAArch64 runs a data set as cortex-a76 code under qemu-aarch64.
+func TestRunAArch64(t *testing.T) {
+	needClang(t)
+	if why := e2e.AArch64Missing(); why != "" {
+		t.Skip("AArch64 under qemu: " + why)
+	}
+	m := "../../testdata/realmodels/cnn_tiny"
+	stdout, stderr, code := runCLI(t, ".", "run", "--target=aarch64", "--mcpu=cortex-a76", m+"/model.onnx", m+"/test_data_set_0", "--expect", "--atol=1e-4")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "aarch64, cpu=cortex-a76, run under qemu-aarch64: correctness only, not timed")
+	assert.Contains(t, stdout, "all 1 outputs match")
+	_, stderr, code = runCLI(t, ".", "run", "--target=aarch64", m+"/model.onnx", m+"/test_data_set_0", "--bench", "3")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "its timings mean nothing")
+}
+
 // readmeInput is testdata/readme/x.npy, the input of the README's graphc run example (the
 // X: f32[4, 64] of testdata/readme/linear.onnx): x[i][j] = (i·64 + j) mod 7 - 3.
 func readmeInput() *modelrt.Tensor {
@@ -235,4 +262,26 @@ func TestReadmeInput(t *testing.T) {
 	have, err := os.ReadFile(path)
 	require.NoError(t, err, "go test ./cmd/graphc -run TestReadmeInput -update writes it")
 	require.Equal(t, want, have, "%s is stale: go test ./cmd/graphc -run TestReadmeInput -update", path)
+}
+
+// TestRunBindsShapeInputs: an input whose values decide a shape (Reshape's shape) is bound at
+// compile time to the value --input gives, and the model runs on the others.
+func TestRunBindsShapeInputs(t *testing.T) {
+	needClang(t)
+	dir := t.TempDir()
+	m := onnxgen.New("reshape", 17)
+	m.Input("X", ir.F32, 2, 6)
+	m.Input("S", ir.I64, 2)
+	m.Node("Reshape", "reshape", []string{"X", "S"}, []string{"Y"})
+	m.Output("Y", ir.F32, 3, 4)
+	writeModel(t, dir, "reshape.onnx", m)
+	require.NoError(t, writeNpy(filepath.Join(dir, "s.npy"), modelrt.New([]int64{2}, []int64{3, -1})))
+	stdout, stderr, code := runCLI(t, dir, "run", "reshape.onnx", "--input", "X=random", "--input", "S=s.npy")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, `input "S" is bound at compile time to s.npy`)
+	assert.Contains(t, stdout, `output "Y": f32[3 4]`)
+	_, stderr, code = runCLI(t, dir, "run", "reshape.onnx", "--input", "random")
+	require.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, `input "S" (shape) must be known at compile time`)
+	assert.Contains(t, stderr, "give its value with --input NAME=FILE or a test data set, and graphc run binds it")
 }
