@@ -4,11 +4,12 @@
 // with a computed k (at most the axis's extent). The count is computed by the graph, becomes a symbolic dim for every op
 // after it, and is returned to the caller as an extra scalar i64 output.
 //
-// The selections are generic ops in the IR's own terms: a mask m (1 where selected), its
-// exclusive running sum pos (the rank of each selected element among them), and for every
-// output position k the sum over i of [m[i] and pos[i] = k] · f(i), which is f of the k-th
-// selected element: one element contributes to each k < n. The work is n·N per row (N the
-// selected axis), as TopK's ranking.
+// The selections are ops in the IR's own terms: a mask m (1 where selected), its running sum
+// (by doubling, runningSum: N·log N for N mask elements), and for every output position k < n
+// the position of the k-th selected element, found by a binary search of the running sum
+// (selectedIndices: n·log N, gathers with the declared over-approximate element maps). Sorted
+// Unique, whose ranks are not a running sum, searches every position for every k
+// (selectedByRank, n·N), as TopK's ranking.
 
 package onnx
 
