@@ -230,10 +230,14 @@ func (e *emitter) overBounded(n, body string, ops ...*ir.Value) *ir.Value {
 // the first with incl = k + 1), found for every k by a branchless binary search over incl: one
 // gather and two elementwise ops per halving step, n·⌈log2 L⌉ work in all instead of a scan of
 // the mask for every k (n·L). The gathers read incl at computed positions, so their element
-// maps are the declared over-approximation (all of incl), as for any gather.
+// maps are the declared over-approximation (all of incl), as for any gather. Masks of at most
+// scanDirect elements take the direct search (selectedByRank), one op instead of 3·log2 L.
 func (e *emitter) selectedIndices(m, excl *ir.Value, n string, length int64) *ir.Value {
 	if e.err != nil {
 		return nil
+	}
+	if length <= scanDirect {
+		return e.selectedByRank(m, excl, n, length) // one op of at most scanDirect² iterations
 	}
 	incl := e.Op("add", "", nil, excl, m)
 	// pos[k]: the number of positions known to have incl <= k
