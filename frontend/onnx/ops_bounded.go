@@ -270,19 +270,9 @@ func importCompressRuntime(c *nodeCtx) error {
 	if !ok {
 		return fmt.Errorf("%w: Compress with a run-time condition of symbolic length %s: its length bounds the result and must be static", ErrUnsupported, cond.Type)
 	}
-	axis := 0
-	if c.Attr("axis") != nil {
-		ax, err := resolveAxes([]int64{c.AttrInt("axis", 0)}, x.Type.Rank())
-		if err != nil {
-			return err
-		}
-		axis = ax[0]
-	} else {
-		cnt, ok := staticCount(x.Type)
-		if !ok {
-			return fmt.Errorf("%w: Compress without axis of a symbolic shape %s", ErrUnsupported, x.Type)
-		}
-		x = e.Reshape(x, []volume.Aff{volume.AffConst(cnt)}, "")
+	x, axis, err := compressAxis(c, e, x)
+	if err != nil {
+		return err
 	}
 	if ext, ok := x.Type.Dim(axis); ok && l > ext {
 		return fmt.Errorf("%w: a condition of %d elements for an axis of %d", ErrInvalid, l, ext)
