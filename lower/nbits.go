@@ -225,7 +225,7 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 	vt := types.NewVector(uint64(lanes), types.Float)
 	copyA := p.copyA || p.bits == 4
 	// per column: the sum of the blocks' scaled sums, and the block's sum, lo and hi halves
-	accs := make([][2]value.Value, nbitsColumns)
+	accs := make([][2]value.Value, max(nbitsColumns, nbitsNibbleColumns))
 	for c := range accs {
 		for h := range accs[c] {
 			accs[c][h] = kb.entryAlloca(vt)
@@ -290,6 +290,9 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 			rows = append(rows, row)
 		}
 		nr := nbitsColumns / nrows
+		if nib > 0 && nrows == 1 {
+			nr = nbitsNibbleColumns
+		}
 		main := p.N - p.N%int64(nr)
 		step := func(nr int) func(n value.Value) error {
 			if nib > 0 {
