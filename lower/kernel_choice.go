@@ -34,7 +34,7 @@ var kernelFamilies = []kernelFamily{
 		planIntDotFamily},
 	{"nbits-gemv", "a product with block-quantized 4- or 8-bit constant weights (matmul_nbits) " +
 		"over whole rows, reading the packed bytes once and unpacking them in registers " +
-		"(nbits.go): before the register tiles, which would need a float copy of the weights",
+		"(nbits.go, nbits_lanes.go): before the register tiles, which would need a float copy of the weights",
 		planNBitsFamily},
 	{"register-tiles", "a float sum of products on register tiles of the module's vector width " +
 		"(contract.go), the border left to the nest: before the nests, which it beats on every " +

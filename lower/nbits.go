@@ -5,7 +5,9 @@
 // the zero point, converts to float, scales by the block's scale and accumulates the products
 // with A in vector lanes; the lanes are folded (a fixed tree) once per column. The weights are
 // never copied to a float tensor. A decode step (one row) is bound by the read of the packed
-// weights: half a byte per weight at 4 bits.
+// weights: half a byte per weight at 4 bits. On x86 and Arm vectors, 4-bit weights of one row
+// (or several below 512-bit vectors) run in nibble lanes instead (nbits_lanes.go): no
+// widening, no per-vector zero point.
 //
 // The kernel applies to the op matmul_nbits builds (its body, MatMulNBitsBody) with constant
 // weights, scales and zero points laid out as the builder reads them, and a domain whose rows
