@@ -14,6 +14,7 @@ import (
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 
@@ -122,9 +123,11 @@ type moduleCtx struct {
 	// tileBytes is the width of the register tiles of contractions (0: none)
 	tileBytes int
 	m         *llvm.Module
-	rt        map[string]*llvm.Func
-	intr      map[string]*llvm.Func
-	globals   int
+	// noUnrollProp is the module's !{!"llvm.loop.unroll.disable"} (loopmd.go)
+	noUnrollProp *metadata.Tuple
+	rt           map[string]*llvm.Func
+	intr         map[string]*llvm.Func
+	globals      int
 	// kernels maps a kernel key (dedup.go) to the plan and kernels of the ops that have it
 	kernels map[string]*kernelForm
 	// forms lists the forms of each form key (a kernel key without the domain)
