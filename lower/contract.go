@@ -102,8 +102,8 @@ type contraction struct {
 	i, j     int
 	vl       int // lanes of a full vector
 	mr, nv   int // tile rows and vectors per row
-	// rolled: the tile takes all the vector registers, so that the loops of its reduction
-	// that hold loops carry llvm.loop.unroll.disable (loopmd.go)
+	// rolled: the tile takes all the vector registers, so that the loops of a reduction
+	// nest carry llvm.loop.unroll.disable (loopmd.go)
 	rolled bool
 	fma    bool
 	// ilo and jlo are the first row and column of the tile grid, rlo and rhi the range of
@@ -290,8 +290,8 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 		// (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
 		c.mr, c.nv = 8, 3
 	} else {
-		// 15 of the 16 registers: the reduction loops that hold loops stay rolled, or
-		// LLVM's -O3 unrolling spills an accumulator (see loopmd.go)
+		// 15 of the 16 registers: a reduction nest stays rolled, or LLVM's unrolling
+		// spills accumulators (see loopmd.go)
 		c.rolled = true
 	}
 	if c.vl < 2 {

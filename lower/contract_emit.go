@@ -342,7 +342,7 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 				}
 			})
 		}
-		re := &astEmitter{fb: fb, lev: make([]value.Value, c.nR), rolled: c.rolled}
+		re := &astEmitter{fb: fb, lev: make([]value.Value, c.nR), rolled: c.rolled && nestedLoops(rp.scan)}
 		re.leaf = func(rl []value.Value) error {
 			packed := make([][]value.Value, len(c.packs))
 			if pp != nil {

@@ -1,11 +1,15 @@
 // This file attaches loop metadata (!llvm.loop) to the loops graphc emits whose shape is
-// already decided. The register-tile kernels of contractions hold mr×nv accumulators in
-// registers through their reduction loops; LLVM at -O3 fully unrolls a short outer reduction
-// loop (a 3×3 convolution's kernel rows, whose inner loop over the kernel columns it has
-// already unrolled), and the AVX2 tile's 12 accumulators, 2 panel vectors and broadcast no
-// longer fit the 16 registers: an accumulator goes through the stack on every FMA (conv 3×3
-// 56×56×64 at x86-64-v3: 3.5 ms at -O3 against 1.9 at -O2). Such loops carry
-// llvm.loop.unroll.disable, so that the module runs the same at -O2 and -O3.
+// already decided. The register tiles of SSE and AVX2 (6×2 vectors) take 15 of the 16 vector
+// registers: 12 accumulators, 2 panel vectors and a broadcast. When LLVM unrolls the loops of
+// such a tile's reduction nest (a 3×3 convolution's kernel rows and columns), GVN shares the
+// broadcasts of the input pixels between kernel columns (row r at column s+1 reads what row
+// r+1 read at column s), which keeps up to 6 more registers live, and an accumulator goes
+// through the stack on every FMA. At x86-64-v3: conv 3×3 56²×64 3.5 ms at -O3 against 1.9 at
+// -O2 (-O3 also unrolled the kernel rows), conv 3×3 28²×128 3.7 ms at both; with the nest
+// rolled 1.9 ms for both at both levels. The loops of a reduction nest (a scan with a loop
+// inside a loop) therefore carry llvm.loop.unroll.disable; single reduction loops (matmul's)
+// are left to LLVM, as are AVX-512's tiles, whose 32 registers leave room (their modules do
+// not change).
 
 package lower
 
@@ -54,6 +58,25 @@ func holdsLoop(n volume.Node) bool {
 		return holdsLoop(n.Then)
 	case *volume.Assign:
 		return holdsLoop(n.Body)
+	}
+	return false
+}
+
+// nestedLoops reports whether n holds a loop inside a loop.
+func nestedLoops(n volume.Node) bool {
+	switch n := n.(type) {
+	case *volume.For:
+		return holdsLoop(n.Body)
+	case *volume.Block:
+		for _, c := range n.Nodes {
+			if nestedLoops(c) {
+				return true
+			}
+		}
+	case *volume.If:
+		return nestedLoops(n.Then)
+	case *volume.Assign:
+		return nestedLoops(n.Body)
 	}
 	return false
 }

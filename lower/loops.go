@@ -26,8 +26,8 @@ type astEmitter struct {
 	// acc, when set, carries a vector accumulator through each vector loop instead of
 	// vecLeaf (a reduction along the innermost dim, see vecAccumulator)
 	acc *vecAccumulator
-	// rolled keeps the loops that hold other loops rolled (llvm.loop.unroll.disable): the
-	// reduction nests of register tiles (see loopmd.go)
+	// rolled keeps the loops rolled (llvm.loop.unroll.disable): the reduction nests of
+	// register tiles (see loopmd.go)
 	rolled bool
 }
 
@@ -96,7 +96,7 @@ func (e *astEmitter) emit(n volume.Node) error {
 		if _, isLeaf := n.Body.(*volume.Leaf); isLeaf && e.vecLeaf != nil && step == 1 && n.Dim == len(e.lev)-1 {
 			return e.vectorFor(n.Dim, lo, hi)
 		}
-		return fb.loopMD(lo, hi, step, fmt.Sprintf("d%d", n.Dim), e.rolled && holdsLoop(n.Body), func(iv value.Value) error {
+		return fb.loopMD(lo, hi, step, fmt.Sprintf("d%d", n.Dim), e.rolled, func(iv value.Value) error {
 			e.lev[n.Dim] = iv
 			return e.emit(n.Body)
 		})
