@@ -3,7 +3,7 @@
 GO ?= go
 PROTOC_GEN_GO_VERSION = v1.36.12
 
-.PHONY: all build test lint demo bench proto help clean fuzz soak onnx-tests
+.PHONY: all build test lint demo bench proto help clean fuzz soak hostile onnx-tests
 
 all: build
 
@@ -23,10 +23,12 @@ help:
 	@echo "make bench-mem   - peak memory of graphc on the real-model set and a 100,000-op chain (issue 25 targets)"
 	@echo "make bench-profile - per-kernel profile of one real model (PROFILE_MODEL=gpt2)"
 	@echo "make fuzz    - every fuzz target for FUZZTIME each, one after another (FUZZTIME=10m for a real run)"
+	@echo "make hostile - every hostile file (fuzz corpora, 2,000 nested Ifs, 100,000-op chain) within 300 MB and 60 s CPU, with the figures"
 	@echo "make soak    - the thorough randomized runs (hours): oracles at 10,000 cases, 30,000 random graphs, fuzzing 10m each"
 	@echo "make conformance         - ONNX node tests in the evaluator (suite: see make onnx-tests)"
 	@echo "make conformance-x86     - ONNX node tests as compiled x86-64 code"
 	@echo "make conformance-hexagon - ONNX node tests as hexagonv67 code under qemu-hexagon (scalar, then integer HVX)"
+	@echo "make conformance-aarch64 - ONNX node tests as AArch64 code under qemu-aarch64 (generic, then cortex-x2)"
 	@echo "make onnx-tests - check out onnx's node tests (onnx $(ONNX_TESTS_TAG)) into $(ONNX_TESTS_DIR) (needs git and network)"
 	@echo "make proto   - regenerate proto/ (ONNX from Debian's libonnx-dev onnx.proto, the TensorFlow GraphDef subset)"
 	@echo "make clean   - remove bin/"
@@ -92,8 +94,11 @@ models-quant:
 models-quant-tiny:
 	$(PYTHON) models/export_quant.py --set tiny --out testdata/realmodels --ort $(ORT_DIR)
 
+# BENCH_THREADS: the thread counts at which each model is timed, graphc's default pool
+# (GRAPHC_NUM_THREADS) beside onnxruntime with as many intra-op threads (issue 33)
+BENCH_THREADS ?= 1,2
 bench-real:
-	$(GO) run ./cmd/graphc-bench -real -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)" $(BENCH_FLAGS)
+	$(GO) run ./cmd/graphc-bench -real -threads $(BENCH_THREADS) -model-dir $(GRAPHC_MODELS) -models "$(BENCH_MODELS)" $(BENCH_FLAGS)
 
 # bench-profile: where one decoder's time goes, op by op (the kernels' cycle counters of
 # --profile): its 25 slowest ops with their time per call, ONNX node and kernel strategy
@@ -123,6 +128,12 @@ fuzz:
 	  echo "== $$name in $$pkg for $(FUZZTIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg || exit 1; \
 	done
+
+# hostile: the CLI on every file of the hostile corpus (the ONNX and TensorFlow fuzz corpora, 2,000
+# nested Ifs and a 100,000-op chain, generated): each compiles or fails cleanly within 300 MB of
+# peak RSS and 60 s of CPU (issue 37); the figures are logged, the costliest first.
+hostile:
+	GRAPHC_HOSTILE=1 $(GO) test -run '^TestHostileBounded$$' -count=1 -v -timeout 60m .
 
 # soak: the thorough randomized runs of the README, one after another (hours of CPU; nice it on a
 # shared machine): the volume oracles at SOAK_CASES cases for each of SOAK_SEEDS (with their
@@ -159,7 +170,7 @@ proto:
 clean:
 	rm -rf bin
 
-.PHONY: conformance conformance-x86 conformance-hexagon
+.PHONY: conformance conformance-x86 conformance-hexagon conformance-aarch64
 # conformance: the node tests of the suite found by internal/conformance/suite.go: -suite=DIR or
 # $$GRAPHC_ONNX_TESTS, else ../shared/onnx-node-tests beside the repository, else make onnx-tests'
 # checkout, else Debian's libonnx-testdata (CONFORMANCE_FLAGS=-suite=debian picks that one)
@@ -192,6 +203,12 @@ onnx-tests:
 	mv $(ONNX_TESTS_DIR)/src/onnx/backend/test/data/node $(ONNX_TESTS_DIR)/node
 	rm -rf $(ONNX_TESTS_DIR)/src
 	@echo "$$(ls $(ONNX_TESTS_DIR)/node | wc -l) node tests of onnx $(ONNX_TESTS_TAG) in $(ONNX_TESTS_DIR)/node"
+
+# every test that passes in the evaluator, as AArch64 code under qemu-aarch64: the baseline CPU
+# (NEON), then cortex-x2 (dotprod, i8mm)
+conformance-aarch64:
+	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64 $(CONFORMANCE_FLAGS)
+	$(GO) run ./cmd/graphc-conformance -v -mode=aarch64 -mcpu=cortex-x2 $(CONFORMANCE_FLAGS)
 
 # bench-mem: graphc's peak resident set (rusage Maxrss of `graphc MODEL -o out.ll`, run as a
 # subprocess) on the real-model set and a generated 100,000-op chain, beside the weight bytes

@@ -11,7 +11,7 @@
 //
 // Import turns the model into an ir.Graph: SSA values with (possibly symbolic) tensor types and
 // ops in generic form, each with an iteration domain and affine access maps (package ir). The
-// pass pipeline (package passes; default "remove-empty,known-values,die,fuse,dce,channels-last") then restricts every op's
+// pass pipeline (package passes; default "remove-empty,fold-constants,known-values,die,fuse,dce,channels-last") then restricts every op's
 // iteration domain to the iterations that contribute to the required outputs, exactly, with
 // Presburger arithmetic (package volume). Lowering (package lower) scans the restricted domains
 // into loop nests and emits the module with this ABI:

@@ -98,3 +98,25 @@ func TestCCallerExample(t *testing.T) {
 	require.Contains(t, string(out), fmt.Sprintf("y[0][1] = %g, y[1][0] = 0,", y01))
 	_ = ir.F32
 }
+
+// TestCCallerBoundedExample compiles and runs the README's caller of a module with a bounded
+// dim (examples/c-caller-bounded): outputs allocated at the bound, the extent returned.
+func TestCCallerBoundedExample(t *testing.T) {
+	clang, err := e2e.Clang()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	res, err := graphc.Compile(context.Background(), "testdata/models/nonzero.onnx")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.ll"), []byte(res.LLVM), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.h"), []byte(res.Header), 0o644))
+	src, err := filepath.Abs("examples/c-caller-bounded/main.c")
+	require.NoError(t, err)
+	exe := filepath.Join(dir, "caller")
+	out, err := exec.Command(clang, "-O2", "-Wall", "-Werror", "-I", dir, src, filepath.Join(dir, "model.ll"), "-o", exe).CombinedOutput()
+	require.NoError(t, err, string(out))
+	out, err = exec.Command(exe).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Equal(t, "3 non-zeros: (0, 1) (2, 2) (3, 5)\n", string(out))
+}

@@ -46,15 +46,29 @@ type config struct {
 	signature     bool
 	llvmOut       io.Writer
 	weights       string
+	threads       lower.ThreadMode
 }
 
-// WithTarget selects the target (x86-64, hexagon).
+// WithTarget selects the target (x86-64, aarch64, hexagon).
 func WithTarget(name string) Option { return func(c *config) error { c.target = name; return nil } }
 
 // WithProfile makes the entry count the cycles spent in each op's kernel; the module then
 // exports ENTRY_profile (see lower.Config.Profile). For finding slow ops, not for production:
 // the entry is no longer re-entrant.
 func WithProfile() Option { return func(c *config) error { c.profile = true; return nil } }
+
+// WithThreads chooses the module's threading (issue 33): "pool" (the default) emits
+// ENTRY_parallel, which takes the caller's parallel-for, and runs ENTRY on a thread pool
+// emitted into the module (serially on freestanding targets such as Hexagon); "caller" emits
+// ENTRY_parallel and a serial ENTRY, without the pool; "none" a single-threaded module without
+// ENTRY_parallel. See lower.ThreadMode.
+func WithThreads(mode string) Option {
+	return func(c *config) error {
+		m, err := lower.ParseThreadMode(mode)
+		c.threads = m
+		return err
+	}
+}
 
 // WithSignature makes the module export `const char *ENTRY_signature(void)`, the entry's ABI
 // as JSON (inputs, outputs, element types, shapes over the symbolic dims, weights file): what
@@ -184,6 +198,14 @@ func WithWeightsFile(path string) Option {
 	}
 }
 
+// WithFoldProgress calls f with the bytes fold-constants has materialised so far (the sum
+// over the constants it created of their elements in their own types, at most
+// passes.MaxFoldBytes), each time it creates one: the compile holds that much beyond the
+// model's own weights (the CLI raises its soft memory limit by it).
+func WithFoldProgress(f func(total int64)) Option {
+	return func(c *config) error { c.popts.OnFold = f; return nil }
+}
+
 // WithoutLowering stops after the passes (Result.Graph only).
 func WithoutLowering() Option { return func(c *config) error { c.noLower = true; return nil } }
 
@@ -269,7 +291,7 @@ func Load(ctx context.Context, path string, opts ...Option) (g *ir.Graph, err er
 }
 
 func newConfig(opts []Option) (*config, error) {
-	c := &config{target: "x86-64", pipeline: passes.DefaultPipeline, dims: map[string]int64{},
+	c := &config{threads: lower.ThreadsPool, target: "x86-64", pipeline: passes.DefaultPipeline, dims: map[string]int64{},
 		popts: passes.Options{PrintBefore: map[string]bool{}, PrintAfter: map[string]bool{}, Dump: os.Stderr}}
 	for _, o := range opts {
 		if err := o(c); err != nil {
@@ -490,7 +512,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 	}
 	start = time.Now()
 	mod, err := lower.Lower(ctx, g, lower.Config{Target: t, Entry: c.entry, CPU: c.cpu, Attrs: c.attrs, Required: req, Profile: c.profile, Signature: c.signature, ExternalWeights: c.weights != "",
-		PrintAfter: strings.Join(c.printLowering, ","), Dump: c.popts.Dump})
+		Threads: c.threads, PrintAfter: strings.Join(c.printLowering, ","), Dump: c.popts.Dump})
 	res.Times.Lower = time.Since(start)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil, err // the caller's, as between passes: not bad input

@@ -202,16 +202,7 @@ func TestDeepChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	m := onnxgen.New("chain", 17)
-	m.Input("X", ir.F32, 2)
-	prev := "X"
-	const n = 100000
-	for i := 0; i < n; i++ {
-		next := fmt.Sprintf("v%d", i)
-		m.Node("Relu", next, []string{prev}, []string{next})
-		prev = next
-	}
-	m.Output(prev, ir.F32, 2)
+	m := onnxgen.Chain(100000)
 	p := filepath.Join(t.TempDir(), "chain.onnx")
 	require.NoError(t, m.Write(p))
 	bin := filepath.Join(t.TempDir(), "graphc")

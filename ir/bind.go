@@ -36,8 +36,14 @@ func BindParams(g *Graph, dims map[string]int64) (*Graph, error) {
 		}
 		return nil, UnknownDimError(bound, nil, g.Params)
 	}
+	for name := range dims {
+		if _, ok := g.BoundedParam(name); ok {
+			return nil, fmt.Errorf("dim %s is computed by the graph at run time (a bounded dim): it cannot be bound", name)
+		}
+	}
 	b := paramBinder(dims)
 	out := NewGraph(g.Name)
+	out.Bounded = slices.Clone(g.Bounded)
 	for _, p := range g.Params {
 		if _, ok := dims[p]; !ok {
 			out.Params = append(out.Params, p)

@@ -259,6 +259,8 @@ type Graph struct {
 	Consts  []*Value
 	Ops     []*Op // in topological order
 	Outputs []*Value
+	// Bounded lists the params whose values the graph computes at run time (bounded.go)
+	Bounded []BoundedDim
 
 	names map[string]bool
 }

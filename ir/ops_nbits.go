@@ -15,8 +15,8 @@ func init() {
 	register(&OpDef{
 		Name: "matmul_nbits",
 		Summary: "y[.., n] = Σ_k a[.., k] · (q[n, k] - zp[n, k / block]) · scale[n, k / block]: A[.., K] times the transpose of " +
-			"packed bits-bit weights B[N, ceil(K / block) · block · bits / 8] (u8, element k of row n in byte k·bits/8, low bits first), " +
-			"scales [N, ceil(K / block)] and optional packed zero points [N, ceil(ceil(K / block) · bits / 8)] (default 2^(bits-1))",
+			"packed bits-bit weights B[N, blocks, block · bits / 8] or [N, blocks · block · bits / 8] (u8, element k of row n in byte k·bits/8, low bits first), " +
+			"scales [N, blocks] or [N · blocks] and optional packed zero points [N, ceil(blocks · bits / 8)] or flat (default 2^(bits-1)); blocks = ceil(K / block)",
 		Example:     "%y = matmul_nbits(%a, %b, %s) {bits = 4, block_size = 32} : f32[1, 64]",
 		MinOperands: 3, MaxOperands: 4,
 		Attrs: []AttrDef{
@@ -44,25 +44,26 @@ func buildMatmulNBits(b *Builder) error {
 	if !ok {
 		return b.Errorf("A's inner dim %s must be static", a.Shape[a.Rank()-1].String())
 	}
-	if w.Rank() != 2 || w.Elem != U8 {
-		return b.Errorf("B must be a 2-D u8 tensor, got %s", w)
-	}
-	N, ok1 := w.Dim(0)
-	wb, ok2 := w.Dim(1)
-	kb := (K + block - 1) / block
-	if !ok1 || !ok2 || wb != kb*block*bits/8 {
-		return b.Errorf("B must be [N, %d] (%d blocks of %d %d-bit weights), got %s", kb*block*bits/8, kb, block, bits, w)
-	}
-	if s.Rank() != 2 || s.Elem != F32 || !s.Shape[0].Equal(volume.AffConst(N)) || !s.Shape[1].Equal(volume.AffConst(kb)) {
-		return b.Errorf("scales must be f32[%d, %d], got %s", N, kb, s)
-	}
 	perByte := 8 / bits
-	if b.NumIn() == 4 {
-		z := b.In(3)
-		zb := (kb + perByte - 1) / perByte
-		if z.Rank() != 2 || z.Elem != U8 || !z.Shape[0].Equal(volume.AffConst(N)) || !z.Shape[1].Equal(volume.AffConst(zb)) {
-			return b.Errorf("zero points must be u8[%d, %d], got %s", N, zb, z)
-		}
+	kb := (K + block - 1) / block
+	blob := block / perByte
+	wShape, ok := w.StaticShape()
+	if w.Elem != U8 || !ok || len(wShape) < 2 || len(wShape) > 3 || len(wShape) == 3 && (wShape[1] != kb || wShape[2] != blob) ||
+		len(wShape) == 2 && wShape[1] != kb*blob {
+		return b.Errorf("B must be u8 [N, %d, %d] or [N, %d] (%d blocks of %d %d-bit weights), got %s", kb, blob, kb*blob, kb, block, bits, w)
+	}
+	N := wShape[0]
+	// flat checks that a per-block parameter holds N rows of per elements, as [N·per] or [N, per]
+	flat := func(t TensorType, elem DType, per int64) bool {
+		sh, ok := t.StaticShape()
+		return ok && t.Elem == elem && (len(sh) == 1 && sh[0] == N*per || len(sh) == 2 && sh[0] == N && sh[1] == per)
+	}
+	if !flat(s, F32, kb) {
+		return b.Errorf("scales must be f32[%d, %d] or f32[%d], got %s", N, kb, N*kb, s)
+	}
+	zb := (kb + perByte - 1) / perByte
+	if b.NumIn() == 4 && !flat(b.In(3), U8, zb) {
+		return b.Errorf("zero points must be u8[%d, %d] or u8[%d], got %s", N, zb, N*zb, b.In(3))
 	}
 	lead := a.Rank() - 1
 	dims := dimNames(lead + 2)
@@ -72,13 +73,21 @@ func buildMatmulNBits(b *Builder) error {
 	b.SetBox(dims, ext, iters)
 	nd, kd := lead, lead+1
 	k := volume.AffDim(kd)
-	b.Op.Access = []Access{
-		AffAccess(append(identity(0, lead), k)...),
-		AffAccess(volume.AffDim(nd), k.FloorDiv(int64(perByte))),
-		AffAccess(volume.AffDim(nd), k.FloorDiv(block)),
+	n := volume.AffDim(nd)
+	// perBlock reads a [N, per] or [N·per] parameter at (n, i)
+	perBlock := func(t TensorType, per int64, i volume.Aff) Access {
+		if t.Rank() == 1 {
+			return AffAccess(n.Mul(per).Add(i))
+		}
+		return AffAccess(n, i)
 	}
+	wAcc := AffAccess(n, k.FloorDiv(perByte))
+	if w.Rank() == 3 {
+		wAcc = AffAccess(n, k.FloorDiv(block), k.FloorDiv(perByte).Sub(k.FloorDiv(block).Mul(blob)))
+	}
+	b.Op.Access = []Access{AffAccess(append(identity(0, lead), k)...), wAcc, perBlock(s, kb, k.FloorDiv(block))}
 	if b.NumIn() == 4 {
-		b.Op.Access = append(b.Op.Access, AffAccess(volume.AffDim(nd), k.FloorDiv(block*int64(perByte))))
+		b.Op.Access = append(b.Op.Access, perBlock(b.In(3), zb, k.FloorDiv(block*perByte)))
 	}
 	b.Op.Body = MatMulNBitsBody(bits, block, kd, b.NumIn() == 4)
 	b.Op.Reduce = ReduceSum

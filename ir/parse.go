@@ -190,12 +190,21 @@ func (p *textParser) graph() (*Graph, error) {
 	}
 	g := NewGraph(p.graphName())
 	p.g = g
+	var pend []pendingBounded
 	if p.peekStr("[") {
 		t, err := p.balanced('[', ']')
 		if err != nil {
 			return nil, err
 		}
 		for _, n := range splitTop(t[1:len(t)-1], ',') {
+			pb, ok, err := parseBoundedParam(n)
+			if err != nil {
+				return nil, p.errf("%v", err)
+			}
+			if ok {
+				pend = append(pend, pb)
+				n = pb.param
+			}
 			if n != "" {
 				g.AddParam(n)
 			}
@@ -254,6 +263,9 @@ func (p *textParser) graph() (*Graph, error) {
 			p.skip()
 			if p.i != len(p.s) {
 				return nil, p.errf("unexpected text after the graph")
+			}
+			if err := resolveBounded(g, pend); err != nil {
+				return nil, p.errf("%v", err)
 			}
 			return g, nil
 		}

@@ -43,7 +43,14 @@ func (g *Graph) Print(sb *strings.Builder) { g.print(sb, -1) }
 func (g *Graph) print(sb *strings.Builder, elide int) {
 	fmt.Fprintf(sb, "graph @%s", g.Name)
 	if len(g.Params) > 0 {
-		fmt.Fprintf(sb, "[%s]", strings.Join(g.Params, ", "))
+		ps := make([]string, len(g.Params))
+		for i, p := range g.Params {
+			ps[i] = p
+			if b, ok := g.BoundedParam(p); ok {
+				ps[i] = g.boundedString(b)
+			}
+		}
+		fmt.Fprintf(sb, "[%s]", strings.Join(ps, ", "))
 	}
 	sb.WriteString("(")
 	for i, v := range g.Inputs {

@@ -79,6 +79,9 @@ func Verify(g *Graph) error {
 			return errf("output #%d %%%s is not defined", i, o.Name)
 		}
 	}
+	if err := verifyBounded(g); err != nil {
+		return errf("%v", err)
+	}
 	return nil
 }
 

@@ -72,6 +72,9 @@ func (fb *funcBuilder) toReg(v value.Value, t ir.DType) value.Value {
 	case ir.Bool:
 		return fb.cur.NewICmp(enum.IPredNE, v, intConstOf(v.Type(), 0))
 	case ir.F16:
+		if fb.hwHalf() {
+			return fb.halfFromBitsHW(v)
+		}
 		return fb.call(fb.mc.rtHalfFromBits(), v)
 	}
 	if t.IsMiniFloat() {
@@ -90,6 +93,9 @@ func (fb *funcBuilder) toMem(v value.Value, t ir.DType) value.Value {
 		}
 		return fb.cur.NewZExt(v, it)
 	case ir.F16:
+		if fb.hwHalf() {
+			return fb.halfToBitsHW(v)
+		}
 		return fb.call(fb.mc.rtHalfToBits(), v)
 	}
 	if t.IsMiniFloat() {

@@ -143,9 +143,8 @@ func (ec *entryCtx) writesInPlace(v *ir.Value) bool {
 	}
 	kf := ec.formOf(op)
 	if kf.tiles != nil {
-		ok := false
-		_ = volume.Try(func() { ok = kf.tiles.border == nil && ec.readsOnlyWritten(op) && ec.writesWhole(op) })
-		return ok
+		// unknown: not written in place (the copy writes every element)
+		return volume.Decide(func() bool { return kf.tiles.border == nil && ec.readsOnlyWritten(op) && ec.writesWhole(op) }).Or(false)
 	}
 	return kf.whole && op.Reduce == ir.ReduceNone && !op.Reduce.IsArg()
 }

@@ -237,6 +237,8 @@ func (bc *bodyCtx) laneIndex(base value.Value) value.Value {
 // (f16, bf16, float8).
 func (bc *bodyCtx) roundHalf(v value.Value, t ir.DType) value.Value {
 	switch {
+	case t == ir.F16 && bc.fb.hwHalf():
+		return bc.fb.halfFromBitsHW(bc.fb.halfToBitsHW(v))
 	case t == ir.F16:
 		return bc.fb.call(bc.fb.mc.rtHalfFromBits(), bc.fb.call(bc.fb.mc.rtHalfToBits(), v))
 	case t.IsMiniFloat():

@@ -29,9 +29,11 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
-// Register tile shapes are mr rows by nv vectors: 6×2 keeps 12 accumulators, two vector
-// operands and a broadcast in the 16 registers of SSE and AVX2; AVX-512 has 32 (see
-// planContraction).
+// Register tile shapes are mr rows by nv vectors, the target's data (register-tile-shapes,
+// Target.TileShapeFor): 6×2 keeps 12 accumulators, two vector operands and a broadcast in the
+// 16 registers of SSE and AVX2; 8×3 keeps 24 accumulators, 3 vector operands and broadcasts in
+// the 32 of AVX-512 (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
+// and of NEON.
 const (
 	// tileKC is the reduction chunk: a kc×nr panel of f32 (48 KiB with 16-lane vectors)
 	// stays in the L1 or L2 cache beside the mr×kc panel of the other operand.
@@ -53,7 +55,11 @@ const (
 	tileKCStreamTall = 64
 	// tileStreamPrefetchRows is the smallest tile height whose streamed kernels prefetch
 	tileStreamPrefetchRows = 4
-	tileStreamBytes        = 1 << 20
+	// tileStreamBytes: half the 1 MiB L2 of Zen 4 (and more than the 256-512 KiB of older
+	// cores), so that an operand that competes with everything else for L2 streams: an LSTM
+	// step's 256×1024 recurrent weight (exactly 1 MiB) read a tile's width at a time took
+	// 19 µs per step, streamed 8 µs (lstm_lm_last 3.25 -> 1.89 ms; issue 32)
+	tileStreamBytes = 1 << 19
 	// tileMinLive is the smallest fraction of live points in the visited tiles for which
 	// register tiles are used: sparser volumes (diagonals) keep the per-point nest.
 	tileMinLive = 0.5
@@ -189,9 +195,10 @@ func (c *contraction) String() string {
 	return s
 }
 
-// planContraction returns the register-tile plan of op for vectors of vecBytes, or nil when op
-// is not a contraction the strategy handles (the reason is returned for dumps and tests).
-func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contraction, why string) {
+// planContraction returns the register-tile plan of op for vectors of vecBytes and tiles of mr
+// rows by nv vectors (rolled: TileShape.Rolled), or nil when op is not a contraction the
+// strategy handles (the reason is returned for dumps and tests).
+func planContraction(op *ir.Op, graphParams []string, vecBytes, mr, nv int, rolled bool) (c *contraction, why string) {
 	if vecBytes <= 0 {
 		return nil, "no register vectors"
 	}
@@ -284,16 +291,10 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int) (c *contract
 			return nil, "a read strided along j varies along i"
 		}
 	}
-	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vl, mr: 6, nv: 2, strided: strided, blocks: blocks}
-	if vecBytes >= 64 {
-		// AVX-512: 24 accumulators, 3 vector operands and a broadcast of 32 registers
-		// (measured on 512³: 8×3 161 GFLOP/s, 14×2 160, 12×2 156, 4×4 143, 6×2 131)
-		c.mr, c.nv = 8, 3
-	} else {
-		// 15 of the 16 registers: a reduction nest stays rolled, or LLVM's unrolling
-		// spills accumulators (see loopmd.go)
-		c.rolled = true
-	}
+	c = &contraction{nOut: nOut, nR: n - nOut, i: i, j: j, vl: vl, mr: mr, nv: nv, strided: strided, blocks: blocks}
+	// a tile that takes all the registers (TileShape.Rolled: SSE's and AVX2's 6×2) keeps
+	// its reduction nests rolled, or LLVM's unrolling spills accumulators (see loopmd.go)
+	c.rolled = rolled
 	if c.vl < 2 {
 		return nil, "vectors narrower than two lanes"
 	}
@@ -419,7 +420,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return "", err
 	}
 	if cols, ok := extentOf(plo[c.j], phi[c.j]); ok && !c.blocks && c.mr*c.nv == 24 && (cols < int64(c.nv*c.vl) || cols == int64(4*c.vl)) {
-		// AVX-512 tiles narrower or wider than 3 vectors (attention's P·V with head dims 32
+		// 24-accumulator tiles (AVX-512, NEON) narrower or wider than 3 vectors (attention's P·V with head dims 32
 		// and 64): as many vectors as the columns need, and rows for the same 24 accumulators
 		// (before anything depends on the tile shape)
 		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
@@ -515,7 +516,45 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		return why, err
 	}
 	var win *volume.Set
-	kc := int64(tileKC)
+	kc, rowTiles := c.planChunks(op, plo, phi, rlo, rhi)
+	rext, rKnown := extentOf(c.rlo, c.rhi)
+	if !rKnown || rext > kc {
+		// a symbolic reduction is always chunked: its panels then have a known size
+		c.kc = kc
+		cons := []volume.Constraint{
+			volume.GE(volume.AffDim(0), volume.AffParam(tileParamKC)),
+			volume.GE(volume.AffParam(tileParamKC).AddConst(kc-1), volume.AffDim(0)),
+		}
+		w := volume.SetFromConstraints([]string{tileParamKC}, rset.TupleName(), make([]string, c.nR), cons)
+		win = &w
+	}
+	red := rset
+	if rowSet != nil {
+		red = *rowSet
+	}
+	if why, err := c.planReduction(op, red, win); why != "" || err != nil {
+		return why, err
+	}
+	if rowSet == nil {
+		// a packed panel holds the reduction points of the first tile of its column, which
+		// for a row-dependent reduction are not every tile's
+		c.planPacks(op, rlo, rhi, rowTiles)
+	}
+	for _, k := range c.strided {
+		if !slices.Contains(c.packs, k) {
+			return fmt.Sprintf("read %d is strided along j and cannot be packed", k), nil
+		}
+	}
+	c.planOrder(op)
+	return c.planClasses(params, pset, ctx, plo, phi, nr, symCols)
+}
+
+// planChunks chooses the reduction's chunk length kc (the panels of one chunk stay in cache)
+// and whether the tiles stream the other operand from memory instead of packing it: few row
+// tiles do not pay for a packed copy. rowTiles is the number of row tiles that share a panel
+// (-1: symbolic, taken as many), for planPacks.
+func (c *contraction) planChunks(op *ir.Op, plo, phi, rlo, rhi []volume.Aff) (kc, rowTiles int64) {
+	kc = int64(tileKC)
 	if tileKCLong*c.nv*c.vl*op.Result.Type.Elem.Size() <= tilePanelL1 {
 		kc = tileKCLong
 	}
@@ -525,7 +564,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		rows, rowsKnown = c.smallRows, true
 	}
 	// rowTiles < 0: unknown (symbolic), taken as many
-	rowTiles := int64(-1)
+	rowTiles = int64(-1)
 	if rowsKnown {
 		rowTiles = c.rowTiles(op, rows, plo, phi)
 	}
@@ -586,35 +625,14 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			kc /= 2
 		}
 	}
-	rext, rKnown := extentOf(c.rlo, c.rhi)
-	if !rKnown || rext > kc {
-		// a symbolic reduction is always chunked: its panels then have a known size
-		c.kc = kc
-		cons := []volume.Constraint{
-			volume.GE(volume.AffDim(0), volume.AffParam(tileParamKC)),
-			volume.GE(volume.AffParam(tileParamKC).AddConst(kc-1), volume.AffDim(0)),
-		}
-		w := volume.SetFromConstraints([]string{tileParamKC}, rset.TupleName(), make([]string, c.nR), cons)
-		win = &w
-	}
-	red := rset
-	if rowSet != nil {
-		red = *rowSet
-	}
-	if why, err := c.planReduction(op, red, win); why != "" || err != nil {
-		return why, err
-	}
-	if rowSet == nil {
-		// a packed panel holds the reduction points of the first tile of its column, which
-		// for a row-dependent reduction are not every tile's
-		c.planPacks(op, rlo, rhi, rowTiles)
-	}
-	for _, k := range c.strided {
-		if !slices.Contains(c.packs, k) {
-			return fmt.Sprintf("read %d is strided along j and cannot be packed", k), nil
-		}
-	}
-	c.planOrder(op)
+	return kc, rowTiles
+}
+
+// planClasses plans the tiles of the result box: per run of rows and run of columns a tile
+// class with the scans of its full and partial tiles (or, when every tile point is live, one
+// scan per column group), and rejects a domain too sparse for tiles (tileMinLive).
+func (c *contraction) planClasses(params []string, pset, ctx volume.Set, plo, phi []volume.Aff, nr int64, symCols bool) (string, error) {
+	var err error
 	pbox := affBoxSet(params, pset.TupleName(), plo, phi).IntersectParams(ctx)
 	dense := pbox.IsSubset(pset)
 	rowSpans := tileSpans(phi[c.i].Sub(plo[c.i]).AddConst(1), int64(c.mr), false)

@@ -55,6 +55,19 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 		fb.wideVectors()
 	}
 	pp := kb.newPanels(c)
+	if kb.par != nil {
+		// the tiles' first coordinate is split over threads (parallel.go)
+		var roots []volume.Node
+		for _, g := range c.groups {
+			roots = append(roots, g.scan)
+		}
+		for _, tc := range c.classes {
+			if !tc.grouped {
+				roots = append(roots, tc.full, tc.part)
+			}
+		}
+		kb.clamp = kb.dispatch(roots, 1, -1, func(int) bool { return true })
+	}
 	body := func() error {
 		if pp != nil {
 			// a new chunk: no panel holds its elements yet
@@ -235,7 +248,7 @@ func (kb *kernelBuilder) emitTileScan(c *contraction, pp *panels, tc *tileClass,
 		return nil
 	}
 	nO := len(c.oDims)
-	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, nO+2)}
+	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, nO+2), clamp: kb.clamp}
 	e.leaf = func(lev []value.Value) error { return kb.emitTile(c, pp, tc, c.tileLevels(lev), partial) }
 	return e.emit(ast)
 }
@@ -245,7 +258,7 @@ func (kb *kernelBuilder) emitTileScan(c *contraction, pp *panels, tc *tileClass,
 func (kb *kernelBuilder) emitGroupScan(c *contraction, pp *panels, g *colGroup) error {
 	fb := kb.fb
 	nO := len(c.oDims)
-	e := &astEmitter{fb: fb, lev: make([]value.Value, nO+2)}
+	e := &astEmitter{fb: fb, lev: make([]value.Value, nO+2), clamp: kb.clamp}
 	e.leaf = func(lev []value.Value) error {
 		lev = c.tileLevels(lev)
 		var pick func(k int) error
@@ -270,7 +283,31 @@ func (kb *kernelBuilder) emitGroupScan(c *contraction, pp *panels, g *colGroup) 
 	return e.emit(g.scan)
 }
 
-// emitTile emits the micro-kernel of the tile at lev = (o..., tj, ti).
+// tileFrame is what the steps of one tile's micro-kernel share: the tile's origin (i0, j0) and
+// result index (dims, with the reduction dims 0), and its accumulators with their result
+// offsets, one per row and column group.
+type tileFrame struct {
+	c          *contraction
+	tc         *tileClass
+	et         types.Type
+	nr         int64
+	dims       []value.Value
+	i0, j0     value.Value
+	accs, offs [][]value.Value
+	fb         *funcBuilder
+}
+
+// at returns the iteration point of row r and column group g of the tile (reduction dims 0).
+func (f *tileFrame) at(r int, g tileGroup) []value.Value {
+	d := append([]value.Value(nil), f.dims...)
+	d[f.c.i] = f.fb.add(f.i0, i64(int64(r)))
+	d[f.c.j] = f.fb.add(f.j0, i64(int64(g.off)))
+	return d
+}
+
+// emitTile emits the micro-kernel of the tile at lev = (o..., tj, ti): its accumulators,
+// initialised (emitTile), the reduction into them (emitTileReduction), and their store
+// (storeTile).
 func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev []value.Value, partial bool) error {
 	fb := kb.fb
 	op := kb.op
@@ -290,20 +327,18 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 	if jlo, ok := c.jlo.IsConst(); ok {
 		fb.known(j0, gcd(jlo, nr))
 	}
-	at := func(r int, g tileGroup) []value.Value {
-		d := append([]value.Value(nil), dims...)
-		d[c.i] = fb.add(i0, i64(int64(r)))
-		d[c.j] = fb.add(j0, i64(int64(g.off)))
-		return d
-	}
+	f := &tileFrame{c: c, tc: tc, et: et, nr: nr, dims: dims, i0: i0, j0: j0, fb: fb}
+	at := f.at
 	// accumulators: one alloca per register, in the entry block so that SROA promotes them
-	accs := make([][]value.Value, tc.rows)
+	f.accs = make([][]value.Value, tc.rows)
+	accs := f.accs
 	for r := range accs {
 		for _, g := range tc.groups {
 			accs[r] = append(accs[r], kb.entryAlloca(vecType(et, lanesOf(g))))
 		}
 	}
-	offs := make([][]value.Value, tc.rows)
+	f.offs = make([][]value.Value, tc.rows)
+	offs := f.offs
 	for r := range accs {
 		for gi, g := range tc.groups {
 			off := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, at(r, g)))
@@ -331,6 +366,18 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 			delete(fb.params, tileParamO(k))
 		}
 	}()
+	if err := kb.emitTileReduction(f, pp); err != nil {
+		return err
+	}
+	return kb.storeTile(f, partial)
+}
+
+// emitTileReduction emits the reduction of the tile of f into its accumulators, part by part
+// (c.rparts), reading packed operands from the panels pp and prefetching what the next tiles
+// read.
+func (kb *kernelBuilder) emitTileReduction(f *tileFrame, pp *panels) error {
+	fb, op, c, tc := kb.fb, kb.op, f.c, f.tc
+	et, nr, accs, at := f.et, f.nr, f.accs, f.at
 	// the reduction, part by part
 	for _, rp := range c.rparts {
 		// the nodes that read packed operands, whose values come from the panels
@@ -409,6 +456,15 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 			return err
 		}
 	}
+	return nil
+}
+
+// storeTile stores the accumulators of the tile of f: whole vectors into the result (or through
+// the epilogue chain in the last chunk); a partial tile spills them and copies its live points.
+func (kb *kernelBuilder) storeTile(f *tileFrame, partial bool) error {
+	fb, op, c, tc := kb.fb, kb.op, f.c, f.tc
+	et, nr, accs, offs, at := f.et, f.nr, f.accs, f.offs, f.at
+	dims, i0, j0 := f.dims, f.i0, f.j0
 	if !partial {
 		store := func() error {
 			for r := range accs {

@@ -18,9 +18,10 @@
 //     buffer is 128-byte aligned (vector accesses claim that alignment).
 //
 // Module-wide settings (target, CPU, features, vector and tile widths) are the same for every
-// kernel of a module, which is what the cache belongs to. Planning (the register-tile plan,
-// the loop order and vectors, whether the result is written whole) depends on the key alone and
-// is done once per key; whether a tiled result may skip its initialisation depends on the
+// kernel of a module, which is what the cache belongs to. Choosing the kernel (the table of
+// kernel families in kernel_choice.go: the register-tile plan, the loop order and vectors,
+// whether the result is written whole) depends on the key alone and is done once per key: this
+// file only memoises it; whether a tiled result may skip its initialisation depends on the
 // op's consumers, so a key has up to two kernels, one per answer.
 
 package lower
@@ -48,7 +49,10 @@ type kernelForm struct {
 	// emitted as a nest with its own strategy in partStrats
 	parts      []*ir.Op
 	partStrats []*strategy
-	kernels    [2]*kernelSig
+	// choice names the kernel family that won (kernel_choice.go) and why each family before
+	// it did not apply, as --emit=plan prints it
+	choice  string
+	kernels [2]*kernelSig
 }
 
 // wide reports whether the form's kernel uses vectors of the module's width: tiles, a vector
@@ -241,38 +245,15 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 			continue // a cheap filter: only representations with as many pieces are compared
 		}
 		same := false
-		_ = volume.Try(func() { same = cands[i].domain.IsEqual(op.Domain) })
+		if err := volume.Try(func() { same = cands[i].domain.IsEqual(op.Domain) }); err != nil {
+			same = false // volume gave up comparing: the conservative answer is a form of its own
+		}
 		if same {
 			mc.kernels[full] = cands[i]
 			return cands[i]
 		}
 	}
-	kf := &kernelForm{domain: op.Domain}
-	if kf.dot = ec.intDotOf(op); kf.dot != nil {
-		kf.name = kf.dot.String()
-	} else if kf.nbits = nbitsOf(op, ec.g.Params); kf.nbits != nil {
-		kf.name = kf.nbits.String()
-		kf.whole = ec.writesWhole(op) // it stores every element of its rows: no initialisation
-	} else if kf.tiles, _ = planContraction(op, ec.g.Params, mc.tileBytes); kf.tiles != nil {
-		kf.name = kf.tiles.String()
-	} else {
-		kf.strat = chooseStrategy(op, mc.vectorBytesFor(op), mc.intRequant(op), mc.cfg.OrderedReductions, mc.stridedLanes())
-		kf.name = kf.strat.String()
-		kf.whole = op.Reduce == ir.ReduceNone && ec.writesWhole(op)
-		kf.parts = splitGuarded(op, ec.g.Params)
-		name := "guard-split"
-		if kf.parts == nil {
-			kf.parts, name = splitPieces(op, ec.g.Params), "piece-split"
-		}
-		if kf.parts != nil {
-			kf.name = name
-			for _, p := range kf.parts {
-				s := chooseStrategy(p, mc.vectorBytesFor(p), mc.intRequant(p), mc.cfg.OrderedReductions, mc.stridedLanes())
-				kf.partStrats = append(kf.partStrats, s)
-				kf.name += " [" + s.String() + "]"
-			}
-		}
-	}
+	kf := ec.chooseKernel(op)
 	mc.kernels[full] = kf
 	mc.forms[formKey] = append(cands, kf)
 	return kf

@@ -155,7 +155,10 @@
 // after import) — run on the CPU's 4-way byte dot product into i32 register tiles (intdot.go):
 // AVX-512 VNNI vpdpbusd (zmm, or ymm when the tiles are 256-bit), HVX vrmpy (Vu.ub × Vv.b),
 // AVX2 without VNNI and SSE2 as i16 pmaddwd pair sums (exact: vpmaddubsw's i16 pair sums
-// saturate for full-range u8 × s8), and portable vector IR elsewhere. Signed activations and unsigned
+// saturate for full-range u8 × s8), NEON usmmla for matrix products and usdot/sudot for
+// convolutions (i8mm; intdot_mmla.go), sdot on activations shifted to s8 (dotprod;
+// intdot_neon.go, 16 bytes of each row per load, taken by element), and portable vector IR
+// elsewhere. Signed activations and unsigned
 // weights are shifted by 128 and the zero points folded algebraically (Σ w per channel at
 // compile time, Σ x by the same instruction against ones when a weight zero point is not 0).
 // Matrix products pack the weights per column tile at compile time and broadcast four
@@ -195,8 +198,10 @@
 //     where every value lives: workspace slots shared by buffers whose lifetimes do not
 //     overlap, the epilogue chains whose consumers are computed by a contraction's kernel, the
 //     values written in place into their padded copies, and the constants' globals;
-//   - kernels (emitKernel, kernel.go) decides each op's strategy and emits its kernel, or
-//     shares the kernel of an earlier op with the same structural key (dedup.go);
+//   - kernels (emitKernel, kernel.go) chooses each op's kernel by the ordered table of kernel
+//     families (kernel_choice.go: int-dot, nbits, register-tiles, guard-split, piece-split, nest;
+//     the first that applies wins) and emits it, or shares the kernel of an earlier op with
+//     the same structural key (dedup.go, which only memoises the choice);
 //   - entry (emitEntry, entry.go) emits the entry, which calls the kernels in op order, and
 //     ENTRY_workspace_size.
 //
@@ -211,11 +216,13 @@
 //	  buffer: slot 0
 //	  kernel: main_graph.k2.matmul (shared with op 2)
 //	  strategy: register-tiles 6x64 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
+//	  choice: register-tiles (int-dot: not an i32 sum; nbits: not a product with block-quantized constant weights)
 //	  epilogue: %r3 (relu)
 //
 // Regions print as "whole" or per dim lo..hi, inclusive ([7..7, 0..31]: the last row after
 // DIE; symbolic bounds in parentheses); a buffer is a workspace slot, "output k", or "in place
-// in %p at [shift]"; epilogue ops print "kernel: none (epilogue of %c)".
+// in %p at [shift]"; epilogue ops print "kernel: none (epilogue of %c)". The choice line names
+// the kernel family that won and, in parentheses, why each family above it did not apply.
 //
 // Config.PrintAfter (graphc --print-lowering-after=STAGE, repeatable, or "all"; to stderr)
 // prints the plan known after a stage, under a header line like the passes' IR dumps:
@@ -228,7 +235,7 @@
 // A partial plan names its stage on its first line and has only the lines of the stages up to
 // it, in the plan's order: after regions, each op and its region; after buffers, also the
 // workspace and its slots and each op's buffer, scratch and epilogue lines; after kernels, also
-// the kernels and strategies, which is the whole plan; after entry, the plan exactly as
+// the kernels, strategies and choices, which is the whole plan; after entry, the plan exactly as
 // --emit=plan prints it. Printing emits nothing: the module is the same with and without it.
 //
 // Tests of lowering decisions are CHECK tests (testdata/lowering/*.graph, filecheck_test.go):
@@ -236,8 +243,8 @@
 // lines lower the file's graphs (as written, or after --pipeline=; several graphs separated by
 // "// -----" share the file's RUN lines), and the CHECK lines of the RUN line's prefix are
 // matched against the module, the plan, the header or the dump of --print-lowering-after
-// (internal/filecheck). One whole-module golden per target (testdata/lower, golden_test.go)
-// remains as a smoke test.
+// (internal/filecheck). One whole-module golden per target (testdata/lower-golden,
+// golden_test.go) remains as a smoke test.
 //
 // # Profiling
 //
@@ -275,7 +282,10 @@
 // point (vector-int-only: float loops stay scalar, integer loops use HVX); with HVX off
 // (hexagon-v67, or --mattr=-hvx) the code is scalar.
 // Hexagon modules reference no external symbol and carry "no-builtins" so that LLVM does not
-// introduce memset/memcpy calls.
+// introduce memset/memcpy calls. aarch64 (default generic: NEON; cortex-a55…x2, neoverse-n1/v1,
+// apple-m1, whose names imply dotprod, i8mm, fullfp16, bf16 as LLVM 19 sees them) has 16-byte
+// vectors and 32 registers: register-tile-shapes gives its float tiles 8×3 vectors, as
+// AVX-512's (Target.TileShapeFor; x86-64's 6×2 below 64 bytes).
 //
 // # Math runtime
 //

@@ -8,8 +8,10 @@ package lower
 import (
 	"context"
 	"fmt"
+	"math"
 
 	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -32,12 +34,15 @@ type entryCtx struct {
 	// entry calls for each op (nil for an epilogue of another op's kernel); kernelsAt is the
 	// number of the module's functions before the first kernel (stages.go)
 	strategies []string
-	kernels    []*kernelSig
-	kernelsAt  int
+	// choices records, in op order, the kernel family each op's kernel is of and why the
+	// families before it did not apply (kernel_choice.go), for the plan
+	choices   []string
+	kernels   []*kernelSig
+	kernelsAt int
 	// opDomains caches each op's domain information (see domainOf)
 	opDomains map[*ir.Op]*domainInfo
-	// dots caches each op's integer dot-product plan (nil: none; see intDotOf)
-	dots map[*ir.Op]*intDot
+	// dots caches each op's integer dot-product plan and, without one, why (see intDotOf)
+	dots map[*ir.Op]dotPlan
 	// reqs caches requirements()
 	reqs *volume.Set
 	// users lists the ops that read each value, with the operand index
@@ -55,6 +60,8 @@ type entryCtx struct {
 	// (alias.go)
 	alias       map[*ir.Value]*aliasInfo
 	aliasCopies map[*ir.Op]*aliasInfo
+	// boundedDone lists the bounded dims whose values the entry has loaded so far (bounded.go)
+	boundedDone map[string]bool
 	// weights is the layout of the weights argument (Config.ExternalWeights), weightOff each
 	// constant's offset in it
 	weights   *Weights
@@ -109,6 +116,9 @@ func (ec *entryCtx) checkDims(fb *funcBuilder, bad func() *llvm.Block) {
 	// the ops' requirements on the symbolic dims (a slice of a static buffer to a symbolic end)
 	for _, op := range ec.g.Ops {
 		for _, c := range op.Requires {
+			if ec.g.UsesBounded(c.Aff) {
+				continue // checked once the bounded dim is computed (bounded.go)
+			}
 			key := "requires " + c.Aff.String()
 			if c.Eq {
 				key += " = 0"
@@ -133,15 +143,17 @@ func (ec *entryCtx) checkDims(fb *funcBuilder, bad func() *llvm.Block) {
 func (ec *entryCtx) emitWorkspaceSize() (*llvm.Func, error) {
 	mc := ec.mc
 	var ps []*llvm.Param
-	for _, p := range ec.params {
+	abi := callerParams(ec.g, ec.params)
+	for _, p := range abi {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
 	f := mc.m.NewFunc(ec.entry+"_workspace_size", types.I64, ps...)
 	mc.defineAttrs(f)
 	fb := newFuncBuilder(mc, f)
-	for i, p := range ec.params {
+	for i, p := range abi {
 		fb.params[p] = ps[i]
 	}
+	ec.bindBounds(fb)
 	var bad *llvm.Block
 	ec.checkDims(fb, func() *llvm.Block {
 		if bad == nil {
@@ -172,7 +184,8 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
 		ps = append(ps, p)
 	}
-	for _, p := range ec.params {
+	abi := callerParams(g, ec.params)
+	for _, p := range abi {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
 	ws := llvm.NewParam("workspace", types.I8Ptr)
@@ -183,13 +196,23 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		wp = weightsParam()
 		ps = append(ps, wp)
 	}
-	f := mc.m.NewFunc(ec.entry, types.I32, ps...)
+	name := ec.entry
+	var threads *llvm.Param
+	if mc.cfg.Threads != ThreadsNone {
+		// ENTRY_parallel; ENTRY calls it with the default threading (emitSerialEntry)
+		threads = llvm.NewParam("threads", types.NewPointer(threadingType()))
+		threads.Attrs = append(threads.Attrs, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
+		ps = append(ps, threads)
+		name += "_parallel"
+	}
+	f := mc.m.NewFunc(name, types.I32, ps...)
 	mc.defineAttrs(f)
 	fb := newFuncBuilder(mc, f)
 	nio := len(g.Inputs) + len(g.Outputs)
-	for i, p := range ec.params {
+	for i, p := range abi {
 		fb.params[p] = ps[nio+i]
 	}
+	ec.bindBounds(fb)
 	ec.checkDims(fb, func() *llvm.Block { return fb.failBlock(statusBadDims) })
 	if wp != nil {
 		ec.checkWeights(fb, wp)
@@ -236,9 +259,12 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 	for v, a := range ec.alias {
 		bufs[v] = bufs[a.target] // the kernels' views add the offset
 	}
+	ec.boundedDone = nil
+	ec.defineBounded(fb, nil, bufs) // bounded dims whose values are inputs or constants
 	for i, op := range g.Ops {
 		sig := ec.kernels[i]
 		if sig == nil {
+			ec.defineBounded(fb, op, bufs)
 			continue // an epilogue: its contraction's kernel computes it
 		}
 		args := []value.Value{bufs[op.Result]}
@@ -259,7 +285,16 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 			args = append(args, fb.params[p])
 		}
 		t0 := ec.profileStart(fb)
-		rc := fb.cur.NewCall(sig.f, args...)
+		var rc value.Value
+		if sig.par != nil {
+			// given threads, the split twin; else the serial kernel
+			none := fb.cur.NewICmp(enum.IPredEQ, threads, constant.NewNull(threads.Typ.(*types.PointerType)))
+			rc = fb.ifElse(none, "threads", func() value.Value { return fb.cur.NewCall(sig.f, args...) }, func() value.Value {
+				return fb.cur.NewCall(sig.par, append(args, threads, i64(math.MinInt64), i64(math.MaxInt64))...)
+			})
+		} else {
+			rc = fb.cur.NewCall(sig.f, args...)
+		}
 		ec.profileStop(fb, i, t0)
 		ok := fb.cur.NewICmp(enum.IPredEQ, rc, i32c(statusOK))
 		next := fb.newBlock("op.ok")
@@ -267,6 +302,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		fb.cur.NewCondBr(ok, next, fail)
 		fail.NewRet(rc)
 		fb.cur = next
+		ec.defineBounded(fb, op, bufs)
 	}
 	for i, o := range g.Outputs {
 		dst := ps[len(g.Inputs)+i]
@@ -279,6 +315,11 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 	}
 	ec.profileStop(fb, len(g.Ops), tEntry)
 	fb.cur.NewRet(i32c(statusOK))
+	if threads != nil {
+		if err := ec.emitSerialEntry(f); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 

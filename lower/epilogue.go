@@ -55,9 +55,8 @@ func (ec *entryCtx) planEpilogues() {
 		}
 		// the epilogue runs where the tiles write: that must be every element (DIE may
 		// leave elements at their init value, which the consumer still reads)
-		whole := false
-		_ = volume.Try(func() { whole = ec.writesWhole(p) })
-		if !whole {
+		// unknown: no epilogue (elements left at their init value would skip it)
+		if !volume.Decide(func() bool { return ec.writesWhole(p) }).Or(false) {
 			continue
 		}
 		var chain epiChain
@@ -150,9 +149,8 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, v *ir.Value, at int, pos map[*ir.Op]int
 	if !ok {
 		return false
 	}
-	whole := false
-	_ = volume.Try(func() { whole = !ec.restricted(e) && ec.writesWhole(e) })
-	return whole
+	// unknown: not an epilogue (its own kernel writes what it must)
+	return volume.Decide(func() bool { return !ec.restricted(e) && ec.writesWhole(e) }).Or(false)
 }
 
 // restricted reports whether op's domain lacks points of its constructor's domain where the

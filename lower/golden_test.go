@@ -1,5 +1,5 @@
-// This file holds the whole-module smoke tests: testdata/lower/<case>.graph is lowered for each
-// target and compared with <case>.<target>.ll (refresh with go test ./lower -run TestGolden
+// This file holds the whole-module smoke tests: testdata/lower-golden/<case>.graph is lowered
+// for each target and compared with <case>.<target>.ll (refresh with go test ./lower -run TestGolden
 // -update). Every module is re-parsed with llir and verified with opt-19 (and opt-14) first.
 // One case (matmul_trilu) is kept, to notice any change of the emitted text at all; tests of
 // what a lowering decision emits are CHECK tests (testdata/lowering, filecheck_test.go), which
@@ -24,7 +24,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("../testdata/lower/*.graph")
+	files, err := filepath.Glob("../testdata/lower-golden/*.graph")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, file := range files {

@@ -7,6 +7,8 @@
 package lower
 
 import (
+	"fmt"
+
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -15,13 +17,13 @@ import (
 // a few dozen tensors).
 const maxGuardSplit = 128
 
-// splitGuarded returns the parts of op (nil when it is not split): op is not a reduction, and
-// the guards of its guarded reads (single pieces) are pairwise disjoint over its domain. Part
-// k runs where read k is defined, with that read unguarded and the other guarded reads
-// undefined; a last part, where none is defined, reads none of them.
-func splitGuarded(op *ir.Op, params []string) []*ir.Op {
+// splitGuarded returns the parts of op, or nil and why it is not split: op is not a
+// reduction, and the guards of its guarded reads (single pieces) are pairwise disjoint over
+// its domain. Part k runs where read k is defined, with that read unguarded and the other
+// guarded reads undefined; a last part, where none is defined, reads none of them.
+func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
 	if op.Reduce != ir.ReduceNone {
-		return nil
+		return nil, "a reduction"
 	}
 	var guarded []int
 	for k, acc := range op.Access {
@@ -29,18 +31,21 @@ func splitGuarded(op *ir.Op, params []string) []*ir.Op {
 			continue
 		}
 		if acc.Approx || len(acc.Pieces) != 1 || hasDynRead(op.Body, k) {
-			return nil
+			return nil, "a read has pieces or is data-dependent"
 		}
 		if len(acc.Pieces[0].Guard) > 0 {
 			guarded = append(guarded, k)
 		}
 	}
-	if len(guarded) == 0 || len(guarded) > maxGuardSplit {
-		return nil
+	if len(guarded) == 0 {
+		return nil, "no guarded read"
+	}
+	if len(guarded) > maxGuardSplit {
+		return nil, fmt.Sprintf("more than %d guarded reads", maxGuardSplit)
 	}
 	var parts []*ir.Op
-	ok := false
-	_ = volume.Try(func() {
+	why := ""
+	err := volume.Try(func() {
 		dom := op.Domain
 		used := volume.EmptySet(dom.Params(), dom.TupleName(), dom.DimNames())
 		all := map[int]bool{}
@@ -50,7 +55,8 @@ func splitGuarded(op *ir.Op, params []string) []*ir.Op {
 		for _, k := range guarded {
 			g := volume.SetFromConstraints(dom.Params(), dom.TupleName(), dom.DimNames(), op.Access[k].Pieces[0].Guard).Intersect(dom)
 			if !g.Intersect(used).IsEmpty() {
-				return // overlapping guards: the body decides which read wins
+				why = "the guards overlap (the body decides which read wins)"
+				return
 			}
 			used = used.Union(g).Coalesce()
 			if g.IsEmpty() {
@@ -72,22 +78,31 @@ func splitGuarded(op *ir.Op, params []string) []*ir.Op {
 			p.Domain = rest
 			parts = append(parts, p)
 		}
-		ok = true
 	})
-	if !ok || len(parts) == 0 {
-		return nil
+	switch {
+	case err != nil:
+		// volume gave up on the guards: the conservative answer is not to split
+		return nil, "the guards are too complex to compare"
+	case why != "":
+		return nil, why
+	case len(parts) == 0:
+		return nil, "the domain is empty"
 	}
-	return parts
+	return parts, ""
 }
 
 // splitPieces returns, for a reduction whose reads have several pieces (the clamped taps of a
 // resize), the op restricted to the results all of whose iterations read one piece of each
 // such access (the interior: those reads become that piece, unguarded), then the op on the
-// other results (nil when the interior is less than half the results or the op does not
-// qualify). Every result is computed by one part, in the same order: results keep their bits.
-func splitPieces(op *ir.Op, params []string) []*ir.Op {
-	if op.Reduce == ir.ReduceNone || op.Reduce.IsArg() || len(params) > 0 {
-		return nil
+// other results; or nil and why not (the interior is less than half the results, or the op
+// does not qualify). Every result is computed by one part, in the same order: results keep
+// their bits.
+func splitPieces(op *ir.Op, params []string) ([]*ir.Op, string) {
+	switch {
+	case op.Reduce == ir.ReduceNone || op.Reduce.IsArg():
+		return nil, "not a sum, product or extremum"
+	case len(params) > 0:
+		return nil, "symbolic dims"
 	}
 	var multi []int
 	for k, acc := range op.Access {
@@ -95,29 +110,30 @@ func splitPieces(op *ir.Op, params []string) []*ir.Op {
 			continue
 		}
 		if acc.Approx || hasDynRead(op.Body, k) {
-			return nil
+			return nil, "a read is data-dependent"
 		}
 		if len(acc.Pieces) > 1 {
 			multi = append(multi, k)
 		}
 	}
 	if len(multi) == 0 {
-		return nil
+		return nil, "no read has pieces"
 	}
 	var nPar int
 	for d, it := range op.Iters {
 		if it == ir.Parallel {
 			if d != nPar {
-				return nil // the parallel dims must lead
+				return nil, "the parallel dims do not lead"
 			}
 			nPar++
 		}
 	}
 	if nPar == 0 || nPar == op.NDim() {
-		return nil
+		return nil, "no parallel or no reduction dim"
 	}
 	var parts []*ir.Op
-	_ = volume.Try(func() {
+	why := "the interior is less than half the results"
+	err := volume.Try(func() {
 		dom := op.Domain
 		name, dims := dom.TupleName(), dom.DimNames()
 		results := dom.ProjectOut(nPar, op.NDim()-nPar)
@@ -176,5 +192,12 @@ func splitPieces(op *ir.Op, params []string) []*ir.Op {
 			parts = append(parts, &border)
 		}
 	})
-	return parts
+	if err != nil {
+		// volume gave up on the pieces: the conservative answer is not to split
+		return nil, "the pieces are too complex to count"
+	}
+	if parts == nil {
+		return nil, why
+	}
+	return parts, ""
 }

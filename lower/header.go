@@ -24,11 +24,31 @@ func CType(t ir.DType) string {
 
 // Header returns the C declarations of the entry point and its workspace-size function.
 func Header(g *ir.Graph, entry string, params []string) string {
-	return header(g, entry, params, nil)
+	return header(g, entry, params, nil, ThreadsNone)
 }
 
-// header is Header for an entry that takes a weights file of layout w (nil: none).
-func header(g *ir.Graph, entry string, params []string, w *Weights) string {
+// threadingDecl declares the threading ABI (parallel.go), once per translation unit.
+const threadingDecl = `#ifndef GRAPHC_THREADING_DEFINED
+#define GRAPHC_THREADING_DEFINED
+/* The caller's threads (issue 33). A task runs the iterations [begin, end) of a parallel
+ * region of the model. parallel_for(pool, fn, ctx, n, grain) must call fn(ctx, begin, end) on
+ * disjoint ranges that cover [0, n) exactly once, from any threads, concurrently or not, and
+ * return when every call has returned; each begin is a multiple of grain (>= 1) and each end
+ * is a multiple of grain or n. fn(ctx, 0, n) is a valid serial implementation. The tasks never
+ * call parallel_for themselves. */
+typedef void (*graphc_task_fn)(void *ctx, int64_t begin, int64_t end);
+typedef void (*graphc_parallel_for_fn)(void *pool, graphc_task_fn fn, void *ctx, int64_t n, int64_t grain);
+typedef struct graphc_threading {
+  graphc_parallel_for_fn parallel_for;
+  void *pool; /* passed to parallel_for as is */
+} graphc_threading;
+#endif
+
+`
+
+// header is Header for an entry that takes a weights file of layout w (nil: none) and has the
+// parallel entry of mode.
+func header(g *ir.Graph, entry string, params []string, w *Weights, mode ThreadMode) string {
 	var sb strings.Builder
 	up := strings.ToUpper(sanitizeSym(entry))
 	guard := up + "_H"
@@ -71,11 +91,16 @@ func header(g *ir.Graph, entry string, params []string, w *Weights) string {
 		args = append(args, fmt.Sprintf("const %s *%s", CType(in.Type.Elem), n))
 		shapeMacros(&sb, up, fmt.Sprintf("IN%d", i), in.Type)
 	}
+	boundedDims(&sb, g, entry)
 	for i, o := range g.Outputs {
 		n := argName(o.Name, fmt.Sprintf("out%d", i))
-		fmt.Fprintf(&sb, "/* out%d: %s, %s */\n", i, n, o.Type)
+		fmt.Fprintf(&sb, "/* out%d: %s, %s%s */\n", i, n, o.Type, boundedNote(g, i))
 		args = append(args, fmt.Sprintf("%s *%s", CType(o.Type.Elem), n))
-		shapeMacros(&sb, up, fmt.Sprintf("OUT%d", i), o.Type)
+		var m strings.Builder
+		shapeMacros(&m, up, fmt.Sprintf("OUT%d", i), o.Type)
+		sb.WriteString(strings.TrimSuffix(m.String(), "\n"))
+		boundedMacros(&sb, g, up, fmt.Sprintf("OUT%d", i), o.Type)
+		sb.WriteString("\n")
 	}
 	if w != nil {
 		fmt.Fprintf(&sb, "/* weights: the contents of the weights file written with the module (graphc --weights=FILE),\n"+
@@ -95,6 +120,22 @@ func header(g *ir.Graph, entry string, params []string, w *Weights) string {
 	args = append(args, "void *workspace")
 	if w != nil {
 		args = append(args, "const void *weights")
+	}
+	if mode != ThreadsNone {
+		fmt.Fprintf(&sb, "int32_t %s(%s);\n\n", entry, strings.Join(args, ", "))
+		sb.WriteString(threadingDecl)
+		runsOn := "serially"
+		if mode == ThreadsPool {
+			runsOn = "on the module's default thread pool: GRAPHC_NUM_THREADS threads when\n" +
+				" * that environment variable is a positive number (at most 256), else one per online CPU\n" +
+				" * (at most 16), started on first use. A call made while the pool runs another call's region\n" +
+				" * runs that region serially"
+		}
+		fmt.Fprintf(&sb, "/* %s_parallel is %s with its parallel regions run through threads (NULL: serially,\n"+
+			" * in the calling thread). Outputs are bit-identical whatever the threads.\n * %s runs %s. */\n", entry, entry, entry, runsOn)
+		args = append(args, "const graphc_threading *threads")
+		fmt.Fprintf(&sb, "int32_t %s_parallel(%s);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", entry, strings.Join(args, ", "))
+		return sb.String()
 	}
 	fmt.Fprintf(&sb, "int32_t %s(%s);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", entry, strings.Join(args, ", "))
 	return sb.String()

@@ -151,6 +151,9 @@ func runCasesTol(t *testing.T, m e2e.Machine, names []string, cases []*e2e.Case,
 			t.Skip("qemu-hexagon not installed")
 		}
 	}
+	if why := e2e.AArch64Missing(); m.Target == "aarch64" && why != "" {
+		t.Skip("AArch64 under qemu: " + why)
+	}
 	ctx := context.Background()
 	dir := t.TempDir()
 	p, err := e2e.BuildBatch(ctx, dir, m, cases)

@@ -61,12 +61,16 @@ var hostCPUInfo = sync.OnceValue(func() string {
 // hostFeatures returns the features and register width of the machine graphc runs on.
 func (t *Target) hostFeatures() (string, int) { return t.cpuinfoFeatures(hostCPUInfo()) }
 
-// cpuinfoFeatures reads the first "flags" line of /proc/cpuinfo: the features graphc uses
-// (HostFlags) and the register width they give.
+// cpuinfoFeatures reads the first "flags" line of /proc/cpuinfo ("Features" on AArch64:
+// HostCPUInfoKey): the features graphc uses (HostFlags) and the register width they give.
 func (t *Target) cpuinfoFeatures(cpuinfo string) (string, int) {
+	key := t.HostCPUInfoKey
+	if key == "" {
+		key = "flags"
+	}
 	for _, line := range strings.Split(cpuinfo, "\n") {
 		k, v, ok := strings.Cut(line, ":")
-		if !ok || strings.TrimSpace(k) != "flags" {
+		if !ok || strings.TrimSpace(k) != key {
 			continue
 		}
 		flags := strings.Fields(v)

@@ -5,7 +5,8 @@
 // CPU's 4-way byte dot-product instruction into i32 accumulators: AVX-512 VNNI vpdpbusd (512-bit,
 // or 256-bit with AVX-VNNI), HVX vrmpy (Vu.ub × Vv.b, 128-byte vectors); without them, bytes
 // widened to i16 and pmaddwd (AVX2, SSE2: exact, where vpmaddubsw's pair sums would saturate),
-// or a portable expansion for other vector units. The accumulators of an mr×(nv vectors) tile
+// NEON usdot (i8mm) or sdot (dotprod, intdot_neon.go), or a portable expansion for other vector
+// units. The accumulators of an mr×(nv vectors) tile
 // live in registers for the whole reduction, as in the float register tiles (contract.go).
 //
 // The instructions multiply unsigned by signed bytes. Signed activations are shifted into u8
@@ -50,18 +51,20 @@ import (
 type dotKind int
 
 const (
-	dotNone    dotKind = iota
-	dotVNNI512         // vpdpbusd zmm (AVX-512 VNNI)
-	dotVNNI256         // vpdpbusd ymm (AVX-VNNI, or AVX-512 VNNI with VL)
-	dotHVX             // vrmpy Vu.ub × Vv.b accumulating (HVX 128-byte)
-	dotAVX2            // bytes widened to i16, vpmaddwd, vphaddd (exact; AVX2 without VNNI)
-	dotSSE2            // the same with 128-bit pmaddwd (every x86-64)
-	dotGeneric         // the same arithmetic in portable vector IR
+	dotNone      dotKind = iota
+	dotVNNI512           // vpdpbusd zmm (AVX-512 VNNI)
+	dotVNNI256           // vpdpbusd ymm (AVX-VNNI, or AVX-512 VNNI with VL)
+	dotHVX               // vrmpy Vu.ub × Vv.b accumulating (HVX 128-byte)
+	dotAVX2              // bytes widened to i16, vpmaddwd, vphaddd (exact; AVX2 without VNNI)
+	dotSSE2              // the same with 128-bit pmaddwd (every x86-64)
+	dotGeneric           // the same arithmetic in portable vector IR
+	dotNEONSDot          // sdot on activations shifted to s8 (AArch64 dotprod; intdot_neon.go)
+	dotNEONUSDot         // usdot u8 × s8 (AArch64 i8mm)
 )
 
 // String names the instruction family as the plan prints it.
 func (k dotKind) String() string {
-	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "avx2-pmaddwd", "sse2-pmaddwd", "generic"}[k]
+	return [...]string{"none", "vnni512", "vnni256", "hvx-vrmpy", "avx2-pmaddwd", "sse2-pmaddwd", "generic", "neon-sdot", "neon-usdot"}[k]
 }
 
 // convScratchLimit bounds the interleaved copy of a convolution's input (workspace scratch).
@@ -82,6 +85,8 @@ func (mc *moduleCtx) intDotKind() (dotKind, int) {
 		return dotAVX2, 32
 	case mc.tileBytes >= 16 && mc.cfg.VectorBytes == 0 && strings.HasPrefix(mc.tgt.Triple, "x86_64"):
 		return dotSSE2, 16
+	case mc.neonDotKind() != dotNone:
+		return mc.neonDotKind(), 16
 	case mc.vecBytes >= 16:
 		return dotGeneric, mc.vecBytes
 	case mc.tileBytes >= 16:
@@ -170,6 +175,9 @@ type intDot struct {
 	wzs     []int64 // per channel weight zero point (s8 domain)
 	sumX    bool    // some wz ≠ 0: Σ x is needed
 	xSigned bool    // x is i8: shifted to u8 by xor 0x80
+	// mmla: a GEMM on i8mm's usmmla, weights packed [ceil(chans/nr)][ceil(R/8)][nr/2][2][8]
+	// (intdot_mmla.go)
+	mmla bool
 	// xzRuntime: the activation's zero point is computed at run time (dynamic quantization):
 	// corr leaves out its terms and adj[c] = Σw - R·wz is subtracted times xz in the epilogue
 	xzRuntime bool
@@ -221,7 +229,11 @@ func (d *intDot) String() string {
 	case d.conv:
 		form = "conv"
 	}
-	return fmt.Sprintf("int-dot %s %s %dx%d", d.kind, form, d.mr, d.nv*d.lanes)
+	kind := d.kind.String()
+	if d.mmla {
+		kind = "neon-usmmla"
+	}
+	return fmt.Sprintf("int-dot %s %s %dx%d", kind, form, d.mr, d.nv*d.lanes)
 }
 
 // planIntDot returns the dot-product plan of op, or nil and why not.
@@ -317,15 +329,25 @@ func planIntDot(op *ir.Op, mc *moduleCtx, graphParams []string) (*intDot, string
 	return d, ""
 }
 
+// dotPlan is an op's integer dot-product plan, or nil and why it has none.
+type dotPlan struct {
+	d   *intDot
+	why string
+}
+
 // intDotOf returns op's integer dot-product plan (nil: none), planned once per op: the
 // workspace plan needs its scratch before the kernels are emitted.
-func (ec *entryCtx) intDotOf(op *ir.Op) *intDot {
-	if d, ok := ec.dots[op]; ok {
-		return d
+func (ec *entryCtx) intDotOf(op *ir.Op) *intDot { return ec.intDotPlan(op).d }
+
+// intDotPlan returns op's integer dot-product plan, or nil and why it has none (planned once
+// per op).
+func (ec *entryCtx) intDotPlan(op *ir.Op) dotPlan {
+	if p, ok := ec.dots[op]; ok {
+		return p
 	}
-	d, _ := planIntDot(op, ec.mc, ec.g.Params)
-	ec.dots[op] = d
-	return d
+	d, why := planIntDot(op, ec.mc, ec.g.Params)
+	ec.dots[op] = dotPlan{d, why}
+	return ec.dots[op]
 }
 
 // emitIntDot emits the kernel body of plan d.

@@ -39,6 +39,12 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 	nr := int64(d.nv * d.lanes)
 	tiles := (d.chans + nr - 1) / nr
 	d.wPacked = make([]byte, tiles*d.R4*nr*4)
+	// i8mm: usmmla on [R8][nr/2][2][8] panels (intdot_mmla.go)
+	d.mmla = d.kind == dotNEONUSDot
+	r8 := (K + 7) / 8
+	if d.mmla {
+		d.wPacked = make([]byte, tiles*r8*nr*8)
+	}
 	x := make([]int64, op.NDim())
 	copy(x, lo)
 	xz := int64(0)
@@ -49,6 +55,10 @@ func (d *intDot) planGEMM(op *ir.Op, lo, hi []int64) string {
 		}
 	}
 	wsum, wz, bias := d.readWeights(op, x, j, lo[j], []int{k}, []int64{lo[k]}, []int64{K}, wUnsigned, func(c int64, r []int64, w int64) {
+		if d.mmla {
+			d.wPacked[mmlaPackIndex(c, r[0], nr, r8)] = byte(int8(w))
+			return
+		}
 		// [column tile][R4][nr][4]
 		d.wPacked[((c/nr*d.R4+r[0]/4)*nr+c%nr)*4+r[0]%4] = byte(int8(w))
 	})
@@ -110,21 +120,49 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 			for r := range xp {
 				xp[r], xal[r] = rowPtr(fb.add(row0, i64(int64(r))))
 			}
+			if d.mmla {
+				kb.channelEpilogue(d, kb.mmlaTile(d, panel, xp, xal, nrows, nvec), nrows, nvec, lastLanes, c0, tab, func(r int, ch, val value.Value, lanes int) {
+					dims := make([]value.Value, nOut)
+					copy(dims, outer)
+					dims[i] = fb.add(row0, i64(int64(r)))
+					dims[j] = fb.add(ch, i64(d.lo[j]))
+					kb.storeLanes(d, val, fb.offset(kb.res, dims), lanes)
+				})
+				return
+			}
 			accs := d.newAccs(zero, nrows*nvec, nrows)
-			accs = kb.reduceGroups(d.R, "k4", accs, func(k4 value.Value, accs []value.Value, rem int64) []value.Value {
+			weights := func(k4 value.Value) []value.Value {
 				bv := make([]value.Value, nvec)
 				for v := range bv {
 					off := fb.mul(fb.add(fb.mul(k4, i64(nr)), i64(int64(v*d.lanes))), i64(4))
 					bv[v] = kb.loadVec(d, kb.gep8(panel, off), int64(4*d.lanes))
 				}
-				return kb.dotRows(d, accs, bv, nrows, d.xSigned, func(r int) value.Value {
+				return bv
+			}
+			step := func(k4 value.Value, accs []value.Value, rem int64) []value.Value {
+				return kb.dotRows(d, accs, weights(k4), nrows, d.xSigned, func(r int) value.Value {
 					if rem > 0 {
 						// the last group: the remaining bytes (the packed weights are 0 above)
 						return kb.byteWord(d, xp[r], fb.mul(k4, i64(4)), rem, nil)
 					}
 					return kb.load32(kb.gep8(xp[r], fb.mul(k4, i64(4))), xal[r])
 				})
-			})
+			}
+			if !d.neonBlocked() {
+				accs = kb.reduceGroups(d.R, "k4", accs, step)
+			} else {
+				accs = kb.reduceRowBlocks(d.R, accs, func(b value.Value, accs []value.Value) []value.Value {
+					words := make([]func(int) value.Value, nrows)
+					for r := range words {
+						words[r] = kb.rowBlockWords(kb.gep8(xp[r], fb.mul(b, i64(16))), xal[r])
+					}
+					for q := 0; q < 4; q++ {
+						k4 := fb.add(fb.mul(b, i64(4)), i64(int64(q)))
+						accs = kb.dotRows(d, accs, weights(k4), nrows, d.xSigned, func(r int) value.Value { return words[r](q) })
+					}
+					return accs
+				}, step)
+			}
 			kb.channelEpilogue(d, accs, nrows, nvec, lastLanes, c0, tab, func(r int, ch, val value.Value, lanes int) {
 				dims := make([]value.Value, nOut)
 				copy(dims, outer)
@@ -134,6 +172,9 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 			})
 		}
 		panelBytes := d.R4 * nr * 4
+		if d.mmla {
+			panelBytes = (d.R + 7) / 8 * nr * 8
+		}
 		return kb.forTiles(d.chans, nr, "ct", func(ct value.Value, cnt int64) error {
 			nvec, lastLanes := d.vecSplit(cnt)
 			panel := kb.gep8(wp, fb.mul(ct, i64(panelBytes)))

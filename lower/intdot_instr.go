@@ -66,6 +66,8 @@ func (kb *kernelBuilder) dot(d *intDot, acc, u, s value.Value) value.Value {
 		return fb.cur.NewCall(f, acc, u, s)
 	case dotAVX2, dotSSE2:
 		return kb.pmaddwdDot(d, acc, u, s)
+	case dotNEONSDot, dotNEONUSDot:
+		return kb.neonDot(d, acc, u, s)
 	}
 	// portable: widen the bytes to i32, multiply, add the four products of each lane
 	n := uint64(4 * d.lanes)

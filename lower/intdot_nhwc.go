@@ -156,7 +156,7 @@ func (kb *kernelBuilder) emitConvNHWC(d *intDot) error {
 						src[r] = fb.cur.NewSelect(in, at, xzp)
 						al[r] = fb.vectorAlign(xw, off, 1, 4)
 					}
-					accs = kb.reduceGroups(d.C, "c4", accs, func(c4 value.Value, accs []value.Value, rem int64) []value.Value {
+					step := func(c4 value.Value, accs []value.Value, rem int64) []value.Value {
 						wv := kb.weightVecs(d, wtap, c4, nvec)
 						return kb.dotRows(d, accs, wv, npix, d.xSigned, func(r int) value.Value {
 							switch {
@@ -168,7 +168,23 @@ func (kb *kernelBuilder) emitConvNHWC(d *intDot) error {
 							// the xz bytes are 4-byte aligned; X words when al says so
 							return kb.load32(kb.gep8(src[r], fb.mul(c4, i64(4))), min(al[r], 4))
 						})
-					})
+					}
+					if !d.neonBlocked() || d.xNCHW {
+						accs = kb.reduceGroups(d.C, "c4", accs, step)
+						continue
+					}
+					// NEON: 16 channel bytes of each pixel at once, taken by element
+					accs = kb.reduceRowBlocks(d.C, accs, func(b value.Value, accs []value.Value) []value.Value {
+						words := make([]func(int) value.Value, npix)
+						for r := range words {
+							words[r] = kb.rowBlockWords(kb.gep8(src[r], fb.mul(b, i64(16))), min(al[r], 4))
+						}
+						for q := 0; q < 4; q++ {
+							c4 := fb.add(fb.mul(b, i64(4)), i64(int64(q)))
+							accs = kb.dotRows(d, accs, kb.weightVecs(d, wtap, c4, nvec), npix, d.xSigned, func(r int) value.Value { return words[r](q) })
+						}
+						return accs
+					}, step)
 				}
 			}
 			m0 := fb.mul(mt, i64(nr))

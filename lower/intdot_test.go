@@ -115,6 +115,8 @@ func intDotGraphs(t *testing.T) (names []string, gs []*ir.Graph) {
 		{"conv-c-odd-stride2", ir.U8, ir.I8, 3, 12, 13, 7, 3, 3, ir.Attrs{"pads": ir.IntsAttr(1, 0, 1, 2), "strides": ir.IntsAttr(2, 2)}, 30, true, false},
 		{"conv-i8-dil", ir.I8, ir.I8, 5, 10, 10, 6, 2, 3, ir.Attrs{"dilations": ir.IntsAttr(2, 2), "pads": ir.IntsAttr(2, 1, 0, 3)}, -3, false, true},
 		{"conv-1x1-u8u8", ir.U8, ir.U8, 16, 5, 40, 9, 1, 1, nil, 128, true, true},
+		// 38 channels: two 16-byte blocks of NEON's blocked reduction, a group and 2 bytes
+		{"conv-c38-i8", ir.I8, ir.I8, 38, 6, 9, 20, 3, 3, ir.Attrs{"pads": ir.IntsAttr(1, 1, 1, 1)}, -2, true, true},
 		{"conv-wide", ir.U8, ir.I8, 4, 3, 70, 5, 3, 1, ir.Attrs{"pads": ir.IntsAttr(1, 0, 1, 0), "strides": ir.IntsAttr(1, 3)}, 0, false, false},
 		{"conv-narrow-channels", ir.U8, ir.I8, 20, 7, 7, 40, 3, 3, ir.Attrs{"pads": ir.IntsAttr(1, 1, 1, 1)}, 77, false, true},
 		{"conv-narrow-i8-stride2", ir.I8, ir.U8, 9, 9, 9, 70, 3, 3, ir.Attrs{"pads": ir.IntsAttr(1, 1, 1, 1), "strides": ir.IntsAttr(2, 2)}, 5, true, true},
@@ -303,7 +305,8 @@ func TestIntDotNHWC(t *testing.T) {
 		cases = append(cases, &e2e.Case{Graph: g, Inputs: in})
 	}
 	require.NotEmpty(t, cases)
-	machines := []e2e.Machine{e2e.Host(), e2e.HexagonHVX(), {Target: "x86-64", CPU: "x86-64-v4", Attrs: "+avx512vnni"}}
+	machines := []e2e.Machine{e2e.Host(), e2e.HexagonHVX(), {Target: "x86-64", CPU: "x86-64-v4", Attrs: "+avx512vnni"},
+		e2e.AArch64("cortex-a76"), e2e.AArch64("cortex-x2")}
 	for _, m := range machines {
 		t.Run(m.String(), func(t *testing.T) {
 			cfg, err := m.Config()

@@ -52,6 +52,9 @@ func tileShape(kind dotKind) (mr, nv int) {
 		return 4, 1
 	case dotHVX, dotGeneric:
 		return 4, 2
+	case dotNEONSDot, dotNEONUSDot:
+		// 18 accumulators, 6 rows of 4 groups and 3 weight vectors of 32 registers
+		return 6, 3
 	}
 	return 6, 4
 }
@@ -115,6 +118,9 @@ func (d *intDot) channelConsts(op *ir.Op, xz int64, wsum, wz, bias []int64) {
 	d.wzs = wz
 	for c := range wsum {
 		d.corr[c] = -xz*wsum[c] + d.R*xz*wz[c]
+		if d.kind == dotNEONSDot {
+			d.corr[c] += neonDotShift * wsum[c]
+		}
 		if bias != nil {
 			d.corr[c] += bias[c]
 		}

@@ -37,12 +37,19 @@ type kernelBuilder struct {
 	// which each reads the previous value
 	epi   []*kernelBuilder
 	epiKs []int
+	// par is the parallel state of a kernel split over threads (parallel.go), or nil; clamp
+	// restricts the outermost level of its scans to a task's range
+	par   *parKernel
+	clamp *levelClamp
 }
 
 // kernelSig is how the entry calls a kernel.
 type kernelSig struct {
 	f       *llvm.Func
 	scratch bool // takes an i8* scratch argument after the operands
+	// par, when not nil, is the kernel's split twin (parallel.go): it takes the threading and
+	// a range of its split level after the symbolic dims; the entry calls it when given threads
+	par *llvm.Func
 }
 
 // emitKernel returns the kernel of op (the i-th op of g): the kernel of an earlier op with the
@@ -59,6 +66,7 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 		op = d
 	}
 	kf := ec.formOf(op)
+	ec.choices = append(ec.choices, kf.choice)
 	chain := ec.epi[op]
 	if chain == nil {
 		name := kf.name
@@ -96,8 +104,27 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	return sig, nil
 }
 
-// newKernel emits the kernel of op (the i-th op of g) planned by kf.
+// newKernel emits the kernel of op (the i-th op of g) planned by kf, and its split twin when
+// the kernel may be split over threads (parallel.go): the kernel itself stays as it was, so
+// that one thread costs nothing.
 func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (*kernelSig, error) {
+	sig, err := ec.newKernelFunc(i, op, kf, fromInit, nil)
+	if err != nil {
+		return nil, err
+	}
+	if work := ec.parallelWork(op, kf); work > 0 {
+		ps, err := ec.newKernelFunc(i, op, kf, fromInit, &parKernel{work: work, serial: sig.f})
+		if err != nil {
+			return nil, err
+		}
+		sig.par = ps.f
+	}
+	return sig, nil
+}
+
+// newKernelFunc emits the kernel of op planned by kf: the serial kernel (pk nil), or its split
+// twin, KERNEL.par, with the parallel arguments of pk.
+func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit bool, pk *parKernel) (*kernelSig, error) {
 	mc := ec.mc
 	var ps []*llvm.Param
 	rp := llvm.NewParam("res", types.NewPointer(mustMemType(op.Result.Type.Elem)))
@@ -123,7 +150,13 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	for _, p := range ec.params {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
-	f := mc.m.NewFunc(kernelName(ec.entry, i, op), types.I32, ps...)
+	nsym := len(ps)
+	name := kernelName(ec.entry, i, op)
+	if pk != nil {
+		ps = pk.addParams(ps)
+		name += ".par"
+	}
+	f := mc.m.NewFunc(name, types.I32, ps...)
 	f.Linkage = enum.LinkageInternal
 	// kernels stay functions: inlining thousands of loop nests into one entry made Hexagon's
 	// code generation superlinear (minutes per module); one call per op costs nothing
@@ -132,9 +165,9 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	sig.f = f
 	fb := newFuncBuilder(mc, f)
 	for j, p := range ec.params {
-		fb.params[p] = ps[len(ps)-len(ec.params)+j]
+		fb.params[p] = ps[nsym-len(ec.params)+j]
 	}
-	kb := &kernelBuilder{ec: ec, fb: fb, op: op}
+	kb := &kernelBuilder{ec: ec, fb: fb, op: op, par: pk}
 	if chain != nil {
 		kb.newEpilogue(chain, eps)
 	}
@@ -166,7 +199,13 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		kb.scratch = ps[1+len(op.Operands)]
 	}
 	if !fromInit && !kf.whole && (kf.dot == nil || !kf.dot.whole) {
-		if err := kb.emitInit(n); err != nil {
+		// a task of a parallel kernel finds its result initialised
+		initRes := func() error { return kb.emitInit(n) }
+		if pk != nil {
+			pk.inits = true
+			initRes = func() error { return fb.ifThen(kb.wholeRange(), "init", func() error { return kb.emitInit(n) }) }
+		}
+		if err := initRes(); err != nil {
 			return nil, err
 		}
 	}
@@ -186,7 +225,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		}
 		if tiles.border != nil {
 			kb.op = tiles.border
-			kb.strat = chooseStrategy(tiles.border, mc.vectorBytesFor(tiles.border), mc.intRequant(tiles.border), mc.cfg.OrderedReductions || tiles.orderedBorder, mc.stridedLanes())
+			kb.strat = mc.strategyFor(tiles.border, tiles.orderedBorder)
 			if err := kb.emitNest(ec.g.Params); err != nil {
 				return nil, err
 			}
@@ -246,8 +285,7 @@ func (ec *entryCtx) requirements() volume.Set {
 // writesWhole is entryCtx.writesWhole without the cache; reqs (a set of the symbolic dims
 // without dims, see entryCtx.requirements) restricts the dims considered.
 func writesWhole(op *ir.Op, params []string, reqs volume.Set) bool {
-	whole := false
-	_ = volume.Try(func() {
+	return volume.Decide(func() bool {
 		t := op.Result.Type
 		names := make([]string, t.Rank())
 		for i := range names {
@@ -255,9 +293,8 @@ func writesWhole(op *ir.Op, params []string, reqs volume.Set) bool {
 		}
 		box := volume.Box(params, "", names, t.Shape).IntersectParams(reqs)
 		written := op.Domain.Apply(op.OutMap(params)).SetTupleName("").SetDimNames(names)
-		whole = box.IsSubset(written)
-	})
-	return whole
+		return box.IsSubset(written)
+	}).Or(false) // unknown: the result is initialised first
 }
 
 // readsOnlyWritten reports whether every element of op's result that anyone reads is one op
@@ -417,6 +454,15 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 		return dims
 	}
 	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, n)}
+	if kb.par != nil {
+		vec := -1
+		if kb.strat.vl > 0 {
+			vec = n - 1
+		}
+		// a level may be split when the result is indexed by its dim
+		out := op.Out.Pieces[0].Index
+		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, func(l int) bool { return indexedBy(out, perm[l]) })
+	}
 	e.leaf = func(lev []value.Value) error { return kb.point(toDims(lev), 0) }
 	if kb.strat.vl > 0 && n > 0 {
 		e.vl = kb.strat.vl

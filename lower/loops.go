@@ -29,6 +29,8 @@ type astEmitter struct {
 	// rolled keeps the loops rolled (llvm.loop.unroll.disable): the reduction nests of
 	// register tiles (see loopmd.go)
 	rolled bool
+	// clamp, when set, restricts a level to a task's range (parallel.go)
+	clamp *levelClamp
 }
 
 // vecAccumulator is a register carried through the iterations of a vector loop: it starts at
@@ -57,7 +59,12 @@ func (e *astEmitter) emit(n volume.Node) error {
 	case *volume.Assign:
 		saved := e.lev[n.Dim]
 		e.lev[n.Dim] = fb.aff(n.Value, e.lev)
-		err := e.emit(n.Body)
+		var err error
+		if e.clamp != nil && n.Dim == e.clamp.level {
+			err = fb.ifThen(e.clamp.holds(fb, e.lev[n.Dim]), "range", func() error { return e.emit(n.Body) })
+		} else {
+			err = e.emit(n.Body)
+		}
 		e.lev[n.Dim] = saved
 		return err
 	case *volume.If:
@@ -83,6 +90,9 @@ func (e *astEmitter) emit(n volume.Node) error {
 		}
 		if lo == nil || hi == nil {
 			return fmt.Errorf("loop over dimension %d is unbounded", n.Dim)
+		}
+		if e.clamp != nil && n.Dim == e.clamp.level {
+			lo, hi = e.clamp.apply(fb, lo, hi)
 		}
 		step := max(n.Stride, 1)
 		if step > 1 {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	llvm "github.com/llir/llvm/ir"
@@ -71,6 +72,12 @@ type Config struct {
 	PrintAfter string
 	// Dump receives the PrintAfter dumps (nil: os.Stderr).
 	Dump io.Writer
+	// Threads says whether the module has ENTRY_parallel, which takes the caller's
+	// parallel-for, and what ENTRY runs on (parallel.go; zero: one thread, no ENTRY_parallel).
+	Threads ThreadMode
+	// SplitAll splits every kernel that can be split over threads, whatever its work, into
+	// the smallest chunks: for tests of the split kernels on small graphs.
+	SplitAll bool
 }
 
 // Module is the result of lowering.
@@ -120,9 +127,12 @@ type moduleCtx struct {
 	vecBytes int
 	// newtonRecip: float32 math divides vectors through a Newton reciprocal (math_vec.go)
 	newtonRecip bool
-	// tileBytes is the width of the register tiles of contractions (0: none)
-	tileBytes int
-	m         *llvm.Module
+	// tileBytes is the width of the register tiles of contractions (0: none), tileRows by
+	// tileVecs vectors their shape (Target.TileShapeFor), tileRolled whether it is Rolled
+	tileBytes          int
+	tileRows, tileVecs int
+	tileRolled         bool
+	m                  *llvm.Module
 	// noUnrollProp is the module's !{!"llvm.loop.unroll.disable"} (loopmd.go)
 	noUnrollProp *metadata.Tuple
 	rt           map[string]*llvm.Func
@@ -140,6 +150,8 @@ type moduleCtx struct {
 	whole map[string]bool
 	// fusedKernels holds the kernels of contractions with epilogues, by epiKey
 	fusedKernels map[string]*kernelSig
+	// pool is the default pool's graphc_threading once added to the module (pool.go)
+	pool *llvm.Global
 }
 
 // Builder lowers several graphs into one module; their runtime functions are shared.
@@ -195,6 +207,8 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	mc.newtonRecip = cfg.NewtonReciprocal || spec.SlowVectorDiv
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
 		mc.tileBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
+		mc.tileRows, mc.tileVecs = spec.TileShapeFor(mc.tileBytes)
+		mc.tileRolled = spec.TileRolledFor(mc.tileBytes)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
@@ -235,6 +249,9 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 				}
 			}
 			mc.forgetKernels(removed)
+			if mc.pool != nil && len(mc.m.Globals) > ng && slices.Contains(mc.m.Globals[ng:], mc.pool) {
+				mc.pool = nil
+			}
 			mc.m.Funcs = mc.m.Funcs[:nf]
 			mc.m.Globals = mc.m.Globals[:ng]
 		}
@@ -245,8 +262,11 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	if err := checkSizes(g, b.mc.cfg.Target.MaxObjectBytes()); err != nil {
 		return nil, err
 	}
+	if err := checkBoundedExtents(g); err != nil {
+		return nil, err
+	}
 	ec := &entryCtx{ctx: ctx, mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
-		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]*intDot{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
+		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]dotPlan{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
 		for k, o := range op.Operands {
 			ec.users[o] = append(ec.users[o], use{op, k})
@@ -263,7 +283,8 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	if err := protect(func() error { return ec.runStages(b.printAfter, mc.cfg.Dump) }); err != nil {
 		return nil, err
 	}
-	e = &Entry{Name: entry, Graph: g, Params: ec.params, Header: header(g, entry, ec.params, ec.weights), Weights: ec.weights}
+	abi := callerParams(g, ec.params)
+	e = &Entry{Name: entry, Graph: g, Params: abi, Header: header(g, entry, abi, ec.weights, mc.threadMode()), Weights: ec.weights}
 	if mc.cfg.Profile {
 		e.Header = profileHeader(e.Header, entry, len(g.Ops))
 	}

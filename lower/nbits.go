@@ -176,12 +176,12 @@ func (p *nbitsGEMV) layoutOK(op *ir.Op) bool {
 // domainOK checks that the domain is its rows times every column and k, and keeps the rows.
 func (p *nbitsGEMV) domainOK(op *ir.Op, params []string) bool {
 	nd, kd := p.lead, p.lead+1
-	ok := false
-	_ = volume.Try(func() {
+	var rows volume.Set
+	ok := volume.Decide(func() bool {
 		dims := op.Domain.DimNames()
 		fix := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
 			volume.EQ(volume.AffDim(nd), volume.AffConst(0)), volume.EQ(volume.AffDim(kd), volume.AffConst(0))})
-		rows := op.Domain.Intersect(fix)
+		rows = op.Domain.Intersect(fix)
 		exprs := make([]volume.Aff, len(dims))
 		for d := range exprs {
 			exprs[d] = volume.AffDim(d)
@@ -191,73 +191,94 @@ func (p *nbitsGEMV) domainOK(op *ir.Op, params []string) bool {
 		box := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
 			volume.GE(volume.AffDim(nd), volume.AffConst(0)), volume.LT(volume.AffDim(nd), volume.AffConst(p.N)),
 			volume.GE(volume.AffDim(kd), volume.AffConst(0)), volume.LT(volume.AffDim(kd), volume.AffConst(p.K))})
-		if rows.Preimage(toRow).Intersect(box).IsEqual(op.Domain) {
-			p.rows, ok = rows, true
-		}
-	})
+		return rows.Preimage(toRow).Intersect(box).IsEqual(op.Domain)
+	}).Or(false) // unknown: not this kernel (another family plans the op)
+	if ok {
+		p.rows = rows
+	}
 	return ok
 }
 
 // nbitsColumns is the number of columns a step computes (sharing A's loads).
 const nbitsColumns = 4
 
-// emitNBits emits the kernel: for each row of p.rows, the columns in steps of nbitsColumns
-// (then one by one), each a loop over the blocks.
+// emitNBits emits the kernel: for each row of p.rows, A's row is copied (4-bit: each chunk's
+// even elements, then its odd ones, the order of the weights' low and high nibbles; or when
+// it is not contiguous), then the columns run in steps of nbitsColumns (then one by one),
+// each a loop over the blocks.
 func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 	fb := kb.fb
 	op := kb.op
 	if fb.mc.vecBytes >= 64 && fb.mc.spec.VectorFromCPU {
 		fb.wideVectors()
 	}
-	ast, err := p.rows.Scan()
+	var ast volume.Node
+	var err error
+	lanes := p.chunk
+	if p.bits == 4 {
+		lanes = p.chunk / 2 // a chunk's low nibbles and its high nibbles, each a vector
+	}
+	vt := types.NewVector(uint64(lanes), types.Float)
+	copyA := p.copyA || p.bits == 4
+	// per column: the sum of the blocks' scaled sums, and the block's sum, lo and hi halves
+	accs := make([][2]value.Value, nbitsColumns)
+	for c := range accs {
+		for h := range accs[c] {
+			accs[c][h] = kb.entryAlloca(vt)
+		}
+	}
+	blocks := make([][2]value.Value, nbitsColumns)
+	for c := range blocks {
+		for h := range blocks[c] {
+			blocks[c][h] = kb.entryAlloca(vt)
+		}
+	}
+	// the rows: the domain's lead dims (n and k projected out); consecutive rows of the
+	// innermost one run in groups of nbitsRows sharing each unpacked block of weights
+	lead := p.rows
+	if err := volume.Try(func() { lead = p.rows.ProjectOut(p.lead, 2) }); err != nil {
+		return err
+	}
+	ast, err = lead.Scan()
 	if err != nil {
 		return err
 	}
-	vt := types.NewVector(uint64(p.chunk), types.Float)
-	var rowA *view
-	if p.copyA {
-		at := types.NewArray(uint64(p.K), types.Float)
-		buf := fb.cur.NewAlloca(at)
-		buf.Align = llvm.Align(64)
-		ptr := fb.cur.NewGetElementPtr(at, buf, i64(0), i64(0))
-		rowA = &view{v: op.Operands[0], ptr: ptr, lo: []value.Value{i64(0)}, ext: []value.Value{i64(p.K)}, strides: []value.Value{i64(1)}}
-	}
-	accs := make([]value.Value, nbitsColumns)
-	for c := range accs {
-		a := fb.cur.NewAlloca(vt)
-		a.Align = llvm.Align(4)
-		accs[c] = a
-	}
-	e := &astEmitter{fb: fb, lev: make([]value.Value, op.NDim())}
-	e.leaf = func(lev []value.Value) error {
-		dims := append([]value.Value(nil), lev...)
-		nd, kd := p.lead, p.lead+1
-		dims[nd], dims[kd] = i64(0), i64(0)
-		yRow := fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, dims))
-		wA := kb.ops[0]
-		var aRow value.Value
-		if p.copyA {
-			err := fb.loop(i64(0), i64(p.K-1), 1, "nbits.copya", func(k value.Value) error {
-				at := append([]value.Value(nil), dims...)
-				at[kd] = k
-				v := fb.loadElem(wA, fb.offset(wA, fb.indexAt(op.Access[0].Pieces[0].Index, at)))
-				st := fb.cur.NewStore(v, fb.elemPtr(rowA, k))
-				st.Align = llvm.Align(4)
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			wA, aRow = rowA, i64(0)
-		} else {
-			aRow = fb.offset(wA, fb.indexAt(op.Access[0].Pieces[0].Index, dims))
+	var bufs []*view
+	if copyA {
+		for r := 0; r < nbitsRows; r++ {
+			at := types.NewArray(uint64(p.K), types.Float)
+			ptr := fb.cur.NewGetElementPtr(at, kb.entryAlloca(at), i64(0), i64(0))
+			bufs = append(bufs, &view{v: op.Operands[0], ptr: ptr, lo: []value.Value{i64(0)}, ext: []value.Value{i64(p.K)}, strides: []value.Value{i64(1)}})
 		}
-		main := p.N - p.N%nbitsColumns
+	}
+	group := func(lev []value.Value, nrows int) error {
+		var rows []nbitsRow
+		for r := 0; r < nrows; r++ {
+			dims := make([]value.Value, op.NDim())
+			copy(dims, lev)
+			if r > 0 {
+				dims[p.lead-1] = fb.add(lev[p.lead-1], i64(int64(r)))
+			}
+			nd, kd := p.lead, p.lead+1
+			dims[nd], dims[kd] = i64(0), i64(0)
+			row := nbitsRow{dims: dims, yRow: fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, dims)), wA: kb.ops[0]}
+			if copyA {
+				if err := kb.nbitsCopyRow(p, row.wA, bufs[r], dims); err != nil {
+					return err
+				}
+				row.wA, row.aRow = bufs[r], i64(0)
+			} else {
+				row.aRow = fb.offset(row.wA, fb.indexAt(op.Access[0].Pieces[0].Index, dims))
+			}
+			rows = append(rows, row)
+		}
+		nr := nbitsColumns / nrows
+		main := p.N - p.N%int64(nr)
 		step := func(nr int) func(n value.Value) error {
-			return func(n value.Value) error { return kb.nbitsColumns(p, nr, n, wA, aRow, yRow, accs, dims) }
+			return func(n value.Value) error { return kb.nbitsColumns(p, rows, nr, n, accs, blocks) }
 		}
 		if main > 0 {
-			if err := fb.loop(i64(0), i64(main-1), nbitsColumns, "nbits.n", step(nbitsColumns)); err != nil {
+			if err := fb.loop(i64(0), i64(main-1), int64(nr), "nbits.n", step(nr)); err != nil {
 				return err
 			}
 		}
@@ -266,23 +287,76 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 		}
 		return nil
 	}
+	e := &astEmitter{fb: fb, lev: make([]value.Value, p.lead)}
+	e.leaf = func(lev []value.Value) error { return group(lev, 1) }
+	if p.lead > 0 {
+		e.vl = nbitsRows
+		e.vecLeaf = func(lev []value.Value) error { return group(lev, nbitsRows) }
+	}
 	return e.emit(ast)
 }
 
-// nbitsColumns emits columns n .. n+nr-1 of one row: y[yRow + n + c] = Σ_k a[aRow + k] ·
-// (q - zp) · scale.
-func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, nr int, n value.Value, wA *view, aRow, yRow value.Value, accs []value.Value, row []value.Value) error {
-	dims := append([]value.Value(nil), row...)
+// nbitsRows is the number of consecutive rows that share each unpacked block of weights
+// (a prefill's tokens).
+const nbitsRows = 4
+
+// nbitsRow is one row of A as nbitsColumns reads it: the view and offset of its (copied)
+// elements, the offset of its result row, and its iteration point at n = k = 0.
+type nbitsRow struct {
+	wA         *view
+	aRow, yRow value.Value
+	dims       []value.Value
+}
+
+// nbitsCopyRow copies A's row at dims into buf: for 4-bit weights each chunk's even elements,
+// then its odd ones (the order of the weights' low and high nibbles).
+func (kb *kernelBuilder) nbitsCopyRow(p *nbitsGEMV, wA, buf *view, dims []value.Value) error {
 	fb := kb.fb
-	ch := int(p.chunk)
-	vt := types.NewVector(uint64(ch), types.Float)
+	op := kb.op
+	kd := p.lead + 1
+	half := p.chunk / 2
+	return fb.loop(i64(0), i64(p.K-1), 1, "nbits.copya", func(k value.Value) error {
+		at := append([]value.Value(nil), dims...)
+		at[kd] = k
+		v := fb.loadElem(wA, fb.offset(wA, fb.indexAt(op.Access[0].Pieces[0].Index, at)))
+		dst := k
+		if p.bits == 4 {
+			// k = chunk·c + 2j + odd goes to chunk·c + half·odd + j
+			c := fb.mul(fb.sdivConst(k, p.chunk), i64(p.chunk))
+			in := fb.sub(k, c)
+			odd := fb.cur.NewAnd(in, i64(1))
+			dst = fb.add(fb.add(c, fb.mul(odd, i64(half))), fb.sdivConst(in, 2))
+		}
+		st := fb.cur.NewStore(v, fb.elemPtr(buf, dst))
+		st.Align = llvm.Align(4)
+		return nil
+	})
+}
+
+// nbitsColumns emits columns n .. n+nr-1 of one row: y[yRow + n + c] = Σ_blocks scale ·
+// Σ_k a[k] · (q - zp), the inner sums in the lanes of one (8-bit) or two (4-bit: low and
+// high nibbles against A's even and odd elements) vectors per column.
+func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, rows []nbitsRow, nr int, n value.Value, accs, blocks [][2]value.Value) error {
+	dims := append([]value.Value(nil), rows[0].dims...)
+	fb := kb.fb
+	halves := 1
+	lanes := int(p.chunk)
+	if p.bits == 4 {
+		halves, lanes = 2, int(p.chunk/2)
+	}
+	vt := types.NewVector(uint64(lanes), types.Float)
+	it := types.NewVector(uint64(lanes), types.I32)
 	perByte := 8 / p.bits
 	kb0 := (p.K + p.block - 1) / p.block
 	rowBytes := kb0 * p.block / perByte
 	wB, wS := kb.ops[1], kb.ops[2]
 	zero := constant.NewZeroInitializer(vt)
-	for c := 0; c < nr; c++ {
-		fb.cur.NewStore(zero, accs[c])
+	fmuladd := fb.mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(vt), vt, vt, vt, vt)
+	nc := len(rows) * nr // accumulators: row r, column c at r·nr + c
+	for c := 0; c < nc; c++ {
+		for h := 0; h < halves; h++ {
+			fb.cur.NewStore(zero, accs[c][h])
+		}
 	}
 	cols := make([]value.Value, nr)
 	for c := range cols {
@@ -297,7 +371,7 @@ func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, nr int, n value.Value, wA *v
 		for c, col := range cols {
 			dims[p.lead], dims[p.lead+1] = col, fb.mul(b, i64(p.block))
 			s := fb.loadElem(wS, fb.offset(wS, fb.indexAt(op.Access[2].Pieces[0].Index, dims)))
-			scales[c] = splatValue(fb, s, ch)
+			scales[c] = splatValue(fb, s, lanes)
 			var z value.Value = constant.NewInt(types.I32, 1<<(p.bits-1))
 			if p.zp {
 				zbyte := fb.loadElem(kb.ops[3], fb.offset(kb.ops[3], fb.indexAt(op.Access[3].Pieces[0].Index, dims)))
@@ -309,34 +383,39 @@ func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, nr int, n value.Value, wA *v
 					z = z32
 				}
 			}
-			zps[c] = splatValue(fb, z, ch)
+			zps[c] = splatValue(fb, z, lanes)
+		}
+		for c := 0; c < nc; c++ {
+			for h := 0; h < halves; h++ {
+				fb.cur.NewStore(zero, blocks[c][h])
+			}
 		}
 		for part := int64(0); part < p.block/p.chunk; part++ {
 			k0 := fb.add(fb.mul(b, i64(p.block)), i64(part*p.chunk))
 			body := func() error {
-				av := fb.vecLoad(wA, fb.add(aRow, k0), vt, 4)
+				av := make([][]value.Value, len(rows))
+				for r, row := range rows {
+					av[r] = make([]value.Value, halves)
+					for h := range av[r] {
+						av[r][h] = fb.vecLoad(row.wA, fb.add(row.aRow, fb.add(k0, i64(int64(h*lanes)))), vt, 4)
+					}
+				}
 				for c, col := range cols {
 					off := fb.add(fb.mul(col, i64(rowBytes)), fb.sdivConst(k0, perByte))
-					var q value.Value
+					raw := fb.vecLoad(wB, off, types.NewVector(uint64(lanes), types.I8), 1)
+					wide := fb.cur.NewZExt(raw, it)
+					qs := []value.Value{wide}
 					if p.bits == 4 {
-						bt := types.NewVector(uint64(ch/2), types.I8)
-						raw := fb.vecLoad(wB, off, bt, 1)
-						lo := fb.cur.NewAnd(raw, splat(constant.NewInt(types.I8, 15), ch/2))
-						hi := fb.cur.NewLShr(raw, splat(constant.NewInt(types.I8, 4), ch/2))
-						mask := make([]constant.Constant, ch)
-						for j := 0; j < ch/2; j++ {
-							mask[2*j], mask[2*j+1] = i32c(int64(j)), i32c(int64(ch/2+j))
-						}
-						q = fb.cur.NewShuffleVector(lo, hi, constant.NewVector(types.NewVector(uint64(ch), types.I32), mask...))
-					} else {
-						q = fb.vecLoad(wB, off, types.NewVector(uint64(ch), types.I8), 1)
+						qs = []value.Value{fb.cur.NewAnd(wide, splat(constant.NewInt(types.I32, 15), lanes)), fb.cur.NewLShr(wide, splat(constant.NewInt(types.I32, 4), lanes))}
 					}
-					qi := fb.cur.NewZExt(q, types.NewVector(uint64(ch), types.I32))
-					w := fb.cur.NewSIToFP(fb.cur.NewSub(qi, zps[c]), vt)
-					ws := fb.cur.NewFMul(w, scales[c])
-					acc := fb.cur.NewLoad(vt, accs[c])
-					f := fb.mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(vt), vt, vt, vt, vt)
-					fb.cur.NewStore(fb.cur.NewCall(f, ws, av, acc), accs[c])
+					for h, q := range qs {
+						w := fb.cur.NewSIToFP(fb.cur.NewSub(q, zps[c]), vt)
+						for r := range rows {
+							slot := blocks[r*nr+c][h]
+							acc := fb.cur.NewLoad(vt, slot)
+							fb.cur.NewStore(fb.cur.NewCall(fmuladd, w, av[r][h], acc), slot)
+						}
+					}
 				}
 				return nil
 			}
@@ -351,14 +430,26 @@ func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, nr int, n value.Value, wA *v
 				return err
 			}
 		}
+		// the block's sums, scaled
+		for i := 0; i < nc; i++ {
+			for h := 0; h < halves; h++ {
+				bs := fb.cur.NewLoad(vt, blocks[i][h])
+				acc := fb.cur.NewLoad(vt, accs[i][h])
+				fb.cur.NewStore(fb.cur.NewCall(fmuladd, bs, scales[i%nr], acc), accs[i][h])
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for c, col := range cols {
-		acc := value.Value(fb.cur.NewLoad(vt, accs[c]))
-		for w := ch / 2; w >= 1; w /= 2 {
+	for i := 0; i < nc; i++ {
+		row, col := rows[i/nr], cols[i%nr]
+		acc := value.Value(fb.cur.NewLoad(vt, accs[i][0]))
+		if halves == 2 {
+			acc = fb.cur.NewFAdd(acc, fb.cur.NewLoad(vt, accs[i][1]))
+		}
+		for w := lanes / 2; w >= 1; w /= 2 {
 			lo, hi := make([]constant.Constant, w), make([]constant.Constant, w)
 			for l := 0; l < w; l++ {
 				lo[l], hi[l] = i32c(int64(l)), i32c(int64(w+l))
@@ -369,7 +460,7 @@ func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, nr int, n value.Value, wA *v
 			acc = fb.cur.NewFAdd(x, y)
 		}
 		total := fb.cur.NewExtractElement(acc, i32c(0))
-		st := fb.cur.NewStore(total, fb.elemPtr(kb.res, fb.add(yRow, col)))
+		st := fb.cur.NewStore(total, fb.elemPtr(kb.res, fb.add(row.yRow, col)))
 		st.Align = llvm.Align(4)
 	}
 	return nil

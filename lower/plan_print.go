@@ -69,6 +69,9 @@ type PlanOp struct {
 	SharedWith int
 	// Strategy is the op's Entry.Strategies string.
 	Strategy string
+	// Choice names the kernel family that won (kernel_choice.go's table) and why each family
+	// before it did not apply.
+	Choice string
 	// Epilogue lists the ops the kernel also computes, in order (epilogue.go); EpilogueOf is
 	// the result of the op whose kernel computes this one ("" when it has its own kernel).
 	Epilogue   []string
@@ -127,6 +130,9 @@ func (ec *entryCtx) buildPlan(upto string) *Plan {
 		if kernels {
 			if i < len(ec.strategies) {
 				po.Strategy = ec.strategies[i]
+			}
+			if i < len(ec.choices) {
+				po.Choice = ec.choices[i]
 			}
 			if k := ec.kernels[i]; k != nil {
 				po.Kernel = k.f.Name()
@@ -288,7 +294,8 @@ func bytesString(n int64) string {
 }
 
 // String prints the plan: the machine, the workspace slots (buffers stage), then per op its
-// region (regions stage), buffer and scratch (buffers stage), kernel and strategy (kernels
+// region (regions stage), buffer and scratch (buffers stage), kernel, strategy and choice (the
+// kernel family that won and why the ones above it in kernel_choice.go's table did not; kernels
 // stage) and epilogue chain (buffers stage), in call order (entry stage). A 48×64 · 64×96
 // matmul and its relu on skylake-avx512:
 //
@@ -300,11 +307,13 @@ func bytesString(n int64) string {
 //	  buffer: slot 0
 //	  kernel: main_graph.k0.matmul
 //	  strategy: register-tiles 8x48 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
+//	  choice: register-tiles (int-dot: not an i32 sum; nbits: not a product with block-quantized constant weights)
 //	  epilogue: %R (relu)
 //	op 1 %R = relu f32[48, 96]
 //	  region: whole
 //	  buffer: output 0
 //	  kernel: none (epilogue of %C)
+//	  choice: epilogue (computed by the kernel of %C)
 //
 // A partial plan (Stage before the last stage) names its stage on the first line and prints
 // only the lines of the stages up to it, in the same order: after regions, the op lines and
@@ -356,6 +365,9 @@ func (p *Plan) String() string {
 		switch {
 		case op.EpilogueOf != "":
 			fmt.Fprintf(&sb, "  kernel: none (epilogue of %%%s)\n", op.EpilogueOf)
+			if kernels {
+				fmt.Fprintf(&sb, "  choice: %s\n", op.Choice)
+			}
 			continue
 		case !kernels:
 		case op.SharedWith >= 0:
@@ -365,6 +377,7 @@ func (p *Plan) String() string {
 		}
 		if kernels {
 			fmt.Fprintf(&sb, "  strategy: %s\n", op.Strategy)
+			fmt.Fprintf(&sb, "  choice: %s\n", op.Choice)
 		}
 		if len(op.Epilogue) > 0 {
 			fmt.Fprintf(&sb, "  epilogue: %s\n", strings.Join(op.Epilogue, ", "))

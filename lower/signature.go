@@ -35,6 +35,16 @@ type Signature struct {
 	Requires string         `json:"requires,omitempty"`
 	// Profile: the entry counts cycles in globals and is not re-entrant (Config.Profile).
 	Profile bool `json:"profile,omitempty"`
+	// Bounded lists the dims the entry computes (bounded.go): not arguments, their outputs are
+	// allocated at the bounds and the values come back in the outputs named here.
+	Bounded []SignatureBounded `json:"bounded,omitempty"`
+}
+
+// SignatureBounded is a bounded dim: Param's value, in [0, Bound], is output #Output.
+type SignatureBounded struct {
+	Param  string `json:"param"`
+	Bound  int64  `json:"bound"`
+	Output int    `json:"output"`
 }
 
 // SignatureArg is one input or output: its model name, element type (ir.DType's name) and
@@ -98,6 +108,9 @@ func signatureOf(g *ir.Graph, entry, triple string, params []string, w *Weights,
 		}
 		s.Outputs = append(s.Outputs, a)
 	}
+	for _, b := range g.Bounded {
+		s.Bounded = append(s.Bounded, SignatureBounded{Param: b.Param, Bound: b.Bound, Output: b.Output})
+	}
 	if w != nil {
 		s.Weights = &SignatureW{Bytes: w.Size, Fingerprint: fmt.Sprintf("0x%016x", w.Fingerprint)}
 	}
@@ -131,7 +144,7 @@ func signatureExtent(a volume.Aff) (SignatureExtent, error) {
 // emitSignature emits const char *ENTRY_signature(void), returning the entry's signature as a
 // NUL-terminated JSON string in a private constant.
 func (ec *entryCtx) emitSignature() error {
-	s, err := signatureOf(ec.g, ec.entry, ec.mc.tgt.Triple, ec.params, ec.weights, ec.mc.cfg.Profile)
+	s, err := signatureOf(ec.g, ec.entry, ec.mc.tgt.Triple, callerParams(ec.g, ec.params), ec.weights, ec.mc.cfg.Profile)
 	if err != nil {
 		return err
 	}

@@ -154,6 +154,7 @@ func (ec *entryCtx) stageKernels() error {
 		}
 		if p := ec.fusedInto[op]; p != nil {
 			ec.strategies = append(ec.strategies, "epilogue of %"+p.Result.Name)
+			ec.choices = append(ec.choices, "epilogue (computed by the kernel of %"+p.Result.Name+")")
 			continue
 		}
 		sig, err := ec.emitKernel(i, op)

@@ -1,8 +1,10 @@
-// This file chooses each op's kernel strategy: the loop order of its nest and whether the
-// innermost loop uses explicit vectors. Today's strategies are the generic scalar nest, the
-// same nest with the output's unit-stride dimension moved innermost (matmul becomes i-k-j), and
-// explicit vectors of the target's width on that innermost loop. Register and cache blocking
-// (issue 11) plug in here as further strategies.
+// This file chooses the strategy of an op's loop nest (the "nest" row of kernel_choice.go's
+// table, and the parts and tile borders of the split and register-tile rows): the loop order
+// of its nest and whether the innermost loop uses explicit vectors. The strategies are the
+// generic scalar nest, the same nest with the output's unit-stride dimension moved innermost
+// (matmul becomes i-k-j), explicit vectors of the target's width on that innermost loop, and
+// block transposes. Register tiles and integer dot products are kernel families of their own
+// (contract.go, intdot.go), tried before the nest.
 
 package lower
 

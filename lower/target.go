@@ -11,6 +11,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,13 +68,23 @@ type Target struct {
 	// SlowVectorDiv says that a float vector division becomes one scalar division per lane
 	// (HVX): float32 math divides through a Newton reciprocal instead.
 	SlowVectorDiv bool `json:"slow-vector-div"`
+	// HardwareF16 says that the CPU converts binary16 to and from float32 at every vector
+	// width (AArch64): f16 loads, stores and roundings use the instructions (f16_hw.go).
+	HardwareF16 bool `json:"hardware-f16-conversions"`
 	// Freestanding says that modules must reference no external symbol.
 	Freestanding bool `json:"freestanding"`
 	// RegisterTiles enables the register-tile kernels of contractions (contract.go), with
 	// vectors as wide as the CPU and features allow (VectorBytesEdits).
 	RegisterTiles bool `json:"register-tiles"`
+	// RegisterTileShapes are the float register tiles of the architecture, the first whose
+	// VectorBytesAtLeast the tile width reaches: how many accumulators fit its vector
+	// registers (16 on SSE/AVX2, 32 on AVX-512 and NEON) beside the operands.
+	RegisterTileShapes []TileShape `json:"register-tile-shapes"`
 	// LLCFlags are extra flags llc and clang need for this target.
 	LLCFlags []string `json:"llc-flags"`
+	// LinkFlags are the flags clang needs to link a shared library for the target ("-fuse-ld=lld"
+	// where the system linker only knows the host).
+	LinkFlags []string `json:"link-flags"`
 	// ClangCPUFlag is the clang flag that names the CPU ("-march" on x86-64; "-mcpu" when
 	// empty).
 	ClangCPUFlag string `json:"clang-cpu-flag"`
@@ -85,6 +96,44 @@ type Target struct {
 	// HostFlags map the host's /proc/cpuinfo flags to the features graphc's decisions read: a
 	// target that has them offers --mcpu=native.
 	HostFlags []HostFlag `json:"host-cpu-flags"`
+	// HostGOARCH is the GOARCH of hosts that run the target's code (--mcpu=native is only
+	// offered there), HostCPUInfoKey the /proc/cpuinfo key of their feature flags ("flags"
+	// when empty; "Features" on AArch64).
+	HostGOARCH     string `json:"host-goarch"`
+	HostCPUInfoKey string `json:"host-cpuinfo-key"`
+}
+
+// TileShape is a register tile of rows by vectors accumulators, for tiles at least
+// VectorBytesAtLeast wide.
+type TileShape struct {
+	VectorBytesAtLeast int `json:"vector-bytes-at-least"`
+	Rows               int `json:"rows"`
+	Vectors            int `json:"vectors"`
+	// Rolled says that the tile takes all the vector registers (6×2 in the 16 of SSE and
+	// AVX2): the loops of its reduction nests stay rolled (lower/loopmd.go), and over 7 to
+	// 11 rows it may become 4×3 (tileCost).
+	Rolled bool `json:"rolled"`
+}
+
+// TileShapeFor returns the register tile (rows, vectors) of tiles vecBytes wide: the first of
+// RegisterTileShapes that applies, else 6×2 (16 registers).
+func (t *Target) TileShapeFor(vecBytes int) (rows, vectors int) {
+	for _, s := range t.RegisterTileShapes {
+		if vecBytes >= s.VectorBytesAtLeast && s.Rows > 0 && s.Vectors > 0 {
+			return s.Rows, s.Vectors
+		}
+	}
+	return 6, 2
+}
+
+// TileRolledFor reports whether the register tile of TileShapeFor(vecBytes) is Rolled.
+func (t *Target) TileRolledFor(vecBytes int) bool {
+	for _, s := range t.RegisterTileShapes {
+		if vecBytes >= s.VectorBytesAtLeast && s.Rows > 0 && s.Vectors > 0 {
+			return s.Rolled
+		}
+	}
+	return false
 }
 
 // LoadTarget returns the named target with its inherited fields resolved.
@@ -160,6 +209,10 @@ func (t *Target) IsCPU() bool { return t.Name == t.CPU }
 // CPUs returns the CPU specs of t's architecture (same triple), sorted by name.
 func (t *Target) CPUs() []*Target {
 	var out []*Target
+	if _, err := targetFS.ReadFile("targets/" + t.CPU + ".json"); err != nil && !t.Abstract {
+		// the family's own CPU has no file of its own (aarch64's generic)
+		out = append(out, t)
+	}
 	for _, name := range Targets() {
 		c, err := loadTarget(name, 0)
 		if err == nil && c.IsCPU() && c.Triple == t.Triple {
@@ -170,15 +223,18 @@ func (t *Target) CPUs() []*Target {
 }
 
 // ForCPU returns t as CPU cpu, as llc's -mcpu: the CPU spec's default features and vector
-// width with t's triple. "" and t's own CPU return t; "native" (x86-64 only) reads the host's
-// CPU flags. An unknown CPU is an error listing the valid ones.
+// width with t's triple. "" and t's own CPU return t; "native" reads the host's CPU flags, on a
+// host of the target's architecture (HostGOARCH). An unknown CPU is an error listing the valid ones.
 func (t *Target) ForCPU(cpu string) (*Target, error) {
 	if cpu == "" || cpu == t.CPU {
 		return t, nil
 	}
 	if cpu == "native" {
 		if len(t.HostFlags) == 0 {
-			return nil, fmt.Errorf("--mcpu=native: only for x86-64 (target %s)", t.Name)
+			return nil, fmt.Errorf("--mcpu=native: only for x86-64 and aarch64 (target %s)", t.Name)
+		}
+		if t.HostGOARCH != "" && t.HostGOARCH != runtime.GOARCH {
+			return nil, fmt.Errorf("--mcpu=native: the host is %s, not %s (target %s): name its CPU", runtime.GOARCH, t.HostGOARCH, t.Name)
 		}
 		n := *t
 		n.CPU, n.LLVMCPU, n.Features = "native", "", ""
@@ -295,7 +351,7 @@ func CPUTable() string {
 		}
 		return "`" + s + "`"
 	}
-	for _, fam := range []string{"x86-64", "hexagon"} {
+	for _, fam := range []string{"x86-64", "aarch64", "hexagon"} {
 		t, err := LoadTarget(fam)
 		if err != nil {
 			continue

@@ -80,6 +80,7 @@ func Build(ctx context.Context, mod *Module, kind string) ([]byte, error) {
 			if t.Freestanding {
 				args = append(args, "-nostdlib", "-fuse-ld=lld")
 			}
+			args = append(args, t.LinkFlags...)
 		}
 		args = append(args, ll, "-o", out)
 		if kind == "lib" && !t.Freestanding {

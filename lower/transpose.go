@@ -68,7 +68,7 @@ func planTranspose(op *ir.Op, vecBytes int) *transposePlan {
 	}
 	plain := func(idx []volume.Aff) bool {
 		for _, a := range idx {
-			if dimOf(a) < 0 {
+			if a.ShiftedDim() < 0 {
 				return false
 			}
 		}
@@ -78,7 +78,7 @@ func planTranspose(op *ir.Op, vecBytes int) *transposePlan {
 	if !plain(out) || !plain(in) || len(out) < 2 || len(in) < 2 {
 		return nil
 	}
-	dc, dw := dimOf(out[len(out)-1]), dimOf(in[len(in)-1])
+	dc, dw := out[len(out)-1].ShiftedDim(), in[len(in)-1].ShiftedDim()
 	if dc < 0 || dw < 0 || dc == dw || accessStride(in, dc) != strideOther || accessStride(out, dw) != strideOther {
 		return nil
 	}
@@ -95,24 +95,6 @@ func planTranspose(op *ir.Op, vecBytes int) *transposePlan {
 		return nil
 	}
 	return &transposePlan{dc: dc, dw: dw, vl: vl, lo: lo, hi: hi}
-}
-
-// dimOf returns d when a is iteration dim d plus a constant, else -1.
-func dimOf(a volume.Aff) int {
-	if len(a.Params) > 0 || len(a.Floors) > 0 || len(a.Dims) == 0 {
-		return -1
-	}
-	d := -1
-	for e, c := range a.Dims {
-		switch {
-		case c == 0:
-		case c == 1 && d < 0:
-			d = e
-		default:
-			return -1
-		}
-	}
-	return d
 }
 
 // emitTranspose emits the block transpose of kb.op: loops over the other dims, then blocks of

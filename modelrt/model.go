@@ -268,7 +268,7 @@ func (m *Model) Run(ctx context.Context, inputs ...*Tensor) ([]*Tensor, error) {
 	shapes := make([][]int64, len(m.sig.Outputs))
 	total := int64(0)
 	for i, o := range m.sig.Outputs {
-		if shapes[i], err = o.ShapeFor(dims); err != nil {
+		if shapes[i], err = o.ShapeFor(m.sig.AtBounds(dims)); err != nil { // bounded dims at their bounds
 			return nil, fmt.Errorf("modelrt: output %q: %w", o.Name, err)
 		}
 		n, err := elements(shapes[i])
@@ -289,11 +289,13 @@ func (m *Model) Run(ctx context.Context, inputs ...*Tensor) ([]*Tensor, error) {
 	if err := m.call(ctx, inputs, outs, dims); err != nil {
 		return nil, err
 	}
-	return outs, nil
+	return m.sig.trimBounded(outs, dims)
 }
 
 // RunInto calls the entry on inputs, writing the outputs into outs (in the signature's order,
-// of the outputs' element types and shapes): repeated calls then allocate nothing.
+// of the outputs' element types and shapes): repeated calls then allocate nothing. Outputs
+// whose extents the entry computes (Signature.Bounded) have their shapes at the bounds; the
+// entry writes the computed extents' elements first and the values into the dims' outputs.
 func (m *Model) RunInto(ctx context.Context, inputs, outs []*Tensor) error {
 	dims, err := m.check(inputs)
 	if err != nil {
@@ -303,7 +305,7 @@ func (m *Model) RunInto(ctx context.Context, inputs, outs []*Tensor) error {
 		return inputErrorf("modelrt: %d output tensors for %d outputs", len(outs), len(m.sig.Outputs))
 	}
 	for i, o := range m.sig.Outputs {
-		shape, err := o.ShapeFor(dims)
+		shape, err := o.ShapeFor(m.sig.AtBounds(dims))
 		if err != nil {
 			return fmt.Errorf("modelrt: output %q: %w", o.Name, err)
 		}

@@ -31,6 +31,8 @@ type Signature struct {
 	Requires string
 	// Profile: a profiling build, whose calls are serialised.
 	Profile bool
+	// Bounded lists the dims the entry computes from the data (bounded.go).
+	Bounded []BoundedDim
 }
 
 // Arg is one input or output of the entry.
@@ -73,8 +75,9 @@ type wire struct {
 		Bytes       int64  `json:"bytes"`
 		Fingerprint string `json:"fingerprint"`
 	} `json:"weights"`
-	Requires string `json:"requires"`
-	Profile  bool   `json:"profile"`
+	Requires string       `json:"requires"`
+	Profile  bool         `json:"profile"`
+	Bounded  []BoundedDim `json:"bounded"`
 }
 
 type wireArg struct {
@@ -92,7 +95,7 @@ func ParseSignature(text []byte) (*Signature, error) {
 	if w.ABI != signatureVersion {
 		return nil, fmt.Errorf("modelrt: signature of ABI version %d, this package reads version %d", w.ABI, signatureVersion)
 	}
-	s := &Signature{ABI: w.ABI, Entry: w.Entry, Triple: w.Triple, Params: w.Params, Requires: w.Requires, Profile: w.Profile}
+	s := &Signature{ABI: w.ABI, Entry: w.Entry, Triple: w.Triple, Params: w.Params, Requires: w.Requires, Profile: w.Profile, Bounded: w.Bounded}
 	conv := func(as []wireArg) ([]Arg, error) {
 		var out []Arg
 		for _, a := range as {

@@ -11,6 +11,8 @@ sequence lengths (or batch sizes).
     python3 models/export.py --set tiny --out testdata/realmodels   # the committed test set
     python3 models/export.py --set extra      # architectures outside the benchmark set into
                                               # $GRAPHC_MODELS_EXTRA (~/.cache/graphc-models-extra)
+    python3 models/export.py --set recurrent  # nn.LSTM/nn.GRU/nn.RNN models into
+                                              # $GRAPHC_MODELS_RECURRENT (~/.cache/graphc-models-recurrent)
     python3 models/export.py --list
     python3 models/export.py gpt2 resnet18    # some models only
 
@@ -30,6 +32,7 @@ from onnx import numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cnns  # noqa: E402
 import extra  # noqa: E402
+import recurrent  # noqa: E402
 import transformers as tfm  # noqa: E402
 
 OPSET = 17
@@ -251,6 +254,40 @@ def extra_set():
     return s
 
 
+def recurrent_set():
+    """Recurrent layers as users write them (models/recurrent.py)."""
+    return [
+        Spec(
+            "lstm_lm",
+            lambda: recurrent.LSTMLM(),
+            [("ids", lambda: ids(1, 64, 4096, 21))],
+            ["logits"],
+            note="nn.LSTM language model, 2 layers, d=256, vocab 4096, T=64, logits per step",
+        ),
+        Spec(
+            "lstm_lm_last",
+            lambda: recurrent.LSTMLM(last_only=True),
+            [("ids", lambda: ids(1, 64, 4096, 21))],
+            ["logits"],
+            note="lstm_lm with the logits of the last step only",
+        ),
+        Spec(
+            "gru_tagger",
+            lambda: recurrent.GRUTagger(),
+            [("ids", lambda: ids(1, 64, 8192, 22))],
+            ["tags"],
+            note="bidirectional nn.GRU tagger, 2 layers, hidden 192, T=64",
+        ),
+        Spec(
+            "rnn_relu",
+            lambda: recurrent.ReLURNN(),
+            [("frames", lambda: randn((1, 100, 40), 23))],
+            ["scores"],
+            note="nn.RNN with ReLU, 2 layers, hidden 256, 100 frames of 40 features, head on the last step",
+        ),
+    ]
+
+
 def export(spec, out, opset):
     torch.manual_seed(0)
     model = spec.build().eval()
@@ -299,20 +336,23 @@ def export(spec, out, opset):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="models to export (default: the whole set)")
-    ap.add_argument("--set", choices=["bench", "tiny", "extra"], default="bench")
+    ap.add_argument("--set", choices=["bench", "tiny", "extra", "recurrent"], default="bench")
     ap.add_argument(
         "--out",
         help="where to write (default: $GRAPHC_MODELS or ~/.cache/graphc-models; for --set extra "
-        "$GRAPHC_MODELS_EXTRA or ~/.cache/graphc-models-extra)",
+        "$GRAPHC_MODELS_EXTRA or ~/.cache/graphc-models-extra, for --set recurrent "
+        "$GRAPHC_MODELS_RECURRENT or ~/.cache/graphc-models-recurrent)",
     )
     ap.add_argument("--opset", type=int, default=OPSET)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--force", action="store_true", help="export even when OUT/<name>/model.onnx exists")
     a = ap.parse_args()
-    specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set}[a.set]()
+    specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set, "recurrent": recurrent_set}[a.set]()
     if a.out is None:
         if a.set == "extra":
             a.out = os.environ.get("GRAPHC_MODELS_EXTRA", os.path.expanduser("~/.cache/graphc-models-extra"))
+        elif a.set == "recurrent":
+            a.out = os.environ.get("GRAPHC_MODELS_RECURRENT", os.path.expanduser("~/.cache/graphc-models-recurrent"))
         else:
             a.out = os.environ.get("GRAPHC_MODELS", os.path.expanduser("~/.cache/graphc-models"))
     if a.list:

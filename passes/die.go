@@ -46,7 +46,7 @@ func (d *DeadSpace) addKnownZero(kz volume.Set, valid volume.Set) {
 	if kz.NPieces() == 0 {
 		return
 	}
-	_ = volume.Try(func() {
+	if err := volume.Try(func() {
 		d.KnownZero = kz.IntersectParams(valid).Coalesce()
 		if d.Counted {
 			if n, err := d.KnownZero.Card(nil); err == nil {
@@ -56,7 +56,11 @@ func (d *DeadSpace) addKnownZero(kz volume.Set, valid volume.Set) {
 				d.Counted = false
 			}
 		}
-	})
+	}); err != nil {
+		// volume gave up: the report records no known-zero iterations (it under-counts
+		// what was removed; the graph is the same)
+		return
+	}
 }
 
 func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
@@ -255,7 +259,7 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 				rk = rk.Intersect(box)
 			}
 			if op.Access[k].Approx {
-				diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
+				diags = append(diags, Diagnostic{Op: op.Result.Name, Note: true, Msg: fmt.Sprintf(
 					"operand #%d %%%s is read through a data-dependent access: its required volume is over-approximated", k, o.Name)})
 			}
 			opReq[k] = rk.Coalesce()
@@ -270,7 +274,7 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 		}
 	}
 	res := &dieResult{contrib: contrib, opReq: opReq, approximate: err != nil}
-	_ = volume.Try(func() {
+	if err := volume.Try(func() {
 		res.dead = before.Subtract(contrib).Coalesce()
 		if len(params) == 0 {
 			if t, err := before.Card(nil); err == nil {
@@ -279,6 +283,10 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 				}
 			}
 		}
-	})
+	}); err != nil {
+		// volume gave up on the dead set: it is reported as not counted (the domain,
+		// contrib, is exact either way)
+		return res, diags
+	}
 	return res, diags
 }

@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/pa
 // (--pipeline=, --require=, --report-dead); a case may override it with its own RUN line. The
 // output (the printed graph, then the dead-space report with --report-dead, then warnings) is
 // matched against the case's CHECK lines (CHECK, CHECK-NEXT, CHECK-SAME, CHECK-NOT; {{regex}}
-// inside a pattern). `// expected-warning {{text}}` asserts a diagnostic containing text. When
+// inside a pattern). `// expected-warning {{text}}` (or `expected-note`) asserts a diagnostic of that kind containing text. When
 // a file has a .golden twin, the whole output of every case must equal it (-update rewrites).
 func TestPassFiles(t *testing.T) {
 	files, err := filepath.Glob("../testdata/passes/*/*.graph")
@@ -129,9 +129,9 @@ func runCase(c, run string) (string, error) {
 func check(c, out string) error {
 	for _, l := range strings.Split(c, "\n") {
 		l = strings.TrimSpace(l)
-		if m := regexp.MustCompile(`^// expected-warning \{\{(.*)\}\}$`).FindStringSubmatch(l); m != nil {
-			if !strings.Contains(out, "warning: ") || !strings.Contains(out, m[1]) {
-				return fmt.Errorf("expected a warning containing %q", m[1])
+		if m := regexp.MustCompile(`^// expected-(warning|note) \{\{(.*)\}\}$`).FindStringSubmatch(l); m != nil {
+			if !strings.Contains(out, m[1]+": ") || !strings.Contains(out, m[2]) {
+				return fmt.Errorf("expected a %s containing %q", m[1], m[2])
 			}
 		}
 	}

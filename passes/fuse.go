@@ -153,9 +153,8 @@ func writesEachOnce(g *ir.Graph, p *ir.Op) bool {
 			return false
 		}
 	}
-	eq := false
-	_ = volume.Try(func() { eq = p.Full.IsEqual(boxOf(g.Params, p.Result.Type).SetDimNames(p.Dims)) })
-	return eq
+	// unknown: not a full-box writer (not fused)
+	return volume.Decide(func() bool { return p.Full.IsEqual(boxOf(g.Params, p.Result.Type).SetDimNames(p.Dims)) }).Or(false)
 }
 
 func isView(g *ir.Graph, p *ir.Op) bool {
@@ -433,11 +432,8 @@ func canInline(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (availOf int, ok bool) {
 	availOf = -1
 	if avail {
 		for j := range p.Operands {
-			total := false
-			_ = volume.Try(func() {
-				total = p.Domain.IsSubset(p.AccessMap(g.Params, j).Domain())
-			})
-			if total {
+			// unknown: not defined everywhere (another operand, or no fusion)
+			if volume.Decide(func() bool { return p.Domain.IsSubset(p.AccessMap(g.Params, j).Domain()) }).Or(false) {
 				availOf = j
 				break
 			}
@@ -447,13 +443,12 @@ func canInline(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (availOf int, ok bool) {
 		}
 	}
 	// each element of p read at most once: the access is injective over c's domain
-	injective := false
-	_ = volume.Try(func() {
+	injective := volume.Decide(func() bool {
 		m := c.AccessMap(g.Params, k).IntersectDomain(c.Domain)
 		same := m.ApplyRange(m.Reverse())
 		id := volume.MultiAff{Params: g.Params, InDims: c.Dims, Exprs: identityAffs(c.NDim())}.Map()
-		injective = same.Subtract(id).IsEmpty()
-	})
+		return same.Subtract(id).IsEmpty()
+	}).Or(false) // unknown: not inlined (an element might be computed twice)
 	if !injective {
 		return -1, false
 	}

@@ -279,7 +279,7 @@ func prefersNCHW(op *ir.Op) bool {
 	if in, ok := op.Operands[0].Type.StaticShape(); !ok || len(in) != 4 || in[1] > nchwMaxChannels {
 		return false
 	}
-	ow := dimOf(op.Out.Pieces[0].Index[3])
+	ow := op.Out.Pieces[0].Index[3].ShiftedDim()
 	if ow < 0 {
 		return false
 	}
@@ -411,34 +411,16 @@ func keepsChannels(op *ir.Op, k int) bool {
 	if r < minSpatialRank || op.Operands[k].Type.Rank() != r || len(op.Out.Pieces) != 1 || op.Access[k].Approx {
 		return false
 	}
-	c := dimOf(op.Out.Pieces[0].Index[1])
+	c := op.Out.Pieces[0].Index[1].ShiftedDim()
 	if c < 0 {
 		return false
 	}
 	for _, p := range op.Access[k].Pieces {
-		if dimOf(p.Index[1]) != c {
+		if p.Index[1].ShiftedDim() != c {
 			return false
 		}
 	}
 	return true
-}
-
-// dimOf returns d when a is iteration dim d plus a constant, else -1.
-func dimOf(a volume.Aff) int {
-	if len(a.Params) > 0 || len(a.Floors) > 0 {
-		return -1
-	}
-	d := -1
-	for e, c := range a.Dims {
-		switch {
-		case c == 0:
-		case c == 1 && d < 0:
-			d = e
-		default:
-			return -1
-		}
-	}
-	return d
 }
 
 // permuteAffs returns xs reordered: element p of the result is xs[perm[p]].
@@ -471,7 +453,7 @@ func reorderDims(op *ir.Op) bool {
 	order := make([]int, 0, n) // new dim p is old dim order[p]
 	seen := make([]bool, n)
 	for _, a := range idx {
-		d := dimOf(a)
+		d := a.ShiftedDim()
 		if d < 0 || a.Const != 0 || seen[d] || op.Iters[d] != ir.Parallel {
 			return false
 		}
@@ -540,7 +522,7 @@ func relayoutWeights(g *ir.Graph, op *ir.Op) bool {
 		return false
 	}
 	for d, a := range out {
-		if dimOf(a) != d || a.Const != 0 {
+		if a.ShiftedDim() != d || a.Const != 0 {
 			return false
 		}
 	}
@@ -558,7 +540,7 @@ func relayoutWeights(g *ir.Graph, op *ir.Op) bool {
 			if !uses {
 				continue
 			}
-			if axis >= 0 || dimOf(x) != j || x.Const != 0 {
+			if axis >= 0 || x.ShiftedDim() != j || x.Const != 0 {
 				axis = -2
 				break
 			}

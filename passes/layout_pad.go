@@ -61,7 +61,7 @@ func dropDeadTaps(params []string, op *ir.Op) {
 	}
 	nOut := len(op.Out.Pieces[0].Index)
 	for d, a := range op.Out.Pieces[0].Index {
-		if dimOf(a) != d || a.Const != 0 {
+		if a.ShiftedDim() != d || a.Const != 0 {
 			return
 		}
 	}

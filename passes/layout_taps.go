@@ -62,7 +62,7 @@ func splitTaps(g *ir.Graph, op *ir.Op) ([]*ir.Op, error) {
 	}
 	nOut := len(op.Out.Pieces[0].Index)
 	for d, a := range op.Out.Pieces[0].Index {
-		if dimOf(a) != d || a.Const != 0 {
+		if a.ShiftedDim() != d || a.Const != 0 {
 			return nil, nil
 		}
 	}

@@ -30,6 +30,7 @@ type Pass struct {
 // registry is the single ordered table of passes; DefaultPipeline lists the default run.
 var registry = []*Pass{
 	removeEmptyPass, // first: later passes never see work on empty tensors
+	foldPass,        // before the analyses and layouts: weights computed by constant subgraphs become constants
 	knownValuesPass, // before die: the identity iterations it drops make their operands unused
 	diePass,
 	fusePass, // after die: fusion must not hide from DIE which elements each op reads
@@ -44,13 +45,18 @@ var registry = []*Pass{
 // convolutional networks ran 4-55 times slower than onnxruntime without it (their
 // convolutions cannot vectorise along output channels in NCHW); it changes nothing in graphs
 // without windowed ops, and it only permutes layouts and domains, so DIE's restrictions hold.
-const DefaultPipeline = "remove-empty,known-values,die,fuse,dce,channels-last"
+// fold-constants runs first (issue 32): weights that constant subgraphs compute (the ONNX zoo's
+// ConstantOfShape weights, transposed or dequantized weights) were rebuilt on every call.
+const DefaultPipeline = "remove-empty,fold-constants,known-values,die,fuse,dce,channels-last"
 
 // order lists pairs (Before, After) that a pipeline must respect when it contains both.
 var order = []struct{ Before, After, Why string }{
 	{"remove-empty", "die", "die relies on empty ops being fills so that it never propagates through work that does not exist"},
 	{"known-values", "die", "die finds the producers of the operand elements that known-values' skipped iterations read unused"},
 	{"remove-empty", "known-values", "known-values would analyse ops over empty tensors that remove-empty turns into fills"},
+	{"fold-constants", "known-values", "known-values describes constants exactly (masks, zero weights); a folded fill is such a constant"},
+	{"fold-constants", "die", "die would restrict a weight's producer to the elements read, which folding then materialises as a partial constant"},
+	{"fold-constants", "channels-last", "channels-last transposes constant weights at compile time; computed weights must be constants by then"},
 	{"die", "dce", "dce removes the ops whose required volume die found empty"},
 	{"remove-empty", "dce", "remove-empty turns empty ops into fills that no longer use their operands, which dce then removes"},
 	{"die", "fuse", "die restricts each op from its own element maps; a fused consumer's domain still covers what the producer computed for it"},
@@ -177,6 +183,11 @@ type Options struct {
 	// NoZeroSkip keeps known-values to its exact rules: without it, unknown floating-point
 	// values are assumed finite (0·x = 0 skips the iteration), as -ffinite-math-only does.
 	NoZeroSkip bool
+	// FoldBytes bounds the bytes fold-constants materialises (0: MaxFoldBytes; negative: none).
+	FoldBytes int64
+	// OnFold, when set, is called with State.FoldedBytes each time fold-constants creates a
+	// constant (the CLI raises its soft memory limit by them).
+	OnFold func(total int64)
 }
 
 // State is what passes share during one run: the requirements and what the passes found.
@@ -194,6 +205,9 @@ type State struct {
 	KnownZero map[string]volume.Set
 	// Known holds the regions where known-values found each value to be a known constant.
 	Known map[*ir.Value][]KnownRegion
+	// FoldedBytes counts the bytes of the constants fold-constants created (their elements in
+	// their own types), within Options.FoldBytes.
+	FoldedBytes int64
 }
 
 // Stats counts what one pass did.
@@ -208,9 +222,18 @@ type Stats struct {
 type Diagnostic struct {
 	Op  string // result name of the op
 	Msg string
+	// Note marks what the user can do nothing about and every such model has (an embedding's
+	// Gather reads its table through a data-dependent access): the CLI prints notes with
+	// --report-dead only, not as warnings on every compile.
+	Note bool
 }
 
-func (d Diagnostic) String() string { return fmt.Sprintf("warning: op %%%s: %s", d.Op, d.Msg) }
+func (d Diagnostic) String() string {
+	if d.Note {
+		return fmt.Sprintf("note: op %%%s: %s", d.Op, d.Msg)
+	}
+	return fmt.Sprintf("warning: op %%%s: %s", d.Op, d.Msg)
+}
 
 // Result is what a pipeline run reports.
 type Result struct {
@@ -269,6 +292,7 @@ func Run(ctx context.Context, g *ir.Graph, ps []*Pass, opts *Options) (*Result, 
 		if err := runOne(ctx, p, g, st); err != nil {
 			return res, err
 		}
+		ir.SettleBounded(g) // ops before a bounded dim's value cannot depend on it
 		stats.Time += time.Since(start)
 		res.Passes = append(res.Passes, p.Name)
 		if opts.VerifyEach {

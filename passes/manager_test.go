@@ -23,7 +23,7 @@ func TestOrderTableMatchesRegistry(t *testing.T) {
 	require.NoError(t, checkOrder(registry))
 	ps, err := ParsePipeline(DefaultPipeline)
 	require.NoError(t, err)
-	require.Len(t, ps, 6)
+	require.Len(t, ps, 7)
 	for _, p := range registry {
 		require.NotEmpty(t, p.Summary, p.Name)
 		require.NotEmpty(t, p.Doc, p.Name)

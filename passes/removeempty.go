@@ -35,7 +35,7 @@ func runRemoveEmpty(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		empty := op.Domain.PlainIsEmpty()
 		if !empty {
-			_ = volume.Try(func() { empty = op.Domain.IsEmpty() })
+			empty = volume.Decide(func() bool { return op.Domain.IsEmpty() }).Or(false) // unknown: keep the op
 		}
 		if !empty {
 			continue

@@ -213,6 +213,25 @@ func (a Aff) Equal(b Aff) bool {
 	return true
 }
 
+// ShiftedDim returns d when a is dim d plus a constant (coefficient 1, no other dim, no
+// symbolic dim and no floor), else -1: an index that walks one dim with unit stride.
+func (a Aff) ShiftedDim() int {
+	if len(a.Params) > 0 || len(a.Floors) > 0 {
+		return -1
+	}
+	d := -1
+	for e, c := range a.Dims {
+		switch {
+		case c == 0:
+		case c == 1 && d < 0:
+			d = e
+		default:
+			return -1
+		}
+	}
+	return d
+}
+
 // NDimUsed returns one more than the highest dimension a refers to.
 func (a Aff) NDimUsed() int {
 	n := len(a.Dims)

@@ -422,12 +422,6 @@ func isSimpleTerm(r []int64) bool {
 	return n == 1
 }
 
-func withoutConst(r []int64) []int64 {
-	c := cloneRow(r)
-	c[0] = 0
-	return c
-}
-
 // constraint renders one equality (eq) or inequality.
 func (pr printer) constraint(r []int64, eq bool) string {
 	op := " >= "
@@ -643,5 +637,3 @@ func (b *basic) debugRows() string {
 	}
 	return sb.String()
 }
-
-var _ = slices.Index[[]string]

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -174,8 +175,26 @@ func main() {
 	memory := flag.Bool("mem", false, "measure graphc's peak resident set compiling the real-model set and a 100,000-op chain (-models chain,resnet18 for some) against issue 25's targets; -mem-flags adds graphc flags")
 	memChain := flag.String("mem-write-chain", "", "write the 100,000-op chain of -mem to this file and exit (used by -mem)")
 	memFlags := flag.String("mem-flags", "", "with -mem: extra graphc flags, space-separated (e.g. --weights=w.bin)")
+	threads := flag.String("threads", "1", "comma-separated thread counts: graphc's default pool (GRAPHC_NUM_THREADS) and onnxruntime's intra-op threads, each model timed at each (with -cputime, the CPU time of all threads)")
 	profile := flag.Int("profile", 0, "after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
+	mcaCPUs := flag.String("mca", "", "print llvm-mca's predictions of the AArch64 kernels' hot loops (512³ matmul, 3×3 conv at 56²×64, their int8 forms) on these Arm CPUs (comma-separated, e.g. cortex-a76,cortex-x2) against their peak, and exit")
 	flag.Parse()
+	if *mcaCPUs != "" {
+		if err := runMCA(context.Background(), *mcaCPUs); err != nil {
+			fail(err)
+		}
+		return
+	}
+	benchThreads = nil
+	for _, f := range strings.Split(*threads, ",") {
+		t, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || t < 1 {
+			fmt.Fprintf(os.Stderr, "-threads: %q is not a thread count\n", f)
+			os.Exit(2)
+		}
+		benchThreads = append(benchThreads, t)
+	}
+	setThreads(benchThreads[0])
 	if *cputime {
 		useCPUTime = true
 		os.Setenv("GRAPHC_BENCH_CPUTIME", "1")
@@ -406,6 +425,9 @@ func timeProgram(ctx context.Context, p *e2e.Program, inputs []*ir.Tensor, minTi
 	}
 	return median(ts), nil
 }
+
+// benchThreads are the thread counts of -threads.
+var benchThreads = []int{1}
 
 // useCPUTime: report process CPU time (-cputime).
 var useCPUTime bool

@@ -48,7 +48,7 @@ const CPU = process.env.GRAPHC_BENCH_CPUTIME === '1';
 (async () => {
   const [model, shapesJSON, reps, samples] = process.argv.slice(2);
   const shapes = JSON.parse(shapesJSON);
-  const s = await ort.InferenceSession.create(model, {intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential'});
+  const s = await ort.InferenceSession.create(model, {intraOpNumThreads: +(process.env.GRAPHC_BENCH_ORT_THREADS || 1), interOpNumThreads: 1, executionMode: 'sequential'});
   const feeds = {};
   for (const [name, dims] of Object.entries(shapes)) {
     const n = dims.reduce((a, b) => a * b, 1);
@@ -99,7 +99,7 @@ const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, 
 (async () => {
   const [model, specJSON, outDir] = process.argv.slice(2);
   const spec = JSON.parse(fs.readFileSync(specJSON));
-  const s = await ort.InferenceSession.create(model, {intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential'});
+  const s = await ort.InferenceSession.create(model, {intraOpNumThreads: +(process.env.GRAPHC_BENCH_ORT_THREADS || 1), interOpNumThreads: 1, executionMode: 'sequential'});
   const feeds = {};
   for (const inp of spec) {
     const buf = fs.readFileSync(inp.file);

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,8 @@ type realRow struct {
 	compile             time.Duration
 	failed              string
 	symbolic, transform bool
+	// threads is the thread count of graphc's pool and onnxruntime's intra-op threads (-threads)
+	threads int
 }
 
 func runReal(ctx context.Context, root, cache string, want map[string]bool, ort *ortRunner, minTime time.Duration, samples int, noDIE bool, profile int) error {
@@ -44,30 +47,75 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 	if useCPUTime {
 		clock = "process CPU time"
 	}
-	fmt.Printf("real models in %s; CPU: %s; %s\n", root, cpuName(), clock)
+	fmt.Printf("real models in %s; CPU: %s; --mcpu=%s; %s\n", root, cpuName(), benchCPU, clock)
 	fmt.Printf("%-22s %10s %10s %10s %7s %9s %6s %9s %9s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "g/ort", "die/nodie", "live", "err", "ort err", "compile")
 	var rows []realRow
 	for _, name := range names {
 		if len(want) > 0 && !want[name] {
 			continue
 		}
-		r := benchReal(ctx, root, filepath.Join(cache, "real", name), name, ort, minTime, samples, noDIE)
-		rows = append(rows, r)
-		fmt.Println(r.String())
-		if profile > 0 && r.failed == "" {
+		work := filepath.Join(cache, "real", name)
+		if benchCPU != "native" {
+			work += "-" + benchCPU // runs for two CPUs may overlap
+		}
+		rs := benchReal(ctx, root, work, name, ort, minTime, samples, noDIE)
+		for _, r := range rs {
+			fmt.Println(r.String())
+		}
+		rows = append(rows, rs...)
+		if r := rs[0]; profile > 0 && r.failed == "" {
 			if err := profileReal(ctx, root, filepath.Join(cache, "real", name), name, minTime, profile); err != nil {
 				fmt.Printf("  profile: %v\n", err)
 			}
 		}
 	}
-	// geometric means of graphc/onnxruntime per family
+	// geometric means of graphc/onnxruntime per family and thread count
+	for _, threads := range benchThreads {
+		if len(benchThreads) > 1 {
+			fmt.Printf("%d thread(s):\n", threads)
+		}
+		familyMeans(rows, threads)
+		speedups(rows, threads)
+	}
+	pipelineCheck(rows)
+	return nil
+}
+
+// speedups prints graphc's and onnxruntime's speed-up from one thread to threads per model.
+func speedups(rows []realRow, threads int) {
+	if threads == benchThreads[0] {
+		return
+	}
+	one := map[string]realRow{}
+	for _, r := range rows {
+		if r.threads == benchThreads[0] && r.failed == "" {
+			one[r.name] = r
+		}
+	}
+	for _, r := range rows {
+		b, ok := one[r.name]
+		if r.threads != threads || r.failed != "" || !ok || r.die <= 0 {
+			continue
+		}
+		o := "-"
+		if r.ort > 0 {
+			o = fmt.Sprintf("%.2fx", b.ort/r.ort)
+		}
+		fmt.Printf("  %-22s %d -> %d threads: graphc %.2fx, onnxruntime %s\n", r.name, benchThreads[0], threads, b.die/r.die, o)
+	}
+}
+
+// familyMeans prints the geometric means of graphc/onnxruntime of the CNNs and transformers
+// measured at threads.
+func familyMeans(rows []realRow, threads int) {
 	for _, fam := range []struct {
 		name string
 		in   func(r realRow) bool
-	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }}} {
+	}{{"CNNs", func(r realRow) bool { return !r.transform }}, {"transformers", func(r realRow) bool { return r.transform }},
+		{"all", func(realRow) bool { return true }}} {
 		sum, n, worst, worstName := 0.0, 0, 0.0, ""
 		for _, r := range rows {
-			if r.failed != "" || r.gOrt <= 0 || !fam.in(r) {
+			if r.failed != "" || r.gOrt <= 0 || !fam.in(r) || r.threads != threads {
 				continue
 			}
 			q := r.gOrt
@@ -81,7 +129,6 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 			fmt.Printf("%s: graphc/onnxruntime geometric mean %.2f over %d models, worst %.2f (%s)\n", fam.name, math.Exp(sum/float64(n)), n, worst, worstName)
 		}
 	}
-	return nil
 }
 
 func (r realRow) String() string {
@@ -92,7 +139,11 @@ func (r realRow) String() string {
 	if r.live > 0 {
 		live = fmt.Sprintf("%.2f", r.live)
 	}
-	return fmt.Sprintf("%-22s %10.3f %10s %10s %7s %9s %6s %9.1e %9s %7.1fs", r.name, r.die, fmtMS(r.nodie), fmtMS(r.ort),
+	name := r.name
+	if len(benchThreads) > 1 {
+		name = fmt.Sprintf("%s @%dt", r.name, r.threads)
+	}
+	return fmt.Sprintf("%-22s %10.3f %10s %10s %7s %9s %6s %9.1e %9s %7.1fs", name, r.die, fmtMS(r.nodie), fmtMS(r.ort),
 		fmtGOrt(r.gOrt), fmtRatio(r.die, r.nodie), live, r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
 }
 
@@ -122,11 +173,13 @@ var realSet = 0
 // logits), compared with onnxruntime computing everything.
 var realRequire string
 
-func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, minTime time.Duration, samples int, noDIE bool) realRow {
-	r := realRow{name: name}
-	fail := func(err error) realRow {
+// benchReal compiles, checks and times one model, a row per thread count of -threads (one
+// row when it fails).
+func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, minTime time.Duration, samples int, noDIE bool) []realRow {
+	r := realRow{name: name, threads: benchThreads[0]}
+	fail := func(err error) []realRow {
 		r.failed = firstLine(err.Error())
-		return r
+		return []realRow{r}
 	}
 	m, err := realmodel.Load(root, name)
 	if err != nil {
@@ -163,7 +216,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fail(err)
 		}
-		prog, err := e2e.Build(ctx, dir, res.Graph, res.Module, "-O3", "-march=native")
+		prog, err := e2e.Build(ctx, dir, res.Graph, res.Module, "-O3", "-march="+benchCPU)
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", cfg.name, err))
 		}
@@ -182,10 +235,39 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 			dieProg, dieParams, r.errDie = prog, params, worst
 			continue // timed below, alternating with onnxruntime
 		}
+		setThreads(benchThreads[0])
 		if r.nodie, err = timeRunner(ctx, prog, set, params, minTime, samples); err != nil {
 			return fail(err)
 		}
 	}
+	var rows []realRow
+	for _, t := range benchThreads {
+		setThreads(t)
+		tr := r
+		tr.threads = t
+		tr = timeReal(ctx, tr, m, set, work, dieProg, dieParams, ort, minTime, samples)
+		rows = append(rows, tr)
+		if tr.failed != "" {
+			break
+		}
+	}
+	return rows
+}
+
+// setThreads sets the thread count of graphc's default pool (GRAPHC_NUM_THREADS, which the
+// programs inherit) and of the onnxruntime sessions opened next (intra-op threads).
+func setThreads(t int) {
+	os.Setenv("GRAPHC_NUM_THREADS", strconv.Itoa(t))
+	os.Setenv("GRAPHC_BENCH_ORT_THREADS", strconv.Itoa(t))
+}
+
+// timeReal times the compiled model (and onnxruntime at the same thread count) into r.
+func timeReal(ctx context.Context, r realRow, m *realmodel.Model, set realmodel.DataSet, work string, dieProg *e2e.Program, dieParams map[string]int64, ort *ortRunner, minTime time.Duration, samples int) realRow {
+	fail := func(err error) realRow {
+		r.failed = firstLine(err.Error())
+		return r
+	}
+	var err error
 	if ort == nil {
 		ms, err := timeRunner(ctx, dieProg, set, dieParams, minTime, samples)
 		if err != nil {
@@ -320,4 +402,25 @@ func cpuName() string {
 		}
 	}
 	return name + ", " + isa
+}
+
+// pipelineCheck prints the worst ratio of the default pipeline's time to --pipeline='s (issue
+// 32: the default pipeline must never be slower than none, at most 1.05×).
+func pipelineCheck(rows []realRow) {
+	worst, worstName, over := 0.0, "", 0
+	for _, r := range rows {
+		if r.failed != "" || r.nodie <= 0 {
+			continue
+		}
+		q := r.die / r.nodie
+		if q > worst {
+			worst, worstName = q, r.name
+		}
+		if q > 1.05 {
+			over++
+		}
+	}
+	if worstName != "" {
+		fmt.Printf("default pipeline / --pipeline=: worst %.2f (%s); %d models above 1.05\n", worst, worstName, over)
+	}
 }

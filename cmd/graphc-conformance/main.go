@@ -2,7 +2,7 @@
 // table and the line "N passed, N failed, N skipped".
 //
 //	go run ./cmd/graphc-conformance [-suite DIR] [-run FILTER] [-v]
-//	    [-mode=eval|x86|hexagon|hvx] [-vec=BYTES] [-batch=N]
+//	    [-mode=eval|x86|hexagon|hvx|aarch64] [-mcpu=CPU] [-vec=BYTES] [-batch=N]
 //
 // Without -suite it searches (internal/conformance/suite.go): $GRAPHC_ONNX_TESTS, then
 // ../shared/onnx-node-tests beside the repository, then the repository's .onnx-tests/node that
@@ -14,7 +14,8 @@
 // qemu-hexagon (-float-only keeps the floating-point ones); -mode=hvx runs them as hexagonv67
 // code with its default 128-byte HVX (integer loops vectorised, float loops scalar) under
 // qemu-hexagon; -mode=hvx-build only builds them all for hexagonv68 with HVX (qemu cannot run
-// HVX floating point). -vec forces explicit vectors of that many bytes (e.g. 128, the HVX width)
+// HVX floating point); -mode=aarch64 runs them as AArch64 code for -mcpu under qemu-aarch64.
+// -vec forces explicit vectors of that many bytes (e.g. 128, the HVX width)
 // in the compiled modes.
 package main
 
@@ -35,7 +36,8 @@ func main() {
 	filter := flag.String("run", "", "only tests whose name contains this")
 	verbose := flag.Bool("v", false, "list every failure with its reason")
 	pipeline := flag.String("pipeline", passes.DefaultPipeline, "passes to run before execution")
-	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled baseline x86-64), native (compiled for the host's best ISA, AVX-512 where it has it; GRAPHC_HOST_CPU=x86-64-v3 caps it), hexagon (compiled scalar hexagonv67 under qemu-hexagon), hvx (hexagonv67 with integer HVX under qemu-hexagon) or hvx-build (hexagonv68+HVX modules built, not run)")
+	mode := flag.String("mode", "eval", "eval (reference evaluator), x86 (compiled baseline x86-64), native (compiled for the host's best ISA, AVX-512 where it has it; GRAPHC_HOST_CPU=x86-64-v3 caps it), hexagon (compiled scalar hexagonv67 under qemu-hexagon), hvx (hexagonv67 with integer HVX under qemu-hexagon), hvx-build (hexagonv68+HVX modules built, not run) or aarch64 (compiled for -mcpu under qemu-aarch64)")
+	mcpu := flag.String("mcpu", "", "-mode=aarch64: the Arm CPU (generic, cortex-a76, cortex-x2 ...; default generic)")
 	vec := flag.Int("vec", 0, "compiled modes: force explicit vectors of this many bytes (0: the target's default)")
 	batch := flag.Int("batch", 64, "compiled modes: test cases per executable")
 	skips := flag.Bool("skips", false, "list every skipped test with its reason")
@@ -60,7 +62,7 @@ func main() {
 	switch *mode {
 	case "eval":
 		rs, err = conformance.RunAll(ctx, *suite, *filter, prep, conformance.EvalExecutor)
-	case "x86", "native", "hexagon", "hvx", "hvx-build":
+	case "x86", "native", "hexagon", "hvx", "hvx-build", "aarch64":
 		m := e2e.Host()
 		switch *mode {
 		case "native":
@@ -71,6 +73,12 @@ func main() {
 			m = e2e.HexagonHVX()
 		case "hvx-build":
 			m = e2e.Machine{Target: "hexagon"} // hexagonv68 + HVX: built, not run
+		case "aarch64":
+			if why := e2e.AArch64Missing(); why != "" {
+				fmt.Fprintf(os.Stderr, "-mode=aarch64: %s\n", why)
+				os.Exit(1)
+			}
+			m = e2e.AArch64(*mcpu)
 		}
 		m.VectorBytes = *vec
 		if ok, why := m.CanExecute(); !ok && *mode != "hvx-build" {
@@ -82,7 +90,7 @@ func main() {
 			Progress: func(s string) { fmt.Fprintln(os.Stderr, s) },
 		})
 	default:
-		fmt.Fprintf(os.Stderr, "-mode=%s: want eval, x86, native, hexagon, hvx or hvx-build\n", *mode)
+		fmt.Fprintf(os.Stderr, "-mode=%s: want eval, x86, native, hexagon, hvx, hvx-build or aarch64\n", *mode)
 		os.Exit(2)
 	}
 	if err != nil {

@@ -23,7 +23,7 @@ import (
 
 // cliTargets are the names --target accepts: architectures. The other files of lower/targets
 // are CPUs (--mcpu) or CPU variants.
-var cliTargets = []string{"x86-64", "hexagon"}
+var cliTargets = []string{"x86-64", "aarch64", "hexagon"}
 
 // features/<target>.txt list the features LLVM 19 knows for each target, one per line, as
 // `llc-19 -mtriple=TRIPLE -mattr=help` prints them (TestFeatureLists regenerates them with

@@ -48,7 +48,7 @@ func TestFlagMistakes(t *testing.T) {
 		{[]string{"mt.onnx", "--target=haswell"}, 2, []string{"--target=haswell: haswell is a CPU: use --target=x86-64 --mcpu=haswell"}, nil},
 		{[]string{"mt.onnx", "--target=hexagonv67"}, 2, []string{"use --target=hexagon --mcpu=hexagonv67"}, nil},
 		{[]string{"mt.onnx", "--target=hexagon-v67"}, 2, []string{"hexagon-v67 is a CPU variant, not a target: use --target=hexagon --mcpu=hexagonv67 --mattr=-hvx"}, nil},
-		{[]string{"mt.onnx", "--target=znver9"}, 2, []string{"--target=znver9: unknown target (targets: x86-64, hexagon; CPUs go to --mcpu)"}, []string{"haswell", "alderlake"}},
+		{[]string{"mt.onnx", "--target=znver9"}, 2, []string{"--target=znver9: unknown target (targets: x86-64, aarch64, hexagon; CPUs go to --mcpu)"}, []string{"haswell", "alderlake"}},
 		{[]string{"mt.onnx", "--target=hexgon"}, 2, []string{"did you mean hexagon?"}, nil},
 		// exit 2 for the other flags' mistakes
 		{[]string{"mt.onnx", "--entry=1bad"}, 2, []string{"--entry=1bad: the entry is a C function name"}, nil},

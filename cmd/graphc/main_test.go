@@ -119,7 +119,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"mt.onnx", "--emit=ir", "--print-lowering-after=regions"}, 2, []string{"--print-lowering-after=regions: nothing is lowered"}},
 		{[]string{"mt.onnx", "--require=Z[i, j] : i = 0"}, 2, []string{`"Z" is not an output`}},
 		{[]string{"mt.onnx", "--pipeline=", "--require=Y[i, j] : i = 0"}, 2, []string{"has no die pass"}},
-		{[]string{"mt.onnx", "--target=arm"}, 2, []string{`--target=arm: unknown target (targets: x86-64, hexagon`}},
+		{[]string{"mt.onnx", "--target=arm"}, 2, []string{`--target=arm: unknown target (targets: x86-64, aarch64, hexagon`}},
 		{[]string{"mt.onnx", "--dim", "N=3"}, 2, []string{"--dim N: the model has no such dim (no symbolic dims)"}},
 		{[]string{"mt.onnx", "--dim", "N=-5"}, 2, []string{"--dim N=-5: a dimension cannot be negative"}},
 		{[]string{"--bogus", "mt.onnx"}, 2, []string{"bogus"}},
@@ -227,7 +227,7 @@ func TestHelpAndVersion(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		require.Contains(t, stdout, "usage: graphc [flags] MODEL")
 		require.Contains(t, stdout, "Examples:")
-		for _, f := range []string{"-o FILE", "--target=x86-64|hexagon", "--mcpu=CPU|native", "--mattr=", "--entry=NAME",
+		for _, f := range []string{"-o FILE", "--target=x86-64|aarch64|hexagon", "--mcpu=CPU|native", "--mattr=", "--entry=NAME",
 			"--emit=llvm|ir|header|asm|obj|lib|dot|svg", "--pipeline=", "--print-ir-before=PASS", "--print-ir-after=PASS",
 			"--print-ir-before-all", "--print-ir-after-all", "--print-lowering-after=STAGE", "--print-lowering-after-all", "--require=", "--dim NAME=VALUE", "--outputs=",
 			"--report-dead", "--pass-timing", "--verify-each", "--op=NAME", "-h, --help"} {

@@ -1,6 +1,6 @@
 // This file holds the flags that say how a model is compiled, registered by graphc (compile)
 // and graphc run alike: target, CPU and features, entry, pipeline, required regions, bound dims, TF
-// outputs, zero-skipping and the weights file.
+// outputs, zero-skipping, the weights file and the threads.
 
 package main
 
@@ -10,15 +10,16 @@ import (
 	"strings"
 
 	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/lower"
 	"github.com/graphc/graphc/passes"
 )
 
 // modelFlags are the values of the flags that say how a model is compiled, on one command
 // line (flags.go's compileFlags relates them to the others for checkFlags).
 type modelFlags struct {
-	target, mcpu, mattr, entry, pipeline, outputs, weights string
-	requires, dims                                         multiFlag
-	noZeroSkip                                             bool
+	target, mcpu, mattr, entry, pipeline, outputs, weights, threads string
+	requires, dims                                                  multiFlag
+	noZeroSkip                                                      bool
 }
 
 // register defines the compile flags on fs.
@@ -32,6 +33,7 @@ func (c *modelFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.dims, "dim", "bind a symbolic dimension; repeatable")
 	fs.StringVar(&c.outputs, "outputs", "", "TensorFlow graphs: the outputs (default: the nodes nobody consumes)")
 	fs.StringVar(&c.weights, "weights", "", "keep the weights out of the module: write them to FILE, which the caller maps and passes to the entry after the workspace (const void *weights; see --emit=header)")
+	fs.StringVar(&c.threads, "threads", "pool", "threading of the module: pool (ENTRY_parallel takes the caller's parallel-for; ENTRY runs on a thread pool emitted into the module, sized by GRAPHC_NUM_THREADS; serial on Hexagon), caller (ENTRY_parallel, and a serial ENTRY without the pool) or none (one thread, no ENTRY_parallel)")
 	fs.BoolVar(&c.noZeroSkip, "no-zero-skip", false, "known-values: do not assume unknown floats are finite (no 0·x = 0 skipping; IEEE results for inf and NaN inputs)")
 }
 
@@ -44,6 +46,10 @@ func (c *modelFlags) options() ([]graphc.Option, error) {
 	if c.weights != "" {
 		opts = append(opts, graphc.WithWeightsFile(c.weights))
 	}
+	if _, err := lower.ParseThreadMode(c.threads); err != nil {
+		return nil, usageErr("--threads=%s: %v", c.threads, err)
+	}
+	opts = append(opts, graphc.WithThreads(c.threads))
 	for _, r := range c.requires {
 		opts = append(opts, graphc.WithRequire(r))
 	}

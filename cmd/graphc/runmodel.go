@@ -152,7 +152,9 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, d := range res.Diagnostics {
-		fmt.Fprintf(stderr, "%s: %s\n", model, d)
+		if !d.Note {
+			fmt.Fprintf(stderr, "%s: %s\n", model, d)
+		}
 	}
 	// the inputs are read before clang builds the module, so that a bad input file is reported
 	// without waiting for the build
@@ -168,7 +170,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	if res.Module.Target.Name == "hexagon" {
+	if res.Module.Target.Name == "hexagon" || res.Module.Target.Name == "aarch64" {
 		return runHexagon(ctx, res, model, sig, inputs, ds, &rf, stdout)
 	}
 	dir, err := os.MkdirTemp("", "graphc-run-")

@@ -224,6 +224,22 @@ func TestRunHexagon(t *testing.T) {
 	assert.Contains(t, stderr, "its timings mean nothing")
 }
 
+// TestRunAArch64 runs a data set as cortex-a76 code under qemu-aarch64.
+func TestRunAArch64(t *testing.T) {
+	needClang(t)
+	if why := e2e.AArch64Missing(); why != "" {
+		t.Skip("AArch64 under qemu: " + why)
+	}
+	m := "../../testdata/realmodels/cnn_tiny"
+	stdout, stderr, code := runCLI(t, ".", "run", "--target=aarch64", "--mcpu=cortex-a76", m+"/model.onnx", m+"/test_data_set_0", "--expect", "--atol=1e-4")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "aarch64, cpu=cortex-a76, run under qemu-aarch64: correctness only, not timed")
+	assert.Contains(t, stdout, "all 1 outputs match")
+	_, stderr, code = runCLI(t, ".", "run", "--target=aarch64", m+"/model.onnx", m+"/test_data_set_0", "--bench", "3")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "its timings mean nothing")
+}
+
 // readmeInput is testdata/readme/x.npy, the input of the README's graphc run example (the
 // X: f32[4, 64] of testdata/readme/linear.onnx): x[i][j] = (i·64 + j) mod 7 - 3.
 func readmeInput() *modelrt.Tensor {

@@ -113,5 +113,16 @@ func TestLoopUnrolled(t *testing.T) {
 	require.Equal(t, []string{"N"}, nc.Inputs())
 
 	_, err = onnx.Import(loopModel("c_data").Proto(), "loop.onnx", onnx.WithConstInput("N", n))
-	require.ErrorContains(t, err, "a Loop whose condition depends on data")
+	require.ErrorContains(t, err, "a Loop whose condition depends on data (iteration 0): its iterations, at most the trip count 3, are decided at run time")
+
+	// no trip count and a data condition: nothing bounds it, and the error says what would
+	m := loopModel("c_data")
+	for _, nd := range m.G.Node {
+		if nd.GetOpType() == "Loop" {
+			nd.Input[0] = ""
+		}
+	}
+	_, err = onnx.Import(m.Proto(), "loop.onnx")
+	require.ErrorContains(t, err, "has no trip count: nothing bounds its iterations or the extents of its scan outputs; a trip count M (input 0) known at compile time would bound them")
+	require.ErrorContains(t, err, `node "`, "the error names the node")
 }

@@ -1,8 +1,9 @@
 package onnx_test
 
-// This file tests the ops with data-dependent output shapes: refused with a NeedConstError
-// naming the input while their data is only known at run time, computed at import once it is
-// bound; Compress needs only its condition.
+// This file tests the ops with data-dependent output shapes computed at import: Unique along
+// an axis is refused with a NeedConstError naming the input while its data is only known at
+// run time; NonZero, Compress and Unique without axis over run-time data take a bounded dim
+// (bounded_test.go).
 
 import (
 	"testing"
@@ -19,7 +20,13 @@ func TestDataDependentShapes(t *testing.T) {
 	m.Input("X", ir.F32, 2, 3)
 	m.Node("NonZero", "nz", []string{"X"}, []string{"Y"})
 	m.Output("Y", ir.I64, 2, "n")
-	_, err := onnx.Import(m.Proto(), "nz.onnx")
+	// a run-time input gives a bounded dim (bounded_test.go); Unique along an axis still needs
+	// its input
+	un := onnxgen.New("un", 13)
+	un.Input("X", ir.F32, 2, 3)
+	un.Node("Unique", "un", []string{"X"}, []string{"Y"}, onnxgen.IntAttr("axis", 0))
+	un.Output("Y", ir.F32, "n", 3)
+	_, err := onnx.Import(un.Proto(), "un.onnx")
 	var nc *onnx.NeedConstError
 	require.ErrorAs(t, err, &nc)
 	require.Equal(t, []string{"X"}, nc.Inputs())

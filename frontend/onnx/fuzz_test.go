@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -303,6 +304,8 @@ func seedModels() map[string]*onnxgen.Model {
 	seeds["last_row_logits"] = onnxgen.LastRowLogits(3, 4, 5)
 	seeds["conv_relu"] = onnxgen.ConvRelu(2, 5, 3)
 	seeds["transformer_block"] = onnxgen.TransformerBlock(4, 4)
+	// the merged rows of multi-head attention (mergedrows.go), both dims symbolic
+	seeds["merged_rows"] = mergedRowsModel(rand.New(rand.NewPCG(5, 6)), "")
 	return seeds
 }
 
@@ -373,6 +376,10 @@ func FuzzImport(f *testing.F) {
 	dir := f.TempDir()
 	require.NoError(f, os.WriteFile(filepath.Join(dir, "weights.bin"), fuzzWeights(), 0o644))
 	name := filepath.Join(dir, "fuzz.onnx")
+	// the merged-rows idiom with each Reshape's target mutated (mergedrows_mutate_test.go)
+	for _, data := range mergedRowsMutants(f) {
+		f.Add(data, false)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, initInputs bool) {
 		defer fuzzcheck.Watchdog(fuzzcheck.TimeLimit)()
 		opts := []onnx.Option{onnx.WithLimits(fuzzLimits)}

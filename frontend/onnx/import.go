@@ -44,11 +44,19 @@ type importer struct {
 	// rows holds the products of symbolic dims and the merged rows of multi-head attention
 	// (mergedrows.go)
 	rows rowState
+	// scopes maps the copy of an inlined node that holds nested graphs to the renaming of the
+	// body it was copied from (see inline)
+	scopes map[*onnxpb.NodeProto]func(string) string
+	// shortened counts the inlined bodies whose prefix was shortened (ops_control.go's prefix)
+	shortened int
+	// bounded are the bounded dims declared by the nodes, attached to the outputs at the end
+	// (ops_bounded.go)
+	bounded []boundedDecl
 }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {
 	im := &importer{cfg: cfg, file: file, dir: dir, Values: kit.NewValues(), inputs: map[string]bool{}, folded: map[*ir.Op]*ir.Tensor{}, unfoldable: map[*ir.Value]bool{}, dims: kit.NewDims(cfg.Dims),
-		rows: rowState{prods: map[string]*prodVec{}, merged: map[string]*mergedRows{}}}
+		rows: rowState{prods: map[string]*prodVec{}, merged: map[string]*mergedRows{}}, scopes: map[*onnxpb.NodeProto]func(string) string{}}
 	im.opset = -1
 	for _, os := range m.OpsetImport {
 		if os.GetDomain() == "" || os.GetDomain() == "ai.onnx" {
@@ -76,12 +84,7 @@ func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph
 		return nil, fmt.Errorf("%s: %w: IR version %d (supported: %d to %d)", file, ErrUnsupported, v, MinIRVersion, MaxIRVersion)
 	}
 	gp := m.Graph
-	name := kit.Ident(gp.GetName())
-	if name == "" {
-		name = "main_graph"
-	}
-	im.g = ir.NewGraph("main_graph")
-	_ = name
+	im.g = ir.NewGraph("main_graph") // the entry is named by the caller, not after the graph
 	if err := im.importGraph(gp); err != nil {
 		return nil, err
 	}
@@ -186,6 +189,9 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	}
 	if len(im.g.Outputs) == 0 {
 		return im.errf("%w: the graph has no outputs", ErrInvalid)
+	}
+	if err := im.attachBounded(); err != nil {
+		return err
 	}
 	return nil
 }

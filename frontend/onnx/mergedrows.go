@@ -325,6 +325,9 @@ func rowsShape(c *nodeCtx, m *mergedRows) bool {
 // symbolic dims and whose other elements are quasi-affine as merged rows (mergeRows). ok=false
 // when the Reshape is not one.
 func mergingReshape(c *nodeCtx, reshapeErr error) bool {
+	if !c.HasInput(0) || !c.HasInput(1) {
+		return false // a Reshape without its data or target: the reshape's own error stands
+	}
 	p, ok := c.im.rows.prods[c.node.Input[1]]
 	if !ok || c.im.deferredErr(c.node.Input[0]) != nil {
 		return false
@@ -424,7 +427,7 @@ func sameProduct(a, b prodElem) bool {
 
 // rowsSplit imports a Reshape of merged rows back to the unmerged shape: an identity.
 func rowsSplit(c *nodeCtx, m *mergedRows) (bool, error) {
-	if c.node.Input[0] == "" || c.im.rows.merged[c.node.Input[0]] != m {
+	if !c.HasInput(0) || c.im.rows.merged[c.node.Input[0]] != m {
 		return false, nil
 	}
 	target, ok := c.SymInts(1)
@@ -495,7 +498,7 @@ func rowsOp(c *nodeCtx, m *mergedRows) (bool, error) {
 		}
 		operands = append(operands, v)
 	}
-	if c.node.Input[0] == "" || (op == "MatMul" || op == "Gemm") && c.im.rows.merged[c.node.Input[0]] == nil {
+	if !c.HasInput(0) || (op == "MatMul" || op == "Gemm") && c.im.rows.merged[c.node.Input[0]] == nil {
 		return false, nil
 	}
 	e := c.emitter()

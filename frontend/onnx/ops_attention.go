@@ -428,7 +428,7 @@ func importFlexAttention(c *nodeCtx) error {
 		if a == nil || a.GetG() == nil || x == nil {
 			return x, nil
 		}
-		outs, err := c.im.inline(a.GetG(), c.prefix(name, i), []binding{{v: x}})
+		outs, err := c.inline(a.GetG(), c.prefix(name, i), []binding{{v: x}})
 		if err != nil {
 			return nil, err
 		}

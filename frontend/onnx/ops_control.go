@@ -37,8 +37,14 @@ type binding struct {
 
 // inline imports the nodes of a subgraph with its inputs bound, and returns its outputs. The
 // names the body defines get prefix, so that every copy of a body keeps SSA names unique; the
-// other names it uses belong to the enclosing scopes.
-func (im *importer) inline(body *onnxpb.GraphProto, prefix string, inputs []binding) ([]*ir.Value, error) {
+// other names it uses belong to the enclosing scopes and are renamed as the enclosing body's
+// copy renamed them (outer).
+//
+// A nested graph (a branch of an If inside the body) is not copied: the body's copy of the node
+// that holds it shares its attributes, and remembers the body's renaming (im.scopes) for when
+// the nested graph is itself inlined. Copying and renaming every nested graph at every level
+// made n nested Ifs cost n² node copies (2,000 nested Ifs: minutes and gigabytes).
+func (im *importer) inline(body *onnxpb.GraphProto, prefix string, inputs []binding, outer func(string) string) ([]*ir.Value, error) {
 	if len(inputs) != len(body.Input) {
 		return nil, fmt.Errorf("%w: body %q takes %d inputs, given %d", ErrInvalid, body.GetName(), len(body.Input), len(inputs))
 	}
@@ -57,10 +63,13 @@ func (im *importer) inline(body *onnxpb.GraphProto, prefix string, inputs []bind
 		}
 	}
 	rn := func(name string) string {
-		if name != "" && defined[name] {
+		switch {
+		case name == "":
+			return name
+		case defined[name]:
 			return prefix + name
 		}
-		return name
+		return outer(name)
 	}
 	for i, vi := range body.Input {
 		name := rn(vi.GetName())
@@ -83,23 +92,19 @@ func (im *importer) inline(body *onnxpb.GraphProto, prefix string, inputs []bind
 		im.Consts[rn(tp.GetName())] = data
 	}
 	for _, n := range body.Node {
-		c := proto.Clone(n).(*onnxpb.NodeProto)
-		for i := range c.Input {
-			c.Input[i] = rn(c.Input[i])
+		c := &onnxpb.NodeProto{OpType: n.OpType, Domain: n.Domain, Attribute: n.Attribute, DocString: n.DocString,
+			Input: make([]string, len(n.Input)), Output: make([]string, len(n.Output))}
+		for i, in := range n.Input {
+			c.Input[i] = rn(in)
 		}
-		for i := range c.Output {
-			c.Output[i] = rn(c.Output[i])
+		for i, o := range n.Output {
+			c.Output[i] = rn(o)
 		}
-		if c.Name != nil {
-			c.Name = proto.String(prefix + c.GetName())
+		if n.Name != nil {
+			c.Name = proto.String(prefix + n.GetName())
 		}
-		for _, a := range c.Attribute {
-			if a.G != nil {
-				renameFree(a.G, rn)
-			}
-			for _, g := range a.Graphs {
-				renameFree(g, rn)
-			}
+		if hasGraphAttr(n) {
+			im.scopes[c] = rn
 		}
 		if err := im.importNode(c); err != nil {
 			return nil, err
@@ -116,53 +121,45 @@ func (im *importer) inline(body *onnxpb.GraphProto, prefix string, inputs []bind
 	return out, nil
 }
 
-// renameFree renames, in a nested graph, the names it uses without defining them.
-func renameFree(g *onnxpb.GraphProto, rn func(string) string) {
-	own := map[string]bool{}
-	for _, vi := range g.Input {
-		own[vi.GetName()] = true
-	}
-	for _, t := range g.Initializer {
-		own[t.GetName()] = true
-	}
-	for _, n := range g.Node {
-		for _, o := range n.Output {
-			own[o] = true
+// hasGraphAttr reports whether node n holds a nested graph.
+func hasGraphAttr(n *onnxpb.NodeProto) bool {
+	for _, a := range n.Attribute {
+		if a.G != nil || len(a.Graphs) > 0 {
+			return true
 		}
 	}
-	inner := func(name string) string {
-		if own[name] {
-			return name
-		}
-		return rn(name)
-	}
-	for _, n := range g.Node {
-		for i := range n.Input {
-			n.Input[i] = inner(n.Input[i])
-		}
-		for _, a := range n.Attribute {
-			if a.G != nil {
-				renameFree(a.G, inner)
-			}
-			for _, sg := range a.Graphs {
-				renameFree(sg, inner)
-			}
-		}
-	}
-	for _, vi := range g.Output {
-		if !own[vi.GetName()] {
-			vi.Name = proto.String(rn(vi.GetName()))
-		}
-	}
+	return false
 }
 
-// prefix returns a unique prefix for the names of one copy of a body of node c.
+// inline inlines body, a graph attribute of c's node, renaming the names it does not define
+// as the scope of c's node does.
+func (c *nodeCtx) inline(body *onnxpb.GraphProto, prefix string, inputs []binding) ([]*ir.Value, error) {
+	outer := c.im.scopes[c.node]
+	if outer == nil {
+		outer = func(name string) string { return name } // the main graph's names
+	}
+	return c.im.inline(body, prefix, inputs, outer)
+}
+
+// maxPrefix bounds the length of the prefix of an inlined body's names: a node inside n
+// nested bodies would otherwise carry all n prefixes, and the names of n nested Ifs would take
+// memory quadratic in n.
+const maxPrefix = 160
+
+// prefix returns a unique prefix for the names of one copy of a body of node c: the node's
+// name and the copy ("If_3/then0/"), its middle replaced by a number unique in the import
+// ("a/b/…~17~…/y/then0/") once it is longer than maxPrefix.
 func (c *nodeCtx) prefix(what string, i int) string {
 	base := c.node.GetName()
 	if base == "" {
 		base = c.Output(0)
 	}
-	return fmt.Sprintf("%s/%s%d/", base, what, i)
+	p := fmt.Sprintf("%s/%s%d/", base, what, i)
+	if len(p) > maxPrefix {
+		c.im.shortened++
+		p = fmt.Sprintf("%s~%d~%s", p[:maxPrefix/2], c.im.shortened, p[len(p)-maxPrefix/4:])
+	}
+	return p
 }
 
 // graphAttr returns the graph attribute name.
@@ -194,7 +191,7 @@ func importIf(c *nodeCtx) error {
 		if cond.Float(0) != 0 {
 			branch, name = thenG, "then"
 		}
-		outs, err := c.im.inline(branch, c.prefix(name, 0), nil)
+		outs, err := c.inline(branch, c.prefix(name, 0), nil)
 		if err != nil {
 			return err
 		}
@@ -209,11 +206,11 @@ func importIf(c *nodeCtx) error {
 	if cond.Type.Elem != ir.Bool {
 		return fmt.Errorf("%w: the condition must be a bool tensor, got %s", ErrInvalid, cond.Type)
 	}
-	thenOuts, err := c.im.inline(thenG, c.prefix("then", 0), nil)
+	thenOuts, err := c.inline(thenG, c.prefix("then", 0), nil)
 	if err != nil {
 		return err
 	}
-	elseOuts, err := c.im.inline(elseG, c.prefix("else", 0), nil)
+	elseOuts, err := c.inline(elseG, c.prefix("else", 0), nil)
 	if err != nil {
 		return err
 	}
@@ -414,7 +411,7 @@ func (c *nodeCtx) unrollScan(e *emitter, body *onnxpb.GraphProto, ins []*ir.Valu
 		if e.err != nil {
 			return e.err
 		}
-		outs, err := c.im.inline(body, c.prefix(tag+"iter", int(it)), bs)
+		outs, err := c.inline(body, c.prefix(tag+"iter", int(it)), bs)
 		if err != nil {
 			return err
 		}
@@ -488,8 +485,12 @@ func importLoop(c *nodeCtx) error {
 		}
 		cond = t.Float(0) != 0
 	}
-	if trip < 0 || trip > maxUnroll {
-		return fmt.Errorf("%w: a Loop of %d iterations (at most %d are unrolled; an unbounded loop needs a trip count)", ErrUnsupported, trip, maxUnroll)
+	bounded := trip >= 0
+	if !bounded {
+		trip = maxUnroll + 1 // a while loop: unrolled while its condition is known and true
+	}
+	if trip > maxUnroll && bounded {
+		return fmt.Errorf("%w: a Loop of %d iterations (at most %d are unrolled)", ErrUnsupported, trip, maxUnroll)
 	}
 	n := c.NumInputs() - 2
 	if n < 0 || len(body.Input) != n+2 || len(body.Output) < n+1 {
@@ -513,12 +514,20 @@ func importLoop(c *nodeCtx) error {
 		for _, v := range carried {
 			ins = append(ins, binding{v: v})
 		}
-		outs, err := c.im.inline(body, c.prefix("iter", int(it)), ins)
+		outs, err := c.inline(body, c.prefix("iter", int(it)), ins)
 		if err != nil {
 			return err
 		}
 		if outs[0].Data == nil || outs[0].Data.Len() != 1 {
-			return fmt.Errorf("%w: a Loop whose condition depends on data (iteration %d)", ErrUnsupported, it)
+			if !bounded {
+				return fmt.Errorf("%w: a Loop whose condition depends on data (iteration %d) and that has no trip count: "+
+					"nothing bounds its iterations or the extents of its scan outputs; a trip count M (input 0) known at compile time would bound them", ErrUnsupported, it)
+			}
+			return fmt.Errorf("%w: a Loop whose condition depends on data (iteration %d): its iterations, at most the trip count %d, are decided at run time, "+
+				"which is not supported; bind the inputs the condition depends on to unroll it", ErrUnsupported, it, trip)
+		}
+		if it == maxUnroll && !bounded {
+			return fmt.Errorf("%w: a Loop with no trip count whose condition is still true after %d iterations (at most %d are unrolled)", ErrUnsupported, it, maxUnroll)
 		}
 		cond = outs[0].Data.Float(0) != 0
 		copy(carried, outs[1:1+n])

@@ -22,16 +22,22 @@ func init() {
 	registerOp("NonMaxSuppression", 10, importNMS)
 	registerOp("Compress", 9, importCompress)
 	const dd = "data-dependent output shape: "
-	noteOp("NonZero", dd+"computed at import; its input must be known at compile time")
-	noteOp("Unique", dd+"computed at import (sorted or in order of appearance, with axis); its input must be known at compile time")
-	noteOp("NonMaxSuppression", dd+"computed at import; boxes, scores and thresholds must be known at compile time")
-	noteOp("Compress", dd+"the condition must be known at compile time; then a gather with constant indices")
+	noteOp("NonZero", dd+"computed at import when its input is known at compile time; else a bounded dim (at most the element count) returned as an extra output")
+	noteOp("Unique", dd+"computed at import when its input is known at compile time (sorted or in order of appearance, with axis); "+
+		"else, without axis, a bounded dim (at most the element count) returned as an extra output")
+	noteOp("NonMaxSuppression", dd+"computed at import when boxes and scores are known at compile time; else a bounded dim "+
+		"(at most batches × classes × min(max_output_boxes_per_class, boxes)) returned as an extra output, the greedy selection "+
+		"unrolled one box per step (at most 512 boxes); the limits and thresholds must be known at compile time")
+	noteOp("Compress", dd+"a gather with constant indices when the condition is known at compile time; else a bounded dim (at most its length) returned as an extra output")
 }
 
 // shapeRole names what a data-dependent op needs an input for.
 const shapeRole = "its values decide the output's shape"
 
 func importNonZero(c *nodeCtx) error {
+	if _, ok := c.ConstInput(0); !ok && c.HasInput(0) {
+		return importNonZeroRuntime(c) // a bounded dim (ops_bounded.go)
+	}
 	x, err := c.RequireConst(0, shapeRole)
 	if err != nil {
 		return err
@@ -59,6 +65,9 @@ func importCompress(c *nodeCtx) error {
 	x := e.In(0)
 	if e.err != nil {
 		return e.err
+	}
+	if _, ok := c.ConstInput(1); !ok && c.HasInput(1) {
+		return importCompressRuntime(c) // a bounded dim (ops_bounded.go)
 	}
 	cond, err := c.RequireConst(1, shapeRole)
 	if err != nil {
@@ -110,6 +119,9 @@ func staticCount(t ir.TensorType) (int64, bool) {
 // importUnique follows numpy's unique with return_index, return_inverse and return_counts:
 // over the flattened input, or over the slices along axis (compared element by element).
 func importUnique(c *nodeCtx) error {
+	if _, ok := c.ConstInput(0); !ok && c.HasInput(0) && c.Attr("axis") == nil {
+		return importUniqueRuntime(c) // a bounded dim (ops_bounded.go)
+	}
 	x, err := c.RequireConst(0, shapeRole)
 	if err != nil {
 		return err
@@ -211,6 +223,11 @@ func importUnique(c *nodeCtx) error {
 // by decreasing score (ties by index), each kept unless its IoU with a kept one exceeds
 // iou_threshold, at most max_output_boxes_per_class; computed in float32.
 func importNMS(c *nodeCtx) error {
+	_, b := c.ConstInput(0)
+	_, s := c.ConstInput(1)
+	if !b || !s {
+		return importNMSRuntime(c) // a bounded dim (ops_nms.go)
+	}
 	boxes, err := c.RequireConst(0, shapeRole)
 	if err != nil {
 		return err

@@ -58,10 +58,13 @@ func importMatMulNBits(c *nodeCtx) error {
 	if !scales.Type.Elem.IsFloat() || staticElems(scales) != N*kb {
 		return fmt.Errorf("%w: scales must hold %d·%d floats, got %s", ErrInvalid, N, kb, scales.Type)
 	}
-	two := func(v *ir.Value, cols int64) *ir.Value {
-		return e.reshape(v, volume.AffConst(N), volume.AffConst(cols))
+	// B [N, blocks, blob], scales [N·blocks] or [N, blocks] and zero points as they are: the
+	// op reads them in place (a reshape would copy large ones on every call)
+	sc := scales
+	if sc.Type.Elem != ir.F32 {
+		sc = e.Cast(sc, ir.F32, "")
 	}
-	ops := []*ir.Value{e.Cast(a0, ir.F32, ""), two(b, kb*blob), two(e.Cast(scales, ir.F32, ""), kb)}
+	ops := []*ir.Value{e.Cast(a0, ir.F32, ""), b, sc}
 	if c.HasInput(3) {
 		zp := e.In(3)
 		if e.err != nil {
@@ -75,7 +78,16 @@ func importMatMulNBits(c *nodeCtx) error {
 		if staticElems(zp) != N*zb {
 			return fmt.Errorf("%w: zero points must hold %d·%d bytes, got %s", ErrInvalid, N, zb, zp.Type)
 		}
-		ops = append(ops, two(zp, zb))
+		if zp.Type.Rank() != 1 && zp.Type.Rank() != 2 {
+			zp = e.reshape(zp, volume.AffConst(N*zb))
+		}
+		ops = append(ops, zp)
+	}
+	if b.Type.Rank() != 3 && b.Type.Rank() != 2 {
+		ops[1] = e.reshape(b, volume.AffConst(N), volume.AffConst(kb), volume.AffConst(blob))
+	}
+	if scales.Type.Rank() != 1 && scales.Type.Rank() != 2 {
+		ops[2] = e.reshape(ops[2], volume.AffConst(N*kb))
 	}
 	y := e.Op("matmul_nbits", "", ir.Attrs{"bits": ir.IntAttr(bits), "block_size": ir.IntAttr(block)}, ops...)
 	if c.HasInput(5) {

@@ -99,6 +99,13 @@ func importTopK(c *nodeCtx) error {
 	}
 	axis := ax[0]
 	var k int64
+	if c.Opset() >= 10 && c.HasInput(1) {
+		if _, ok := c.ConstInput(1); !ok {
+			if _, sym := c.SymInts(1); !sym {
+				return importTopKRuntime(c, e, x, axis) // a bounded dim (ops_bounded.go)
+			}
+		}
+	}
 	if c.Opset() < 10 {
 		k = c.AttrInt("k", -1)
 	} else {
@@ -119,9 +126,22 @@ func importTopK(c *nodeCtx) error {
 	if k <= maxTopKRounds {
 		return e.topKRounds(c, x, axis, k, desc != 0)
 	}
+	v, ind := e.topKRanked(x, axis, volume.AffConst(k), desc, c.Output(0), c.Output(1))
+	e.Out(0, v)
+	if c.Output(1) != "" {
+		e.Out(1, ind)
+	}
+	return e.Done()
+}
+
+// topKRanked ranks every element along axis (sort_rank) and scatters the elements and their
+// positions to the first k ranks (k may be symbolic): values named vname and indices named
+// iname (iname "": no indices, nil).
+func (e *emitter) topKRanked(x *ir.Value, axis int, k volume.Aff, desc int64, vname, iname string) (*ir.Value, *ir.Value) {
+	r := x.Type.Rank()
 	rank := e.Op("sort_rank", "", ir.Attrs{"axis": ir.IntAttr(int64(axis)), "descending": ir.IntAttr(desc)}, x, x)
 	out := ir.TensorType{Elem: x.Type.Elem, Shape: append([]volume.Aff(nil), x.Type.Shape...)}
-	out.Shape[axis] = volume.AffConst(k)
+	out.Shape[axis] = k
 	fill := func(t ir.TensorType, v float64) *ir.Value {
 		return e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(t.String()), "value": ir.FloatAttr(v)})
 	}
@@ -132,8 +152,11 @@ func importTopK(c *nodeCtx) error {
 	scatter := func(name string, data, upd *ir.Value) *ir.Value {
 		return e.Op("scatter_elements", name, ir.Attrs{"axis": ir.IntAttr(int64(axis)), "reduction": ir.StringAttr("add")}, data, rank, upd)
 	}
-	e.Out(0, scatter(c.Output(0), fill(out, zero), x))
-	if c.Output(1) != "" {
+	vals := scatter(vname, fill(out, zero), x)
+	if iname == "" {
+		return vals, nil
+	}
+	{
 		// the positions along the axis, broadcast to x's shape
 		iota := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(x.Type.Shape[axis].String())})
 		sh := make([]volume.Aff, r)
@@ -144,7 +167,6 @@ func importTopK(c *nodeCtx) error {
 		pos := e.Op("expand", "", ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(x.Type.Shape))}, e.reshape(iota, sh...))
 		it := out
 		it.Elem = ir.I64
-		e.Out(1, scatter(c.Output(1), fill(it, 0), pos))
+		return vals, scatter(iname, fill(it, 0), pos)
 	}
-	return e.Done()
 }

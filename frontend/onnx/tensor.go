@@ -5,7 +5,6 @@ package onnx
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/onnxpb"
@@ -214,5 +213,3 @@ func TensorToProto(name string, t *ir.Tensor) *onnxpb.TensorProto {
 	}
 	return &onnxpb.TensorProto{Name: &name, DataType: &d, Dims: append([]int64(nil), t.Shape...), RawData: raw}
 }
-
-var _ = math.Float32bits

@@ -1,5 +1,6 @@
 // This file builds many graphs into one executable (one module, one clang invocation) and runs
-// their cases: on the host for x86-64, under qemu-hexagon for Hexagon. Cases that crash the
+// their cases: on the host for x86-64, under qemu-hexagon for Hexagon, under qemu-aarch64 for
+// AArch64. Cases that crash the
 // process are isolated: the harness restarts the program after the crashing case.
 
 package e2e
@@ -22,7 +23,7 @@ import (
 
 // Machine says what a batch is compiled for and where it runs.
 type Machine struct {
-	Target      string // lower target name: x86-64 or hexagon
+	Target      string // lower target name: x86-64, aarch64 or hexagon
 	CPU, Attrs  string // lowering (and clang) overrides
 	VectorBytes int    // lower.Config.VectorBytes
 	// OrderedReductions is lower.Config.OrderedReductions: float sums in the evaluator's order
@@ -30,6 +31,15 @@ type Machine struct {
 	// NewtonReciprocal is lower.Config.NewtonReciprocal: HVX's float32 math on vectors
 	NewtonReciprocal bool
 	CFlags           []string
+	// Threads is lower.Config.Threads (the entries run on the default pool with ThreadsPool,
+	// sized by GRAPHC_NUM_THREADS in the program's environment); SplitAll is
+	// lower.Config.SplitAll
+	Threads  lower.ThreadMode
+	SplitAll bool
+	// CallerPool: the driver calls ENTRY_parallel (Threads must not be ThreadsNone) with a
+	// parallel-for of its own that runs each region's chunks one after another, the last
+	// first: the split kernels on a freestanding target, without threads
+	CallerPool bool
 }
 
 // Host is x86-64 code run natively.
@@ -78,7 +88,7 @@ func (m Machine) Config() (lower.Config, error) {
 		return lower.Config{}, err
 	}
 	return lower.Config{Target: t, CPU: m.CPU, Attrs: m.Attrs, VectorBytes: m.VectorBytes, OrderedReductions: m.OrderedReductions,
-		NewtonReciprocal: m.NewtonReciprocal}, nil
+		NewtonReciprocal: m.NewtonReciprocal, Threads: m.Threads, SplitAll: m.SplitAll}, nil
 }
 
 // Case is one graph run on concrete inputs (graph input order) with its symbolic dims bound.
@@ -168,8 +178,9 @@ func arenaBound(c *Case) int64 {
 	for _, t := range c.Inputs {
 		total += ir.NumElements(t.Shape)*int64(t.Elem.Size()) + 128
 	}
+	params := AtBounds(c.Graph, c.Params)
 	size := func(t ir.TensorType) int64 {
-		s, err := t.EvalShape(c.Params)
+		s, err := t.EvalShape(params)
 		if err != nil {
 			return 0
 		}
@@ -207,7 +218,7 @@ func (p *BatchProgram) compile(ctx context.Context, arena int64) error {
 		return err
 	}
 	drv := filepath.Join(p.Dir, "driver.c")
-	if err := os.WriteFile(drv, []byte(batchDriver(p.Mod, arena)), 0o644); err != nil {
+	if err := os.WriteFile(drv, []byte(batchDriver(p.Mod, arena, p.Machine.CallerPool)), 0o644); err != nil {
 		return err
 	}
 	p.Path = filepath.Join(p.Dir, "batch.exe")
@@ -217,6 +228,9 @@ func (p *BatchProgram) compile(ctx context.Context, arena int64) error {
 		args = append([]string{"--target=" + p.Mod.Target.Triple, "-mcpu=" + cpu, "-ffreestanding", "-fno-builtin",
 			"-nostdlib", "-static", "-fuse-ld=lld"}, args...)
 	} else {
+		if p.Machine.aarch64() {
+			args = append(aarch64CFlags(p.Mod.CPU), args...)
+		}
 		args = append(args, "-lm")
 	}
 	args = append(args, p.Machine.CFlags...)
@@ -242,6 +256,13 @@ func (p *BatchProgram) command(ctx context.Context) (*exec.Cmd, error) {
 			return nil, fmt.Errorf("%w: qemu-hexagon", ErrNoToolchain)
 		}
 		return exec.CommandContext(ctx, q, "-cpu", "v67", p.Path), nil
+	}
+	if p.Machine.aarch64() {
+		q, args, err := aarch64Command(p.Path)
+		if err != nil {
+			return nil, err
+		}
+		return exec.CommandContext(ctx, q, args...), nil
 	}
 	return exec.CommandContext(ctx, p.Path), nil
 }
@@ -313,7 +334,7 @@ func (p *BatchProgram) runSome(ctx context.Context, idx []int, res []Result) (in
 		}
 		w(int64(len(c.Graph.Outputs)))
 		for _, o := range c.Graph.Outputs {
-			s, err := o.Type.EvalShape(c.Params)
+			s, err := o.Type.EvalShape(AtBounds(c.Graph, c.Params))
 			if err != nil {
 				s = nil
 			}
@@ -369,6 +390,9 @@ func (p *BatchProgram) runSome(ctx context.Context, idx []int, res []Result) (in
 				break
 			}
 			res[i].Outputs = append(res[i].Outputs, t)
+		}
+		if res[i].Err == nil && len(c.Graph.Bounded) > 0 {
+			res[i].Outputs, res[i].Err = TrimBounded(c.Graph, c.Params, res[i].Outputs)
 		}
 	}
 	return len(idx), nil

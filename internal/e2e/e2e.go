@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,21 +15,13 @@ import (
 	"github.com/graphc/graphc/lower"
 )
 
-// ErrNoToolchain is returned when clang (or opt) is not installed.
-var ErrNoToolchain = errors.New("toolchain not found")
+// ErrNoToolchain is returned when clang (or opt) is not installed: lowering's
+// lower.ErrToolMissing, so that one errors.Is test covers both.
+var ErrNoToolchain = lower.ErrToolMissing
 
-// Tool returns the path of an LLVM tool: $envVar if set, else name-19, else name.
-func Tool(envVar, name string) (string, error) {
-	if p := os.Getenv(envVar); p != "" {
-		return p, nil
-	}
-	for _, n := range []string{name + "-19", name} {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %s-19 (set %s)", ErrNoToolchain, name, envVar)
-}
+// Tool returns the path of an LLVM tool: $envVar if set, else name-19, else name (the one
+// tool finder, lower.FindTool).
+func Tool(envVar, name string) (string, error) { return lower.FindTool(envVar, name) }
 
 // Clang returns the clang to use (GRAPHC_CLANG, clang-19, clang).
 func Clang() (string, error) { return Tool("GRAPHC_CLANG", "clang") }
@@ -158,7 +149,7 @@ func (p *Program) Args(inputs []*ir.Tensor, params map[string]int64, reps int) (
 	args := []string{io, strconv.Itoa(max(reps, 1))}
 	shapes := make([][]int64, len(p.Graph.Outputs))
 	for i, o := range p.Graph.Outputs {
-		s, err := o.Type.EvalShape(params)
+		s, err := o.Type.EvalShape(AtBounds(p.Graph, params))
 		if err != nil {
 			return nil, nil, fmt.Errorf("output %%%s: %w", o.Name, err)
 		}
@@ -222,6 +213,11 @@ func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[strin
 			return nil, 0, err
 		}
 		res[i] = t
+	}
+	if len(p.Graph.Bounded) > 0 {
+		if res, err = TrimBounded(p.Graph, params, res); err != nil {
+			return nil, 0, err
+		}
 	}
 	return res, ns, nil
 }

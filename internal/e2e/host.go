@@ -234,6 +234,13 @@ func HostCanExecute(cpu, mattr string) (bool, string) {
 // CanExecute reports whether the host can run m's code (x86-64 natively, Hexagon under
 // qemu-hexagon), and if not why.
 func (m Machine) CanExecute() (bool, string) {
+	if m.aarch64() {
+		// qemu-aarch64's default CPU has every feature the Arm CPU specs imply
+		if why := AArch64Missing(); why != "" {
+			return false, why
+		}
+		return true, ""
+	}
 	if m.hexagon() {
 		if _, err := exec.LookPath("qemu-hexagon"); err != nil {
 			return false, "qemu-hexagon not installed"

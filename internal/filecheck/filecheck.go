@@ -9,7 +9,9 @@
 //	// CHECK-NOT: call
 //	// CHECK-LABEL: define i32 @main_graph(
 //
-// A pattern is literal text with {{regex}} pieces. CHECK finds the pattern at or after the end
+// A pattern is literal text with {{regex}} pieces; [[NAME:regex]] matches regex and names what
+// it matched, and [[NAME]] in a later directive matches that text again (a numbered temporary is checked as
+// "[[X:%[0-9]+]] = fadd" and then "store float [[X]]", not pinned to its number). CHECK finds the pattern at or after the end
 // of the previous match; CHECK-NEXT on the line after it; CHECK-SAME later on the same line;
 // CHECK-NOT asserts the pattern does not occur between the previous match and the next one (or
 // the end of the output); CHECK-LABEL is a CHECK. Another prefix (PLAN:, PLAN-NEXT:, ...)
@@ -65,29 +67,77 @@ func SplitArgs(s string) []string {
 	return out
 }
 
-// Pattern compiles a CHECK pattern: literal text with {{regex}} pieces.
-func Pattern(p string) (*regexp.Regexp, error) {
+// Pattern compiles a CHECK pattern: literal text with {{regex}} pieces (no variables).
+func Pattern(p string) (*regexp.Regexp, error) { return compile(p, nil) }
+
+// varName is what a FileCheck variable may be called.
+var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// compile compiles a pattern: literal text with {{regex}} pieces, [[NAME:regex]] pieces that
+// match regex and define the variable NAME (a capture group named NAME), and [[NAME]] pieces
+// that match the text a previous directive captured for NAME (vars).
+func compile(p string, vars map[string]string) (*regexp.Regexp, error) {
 	var sb strings.Builder
+	orig := p
 	for {
-		i := strings.Index(p, "{{")
-		if i < 0 {
+		i, j := strings.Index(p, "{{"), strings.Index(p, "[[")
+		if i < 0 && j < 0 {
 			sb.WriteString(regexp.QuoteMeta(p))
 			break
 		}
-		j := strings.Index(p[i:], "}}")
-		if j < 0 {
+		if i >= 0 && (j < 0 || i < j) {
+			k := strings.Index(p[i:], "}}")
+			if k < 0 {
+				sb.WriteString(regexp.QuoteMeta(p))
+				break
+			}
+			sb.WriteString(regexp.QuoteMeta(p[:i]))
+			sb.WriteString("(?:" + p[i+2:i+k] + ")")
+			p = p[i+k+2:]
+			continue
+		}
+		k := strings.Index(p[j:], "]]")
+		if k < 0 {
 			sb.WriteString(regexp.QuoteMeta(p))
 			break
 		}
-		sb.WriteString(regexp.QuoteMeta(p[:i]))
-		sb.WriteString("(?:" + p[i+2:i+j] + ")")
-		p = p[i+j+2:]
+		sb.WriteString(regexp.QuoteMeta(p[:j]))
+		body := p[j+2 : j+k]
+		name, re, def := strings.Cut(body, ":")
+		if !varName.MatchString(name) {
+			return nil, fmt.Errorf("bad pattern %q: bad variable name %q", orig, name)
+		}
+		if def {
+			sb.WriteString("(?P<" + name + ">" + re + ")")
+		} else {
+			v, ok := vars[name]
+			if !ok {
+				return nil, fmt.Errorf("bad pattern %q: variable %s is used before a directive defines it", orig, name)
+			}
+			sb.WriteString(regexp.QuoteMeta(v))
+		}
+		p = p[j+k+2:]
 	}
 	re, err := regexp.Compile(sb.String())
 	if err != nil {
-		return nil, fmt.Errorf("bad pattern %q: %w", p, err)
+		return nil, fmt.Errorf("bad pattern %q: %w", orig, err)
 	}
 	return re, nil
+}
+
+// find returns the position of re's first match in s (nil for none) and records the variables
+// it defines in vars.
+func find(re *regexp.Regexp, s string, vars map[string]string) []int {
+	m := re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return nil
+	}
+	for g, name := range re.SubexpNames() {
+		if name != "" && m[2*g] >= 0 {
+			vars[name] = s[m[2*g]:m[2*g+1]]
+		}
+	}
+	return m[:2]
 }
 
 // Directive is one check line.
@@ -131,8 +181,9 @@ func match(ds []Directive, out string) error {
 	line, col := 0, 0 // position after the last match
 	var nots []*regexp.Regexp
 	matched := false
+	vars := map[string]string{}
 	for _, d := range ds {
-		re, err := Pattern(d.Pattern)
+		re, err := compile(d.Pattern, vars)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", d.Line, err)
 		}
@@ -144,7 +195,7 @@ func match(ds []Directive, out string) error {
 			if !matched {
 				return fmt.Errorf("line %d: CHECK-SAME %q: no previous match", d.Line, d.Pattern)
 			}
-			loc := re.FindStringIndex(lines[line][col:])
+			loc := find(re, lines[line][col:], vars)
 			if loc == nil {
 				return fmt.Errorf("line %d: CHECK-SAME %q not found on line %q", d.Line, d.Pattern, lines[line])
 			}
@@ -152,14 +203,14 @@ func match(ds []Directive, out string) error {
 			continue
 		case "CHECK-NEXT":
 			next := line + 1
-			if !matched || next >= len(lines) || re.FindStringIndex(lines[next]) == nil {
+			if !matched || next >= len(lines) || !re.MatchString(lines[next]) {
 				return fmt.Errorf("line %d: CHECK-NEXT %q does not match the line after %q", d.Line, d.Pattern, lines[min(line, len(lines)-1)])
 			}
 			if err := checkNots(nots, lines, line, col, next); err != nil {
 				return fmt.Errorf("line %d: %w", d.Line, err)
 			}
 			nots = nil
-			loc := re.FindStringIndex(lines[next])
+			loc := find(re, lines[next], vars)
 			line, col = next, loc[1]
 			continue
 		}
@@ -169,7 +220,7 @@ func match(ds []Directive, out string) error {
 			if k == line {
 				start = min(col, len(lines[k]))
 			}
-			if loc := re.FindStringIndex(lines[k][start:]); loc != nil {
+			if loc := find(re, lines[k][start:], vars); loc != nil {
 				if err := checkNots(nots, lines, line, col, k); err != nil {
 					return fmt.Errorf("line %d: %w", d.Line, err)
 				}

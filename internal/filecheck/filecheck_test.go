@@ -57,3 +57,30 @@ func TestPrefix(t *testing.T) {
 	assert.Equal(t, []string{"graphc --emit=plan --check-prefix=PLAN %s"}, filecheck.RunLines(src))
 	assert.Equal(t, []string{"a", "b c", "d"}, filecheck.SplitArgs(`a "b c" 'd'`))
 }
+
+// TestVariables: [[NAME:regex]] captures what it matched and [[NAME]] must match the same text
+// later (numbered temporaries checked by their use, not their number).
+func TestVariables(t *testing.T) {
+	const ir = `  %7 = fadd float %3, %4
+  %8 = fmul float %7, %7
+  store float %8, float* %p
+  store float %7, float* %q`
+	for _, tc := range []struct {
+		name, src string
+		ok        bool
+	}{
+		{"use", "// CHECK: [[S:%[0-9]+]] = fadd\n// CHECK-NEXT: [[P:%[0-9]+]] = fmul float [[S]], [[S]]\n// CHECK-NEXT: store float [[P]]", true},
+		{"wrong use", "// CHECK: [[S:%[0-9]+]] = fadd\n// CHECK: store float [[S]], float* %p", false},
+		{"undefined", "// CHECK: store float [[X]]", false},
+		{"not", "// CHECK: [[S:%[0-9]+]] = fadd\n// CHECK-NOT: store float [[S]], float* %p\n// CHECK: float* %q", true},
+		{"not fails", "// CHECK: [[P:%[0-9]+]] = fmul\n// CHECK-NOT: store float [[P]]\n// CHECK: float* %q", false},
+		{"literal regex meta", "// CHECK: [[S:%[0-9]+]] = fadd float %3\n// CHECK: fmul float [[S]]", true},
+	} {
+		err := filecheck.Check(tc.src, ir, "")
+		if tc.ok {
+			require.NoError(t, err, tc.name)
+		} else {
+			require.Error(t, err, tc.name)
+		}
+	}
+}

@@ -96,6 +96,12 @@ func StringAttr(name, v string) Attr {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: &t, S: []byte(v)}
 }
 
+// TensorAttr returns a TENSOR attribute (ConstantOfShape's value, Constant's value).
+func TensorAttr(name string, t *ir.Tensor) Attr {
+	ty := onnxpb.AttributeProto_TENSOR
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: &ty, T: onnx.TensorToProto("", t)}
+}
+
 // Node adds a node.
 func (m *Model) Node(op, name string, inputs, outputs []string, attrs ...Attr) {
 	m.G.Node = append(m.G.Node, &onnxpb.NodeProto{OpType: proto.String(op), Name: proto.String(name),

@@ -214,14 +214,15 @@ func scaleFor(s volume.Set) (int64, error) {
 
 // InformativeDims returns the two iteration dims of op a picture shows best: those the
 // restriction (or the domain itself, when nothing is restricted) involves most, the largest
-// extents on ties; false when op has fewer than two dims.
+// extents on ties; false when op has fewer than two dims, or when volume gave up scoring them
+// (the two dims returned are then a guess).
 func InformativeDims(op *ir.Op) (dr, dc int, ok bool) {
 	n := op.NDim()
 	if n < 2 {
 		return 0, 0, false
 	}
 	score := make([]int64, n)
-	_ = volume.Try(func() {
+	scored := volume.Try(func() {
 		dead := op.Full.Subtract(op.Domain)
 		for d := 0; d < n; d++ {
 			lo, hi := extentOf(op.Full, d)
@@ -261,7 +262,9 @@ func InformativeDims(op *ir.Op) (dr, dc int, ok bool) {
 	if a > b {
 		a, b = b, a
 	}
-	return a, b, true
+	// when volume gave up scoring, the scores so far still pick two dims to draw, but the
+	// choice is not informed: ok says so
+	return a, b, scored == nil
 }
 
 func extentOf(s volume.Set, d int) (lo, hi int64) {

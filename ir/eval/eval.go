@@ -85,20 +85,36 @@ func RunAll(g *ir.Graph, inputs map[string]*ir.Tensor, opts ...Option) (map[*ir.
 	for _, c := range g.Consts {
 		vals[c] = c.Data // a raw weight is read in place (compile.go)
 	}
+	// requirements on the caller's dims are checked first; those that mention a bounded dim
+	// once its value is computed (bounded.go)
 	for _, op := range g.Ops {
+		if usesBounded(g, op) {
+			continue
+		}
 		if err := op.CheckRequires(cfg.params); err != nil {
 			return nil, fmt.Errorf("op %%%s: %w", op.Result.Name, err)
 		}
 	}
+	if err := defineBounded(g, vals, cfg.params); err != nil {
+		return nil, err
+	}
 	for _, op := range g.Ops {
 		if err := cfg.ctx.Err(); err != nil {
 			return nil, err
+		}
+		if usesBounded(g, op) {
+			if err := op.CheckRequires(cfg.params); err != nil {
+				return nil, fmt.Errorf("op %%%s: %w", op.Result.Name, err)
+			}
 		}
 		t, err := runOp(op, g.Params, vals, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("op %%%s (%s): %w", op.Result.Name, op.Kind, err)
 		}
 		vals[op.Result] = t
+		if err := defineBounded(g, vals, cfg.params); err != nil {
+			return nil, err
+		}
 	}
 	return vals, nil
 }

@@ -1,0 +1,430 @@
+// This file imports the data-dependent ops whose deciding input is known only at run time, with
+// a bounded dim (ir.BoundedDim) for the extent the data decides: NonZero and Unique without
+// axis (at most the input's element count), Compress (at most the condition's length) and TopK
+// with a computed k (at most the axis's extent). The count is computed by the graph, becomes a symbolic dim for every op
+// after it, and is returned to the caller as an extra scalar i64 output.
+//
+// The selections are generic ops in the IR's own terms: a mask m (1 where selected), its
+// exclusive running sum pos (the rank of each selected element among them), and for every
+// output position k the sum over i of [m[i] and pos[i] = k] · f(i), which is f of the k-th
+// selected element: one element contributes to each k < n. The work is n·N per row (N the
+// selected axis), as TopK's ranking.
+
+package onnx
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	kit "github.com/graphc/graphc/frontend/importer"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
+)
+
+// boundedDecl is a bounded dim declared by a node: param takes the value of v, at most bound.
+type boundedDecl struct {
+	param string
+	bound int64
+	v     *ir.Value
+	node  string
+}
+
+// attachBounded declares the bounded dims of the graph once its outputs are set: each count
+// becomes an extra output, after the model's.
+func (im *importer) attachBounded() error {
+	for _, b := range im.bounded {
+		if err := im.g.AddBoundedDim(b.param, b.bound, b.v); err != nil {
+			return im.errf("node %q: %w", b.node, err)
+		}
+	}
+	return nil
+}
+
+// boundedDim declares a new symbolic dim, named after base, whose value is the scalar i64
+// count, at most bound; it returns the dim's name. The ops that follow may use it.
+func (e *emitter) boundedDim(base string, count *ir.Value, bound int64) string {
+	if e.err != nil {
+		return ""
+	}
+	g := e.c.im.g
+	name := kit.Ident(base)
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		name = "n_" + name
+	}
+	for i := 1; ; i++ {
+		taken := false
+		for _, p := range g.Params {
+			taken = taken || p == name
+		}
+		if !taken {
+			break
+		}
+		name = fmt.Sprintf("%s_%d", kit.Ident(base), i)
+	}
+	g.AddParam(name)
+	e.c.im.bounded = append(e.c.im.bounded, boundedDecl{param: name, bound: bound, v: count, node: e.c.node.GetName()})
+	return name
+}
+
+// selectionMask returns m = (x != 0) as i64 (0 or 1), with x's shape.
+func (e *emitter) selectionMask(x *ir.Value) *ir.Value {
+	if x == nil {
+		return nil
+	}
+	var nz *ir.Value
+	if x.Type.Elem == ir.Bool {
+		nz = x
+	} else {
+		nz = e.Op("not_equal", "", nil, x, e.Scalar(x.Type.Elem, 0))
+	}
+	return e.Cast(nz, ir.I64, "")
+}
+
+// countAndRanks returns the number of selected elements of the mask m (a scalar i64) and the
+// exclusive running sum of m in row-major order (with m's shape).
+func (e *emitter) countAndRanks(m *ir.Value, n int64) (count, pos *ir.Value) {
+	if m == nil {
+		return nil, nil
+	}
+	all := make([]int, m.Type.Rank())
+	for d := range all {
+		all[d] = d
+	}
+	count = e.Op("reduce_sum", e.Base+"_count", ir.Attrs{"axes": ints(all), "keepdims": ir.IntAttr(0)}, m)
+	flat := e.Reshape(m, []volume.Aff{volume.AffConst(n)}, "")
+	ranks := e.Op("cumsum", "", ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1)}, flat)
+	return count, e.Reshape(ranks, m.Type.Shape, "")
+}
+
+// boxDomain prints "0 <= d0 < e0 and …" for the named dims.
+func boxDomain(names []string, ext []string) string {
+	parts := make([]string, len(names))
+	for i := range names {
+		parts[i] = fmt.Sprintf("0 <= %s < %s", names[i], ext[i])
+	}
+	return strings.Join(parts, " and ")
+}
+
+// importNonZeroRuntime: out[d, k] = coordinate d of the k-th non-zero element of x (row-major
+// order), for k < n, n the number of non-zeros.
+func importNonZeroRuntime(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.In(0)
+	if e.err != nil {
+		return e.err
+	}
+	shape, ok := x.Type.StaticShape()
+	if !ok {
+		return fmt.Errorf("%w: NonZero of a run-time input of symbolic shape %s: the bound of its count (the element count) must be static", ErrUnsupported, x.Type)
+	}
+	r := len(shape)
+	if r == 0 {
+		x = e.Reshape(x, []volume.Aff{volume.AffConst(1)}, "")
+		shape, r = []int64{1}, 1
+	}
+	total := ir.NumElements(shape)
+	m := e.selectionMask(x)
+	count, pos := e.countAndRanks(m, total)
+	n := e.boundedDim(c.Output(0)+"_n", count, total)
+	if e.err != nil {
+		return e.err
+	}
+	// iteration [d, k, i0, …]: element i contributes its coordinate d to column k when selected
+	// with rank k
+	is := make([]string, r)
+	ext := make([]string, r)
+	for d := range is {
+		is[d], ext[d] = fmt.Sprintf("i%d", d), fmt.Sprint(shape[d])
+	}
+	dims := append([]string{"d", "k"}, is...)
+	iters := []string{"parallel", "parallel"}
+	for range is {
+		iters = append(iters, "reduction")
+	}
+	coord := fmt.Sprintf("idx(%d)", 2+r-1)
+	for d := r - 2; d >= 0; d-- {
+		coord = fmt.Sprintf("select(eq(idx(0), %d:i64), idx(%d), %s)", d, 2+d, coord)
+	}
+	body := fmt.Sprintf("select(and(ne(in0, 0:i64), eq(in1, idx(1))), %s, 0:i64)", coord)
+	tup := "[" + strings.Join(dims, ", ") + "]"
+	acc := fmt.Sprintf("{ %s -> [%s] }", tup, strings.Join(is, ", "))
+	attrs := ir.Attrs{
+		"type":      ir.StringAttr(fmt.Sprintf("i64[%d, %s]", r, n)),
+		"domain":    ir.StringAttr(fmt.Sprintf("[%s] -> { %s : 0 <= d < %d and 0 <= k < %s and %s }", n, tup, r, n, boxDomain(is, ext))),
+		"access":    ir.StringsAttr(acc, acc),
+		"out":       ir.StringAttr(fmt.Sprintf("{ %s -> [d, k] }", tup)),
+		"body":      ir.StringAttr(body),
+		"iterators": ir.StringsAttr(iters...),
+		"reduce":    ir.StringAttr("sum"),
+	}
+	e.Out(0, e.Op("generic", c.Output(0), attrs, m, pos))
+	return e.Done()
+}
+
+// selectedIndices returns the positions i of the selected elements of the 1-D mask m, in order:
+// idx[k] for k < n.
+func (e *emitter) selectedIndices(m, pos *ir.Value, n string, length int64) *ir.Value {
+	if e.err != nil {
+		return nil
+	}
+	attrs := ir.Attrs{
+		"type":      ir.StringAttr(fmt.Sprintf("i64[%s]", n)),
+		"domain":    ir.StringAttr(fmt.Sprintf("[%s] -> { [k, i] : 0 <= k < %s and 0 <= i < %d }", n, n, length)),
+		"access":    ir.StringsAttr("{ [k, i] -> [i] }", "{ [k, i] -> [i] }"),
+		"out":       ir.StringAttr("{ [k, i] -> [k] }"),
+		"body":      ir.StringAttr("select(and(ne(in0, 0:i64), eq(in1, idx(0))), idx(1), 0:i64)"),
+		"iterators": ir.StringsAttr("parallel", "reduction"),
+		"reduce":    ir.StringAttr("sum"),
+	}
+	return e.Op("generic", "", attrs, m, pos)
+}
+
+// importCompressRuntime: the slices of x along axis where the run-time condition is non-zero,
+// gathered by their selected positions.
+func importCompressRuntime(c *nodeCtx) error {
+	e := c.emitter()
+	x, cond := e.In(0), e.In(1)
+	if e.err != nil {
+		return e.err
+	}
+	if cond.Type.Rank() != 1 {
+		return fmt.Errorf("%w: the condition must be 1-D, got %s", ErrInvalid, cond.Type)
+	}
+	l, ok := cond.Type.Dim(0)
+	if !ok {
+		return fmt.Errorf("%w: Compress with a run-time condition of symbolic length %s: its length bounds the result and must be static", ErrUnsupported, cond.Type)
+	}
+	axis := 0
+	if c.Attr("axis") != nil {
+		ax, err := resolveAxes([]int64{c.AttrInt("axis", 0)}, x.Type.Rank())
+		if err != nil {
+			return err
+		}
+		axis = ax[0]
+	} else {
+		cnt, ok := staticCount(x.Type)
+		if !ok {
+			return fmt.Errorf("%w: Compress without axis of a symbolic shape %s", ErrUnsupported, x.Type)
+		}
+		x = e.Reshape(x, []volume.Aff{volume.AffConst(cnt)}, "")
+	}
+	if ext, ok := x.Type.Dim(axis); ok && l > ext {
+		return fmt.Errorf("%w: a condition of %d elements for an axis of %d", ErrInvalid, l, ext)
+	}
+	m := e.selectionMask(cond)
+	count, pos := e.countAndRanks(m, l)
+	n := e.boundedDim(c.Output(0)+"_n", count, l)
+	idx := e.selectedIndices(m, pos, n, l)
+	e.Out(0, e.Op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axis))}, x, idx))
+	return e.Done()
+}
+
+// topKRuntimeK returns the symbolic dim that holds TopK's run-time k (input 1, one element),
+// at most the axis's extent: static, or a function of bounded dims (TopK over NonZero's
+// selection), taken at their bounds.
+func (e *emitter) topKRuntimeK(c *nodeCtx, x *ir.Value, axis int) (string, error) {
+	kv := e.In(1)
+	if e.err != nil {
+		return "", e.err
+	}
+	ext := x.Type.Shape[axis]
+	bound, ok := ext.IsConst()
+	if !ok {
+		b, err := e.boundOf(ext)
+		if err != nil {
+			return "", fmt.Errorf("%w: TopK with a run-time K over the axis %s of %s: %v", ErrUnsupported, ext.String(), x.Type, err)
+		}
+		bound = b
+	}
+	if cnt, ok := staticCount(kv.Type); !ok || cnt != 1 {
+		return "", fmt.Errorf("%w: K must hold one value, got %s", ErrInvalid, kv.Type)
+	}
+	if kv.Type.Elem != ir.I64 {
+		return "", fmt.Errorf("%w: K must be int64, got %s", ErrInvalid, kv.Type)
+	}
+	if cap, ok := minCap(kv); ok && cap < bound {
+		bound = max(cap, 0) // k = min(…, cap): exporters cap k by a constant (SSD: min(count, 300))
+	}
+	k := e.Reshape(kv, nil, e.Base+"_k")
+	return e.boundedDim(c.Output(0)+"_k", k, bound), e.Done()
+}
+
+// minCap returns an upper bound c of v's values when v is min(x, c) for a constant c, or the
+// minimum of a vector holding a constant (SSD's k = min(300, count) is ReduceMin(Concat(300,
+// count))), through reshapes.
+func minCap(v *ir.Value) (int64, bool) {
+	for v.Def != nil && (v.Def.Kind == "reshape" || v.Def.Kind == "identity") {
+		v = v.Def.Operands[0]
+	}
+	if v.Def == nil || v.Type.Elem != ir.I64 {
+		return 0, false
+	}
+	maxOf := func(t *ir.Tensor) int64 {
+		hi := t.Int(0)
+		for i := 1; i < t.Len(); i++ {
+			hi = max(hi, t.Int(i))
+		}
+		return hi
+	}
+	switch v.Def.Kind {
+	case "min":
+		for _, o := range v.Def.Operands {
+			if o.Data != nil && o.Data.Len() > 0 {
+				return maxOf(o.Data), true
+			}
+		}
+	case "reduce_min":
+		// the minimum of all elements is at most any one of them
+		u := v.Def.Operands[0]
+		if u.Def != nil && u.Def.Kind == "concat" {
+			for _, o := range u.Def.Operands {
+				if o.Data != nil && o.Data.Len() > 0 && u.Type.Rank() == 1 {
+					return o.Data.Int(0), true
+				}
+			}
+		}
+		if u.Def != nil && u.Def.Kind == "values" && u.Type.Rank() == 1 {
+			for _, e := range u.Def.Attrs.Strings("values", nil) {
+				if c, err := strconv.ParseInt(strings.TrimSpace(e), 10, 64); err == nil {
+					return c, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// boundOf returns the largest value of an extent over the bounded dims' ranges: its value at
+// their bounds, for an extent of bounded dims only that grows with them.
+func (e *emitter) boundOf(a volume.Aff) (int64, error) {
+	bounds := map[string]int64{}
+	for _, b := range e.c.im.bounded {
+		bounds[b.param] = b.bound
+	}
+	for _, p := range a.Params {
+		if _, ok := bounds[p.Name]; !ok || p.Coef < 0 {
+			return 0, fmt.Errorf("its extent must be static or grow with dims computed by the graph (it depends on %s)", p.Name)
+		}
+	}
+	if len(a.Floors) > 0 {
+		return 0, fmt.Errorf("its extent %s has a floor division", a.String())
+	}
+	return a.Eval(nil, func(n string) (int64, bool) { v, ok := bounds[n]; return v, ok })
+}
+
+// importTopKRuntime is TopK whose K is computed at run time: k is a bounded dim; every element
+// is ranked, and the first k ranks are a slice of the sorted axis (which requires k to lie
+// within the axis's extent, checked once k is known; DIE keeps the sort's scatters to the
+// first k ranks).
+func importTopKRuntime(c *nodeCtx, e *emitter, x *ir.Value, axis int) error {
+	k, err := e.topKRuntimeK(c, x, axis)
+	if err != nil {
+		return err
+	}
+	iname := ""
+	if c.Output(1) != "" {
+		iname = e.Base + "_sorted_indices"
+	}
+	v, ind := e.topKRanked(x, axis, x.Type.Shape[axis], c.AttrInt("largest", 1), e.Base+"_sorted", iname)
+	first := func(name string, v *ir.Value) *ir.Value {
+		return e.Op("slice", name, ir.Attrs{"axes": ir.IntsAttr(int64(axis)), "starts": ir.IntsAttr(0), "ends": ir.IntsAttr(0),
+			"sym_ends": ir.StringsAttr(k)}, v)
+	}
+	e.Out(0, first(c.Output(0), v))
+	if c.Output(1) != "" {
+		e.Out(1, first(c.Output(1), ind))
+	}
+	return e.Done()
+}
+
+// pairOp emits a generic op over [i, j] ∈ [0, n)² (restricted by cond, an isl constraint on i
+// and j, when not ""), reading a at j and b at i, reducing body over j into a result [n] of type
+// elem.
+func (e *emitter) pairOp(n int64, cond, body, reduce string, init float64, elem ir.DType, a, b *ir.Value) *ir.Value {
+	dom := fmt.Sprintf("{ [i, j] : 0 <= i < %d and 0 <= j < %d }", n, n)
+	if cond != "" {
+		dom = fmt.Sprintf("{ [i, j] : 0 <= i < %d and 0 <= j < %d and %s }", n, n, cond)
+	}
+	attrs := ir.Attrs{
+		"type":      ir.StringAttr(fmt.Sprintf("%s[%d]", elem, n)),
+		"domain":    ir.StringAttr(dom),
+		"access":    ir.StringsAttr("{ [i, j] -> [j] }", "{ [i, j] -> [i] }"),
+		"out":       ir.StringAttr("{ [i, j] -> [i] }"),
+		"body":      ir.StringAttr(body),
+		"iterators": ir.StringsAttr("parallel", "reduction"),
+		"reduce":    ir.StringAttr(reduce),
+		"init":      ir.FloatAttr(init),
+	}
+	return e.Op("generic", "", attrs, a, b)
+}
+
+// importUniqueRuntime is Unique over the flattened run-time input: the distinct values (sorted,
+// or in order of first appearance), the index of each one's first occurrence, each element's
+// distinct value, and the counts, with the number of distinct values a bounded dim. Elements
+// are compared with ==, so each NaN is a value of its own. n² work in the element count.
+func importUniqueRuntime(c *nodeCtx) error {
+	e := c.emitter()
+	x := e.In(0)
+	if e.err != nil {
+		return e.err
+	}
+	total, ok := staticCount(x.Type)
+	if !ok {
+		return fmt.Errorf("%w: Unique of a run-time input of symbolic shape %s: the bound of its count (the element count) must be static", ErrUnsupported, x.Type)
+	}
+	xf := e.Reshape(x, []volume.Aff{volume.AffConst(total)}, "")
+	// first[i]: no earlier element equals element i
+	dup := e.pairOp(total, "j < i", "select(eq(in0, in1), 1:i64, 0:i64)", "sum", 0, ir.I64, xf, xf)
+	first := e.Cast(e.Op("equal", "", nil, dup, e.Scalar(ir.I64, 0)), ir.I64, "")
+	count := e.Op("reduce_sum", e.Base+"_count", ir.Attrs{"axes": ints([]int{0}), "keepdims": ir.IntAttr(0)}, first)
+	n := e.boundedDim(c.Output(0)+"_n", count, total)
+	if e.err != nil {
+		return e.err
+	}
+	// slot[i]: the position of element i's value among the distinct values
+	var slot *ir.Value
+	if c.AttrInt("sorted", 1) != 0 {
+		// the distinct values below it (each counted at its first occurrence)
+		slot = e.pairOp2(total, "select(and(ne(in0, 0:i64), lt(in1, in2)), 1:i64, 0:i64)", first, xf)
+	} else {
+		// the distinct values whose first occurrence precedes that of element i's value
+		fo := e.pairOp(total, "", fmt.Sprintf("select(eq(in0, in1), idx(1), %d:i64)", total), "min", float64(total), ir.I64, xf, xf)
+		slot = e.pairOp(total, "", "select(and(ne(in0, 0:i64), lt(idx(1), in1)), 1:i64, 0:i64)", "sum", 0, ir.I64, first, fo)
+	}
+	idx := e.selectedIndices(first, slot, n, total)
+	e.Out(0, e.Op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(0)}, xf, idx))
+	if c.Output(1) != "" {
+		e.Out(1, e.Op("identity", c.Output(1), nil, idx))
+	}
+	if c.Output(2) != "" {
+		e.Out(2, e.Op("identity", c.Output(2), nil, slot))
+	}
+	if c.Output(3) != "" {
+		attrs := ir.Attrs{
+			"type":      ir.StringAttr(fmt.Sprintf("i64[%s]", n)),
+			"domain":    ir.StringAttr(fmt.Sprintf("[%s] -> { [k, i] : 0 <= k < %s and 0 <= i < %d }", n, n, total)),
+			"access":    ir.StringsAttr("{ [k, i] -> [i] }"),
+			"out":       ir.StringAttr("{ [k, i] -> [k] }"),
+			"body":      ir.StringAttr("select(eq(in0, idx(0)), 1:i64, 0:i64)"),
+			"iterators": ir.StringsAttr("parallel", "reduction"),
+			"reduce":    ir.StringAttr("sum"),
+		}
+		e.Out(3, e.Op("generic", c.Output(3), attrs, slot))
+	}
+	return e.Done()
+}
+
+// pairOp2 is pairOp with three operands: a (i64 flags) and b read at j, b read at i again.
+func (e *emitter) pairOp2(n int64, body string, a, b *ir.Value) *ir.Value {
+	attrs := ir.Attrs{
+		"type":      ir.StringAttr(fmt.Sprintf("i64[%d]", n)),
+		"domain":    ir.StringAttr(fmt.Sprintf("{ [i, j] : 0 <= i < %d and 0 <= j < %d }", n, n)),
+		"access":    ir.StringsAttr("{ [i, j] -> [j] }", "{ [i, j] -> [j] }", "{ [i, j] -> [i] }"),
+		"out":       ir.StringAttr("{ [i, j] -> [i] }"),
+		"body":      ir.StringAttr(body),
+		"iterators": ir.StringsAttr("parallel", "reduction"),
+		"reduce":    ir.StringAttr("sum"),
+	}
+	return e.Op("generic", "", attrs, a, b, b)
+}

@@ -1,0 +1,314 @@
+; graphc's default thread pool (pool.go): the parallel-for that ENTRY hands its kernels when the
+; caller gives none, over POSIX threads. It is parsed by pool.go and added to hosted modules.
+;
+; One job at a time: a caller claims the pool (busy 0 -> 1), publishes the job under the mutex,
+; wakes the workers (condition variable: nobody spins) and runs chunks itself; chunks of
+; `chunk` iterations are handed out by an atomic counter. A worker joins a job under the mutex
+; (active + 1) unless every chunk is taken, and leaves it under the mutex (active - 1); the
+; caller returns once every iteration ran: a worker still inside the job finds no chunk left and
+; never calls the job's function again, and the next job is published only once no worker is
+; inside the last one (so that none takes a chunk of the new job for the old function). A
+; caller that finds the pool busy (another thread's job) or runs on a worker or
+; inside a job (nesting) runs its loop serially: the pool never holds more than its threads.
+;
+; When the module is unloaded (dlclose of a shared library) or the process exits, a destructor
+; stops the workers and joins them, so that no thread is left running code or waiting on memory
+; that goes away.
+;
+; Workers are started on first use: GRAPHC_NUM_THREADS threads when set to a positive number
+; (at most 256), else the number of online CPUs (sysconf), at most 16; the caller is one of
+; them.
+
+@graphc.pool.mu = internal global [64 x i8] zeroinitializer, align 16
+@graphc.pool.work = internal global [64 x i8] zeroinitializer, align 16
+@graphc.pool.done = internal global [64 x i8] zeroinitializer, align 16
+@graphc.pool.once = internal global i32 0, align 4
+@graphc.pool.busy = internal global i32 0, align 4
+@graphc.pool.threads = internal global i64 1, align 8
+@graphc.pool.gen = internal global i64 0, align 8
+@graphc.pool.active = internal global i64 0, align 8
+@graphc.pool.fn = internal global void (i8*, i64, i64)* null, align 8
+@graphc.pool.ctx = internal global i8* null, align 8
+@graphc.pool.n = internal global i64 0, align 8
+@graphc.pool.chunk = internal global i64 0, align 8
+@graphc.pool.next = internal global i64 0, align 64
+@graphc.pool.remaining = internal global i64 0, align 64
+@graphc.pool.inside = internal thread_local global i32 0, align 4
+@graphc.pool.stop = internal global i32 0, align 4
+@graphc.pool.tids = internal global [256 x i64] zeroinitializer, align 8
+@llvm.global_dtors = appending global [1 x { i32, void ()*, i8* }] [{ i32, void ()*, i8* } { i32 65535, void ()* @graphc.pool.shutdown, i8* null }]
+; (in a struct: tests of --weights check that no array constant, a weight, is in the module)
+@graphc.pool.env = internal constant { [19 x i8] } { [19 x i8] c"GRAPHC_NUM_THREADS\00" }, align 1
+
+declare i32 @pthread_create(i64*, i8*, i8* (i8*)*, i8*)
+declare i32 @pthread_mutex_lock(i8*)
+declare i32 @pthread_mutex_unlock(i8*)
+declare i32 @pthread_cond_wait(i8*, i8*)
+declare i32 @pthread_cond_broadcast(i8*)
+declare i32 @pthread_once(i32*, void ()*)
+declare i32 @pthread_join(i64, i8**)
+declare i8* @getenv(i8*)
+declare i64 @strtol(i8*, i8**, i32)
+declare i64 @sysconf(i32)
+
+define internal void @graphc.pool.init() nounwind {
+entry:
+	%env = call i8* @getenv(i8* getelementptr ({ [19 x i8] }, { [19 x i8] }* @graphc.pool.env, i64 0, i32 0, i64 0))
+	%has = icmp ne i8* %env, null
+	br i1 %has, label %parse, label %cpus
+
+parse:
+	%v = call i64 @strtol(i8* %env, i8** null, i32 10)
+	%pos = icmp sgt i64 %v, 0
+	%vcap.c = icmp slt i64 %v, 256
+	%vcap = select i1 %vcap.c, i64 %v, i64 256
+	br i1 %pos, label %start, label %cpus
+
+cpus:
+	%c = call i64 @sysconf(i32 84) ; _SC_NPROCESSORS_ONLN
+	%c1.c = icmp sgt i64 %c, 1
+	%c1 = select i1 %c1.c, i64 %c, i64 1
+	%ccap.c = icmp slt i64 %c1, 16
+	%ccap = select i1 %ccap.c, i64 %c1, i64 16
+	br label %start
+
+start:
+	%want = phi i64 [ %vcap, %parse ], [ %ccap, %cpus ]
+	br label %loop
+
+loop:
+	%k = phi i64 [ 1, %start ], [ %k1, %made ]
+	%more = icmp slt i64 %k, %want
+	br i1 %more, label %create, label %out
+
+create:
+	%tid = getelementptr [256 x i64], [256 x i64]* @graphc.pool.tids, i64 0, i64 %k
+	%rc = call i32 @pthread_create(i64* %tid, i8* null, i8* (i8*)* @graphc.pool.worker, i8* null)
+	%ok = icmp eq i32 %rc, 0
+	br i1 %ok, label %made, label %out
+
+made:
+	%k1 = add i64 %k, 1
+	br label %loop
+
+out:
+	store i64 %k, i64* @graphc.pool.threads, align 8
+	ret void
+}
+
+; run takes chunks of the current job until none is left; the thread that runs the last
+; iterations wakes the caller.
+define internal void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk) nounwind {
+entry:
+	br label %take
+
+take:
+	%b = atomicrmw add i64* @graphc.pool.next, i64 %chunk monotonic
+	%left = icmp slt i64 %b, %n
+	br i1 %left, label %call, label %out
+
+call:
+	%e0 = add i64 %b, %chunk
+	%e.c = icmp slt i64 %e0, %n
+	%e = select i1 %e.c, i64 %e0, i64 %n
+	call void %fn(i8* %ctx, i64 %b, i64 %e)
+	%cnt = sub i64 %e, %b
+	%before = atomicrmw sub i64* @graphc.pool.remaining, i64 %cnt acq_rel
+	%last = icmp eq i64 %before, %cnt
+	br i1 %last, label %wake, label %take
+
+wake:
+	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%1 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.done, i64 0, i64 0))
+	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %take
+
+out:
+	ret void
+}
+
+define internal i8* @graphc.pool.worker(i8* %arg) nounwind {
+entry:
+	store i32 1, i32* @graphc.pool.inside, align 4
+	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %wait
+
+wait:
+	%seen = phi i64 [ 0, %entry ], [ %seen, %sleep ], [ %gen, %left ], [ %gen, %late ]
+	%gen = load i64, i64* @graphc.pool.gen, align 8
+	%new = icmp ne i64 %gen, %seen
+	br i1 %new, label %join, label %stopping
+
+stopping:
+	%st = load i32, i32* @graphc.pool.stop, align 4
+	%quit = icmp ne i32 %st, 0
+	br i1 %quit, label %exit, label %sleep
+
+exit:
+	%unlocked = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	ret i8* null
+
+sleep:
+	%1 = call i32 @pthread_cond_wait(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0), i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %wait
+
+join:
+	; a worker that wakes after every chunk was taken leaves the job alone
+	%taken = load atomic i64, i64* @graphc.pool.next monotonic, align 64
+	%jobn = load i64, i64* @graphc.pool.n, align 8
+	%over = icmp sge i64 %taken, %jobn
+	br i1 %over, label %late, label %enter
+
+late:
+	br label %wait
+
+enter:
+	%a = load i64, i64* @graphc.pool.active, align 8
+	%a1 = add i64 %a, 1
+	store i64 %a1, i64* @graphc.pool.active, align 8
+	%fn = load void (i8*, i64, i64)*, void (i8*, i64, i64)** @graphc.pool.fn, align 8
+	%ctx = load i8*, i8** @graphc.pool.ctx, align 8
+	%n = load i64, i64* @graphc.pool.n, align 8
+	%chunk = load i64, i64* @graphc.pool.chunk, align 8
+	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk)
+	%3 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%b = load i64, i64* @graphc.pool.active, align 8
+	%b1 = sub i64 %b, 1
+	store i64 %b1, i64* @graphc.pool.active, align 8
+	%idle = icmp eq i64 %b1, 0
+	br i1 %idle, label %wake, label %left
+
+wake:
+	%4 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.done, i64 0, i64 0))
+	br label %left
+
+left:
+	br label %wait
+}
+
+; graphc.pool.parallel_for is the default pool's graphc_parallel_for_fn (the pool argument is
+; unused: the pool is the module's).
+define internal void @graphc.pool.parallel_for(i8* %pool, void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %grain) nounwind {
+entry:
+	%none = icmp sle i64 %n, 0
+	br i1 %none, label %out, label %nested
+
+nested:
+	%in = load i32, i32* @graphc.pool.inside, align 4
+	%isin = icmp ne i32 %in, 0
+	br i1 %isin, label %serial, label %start
+
+start:
+	%0 = call i32 @pthread_once(i32* @graphc.pool.once, void ()* @graphc.pool.init)
+	%t = load i64, i64* @graphc.pool.threads, align 8
+	%g.c = icmp sgt i64 %grain, 1
+	%g = select i1 %g.c, i64 %grain, i64 1
+	%one = icmp sle i64 %t, 1
+	%small = icmp sle i64 %n, %g
+	%no = or i1 %one, %small
+	br i1 %no, label %serial, label %claim
+
+claim:
+	; (an exchange: writing 1 over the 1 of another caller's job changes nothing)
+	%was = atomicrmw xchg i32* @graphc.pool.busy, i32 1 acquire
+	%won = icmp eq i32 %was, 0
+	br i1 %won, label %publish, label %serial
+
+publish:
+	; chunks: about four per thread, whole multiples of the grain
+	%tiles = sdiv i64 %n, %g
+	%per0 = mul i64 %t, 4
+	%per1 = sdiv i64 %tiles, %per0
+	%per.c = icmp sgt i64 %per1, 1
+	%per = select i1 %per.c, i64 %per1, i64 1
+	%chunk = mul i64 %per, %g
+	%1 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %drain
+
+drain:
+	; workers still inside the last job (they found no chunk left) leave it first
+	%act = load i64, i64* @graphc.pool.active, align 8
+	%busy = icmp ne i64 %act, 0
+	br i1 %busy, label %drainwait, label %set
+
+drainwait:
+	%2 = call i32 @pthread_cond_wait(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.done, i64 0, i64 0), i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %drain
+
+set:
+	store void (i8*, i64, i64)* %fn, void (i8*, i64, i64)** @graphc.pool.fn, align 8
+	store i8* %ctx, i8** @graphc.pool.ctx, align 8
+	store i64 %n, i64* @graphc.pool.n, align 8
+	store i64 %chunk, i64* @graphc.pool.chunk, align 8
+	store atomic i64 0, i64* @graphc.pool.next monotonic, align 64
+	store atomic i64 %n, i64* @graphc.pool.remaining monotonic, align 64
+	%gen = load i64, i64* @graphc.pool.gen, align 8
+	%gen1 = add i64 %gen, 1
+	store i64 %gen1, i64* @graphc.pool.gen, align 8
+	%3 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0))
+	%4 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	store i32 1, i32* @graphc.pool.inside, align 4
+	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk)
+	store i32 0, i32* @graphc.pool.inside, align 4
+	%5 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %finish
+
+finish:
+	; every iteration ran: return, without waiting for workers still inside the job (they
+	; find no chunk left and never call fn again; the next job waits for them in drain)
+	%rem = load atomic i64, i64* @graphc.pool.remaining acquire, align 64
+	%pending = icmp ne i64 %rem, 0
+	br i1 %pending, label %finishwait, label %release
+
+finishwait:
+	%6 = call i32 @pthread_cond_wait(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.done, i64 0, i64 0), i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %finish
+
+release:
+	%7 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	store atomic i32 0, i32* @graphc.pool.busy release, align 4
+	br label %out
+
+serial:
+	call void %fn(i8* %ctx, i64 0, i64 %n)
+	br label %out
+
+out:
+	ret void
+}
+
+; graphc.pool.shutdown stops the workers (they finish the job in progress, if any) and joins
+; them: the module's destructor.
+define internal void @graphc.pool.shutdown() nounwind {
+entry:
+	%t = load i64, i64* @graphc.pool.threads, align 8
+	%any = icmp sgt i64 %t, 1
+	br i1 %any, label %stop, label %out
+
+stop:
+	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	store i32 1, i32* @graphc.pool.stop, align 4
+	%1 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0))
+	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %loop
+
+loop:
+	%k = phi i64 [ 1, %stop ], [ %k1, %body ]
+	%more = icmp slt i64 %k, %t
+	br i1 %more, label %body, label %done
+
+body:
+	%p = getelementptr [256 x i64], [256 x i64]* @graphc.pool.tids, i64 0, i64 %k
+	%tid = load i64, i64* %p, align 8
+	%3 = call i32 @pthread_join(i64 %tid, i8** null)
+	%k1 = add i64 %k, 1
+	br label %loop
+
+done:
+	store i64 1, i64* @graphc.pool.threads, align 8
+	br label %out
+
+out:
+	ret void
+}
