@@ -66,6 +66,12 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	cp.Node("Compress", "c", []string{"X", "C"}, []string{"Y"}, onnxgen.IntAttr("axis", 1))
 	cp.Node("Relu", "r", []string{"Y"}, []string{"Z"})
 	cp.Output("Z", ir.F32, 4, "n")
+	// a condition longer than scanDirect: the running sum by doubling, not the cumsum op
+	cl := onnxgen.New("cl", 13)
+	cl.Input("X", ir.F32, 3, 70)
+	cl.Input("C", ir.Bool, 67)
+	cl.Node("Compress", "c", []string{"X", "C"}, []string{"Y"}, onnxgen.IntAttr("axis", 1))
+	cl.Output("Y", ir.F32, 3, "n")
 	tk := onnxgen.New("t", 13)
 	tk.Input("X", ir.F32, 3, 9)
 	tk.Input("K", ir.I64, 1)
@@ -122,6 +128,9 @@ func TestBoundedDimsCompiled(t *testing.T) {
 		{"nonzero", nz, func(mode, _ int) []*ir.Tensor { return []*ir.Tensor{selection(r, ir.F32, []int64{3, 5, 4}, mode)} }},
 		{"compress", cp, func(mode, _ int) []*ir.Tensor {
 			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{4, 7}), selection(r, ir.Bool, []int64{6}, mode)}
+		}},
+		{"compress_long", cl, func(mode, _ int) []*ir.Tensor {
+			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{3, 70}), selection(r, ir.Bool, []int64{67}, mode)}
 		}},
 		{"select_gathernd", sel, func(mode, _ int) []*ir.Tensor {
 			s := e2e.RandomTensor(r, ir.F32, []int64{2, 10})

@@ -34,7 +34,7 @@ func hostileCorpus(t *testing.T, dir string) []string {
 	require.NoError(t, onnxgen.NestedIf(2000).Write(files[0]))
 	require.NoError(t, onnxgen.Chain(100000).Write(files[1]))
 	for corpus, ext := range map[string]string{
-		"frontend/onnx/testdata/fuzz/FuzzImport":  ".onnx",
+		"frontend/onnx/testdata/fuzz/FuzzImport": ".onnx",
 		"frontend/tf/testdata/fuzz/FuzzReadText": ".pbtxt",
 	} {
 		ents, err := os.ReadDir(corpus)

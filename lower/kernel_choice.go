@@ -32,8 +32,9 @@ var kernelFamilies = []kernelFamily{
 		"target's dot-product instructions (VNNI, AVX2 pmaddubsw, HVX vrmpy; intdot.go): first, " +
 		"since it is the only family that packs the weights and uses those instructions",
 		planIntDotFamily},
-	{"nbits", "a float product with block-quantized packed weights (MatMulNBits; nbits.go), " +
-		"dequantized in registers: before the register tiles, which would read the weights unpacked",
+	{"nbits-gemv", "a product with block-quantized 4- or 8-bit constant weights (matmul_nbits) " +
+		"over whole rows, reading the packed bytes once and unpacking them in registers " +
+		"(nbits.go): before the register tiles, which would need a float copy of the weights",
 		planNBitsFamily},
 	{"register-tiles", "a float sum of products on register tiles of the module's vector width " +
 		"(contract.go), the border left to the nest: before the nests, which it beats on every " +
@@ -90,7 +91,7 @@ func planIntDotFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 func planNBitsFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 	nb := nbitsOf(op, ec.g.Params)
 	if nb == nil {
-		return "not a product with block-quantized constant weights"
+		return "not a block-quantized weight product over whole rows"
 	}
 	kf.nbits, kf.name = nb, nb.String()
 	kf.whole = ec.writesWhole(op) // it stores every element of its rows: no initialisation

@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -81,7 +82,18 @@ var models = []benchModel{
 		map[string][]int64{"X": {1, 64, 56, 56}}, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, 2 * 64 * 56 * 56 * 64 * 9 / 1e9, false, 0},
 	{"transformer_block", func() *onnxgen.Model { return onnxgen.TransformerBlock(128, 256) },
 		map[string][]int64{"x": {128, 256}}, transformerFlops(128, 256, true), transformerFlops(128, 256, false), false, 0},
+	// selections whose count is a bounded dim (issue 35), on random inputs (about half selected)
+	{"nonzero_1024", func() *onnxgen.Model { return onnxgen.NonZeroMask(1024) },
+		map[string][]int64{"X": {1024}}, 0, 0, false, 0},
+	{"compress_1024", func() *onnxgen.Model { return onnxgen.CompressMask(1024) },
+		map[string][]int64{"X": {1024}}, 0, 0, false, 0},
+	{"nonzero_16384", func() *onnxgen.Model { return onnxgen.NonZeroMask(16384) },
+		map[string][]int64{"X": {16384}}, 0, 0, false, 0},
 }
+
+// randomInputs are the models timed on random inputs in [-1, 1) (as onnxruntime's), not zeros:
+// those whose work depends on the data.
+var randomInputs = map[string]bool{"nonzero_1024": true, "compress_1024": true, "nonzero_16384": true}
 
 // convShape is one row of the conv table (-convs): the shapes real CNNs run.
 type convShape struct {
@@ -320,14 +332,24 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 			return "", 0, err
 		}
 		var inputs []*ir.Tensor
+		rng := rand.New(rand.NewPCG(1, 2))
 		for _, in := range res.Graph.Inputs {
 			s, ok := in.Type.StaticShape()
 			if !ok {
 				return "", 0, fmt.Errorf("input %s has a symbolic shape", in.Name)
 			}
-			inputs = append(inputs, ir.NewTensor(in.Type.Elem, s))
+			if randomInputs[bm.name] {
+				inputs = append(inputs, e2e.RandomTensor(rng, in.Type.Elem, s))
+			} else {
+				inputs = append(inputs, ir.NewTensor(in.Type.Elem, s))
+			}
 		}
-		ms, err := timeProgram(ctx, prog, inputs, minTime, samples)
+		// outputs of bounded extent are allocated at the bound
+		bounds := map[string]int64{}
+		for _, b := range res.Graph.Bounded {
+			bounds[b.Param] = b.Bound
+		}
+		ms, err := timeProgram(ctx, prog, inputs, bounds, minTime, samples)
 		if err != nil {
 			return "", 0, err
 		}
@@ -359,11 +381,20 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 		row = ""
 		err := profileModel(ctx, path, dir, bm.name, func(g *ir.Graph) ([]*ir.Tensor, map[string]int64, error) {
 			var ins []*ir.Tensor
+			rng := rand.New(rand.NewPCG(1, 2))
+			bounds := map[string]int64{}
+			for _, b := range g.Bounded {
+				bounds[b.Param] = b.Bound
+			}
 			for _, in := range g.Inputs {
 				s, _ := in.Type.StaticShape()
-				ins = append(ins, ir.NewTensor(in.Type.Elem, s))
+				if randomInputs[bm.name] {
+					ins = append(ins, e2e.RandomTensor(rng, in.Type.Elem, s))
+				} else {
+					ins = append(ins, ir.NewTensor(in.Type.Elem, s))
+				}
 			}
-			return ins, nil, nil
+			return ins, bounds, nil
 		}, minTime, profile)
 		if err != nil {
 			return "", 0, fmt.Errorf("profile: %w", err)
@@ -409,15 +440,15 @@ func fmtRatio(a, b float64) string {
 
 // timeProgram returns the median over samples of the mean time per call (ms), each sample
 // running enough calls to last minTime.
-func timeProgram(ctx context.Context, p *e2e.Program, inputs []*ir.Tensor, minTime time.Duration, samples int) (float64, error) {
-	_, ns, err := p.Run(ctx, inputs, nil, 3)
+func timeProgram(ctx context.Context, p *e2e.Program, inputs []*ir.Tensor, params map[string]int64, minTime time.Duration, samples int) (float64, error) {
+	_, ns, err := p.Run(ctx, inputs, params, 3)
 	if err != nil {
 		return 0, err
 	}
 	reps := int(float64(minTime.Nanoseconds())/max(ns, 1)) + 2
 	var ts []float64
 	for i := 0; i < samples; i++ {
-		_, ns, err := p.Run(ctx, inputs, nil, reps)
+		_, ns, err := p.Run(ctx, inputs, params, reps)
 		if err != nil {
 			return 0, err
 		}

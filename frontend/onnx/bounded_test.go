@@ -287,3 +287,51 @@ func TestTopKCappedK(t *testing.T) {
 		require.Equal(t, sel[:k], append([]float64{}, out[0].F...))
 	}
 }
+
+// TestSelectionLongMask checks NonZero and Compress over masks longer than the direct running
+// sum (the doubling scan and the binary search of the selected positions), of lengths around
+// powers of two, with none, all and about half selected.
+func TestSelectionLongMask(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 2))
+	for _, l := range []int64{33, 64, 65, 127, 300} {
+		nz := onnxgen.New("nz", 13)
+		nz.Input("X", ir.Bool, l)
+		nz.Node("NonZero", "nz", []string{"X"}, []string{"Y"})
+		nz.Output("Y", ir.I64, 1, "n")
+		gn, err := onnx.Import(nz.Proto(), "nz.onnx")
+		require.NoError(t, err)
+		require.NoError(t, ir.Verify(gn))
+		cp := onnxgen.New("c", 13)
+		cp.Input("X", ir.F32, 2, l)
+		cp.Input("cond", ir.Bool, l)
+		cp.Node("Compress", "c", []string{"X", "cond"}, []string{"Y"}, onnxgen.IntAttr("axis", 1))
+		cp.Output("Y", ir.F32, 2, "n")
+		gc, err := onnx.Import(cp.Proto(), "c.onnx")
+		require.NoError(t, err)
+		require.NoError(t, ir.Verify(gc))
+		for trial := range 6 {
+			x := maskData(rng, ir.Bool, []int64{l}, trial%3)
+			out, err := eval.Run(gn, map[string]*ir.Tensor{"X": x})
+			require.NoError(t, err)
+			want := []int64{}
+			for i, v := range x.I {
+				if v != 0 {
+					want = append(want, int64(i))
+				}
+			}
+			require.Equal(t, int64(len(want)), out[1].I[0], "length %d: the count", l)
+			require.Equal(t, want, append([]int64{}, out[0].I...), "length %d", l)
+			d := maskData(rng, ir.F32, []int64{2, l}, 1)
+			out, err = eval.Run(gc, map[string]*ir.Tensor{"X": d, "cond": x})
+			require.NoError(t, err)
+			var wantF []float64
+			for r := range int64(2) {
+				for _, j := range want {
+					wantF = append(wantF, d.F[r*l+j])
+				}
+			}
+			require.Equal(t, []int64{2, int64(len(want))}, out[0].Shape)
+			require.Equal(t, wantF, append([]float64(nil), out[0].F...), "length %d", l)
+		}
+	}
+}

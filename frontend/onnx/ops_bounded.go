@@ -4,11 +4,12 @@
 // with a computed k (at most the axis's extent). The count is computed by the graph, becomes a symbolic dim for every op
 // after it, and is returned to the caller as an extra scalar i64 output.
 //
-// The selections are generic ops in the IR's own terms: a mask m (1 where selected), its
-// exclusive running sum pos (the rank of each selected element among them), and for every
-// output position k the sum over i of [m[i] and pos[i] = k] · f(i), which is f of the k-th
-// selected element: one element contributes to each k < n. The work is n·N per row (N the
-// selected axis), as TopK's ranking.
+// The selections are ops in the IR's own terms: a mask m (1 where selected), its running sum
+// (by doubling, runningSum: N·log N for N mask elements), and for every output position k < n
+// the position of the k-th selected element, found by a binary search of the running sum
+// (selectedIndices: n·log N, gathers with the declared over-approximate element maps). Sorted
+// Unique, whose ranks are not a running sum, searches every position for every k
+// (selectedByRank, n·N), as TopK's ranking.
 
 package onnx
 
@@ -93,8 +94,35 @@ func (e *emitter) countAndRanks(m *ir.Value, n int64) (count, pos *ir.Value) {
 	}
 	count = e.Op("reduce_sum", e.Base+"_count", ir.Attrs{"axes": ints(all), "keepdims": ir.IntAttr(0)}, m)
 	flat := e.Reshape(m, []volume.Aff{volume.AffConst(n)}, "")
-	ranks := e.Op("cumsum", "", ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1)}, flat)
+	var ranks *ir.Value
+	if n <= scanDirect {
+		ranks = e.Op("cumsum", "", ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1)}, flat)
+	} else {
+		ranks = e.Op("sub", "", nil, e.runningSum(flat, n), flat)
+	}
 	return count, e.Reshape(ranks, m.Type.Shape, "")
+}
+
+// scanDirect is the longest mask whose running sum is the cumsum op (n²/2 work, one pass);
+// longer ones take runningSum's ⌈log2 n⌉ passes of n.
+const scanDirect = 32
+
+// runningSum returns the inclusive running sum of the 1-D i64 x of length n by doubling
+// (Hillis and Steele): after the pass of shift s every element holds the sum of the 2s elements
+// ending at it, x[i] + x[i-s] where i-s exists (a guarded affine access, so the element maps
+// stay exact). n·⌈log2 n⌉ work instead of cumsum's n²/2.
+func (e *emitter) runningSum(x *ir.Value, n int64) *ir.Value {
+	for s := int64(1); s < n && e.err == nil; s *= 2 {
+		attrs := ir.Attrs{
+			"type":   ir.StringAttr(fmt.Sprintf("i64[%d]", n)),
+			"domain": ir.StringAttr(fmt.Sprintf("{ [i] : 0 <= i < %d }", n)),
+			"access": ir.StringsAttr("{ [i] -> [i] }", fmt.Sprintf("{ [i] -> [i - %d] : i >= %d }", s, s)),
+			"out":    ir.StringAttr("{ [i] -> [i] }"),
+			"body":   ir.StringAttr("add(in0, select(avail(1), in1, 0:i64))"),
+		}
+		x = e.Op("generic", "", attrs, x, x)
+	}
+	return x
 }
 
 // boxDomain prints "0 <= d0 < e0 and …" for the named dims.
@@ -130,41 +158,38 @@ func importNonZeroRuntime(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
-	// iteration [d, k, i0, …]: element i contributes its coordinate d to column k when selected
-	// with rank k
-	is := make([]string, r)
-	ext := make([]string, r)
-	for d := range is {
-		is[d], ext[d] = fmt.Sprintf("i%d", d), fmt.Sprint(shape[d])
+	// the flat positions of the non-zeros in order, then their coordinates
+	flat := e.selectedIndices(e.Reshape(m, []volume.Aff{volume.AffConst(total)}, ""),
+		e.Reshape(pos, []volume.Aff{volume.AffConst(total)}, ""), n, total)
+	stride := int64(1)
+	coord := ""
+	for d := r - 1; d >= 0; d-- {
+		cd := fmt.Sprintf("rem(div(in0, %d:i64), %d:i64)", stride, shape[d])
+		if d == 0 {
+			cd = fmt.Sprintf("div(in0, %d:i64)", stride)
+		}
+		if coord == "" {
+			coord = cd
+		} else {
+			coord = fmt.Sprintf("select(eq(idx(0), %d:i64), %s, %s)", d, cd, coord)
+		}
+		stride *= shape[d]
 	}
-	dims := append([]string{"d", "k"}, is...)
-	iters := []string{"parallel", "parallel"}
-	for range is {
-		iters = append(iters, "reduction")
-	}
-	coord := fmt.Sprintf("idx(%d)", 2+r-1)
-	for d := r - 2; d >= 0; d-- {
-		coord = fmt.Sprintf("select(eq(idx(0), %d:i64), idx(%d), %s)", d, 2+d, coord)
-	}
-	body := fmt.Sprintf("select(and(ne(in0, 0:i64), eq(in1, idx(1))), %s, 0:i64)", coord)
-	tup := "[" + strings.Join(dims, ", ") + "]"
-	acc := fmt.Sprintf("{ %s -> [%s] }", tup, strings.Join(is, ", "))
 	attrs := ir.Attrs{
-		"type":      ir.StringAttr(fmt.Sprintf("i64[%d, %s]", r, n)),
-		"domain":    ir.StringAttr(fmt.Sprintf("[%s] -> { %s : 0 <= d < %d and 0 <= k < %s and %s }", n, tup, r, n, boxDomain(is, ext))),
-		"access":    ir.StringsAttr(acc, acc),
-		"out":       ir.StringAttr(fmt.Sprintf("{ %s -> [d, k] }", tup)),
-		"body":      ir.StringAttr(body),
-		"iterators": ir.StringsAttr(iters...),
-		"reduce":    ir.StringAttr("sum"),
+		"type":   ir.StringAttr(fmt.Sprintf("i64[%d, %s]", r, n)),
+		"domain": ir.StringAttr(fmt.Sprintf("[%s] -> { [d, k] : 0 <= d < %d and 0 <= k < %s }", n, r, n)),
+		"access": ir.StringsAttr("{ [d, k] -> [k] }"),
+		"out":    ir.StringAttr("{ [d, k] -> [d, k] }"),
+		"body":   ir.StringAttr(coord),
 	}
-	e.Out(0, e.Op("generic", c.Output(0), attrs, m, pos))
+	e.Out(0, e.Op("generic", c.Output(0), attrs, flat))
 	return e.Done()
 }
 
-// selectedIndices returns the positions i of the selected elements of the 1-D mask m, in order:
-// idx[k] for k < n.
-func (e *emitter) selectedIndices(m, pos *ir.Value, n string, length int64) *ir.Value {
+// selectedByRank returns, for k < n, the position i of the selected element (m[i] != 0) whose
+// rank (slot[i]) is k: a search of all L positions for every k (n·L work), for ranks that are
+// not a running sum in position order (sorted Unique).
+func (e *emitter) selectedByRank(m, rank *ir.Value, n string, length int64) *ir.Value {
 	if e.err != nil {
 		return nil
 	}
@@ -177,7 +202,57 @@ func (e *emitter) selectedIndices(m, pos *ir.Value, n string, length int64) *ir.
 		"iterators": ir.StringsAttr("parallel", "reduction"),
 		"reduce":    ir.StringAttr("sum"),
 	}
-	return e.Op("generic", "", attrs, m, pos)
+	return e.Op("generic", "", attrs, m, rank)
+}
+
+// overBounded emits an elementwise generic op over [k] ∈ [0, n), n a bounded dim: result
+// i64[n], operands read at k, body over in0.. and idx(0).
+func (e *emitter) overBounded(n, body string, ops ...*ir.Value) *ir.Value {
+	acc := make([]string, len(ops))
+	for i := range acc {
+		acc[i] = "{ [k] -> [k] }"
+	}
+	attrs := ir.Attrs{
+		"type":   ir.StringAttr(fmt.Sprintf("i64[%s]", n)),
+		"domain": ir.StringAttr(fmt.Sprintf("[%s] -> { [k] : 0 <= k < %s }", n, n)),
+		"access": ir.StringsAttr(acc...),
+		"out":    ir.StringAttr("{ [k] -> [k] }"),
+		"body":   ir.StringAttr(body),
+	}
+	return e.Op("generic", "", attrs, ops...)
+}
+
+// selectedIndices returns the positions i of the selected elements of the 1-D mask m (0 or 1
+// as i64, length L), in order: idx[k] for k < n, given excl, the exclusive running sum of m.
+//
+// The k-th selected position is the number of positions whose inclusive running sum
+// incl = excl + m is at most k (incl is non-decreasing, and the selected element of rank k is
+// the first with incl = k + 1), found for every k by a branchless binary search over incl: one
+// gather and two elementwise ops per halving step, n·⌈log2 L⌉ work in all instead of a scan of
+// the mask for every k (n·L). The gathers read incl at computed positions, so their element
+// maps are the declared over-approximation (all of incl), as for any gather. Masks of at most
+// scanDirect elements take the direct search (selectedByRank), one op instead of 3·log2 L.
+func (e *emitter) selectedIndices(m, excl *ir.Value, n string, length int64) *ir.Value {
+	if e.err != nil {
+		return nil
+	}
+	if length <= scanDirect {
+		return e.selectedByRank(m, excl, n, length) // one op of at most scanDirect² iterations
+	}
+	incl := e.Op("add", "", nil, excl, m)
+	// pos[k]: the number of positions known to have incl <= k
+	pos := e.overBounded(n, "0:i64")
+	step := int64(1)
+	for step*2 <= length {
+		step *= 2
+	}
+	for ; step >= 1; step /= 2 {
+		// probe incl at pos + step - 1 (clamped: incl[L-1] = n > k, so a probe beyond the end fails)
+		at := e.overBounded(n, fmt.Sprintf("min(add(in0, %d:i64), %d:i64)", step-1, length-1), pos)
+		probe := e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, incl, at)
+		pos = e.overBounded(n, fmt.Sprintf("select(lt(in1, add(idx(0), 1:i64)), add(in0, %d:i64), in0)", step), pos, probe)
+	}
+	return pos
 }
 
 // importCompressRuntime: the slices of x along axis where the run-time condition is non-zero,
@@ -195,19 +270,9 @@ func importCompressRuntime(c *nodeCtx) error {
 	if !ok {
 		return fmt.Errorf("%w: Compress with a run-time condition of symbolic length %s: its length bounds the result and must be static", ErrUnsupported, cond.Type)
 	}
-	axis := 0
-	if c.Attr("axis") != nil {
-		ax, err := resolveAxes([]int64{c.AttrInt("axis", 0)}, x.Type.Rank())
-		if err != nil {
-			return err
-		}
-		axis = ax[0]
-	} else {
-		cnt, ok := staticCount(x.Type)
-		if !ok {
-			return fmt.Errorf("%w: Compress without axis of a symbolic shape %s", ErrUnsupported, x.Type)
-		}
-		x = e.Reshape(x, []volume.Aff{volume.AffConst(cnt)}, "")
+	x, axis, err := compressAxis(c, e, x)
+	if err != nil {
+		return err
 	}
 	if ext, ok := x.Type.Dim(axis); ok && l > ext {
 		return fmt.Errorf("%w: a condition of %d elements for an axis of %d", ErrInvalid, l, ext)
@@ -392,7 +457,7 @@ func importUniqueRuntime(c *nodeCtx) error {
 		fo := e.pairOp(total, "", fmt.Sprintf("select(eq(in0, in1), idx(1), %d:i64)", total), "min", float64(total), ir.I64, xf, xf)
 		slot = e.pairOp(total, "", "select(and(ne(in0, 0:i64), lt(idx(1), in1)), 1:i64, 0:i64)", "sum", 0, ir.I64, first, fo)
 	}
-	idx := e.selectedIndices(first, slot, n, total)
+	idx := e.selectedByRank(first, slot, n, total)
 	e.Out(0, e.Op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(0)}, xf, idx))
 	if c.Output(1) != "" {
 		e.Out(1, e.Op("identity", c.Output(1), nil, idx))

@@ -60,6 +60,23 @@ func importNonZero(c *nodeCtx) error {
 	return nil
 }
 
+// compressAxis returns Compress's operand and the axis it selects along: the attribute's, or
+// axis 0 of the operand flattened when the node has none.
+func compressAxis(c *nodeCtx, e *emitter, x *ir.Value) (*ir.Value, int, error) {
+	if c.Attr("axis") == nil {
+		n, ok := staticCount(x.Type)
+		if !ok {
+			return nil, 0, fmt.Errorf("%w: Compress without axis of a symbolic shape %s", ErrUnsupported, x.Type)
+		}
+		return e.Op("reshape", "", ir.Attrs{"shape": ir.StringAttr(fmt.Sprintf("[%d]", n))}, x), 0, nil
+	}
+	ax, err := resolveAxes([]int64{c.AttrInt("axis", 0)}, x.Type.Rank())
+	if err != nil {
+		return nil, 0, err
+	}
+	return x, ax[0], nil
+}
+
 func importCompress(c *nodeCtx) error {
 	e := c.emitter()
 	x := e.In(0)
@@ -73,19 +90,9 @@ func importCompress(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
-	axis := 0
-	if c.Attr("axis") != nil {
-		ax, err := resolveAxes([]int64{c.AttrInt("axis", 0)}, x.Type.Rank())
-		if err != nil {
-			return err
-		}
-		axis = ax[0]
-	} else {
-		n, ok := staticCount(x.Type)
-		if !ok {
-			return fmt.Errorf("%w: Compress without axis of a symbolic shape %s", ErrUnsupported, x.Type)
-		}
-		x = e.Op("reshape", "", ir.Attrs{"shape": ir.StringAttr(fmt.Sprintf("[%d]", n))}, x)
+	x, axis, err := compressAxis(c, e, x)
+	if err != nil {
+		return err
 	}
 	n, ok := x.Type.Dim(axis)
 	if !ok {

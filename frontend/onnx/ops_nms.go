@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // maxNMSRuntimeBoxes bounds the boxes of a NonMaxSuppression over run-time data (two ops per box).
@@ -197,16 +198,19 @@ func importNMSRuntime(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
+	// the flat (batch, class, rank) position of each kept candidate, and its box
+	flat := e.selectedIndices(e.Reshape(keep, []volume.Aff{volume.AffConst(total)}, ""),
+		e.Reshape(pos, []volume.Aff{volume.AffConst(total)}, ""), sel, total)
+	box := e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, e.Reshape(order, []volume.Aff{volume.AffConst(total)}, ""), flat)
 	attrs := ir.Attrs{
-		"type":      ir.StringAttr(fmt.Sprintf("i64[%s, 3]", sel)),
-		"domain":    ir.StringAttr(fmt.Sprintf("[%s] -> { [k, d, b, c, t] : 0 <= k < %s and 0 <= d < 3 and 0 <= b < %d and 0 <= c < %d and 0 <= t < %d }", sel, sel, nb, nc, n)),
-		"access":    ir.StringsAttr("{ [k, d, b, c, t] -> [b, c, t] }", "{ [k, d, b, c, t] -> [b, c, t] }", "{ [k, d, b, c, t] -> [b, c, t] }"),
-		"out":       ir.StringAttr("{ [k, d, b, c, t] -> [k, d] }"),
-		"body":      ir.StringAttr("select(and(ne(in0, 0:i64), eq(in1, idx(0))), select(eq(idx(1), 0:i64), idx(2), select(eq(idx(1), 1:i64), idx(3), in2)), 0:i64)"),
-		"iterators": ir.StringsAttr("parallel", "parallel", "reduction", "reduction", "reduction"),
-		"reduce":    ir.StringAttr("sum"),
+		"type":   ir.StringAttr(fmt.Sprintf("i64[%s, 3]", sel)),
+		"domain": ir.StringAttr(fmt.Sprintf("[%s] -> { [k, d] : 0 <= k < %s and 0 <= d < 3 }", sel, sel)),
+		"access": ir.StringsAttr("{ [k, d] -> [k] }", "{ [k, d] -> [k] }"),
+		"out":    ir.StringAttr("{ [k, d] -> [k, d] }"),
+		"body": ir.StringAttr(fmt.Sprintf("select(eq(idx(1), 0:i64), div(in0, %d:i64), select(eq(idx(1), 1:i64), rem(div(in0, %d:i64), %d:i64), in1))",
+			nc*n, n, nc)),
 	}
-	e.Out(0, e.Op("generic", c.Output(0), attrs, keep, pos, order))
+	e.Out(0, e.Op("generic", c.Output(0), attrs, flat, box))
 	return e.Done()
 }
 

@@ -264,3 +264,26 @@ func Linear(m, k, n int) *Model {
 	md.Output("Y", ir.F32, m, n)
 	return md
 }
+
+// NonZeroMask is Y = NonZero(X > 0) over an n-element X: a selection whose count (about n/2
+// on random inputs) is a bounded dim.
+func NonZeroMask(n int) *Model {
+	md := New("nonzero", 13)
+	md.Input("X", ir.F32, n)
+	scalarInit(md, "zero", ir.F32, 0)
+	md.Node("Greater", "gt", []string{"X", "zero"}, []string{"M"})
+	md.Node("NonZero", "nz", []string{"M"}, []string{"Y"})
+	md.Output("Y", ir.I64, 1, "n")
+	return md
+}
+
+// CompressMask is Y = Compress(X, X > 0) over an n-element X: the positive elements.
+func CompressMask(n int) *Model {
+	md := New("compress", 13)
+	md.Input("X", ir.F32, n)
+	scalarInit(md, "zero", ir.F32, 0)
+	md.Node("Greater", "gt", []string{"X", "zero"}, []string{"M"})
+	md.Node("Compress", "c", []string{"X", "M"}, []string{"Y"}, IntAttr("axis", 0))
+	md.Output("Y", ir.F32, "n")
+	return md
+}
