@@ -389,7 +389,7 @@ func (kb *kernelBuilder) emitTileReduction(f *tileFrame, pp *panels) error {
 				}
 			})
 		}
-		re := &astEmitter{fb: fb, lev: make([]value.Value, c.nR)}
+		re := &astEmitter{fb: fb, lev: make([]value.Value, c.nR), rolled: c.rolled && keepRolled(rp.scan)}
 		re.leaf = func(rl []value.Value) error {
 			packed := make([][]value.Value, len(c.packs))
 			if pp != nil {

@@ -285,7 +285,8 @@
 // introduce memset/memcpy calls. aarch64 (default generic: NEON; cortex-a55…x2, neoverse-n1/v1,
 // apple-m1, whose names imply dotprod, i8mm, fullfp16, bf16 as LLVM 19 sees them) has 16-byte
 // vectors and 32 registers: register-tile-shapes gives its float tiles 8×3 vectors, as
-// AVX-512's (Target.TileShapeFor; x86-64's 6×2 below 64 bytes).
+// AVX-512's (Target.TileShapeFor; x86-64's 6×2 below 64 bytes, "rolled": its reduction
+// nests stay rolled, see loopmd.go).
 //
 // # Math runtime
 //

@@ -316,6 +316,11 @@ func (fb *funcBuilder) rowMajor(ext []value.Value) []value.Value {
 
 // loop emits for (iv = lo; iv <= hi; iv += step) body(iv).
 func (fb *funcBuilder) loop(lo, hi value.Value, step int64, hint string, body func(iv value.Value) error) error {
+	return fb.loopMD(lo, hi, step, hint, false, body)
+}
+
+// loopMD is loop; noUnroll asks LLVM not to unroll it (see loopmd.go).
+func (fb *funcBuilder) loopMD(lo, hi value.Value, step int64, hint string, noUnroll bool, body func(iv value.Value) error) error {
 	if l, ok := isConst(lo); ok {
 		if h, ok := isConst(hi); ok && h < l {
 			return nil
@@ -335,7 +340,10 @@ func (fb *funcBuilder) loop(lo, hi value.Value, step int64, hint string, body fu
 	}
 	next := fb.cur.NewAdd(iv, i64(step))
 	iv.Incs = append(iv.Incs, llvm.NewIncoming(next, fb.cur))
-	fb.cur.NewBr(header)
+	latch := fb.cur.NewBr(header)
+	if noUnroll {
+		fb.markNoUnroll(latch)
+	}
 	fb.cur = exit
 	return nil
 }

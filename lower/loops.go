@@ -26,6 +26,9 @@ type astEmitter struct {
 	// acc, when set, carries a vector accumulator through each vector loop instead of
 	// vecLeaf (a reduction along the innermost dim, see vecAccumulator)
 	acc *vecAccumulator
+	// rolled keeps the loops rolled (llvm.loop.unroll.disable): the reduction nests of
+	// register tiles (see loopmd.go)
+	rolled bool
 	// clamp, when set, restricts a level to a task's range (parallel.go)
 	clamp *levelClamp
 }
@@ -103,7 +106,7 @@ func (e *astEmitter) emit(n volume.Node) error {
 		if _, isLeaf := n.Body.(*volume.Leaf); isLeaf && e.vecLeaf != nil && step == 1 && n.Dim == len(e.lev)-1 {
 			return e.vectorFor(n.Dim, lo, hi)
 		}
-		return fb.loop(lo, hi, step, fmt.Sprintf("d%d", n.Dim), func(iv value.Value) error {
+		return fb.loopMD(lo, hi, step, fmt.Sprintf("d%d", n.Dim), e.rolled, func(iv value.Value) error {
 			e.lev[n.Dim] = iv
 			return e.emit(n.Body)
 		})

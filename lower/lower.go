@@ -15,6 +15,7 @@ import (
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 
@@ -127,13 +128,16 @@ type moduleCtx struct {
 	// newtonRecip: float32 math divides vectors through a Newton reciprocal (math_vec.go)
 	newtonRecip bool
 	// tileBytes is the width of the register tiles of contractions (0: none), tileRows by
-	// tileVecs vectors their shape (Target.TileShapeFor)
+	// tileVecs vectors their shape (Target.TileShapeFor), tileRolled whether it is Rolled
 	tileBytes          int
 	tileRows, tileVecs int
+	tileRolled         bool
 	m                  *llvm.Module
-	rt                 map[string]*llvm.Func
-	intr               map[string]*llvm.Func
-	globals            int
+	// noUnrollProp is the module's !{!"llvm.loop.unroll.disable"} (loopmd.go)
+	noUnrollProp *metadata.Tuple
+	rt           map[string]*llvm.Func
+	intr         map[string]*llvm.Func
+	globals      int
 	// kernels maps a kernel key (dedup.go) to the plan and kernels of the ops that have it
 	kernels map[string]*kernelForm
 	// forms lists the forms of each form key (a kernel key without the domain)
@@ -204,6 +208,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
 		mc.tileBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
 		mc.tileRows, mc.tileVecs = spec.TileShapeFor(mc.tileBytes)
+		mc.tileRolled = spec.TileRolledFor(mc.tileBytes)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout

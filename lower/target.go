@@ -109,6 +109,10 @@ type TileShape struct {
 	VectorBytesAtLeast int `json:"vector-bytes-at-least"`
 	Rows               int `json:"rows"`
 	Vectors            int `json:"vectors"`
+	// Rolled says that the tile takes all the vector registers (6×2 in the 16 of SSE and
+	// AVX2): the loops of its reduction nests stay rolled (lower/loopmd.go), and over 7 to
+	// 11 rows it may become 4×3 (tileCost).
+	Rolled bool `json:"rolled"`
 }
 
 // TileShapeFor returns the register tile (rows, vectors) of tiles vecBytes wide: the first of
@@ -120,6 +124,16 @@ func (t *Target) TileShapeFor(vecBytes int) (rows, vectors int) {
 		}
 	}
 	return 6, 2
+}
+
+// TileRolledFor reports whether the register tile of TileShapeFor(vecBytes) is Rolled.
+func (t *Target) TileRolledFor(vecBytes int) bool {
+	for _, s := range t.RegisterTileShapes {
+		if vecBytes >= s.VectorBytesAtLeast && s.Rows > 0 && s.Vectors > 0 {
+			return s.Rolled
+		}
+	}
+	return false
 }
 
 // LoadTarget returns the named target with its inherited fields resolved.
