@@ -1,0 +1,40 @@
+package realmodel_test
+
+// This file runs the committed onnxruntime-genai-style decoder (llama_nbits_tiny) compiled
+// for x86-64-v3 (AVX2): every MatMulNBits there takes the nibble-lane form of nbits-gemv
+// (lower/nbits_lanes.go), prefill rows and decode alike, while the host's AVX-512 build keeps
+// the widened form for its prefill rows. Its data sets are checked as TestTinyModels checks.
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/internal/e2e"
+	"github.com/graphc/graphc/internal/realmodel"
+)
+
+func TestNBitsDecoderAVX2(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	if _, err := exec.LookPath("clang-19"); err != nil {
+		t.Skip("clang-19 not installed")
+	}
+	if ok, why := e2e.HostCanExecute("x86-64-v3", ""); !ok {
+		t.Skip(why)
+	}
+	ctx := context.Background()
+	m, err := realmodel.Load(tinyDir, "llama_nbits_tiny")
+	require.NoError(t, err)
+	res, err := graphc.Compile(ctx, m.Path, graphc.WithCPU("x86-64-v3"))
+	require.NoError(t, err)
+	require.Contains(t, res.Module.String(), "nbits.group.body", "the nibble-lane form")
+	prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
+	require.NoError(t, err)
+	_, err = realmodel.CheckSets(ctx, m, res.Graph, prog, m.Tolerance())
+	require.NoError(t, err)
+}
