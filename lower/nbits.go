@@ -292,8 +292,8 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 			rows = append(rows, row)
 		}
 		nr := nbitsColumns / nrows
-		if nib > 0 && nrows == 1 {
-			nr = nbitsNibbleColumns
+		if nib > 0 {
+			nr = nbitsNibbleColumns / nrows
 		}
 		main := p.N - p.N%int64(nr)
 		step := func(nr int) func(n value.Value) error {

@@ -67,9 +67,11 @@ func (p *nbitsGEMV) singleRow() bool {
 	return true
 }
 
-// nbitsNibbleColumns is the number of columns a step of one row computes in nibble lanes:
-// eight share each load of A's copy (at 1×4096·4096×11008 with AVX2 on Zen 4, 1.85 ms with
-// four, 1.64 with eight, 1.69 with six, 2.0 with sixteen; neutral with AVX-512).
+// nbitsNibbleColumns is the number of accumulators (rows × columns) of a step in nibble
+// lanes: one row's eight columns share each load of A's copy (at 1×4096·4096×11008 with AVX2
+// on Zen 4, 1.85 ms with four, 1.64 with eight, 1.69 with six, 2.0 with sixteen; neutral with
+// AVX-512), and a group of four rows takes two columns per unpack (64×4096·4096: 28.7 ms with
+// one, 26.0 with two).
 const nbitsNibbleColumns = 8
 
 // nbitsNibbleSlots is the number of L-lane vectors per group of 8L weights in A's copy: the
