@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,7 +139,7 @@ func (b benchTimes) String() string {
 
 // benchLib times n calls of a loaded module after warm-up calls, writing into outputs
 // allocated once.
-func benchLib(ctx context.Context, m *modelrt.Model, inputs []*modelrt.Tensor, n int) (benchTimes, error) {
+func benchLib(ctx context.Context, m *modelrt.Model, inputs []*modelrt.Tensor, n int, note string) (benchTimes, error) {
 	sig := m.Signature()
 	dims, err := sig.InferDims(shapesOf(inputs))
 	if err != nil {
@@ -174,7 +176,19 @@ func benchLib(ctx context.Context, m *modelrt.Model, inputs []*modelrt.Tensor, n
 	}
 	cpu := (processCPU() - cpu0) / time.Duration(n)
 	sort.Slice(ts, func(a, b int) bool { return ts[a] < ts[b] })
-	return benchTimes{calls: n, warmup: warm, min: ts[0], med: ts[n/2], max: ts[n-1], cpu: cpu, workspace: ws, note: "one thread"}, nil
+	return benchTimes{calls: n, warmup: warm, min: ts[0], med: ts[n/2], max: ts[n-1], cpu: cpu, workspace: ws, note: note}, nil
+}
+
+// threadNote says on how many threads the calls of a module built with --threads=mode ran:
+// ENTRY runs on the module's default pool only with pool (the default).
+func threadNote(mode string) string {
+	if mode != "pool" && mode != "" {
+		return "one thread"
+	}
+	if n, err := strconv.Atoi(os.Getenv("GRAPHC_NUM_THREADS")); err == nil && n > 0 {
+		return fmt.Sprintf("default pool, GRAPHC_NUM_THREADS=%d", n)
+	}
+	return fmt.Sprintf("default pool, %d threads (online CPUs, at most 16; GRAPHC_NUM_THREADS unset)", min(runtime.NumCPU(), 16))
 }
 
 // processCPU returns the CPU time the process has used (user + system).

@@ -204,7 +204,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	dims, _ := sig.InferDims(shapesOf(inputs))
 	ws, _ := m.WorkspaceSize(dims)
 	fmt.Fprintf(stdout, "%s: %s, compiled and built in %.2f s; workspace %d bytes\n", model, targetDesc(res), built.Seconds(), ws)
-	return finish(ctx, sig, inputs, outs, ds, &rf, stdout, func(n int) (benchTimes, error) { return benchLib(ctx, m, inputs, n) })
+	return finish(ctx, sig, inputs, outs, ds, &rf, stdout, func(n int) (benchTimes, error) { return benchLib(ctx, m, inputs, n, threadNote(mf.threads)) })
 }
 
 // finish prints and writes the outputs, compares them and times the calls: what graphc run does

@@ -147,7 +147,7 @@ func TestRunRandomAndBench(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, `output "z": f32[3 4]`)
 	assert.Regexp(t, `bench: 4 calls after 3 warm-up: min [0-9.]+ ms, median [0-9.]+ ms, max [0-9.]+ ms per call`, stdout)
-	assert.Regexp(t, `; workspace [0-9]+ bytes; one thread`, stdout)
+	assert.Regexp(t, `; workspace [0-9]+ bytes; default pool, `, stdout) // --threads=pool is the default
 	// a --dim typo is refused before anything large is allocated
 	_, stderr, code = runCLI(t, dir, "run", "sym.graph", "--dim", "N=100000000000", "--input", "random")
 	require.Equal(t, 2, code, stderr)
