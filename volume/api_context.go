@@ -1,98 +1,100 @@
-// This file holds the variants of the operations that can give up that return an error instead
-// of panicking: tri-state predicates (true, false, or ErrTooComplex / ErrOverflow) and
-// operations bound to a context.Context, which stop with the context's error when it is done.
+// This file holds the operations bound to a context.Context, which stop with the context's
+// error when it is done, and return the error beside the value (predicates: the answer and an
+// error; operations: the result, an error value when the error is not nil).
 
 package volume
 
 import "context"
 
 // withBudget runs f with the budget of one operation bound to ctx (nil: none) and turns the
-// package's panics into an error, as Try does.
-func withBudget(ctx context.Context, f func(bg *budget)) error {
-	return Try(func() { f(newBudget(ctx)) })
+// package's panics into an error (the error of the first operand that is an error value, if any).
+func withBudget(ctx context.Context, f func(bg *budget), us ...union) error {
+	for _, u := range us {
+		if u.err != nil {
+			return u.err
+		}
+	}
+	return try(func() { f(newBudget(ctx)) })
 }
 
-// TryIsEmpty is IsEmpty as a tri-state result: the answer with a nil error, or an error
-// (ErrTooComplex, ErrOverflow) when the exact test gives up.
-func (s Set) TryIsEmpty() (bool, error) { return s.IsEmptyContext(context.Background()) }
-
-// IsEmptyContext is TryIsEmpty that also stops with ctx's error when ctx is done (ctx may be nil: no context).
+// IsEmptyContext is IsEmpty as an answer and an error (ErrTooComplex, ErrOverflow, or ctx's error
+// once ctx is done; ctx may be nil: no context).
 func (s Set) IsEmptyContext(ctx context.Context) (empty bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { empty = s.u.isEmpty(bg) })
+	err = withBudget(ctx, func(bg *budget) { empty = s.u.isEmpty(bg) }, s.u)
 	return empty, err
 }
 
-// TryIsSubset is IsSubset as a tri-state result (see TryIsEmpty).
-func (s Set) TryIsSubset(t Set) (bool, error) { return s.IsSubsetContext(context.Background(), t) }
-
-// IsSubsetContext is TryIsSubset bound to ctx.
+// IsSubsetContext is IsSubset as an answer and an error (see IsEmptyContext).
 func (s Set) IsSubsetContext(ctx context.Context, t Set) (sub bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { sub = s.u.isSubset(t.u, bg) })
+	err = withBudget(ctx, func(bg *budget) { sub = s.u.isSubset(t.u, bg) }, s.u, t.u)
 	return sub, err
 }
 
-// TryIsEqual is IsEqual as a tri-state result (see TryIsEmpty).
-func (s Set) TryIsEqual(t Set) (bool, error) { return s.IsEqualContext(context.Background(), t) }
-
-// IsEqualContext is TryIsEqual bound to ctx.
+// IsEqualContext is IsEqual as an answer and an error (see IsEmptyContext).
 func (s Set) IsEqualContext(ctx context.Context, t Set) (eq bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { eq = s.u.isEqual(t.u, bg) })
+	err = withBudget(ctx, func(bg *budget) { eq = s.u.isEqual(t.u, bg) }, s.u, t.u)
 	return eq, err
 }
 
-// IntersectContext is Intersect returning an error instead of panicking, bound to ctx.
+// IntersectContext is Intersect bound to ctx, with the error beside the value.
 func (s Set) IntersectContext(ctx context.Context, t Set) (r Set, err error) {
-	err = withBudget(ctx, func(bg *budget) { r = Set{s.u.intersect(t.u, bg)} })
+	err = withBudget(ctx, func(bg *budget) { r = Set{s.u.intersect(t.u, bg)} }, s.u, t.u)
+	if err != nil {
+		r = Set{union{err: err}}
+	}
 	return r, err
 }
 
-// SubtractContext is Subtract returning an error instead of panicking, bound to ctx.
+// SubtractContext is Subtract bound to ctx, with the error beside the value.
 func (s Set) SubtractContext(ctx context.Context, t Set) (r Set, err error) {
-	err = withBudget(ctx, func(bg *budget) { r = Set{s.u.subtract(t.u, bg)} })
+	err = withBudget(ctx, func(bg *budget) { r = Set{s.u.subtract(t.u, bg)} }, s.u, t.u)
+	if err != nil {
+		r = Set{union{err: err}}
+	}
 	return r, err
 }
 
-// ApplyContext is Apply returning an error instead of panicking, bound to ctx.
+// ApplyContext is Apply bound to ctx, with the error beside the value.
 func (s Set) ApplyContext(ctx context.Context, m Map) (r Set, err error) {
-	err = withBudget(ctx, func(bg *budget) { r = s.image(m, false, bg) })
+	err = withBudget(ctx, func(bg *budget) { r = s.image(m, false, bg) }, s.u, m.u)
+	if err != nil {
+		r = Set{union{err: err}}
+	}
 	return r, err
 }
 
-// PreimageContext is Preimage returning an error instead of panicking, bound to ctx.
+// PreimageContext is Preimage bound to ctx, with the error beside the value.
 func (s Set) PreimageContext(ctx context.Context, m Map) (r Set, err error) {
-	err = withBudget(ctx, func(bg *budget) { r = s.image(m, true, bg) })
+	err = withBudget(ctx, func(bg *budget) { r = s.image(m, true, bg) }, s.u, m.u)
+	if err != nil {
+		r = Set{union{err: err}}
+	}
 	return r, err
 }
 
-// CoalesceContext is Coalesce returning an error instead of panicking, bound to ctx.
+// CoalesceContext is Coalesce bound to ctx, with the error beside the value.
 func (s Set) CoalesceContext(ctx context.Context) (r Set, err error) {
-	err = withBudget(ctx, func(bg *budget) { r = Set{s.u.coalesce(bg)} })
+	err = withBudget(ctx, func(bg *budget) { r = Set{s.u.coalesce(bg)} }, s.u)
+	if err != nil {
+		r = Set{union{err: err}}
+	}
 	return r, err
 }
 
-// TryIsEmpty is IsEmpty as a tri-state result (see Set.TryIsEmpty).
-func (m Map) TryIsEmpty() (bool, error) { return m.IsEmptyContext(context.Background()) }
-
-// IsEmptyContext is TryIsEmpty bound to ctx.
+// IsEmptyContext is IsEmpty as an answer and an error (see Set.IsEmptyContext).
 func (m Map) IsEmptyContext(ctx context.Context) (empty bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { empty = m.u.isEmpty(bg) })
+	err = withBudget(ctx, func(bg *budget) { empty = m.u.isEmpty(bg) }, m.u)
 	return empty, err
 }
 
-// TryIsSubset is IsSubset as a tri-state result (see Set.TryIsEmpty).
-func (m Map) TryIsSubset(n Map) (bool, error) { return m.IsSubsetContext(context.Background(), n) }
-
-// IsSubsetContext is TryIsSubset bound to ctx.
+// IsSubsetContext is IsSubset as an answer and an error (see IsEmptyContext).
 func (m Map) IsSubsetContext(ctx context.Context, n Map) (sub bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { sub = m.u.isSubset(n.u, bg) })
+	err = withBudget(ctx, func(bg *budget) { sub = m.u.isSubset(n.u, bg) }, m.u, n.u)
 	return sub, err
 }
 
-// TryIsEqual is IsEqual as a tri-state result (see Set.TryIsEmpty).
-func (m Map) TryIsEqual(n Map) (bool, error) { return m.IsEqualContext(context.Background(), n) }
-
-// IsEqualContext is TryIsEqual bound to ctx.
+// IsEqualContext is IsEqual as an answer and an error (see IsEmptyContext).
 func (m Map) IsEqualContext(ctx context.Context, n Map) (eq bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { eq = m.u.isEqual(n.u, bg) })
+	err = withBudget(ctx, func(bg *budget) { eq = m.u.isEqual(n.u, bg) }, m.u, n.u)
 	return eq, err
 }

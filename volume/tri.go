@@ -1,12 +1,12 @@
-// This file holds Tri and Decide: the answer of a predicate that may give up. The operations
-// of this package stop (through a panic that Try converts to an error) when a problem
-// overflows int64, exceeds the elimination budget or is cancelled; a caller that asks a
-// yes-or-no question then has no answer, and must say which answer is the safe one. Decide
-// makes that a value: a call site reads
+// This file holds Tri, the answer of a predicate that may give up. The operations of this
+// package stop when a problem overflows int64, exceeds the work budget or is cancelled; a
+// caller that asks a yes-or-no question then has no answer, and must say which answer is the
+// safe one. The predicates return a Tri, so that the conservative answer stands where the
+// question is asked:
 //
-//	whole := volume.Decide(func() bool { return writesWhole(op) }).Or(false) // unknown: initialise
+//	if written.IsSubset(read).Or(false) { // unknown: keep the copy
 //
-// so the conservative answer stands where the question is asked.
+// (isl's isl_bool has the same three values: true, false and error.)
 
 package volume
 
@@ -14,7 +14,8 @@ package volume
 type Tri int8
 
 const (
-	// Unknown: the predicate gave up (overflow, too complex, cancelled, internal error).
+	// Unknown: the predicate gave up (overflow, too complex, cancelled, an operand that is
+	// an error value, a space mismatch).
 	Unknown Tri = iota
 	// No: the predicate answered false.
 	No
@@ -45,15 +46,31 @@ func (t Tri) Or(conservative bool) bool {
 	return t == Yes
 }
 
-// Decide evaluates the predicate f, which may call any operation of this package: Yes or No
-// as f answers, Unknown when an operation gave up (what Try would return as an error). Other
-// panics propagate.
-func Decide(f func() bool) Tri {
-	ans := false
-	if err := Try(func() { ans = f() }); err != nil {
-		return Unknown
+// Not returns the negated answer (Unknown stays Unknown).
+func (t Tri) Not() Tri {
+	switch t {
+	case Yes:
+		return No
+	case No:
+		return Yes
 	}
-	if ans {
+	return Unknown
+}
+
+// And is Yes when both are Yes, No when either is No, else Unknown.
+func (t Tri) And(u Tri) Tri {
+	switch {
+	case t == No || u == No:
+		return No
+	case t == Yes && u == Yes:
+		return Yes
+	}
+	return Unknown
+}
+
+// TriOf returns Yes or No.
+func TriOf(b bool) Tri {
+	if b {
 		return Yes
 	}
 	return No
