@@ -19,21 +19,16 @@ func withBudget(ctx context.Context, f func(bg *budget), us ...union) error {
 
 // IsEmptyContext is IsEmpty as an answer and an error (ErrTooComplex, ErrOverflow, or ctx's error
 // once ctx is done; ctx may be nil: no context).
-func (s Set) IsEmptyContext(ctx context.Context) (empty bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { empty = s.u.isEmpty(bg) }, s.u)
-	return empty, err
-}
+func (s Set) IsEmptyContext(ctx context.Context) (bool, error) { return s.u.emptyCtx(ctx) }
 
 // IsSubsetContext is IsSubset as an answer and an error (see IsEmptyContext).
-func (s Set) IsSubsetContext(ctx context.Context, t Set) (sub bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { sub = s.u.isSubset(t.u, bg) }, s.u, t.u)
-	return sub, err
+func (s Set) IsSubsetContext(ctx context.Context, t Set) (bool, error) {
+	return s.u.subsetCtx(ctx, t.u)
 }
 
 // IsEqualContext is IsEqual as an answer and an error (see IsEmptyContext).
-func (s Set) IsEqualContext(ctx context.Context, t Set) (eq bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { eq = s.u.isEqual(t.u, bg) }, s.u, t.u)
-	return eq, err
+func (s Set) IsEqualContext(ctx context.Context, t Set) (bool, error) {
+	return s.u.equalCtx(ctx, t.u)
 }
 
 // IntersectContext is Intersect bound to ctx, with the error beside the value.
@@ -82,19 +77,14 @@ func (s Set) CoalesceContext(ctx context.Context) (r Set, err error) {
 }
 
 // IsEmptyContext is IsEmpty as an answer and an error (see Set.IsEmptyContext).
-func (m Map) IsEmptyContext(ctx context.Context) (empty bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { empty = m.u.isEmpty(bg) }, m.u)
-	return empty, err
-}
+func (m Map) IsEmptyContext(ctx context.Context) (bool, error) { return m.u.emptyCtx(ctx) }
 
 // IsSubsetContext is IsSubset as an answer and an error (see IsEmptyContext).
-func (m Map) IsSubsetContext(ctx context.Context, n Map) (sub bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { sub = m.u.isSubset(n.u, bg) }, m.u, n.u)
-	return sub, err
+func (m Map) IsSubsetContext(ctx context.Context, n Map) (bool, error) {
+	return m.u.subsetCtx(ctx, n.u)
 }
 
 // IsEqualContext is IsEqual as an answer and an error (see IsEmptyContext).
-func (m Map) IsEqualContext(ctx context.Context, n Map) (eq bool, err error) {
-	err = withBudget(ctx, func(bg *budget) { eq = m.u.isEqual(n.u, bg) }, m.u, n.u)
-	return eq, err
+func (m Map) IsEqualContext(ctx context.Context, n Map) (bool, error) {
+	return m.u.equalCtx(ctx, n.u)
 }

@@ -9,12 +9,12 @@ import "slices"
 // Coalesce returns s with fewer pieces: each piece is simplified, pieces contained in another are
 // dropped, and two pieces whose union is one convex piece are merged (isl_union_set_coalesce).
 func (s Set) Coalesce() Set {
-	return Set{guard(func(bg *budget, us []union) union { return us[0].coalesce(bg) }, s.u)}
+	return Set{guard(coalesceOp, s.u)}
 }
 
 // Coalesce returns m with fewer pieces (see Set.Coalesce).
 func (m Map) Coalesce() Map {
-	return Map{guard(func(bg *budget, us []union) union { return us[0].coalesce(bg) }, m.u)}
+	return Map{guard(coalesceOp, m.u)}
 }
 
 func (u union) coalesce(bg *budget) union {

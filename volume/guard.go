@@ -15,6 +15,8 @@
 
 package volume
 
+import "context"
+
 // errUnion returns the error value of an operation on operands: the spaces and parameters the
 // result would have (f run on the operands without their pieces, which costs nothing), with
 // err. When even that fails (a space mismatch), the value has no space.
@@ -60,6 +62,45 @@ func decide(f func(us []union) bool, us ...union) Tri {
 		return Unknown
 	}
 	return TriOf(ans)
+}
+
+// The operations of Set and Map that are the same on their unions, as guard's work.
+
+func intersectOp(bg *budget, us []union) union { return us[0].intersect(us[1], bg) }
+
+func uniteOp(_ *budget, us []union) union { return us[0].unite(us[1]) }
+
+func subtractOp(bg *budget, us []union) union { return us[0].subtract(us[1], bg) }
+
+func simplifyOp(bg *budget, us []union) union { return us[0].simplify(bg) }
+
+func coalesceOp(bg *budget, us []union) union { return us[0].coalesce(bg) }
+
+// The predicates of Set and Map, shared: as a Tri, and bound to a context.
+
+func (u union) emptyTri() Tri { return decide(func(us []union) bool { return us[0].isEmpty(nil) }, u) }
+
+func (u union) subsetTri(v union) Tri {
+	return decide(func(us []union) bool { return us[0].isSubset(us[1], newBudget(nil)) }, u, v)
+}
+
+func (u union) equalTri(v union) Tri {
+	return decide(func(us []union) bool { return us[0].isEqual(us[1], newBudget(nil)) }, u, v)
+}
+
+func (u union) emptyCtx(ctx context.Context) (empty bool, err error) {
+	err = withBudget(ctx, func(bg *budget) { empty = u.isEmpty(bg) }, u)
+	return empty, err
+}
+
+func (u union) subsetCtx(ctx context.Context, v union) (sub bool, err error) {
+	err = withBudget(ctx, func(bg *budget) { sub = u.isSubset(v, bg) }, u, v)
+	return sub, err
+}
+
+func (u union) equalCtx(ctx context.Context, v union) (eq bool, err error) {
+	err = withBudget(ctx, func(bg *budget) { eq = u.isEqual(v, bg) }, u, v)
+	return eq, err
 }
 
 // Err returns the error of an error value (an operation that built s gave up: ErrTooComplex,

@@ -84,35 +84,31 @@ func (m Map) rangeSet() Set {
 
 // Intersect returns m ∩ n.
 func (m Map) Intersect(n Map) Map {
-	return Map{guard(func(bg *budget, us []union) union { return us[0].intersect(us[1], bg) }, m.u, n.u)}
+	return Map{guard(intersectOp, m.u, n.u)}
 }
 
 // Union returns m ∪ n.
 func (m Map) Union(n Map) Map {
-	return Map{guard(func(_ *budget, us []union) union { return us[0].unite(us[1]) }, m.u, n.u)}
+	return Map{guard(uniteOp, m.u, n.u)}
 }
 
 // Subtract returns m − n.
 func (m Map) Subtract(n Map) Map {
-	return Map{guard(func(bg *budget, us []union) union { return us[0].subtract(us[1], bg) }, m.u, n.u)}
+	return Map{guard(subtractOp, m.u, n.u)}
 }
 
 // IsEmpty decides exactly whether m has no pair (Unknown: see Set.IsEmpty).
-func (m Map) IsEmpty() Tri { return decide(func(us []union) bool { return us[0].isEmpty(nil) }, m.u) }
+func (m Map) IsEmpty() Tri { return m.u.emptyTri() }
 
 // IsSubset decides exactly whether m ⊆ n (Unknown: see Set.IsEmpty).
-func (m Map) IsSubset(n Map) Tri {
-	return decide(func(us []union) bool { return us[0].isSubset(us[1], newBudget(nil)) }, m.u, n.u)
-}
+func (m Map) IsSubset(n Map) Tri { return m.u.subsetTri(n.u) }
 
 // IsEqual decides exactly whether m and n relate the same pairs (Unknown: see Set.IsEmpty).
-func (m Map) IsEqual(n Map) Tri {
-	return decide(func(us []union) bool { return us[0].isEqual(us[1], newBudget(nil)) }, m.u, n.u)
-}
+func (m Map) IsEqual(n Map) Tri { return m.u.equalTri(n.u) }
 
 // Simplify returns m without empty pieces, redundant constraints or unused divs.
 func (m Map) Simplify() Map {
-	return Map{guard(func(bg *budget, us []union) union { return us[0].simplify(bg) }, m.u)}
+	return Map{guard(simplifyOp, m.u)}
 }
 
 // FixParam returns m with parameter name bound to v.

@@ -122,17 +122,17 @@ func (s Set) setDimNames(names []string) Set {
 
 // Intersect returns s ∩ t (pieces in the same tuple are intersected; isl_union_set_intersect).
 func (s Set) Intersect(t Set) Set {
-	return Set{guard(func(bg *budget, us []union) union { return us[0].intersect(us[1], bg) }, s.u, t.u)}
+	return Set{guard(intersectOp, s.u, t.u)}
 }
 
 // Union returns s ∪ t.
 func (s Set) Union(t Set) Set {
-	return Set{guard(func(_ *budget, us []union) union { return us[0].unite(us[1]) }, s.u, t.u)}
+	return Set{guard(uniteOp, s.u, t.u)}
 }
 
 // Subtract returns s − t. Its pieces are pairwise disjoint when s has one piece.
 func (s Set) Subtract(t Set) Set {
-	return Set{guard(func(bg *budget, us []union) union { return us[0].subtract(us[1], bg) }, s.u, t.u)}
+	return Set{guard(subtractOp, s.u, t.u)}
 }
 
 // Complement returns the points of s's spaces that are not in s.
@@ -152,7 +152,7 @@ func (s Set) complement(bg *budget) Set {
 
 // IsEmpty decides exactly whether s has no integer point (for some parameter values): Yes, No,
 // or Unknown when the test gave up or s is an error value.
-func (s Set) IsEmpty() Tri { return decide(func(us []union) bool { return us[0].isEmpty(nil) }, s.u) }
+func (s Set) IsEmpty() Tri { return s.u.emptyTri() }
 
 // PlainIsEmpty reports whether s is empty without computation: it has no piece, or each piece
 // has a violated constant constraint. A false answer says nothing (an error value is not
@@ -160,18 +160,14 @@ func (s Set) IsEmpty() Tri { return decide(func(us []union) bool { return us[0].
 func (s Set) PlainIsEmpty() bool { return s.u.err == nil && s.u.plainIsEmpty() }
 
 // IsSubset decides exactly whether s ⊆ t (Unknown: see IsEmpty).
-func (s Set) IsSubset(t Set) Tri {
-	return decide(func(us []union) bool { return us[0].isSubset(us[1], newBudget(nil)) }, s.u, t.u)
-}
+func (s Set) IsSubset(t Set) Tri { return s.u.subsetTri(t.u) }
 
 // IsEqual decides exactly whether s and t have the same points (Unknown: see IsEmpty).
-func (s Set) IsEqual(t Set) Tri {
-	return decide(func(us []union) bool { return us[0].isEqual(us[1], newBudget(nil)) }, s.u, t.u)
-}
+func (s Set) IsEqual(t Set) Tri { return s.u.equalTri(t.u) }
 
 // Simplify returns s without empty pieces, redundant constraints or unused divs.
 func (s Set) Simplify() Set {
-	return Set{guard(func(bg *budget, us []union) union { return us[0].simplify(bg) }, s.u)}
+	return Set{guard(simplifyOp, s.u)}
 }
 
 // Apply returns the image of s under m: { y : ∃x ∈ s, x → y ∈ m } (isl_set_apply).
