@@ -5,6 +5,7 @@
 package ir
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -259,35 +260,42 @@ func attrNames(d *OpDef) string {
 // a computation that gave up in the value it returns: code that builds or rewrites an op with
 // volume checks the op before using it.
 func (op *Op) VolumeErr() error {
-	var shapes [][]volume.Aff
+	// no slices are built: MakeOp calls it for every op it makes
 	if op.Result != nil {
-		shapes = append(shapes, op.Result.Type.Shape)
+		if err := AffsErr(op.Result.Type.Shape); err != nil {
+			return err
+		}
 	}
 	for _, o := range op.Operands {
 		if o != nil {
-			shapes = append(shapes, o.Type.Shape)
-		}
-	}
-	for _, sh := range shapes {
-		if err := AffsErr(sh); err != nil {
-			return err
-		}
-	}
-	if err := volume.FirstErr(op.Full, op.Domain); err != nil {
-		return err
-	}
-	for _, acc := range append([]Access{op.Out}, op.Access...) {
-		if err := acc.ApproxMap.Err(); err != nil {
-			return err
-		}
-		for _, p := range acc.Pieces {
-			if err := AffsErr(p.Index); err != nil {
+			if err := AffsErr(o.Type.Shape); err != nil {
 				return err
 			}
-			for _, c := range p.Guard {
-				if err := c.Aff.Err(); err != nil {
-					return err
-				}
+		}
+	}
+	if err := cmp.Or(op.Full.Err(), op.Domain.Err(), accessErr(op.Out)); err != nil {
+		return err
+	}
+	for _, acc := range op.Access {
+		if err := accessErr(acc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// accessErr returns the first volume error value of acc's map, indices and guards, or nil.
+func accessErr(acc Access) error {
+	if err := acc.ApproxMap.Err(); err != nil {
+		return err
+	}
+	for _, p := range acc.Pieces {
+		if err := AffsErr(p.Index); err != nil {
+			return err
+		}
+		for _, c := range p.Guard {
+			if err := c.Aff.Err(); err != nil {
+				return err
 			}
 		}
 	}

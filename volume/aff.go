@@ -467,7 +467,7 @@ type MultiAff struct {
 // Map returns the graph of f as a Map, restricted to the points of guard when guard has pieces
 // (pass the zero Set for no restriction).
 func (f MultiAff) Map() Map {
-	return Map{guard(func(*budget, []union) union { return f.graph().u })}
+	return Map{guard(func(*budget, union, union) union { return f.graph().u }, union{})}
 }
 
 func (f MultiAff) graph() Map {

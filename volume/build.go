@@ -23,7 +23,7 @@ func EQ(a, b Aff) Constraint { return Constraint{Aff: a.Sub(b), Eq: true} }
 // SetFromConstraints returns { name[dims] : cons } over params (parameters used by the
 // constraints are added when missing).
 func SetFromConstraints(params []string, name string, dims []string, cons []Constraint) Set {
-	r := Set{guard(func(bg *budget, _ []union) union { return setFromConstraints(params, name, dims, cons, bg).u })}
+	r := Set{guard(func(bg *budget, _, _ union) union { return setFromConstraints(params, name, dims, cons, bg).u }, union{})}
 	if r.u.err != nil && len(r.u.spaces) == 0 {
 		r.u.params = slices.Clone(params) // the error value keeps the set's space
 		r.u.addSpace(space{tuple{}, tuple{name, slices.Clone(dims)}})

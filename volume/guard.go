@@ -15,18 +15,19 @@
 
 package volume
 
-import "context"
+import (
+	"cmp"
+	"context"
+)
 
-// errUnion returns the error value of an operation on operands: the spaces and parameters the
+// errUnion returns the error value of f on operands a and b: the spaces and parameters the
 // result would have (f run on the operands without their pieces, which costs nothing), with
 // err. When even that fails (a space mismatch), the value has no space.
-func errUnion(err error, f func(bg *budget, us []union) union, us []union) union {
-	shells := make([]union, len(us))
-	for i, u := range us {
-		shells[i] = union{params: u.params, spaces: u.spaces}
-	}
+func errUnion(err error, f func(bg *budget, a, b union) union, a, b union) union {
 	var r union
-	if try(func() { r = f(newBudget(nil), shells) }) != nil {
+	if try(func() {
+		r = f(newBudget(nil), union{params: a.params, spaces: a.spaces}, union{params: b.params, spaces: b.spaces})
+	}) != nil {
 		r = union{}
 	}
 	r.pieces = nil
@@ -34,31 +35,37 @@ func errUnion(err error, f func(bg *budget, us []union) union, us []union) union
 	return r
 }
 
-// guard runs f, the work of a public operation, on its operands with one budget, and returns its
-// result, or the error value (errUnion) when an operand is one or the work gave up.
-func guard(f func(bg *budget, us []union) union, us ...union) union {
-	for _, u := range us {
-		if u.err != nil {
-			return errUnion(u.err, f, us)
-		}
+// guard runs f, the work of a public operation, on its operands (a, and b when given) with one
+// budget, and returns its result, or the error value (errUnion) when an operand is one or the
+// work gave up. (The operands are passed by value, not as a slice: a public operation
+// allocates nothing for its guard.)
+func guard(f func(bg *budget, a, b union) union, a union, bs ...union) union {
+	var b union
+	if len(bs) > 0 {
+		b = bs[0]
+	}
+	if err := cmp.Or(a.err, b.err); err != nil {
+		return errUnion(err, f, a, b)
 	}
 	var r union
-	if err := try(func() { r = f(newBudget(nil), us) }); err != nil {
-		return errUnion(err, f, us)
+	if err := try(func() { r = f(newBudget(nil), a, b) }); err != nil {
+		return errUnion(err, f, a, b)
 	}
 	return r
 }
 
-// decide runs the predicate f on its operands: Yes or No, or Unknown when an operand is an
-// error value or the work gave up.
-func decide(f func(us []union) bool, us ...union) Tri {
-	for _, u := range us {
-		if u.err != nil {
-			return Unknown
-		}
+// decide runs the predicate f on its operands (a, and b when given): Yes or No, or Unknown when
+// an operand is an error value or the work gave up.
+func decide(f func(a, b union) bool, a union, bs ...union) Tri {
+	var b union
+	if len(bs) > 0 {
+		b = bs[0]
+	}
+	if a.err != nil || b.err != nil {
+		return Unknown
 	}
 	var ans bool
-	if try(func() { ans = f(us) }) != nil {
+	if try(func() { ans = f(a, b) }) != nil {
 		return Unknown
 	}
 	return TriOf(ans)
@@ -66,26 +73,26 @@ func decide(f func(us []union) bool, us ...union) Tri {
 
 // The operations of Set and Map that are the same on their unions, as guard's work.
 
-func intersectOp(bg *budget, us []union) union { return us[0].intersect(us[1], bg) }
+func intersectOp(bg *budget, a, b union) union { return a.intersect(b, bg) }
 
-func uniteOp(_ *budget, us []union) union { return us[0].unite(us[1]) }
+func uniteOp(_ *budget, a, b union) union { return a.unite(b) }
 
-func subtractOp(bg *budget, us []union) union { return us[0].subtract(us[1], bg) }
+func subtractOp(bg *budget, a, b union) union { return a.subtract(b, bg) }
 
-func simplifyOp(bg *budget, us []union) union { return us[0].simplify(bg) }
+func simplifyOp(bg *budget, a, _ union) union { return a.simplify(bg) }
 
-func coalesceOp(bg *budget, us []union) union { return us[0].coalesce(bg) }
+func coalesceOp(bg *budget, a, _ union) union { return a.coalesce(bg) }
 
 // The predicates of Set and Map, shared: as a Tri, and bound to a context.
 
-func (u union) emptyTri() Tri { return decide(func(us []union) bool { return us[0].isEmpty(nil) }, u) }
+func (u union) emptyTri() Tri { return decide(func(a, _ union) bool { return a.isEmpty(nil) }, u) }
 
 func (u union) subsetTri(v union) Tri {
-	return decide(func(us []union) bool { return us[0].isSubset(us[1], newBudget(nil)) }, u, v)
+	return decide(func(a, b union) bool { return a.isSubset(b, newBudget(nil)) }, u, v)
 }
 
 func (u union) equalTri(v union) Tri {
-	return decide(func(us []union) bool { return us[0].isEqual(us[1], newBudget(nil)) }, u, v)
+	return decide(func(a, b union) bool { return a.isEqual(b, newBudget(nil)) }, u, v)
 }
 
 func (u union) emptyCtx(ctx context.Context) (empty bool, err error) {

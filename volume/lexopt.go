@@ -242,9 +242,9 @@ type Point struct {
 // gave up (the only points it can find lie beyond the int64 range, the budget) or s is an error
 // value.
 func (s Set) Sample() (p Point, found Tri) {
-	found = decide(func(us []union) bool {
+	found = decide(func(a, _ union) bool {
 		bg := newBudget(nil)
-		for _, b := range us[0].pieces {
+		for _, b := range a.pieces {
 			if vals, ok := b.sampleBasic(bg); ok {
 				p = Point{Tuple: b.out.name, Params: vals[:b.nParam:b.nParam], Coords: vals[b.nParam:]}
 				return true

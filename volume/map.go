@@ -28,7 +28,7 @@ func (m Map) NPieces() int { return len(m.u.pieces) }
 
 // Reverse returns { y -> x : x -> y ∈ m } (isl_map_reverse; MLIR's inverse).
 func (m Map) Reverse() Map {
-	return Map{guard(func(_ *budget, us []union) union { return Map{us[0]}.reverse().u }, m.u)}
+	return Map{guard(func(_ *budget, a, _ union) union { return Map{a}.reverse().u }, m.u)}
 }
 
 func (m Map) reverse() Map {
@@ -54,7 +54,7 @@ func (m Map) reverse() Map {
 
 // Domain returns { x : ∃y, x -> y ∈ m }.
 func (m Map) Domain() Set {
-	return Set{guard(func(_ *budget, us []union) union { return Map{us[0]}.domain().u }, m.u)}
+	return Set{guard(func(_ *budget, a, _ union) union { return Map{a}.domain().u }, m.u)}
 }
 
 func (m Map) domain() Set {
@@ -69,7 +69,7 @@ func (m Map) domain() Set {
 
 // Range returns { y : ∃x, x -> y ∈ m }.
 func (m Map) Range() Set {
-	return Set{guard(func(_ *budget, us []union) union { return Map{us[0]}.rangeSet().u }, m.u)}
+	return Set{guard(func(_ *budget, a, _ union) union { return Map{a}.rangeSet().u }, m.u)}
 }
 
 func (m Map) rangeSet() Set {
@@ -113,12 +113,12 @@ func (m Map) Simplify() Map {
 
 // FixParam returns m with parameter name bound to v.
 func (m Map) FixParam(name string, v int64) Map {
-	return Map{guard(func(bg *budget, us []union) union { return us[0].fixParam(name, v, bg) }, m.u)}
+	return Map{guard(func(bg *budget, a, _ union) union { return a.fixParam(name, v, bg) }, m.u)}
 }
 
 // IntersectDomain returns { x -> y ∈ m : x ∈ s }.
 func (m Map) IntersectDomain(s Set) Map {
-	return Map{guard(func(_ *budget, us []union) union { return Map{us[0]}.intersectDomain(Set{us[1]}).u }, m.u, s.u)}
+	return Map{guard(func(_ *budget, a, b union) union { return Map{a}.intersectDomain(Set{b}).u }, m.u, s.u)}
 }
 
 func (m Map) intersectDomain(s Set) Map {
@@ -137,7 +137,7 @@ func (m Map) intersectDomain(s Set) Map {
 
 // IntersectRange returns { x -> y ∈ m : y ∈ s }.
 func (m Map) IntersectRange(s Set) Map {
-	return Map{guard(func(_ *budget, us []union) union { return Map{us[0]}.intersectRange(Set{us[1]}).u }, m.u, s.u)}
+	return Map{guard(func(_ *budget, a, b union) union { return Map{a}.intersectRange(Set{b}).u }, m.u, s.u)}
 }
 
 func (m Map) intersectRange(s Set) Map {
@@ -157,7 +157,7 @@ func (m Map) intersectRange(s Set) Map {
 // ApplyRange returns the composition { x -> z : ∃y, x -> y ∈ m, y -> z ∈ n } (isl_map_apply_range;
 // n ∘ m in mathematical notation).
 func (m Map) ApplyRange(n Map) Map {
-	return Map{guard(func(_ *budget, us []union) union { return Map{us[0]}.applyRange(Map{us[1]}).u }, m.u, n.u)}
+	return Map{guard(func(_ *budget, a, b union) union { return Map{a}.applyRange(Map{b}).u }, m.u, n.u)}
 }
 
 func (m Map) applyRange(n Map) Map {
@@ -193,8 +193,8 @@ func (m Map) applyRange(n Map) Map {
 
 // ApplyDomain returns { z -> y : ∃x, x -> y ∈ m, x -> z ∈ n } (isl_map_apply_domain).
 func (m Map) ApplyDomain(n Map) Map {
-	return Map{guard(func(_ *budget, us []union) union {
-		return Map{us[0]}.reverse().applyRange(Map{us[1]}).reverse().u
+	return Map{guard(func(_ *budget, a, b union) union {
+		return Map{a}.reverse().applyRange(Map{b}).reverse().u
 	}, m.u, n.u)}
 }
 
@@ -204,7 +204,7 @@ func (m Map) ApplyDomain(n Map) Map {
 // parameter values given by params: Unknown when a parameter of m is not bound, the evaluation
 // overflows or m is an error value.
 func (m Map) Contains(inName string, x []int64, outName string, y []int64, params map[string]int64) Tri {
-	return decide(func(us []union) bool { return Map{us[0]}.contains(inName, x, outName, y, params) }, m.u)
+	return decide(func(a, _ union) bool { return Map{a}.contains(inName, x, outName, y, params) }, m.u)
 }
 
 func (m Map) contains(inName string, x []int64, outName string, y []int64, params map[string]int64) bool {

@@ -12,7 +12,7 @@ import (
 // Wrap returns the set { [x, y] : x -> y ∈ m } whose dims are m's input dims followed by its
 // output dims (isl_map_wrap, with the pair flattened into one anonymous tuple).
 func (m Map) Wrap() Set {
-	return Set{guard(func(_ *budget, us []union) union { return Map{us[0]}.wrap().u }, m.u)}
+	return Set{guard(func(_ *budget, a, _ union) union { return Map{a}.wrap().u }, m.u)}
 }
 
 func (m Map) wrap() Set {

@@ -9,8 +9,8 @@ import "slices"
 // puts x in s, over the other parameters: { x : ∃ name, x ∈ s }. The parameter leaves the space
 // (s unchanged when it has no parameter of that name).
 func (s Set) ProjectOutParam(name string) Set {
-	return Set{guard(func(bg *budget, us []union) union {
-		u := us[0]
+	return Set{guard(func(bg *budget, a, b union) union {
+		u := a
 		i := slices.Index(u.params, name)
 		if i < 0 {
 			return u

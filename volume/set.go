@@ -82,7 +82,7 @@ func (s Set) NPieces() int { return len(s.u.pieces) }
 
 // SetTupleName returns s with its (single) tuple renamed.
 func (s Set) SetTupleName(name string) Set {
-	return Set{guard(func(_ *budget, us []union) union { return Set{us[0]}.setTupleName(name).u }, s.u)}
+	return Set{guard(func(_ *budget, a, _ union) union { return Set{a}.setTupleName(name).u }, s.u)}
 }
 
 func (s Set) setTupleName(name string) Set {
@@ -100,7 +100,7 @@ func (s Set) setTupleName(name string) Set {
 
 // SetDimNames returns s with its dimensions renamed (printing only).
 func (s Set) SetDimNames(names []string) Set {
-	return Set{guard(func(_ *budget, us []union) union { return Set{us[0]}.setDimNames(names).u }, s.u)}
+	return Set{guard(func(_ *budget, a, _ union) union { return Set{a}.setDimNames(names).u }, s.u)}
 }
 
 func (s Set) setDimNames(names []string) Set {
@@ -137,7 +137,7 @@ func (s Set) Subtract(t Set) Set {
 
 // Complement returns the points of s's spaces that are not in s.
 func (s Set) Complement() Set {
-	return Set{guard(func(bg *budget, us []union) union { return Set{us[0]}.complement(bg).u }, s.u)}
+	return Set{guard(func(bg *budget, a, _ union) union { return Set{a}.complement(bg).u }, s.u)}
 }
 
 func (s Set) complement(bg *budget) Set {
@@ -172,12 +172,12 @@ func (s Set) Simplify() Set {
 
 // Apply returns the image of s under m: { y : ∃x ∈ s, x → y ∈ m } (isl_set_apply).
 func (s Set) Apply(m Map) Set {
-	return Set{guard(func(bg *budget, us []union) union { return Set{us[0]}.image(Map{us[1]}, false, bg).u }, s.u, m.u)}
+	return Set{guard(func(bg *budget, a, b union) union { return Set{a}.image(Map{b}, false, bg).u }, s.u, m.u)}
 }
 
 // Preimage returns { x : ∃y ∈ s, x → y ∈ m }, the inverse image of s under m.
 func (s Set) Preimage(m Map) Set {
-	return Set{guard(func(bg *budget, us []union) union { return Set{us[0]}.image(Map{us[1]}, true, bg).u }, s.u, m.u)}
+	return Set{guard(func(bg *budget, a, b union) union { return Set{a}.image(Map{b}, true, bg).u }, s.u, m.u)}
 }
 
 // image is Apply, or Apply of m's reverse when rev.
@@ -319,14 +319,14 @@ func imagePieces(a, b *basic, rev bool, bg *budget) []*basic {
 
 // ProjectOut existentially quantifies n dimensions starting at first (single space).
 func (s Set) ProjectOut(first, n int) Set {
-	return Set{guard(func(bg *budget, us []union) union { return Set{us[0]}.projectOut(first, n, bg).u }, s.u)}
+	return Set{guard(func(bg *budget, a, _ union) union { return Set{a}.projectOut(first, n, bg).u }, s.u)}
 }
 
 // ProjectOnto keeps dimension d alone: every other dimension is projected out (single space;
 // the range of values dimension d takes, a one-dimensional set).
 func (s Set) ProjectOnto(d int) Set {
-	return Set{guard(func(bg *budget, us []union) union {
-		one := Set{us[0]}
+	return Set{guard(func(bg *budget, a, b union) union {
+		one := Set{a}
 		if nd := one.ndim(); d+1 < nd {
 			one = one.projectOut(d+1, nd-d-1, bg)
 		}
@@ -356,12 +356,12 @@ func (s Set) projectOut(first, n int, bg *budget) Set {
 
 // FixParam returns s with parameter name bound to v; the parameter disappears.
 func (s Set) FixParam(name string, v int64) Set {
-	return Set{guard(func(bg *budget, us []union) union { return us[0].fixParam(name, v, bg) }, s.u)}
+	return Set{guard(func(bg *budget, a, _ union) union { return a.fixParam(name, v, bg) }, s.u)}
 }
 
 // IntersectParams returns s restricted to the parameter values of p (a set with no dims).
 func (s Set) IntersectParams(p Set) Set {
-	return Set{guard(func(bg *budget, us []union) union { return us[0].intersectParams(us[1], bg) }, s.u, p.u)}
+	return Set{guard(func(bg *budget, a, b union) union { return a.intersectParams(b, bg) }, s.u, p.u)}
 }
 
 func (u union) intersectParams(p union, bg *budget) union {
@@ -412,7 +412,7 @@ func (u union) fixParam(name string, v int64, bg *budget) union {
 // given by params: Unknown when a parameter of s is not bound, the evaluation overflows or s is
 // an error value.
 func (s Set) Contains(name string, point []int64, params map[string]int64) Tri {
-	return decide(func(us []union) bool { return Set{us[0]}.contains(name, point, params) }, s.u)
+	return decide(func(a, _ union) bool { return Set{a}.contains(name, point, params) }, s.u)
 }
 
 func (s Set) contains(name string, point []int64, params map[string]int64) bool {
