@@ -83,14 +83,15 @@ var nbitsGEMMCases = []nbitsCase{
 	{name: "b4_zp_k600", aShape: []string{"10"}, K: 600, N: 20, bits: 4, block: 64, zp: true, runs: []map[string]int64{nil}},
 	// blocks of 512, longer than a chunk: a block's scale spans two chunks
 	{name: "b4_k700_block512", aShape: []string{"9"}, K: 700, N: 17, bits: 4, block: 512, runs: []map[string]int64{nil}},
-	{name: "b8_zp_k520", aShape: []string{"8"}, K: 520, N: 9, bits: 8, block: 128, zp: true, runs: []map[string]int64{nil}},
-	// a symbolic row count: 3 rows take the GEMV form at run time, 6, 11 and 64 the GEMM form
+	{name: "b8_zp_k520", aShape: []string{"12"}, K: 520, N: 9, bits: 8, block: 128, zp: true, runs: []map[string]int64{nil}},
+	// a symbolic row count: below 10 rows (nbitsGEMMMinRows) the GEMV form runs, from 10 on
+	// the GEMM form
 	{name: "b4_sym", aShape: []string{"S"}, params: []string{"S"}, K: 64, N: 24, bits: 4, block: 16,
-		runs: []map[string]int64{{"S": 3}, {"S": 8}, {"S": 11}, {"S": 64}}},
+		runs: []map[string]int64{{"S": 3}, {"S": 9}, {"S": 10}, {"S": 11}, {"S": 64}}},
 	{name: "b8_zp_sym", aShape: []string{"1", "S"}, params: []string{"S"}, K: 96, N: 16, bits: 8, block: 32, zp: true,
 		runs: []map[string]int64{{"S": 2}, {"S": 9}, {"S": 13}}},
 	{name: "b4_zp_sym_k128", aShape: []string{"1", "S"}, params: []string{"S"}, K: 128, N: 50, bits: 4, block: 32, zp: true,
-		runs: []map[string]int64{{"S": 1}, {"S": 7}, {"S": 8}, {"S": 17}}},
+		runs: []map[string]int64{{"S": 1}, {"S": 7}, {"S": 10}, {"S": 17}}},
 }
 
 func TestNBitsGEMMValues(t *testing.T) {
