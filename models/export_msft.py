@@ -217,7 +217,9 @@ def rotary_cases():
 I32 = TensorProto.INT32
 
 
-def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=False, softcap=0.0, window=-1, scale=None, bias=False, dyn=False):
+def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=False, softcap=0.0, window=-1, scale=None, bias=False, dyn=False,
+             seqlens=None):
+    """seqlens: seqlens_k per batch row (a ragged batch: row b has seqlens[b] + 1 - S past keys); default P + S - 1."""
     inputs = []
     q, k, v = rnd(B, S, hq * D), rnd(B, S, hkv * D), rnd(B, S, hkv * D)
     if packed:
@@ -231,7 +233,8 @@ def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=
         names += ["past_k", "past_v"]
     else:
         names += ["", ""]
-    inputs += [("seqlens_k", np.full([B], P + S - 1, np.int32)), ("total", np.array(P + S, np.int32))]
+    sk = np.full([B], P + S - 1, np.int32) if seqlens is None else np.array(seqlens, np.int32)
+    inputs += [("seqlens_k", sk), ("total", np.array(P + S, np.int32))]
     names += ["seqlens_k", "total"]
     inits = {}
     attrs = dict(num_heads=hq, kv_num_heads=hkv)
@@ -269,6 +272,10 @@ def attention_cases():
     yield gqa_case("msft_gqa_window_scale", 1, 6, 3, 2, 1, 8, window=3, scale=0.2)
     yield gqa_case("msft_gqa_bias", 1, 3, 2, 2, 1, 8, bias=True)
     yield gqa_case("msft_gqa_dyn_rotary", 1, 3, 4, 4, 2, 16, rotary=True, dyn=True)
+    # ragged batches: each row's past is seqlens_k[b] + 1 - S long (the longest fills the cache)
+    yield gqa_case("msft_gqa_ragged_decode_rotary", 3, 1, 9, 4, 2, 16, rotary=True, seqlens=[9, 4, 6])
+    yield gqa_case("msft_gqa_ragged_decode_window_softcap", 2, 1, 8, 4, 1, 8, window=3, softcap=2.0, seqlens=[3, 8])
+    yield gqa_case("msft_gqa_ragged_decode_dyn", 4, 1, 6, 2, 2, 16, rotary=True, interleaved=True, dyn=True, seqlens=[6, 0, 2, 5])
     # MultiHeadAttention
     B, S, N, D, P = 2, 3, 2, 8, 4
     q, k, v = rnd(B, S, N * D), rnd(B, S, N * D), rnd(B, S, N * D)
