@@ -316,7 +316,36 @@ def onnx_attention_cases():
                [("q", q), ("k", kc), ("v", vc), ("nonpad", np.array([4, 7], np.int64))], [("y", (F, [B, Hq, S, D]))], opset=24)
 
 
-GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases, attention_cases, onnx_attention_cases]
+def merged_cases():
+    """An Optimum-style merged decoder step: an If on the graph input use_cache_branch chooses
+    attention over the past (present = concat(past, new), T = P + S) or without it (the past a
+    dummy, present = new, T = S). The branches' outputs differ in shape, so graphc needs the
+    condition at compile time: one data set per branch (prefill without the cache, decode with
+    it; the conformance runner binds the condition from each set)."""
+    B, H, D = 2, 2, 8
+    Dm = H * D
+    wq, wk, wv, wo = (rnd(Dm, Dm, scale=0.3) for _ in range(4))
+    inits = {"wq": wq, "wk": wk, "wv": wv, "wo": wo}
+
+    def branch(name, past):
+        ins = ["q", "k", "v", ""] + (["past_key", "past_value"] if past else [])
+        att = helper.make_node("Attention", ins, ["y_" + name, "pk_" + name, "pv_" + name], is_causal=1, q_num_heads=H, kv_num_heads=H)
+        outs = [helper.make_tensor_value_info(n + name, F, None) for n in ("y_", "pk_", "pv_")]
+        return helper.make_graph([att], name, [], outs)
+
+    nodes = [helper.make_node("MatMul", ["x", w], [o]) for w, o in (("wq", "q"), ("wk", "k"), ("wv", "v"))]
+    nodes.append(helper.make_node("If", ["use_cache_branch"], ["att", "present_key", "present_value"],
+                                  then_branch=branch("with_past", True), else_branch=branch("without_past", False)))
+    nodes.append(helper.make_node("MatMul", ["att", "wo"], ["y"]))
+    dims = {"x": [B, "S", Dm], "past_key": [B, H, "P", D], "past_value": [B, H, "P", D], "use_cache_branch": [1]}
+    outs = [("y", (F, [B, "S", Dm])), ("present_key", (F, [B, H, "T", D])), ("present_value", (F, [B, H, "T", D]))]
+    for name, S, P, use in (("optimum_merged_prefill", 5, 1, False), ("optimum_merged_decode", 1, 6, True)):
+        inputs = [("x", rnd(B, S, Dm)), ("past_key", rnd(B, H, P, D)), ("past_value", rnd(B, H, P, D)),
+                  ("use_cache_branch", np.array([use], np.bool_))]
+        yield Case(name, nodes, inputs, outs, inits=inits, dims=dims)
+
+
+GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases, attention_cases, onnx_attention_cases, merged_cases]
 
 
 # ---- a LLaMA-style decoder as onnxruntime-genai's model builder writes it
