@@ -122,8 +122,9 @@ func TestNBitsGEMMValues(t *testing.T) {
 		require.Equal(t, len(nbitsGEMMCases[i].params) > 0 && nbitsGEMMCases[i].K%32 == 0, strings.Contains(ll, "nbits.gemv.then"),
 			"%s: the run-time choice of the GEMV form exactly for symbolic rows and whole chunks", nbitsGEMMCases[i].name)
 	}
-	// AVX2 (6×16 tiles) and the host's best; SSE2 (6×8); AVX-512 (8×48), built everywhere
-	for _, m := range []e2e.Machine{e2e.Native(), {Target: "x86-64", CPU: "x86-64-v3"}, e2e.Host(), {Target: "x86-64", CPU: "znver4"}} {
+	// AVX2 (6×16 tiles) and the host's best; SSE2 (6×8); AVX-512 (8×48), built everywhere;
+	// NEON (6×8 on 16-byte vectors) under qemu-aarch64 where installed
+	for _, m := range []e2e.Machine{e2e.Native(), {Target: "x86-64", CPU: "x86-64-v3"}, e2e.Host(), {Target: "x86-64", CPU: "znver4"}, e2e.AArch64("generic")} {
 		t.Run(m.String(), func(t *testing.T) { runCasesTol(t, m, names, cases, reassocTolerance) })
 	}
 }
