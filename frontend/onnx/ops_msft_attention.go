@@ -11,9 +11,11 @@
 // gives each batch row its own past length (a ragged batch, ops_msft_ragged.go): the rotary
 // angles, the keys a row's queries see and the layout of its present follow onnxruntime's;
 // the attention keeps the dense layout and static causal triangle, so that DIE still sees the
-// masked half. Without a past, queries sit at positions s (onnxruntime's first prompt; the
-// positions it gives a padded row's padding are not reproduced). A past/present buffer shared
-// at the maximum length is not reproduced.
+// masked half. Without a past, queries sit at positions s (onnxruntime's first prompt). The
+// outputs of a right-padded first prompt's padding queries (s > seqlens_k[b]) are not
+// reproduced: onnxruntime's softmax for them runs over score columns it never computed (its
+// real tokens, keys and present match). A past/present buffer shared at the maximum length is
+// not reproduced.
 
 package onnx
 
