@@ -135,7 +135,7 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 		ps = append(ps, p)
 	}
-	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0}
+	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0 || kf.nbits != nil && kf.nbits.scratch > 0}
 	if sig.scratch {
 		sp := llvm.NewParam("scratch", types.I8Ptr)
 		sp.Attrs = append(sp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)

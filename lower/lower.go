@@ -266,7 +266,7 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 		return nil, err
 	}
 	ec := &entryCtx{ctx: ctx, mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
-		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]dotPlan{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
+		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]dotPlan{}, nbits: map[*ir.Op]*nbitsGEMV{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
 		for k, o := range op.Operands {
 			ec.users[o] = append(ec.users[o], use{op, k})
