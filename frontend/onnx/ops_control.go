@@ -217,7 +217,12 @@ func importIf(c *nodeCtx) error {
 	for i := range c.node.Output {
 		a, b := thenOuts[i], elseOuts[i]
 		if !a.Type.Equal(b.Type) {
-			return fmt.Errorf("%w: output #%d is %s in one branch and %s in the other (a run-time condition needs one type)", ErrUnsupported, i, a.Type, b.Type)
+			v, err := e.ifDifferingExtents(c.Output(i), cond, a, b)
+			if err != nil {
+				return fmt.Errorf("output #%d: %w", i, err)
+			}
+			e.Out(i, v)
+			continue
 		}
 		scalar := e.reshape(cond) // the condition as a rank-0 tensor broadcasts to any shape
 		e.Out(i, e.Op("where", c.Output(i), nil, scalar, a, b))
