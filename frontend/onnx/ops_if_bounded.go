@@ -95,7 +95,7 @@ func (e *emitter) ifDifferingExtents(name string, cond, a, b *ir.Value) (*ir.Val
 	attrs := ir.Attrs{
 		"type":   ir.StringAttr(ir.TensorType{Elem: at.Elem, Shape: shape}.String()),
 		"domain": ir.StringAttr(fmt.Sprintf("[%s] -> { [%s] : %s }", paramList(all...), tup, boxDomain(dims, ext))),
-		"access": ir.StringsAttr("{ [" + tup + "] -> [] }", guarded(inA), guarded(inB)),
+		"access": ir.StringsAttr("{ ["+tup+"] -> [] }", guarded(inA), guarded(inB)),
 		"out":    ir.StringAttr(fmt.Sprintf("{ [%s] -> [%s] }", tup, tup)),
 		"body":   ir.StringAttr(fmt.Sprintf("select(in0, select(avail(1), in1, %[1]s), select(avail(2), in2, %[1]s))", zeroOf(at.Elem))),
 	}
