@@ -12,6 +12,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -186,6 +187,81 @@ func TestNMSKernel(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, int64(len(want)/3), count(out), "trial %d: the compiled count", trial)
 				require.Equal(t, want, append([]int64{}, out[0].I[:len(want)]...), "trial %d: the compiled selection", trial)
+			}
+		})
+	}
+}
+
+// TestArgsortKernel: TopK over a long last axis imports as argsort (a heap sort when compiled)
+// and gather_elements. Values are quantized so that many tie (ties go by index) and a few are
+// NaN (first when largest, as argsort orders them); the evaluator is checked against a stable
+// sort written here, the compiled code against the evaluator.
+func TestArgsortKernel(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(35, 10))
+	for _, largest := range []int64{1, 0} {
+		t.Run(fmt.Sprintf("largest%d", largest), func(t *testing.T) {
+			const rows, n, k = 3, 150, 70
+			m := onnxgen.New("topk", 13)
+			m.Input("X", ir.F32, rows, n)
+			kt := ir.NewTensor(ir.I64, []int64{1})
+			kt.I[0] = k
+			m.Init("K", kt)
+			m.Node("TopK", "t", []string{"X", "K"}, []string{"V", "I"}, onnxgen.IntAttr("largest", largest))
+			m.Output("V", ir.F32, rows, k)
+			m.Output("I", ir.I64, rows, k)
+			dir := t.TempDir()
+			path := filepath.Join(dir, "m.onnx")
+			require.NoError(t, m.Write(path))
+			ref, err := graphc.Load(ctx, path)
+			require.NoError(t, err)
+			require.True(t, slices.ContainsFunc(ref.Ops, func(op *ir.Op) bool { return op.Kind == "argsort" }), "a long axis sorts with argsort")
+			res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
+			require.NoError(t, err)
+			prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
+			require.NoError(t, err)
+			for trial := range 3 {
+				x := ir.NewTensor(ir.F32, []int64{rows, n})
+				for i := range x.F {
+					x.F[i] = float64(r.IntN(20)) / 4
+					if trial == 2 && r.IntN(10) == 0 {
+						x.F[i] = math.NaN()
+					}
+				}
+				got, err := eval.Run(ref, map[string]*ir.Tensor{"X": x})
+				require.NoError(t, err)
+				for row := range int64(rows) {
+					idx := make([]int64, n)
+					for i := range idx {
+						idx[i] = int64(i)
+					}
+					v := func(i int64) float64 { return x.F[row*n+i] }
+					slices.SortStableFunc(idx, func(i, j int64) int {
+						a, b := v(i), v(j)
+						switch {
+						case math.IsNaN(a) && math.IsNaN(b):
+							return 0
+						case math.IsNaN(a) || math.IsNaN(b):
+							if math.IsNaN(a) == (largest == 1) {
+								return -1
+							}
+							return 1
+						case largest == 1:
+							return cmp.Compare(b, a)
+						}
+						return cmp.Compare(a, b)
+					})
+					require.Equal(t, idx[:k], got[1].I[row*k:(row+1)*k], "trial %d row %d: the evaluator's indices", trial, row)
+				}
+				out, _, err := prog.Run(ctx, []*ir.Tensor{x}, nil, 1)
+				require.NoError(t, err)
+				require.Equal(t, got[1].I, out[1].I, "trial %d: compiled indices", trial)
+				for i := range got[0].F {
+					require.True(t, got[0].F[i] == out[0].F[i] || math.IsNaN(got[0].F[i]) && math.IsNaN(out[0].F[i]), "trial %d value %d", trial, i)
+				}
 			}
 		})
 	}
