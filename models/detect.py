@@ -59,3 +59,34 @@ def retinanet():
     torch.manual_seed(0)
     m = torchvision.models.detection.retinanet_resnet50_fpn(weights=None, weights_backbone=None)
     return Detector(m.eval())
+
+
+class _TinyBackbone(torch.nn.Module):
+    """Two feature maps (8×8 and 4×4 for a 64×64 image) from three small convolutions."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, 4, 1), torch.nn.ReLU())
+        self.c2 = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, 2, 1), torch.nn.ReLU())
+        self.c3 = torch.nn.Sequential(torch.nn.Conv2d(16, 16, 3, 2, 1), torch.nn.ReLU())
+
+    def forward(self, x):
+        a = self.c2(self.c1(x))
+        return {"0": a, "1": self.c3(a)}
+
+
+def tiny_ssd(score_thresh=0.2):
+    """torchvision's SSD (the same postprocessing as ssdlite320: per-class NonZero, TopK with
+    k = min(count, 300) and the batched NMS in an If) around a tiny backbone, 6 classes, 64×64
+    images: small enough to commit with its onnxruntime outputs (testdata/detect)."""
+    from torchvision.models.detection.anchor_utils import DefaultBoxGenerator
+    from torchvision.models.detection.ssd import SSD
+
+    torch.manual_seed(0)
+    anchors = DefaultBoxGenerator([[2], [2, 3]])
+    m = SSD(_TinyBackbone(), anchors, (64, 64), num_classes=6, score_thresh=score_thresh,
+            detections_per_img=40, topk_candidates=30, image_mean=[0.5] * 3, image_std=[0.25] * 3)
+    with torch.no_grad():
+        for p in m.head.classification_head.parameters():
+            p.mul_(6)  # spread the class scores so that the threshold decides
+    return Detector(m.eval())

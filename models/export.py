@@ -15,6 +15,7 @@ sequence lengths (or batch sizes).
                                               # $GRAPHC_MODELS_RECURRENT (~/.cache/graphc-models-recurrent)
     python3 models/export.py --set detect     # torchvision detectors (models/detect.py) into
                                               # $GRAPHC_MODELS_DETECT (~/.cache/graphc-models-detect)
+    python3 models/export.py --set tiny-detect --out testdata/detect   # the committed detector
     python3 models/export.py --list
     python3 models/export.py gpt2 resnet18    # some models only
 
@@ -286,6 +287,22 @@ def detect_set():
     ]
 
 
+def tiny_detect_set():
+    """The committed detector (testdata/detect): models/detect.py's tiny SSD on a random image
+    (some boxes), another (the 40-box limit reached) and a flat grey one (no box passes)."""
+    img = lambda seed: (lambda: torch.rand((1, 3, 64, 64), generator=torch.Generator().manual_seed(seed)))
+    return [
+        Spec(
+            "tiny_ssd",
+            lambda: detect.tiny_ssd(0.45),
+            [("images", img(1))],
+            ["boxes", "scores", "labels"],
+            extra_sets=([("images", img(5))], [("images", lambda: torch.full((1, 3, 64, 64), 0.5))]),
+            note="torchvision SSD postprocessing around a tiny backbone, 6 classes, 64×64",
+        ),
+    ]
+
+
 def recurrent_set():
     """Recurrent layers as users write them (models/recurrent.py)."""
     return [
@@ -371,7 +388,7 @@ def export(spec, out, opset):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="models to export (default: the whole set)")
-    ap.add_argument("--set", choices=["bench", "tiny", "extra", "recurrent", "detect"], default="bench")
+    ap.add_argument("--set", choices=["bench", "tiny", "extra", "recurrent", "detect", "tiny-detect"], default="bench")
     ap.add_argument(
         "--out",
         help="where to write (default: $GRAPHC_MODELS or ~/.cache/graphc-models; for --set extra "
@@ -382,7 +399,7 @@ def main():
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--force", action="store_true", help="export even when OUT/<name>/model.onnx exists")
     a = ap.parse_args()
-    specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set, "recurrent": recurrent_set, "detect": detect_set}[a.set]()
+    specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set, "recurrent": recurrent_set, "detect": detect_set, "tiny-detect": tiny_detect_set}[a.set]()
     if a.out is None:
         if a.set == "extra":
             a.out = os.environ.get("GRAPHC_MODELS_EXTRA", os.path.expanduser("~/.cache/graphc-models-extra"))
