@@ -199,7 +199,7 @@
 //     overlap, the epilogue chains whose consumers are computed by a contraction's kernel, the
 //     values written in place into their padded copies, and the constants' globals;
 //   - kernels (emitKernel, kernel.go) chooses each op's kernel by the ordered table of kernel
-//     families (kernel_choice.go: int-dot, nbits-gemm, nbits-gemv, register-tiles, guard-split, piece-split, nest;
+//     families (kernel_choice.go: algorithm, int-dot, nbits-gemm, nbits-gemv, register-tiles, guard-split, piece-split, nest;
 //     the first that applies wins) and emits it, or shares the kernel of an earlier op with
 //     the same structural key (dedup.go, which only memoises the choice);
 //   - entry (emitEntry, entry.go) emits the entry, which calls the kernels in op order, and
