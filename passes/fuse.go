@@ -236,6 +236,7 @@ func forwardOutput(g *ir.Graph, v *ir.Op, users map[*ir.Value][]*ir.Op, outputs 
 		}
 	}
 	// p produces the output; v and p's old result go
+	inheritRequires(p, v)
 	pr, vr := p.Result, v.Result
 	p.Result = vr
 	vr.Def = p
@@ -295,6 +296,7 @@ func foldView(g *ir.Graph, c *ir.Op, k int, v *ir.Op) (bool, error) {
 	form.Operands[k] = v.Operands[0]
 	form.Access = append([]ir.Access(nil), c.Access...)
 	form.Access[k] = compose(c.Access[k], v.Access[0])
+	inheritRequires(&form, v)
 	return replaceOp(g, c, &form)
 }
 
@@ -539,6 +541,7 @@ func inlineInto(g *ir.Graph, c *ir.Op, k int, p *ir.Op, availOf int) (bool, erro
 		}
 		return nil // SDynRead nodes are copied with their index arguments and fixed below
 	})
+	inheritRequires(&form, p)
 	fixed := map[*ir.Scalar]bool{}
 	form.Body.Walk(func(s *ir.Scalar) {
 		if s.Op == ir.SDynRead && !fixed[s] {
