@@ -38,7 +38,23 @@ type) of a value used only by it is written by that value's producer directly.
 In the default pipeline: exported transformers materialise every transpose, reshape and
 elementwise step of attention, softmax, GELU and the norms; folded and inlined, they are not
 written and read back (a T=1024 GPT-2 export ran 13% faster), and a contraction reading a
-folded transpose keeps its register tiles (the strided operand is packed).`,
+folded transpose keeps its register tiles (the strided operand is packed).
+Cost check (passes/cost.go): a rewrite that would cost the consumer its vectors is estimated
+first. Lowering vectorises a nest along the dim its result's last axis is when every read is
+unit-stride or invariant along it, and loads strided reads lane by lane only in bodies of 8
+nodes or more (strides are judged in the layout channels-last will give the values when it
+runs later). An iteration is estimated at (nodes + 1) / lanes operations on vectors (plus one
+per lane loaded alone) and nodes + 1 scalar; the producer apart costs its own nest (a
+permuting view, a block-transposing copy: one operation an element) and, inlined, a vector
+store and load of each element. The rewrite is refused when the fused nest is estimated
+slower, with a remark in the dump after fuse ("remark: fuse: op %c: %p (transpose) not
+folded: ... about N operations against M with %p apart"). Recomputation stays within the
+duplication limits above.
+Compile time: a consumer whose attempts all failed is examined again only when it, the
+producers of its operands or their users change (a bidirectional GRU unrolled over 64 steps:
+325,000 attempts became a few thousand; the same rewrites in the same order).
+Requirements: a consumer inherits the requirements on the symbolic dims (ir.Op.Requires) of
+the views and producers it absorbs.`,
 	Run: runFuse,
 }
 
@@ -51,6 +67,10 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 	// producers inlined into their only user are removed after each sweep: along a chain each
 	// op absorbs the body of the one before, and the dead ones would hold all those bodies
 	dead := map[*ir.Op]bool{}
+	fc := &fuseCost{st: st}
+	if st.runsLater("channels-last") {
+		fc.nhwc = plannedChannelsLast(ctx, g)
+	}
 	// Sweeps repeat until nothing changes, and most consumers fail every attempt in every
 	// sweep (a bidirectional GRU unrolled over 64 steps: 6,000 ops, 65 sweeps). An attempt's
 	// outcome depends only on the consumer, its operands' producers, and the users of its
@@ -112,10 +132,10 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 				}
 				if isView(g, p) {
 					touch(c)
-					done, err = foldView(g, c, k, p)
+					done, err = foldView(g, c, k, p, fc)
 				} else if !outputs[p.Result] && len(users[p.Result]) == 1 {
 					touch(c, p)
-					done, err = inlineProducer(g, c, k, p)
+					done, err = inlineProducer(g, c, k, p, fc)
 					if done {
 						// nothing reads p now: drop its body at once (it goes at the sweep's end)
 						dead[p] = true
@@ -124,7 +144,7 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 				} else if !outputs[p.Result] {
 					us := slices.Clone(users[p.Result])
 					touch(us...)
-					done, err = inlineEverywhere(g, us, p)
+					done, err = inlineEverywhere(g, us, p, fc)
 				}
 				if err != nil {
 					return err
@@ -287,7 +307,7 @@ func replaceOp(g *ir.Graph, c *ir.Op, form *ir.Op) (bool, error) {
 	return true, nil
 }
 
-func foldView(g *ir.Graph, c *ir.Op, k int, v *ir.Op) (bool, error) {
+func foldView(g *ir.Graph, c *ir.Op, k int, v *ir.Op, fc *fuseCost) (bool, error) {
 	if c.Access[k].Approx || readsDynamically(c.Body, k) {
 		return false, nil
 	}
@@ -297,6 +317,9 @@ func foldView(g *ir.Graph, c *ir.Op, k int, v *ir.Op) (bool, error) {
 	form.Access = append([]ir.Access(nil), c.Access...)
 	form.Access[k] = compose(c.Access[k], v.Access[0])
 	inheritRequires(&form, v)
+	if fc.refuse(g, c, &form, v, false) {
+		return false, nil
+	}
 	return replaceOp(g, c, &form)
 }
 
@@ -319,12 +342,16 @@ func countReads(s *ir.Scalar, k int) (reads int, avail bool) {
 	return reads, avail
 }
 
-func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (bool, error) {
+func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op, fc *fuseCost) (bool, error) {
 	availOf, ok := canInline(g, c, k, p)
 	if !ok {
 		return false, nil
 	}
-	return inlineInto(g, c, k, p, availOf)
+	form := inlinedForm(c, k, p, availOf)
+	if fc.refuse(g, c, form, p, true) {
+		return false, nil
+	}
+	return replaceOp(g, c, form)
 }
 
 // maxFusedNodes bounds the body of an op that inlining makes: every inlining rebuilds the
@@ -346,7 +373,7 @@ const (
 // inlineEverywhere inlines p into every consumer (each of which must read it through one
 // operand, injectively), so that p's result is never written: softmax's exp(x - max), read by
 // the row sum and the division, is computed in both and not stored. All or none.
-func inlineEverywhere(g *ir.Graph, users []*ir.Op, p *ir.Op) (bool, error) {
+func inlineEverywhere(g *ir.Graph, users []*ir.Op, p *ir.Op, fc *fuseCost) (bool, error) {
 	if len(users) > maxDupUsers || nodeCount(p.Body) > maxDupNodes || !cheapToRecompute(p) {
 		return false, nil
 	}
@@ -367,9 +394,16 @@ func inlineEverywhere(g *ir.Graph, users []*ir.Op, p *ir.Op) (bool, error) {
 			return false, nil
 		}
 	}
+	forms := make([]*ir.Op, len(users))
+	for i, c := range users {
+		forms[i] = inlinedForm(c, ks[i], p, avails[i])
+		if fc.refuse(g, c, forms[i], p, true) {
+			return false, nil
+		}
+	}
 	done := false
 	for i, c := range users {
-		d, err := inlineInto(g, c, ks[i], p, avails[i])
+		d, err := replaceOp(g, c, forms[i])
 		if err != nil {
 			return false, err
 		}
@@ -497,8 +531,8 @@ func canInline(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (availOf int, ok bool) {
 	return availOf, true
 }
 
-// inlineInto rewrites c to compute p's body in place of its read of operand k.
-func inlineInto(g *ir.Graph, c *ir.Op, k int, p *ir.Op, availOf int) (bool, error) {
+// inlinedForm returns c rewritten to compute p's body in place of its read of operand k.
+func inlinedForm(c *ir.Op, k int, p *ir.Op, availOf int) *ir.Op {
 	// new operand list: c's without k, then p's
 	n := len(c.Operands)
 	remapC := func(a int) int {
@@ -549,7 +583,23 @@ func inlineInto(g *ir.Graph, c *ir.Op, k int, p *ir.Op, availOf int) (bool, erro
 			s.Arg = remapC(s.Arg)
 		}
 	})
-	return replaceOp(g, c, &form)
+	return &form
+}
+
+// fuseCost holds what fuse's cost check needs: the values channels-last will store
+// channels-last (strides are judged in that layout) and where remarks go.
+type fuseCost struct {
+	st   *State
+	nhwc map[*ir.Value]bool
+}
+
+// refuse reports whether c must not be rewritten as form (fuseRefusal), with a remark.
+func (fc *fuseCost) refuse(g *ir.Graph, c, form, p *ir.Op, roundTrip bool) bool {
+	why := fuseRefusal(g, c, form, p, roundTrip, fc.nhwc)
+	if why != "" {
+		fc.st.remark("fuse", c.Result.Name, why)
+	}
+	return why != ""
 }
 
 func identityAffs(n int) []volume.Aff {
