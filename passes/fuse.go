@@ -81,26 +81,23 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 	opStamp := map[*ir.Op]int{}     // the rewrite that last changed an op
 	valStamp := map[*ir.Value]int{} // the rewrite that last changed a value's users
 	failed := map[*ir.Op]int{}      // when each consumer last failed every attempt (absent: never examined)
-	stale := func(c *ir.Op, users map[*ir.Value][]*ir.Op) bool {
+	// stale reports whether c changed, or a producer of its operands, or the users of one
+	// (a rewrite stamps the operands of every op it touches, before and after: a user that
+	// changed stamps the values it reads)
+	stale := func(c *ir.Op) bool {
 		t, ok := failed[c]
 		if !ok || opStamp[c] > t {
 			return true
 		}
 		for _, o := range c.Operands {
-			if o.Def == nil {
-				continue
-			}
-			if opStamp[o.Def] > t || valStamp[o] > t {
+			if o.Def != nil && (opStamp[o.Def] > t || valStamp[o] > t) {
 				return true
-			}
-			for _, u := range users[o] {
-				if opStamp[u] > t {
-					return true
-				}
 			}
 		}
 		return false
 	}
+	var touched []*ir.Op // reused by every attempt
+	var before [][]*ir.Value
 	for changed := true; changed; {
 		changed = false
 		if err := ctx.Err(); err != nil {
@@ -108,7 +105,7 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		users := g.Users()
 		for _, c := range g.Ops {
-			if dead[c] || !stale(c, users) {
+			if dead[c] || !stale(c) {
 				continue
 			}
 			rewritten := false
@@ -122,8 +119,7 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 				// the ops a rewrite may change, with their operands before it (users is kept
 				// up to date: "only user" must be true when a producer is removed); rewrites
 				// give an op a new operand list and never edit the old one, which can be kept
-				var touched []*ir.Op
-				var before [][]*ir.Value
+				touched, before = touched[:0], before[:0]
 				touch := func(ops ...*ir.Op) {
 					for _, op := range ops {
 						touched = append(touched, op)
