@@ -143,6 +143,10 @@ type contraction struct {
 	pstride   []int64
 	rlos      []volume.Aff
 	packElems int64 // reduction slots of a panel
+	// panelRowTiles is the number of row tiles that read each packed panel (-1: symbolic,
+	// taken as many): the micro-kernels prefetch the next column's panel only when the
+	// target bounds it no lower (TileShape.PanelPrefetchMaxRowTiles)
+	panelRowTiles int64
 	// strided are the reads strided along j: always packed (gathered lane by lane)
 	strided []int
 	// stream: the reduction runs in short chunks over an operand read in place from memory
@@ -540,6 +544,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		// for a row-dependent reduction are not every tile's
 		c.planPacks(op, rlo, rhi, rowTiles)
 	}
+	c.panelRowTiles = rowTiles
 	for _, k := range c.strided {
 		if !slices.Contains(c.packs, k) {
 			return fmt.Sprintf("read %d is strided along j and cannot be packed", k), nil

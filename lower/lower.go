@@ -132,7 +132,9 @@ type moduleCtx struct {
 	tileBytes          int
 	tileRows, tileVecs int
 	tileRolled         bool
-	m                  *llvm.Module
+	// tilePrefetchRows is TileShape.PanelPrefetchMaxRowTiles of the tiles' shape
+	tilePrefetchRows int
+	m                *llvm.Module
 	// noUnrollProp is the module's !{!"llvm.loop.unroll.disable"} (loopmd.go)
 	noUnrollProp *metadata.Tuple
 	rt           map[string]*llvm.Func
@@ -209,6 +211,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		mc.tileBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
 		mc.tileRows, mc.tileVecs = spec.TileShapeFor(mc.tileBytes)
 		mc.tileRolled = spec.TileRolledFor(mc.tileBytes)
+		mc.tilePrefetchRows = spec.TileShapeAt(mc.tileBytes).PanelPrefetchMaxRowTiles
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout
