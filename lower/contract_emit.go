@@ -397,7 +397,7 @@ func (kb *kernelBuilder) emitTileReduction(f *tileFrame, pp *panels) error {
 				for p, k := range c.packs {
 					for _, g := range tc.groups {
 						packed[p] = append(packed[p], pp.load(fb, p, s, g))
-						if !slices.Contains(c.strided, k) && g.lanes > 1 && c.prefetchesPanels(fb.mc.tilePrefetchRows) {
+						if !slices.Contains(c.strided, k) && g.lanes > 1 && c.prefetchesPanels(fb.mc.tileShape.PanelPrefetchMaxRowTiles) {
 							// the same point of the next column's panel: fetched while
 							// this one's tiles compute, so that its copy finds it in cache
 							d := at(0, g)
