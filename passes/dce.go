@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/volume"
 )
 
 var dcePass = &Pass{
@@ -32,10 +31,7 @@ func runDCE(ctx context.Context, g *ir.Graph, st *State) error {
 			continue
 		}
 		live[op] = true
-		empty := false
-		if err := volume.Try(func() { empty = op.Domain.IsEmpty() }); err != nil {
-			empty = false
-		}
+		empty := op.Domain.IsEmpty().Or(false) // unknown: the op stays
 		if empty && op.Kind != "fill" {
 			if err := replaceWithFill(g, op); err != nil {
 				return err
@@ -49,6 +45,7 @@ func runDCE(ctx context.Context, g *ir.Graph, st *State) error {
 			needed[o] = true
 		}
 	}
+	keepRequires(g, func(op *ir.Op) bool { return !live[op] })
 	n := g.RemoveOps(func(op *ir.Op) bool { return !live[op] })
 	if stats != nil {
 		stats.OpsRemoved += n
@@ -63,9 +60,9 @@ func replaceWithFill(g *ir.Graph, op *ir.Op) error {
 	if err != nil {
 		return err
 	}
-	res := op.Result
+	res, reqs := op.Result, op.Requires
 	*op = *f
-	op.Result = res
+	op.Result, op.Requires = res, reqs
 	res.Def = op
 	return nil
 }
