@@ -159,6 +159,7 @@ func points(g *ir.Graph, op *ir.Op) float64 {
 	for _, p := range g.Params {
 		params[p] = costSymbolicExtent
 	}
+	// volume giving up (an error) counts the result's elements instead
 	n, err := op.Domain.Card(params)
 	if err != nil || n < 0 {
 		// the result's elements
