@@ -243,6 +243,9 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		return nil, err
 	}
 	fb.cur.NewRet(i32c(statusOK))
+	if pk != nil {
+		pk.finishTask(f)
+	}
 	return sig, nil
 }
 
@@ -459,9 +462,11 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 		if kb.strat.vl > 0 {
 			vec = n - 1
 		}
-		// a level may be split when the result is indexed by its dim
-		out := op.Out.Pieces[0].Index
-		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, func(l int) bool { return indexedBy(out, perm[l]) })
+		// a level may be split when the result, written through one piece, is indexed by
+		// its dim
+		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, func(l int) bool {
+			return len(op.Out.Pieces) == 1 && indexedBy(op.Out.Pieces[0].Index, perm[l])
+		})
 	}
 	e.leaf = func(lev []value.Value) error { return kb.point(toDims(lev), 0) }
 	if kb.strat.vl > 0 && n > 0 {
@@ -471,7 +476,11 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 			e.acc = kb.laneAccumulator(toDims)
 		}
 	}
-	return e.emit(ast)
+	if err := e.emit(ast); err != nil {
+		return err
+	}
+	kb.endRegion()
+	return nil
 }
 
 // laneAccumulator is the vector accumulator of a "+vector-acc" reduction: lane l sums (or
