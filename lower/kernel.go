@@ -8,6 +8,7 @@ package lower
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -462,9 +463,18 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 		if kb.strat.vl > 0 {
 			vec = n - 1
 		}
+		var out0 []volume.Aff
+		if len(op.Out.Pieces) == 1 {
+			out0 = op.Out.Pieces[0].Index
+		}
 		// a level may be split when the result, written through one piece, is indexed by
 		// its dim
-		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, func(l int) bool {
+		// the level of the result's last index, whose values are adjacent elements
+		unit := -1
+		if len(op.Out.Pieces) == 1 && len(out0) > 0 {
+			unit = slices.IndexFunc(perm, func(d int) bool { return indexedBy(out0[len(out0)-1:], d) })
+		}
+		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, unit, func(l int) bool {
 			return len(op.Out.Pieces) == 1 && indexedBy(op.Out.Pieces[0].Index, perm[l])
 		})
 	}

@@ -63,14 +63,16 @@ const (
 // microseconds; onnxruntime's users report that threading small ops costs more than it
 // gains).
 const (
-	parMinWork   = 40_000
-	parChunkWork = 15_000
+	parMinWork   = 10_000
+	parChunkWork = 5_000
 	// parTileFlopsPerNs is the rate of register-tile kernels, parPointsPerNs the rate of a
 	// nest's points per body operation (vector code)
 	parTileFlopsPerNs = 32
 	parPointsPerNs    = 4
 	// parSymExtent stands for a symbolic extent in the estimates
 	parSymExtent = 64
+	// cacheLine is the bytes of a cache line (64 on the hosted targets' CPUs)
+	cacheLine = 64
 )
 
 // parKernel is the parallel state of a kernel: its extra arguments, the estimated work of
@@ -122,7 +124,23 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 		// (a border nest, if any, runs on the points the tiles leave: counted as tiles)
 		work = 2 * points / parTileFlopsPerNs
 	case kf.parts != nil:
-		work = nest(kf.partStrats[0])
+		// the parts the kernel emits (not an interior its producer wrote in place), counted
+		// exactly: a padding copy's border strips span the whole box
+		for _, i := range ec.copyParts(op, kf.parts) {
+			n := boxPoints(kf.parts[i].Domain)
+			if verr := volume.Try(func() {
+				if c, err := kf.parts[i].Domain.Card(nil); err == nil {
+					n = min(n, c)
+				}
+			}); verr != nil {
+				n = boxPoints(kf.parts[i].Domain)
+			}
+			w := n * max(cost, 1) / parPointsPerNs
+			if st := kf.partStrats[i]; st == nil || st.vl == 0 {
+				w *= 4
+			}
+			work += w
+		}
 	case kf.strat != nil && kf.strat.transpose != nil:
 		work = nest(kf.strat)
 	case kf.strat != nil && len(kf.strat.perm) > 0:
@@ -332,9 +350,12 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func
 // the range the loops of that level are clamped to (nil: no level, the region runs in the
 // whole-range call only). align > 1 asks for sub-ranges starting at lo plus multiples of
 // align; vecLevel is the vector level of the scan (-1: none), which must be one loop when it
-// is split, so that the vector loop starts where the serial one does. The caller ends the
-// region (endRegion) after the scans.
-func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel int, okLevel func(int) bool) *levelClamp {
+// is split, so that the vector loop starts where the serial one does. unitLevel is the level
+// whose values are adjacent elements of the result (-1: none): split there, sub-ranges cover
+// whole cache lines, so that no two threads write one line (a global average pool's
+// channels, chunks of 4 of which shared a line, ran 4x slower on two threads than on one).
+// The caller ends the region (endRegion) after the scans.
+func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel func(int) bool) *levelClamp {
 	pk := kb.par
 	if pk == nil {
 		return nil
@@ -345,6 +366,10 @@ func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel int
 	}
 	if level != vecLevel {
 		align = 1
+	}
+	if level == unitLevel {
+		line := int64(max(cacheLine/kb.op.Result.Type.Elem.Size(), 1))
+		align = align * line / gcd(align, line)
 	}
 	fb := kb.fb
 	var lo, hi value.Value

@@ -2,9 +2,16 @@
 ; caller gives none, over POSIX threads. It is parsed by pool.go and added to hosted modules.
 ;
 ; One job at a time: a caller claims the pool (busy 0 -> 1), publishes the job under the mutex,
-; wakes the workers (condition variable) and runs chunks itself; chunks of
-; `chunk` iterations are handed out by an atomic counter. A worker joins a job under the mutex
-; (active + 1) unless every chunk is taken, and leaves it under the mutex (active - 1); the
+; wakes the workers (condition variable) and runs chunks itself. The iterations are cut into
+; lanes of whole chunks, one per thread (the caller is thread 0, worker k thread k); each lane
+; hands out its chunks by an atomic counter, and thread k takes chunks from lane k first, then
+; from the others in turn. So thread k computes the same part of every kernel split the same
+; way, the part of the next kernel's operands it wrote itself, while its cache still holds it:
+; handing out chunks from one counter, which scattered every tensor over both cores' caches
+; at random, left MobileNet no faster on two threads than on one (serial kernels after split
+; ones ran up to 3x slower, their operands in the other core's cache). A thread that is late or
+; slow has its lane taken by the others. A worker joins a job under the mutex
+; (active + 1) unless every iteration ran, and leaves it under the mutex (active - 1); the
 ; caller returns once every iteration ran: a worker still inside the job finds no chunk left and
 ; never calls the job's function again, and the next job is published only once no worker is
 ; inside the last one (so that none takes a chunk of the new job for the old function). A
@@ -37,7 +44,9 @@
 @graphc.pool.ctx = internal global i8* null, align 8
 @graphc.pool.n = internal global i64 0, align 8
 @graphc.pool.chunk = internal global i64 0, align 8
-@graphc.pool.next = internal global i64 0, align 64
+; the lanes: lane j of a job holds [next, end) of the iterations thread j takes first (8 i64
+; per lane: a cache line each)
+@graphc.pool.lanes = internal global [2048 x i64] zeroinitializer, align 64
 @graphc.pool.remaining = internal global i64 0, align 64
 @graphc.pool.inside = internal thread_local global i32 0, align 4
 @graphc.pool.stop = internal global i32 0, align 4
@@ -91,7 +100,8 @@ loop:
 
 create:
 	%tid = getelementptr [256 x i64], [256 x i64]* @graphc.pool.tids, i64 0, i64 %k
-	%rc = call i32 @pthread_create(i64* %tid, i8* null, i8* (i8*)* @graphc.pool.worker, i8* null)
+	%karg = inttoptr i64 %k to i8*
+	%rc = call i32 @pthread_create(i64* %tid, i8* null, i8* (i8*)* @graphc.pool.worker, i8* %karg)
 	%ok = icmp eq i32 %rc, 0
 	br i1 %ok, label %made, label %out
 
@@ -104,21 +114,39 @@ out:
 	ret void
 }
 
-; run takes chunks of the current job until none is left; the thread that runs the last
-; iterations wakes the caller.
-define internal void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk) nounwind {
+; run takes chunks of the current job until none is left, as thread k: first from its own lane,
+; then from the others' in turn; the thread that runs the last iterations wakes the caller.
+define internal void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk, i64 %k) nounwind {
 entry:
+	%t = load i64, i64* @graphc.pool.threads, align 8
+	br label %lane
+
+lane:
+	%i = phi i64 [ 0, %entry ], [ %i1, %lanedone ]
+	%more = icmp slt i64 %i, %t
+	br i1 %more, label %pick, label %out
+
+pick:
+	%j0 = add i64 %k, %i
+	%wrap = icmp sge i64 %j0, %t
+	%j1 = sub i64 %j0, %t
+	%j = select i1 %wrap, i64 %j1, i64 %j0
+	%at = mul i64 %j, 8
+	%nextp = getelementptr [2048 x i64], [2048 x i64]* @graphc.pool.lanes, i64 0, i64 %at
+	%at1 = add i64 %at, 1
+	%endp = getelementptr [2048 x i64], [2048 x i64]* @graphc.pool.lanes, i64 0, i64 %at1
+	%end = load atomic i64, i64* %endp monotonic, align 8
 	br label %take
 
 take:
-	%b = atomicrmw add i64* @graphc.pool.next, i64 %chunk monotonic
-	%left = icmp slt i64 %b, %n
-	br i1 %left, label %call, label %out
+	%b = atomicrmw add i64* %nextp, i64 %chunk monotonic
+	%left = icmp slt i64 %b, %end
+	br i1 %left, label %call, label %lanedone
 
 call:
 	%e0 = add i64 %b, %chunk
-	%e.c = icmp slt i64 %e0, %n
-	%e = select i1 %e.c, i64 %e0, i64 %n
+	%e.c = icmp slt i64 %e0, %end
+	%e = select i1 %e.c, i64 %e0, i64 %end
 	call void %fn(i8* %ctx, i64 %b, i64 %e)
 	%cnt = sub i64 %e, %b
 	%before = atomicrmw sub i64* @graphc.pool.remaining, i64 %cnt acq_rel
@@ -130,6 +158,10 @@ wake:
 	%1 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.done, i64 0, i64 0))
 	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	br label %take
+
+lanedone:
+	%i1 = add i64 %i, 1
+	br label %lane
 
 out:
 	ret void
@@ -179,6 +211,7 @@ out:
 
 define internal i8* @graphc.pool.worker(i8* %arg) nounwind {
 entry:
+	%self = ptrtoint i8* %arg to i64
 	store i32 1, i32* @graphc.pool.inside, align 4
 	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	br label %wait
@@ -221,10 +254,9 @@ slept:
 	br label %wait
 
 join:
-	; a worker that wakes after every chunk was taken leaves the job alone
-	%taken = load atomic i64, i64* @graphc.pool.next monotonic, align 64
-	%jobn = load i64, i64* @graphc.pool.n, align 8
-	%over = icmp sge i64 %taken, %jobn
+	; a worker that wakes after every iteration ran leaves the job alone
+	%rem = load atomic i64, i64* @graphc.pool.remaining monotonic, align 64
+	%over = icmp sle i64 %rem, 0
 	br i1 %over, label %late, label %enter
 
 late:
@@ -239,7 +271,7 @@ enter:
 	%n = load i64, i64* @graphc.pool.n, align 8
 	%chunk = load i64, i64* @graphc.pool.chunk, align 8
 	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
-	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk)
+	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk, i64 %self)
 	%3 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	%b = load atomic i64, i64* @graphc.pool.active monotonic, align 8
 	%b1 = sub i64 %b, 1
@@ -311,15 +343,43 @@ set:
 	store i8* %ctx, i8** @graphc.pool.ctx, align 8
 	store i64 %n, i64* @graphc.pool.n, align 8
 	store i64 %chunk, i64* @graphc.pool.chunk, align 8
-	store atomic i64 0, i64* @graphc.pool.next monotonic, align 64
 	store atomic i64 %n, i64* @graphc.pool.remaining monotonic, align 64
+	; lane j: chunks [j·C/t, (j+1)·C/t) of the C = ceil(n / chunk)
+	%c0 = add i64 %n, %chunk
+	%c1 = sub i64 %c0, 1
+	%nc = sdiv i64 %c1, %chunk
+	br label %lanes
+
+lanes:
+	%lj = phi i64 [ 0, %set ], [ %lj1, %lanes ]
+	%lc0 = mul i64 %lj, %nc
+	%lc = sdiv i64 %lc0, %t
+	%lo0 = mul i64 %lc, %chunk
+	%lo.c = icmp slt i64 %lo0, %n
+	%lo = select i1 %lo.c, i64 %lo0, i64 %n
+	%lj1 = add i64 %lj, 1
+	%hc0 = mul i64 %lj1, %nc
+	%hc = sdiv i64 %hc0, %t
+	%hi0 = mul i64 %hc, %chunk
+	%hi.c = icmp slt i64 %hi0, %n
+	%hi = select i1 %hi.c, i64 %hi0, i64 %n
+	%lat = mul i64 %lj, 8
+	%lnext = getelementptr [2048 x i64], [2048 x i64]* @graphc.pool.lanes, i64 0, i64 %lat
+	store atomic i64 %lo, i64* %lnext monotonic, align 8
+	%lat1 = add i64 %lat, 1
+	%lend = getelementptr [2048 x i64], [2048 x i64]* @graphc.pool.lanes, i64 0, i64 %lat1
+	store atomic i64 %hi, i64* %lend monotonic, align 8
+	%lmore = icmp slt i64 %lj1, %t
+	br i1 %lmore, label %lanes, label %go
+
+go:
 	%gen = load atomic i64, i64* @graphc.pool.gen monotonic, align 8
 	%gen1 = add i64 %gen, 1
 	store atomic i64 %gen1, i64* @graphc.pool.gen release, align 8
 	%3 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0))
 	%4 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	store i32 1, i32* @graphc.pool.inside, align 4
-	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk)
+	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk, i64 0)
 	store i32 0, i32* @graphc.pool.inside, align 4
 	; a worker may still run the last chunk
 	call void @graphc.pool.spin(i64* @graphc.pool.remaining, i64 0, i1 false)
