@@ -57,6 +57,7 @@
 
 declare i32 @pthread_create(i64*, i8*, i8* (i8*)*, i8*)
 declare i32 @pthread_mutex_lock(i8*)
+declare i32 @pthread_mutex_trylock(i8*)
 declare i32 @pthread_mutex_unlock(i8*)
 declare i32 @pthread_cond_wait(i8*, i8*)
 declare i32 @pthread_cond_broadcast(i8*)
@@ -154,7 +155,7 @@ call:
 	br i1 %last, label %wake, label %take
 
 wake:
-	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%0 = call i32 @graphc.pool.lock()
 	%1 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.done, i64 0, i64 0))
 	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	br label %take
@@ -209,11 +210,39 @@ out:
 	ret void
 }
 
+; graphc.pool.lock locks the mutex, trying a moment (4096 spin-wait hints, a few µs) before it
+; blocks: the mutex is held for a few instructions at a time, and a thread that blocks on it
+; waits for the holder's unlock to wake it (5-50 µs), which made a worker that saw a new job
+; while the caller still published it join late.
+define internal i32 @graphc.pool.lock() nounwind {
+entry:
+	br label %try
+
+try:
+	%i = phi i64 [ 0, %entry ], [ %i1, %again ]
+	%rc = call i32 @pthread_mutex_trylock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%ok = icmp eq i32 %rc, 0
+	br i1 %ok, label %out, label %again
+
+again:
+	call void @graphc.pool.relax()
+	%i1 = add i64 %i, 1
+	%more = icmp slt i64 %i1, 4096
+	br i1 %more, label %try, label %block
+
+block:
+	%rc2 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	ret i32 %rc2
+
+out:
+	ret i32 0
+}
+
 define internal i8* @graphc.pool.worker(i8* %arg) nounwind {
 entry:
 	%self = ptrtoint i8* %arg to i64
 	store i32 1, i32* @graphc.pool.inside, align 4
-	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%0 = call i32 @graphc.pool.lock()
 	br label %wait
 
 wait:
@@ -240,7 +269,7 @@ spin:
 	; watch for the next job a moment before sleeping
 	%s0 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	call void @graphc.pool.spin(i64* @graphc.pool.gen, i64 %seen, i1 true)
-	%s1 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%s1 = call i32 @graphc.pool.lock()
 	br label %spun
 
 spun:
@@ -272,7 +301,7 @@ enter:
 	%chunk = load i64, i64* @graphc.pool.chunk, align 8
 	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk, i64 %self)
-	%3 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%3 = call i32 @graphc.pool.lock()
 	%b = load atomic i64, i64* @graphc.pool.active monotonic, align 8
 	%b1 = sub i64 %b, 1
 	store atomic i64 %b1, i64* @graphc.pool.active release, align 8
@@ -325,7 +354,7 @@ publish:
 	%chunk = mul i64 %per, %g
 	; workers still inside the last job (they found no chunk left) leave it in a moment
 	call void @graphc.pool.spin(i64* @graphc.pool.active, i64 0, i1 false)
-	%1 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%1 = call i32 @graphc.pool.lock()
 	br label %drain
 
 drain:
@@ -383,7 +412,7 @@ go:
 	store i32 0, i32* @graphc.pool.inside, align 4
 	; a worker may still run the last chunk
 	call void @graphc.pool.spin(i64* @graphc.pool.remaining, i64 0, i1 false)
-	%5 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%5 = call i32 @graphc.pool.lock()
 	br label %finish
 
 finish:
@@ -419,7 +448,7 @@ entry:
 	br i1 %any, label %stop, label %out
 
 stop:
-	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%0 = call i32 @graphc.pool.lock()
 	store i32 1, i32* @graphc.pool.stop, align 4
 	%1 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0))
 	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
