@@ -66,17 +66,7 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 				roots = append(roots, tc.full, tc.part)
 			}
 		}
-		// the levels run over (o..., tj, ti), or (tj, o..., ti) column by column
-		order := append(append([]int(nil), c.oDims...), c.j, c.i)
-		if c.colOuter {
-			order = append(append([]int{c.j}, c.oDims...), c.i)
-		}
-		kb.clamp = kb.dispatch(roots, 1, -1, -1, func(int) bool { return true }, func(l int) int {
-			if l < len(order) {
-				return order[l]
-			}
-			return -1
-		})
+		kb.clamp = kb.dispatch(roots, 1, -1, -1, func(int) bool { return true })
 	}
 	body := func() error {
 		if pp != nil {

@@ -476,14 +476,6 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 		}
 		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, unit, func(l int) bool {
 			return len(op.Out.Pieces) == 1 && indexedBy(op.Out.Pieces[0].Index, perm[l])
-		}, func(l int) int {
-			// the position of the result's index that is the level's dim
-			for p := range out0 {
-				if indexedBy(out0[p:p+1], perm[l]) {
-					return p
-				}
-			}
-			return -1
 		})
 	}
 	e.leaf = func(lev []value.Value) error { return kb.point(toDims(lev), 0) }

@@ -73,9 +73,6 @@ const (
 	parSymExtent = 64
 	// cacheLine is the bytes of a cache line (64 on the hosted targets' CPUs)
 	cacheLine = 64
-	// minSplitTrips is the fewest values of a level that splitLevel prefers for its place in
-	// the result (four chunks for each of two threads)
-	minSplitTrips = 8
 )
 
 // parKernel is the parallel state of a kernel: its extra arguments, the estimated work of
@@ -210,13 +207,7 @@ func (kb *kernelBuilder) wholeRange() value.Value {
 	return kb.fb.cur.NewICmp(enum.IPredEQ, kb.par.pb, i64(math.MinInt64))
 }
 
-// splitLevel chooses the level of the scans roots to split. When rank says which result dim
-// each level runs over (its position in the result's index, -1: none), it is the level of the
-// outermost result dim with at least minSplitTrips values (not vecLevel): each thread then
-// computes one block of the result's memory, the same block of every kernel split that way,
-// and reads what it wrote itself (a convolution split over channels and the next split over
-// rows left each thread half its operands in the other core's cache: 8 µs kernels of
-// MobileNet ran 3x slower on two threads than on one). Otherwise, among the levels whose loops
+// splitLevel chooses the level of the scans roots to split: among the levels whose loops
 // take more than one value and whose bounds depend on the graph's symbolic dims only (not on
 // the levels around them), and that okLevel accepts, the one with the most iterations (known
 // from constant bounds; the first such level when none is constant), the outermost on ties,
@@ -225,7 +216,7 @@ func (kb *kernelBuilder) wholeRange() value.Value {
 // columns of tiles visited outermost, splits its 28 rows instead (2 threads on 3 columns would
 // wait for the third). It returns the level's loops and assignments; ok is false when no level
 // qualifies.
-func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func(int) bool, rank func(int) int) (level int, fors []*volume.For, assigns []*volume.Assign, ok bool) {
+func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, ok bool) {
 	known := map[string]bool{}
 	for _, p := range params {
 		known[p] = true
@@ -256,7 +247,7 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func
 		assigns []*volume.Assign
 		trips   int64 // 0: not constant
 	}
-	var best, pref *candidate
+	var best *candidate
 	better := func(c *candidate) bool {
 		switch {
 		case best == nil:
@@ -341,19 +332,12 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func
 		if !constant && best != nil {
 			continue // a symbolic level after a constant one: keep the constant one
 		}
-		if constant && c.trips >= minSplitTrips && level != vecLevel && rank != nil && rank(level) >= 0 &&
-			(pref == nil || rank(level) < rank(pref.level)) {
-			pref = c
-		}
 		if better(c) {
 			best = c
 		}
 		if !constant {
 			break // the first level of symbolic extent: no comparison with deeper ones
 		}
-	}
-	if pref != nil {
-		best = pref
 	}
 	if best == nil {
 		return 0, nil, nil, false
@@ -366,18 +350,17 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func
 // the range the loops of that level are clamped to (nil: no level, the region runs in the
 // whole-range call only). align > 1 asks for sub-ranges starting at lo plus multiples of
 // align; vecLevel is the vector level of the scan (-1: none), which must be one loop when it
-// is split, so that the vector loop starts where the serial one does; rank is splitLevel's.
-// unitLevel is the level
+// is split, so that the vector loop starts where the serial one does. unitLevel is the level
 // whose values are adjacent elements of the result (-1: none): split there, sub-ranges cover
 // whole cache lines, so that no two threads write one line (a global average pool's
 // channels, chunks of 4 of which shared a line, ran 4x slower on two threads than on one).
 // The caller ends the region (endRegion) after the scans.
-func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel func(int) bool, rank func(int) int) *levelClamp {
+func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel func(int) bool) *levelClamp {
 	pk := kb.par
 	if pk == nil {
 		return nil
 	}
-	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel, rank)
+	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel)
 	if !ok || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
 		return kb.beginRegion(nil, nil, 1, 0)
 	}
