@@ -128,12 +128,8 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 		// exactly: a padding copy's border strips span the whole box
 		for _, i := range ec.copyParts(op, kf.parts) {
 			n := boxPoints(kf.parts[i].Domain)
-			if verr := volume.Try(func() {
-				if c, err := kf.parts[i].Domain.Card(nil); err == nil {
-					n = min(n, c)
-				}
-			}); verr != nil {
-				n = boxPoints(kf.parts[i].Domain)
+			if c, err := kf.parts[i].Domain.Card(nil); err == nil {
+				n = min(n, c)
 			}
 			w := n * max(cost, 1) / parPointsPerNs
 			if st := kf.partStrats[i]; st == nil || st.vl == 0 {
