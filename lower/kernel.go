@@ -136,7 +136,7 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 		ps = append(ps, p)
 	}
-	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0 || kf.nbits != nil && kf.nbits.scratch > 0}
+	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0 || kf.nbits != nil && kf.nbits.scratch > 0 || kf.algo}
 	if sig.scratch {
 		sp := llvm.NewParam("scratch", types.I8Ptr)
 		sp.Attrs = append(sp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
@@ -198,6 +198,13 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		kb.seen = fb.cur.NewGetElementPtr(types.I8, sp, fb.mul(n, i64(8)))
 	} else if sig.scratch {
 		kb.scratch = ps[1+len(op.Operands)]
+	}
+	if kf.algo {
+		if err := kb.emitAlgorithm(); err != nil {
+			return nil, err
+		}
+		fb.cur.NewRet(i32c(statusOK))
+		return sig, nil
 	}
 	if !fromInit && !kf.whole && (kf.dot == nil || !kf.dot.whole) {
 		// a task of a parallel kernel finds its result initialised

@@ -28,6 +28,9 @@ type kernelFamily struct {
 
 // kernelFamilies is the ordered table of kernel families (see the file comment).
 var kernelFamilies = []kernelFamily{
+	{"algorithm", "an op whose semantics is an algorithm (a sort, a greedy suppression; " +
+		"algo.go): first, since no other family can run it (its body is a placeholder)",
+		planAlgorithmFamily},
 	{"int-dot", "an 8-bit integer matrix product or convolution with constant weights on the " +
 		"target's dot-product instructions (VNNI, AVX2 pmaddubsw, HVX vrmpy; intdot.go): first, " +
 		"since it is the only family that packs the weights and uses those instructions",
@@ -118,7 +121,7 @@ func planNBitsFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 }
 
 func planTilesFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
-	tiles, why := planContraction(op, ec.g.Params, ec.mc.tileBytes, ec.mc.tileRows, ec.mc.tileVecs, ec.mc.tileRolled)
+	tiles, why := planContraction(op, ec.g.Params, ec.mc.tileBytes, ec.mc.tileShape)
 	if tiles == nil {
 		return why
 	}

@@ -218,12 +218,18 @@ func importIf(c *nodeCtx) error {
 	for i := range c.node.Output {
 		a, b := thenOuts[i], elseOuts[i]
 		if !a.Type.Equal(b.Type) {
-			// the branches' outputs differ in shape (Optimum's merged decoder: present is
-			// past + new with use_cache_branch, new alone without): a select cannot hold both,
-			// so the condition is needed at compile time, one entry per branch
-			// (WithConstInput; graphc run binds it from its --input)
-			return fmt.Errorf("output #%d is %s in one branch and %s in the other: %w", i, a.Type, b.Type,
-				c.needConst(0, "the condition of an If whose branches' outputs differ in shape"))
+			// the branches' outputs differ in shape: with bounded extents the output gets a
+			// bounded dim chosen at run time (ops_if_bounded.go); otherwise (Optimum's merged
+			// decoder: present is past + new with use_cache_branch, new alone without, past
+			// unbounded) a select cannot hold both, so the condition is needed at compile
+			// time, one entry per branch (WithConstInput; graphc run binds it from its --input)
+			v, err := e.ifDifferingExtents(c.Output(i), cond, a, b)
+			if err != nil {
+				return fmt.Errorf("output #%d is %s in one branch and %s in the other (%v): %w", i, a.Type, b.Type, err,
+					c.needConst(0, "the condition of an If whose branches' outputs differ in shape"))
+			}
+			e.Out(i, v)
+			continue
 		}
 		scalar := e.reshape(cond) // the condition as a rank-0 tensor broadcasts to any shape
 		e.Out(i, e.Op("where", c.Output(i), nil, scalar, a, b))
