@@ -159,13 +159,9 @@ func points(g *ir.Graph, op *ir.Op) float64 {
 	for _, p := range g.Params {
 		params[p] = costSymbolicExtent
 	}
-	var n int64
-	if err := volume.Try(func() {
-		var err error
-		if n, err = op.Domain.Card(params); err != nil {
-			n = -1
-		}
-	}); err != nil || n < 0 {
+	// volume giving up (an error) counts the result's elements instead
+	n, err := op.Domain.Card(params)
+	if err != nil || n < 0 {
 		// the result's elements
 		n = 1
 		for _, a := range op.Result.Type.Shape {
