@@ -66,7 +66,7 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 				roots = append(roots, tc.full, tc.part)
 			}
 		}
-		kb.clamp = kb.dispatch(roots, 1, -1, func(int) bool { return true })
+		kb.clamp = kb.dispatch(roots, 1, -1, -1, func(int) bool { return true })
 	}
 	body := func() error {
 		if pp != nil {
@@ -92,13 +92,21 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 		return nil
 	}
 	if c.kc == 0 {
-		return body()
+		if err := body(); err != nil {
+			return err
+		}
+		kb.endRegion()
+		return nil
 	}
-	return fb.loop(fb.aff(c.rlo, nil), fb.aff(c.rhi, nil), c.kc, "kc", func(kc value.Value) error {
+	if err := fb.loop(fb.aff(c.rlo, nil), fb.aff(c.rhi, nil), c.kc, "kc", func(kc value.Value) error {
 		fb.params[tileParamKC] = kc
 		defer delete(fb.params, tileParamKC)
 		return body()
-	})
+	}); err != nil {
+		return err
+	}
+	kb.endRegion()
+	return nil
 }
 
 // panels are the stack buffers of a kernel's packed reads (contraction.packs), one per read,

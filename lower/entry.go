@@ -292,7 +292,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 			// given threads, the split twin; else the serial kernel
 			none := fb.cur.NewICmp(enum.IPredEQ, threads, constant.NewNull(threads.Typ.(*types.PointerType)))
 			rc = fb.ifElse(none, "threads", func() value.Value { return fb.cur.NewCall(sig.f, args...) }, func() value.Value {
-				return fb.cur.NewCall(sig.par, append(args, threads, i64(math.MinInt64), i64(math.MaxInt64))...)
+				return fb.cur.NewCall(sig.par, append(args, threads, i64(math.MinInt64), i64(math.MaxInt64), i64(0))...)
 			})
 		} else {
 			rc = fb.cur.NewCall(sig.f, args...)

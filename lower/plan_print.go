@@ -67,6 +67,9 @@ type PlanOp struct {
 	// op's kernel); SharedWith is the index of the first op that calls the same function, or -1.
 	Kernel     string
 	SharedWith int
+	// Split says that the kernel has a twin split over threads (parallel.go), which
+	// ENTRY_parallel calls when it is given threads.
+	Split bool
 	// Strategy is the op's Entry.Strategies string.
 	Strategy string
 	// Choice names the kernel family that won (kernel_choice.go's table) and why each family
@@ -136,6 +139,7 @@ func (ec *entryCtx) buildPlan(upto string) *Plan {
 			}
 			if k := ec.kernels[i]; k != nil {
 				po.Kernel = k.f.Name()
+				po.Split = k.par != nil
 				if j, ok := first[k.f]; ok {
 					po.SharedWith = j
 				} else {

@@ -218,8 +218,9 @@ I32 = TensorProto.INT32
 
 
 def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=False, softcap=0.0, window=-1, scale=None, bias=False, dyn=False,
-             seqlens=None):
-    """seqlens: seqlens_k per batch row (a ragged batch: row b has seqlens[b] + 1 - S past keys); default P + S - 1."""
+             seqlens=None, shared=False):
+    """seqlens: seqlens_k per batch row (a ragged batch: row b has seqlens[b] + 1 - S past keys); default P + S - 1.
+    shared: present declared with the past's length P (a buffer shared at the maximum length; total <= P)."""
     inputs = []
     q, k, v = rnd(B, S, hq * D), rnd(B, S, hkv * D), rnd(B, S, hkv * D)
     if packed:
@@ -234,7 +235,7 @@ def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=
     else:
         names += ["", ""]
     sk = np.full([B], P + S - 1, np.int32) if seqlens is None else np.array(seqlens, np.int32)
-    inputs += [("seqlens_k", sk), ("total", np.array(P + S, np.int32))]
+    inputs += [("seqlens_k", sk), ("total", np.array(int(sk.max()) + 1 if shared else P + S, np.int32))]
     names += ["seqlens_k", "total"]
     inits = {}
     attrs = dict(num_heads=hq, kv_num_heads=hkv)
@@ -257,7 +258,11 @@ def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=
     dims = {}
     if dyn:
         dims = {"q": [B, "S", hq * D], "k": [B, "S", hkv * D], "v": [B, "S", hkv * D], "past_k": [B, hkv, "P", D], "past_v": [B, hkv, "P", D]}
-    outs = [("y", (F, [B, "S" if dyn else S, hq * D])), ("present_k", (F, [B, hkv, "T" if dyn else P + S, D])), ("present_v", (F, [B, hkv, "T" if dyn else P + S, D]))]
+    T = "T" if dyn else P + S
+    if shared:
+        dims.update({"past_k": [B, hkv, "P", D], "past_v": [B, hkv, "P", D]})
+        T = "P"
+    outs = [("y", (F, [B, "S" if dyn else S, hq * D])), ("present_k", (F, [B, hkv, T, D])), ("present_v", (F, [B, hkv, T, D]))]
     return Case(name, [helper.make_node("GroupQueryAttention", names, ["y", "present_k", "present_v"], domain=MS, **attrs)],
                 inputs, outs, inits=inits, dims=dims)
 
@@ -276,6 +281,9 @@ def attention_cases():
     yield gqa_case("msft_gqa_ragged_decode_rotary", 3, 1, 9, 4, 2, 16, rotary=True, seqlens=[9, 4, 6])
     yield gqa_case("msft_gqa_ragged_decode_window_softcap", 2, 1, 8, 4, 1, 8, window=3, softcap=2.0, seqlens=[3, 8])
     yield gqa_case("msft_gqa_ragged_decode_dyn", 4, 1, 6, 2, 2, 16, rotary=True, interleaved=True, dyn=True, seqlens=[6, 0, 2, 5])
+    # a past/present buffer shared at the maximum length (8): present keeps the past's length
+    yield gqa_case("msft_gqa_shared_buffer_decode_rotary", 3, 1, 8, 4, 2, 16, rotary=True, seqlens=[3, 6, 0], shared=True)
+    yield gqa_case("msft_gqa_shared_buffer_window", 2, 1, 8, 2, 1, 16, window=2, softcap=3.0, seqlens=[5, 1], shared=True)
     # MultiHeadAttention
     B, S, N, D, P = 2, 3, 2, 8, 4
     q, k, v = rnd(B, S, N * D), rnd(B, S, N * D), rnd(B, S, N * D)

@@ -187,8 +187,8 @@ func materialCost(g *ir.Graph, p *ir.Op, nhwc map[*ir.Value]bool) float64 {
 
 // fuseRefusal returns why fuse should not rewrite consumer c as form, which absorbs p (a view
 // folded into an access, or a producer inlined, whose result then is neither written nor
-// read back: roundTrip), or "" to rewrite it. It refuses only a rewrite that costs c, or
-// an inlined p, its vectors (a read strided along its vector dim in a small body, or in a reduction) and is estimated slower than computing p apart: a scalar nest costs nodes + 1
+// read back: roundTrip), or "" to rewrite it. It refuses only a rewrite that costs c its
+// vectors (a read strided along its vector dim in a small body, or in a reduction) and is estimated slower than computing p apart: a scalar nest costs nodes + 1
 // operations an iteration, a vector nest (nodes + 1) / lanes, p apart its own nest (a
 // transposing copy costTransposeCopy an element) and, inlined, a vector store and load of
 // each of its elements.
@@ -198,12 +198,7 @@ func fuseRefusal(g *ir.Graph, c, form, p *ir.Op, roundTrip bool, nhwc map[*ir.Va
 	}
 	before := estimateNest(c, nhwc)
 	after := estimateNest(form, nhwc)
-	own := estimateNest(p, nhwc)
-	lost := before.lanes
-	if roundTrip {
-		lost = max(lost, own.lanes) // an inlined producer's body runs in the fused nest too
-	}
-	if after.lanes >= lost {
+	if after.lanes >= before.lanes {
 		return ""
 	}
 	nc := points(g, c)
@@ -221,7 +216,7 @@ func fuseRefusal(g *ir.Graph, c, form, p *ir.Op, roundTrip bool, nhwc map[*ir.Va
 		how = "inlined"
 	}
 	return fmt.Sprintf("%%%s (%s) not %s: the fused nest would lose its %d-lane vectors (%s): about %.3g operations against %.3g with %%%s apart",
-		p.Result.Name, p.Kind, how, lost, after.why, fused, apart, p.Result.Name)
+		p.Result.Name, p.Kind, how, before.lanes, after.why, fused, apart, p.Result.Name)
 }
 
 // isSumOfProducts reports whether op is a sum whose body multiplies reads (a matmul or a

@@ -14,8 +14,9 @@
 // masked half. Without a past, queries sit at positions s (onnxruntime's first prompt). The
 // outputs of a right-padded first prompt's padding queries (s > seqlens_k[b]) are not
 // reproduced: onnxruntime's softmax for them runs over score columns it never computed (its
-// real tokens, keys and present match). A past/present buffer shared at the maximum length is
-// not reproduced.
+// real tokens, keys and present match). A past/present buffer shared at the maximum length
+// (present declared with the past's length) keeps P positions: each row's new keys are
+// written after its past and the attention runs over the buffer with per-row masks.
 
 package onnx
 
@@ -32,8 +33,9 @@ func init() {
 		"query/key/value [B, S, heads·D] (or packed QKV), num_heads a multiple of kv_num_heads, past_key/past_value [B, kv_num_heads, P, D] → "+
 			"present [B, kv_num_heads, P + S, D]: each row's past_b = seqlens_k[b] + 1 - S keys, its S new ones, then zeros (a ragged batch; "+
 			"concat(past, new) when dense); causal with a trilu mask aligned to the past, the keys beyond a row's past masked per row; "+
-			"do_rotary with cos/sin caches at positions past_b + s, rotary_interleaved; scale, softcap, local_window_size, attention_bias. "+
-			"A past/present buffer shared at the maximum length, smooth_softmax, head_sink, quantized caches and output_qk are not supported")
+			"do_rotary with cos/sin caches at positions past_b + s, rotary_interleaved; scale, softcap, local_window_size, attention_bias; "+
+			"a past/present buffer shared at the maximum length (present declared with the past's length P: the new keys written at past_b, per-row causal masks). "+
+			"smooth_softmax, head_sink, quantized caches and output_qk are not supported")
 	registerDomainOp(MsftDomain, "MultiHeadAttention", importMHA,
 		"query [B, S, N·D], key/value [B, L, N·D] or already split [B, N, L, D] (cross attention), bias of Q, K and V, "+
 			"past_key/past_value → present = concat(past, new), key_padding_mask [B, T] (0 masks: adds mask_filter_value), attention_bias, "+
@@ -288,7 +290,10 @@ func importGQA(c *nodeCtx) error {
 		}
 	}
 	var err error
-	if rg != nil {
+	shared := rg != nil && c.gqaSharesPast()
+	if shared {
+		k4, v4, err = e.gqaSharedCache(c, k4, v4, rg)
+	} else if rg != nil {
 		k4, v4, err = e.gqaRaggedCache(c, k4, v4, rg)
 	} else {
 		k4, v4, _, _, err = e.kvCache(c, 3, k4, v4)
@@ -316,7 +321,17 @@ func importGQA(c *nodeCtx) error {
 	if window >= 0 && !causal {
 		return fmt.Errorf("%w: local_window_size needs causal attention", ErrInvalid)
 	}
-	if rg != nil {
+	maskedRows := false
+	if shared {
+		// the keys are the buffer's positions: the causal frontier and window per row
+		m := e.gqaSharedMask(rg, sh, t, causal, window)
+		if bias == nil {
+			bias = m
+		} else {
+			bias = e.Op("add", "", nil, bias, m)
+		}
+		causal, window, maskedRows = false, -1, true
+	} else if rg != nil {
 		// the past keys beyond each row's past length, and the row's own window over its past
 		gap := e.gqaRaggedMask(rg, sh, t, window)
 		if bias == nil {
@@ -326,7 +341,7 @@ func importGQA(c *nodeCtx) error {
 		}
 		window = -1 // in the mask, per row
 	}
-	y := e.sdpa(q4, k4, v4, sh, scale, float64(c.AttrFloat("softcap", 0)), bias, causal, window, false)
+	y := e.sdpa(q4, k4, v4, sh, scale, float64(c.AttrFloat("softcap", 0)), bias, causal, window, maskedRows)
 	e.Out(0, e.mergeHeads(y, c.Output(0)))
 	return e.Done()
 }

@@ -12,6 +12,13 @@
 // window is then applied per row in onnxruntime's positions (past key t at t, new key P + j at
 // past_b + j): [B, 1, S, P + S]. A dense batch (past_b = P for every b) masks nothing and
 // computes what the dense import computed.
+//
+// A past/present buffer shared at the maximum length (onnxruntime-genai's
+// past_present_share_buffer; the graph declares present with the past's length) has no room
+// for the dense layout: present keeps the past's P positions (the row's past, its new keys
+// written from past_b on by a tensor_scatter, zeros after them, as onnxruntime fills a
+// present longer than every row's total), and the attention runs over it with the causal
+// frontier and window per row ([B, 1, S, P]; data, so DIE keeps the whole buffer).
 
 package onnx
 
@@ -108,4 +115,64 @@ func (e *emitter) gqaRaggedMask(rg *gqaRagged, sh attnShape, t ir.DType, window 
 		gap = e.Op("or", "", nil, gap, e.Op("less_equal", "", nil, pos, front))
 	}
 	return e.Op("where", "", nil, gap, e.Scalar(t, ninf), e.Scalar(t, 0))
+}
+
+// gqaSharesPast reports whether the graph declares GroupQueryAttention's present key and
+// value (outputs 1 and 2) with the past's length (dim 2 of inputs 3 and 4, the same dim_param
+// or dim_value): onnxruntime-genai's past/present buffer shared at the maximum length, where
+// present has the past's P positions rather than P + S.
+func (c *nodeCtx) gqaSharesPast() bool {
+	same := func(in, out string) bool {
+		a, b := c.im.declDims[in], c.im.declDims[out]
+		return out != "" && len(a) == 4 && len(b) == 4 && a[2] != "" && a[2] == b[2]
+	}
+	return c.HasInput(3) && c.HasInput(4) && same(c.node.Input[3], c.Output(1)) && same(c.node.Input[4], c.Output(2))
+}
+
+// gqaSharedCache binds the present outputs of a shared buffer, P positions as the past's:
+// each row's past, its new keys written from past_b on, zeros after them (onnxruntime's
+// layout when the past buffer holds every row's total), and returns them as the attention's
+// keys and values.
+func (e *emitter) gqaSharedCache(c *nodeCtx, k, v *ir.Value, rg *gqaRagged) (*ir.Value, *ir.Value, error) {
+	pk, pv := e.In(3), e.In(4)
+	if e.err != nil {
+		return nil, nil, e.err
+	}
+	if pk.Type.Rank() != 4 || !pk.Type.Equal(pv.Type) || !pk.Type.Shape[1].Equal(k.Type.Shape[1]) || !pk.Type.Shape[3].Equal(k.Type.Shape[3]) || pk.Type.Elem != k.Type.Elem {
+		return nil, nil, fmt.Errorf("%w: past_key %s and past_value %s must be [B, heads, P, D] matching the new keys %s", ErrInvalid, pk.Type, pv.Type, k.Type)
+	}
+	sh := pk.Type.Shape
+	one := volume.AffConst(1)
+	cols := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh[2].String())})
+	inPast := e.Op("less", "", nil, e.reshape(cols, one, one, sh[2], one), e.reshape(rg.pastB, sh[0], one, one, one))
+	present := func(past, nw *ir.Value, name string) *ir.Value {
+		base := e.Op("where", "", nil, inPast, past, e.Scalar(nw.Type.Elem, 0))
+		return e.Op("tensor_scatter", name, ir.Attrs{"axis": ir.IntAttr(2), "mode": ir.StringAttr("linear")}, base, nw, rg.pastB)
+	}
+	kp, vp := present(pk, k, c.Output(1)), present(pv, v, c.Output(2))
+	e.Out(1, kp)
+	e.Out(2, vp)
+	return kp, vp, e.err
+}
+
+// gqaSharedMask is the additive mask of attention over a shared buffer ([B, 1, S, P]): query
+// s of row b sees key t when t <= past_b + s (causal; t < past_b + S without), and with a
+// local window when t > past_b + s - window.
+func (e *emitter) gqaSharedMask(rg *gqaRagged, sh attnShape, t ir.DType, causal bool, window int64) *ir.Value {
+	one := volume.AffConst(1)
+	tt := e.reshape(e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.skv.String())}), one, one, one, sh.skv)
+	pb := e.reshape(rg.pastB, sh.batch, one, one, one)
+	s := e.reshape(e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.sq.String())}), one, one, sh.sq, one)
+	front := e.Op("add", "", nil, pb, s) // the query's own position
+	var hide *ir.Value
+	if causal {
+		hide = e.Op("greater", "", nil, tt, front)
+	} else {
+		last := e.Op("sub", "", nil, e.Op("add", "", nil, pb, e.Count(s, []int{2}, ir.I64)), e.Scalar(ir.I64, 1))
+		hide = e.Op("greater", "", nil, tt, last)
+	}
+	if window >= 0 {
+		hide = e.Op("or", "", nil, hide, e.Op("less_equal", "", nil, tt, e.Op("sub", "", nil, front, e.Scalar(ir.I64, float64(window)))))
+	}
+	return e.Op("where", "", nil, hide, e.Scalar(t, math.Inf(-1)), e.Scalar(t, 0))
 }
