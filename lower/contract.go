@@ -611,6 +611,24 @@ func (c *contraction) planChunks(op *ir.Op, plo, phi, rlo, rhi []volume.Aff) (kc
 			}
 		}
 	}
+	if !c.stream && (rowTiles < 0 || rowTiles >= tilePackMinReuse) && len(rlo) > 1 {
+		// a convolution's panel holds every tap of each of its kc channels: wide 1-D kernels
+		// (wav2letter's 32 taps of 250 channels, 512 KiB for kc=250) or many channels of a few
+		// taps (wav2vec2's 512 by 3, 96 KiB) overflow the cache that the tiles of a column
+		// reuse it from, and tilePackBytes then forbids the copy that would keep it together.
+		// Chunks short enough for the panel to fit let planPacks copy it (Zen 3, AVX2: 1-D
+		// k32 250→2000 on 51 frames 28.9 -> GFLOP/s, k3 s2 512 on 1599 22.3 -> GFLOP/s)
+		panel := int64(c.nv * c.vl * op.Result.Type.Elem.Size())
+		known := true
+		for d := 1; d < len(rlo); d++ {
+			e, ok := extentOf(rlo[d], rhi[d])
+			panel *= e
+			known = known && ok
+		}
+		for known && panel > int64(c.nv*c.vl*op.Result.Type.Elem.Size()) && kc > tileKCStream && kc*panel > tilePackBytes {
+			kc /= 2
+		}
+	}
 	if len(c.strided) > 0 && !c.stream {
 		// a read strided along j is always gathered into panels: chunks short enough for
 		// its panel to fit tilePackBytes (a strided conv1d's 128 channels × 3 taps by 48
