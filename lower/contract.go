@@ -614,10 +614,12 @@ func (c *contraction) planChunks(op *ir.Op, plo, phi, rlo, rhi []volume.Aff) (kc
 	if !c.stream && (rowTiles < 0 || rowTiles >= tilePackMinReuse) && len(rlo) > 1 {
 		// a convolution's panel holds every tap of each of its kc channels: wide 1-D kernels
 		// (wav2letter's 32 taps of 250 channels, 512 KiB for kc=250) or many channels of a few
-		// taps (wav2vec2's 512 by 3, 96 KiB) overflow the cache that the tiles of a column
-		// reuse it from, and tilePackBytes then forbids the copy that would keep it together.
-		// Chunks short enough for the panel to fit let planPacks copy it (Zen 3, AVX2: 1-D
-		// k32 250→2000 on 51 frames 28.9 -> GFLOP/s, k3 s2 512 on 1599 22.3 -> GFLOP/s)
+		// taps (wav2vec2's 512 by 3, 96 KiB) overflow the L1 cache that the row tiles of a
+		// column reuse it from, and tilePackBytes then forbids the copy that would keep it
+		// together. Chunks short enough for the panel to fit tilePanelL1 let planPacks copy it
+		// (Zen 3, AVX2, noisy: 1-D k32 250→2000 on 51 frames 28.9 -> 55-67 GFLOP/s, k3 s2 512 on
+		// 1599 22.3 -> 39-60; 3×3 7²×512 43-50 -> 57-61, dilated 3×3 28²×256 50 -> 74; with
+		// tilePackBytes as the bound the 1-D k3 s2 case stayed at 32-42)
 		panel := int64(c.nv * c.vl * op.Result.Type.Elem.Size())
 		known := true
 		for d := 1; d < len(rlo); d++ {
@@ -625,7 +627,7 @@ func (c *contraction) planChunks(op *ir.Op, plo, phi, rlo, rhi []volume.Aff) (kc
 			panel *= e
 			known = known && ok
 		}
-		for known && panel > int64(c.nv*c.vl*op.Result.Type.Elem.Size()) && kc > tileKCStream && kc*panel > tilePackBytes {
+		for known && panel > int64(c.nv*c.vl*op.Result.Type.Elem.Size()) && kc > tileKCStream && kc*panel > tilePanelL1 {
 			kc /= 2
 		}
 	}
