@@ -178,23 +178,20 @@ func (p *nbitsGEMV) layoutOK(op *ir.Op) bool {
 // domainOK checks that the domain is its rows times every column and k, and keeps the rows.
 func (p *nbitsGEMV) domainOK(op *ir.Op, params []string) bool {
 	nd, kd := p.lead, p.lead+1
-	var rows volume.Set
-	ok := volume.Decide(func() bool {
-		dims := op.Domain.DimNames()
-		fix := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
-			volume.EQ(volume.AffDim(nd), volume.AffConst(0)), volume.EQ(volume.AffDim(kd), volume.AffConst(0))})
-		rows = op.Domain.Intersect(fix)
-		exprs := make([]volume.Aff, len(dims))
-		for d := range exprs {
-			exprs[d] = volume.AffDim(d)
-		}
-		exprs[nd], exprs[kd] = volume.AffConst(0), volume.AffConst(0)
-		toRow := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: op.Domain.TupleName(), Exprs: exprs}.Map()
-		box := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
-			volume.GE(volume.AffDim(nd), volume.AffConst(0)), volume.LT(volume.AffDim(nd), volume.AffConst(p.N)),
-			volume.GE(volume.AffDim(kd), volume.AffConst(0)), volume.LT(volume.AffDim(kd), volume.AffConst(p.K))})
-		return rows.Preimage(toRow).Intersect(box).IsEqual(op.Domain)
-	}).Or(false) // unknown: not this kernel (another family plans the op)
+	dims := op.Domain.DimNames()
+	fix := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
+		volume.EQ(volume.AffDim(nd), volume.AffConst(0)), volume.EQ(volume.AffDim(kd), volume.AffConst(0))})
+	rows := op.Domain.Intersect(fix)
+	exprs := make([]volume.Aff, len(dims))
+	for d := range exprs {
+		exprs[d] = volume.AffDim(d)
+	}
+	exprs[nd], exprs[kd] = volume.AffConst(0), volume.AffConst(0)
+	toRow := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: op.Domain.TupleName(), Exprs: exprs}.Map()
+	box := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
+		volume.GE(volume.AffDim(nd), volume.AffConst(0)), volume.LT(volume.AffDim(nd), volume.AffConst(p.N)),
+		volume.GE(volume.AffDim(kd), volume.AffConst(0)), volume.LT(volume.AffDim(kd), volume.AffConst(p.K))})
+	ok := rows.Preimage(toRow).Intersect(box).IsEqual(op.Domain).Or(false) // unknown: not this kernel (another family plans the op)
 	if ok {
 		p.rows = rows
 	}
@@ -241,11 +238,7 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 	}
 	// the rows: the domain's lead dims (n and k projected out); consecutive rows of the
 	// innermost one run in groups of nbitsRows sharing each unpacked block of weights
-	lead := p.rows
-	if err := volume.Try(func() { lead = p.rows.ProjectOut(p.lead, 2) }); err != nil {
-		return err
-	}
-	ast, err = lead.Scan()
+	ast, err = p.rows.ProjectOut(p.lead, 2).Scan() // volume giving up comes back from Scan
 	if err != nil {
 		return err
 	}
