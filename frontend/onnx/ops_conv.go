@@ -14,6 +14,7 @@ import (
 func init() {
 	registerOp("Conv", 1, importConv)
 	registerOp("ConvTranspose", 1, importConvTranspose)
+	noteOp("ConvTranspose", "one convolution per stride phase and their interleave (gather form), unless a phase has no taps")
 	registerOp("MaxPool", 1, importPool("max_pool"))
 	registerOp("AveragePool", 1, importPool("avg_pool"))
 	registerOp("GlobalAveragePool", 1, importGlobalPool("global_avg_pool"))
