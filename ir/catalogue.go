@@ -23,6 +23,9 @@ type OpDef struct {
 	// Build fills in the generic form of b.Op (dims, iterators, domain, accesses, body,
 	// reduction, init) and its result type, from b.Op's operands and attributes.
 	Build func(b *Builder) error
+	// Algorithm, when set, is the op's semantics: the generic form only declares what the
+	// result may depend on (ops_algo.go).
+	Algorithm *Algorithm
 }
 
 // AttrDef declares an attribute. A nil Default makes it required.

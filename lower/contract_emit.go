@@ -66,7 +66,7 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 				roots = append(roots, tc.full, tc.part)
 			}
 		}
-		kb.clamp = kb.dispatch(roots, 1, -1, func(int) bool { return true })
+		kb.clamp = kb.dispatch(roots, 1, -1, -1, func(int) bool { return true })
 	}
 	body := func() error {
 		if pp != nil {
@@ -92,13 +92,21 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 		return nil
 	}
 	if c.kc == 0 {
-		return body()
+		if err := body(); err != nil {
+			return err
+		}
+		kb.endRegion()
+		return nil
 	}
-	return fb.loop(fb.aff(c.rlo, nil), fb.aff(c.rhi, nil), c.kc, "kc", func(kc value.Value) error {
+	if err := fb.loop(fb.aff(c.rlo, nil), fb.aff(c.rhi, nil), c.kc, "kc", func(kc value.Value) error {
 		fb.params[tileParamKC] = kc
 		defer delete(fb.params, tileParamKC)
 		return body()
-	})
+	}); err != nil {
+		return err
+	}
+	kb.endRegion()
+	return nil
 }
 
 // panels are the stack buffers of a kernel's packed reads (contraction.packs), one per read,
@@ -397,7 +405,7 @@ func (kb *kernelBuilder) emitTileReduction(f *tileFrame, pp *panels) error {
 				for p, k := range c.packs {
 					for _, g := range tc.groups {
 						packed[p] = append(packed[p], pp.load(fb, p, s, g))
-						if !slices.Contains(c.strided, k) && g.lanes > 1 {
+						if !slices.Contains(c.strided, k) && g.lanes > 1 && c.prefetchesPanels(fb.mc.tileShape.PanelPrefetchMaxRowTiles) {
 							// the same point of the next column's panel: fetched while
 							// this one's tiles compute, so that its copy finds it in cache
 							d := at(0, g)
@@ -457,6 +465,12 @@ func (kb *kernelBuilder) emitTileReduction(f *tileFrame, pp *panels) error {
 		}
 	}
 	return nil
+}
+
+// prefetchesPanels reports whether the micro-kernels prefetch the next column's packed panel
+// when the target bounds the row tiles that share a panel by maxRowTiles (0: no bound).
+func (c *contraction) prefetchesPanels(maxRowTiles int) bool {
+	return maxRowTiles == 0 || c.panelRowTiles >= 0 && c.panelRowTiles <= int64(maxRowTiles)
 }
 
 // storeTile stores the accumulators of the tile of f: whole vectors into the result (or through

@@ -42,6 +42,7 @@ type kernelForm struct {
 	tiles  *contraction // nil: the per-point nest
 	dot    *intDot      // an integer dot-product kernel (intdot.go), or nil
 	nbits  *nbitsGEMV   // a block-quantized weights kernel (nbits.go), or nil
+	algo   bool         // an algorithm op's kernel (algo.go)
 	strat  *strategy    // the nest's strategy (tiles == nil)
 	name   string       // the strategy, as Entry.Strategies reports it
 	whole  bool         // the op writes every element of its result (no initialisation)
@@ -181,6 +182,7 @@ func (ec *entryCtx) kernelKey(op *ir.Op) []byte {
 	}
 	k.Access(op.Out)
 	k.Body(op.Body)
+	k.Str(algoKeyAttrs(op))
 	if _, ok := matchIntProduct(op); ok {
 		// integer dot-product kernels bake their packed weights in: one kernel per weights
 		for _, o := range op.Operands {

@@ -109,7 +109,11 @@
 // in chunks short enough for the panel bound). A read strided along j (Kᵀ in attention's Q·Kᵀ once fuse has folded the
 // transpose into the access) is always packed, gathered column by column, so that the
 // micro-kernels read it unit-stride. Copying a panel prefetches the same rows of the next
-// column's panel. Packing only moves loads: results keep their bits. The width is the CPU spec's
+// column's panel; on 16-register tiles (SSE, AVX2) the micro-kernels do so only when at most 8
+// row tiles share the panel (the tile shape's panel-prefetch-max-row-tiles: every row tile
+// issued the same prefetches; a 128×256·256×16384 lm head on Zen 3 took 35 ms with them, 20
+// without), and a chunk's panel over every reduction dim, a 3×3 convolution's 9 taps per input
+// channel included, fits chunk-panel-bytes (64 KiB: kc=64 channels of 128-256, packed). Packing only moves loads: results keep their bits. The width is the CPU spec's
 // vector-bytes (AVX-512 CPUs 64 bytes, AVX CPUs 32, otherwise 16) edited by --mattr
 // (the spec's vector-bytes-edits); --mcpu=native reads the host's CPU flags as clang's -march=native does. AVX-512 tiles whose
 // columns are fewer than 48 or exactly 64 (attention's P·V with head dims 32 and 64) take as
@@ -199,7 +203,7 @@
 //     overlap, the epilogue chains whose consumers are computed by a contraction's kernel, the
 //     values written in place into their padded copies, and the constants' globals;
 //   - kernels (emitKernel, kernel.go) chooses each op's kernel by the ordered table of kernel
-//     families (kernel_choice.go: int-dot, nbits-gemv, register-tiles, guard-split, piece-split, nest;
+//     families (kernel_choice.go: algorithm, int-dot, nbits-gemm, nbits-gemv, register-tiles, guard-split, piece-split, nest;
 //     the first that applies wins) and emits it, or shares the kernel of an earlier op with
 //     the same structural key (dedup.go, which only memoises the choice);
 //   - entry (emitEntry, entry.go) emits the entry, which calls the kernels in op order, and
@@ -216,7 +220,7 @@
 //	  buffer: slot 0
 //	  kernel: main_graph.k2.matmul (shared with op 2)
 //	  strategy: register-tiles 6x64 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
-//	  choice: register-tiles (int-dot: not an i32 sum; nbits-gemv: not a block-quantized weight product over whole rows)
+//	  choice: register-tiles (int-dot: not an i32 sum; nbits-gemm: not a block-quantized weight product over whole rows; nbits-gemv: not a block-quantized weight product over whole rows)
 //	  epilogue: %r3 (relu)
 //
 // Regions print as "whole" or per dim lo..hi, inclusive ([7..7, 0..31]: the last row after

@@ -43,6 +43,8 @@ type entryCtx struct {
 	opDomains map[*ir.Op]*domainInfo
 	// dots caches each op's integer dot-product plan and, without one, why (see intDotOf)
 	dots map[*ir.Op]dotPlan
+	// nbits caches each op's matmul_nbits plan, nil without one (see nbitsPlan)
+	nbits map[*ir.Op]*nbitsGEMV
 	// reqs caches requirements()
 	reqs *volume.Set
 	// users lists the ops that read each value, with the operand index
@@ -290,7 +292,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 			// given threads, the split twin; else the serial kernel
 			none := fb.cur.NewICmp(enum.IPredEQ, threads, constant.NewNull(threads.Typ.(*types.PointerType)))
 			rc = fb.ifElse(none, "threads", func() value.Value { return fb.cur.NewCall(sig.f, args...) }, func() value.Value {
-				return fb.cur.NewCall(sig.par, append(args, threads, i64(math.MinInt64), i64(math.MaxInt64))...)
+				return fb.cur.NewCall(sig.par, append(args, threads, i64(math.MinInt64), i64(math.MaxInt64), i64(0))...)
 			})
 		} else {
 			rc = fb.cur.NewCall(sig.f, args...)

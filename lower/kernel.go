@@ -8,6 +8,7 @@ package lower
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -135,7 +136,7 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 		ps = append(ps, p)
 	}
-	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0}
+	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0 || kf.nbits != nil && kf.nbits.scratch > 0 || kf.algo}
 	if sig.scratch {
 		sp := llvm.NewParam("scratch", types.I8Ptr)
 		sp.Attrs = append(sp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
@@ -198,6 +199,13 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 	} else if sig.scratch {
 		kb.scratch = ps[1+len(op.Operands)]
 	}
+	if kf.algo {
+		if err := kb.emitAlgorithm(); err != nil {
+			return nil, err
+		}
+		fb.cur.NewRet(i32c(statusOK))
+		return sig, nil
+	}
 	if !fromInit && !kf.whole && (kf.dot == nil || !kf.dot.whole) {
 		// a task of a parallel kernel finds its result initialised
 		initRes := func() error { return kb.emitInit(n) }
@@ -243,6 +251,9 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		return nil, err
 	}
 	fb.cur.NewRet(i32c(statusOK))
+	if pk != nil {
+		pk.finishTask(f)
+	}
 	return sig, nil
 }
 
@@ -450,9 +461,20 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 		if kb.strat.vl > 0 {
 			vec = n - 1
 		}
-		// a level may be split when the result is indexed by its dim
-		out := op.Out.Pieces[0].Index
-		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, func(l int) bool { return indexedBy(out, perm[l]) })
+		var out0 []volume.Aff
+		if len(op.Out.Pieces) == 1 {
+			out0 = op.Out.Pieces[0].Index
+		}
+		// a level may be split when the result, written through one piece, is indexed by
+		// its dim
+		// the level of the result's last index, whose values are adjacent elements
+		unit := -1
+		if len(op.Out.Pieces) == 1 && len(out0) > 0 {
+			unit = slices.IndexFunc(perm, func(d int) bool { return indexedBy(out0[len(out0)-1:], d) })
+		}
+		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, unit, func(l int) bool {
+			return len(op.Out.Pieces) == 1 && indexedBy(op.Out.Pieces[0].Index, perm[l])
+		})
 	}
 	e.leaf = func(lev []value.Value) error { return kb.point(toDims(lev), 0) }
 	if kb.strat.vl > 0 && n > 0 {
@@ -462,7 +484,11 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 			e.acc = kb.laneAccumulator(toDims)
 		}
 	}
-	return e.emit(ast)
+	if err := e.emit(ast); err != nil {
+		return err
+	}
+	kb.endRegion()
+	return nil
 }
 
 // laneAccumulator is the vector accumulator of a "+vector-acc" reduction: lane l sums (or

@@ -1,21 +1,30 @@
 // This file splits kernels over threads (issue 33). A kernel that may be split has a twin,
-// KERNEL.par, which takes three more arguments after the symbolic dims: the caller's threading
-// (const graphc_threading *) and a range [pb, pe) of its split level (splitLevel: the level
-// of its scan with the most iterations, a tile coordinate of a register-tile kernel or a dim of
-// a nest's loop order). ENTRY_parallel calls the serial kernel when it has no threads, else the
-// twin with the whole range (pb = INT64_MIN, pe = INT64_MAX). The twin initialises its result
-// when pb = INT64_MIN, computes the bounds [lo, hi] of its split level and, when there are two
-// values or more, hands the parallel-for of the threading its task function and a context (its
-// arguments, lo, the count, a status): each task calls the twin again with NULL threading and a
-// sub-range, which skips the initialisation and clamps every loop of the split level to that
-// range, or the serial kernel when it is handed the whole range (one thread).
+// KERNEL.par, which takes four more arguments after the symbolic dims: the caller's threading
+// (const graphc_threading *), a range [pb, pe) and a region number. ENTRY_parallel calls the
+// serial kernel when it has no threads, else the twin with the whole range (pb = INT64_MIN,
+// pe = INT64_MAX).
+//
+// The twin's body is a sequence of regions (beginRegion, endRegion): a loop nest, a plan of
+// register tiles, a block transpose... each with its split level (splitLevel: the level of its
+// scan with the most iterations, a tile coordinate of a register-tile kernel or a dim of a
+// nest's loop order). Called with the whole range, the twin initialises its result and runs
+// its regions in order; a region whose split level has two values or more is handed to the
+// parallel-for of the threading, with the kernel's task function and a context (its
+// arguments, the level's first value, the count, the region's number, a status). Each task
+// calls the twin again with NULL threading, a sub-range and the region's number: the twin
+// skips the initialisation and every other region, and clamps the loops of the split level to
+// the sub-range. A region with nothing to split runs in the whole-range call only. A task
+// handed the whole range of a kernel with one region and no initialisation calls the serial
+// kernel (one thread then runs the serial code).
 //
 // A level is split only where its iterations write disjoint result elements: a tile
 // coordinate, or a nest dim that the result is indexed by. Every element is then computed
 // by one task, with the same operations in the same order as in one thread: outputs are
 // bit-identical for any number of threads. A nest whose split level is also its vector
 // level gets ranges that start at multiples of its vector length (the parallel-for's grain),
-// so that the same elements take the vector loop and the scalar remainder.
+// so that the same elements take the vector loop and the scalar remainder. Regions run one
+// after another (the parallel-for returns when every chunk ran), so a region may read what
+// an earlier one wrote (a border nest after the interior's tiles).
 
 package lower
 
@@ -54,27 +63,34 @@ const (
 // microseconds; onnxruntime's users report that threading small ops costs more than it
 // gains).
 const (
-	parMinWork   = 40_000
-	parChunkWork = 15_000
+	parMinWork   = 10_000
+	parChunkWork = 5_000
 	// parTileFlopsPerNs is the rate of register-tile kernels, parPointsPerNs the rate of a
 	// nest's points per body operation (vector code)
 	parTileFlopsPerNs = 32
 	parPointsPerNs    = 4
 	// parSymExtent stands for a symbolic extent in the estimates
 	parSymExtent = 64
+	// cacheLine is the bytes of a cache line (64 on the hosted targets' CPUs)
+	cacheLine = 64
 )
 
 // parKernel is the parallel state of a kernel: its extra arguments, the estimated work of
 // one call and the alignment of the sub-ranges (the grain is a multiple of it).
 type parKernel struct {
-	threads, pb, pe *llvm.Param
-	work            int64
-	task            *llvm.Func
+	threads, pb, pe, region *llvm.Param
+	work                    int64
+	// task is the kernel's task function and ctx the type of its context (taskFunc)
+	task *llvm.Func
+	ctx  *types.StructType
 	// serial is the kernel without the parallel arguments, which a task given the whole
-	// range calls (one thread then runs the serial code) unless the kernel initialises its
-	// result (inits): the serial kernel would initialise it again
+	// range calls (one thread then runs the serial code) when the kernel has one region and
+	// does not initialise its result (inits): the serial kernel would initialise it again
 	serial *llvm.Func
 	inits  bool
+	// regions counts the regions begun; ends are the blocks that close the open ones
+	regions int
+	ends    []*llvm.Block
 }
 
 // threadingType is graphc_threading: { parallel_for, pool }.
@@ -85,31 +101,49 @@ func threadingType() *types.StructType {
 }
 
 // parallelWork returns the estimated work of the kernel of op planned by kf when it may be
-// split over threads, or 0 when it stays serial: integer dot kernels, guard-split parts,
-// register tiles with a border nest and transposes stay serial, as do nests with no loop over
-// a dim the result is indexed by, and kernels whose work is known to be small.
+// split over threads, or 0 when it stays serial: integer dot and block-quantized kernels stay
+// serial, as do nests with no loop over a dim the result is indexed by, and kernels whose
+// work is known to be small.
 func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
-	if ec.mc.cfg.Threads == ThreadsNone || kf.dot != nil || kf.parts != nil {
+	if ec.mc.cfg.Threads == ThreadsNone || kf.dot != nil || kf.nbits != nil {
 		return 0
 	}
 	points := boxPoints(op.Domain)
+	cost := int64(0)
+	op.Body.Walk(func(*ir.Scalar) { cost++ })
+	nest := func(st *strategy) int64 {
+		w := points * max(cost, 1) / parPointsPerNs
+		if st == nil || st.vl == 0 && st.transpose == nil {
+			w *= 4
+		}
+		return w
+	}
 	var work int64
 	switch {
 	case kf.tiles != nil:
-		if kf.tiles.border != nil {
-			return 0
-		}
+		// (a border nest, if any, runs on the points the tiles leave: counted as tiles)
 		work = 2 * points / parTileFlopsPerNs
-	case kf.strat != nil && kf.strat.transpose == nil && len(kf.strat.perm) > 0:
+	case kf.parts != nil:
+		// the parts the kernel emits (not an interior its producer wrote in place), counted
+		// exactly: a padding copy's border strips span the whole box
+		for _, i := range ec.copyParts(op, kf.parts) {
+			n := boxPoints(kf.parts[i].Domain)
+			if c, err := kf.parts[i].Domain.Card(nil); err == nil {
+				n = min(n, c)
+			}
+			w := n * max(cost, 1) / parPointsPerNs
+			if st := kf.partStrats[i]; st == nil || st.vl == 0 {
+				w *= 4
+			}
+			work += w
+		}
+	case kf.strat != nil && kf.strat.transpose != nil:
+		work = nest(kf.strat)
+	case kf.strat != nil && len(kf.strat.perm) > 0:
 		if len(op.Out.Pieces) != 1 || !slices.ContainsFunc(kf.strat.perm, func(d int) bool { return indexedBy(op.Out.Pieces[0].Index, d) }) {
 			return 0
 		}
-		cost := int64(0)
-		op.Body.Walk(func(*ir.Scalar) { cost++ })
-		work = points * max(cost, 1) / parPointsPerNs
-		if kf.strat.vl == 0 {
-			work *= 4
-		}
+		work = nest(kf.strat)
 	default:
 		return 0
 	}
@@ -160,7 +194,8 @@ func (pk *parKernel) addParams(ps []*llvm.Param) []*llvm.Param {
 	pk.threads.Attrs = append(pk.threads.Attrs, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 	pk.pb = llvm.NewParam("pb", types.I64)
 	pk.pe = llvm.NewParam("pe", types.I64)
-	return append(ps, pk.threads, pk.pb, pk.pe)
+	pk.region = llvm.NewParam("region", types.I64)
+	return append(ps, pk.threads, pk.pb, pk.pe, pk.region)
 }
 
 // wholeRange reports whether the kernel runs its whole range (not a task's sub-range).
@@ -306,28 +341,31 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func
 	return best.level, best.fors, best.assigns, true
 }
 
-// dispatch emits, at the start of the scans roots (of one plan of the kernel), the hand-off
-// of the split level (splitLevel; okLevel says which levels may be split) to the caller's
-// parallel-for, and returns the range the loops of that level are clamped to (nil: none).
-// align > 1 asks for sub-ranges starting at lo plus multiples of align; vecLevel is the vector
-// level of the scan (-1: none), which must be one loop when it is split, so that the vector
-// loop starts where the serial one does.
-func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel int, okLevel func(int) bool) *levelClamp {
+// dispatch begins a region (beginRegion) for the scans roots (of one plan of the kernel): its
+// split level is chosen by splitLevel (okLevel says which levels may be split), and it returns
+// the range the loops of that level are clamped to (nil: no level, the region runs in the
+// whole-range call only). align > 1 asks for sub-ranges starting at lo plus multiples of
+// align; vecLevel is the vector level of the scan (-1: none), which must be one loop when it
+// is split, so that the vector loop starts where the serial one does. unitLevel is the level
+// whose values are adjacent elements of the result (-1: none): split there, sub-ranges cover
+// whole cache lines, so that no two threads write one line (a global average pool's
+// channels, chunks of 4 of which shared a line, ran 4x slower on two threads than on one).
+// The caller ends the region (endRegion) after the scans.
+func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel func(int) bool) *levelClamp {
 	pk := kb.par
 	if pk == nil {
 		return nil
 	}
 	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel)
-	// without a level to split, the kernel runs serially (and its whole range: pb is
-	// INT64_MIN, as its tasks are never called)
-	clamp := &levelClamp{pb: pk.pb, pe: pk.pe, align: 1, level: level}
 	if !ok || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
-		return clamp
+		return kb.beginRegion(nil, nil, 1, 0)
 	}
-	if level == vecLevel {
-		// the sub-ranges start at lo plus multiples of align: the clamped start of the one
-		// loop of the level is lo modulo align
-		clamp.align = align
+	if level != vecLevel {
+		align = 1
+	}
+	if level == unitLevel {
+		line := int64(max(cacheLine/kb.op.Result.Type.Elem.Size(), 1))
+		align = align * line / gcd(align, line)
 	}
 	fb := kb.fb
 	var lo, hi value.Value
@@ -360,34 +398,73 @@ func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel int
 		v := fb.aff(a.Value, nil)
 		widen(v, v)
 	}
-	n := fb.add(fb.sub(hi, lo), i64(1))
-	// go parallel: a threading was given, this is the whole range, and there are two chunks
-	wantsPar := fb.and1(fb.cur.NewICmp(enum.IPredNE, pk.threads, constant.NewNull(pk.threads.Typ.(*types.PointerType))),
-		fb.and1(kb.wholeRange(), fb.cur.NewICmp(enum.IPredSGE, n, i64(2))))
-	par := fb.newBlock("par")
-	serial := fb.newBlock("par.serial")
-	fb.cur.NewCondBr(wantsPar, par, serial)
-	fb.cur = par
-	kb.emitParallelFor(lo, n, clamp.align)
-	fb.cur = serial
-	return clamp
+	// the sub-ranges start at lo plus multiples of align: the clamped start of the one loop
+	// of a vector level is lo modulo align
+	return kb.beginRegion(lo, hi, align, level)
 }
 
-// emitParallelFor emits the call of the threading's parallel-for over the n values of the
-// split level from lo, in chunks of a multiple of align, with the kernel's task function, and
-// returns the tasks' status.
-func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64) {
+// beginRegion begins a region of the kernel's twin whose split level takes the values
+// [lo, hi] (nil: nothing to split) and returns the clamp of that level, the level of the
+// region's loops that the caller clamps (nil when lo is nil). With the whole range, the region
+// goes to the threading's parallel-for when there are threads and two values or more (the
+// call then continues after the region), else runs here; a task runs it, clamped, when it
+// is the task's region, else skips it. The region's code follows; endRegion closes it.
+func (kb *kernelBuilder) beginRegion(lo, hi value.Value, align int64, level int) *levelClamp {
+	pk := kb.par
+	fb := kb.fb
+	k := pk.regions
+	pk.regions++
+	body := fb.newBlock("region.body")
+	end := fb.newBlock("region.end")
+	pk.ends = append(pk.ends, end)
+	if lo == nil {
+		fb.cur.NewCondBr(kb.wholeRange(), body, end)
+		fb.cur = body
+		return nil
+	}
+	whole := fb.newBlock("region.whole")
+	task := fb.newBlock("region.task")
+	fb.cur.NewCondBr(kb.wholeRange(), whole, task)
+	task.NewCondBr(task.NewICmp(enum.IPredEQ, pk.region, i64(int64(k))), body, end)
+	fb.cur = whole
+	n := fb.add(fb.sub(hi, lo), i64(1))
+	// go parallel: a threading was given and there are two values or more
+	wantsPar := fb.and1(fb.cur.NewICmp(enum.IPredNE, pk.threads, constant.NewNull(pk.threads.Typ.(*types.PointerType))),
+		fb.cur.NewICmp(enum.IPredSGE, n, i64(2)))
+	par := fb.newBlock("region.par")
+	fb.cur.NewCondBr(wantsPar, par, body)
+	fb.cur = par
+	kb.emitParallelFor(lo, n, align, k, end)
+	fb.cur = body
+	return &levelClamp{pb: pk.pb, pe: pk.pe, align: max(align, 1), level: level}
+}
+
+// endRegion closes the innermost open region: the code emitted next runs after it, in the
+// whole-range call and in every task.
+func (kb *kernelBuilder) endRegion() {
+	pk := kb.par
+	if pk == nil || len(pk.ends) == 0 {
+		return
+	}
+	end := pk.ends[len(pk.ends)-1]
+	pk.ends = pk.ends[:len(pk.ends)-1]
+	kb.fb.cur.NewBr(end)
+	kb.fb.cur = end
+	kb.clamp = nil
+}
+
+// emitParallelFor emits the call of the threading's parallel-for over the n values of
+// region k's split level from lo, in chunks of a multiple of align, with the kernel's task
+// function; the call returns the tasks' status when one failed, else goes on at next.
+func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64, k int, next *llvm.Block) {
 	fb := kb.fb
 	pk := kb.par
 	f := fb.f
-	// the context: every argument of the kernel but the parallel ones, lo, and the status
-	nargs := len(f.Params) - 3
-	var fields []types.Type
-	for _, p := range f.Params[:nargs] {
-		fields = append(fields, p.Typ)
-	}
-	fields = append(fields, types.I64, types.I64, types.I32)
-	ct := types.NewStruct(fields...)
+	task := kb.taskFunc()
+	ct := pk.ctx
+	// the context: every argument of the kernel but the parallel ones, lo, n, the region and
+	// the status
+	nargs := len(f.Params) - 4
 	ctx := kb.entryAlloca(ct)
 	field := func(i int) value.Value {
 		return fb.cur.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(i)))
@@ -397,7 +474,8 @@ func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64) {
 	}
 	fb.cur.NewStore(lo, field(nargs))
 	fb.cur.NewStore(n, field(nargs+1))
-	fb.cur.NewStore(i32c(statusOK), field(nargs+2))
+	fb.cur.NewStore(i64(int64(k)), field(nargs+2))
+	fb.cur.NewStore(i32c(statusOK), field(nargs+3))
 	// the grain: at least parChunkWork of the kernel's work, a multiple of align
 	var grain value.Value = fb.cur.NewSDiv(fb.mul(n, i64(parChunkWork)), i64(pk.work))
 	if kb.ec.mc.cfg.SplitAll {
@@ -410,61 +488,81 @@ func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64) {
 	tt := threadingType()
 	pf := fb.cur.NewLoad(tt.Fields[0], fb.cur.NewGetElementPtr(tt, pk.threads, i32c(0), i32c(0)))
 	pool := fb.cur.NewLoad(types.I8Ptr, fb.cur.NewGetElementPtr(tt, pk.threads, i32c(0), i32c(1)))
-	fb.cur.NewCall(pf, pool, kb.taskFunc(ct), fb.cur.NewBitCast(ctx, types.I8Ptr), n, g)
-	fb.cur.NewRet(fb.cur.NewLoad(types.I32, field(nargs+2)))
+	fb.cur.NewCall(pf, pool, task, fb.cur.NewBitCast(ctx, types.I8Ptr), n, g)
+	rc := fb.cur.NewLoad(types.I32, field(nargs+3))
+	fail := fb.newBlock("region.fail")
+	fb.cur.NewCondBr(fb.cur.NewICmp(enum.IPredEQ, rc, i32c(statusOK)), next, fail)
+	fail.NewRet(rc)
 }
 
-// taskFunc returns the kernel's task function, void KERNEL.task(i8 *ctx, i64 b, i64 e): it
-// calls the split kernel on the split level's values [lo + b, lo + e) without threading, or
-// the serial kernel for the whole range [0, n) (one thread: the serial code) when it has no
-// initialisation to repeat, and records a non-zero status (the largest).
-func (kb *kernelBuilder) taskFunc(ct *types.StructType) *llvm.Func {
+// taskFunc returns the kernel's task function, void KERNEL.task(i8 *ctx, i64 b, i64 e),
+// declared on first use; finishTask gives it its body once the kernel's regions are known.
+func (kb *kernelBuilder) taskFunc() *llvm.Func {
 	pk := kb.par
 	if pk.task != nil {
 		return pk.task
 	}
-	mc := kb.ec.mc
 	kf := kb.fb.f
-	pc := llvm.NewParam("ctx", types.I8Ptr)
-	pb := llvm.NewParam("b", types.I64)
-	pe := llvm.NewParam("e", types.I64)
-	f := mc.m.NewFunc(kf.Name()+".task", types.Void, pc, pb, pe)
+	var fields []types.Type
+	for _, p := range kf.Params[:len(kf.Params)-4] {
+		fields = append(fields, p.Typ)
+	}
+	pk.ctx = types.NewStruct(append(fields, types.I64, types.I64, types.I64, types.I32)...)
+	mc := kb.ec.mc
+	f := mc.m.NewFunc(kf.Name()+".task", types.Void, llvm.NewParam("ctx", types.I8Ptr), llvm.NewParam("b", types.I64), llvm.NewParam("e", types.I64))
 	f.Linkage = enum.LinkageInternal
 	mc.defineAttrs(f)
+	pk.task = f
+	return f
+}
+
+// finishTask emits the body of the kernel's task function (if it has one): it calls the
+// twin on the split level's values [lo + b, lo + e) of its region without threading, or the
+// serial kernel for the whole range [0, n) when the kernel has one region and no
+// initialisation to repeat, and records a non-zero status (the largest).
+func (pk *parKernel) finishTask(kf *llvm.Func) {
+	f := pk.task
+	if f == nil {
+		return
+	}
+	ct := pk.ctx
+	pc, pb, pe := f.Params[0], f.Params[1], f.Params[2]
 	blk := f.NewBlock("entry")
 	ctx := blk.NewBitCast(pc, types.NewPointer(ct))
-	nargs := len(kf.Params) - 3
+	nargs := len(kf.Params) - 4
+	field := func(b *llvm.Block, i int) value.Value {
+		return b.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(i)))
+	}
 	var args []value.Value
 	for i := 0; i < nargs; i++ {
-		args = append(args, blk.NewLoad(ct.Fields[i], blk.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(i)))))
+		args = append(args, blk.NewLoad(ct.Fields[i], field(blk, i)))
 	}
-	lo := blk.NewLoad(types.I64, blk.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(nargs))))
-	n := blk.NewLoad(types.I64, blk.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(nargs+1))))
-	whole := blk.NewAnd(blk.NewICmp(enum.IPredEQ, pb, i64(0)), blk.NewICmp(enum.IPredEQ, pe, n))
-	all := f.NewBlock("whole")
+	lo := blk.NewLoad(types.I64, field(blk, nargs))
+	n := blk.NewLoad(types.I64, field(blk, nargs+1))
+	region := blk.NewLoad(types.I64, field(blk, nargs+2))
 	part := f.NewBlock("part")
 	join := f.NewBlock("join")
-	blk.NewCondBr(whole, all, part)
 	var rcAll value.Value
-	if pk.inits {
-		rcAll = all.NewCall(kf, append(append([]value.Value(nil), args...), constant.NewNull(pk.threads.Typ.(*types.PointerType)), all.NewAdd(lo, pb), all.NewAdd(lo, pe))...)
-	} else {
+	all := f.NewBlock("whole")
+	if !pk.inits && pk.regions == 1 {
+		whole := blk.NewAnd(blk.NewICmp(enum.IPredEQ, pb, i64(0)), blk.NewICmp(enum.IPredEQ, pe, n))
+		blk.NewCondBr(whole, all, part)
 		rcAll = all.NewCall(pk.serial, args...)
+	} else {
+		blk.NewBr(part)
+		rcAll = i32c(statusOK)
 	}
 	all.NewBr(join)
-	args = append(args, constant.NewNull(pk.threads.Typ.(*types.PointerType)), part.NewAdd(lo, pb), part.NewAdd(lo, pe))
+	args = append(args, constant.NewNull(pk.threads.Typ.(*types.PointerType)), part.NewAdd(lo, pb), part.NewAdd(lo, pe), region)
 	rcPart := part.NewCall(kf, args...)
 	part.NewBr(join)
 	rc := join.NewPhi(llvm.NewIncoming(rcAll, all), llvm.NewIncoming(rcPart, part))
 	fail := f.NewBlock("fail")
 	done := f.NewBlock("done")
 	join.NewCondBr(join.NewICmp(enum.IPredNE, rc, i32c(statusOK)), fail, done)
-	st := fail.NewGetElementPtr(ct, ctx, i32c(0), i32c(int64(nargs+2)))
-	fail.NewAtomicRMW(enum.AtomicOpMax, st, rc, enum.AtomicOrderingMonotonic)
+	fail.NewAtomicRMW(enum.AtomicOpMax, field(fail, nargs+3), rc, enum.AtomicOrderingMonotonic)
 	fail.NewBr(done)
 	done.NewRet(nil)
-	pk.task = f
-	return f
 }
 
 // levelClamp is the range [pb, pe) that the loops of level 0 are clamped to; a sub-range

@@ -24,6 +24,7 @@ type planBuf struct {
 	v          *ir.Value // the tensor; nil for scratch
 	op         *ir.Op    // for scratch: the arg reduction or integer convolution that uses it
 	fixed      int64     // for an integer convolution's scratch: its size in bytes
+	algo       bool      // an algorithm op's scratch (algo.go)
 	start, end int       // lifetime in op indices, inclusive
 	slot       int
 	static     int64 // size in bytes when known at compile time, else -1
@@ -45,6 +46,9 @@ func (ec *entryCtx) bytes(fb *funcBuilder, b *planBuf) value.Value {
 	}
 	if b.fixed > 0 {
 		return i64(b.fixed)
+	}
+	if b.algo {
+		return ec.algoScratchBytes(fb, b.op)
 	}
 	_, ext := fb.box(ec.regionOf(b.op.Result), b.op.Result.Type)
 	return fb.mul(fb.product(ext), i64(9)) // a double and a flag per result element
@@ -75,8 +79,16 @@ func (ec *entryCtx) planBuffers() *bufPlan {
 			b := &planBuf{op: op, start: i, end: i}
 			p.bufs = append(p.bufs, b)
 			p.scratch[op] = b
+		} else if ir.AlgorithmOf(op) != nil {
+			b := &planBuf{op: op, start: i, end: i, algo: true}
+			p.bufs = append(p.bufs, b)
+			p.scratch[op] = b
 		} else if d := ec.intDotOf(op); d != nil && d.scratch > 0 {
 			b := &planBuf{op: op, start: i, end: i, fixed: d.scratch}
+			p.bufs = append(p.bufs, b)
+			p.scratch[op] = b
+		} else if nb := ec.nbitsPlan(op); nb != nil && nb.scratch > 0 {
+			b := &planBuf{op: op, start: i, end: i, fixed: nb.scratch}
 			p.bufs = append(p.bufs, b)
 			p.scratch[op] = b
 		}

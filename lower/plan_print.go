@@ -67,6 +67,9 @@ type PlanOp struct {
 	// op's kernel); SharedWith is the index of the first op that calls the same function, or -1.
 	Kernel     string
 	SharedWith int
+	// Split says that the kernel has a twin split over threads (parallel.go), which
+	// ENTRY_parallel calls when it is given threads.
+	Split bool
 	// Strategy is the op's Entry.Strategies string.
 	Strategy string
 	// Choice names the kernel family that won (kernel_choice.go's table) and why each family
@@ -136,6 +139,7 @@ func (ec *entryCtx) buildPlan(upto string) *Plan {
 			}
 			if k := ec.kernels[i]; k != nil {
 				po.Kernel = k.f.Name()
+				po.Split = k.par != nil
 				if j, ok := first[k.f]; ok {
 					po.SharedWith = j
 				} else {
@@ -307,7 +311,7 @@ func bytesString(n int64) string {
 //	  buffer: slot 0
 //	  kernel: main_graph.k0.matmul
 //	  strategy: register-tiles 8x48 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
-//	  choice: register-tiles (int-dot: not an i32 sum; nbits-gemv: not a block-quantized weight product over whole rows)
+//	  choice: register-tiles (int-dot: not an i32 sum; nbits-gemm: not a block-quantized weight product over whole rows; nbits-gemv: not a block-quantized weight product over whole rows)
 //	  epilogue: %R (relu)
 //	op 1 %R = relu f32[48, 96]
 //	  region: whole

@@ -7,6 +7,7 @@ package lower
 import (
 	_ "embed"
 	"fmt"
+	"strings"
 
 	llvm "github.com/llir/llvm/asm"
 	llir "github.com/llir/llvm/ir"
@@ -28,7 +29,7 @@ func (mc *moduleCtx) defaultThreading() (*llir.Global, error) {
 	if mc.pool != nil {
 		return mc.pool, nil
 	}
-	pm, err := llvm.ParseString("pool.ll", poolIR)
+	pm, err := llvm.ParseString("pool.ll", poolIR+relaxIR(mc.tgt.Triple))
 	if err != nil {
 		return nil, fmt.Errorf("the default thread pool: %w", err)
 	}
@@ -50,6 +51,19 @@ func (mc *moduleCtx) defaultThreading() (*llir.Global, error) {
 	g.Linkage = enum.LinkageInternal
 	mc.pool = g
 	return g, nil
+}
+
+// relaxIR defines graphc.pool.relax, the spin-wait hint of the target's CPU: pause on x86-64
+// (it also lets the sibling hyperthread run), yield on AArch64, nothing elsewhere.
+func relaxIR(triple string) string {
+	decl, body := "", ""
+	switch {
+	case strings.HasPrefix(triple, "x86_64"):
+		decl, body = "declare void @llvm.x86.sse2.pause()\n", "\tcall void @llvm.x86.sse2.pause()\n"
+	case strings.HasPrefix(triple, "aarch64"):
+		decl, body = "declare void @llvm.aarch64.hint(i32)\n", "\tcall void @llvm.aarch64.hint(i32 1)\n"
+	}
+	return "\n" + decl + "\ndefine internal void @graphc.pool.relax() nounwind {\nentry:\n" + body + "\tret void\n}\n"
 }
 
 // emitSerialEntry emits ENTRY with the arguments of par (ENTRY_parallel) but the last: it

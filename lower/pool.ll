@@ -2,14 +2,27 @@
 ; caller gives none, over POSIX threads. It is parsed by pool.go and added to hosted modules.
 ;
 ; One job at a time: a caller claims the pool (busy 0 -> 1), publishes the job under the mutex,
-; wakes the workers (condition variable: nobody spins) and runs chunks itself; chunks of
-; `chunk` iterations are handed out by an atomic counter. A worker joins a job under the mutex
-; (active + 1) unless every chunk is taken, and leaves it under the mutex (active - 1); the
+; wakes the workers (condition variable) and runs chunks itself. The iterations are cut into
+; lanes of whole chunks, one per thread (the caller is thread 0, worker k thread k); each lane
+; hands out its chunks by an atomic counter, and thread k takes chunks from lane k first, then
+; from the others in turn. So thread k computes the same part of every kernel split the same
+; way, the part of the next kernel's operands it wrote itself, while its cache still holds it:
+; handing out chunks from one counter, which scattered every tensor over both cores' caches
+; at random, left MobileNet no faster on two threads than on one (serial kernels after split
+; ones ran up to 3x slower, their operands in the other core's cache). A thread that is late or
+; slow has its lane taken by the others. A worker joins a job under the mutex
+; (active + 1) unless every iteration ran, and leaves it under the mutex (active - 1); the
 ; caller returns once every iteration ran: a worker still inside the job finds no chunk left and
 ; never calls the job's function again, and the next job is published only once no worker is
 ; inside the last one (so that none takes a chunk of the new job for the old function). A
 ; caller that finds the pool busy (another thread's job) or runs on a worker or
 ; inside a job (nesting) runs its loop serially: the pool never holds more than its threads.
+;
+; Waiting spins briefly before it sleeps (graphc.pool.spin: at most 100 µs of the monotonic
+; clock, never more): a worker that finished a job watches for the next one, the caller watches
+; for the last chunk a worker runs and for workers leaving the last job. Waking a sleeping thread
+; takes 5-50 µs, as long as a whole small kernel: a network of many small parallel kernels
+; (MobileNet) ran no faster on two threads than on one with sleeping alone.
 ;
 ; When the module is unloaded (dlclose of a shared library) or the process exits, a destructor
 ; stops the workers and joins them, so that no thread is left running code or waiting on memory
@@ -31,7 +44,9 @@
 @graphc.pool.ctx = internal global i8* null, align 8
 @graphc.pool.n = internal global i64 0, align 8
 @graphc.pool.chunk = internal global i64 0, align 8
-@graphc.pool.next = internal global i64 0, align 64
+; the lanes: lane j of a job holds [next, end) of the iterations thread j takes first (8 i64
+; per lane: a cache line each)
+@graphc.pool.lanes = internal global [2048 x i64] zeroinitializer, align 64
 @graphc.pool.remaining = internal global i64 0, align 64
 @graphc.pool.inside = internal thread_local global i32 0, align 4
 @graphc.pool.stop = internal global i32 0, align 4
@@ -42,6 +57,7 @@
 
 declare i32 @pthread_create(i64*, i8*, i8* (i8*)*, i8*)
 declare i32 @pthread_mutex_lock(i8*)
+declare i32 @pthread_mutex_trylock(i8*)
 declare i32 @pthread_mutex_unlock(i8*)
 declare i32 @pthread_cond_wait(i8*, i8*)
 declare i32 @pthread_cond_broadcast(i8*)
@@ -50,6 +66,8 @@ declare i32 @pthread_join(i64, i8**)
 declare i8* @getenv(i8*)
 declare i64 @strtol(i8*, i8**, i32)
 declare i64 @sysconf(i32)
+declare i32 @clock_gettime(i32, { i64, i64 }*)
+; (graphc.pool.relax, the CPU's spin-wait hint, is defined by pool.go for the target)
 
 define internal void @graphc.pool.init() nounwind {
 entry:
@@ -83,7 +101,8 @@ loop:
 
 create:
 	%tid = getelementptr [256 x i64], [256 x i64]* @graphc.pool.tids, i64 0, i64 %k
-	%rc = call i32 @pthread_create(i64* %tid, i8* null, i8* (i8*)* @graphc.pool.worker, i8* null)
+	%karg = inttoptr i64 %k to i8*
+	%rc = call i32 @pthread_create(i64* %tid, i8* null, i8* (i8*)* @graphc.pool.worker, i8* %karg)
 	%ok = icmp eq i32 %rc, 0
 	br i1 %ok, label %made, label %out
 
@@ -96,21 +115,39 @@ out:
 	ret void
 }
 
-; run takes chunks of the current job until none is left; the thread that runs the last
-; iterations wakes the caller.
-define internal void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk) nounwind {
+; run takes chunks of the current job until none is left, as thread k: first from its own lane,
+; then from the others' in turn; the thread that runs the last iterations wakes the caller.
+define internal void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk, i64 %k) nounwind {
 entry:
+	%t = load i64, i64* @graphc.pool.threads, align 8
+	br label %lane
+
+lane:
+	%i = phi i64 [ 0, %entry ], [ %i1, %lanedone ]
+	%more = icmp slt i64 %i, %t
+	br i1 %more, label %pick, label %out
+
+pick:
+	%j0 = add i64 %k, %i
+	%wrap = icmp sge i64 %j0, %t
+	%j1 = sub i64 %j0, %t
+	%j = select i1 %wrap, i64 %j1, i64 %j0
+	%at = mul i64 %j, 8
+	%nextp = getelementptr [2048 x i64], [2048 x i64]* @graphc.pool.lanes, i64 0, i64 %at
+	%at1 = add i64 %at, 1
+	%endp = getelementptr [2048 x i64], [2048 x i64]* @graphc.pool.lanes, i64 0, i64 %at1
+	%end = load atomic i64, i64* %endp monotonic, align 8
 	br label %take
 
 take:
-	%b = atomicrmw add i64* @graphc.pool.next, i64 %chunk monotonic
-	%left = icmp slt i64 %b, %n
-	br i1 %left, label %call, label %out
+	%b = atomicrmw add i64* %nextp, i64 %chunk monotonic
+	%left = icmp slt i64 %b, %end
+	br i1 %left, label %call, label %lanedone
 
 call:
 	%e0 = add i64 %b, %chunk
-	%e.c = icmp slt i64 %e0, %n
-	%e = select i1 %e.c, i64 %e0, i64 %n
+	%e.c = icmp slt i64 %e0, %end
+	%e = select i1 %e.c, i64 %e0, i64 %end
 	call void %fn(i8* %ctx, i64 %b, i64 %e)
 	%cnt = sub i64 %e, %b
 	%before = atomicrmw sub i64* @graphc.pool.remaining, i64 %cnt acq_rel
@@ -118,64 +155,156 @@ call:
 	br i1 %last, label %wake, label %take
 
 wake:
-	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%0 = call i32 @graphc.pool.lock()
 	%1 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.done, i64 0, i64 0))
 	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	br label %take
+
+lanedone:
+	%i1 = add i64 %i, 1
+	br label %lane
 
 out:
 	ret void
 }
 
+; graphc.pool.spin returns once (*p == v) != eq, or after at most 100 µs (CLOCK_MONOTONIC): the
+; caller re-checks what it waits for under the mutex and sleeps when it must.
+define internal void @graphc.pool.spin(i64* %p, i64 %v, i1 %eq) nounwind {
+entry:
+	%ts = alloca { i64, i64 }, align 8
+	%sec.p = getelementptr { i64, i64 }, { i64, i64 }* %ts, i64 0, i32 0
+	%nsec.p = getelementptr { i64, i64 }, { i64, i64 }* %ts, i64 0, i32 1
+	%0 = call i32 @clock_gettime(i32 1, { i64, i64 }* %ts) ; CLOCK_MONOTONIC
+	%sec0 = load i64, i64* %sec.p, align 8
+	%nsec0 = load i64, i64* %nsec.p, align 8
+	%s0 = mul i64 %sec0, 1000000000
+	%t0 = add i64 %s0, %nsec0
+	br label %check
+
+check:
+	%i = phi i64 [ 0, %entry ], [ %i1, %relax ], [ %i1, %clock ]
+	%x = load atomic i64, i64* %p acquire, align 8
+	%same = icmp eq i64 %x, %v
+	%waiting = icmp eq i1 %same, %eq
+	br i1 %waiting, label %relax, label %out
+
+relax:
+	call void @graphc.pool.relax()
+	%i1 = add i64 %i, 1
+	%m = and i64 %i1, 31
+	%look = icmp eq i64 %m, 0
+	br i1 %look, label %clock, label %check
+
+clock:
+	%1 = call i32 @clock_gettime(i32 1, { i64, i64 }* %ts)
+	%sec1 = load i64, i64* %sec.p, align 8
+	%nsec1 = load i64, i64* %nsec.p, align 8
+	%s1 = mul i64 %sec1, 1000000000
+	%t1 = add i64 %s1, %nsec1
+	%dt = sub i64 %t1, %t0
+	%more = icmp slt i64 %dt, 100000
+	br i1 %more, label %check, label %out
+
+out:
+	ret void
+}
+
+; graphc.pool.lock locks the mutex, trying a moment (4096 spin-wait hints, a few µs) before it
+; blocks: the mutex is held for a few instructions at a time, and a thread that blocks on it
+; waits for the holder's unlock to wake it (5-50 µs), which made a worker that saw a new job
+; while the caller still published it join late.
+define internal i32 @graphc.pool.lock() nounwind {
+entry:
+	br label %try
+
+try:
+	%i = phi i64 [ 0, %entry ], [ %i1, %again ]
+	%rc = call i32 @pthread_mutex_trylock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%ok = icmp eq i32 %rc, 0
+	br i1 %ok, label %out, label %again
+
+again:
+	call void @graphc.pool.relax()
+	%i1 = add i64 %i, 1
+	%more = icmp slt i64 %i1, 4096
+	br i1 %more, label %try, label %block
+
+block:
+	%rc2 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	ret i32 %rc2
+
+out:
+	ret i32 0
+}
+
 define internal i8* @graphc.pool.worker(i8* %arg) nounwind {
 entry:
+	%self = ptrtoint i8* %arg to i64
 	store i32 1, i32* @graphc.pool.inside, align 4
-	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%0 = call i32 @graphc.pool.lock()
 	br label %wait
 
 wait:
-	%seen = phi i64 [ 0, %entry ], [ %seen, %sleep ], [ %gen, %left ], [ %gen, %late ]
-	%gen = load i64, i64* @graphc.pool.gen, align 8
+	; (fresh: the worker has not spun since it last woke or left a job)
+	%seen = phi i64 [ 0, %entry ], [ %seen, %slept ], [ %seen, %spun ], [ %gen, %left ], [ %gen, %late ]
+	%fresh = phi i1 [ true, %entry ], [ true, %slept ], [ false, %spun ], [ true, %left ], [ true, %late ]
+	%gen = load atomic i64, i64* @graphc.pool.gen monotonic, align 8
 	%new = icmp ne i64 %gen, %seen
 	br i1 %new, label %join, label %stopping
 
 stopping:
 	%st = load i32, i32* @graphc.pool.stop, align 4
 	%quit = icmp ne i32 %st, 0
-	br i1 %quit, label %exit, label %sleep
+	br i1 %quit, label %exit, label %rest
 
 exit:
 	%unlocked = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	ret i8* null
 
+rest:
+	br i1 %fresh, label %spin, label %sleep
+
+spin:
+	; watch for the next job a moment before sleeping
+	%s0 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	call void @graphc.pool.spin(i64* @graphc.pool.gen, i64 %seen, i1 true)
+	%s1 = call i32 @graphc.pool.lock()
+	br label %spun
+
+spun:
+	br label %wait
+
 sleep:
 	%1 = call i32 @pthread_cond_wait(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0), i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	br label %slept
+
+slept:
 	br label %wait
 
 join:
-	; a worker that wakes after every chunk was taken leaves the job alone
-	%taken = load atomic i64, i64* @graphc.pool.next monotonic, align 64
-	%jobn = load i64, i64* @graphc.pool.n, align 8
-	%over = icmp sge i64 %taken, %jobn
+	; a worker that wakes after every iteration ran leaves the job alone
+	%rem = load atomic i64, i64* @graphc.pool.remaining monotonic, align 64
+	%over = icmp sle i64 %rem, 0
 	br i1 %over, label %late, label %enter
 
 late:
 	br label %wait
 
 enter:
-	%a = load i64, i64* @graphc.pool.active, align 8
+	%a = load atomic i64, i64* @graphc.pool.active monotonic, align 8
 	%a1 = add i64 %a, 1
-	store i64 %a1, i64* @graphc.pool.active, align 8
+	store atomic i64 %a1, i64* @graphc.pool.active monotonic, align 8
 	%fn = load void (i8*, i64, i64)*, void (i8*, i64, i64)** @graphc.pool.fn, align 8
 	%ctx = load i8*, i8** @graphc.pool.ctx, align 8
 	%n = load i64, i64* @graphc.pool.n, align 8
 	%chunk = load i64, i64* @graphc.pool.chunk, align 8
 	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
-	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk)
-	%3 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
-	%b = load i64, i64* @graphc.pool.active, align 8
+	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk, i64 %self)
+	%3 = call i32 @graphc.pool.lock()
+	%b = load atomic i64, i64* @graphc.pool.active monotonic, align 8
 	%b1 = sub i64 %b, 1
-	store i64 %b1, i64* @graphc.pool.active, align 8
+	store atomic i64 %b1, i64* @graphc.pool.active release, align 8
 	%idle = icmp eq i64 %b1, 0
 	br i1 %idle, label %wake, label %left
 
@@ -223,12 +352,14 @@ publish:
 	%per.c = icmp sgt i64 %per1, 1
 	%per = select i1 %per.c, i64 %per1, i64 1
 	%chunk = mul i64 %per, %g
-	%1 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	; workers still inside the last job (they found no chunk left) leave it in a moment
+	call void @graphc.pool.spin(i64* @graphc.pool.active, i64 0, i1 false)
+	%1 = call i32 @graphc.pool.lock()
 	br label %drain
 
 drain:
 	; workers still inside the last job (they found no chunk left) leave it first
-	%act = load i64, i64* @graphc.pool.active, align 8
+	%act = load atomic i64, i64* @graphc.pool.active monotonic, align 8
 	%busy = icmp ne i64 %act, 0
 	br i1 %busy, label %drainwait, label %set
 
@@ -241,17 +372,47 @@ set:
 	store i8* %ctx, i8** @graphc.pool.ctx, align 8
 	store i64 %n, i64* @graphc.pool.n, align 8
 	store i64 %chunk, i64* @graphc.pool.chunk, align 8
-	store atomic i64 0, i64* @graphc.pool.next monotonic, align 64
 	store atomic i64 %n, i64* @graphc.pool.remaining monotonic, align 64
-	%gen = load i64, i64* @graphc.pool.gen, align 8
+	; lane j: chunks [j·C/t, (j+1)·C/t) of the C = ceil(n / chunk)
+	%c0 = add i64 %n, %chunk
+	%c1 = sub i64 %c0, 1
+	%nc = sdiv i64 %c1, %chunk
+	br label %lanes
+
+lanes:
+	%lj = phi i64 [ 0, %set ], [ %lj1, %lanes ]
+	%lc0 = mul i64 %lj, %nc
+	%lc = sdiv i64 %lc0, %t
+	%lo0 = mul i64 %lc, %chunk
+	%lo.c = icmp slt i64 %lo0, %n
+	%lo = select i1 %lo.c, i64 %lo0, i64 %n
+	%lj1 = add i64 %lj, 1
+	%hc0 = mul i64 %lj1, %nc
+	%hc = sdiv i64 %hc0, %t
+	%hi0 = mul i64 %hc, %chunk
+	%hi.c = icmp slt i64 %hi0, %n
+	%hi = select i1 %hi.c, i64 %hi0, i64 %n
+	%lat = mul i64 %lj, 8
+	%lnext = getelementptr [2048 x i64], [2048 x i64]* @graphc.pool.lanes, i64 0, i64 %lat
+	store atomic i64 %lo, i64* %lnext monotonic, align 8
+	%lat1 = add i64 %lat, 1
+	%lend = getelementptr [2048 x i64], [2048 x i64]* @graphc.pool.lanes, i64 0, i64 %lat1
+	store atomic i64 %hi, i64* %lend monotonic, align 8
+	%lmore = icmp slt i64 %lj1, %t
+	br i1 %lmore, label %lanes, label %go
+
+go:
+	%gen = load atomic i64, i64* @graphc.pool.gen monotonic, align 8
 	%gen1 = add i64 %gen, 1
-	store i64 %gen1, i64* @graphc.pool.gen, align 8
+	store atomic i64 %gen1, i64* @graphc.pool.gen release, align 8
 	%3 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0))
 	%4 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
 	store i32 1, i32* @graphc.pool.inside, align 4
-	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk)
+	call void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk, i64 0)
 	store i32 0, i32* @graphc.pool.inside, align 4
-	%5 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	; a worker may still run the last chunk
+	call void @graphc.pool.spin(i64* @graphc.pool.remaining, i64 0, i1 false)
+	%5 = call i32 @graphc.pool.lock()
 	br label %finish
 
 finish:
@@ -287,7 +448,7 @@ entry:
 	br i1 %any, label %stop, label %out
 
 stop:
-	%0 = call i32 @pthread_mutex_lock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))
+	%0 = call i32 @graphc.pool.lock()
 	store i32 1, i32* @graphc.pool.stop, align 4
 	%1 = call i32 @pthread_cond_broadcast(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.work, i64 0, i64 0))
 	%2 = call i32 @pthread_mutex_unlock(i8* getelementptr ([64 x i8], [64 x i8]* @graphc.pool.mu, i64 0, i64 0))

@@ -94,7 +94,9 @@ func planTranspose(op *ir.Op, vecBytes int) *transposePlan {
 }
 
 // emitTranspose emits the block transpose of kb.op: loops over the other dims, then blocks of
-// dw and dc, and the per-point nest for the remainders of dw and dc.
+// dw and dc, and the per-point nest for the remainders of dw and dc. Split over threads, it is
+// one region whose split dim is the other dim of most values, or dw (in whole blocks) when no
+// other dim has two values: every element is copied by one task, as in one thread.
 func (kb *kernelBuilder) emitTranspose(t *transposePlan) error {
 	fb := kb.fb
 	op := kb.op
@@ -103,17 +105,37 @@ func (kb *kernelBuilder) emitTranspose(t *transposePlan) error {
 	wEnd := t.lo[t.dw] + (t.hi[t.dw]-t.lo[t.dw]+1)/vl*vl // first dw of the remainder
 	cEnd := t.lo[t.dc] + (t.hi[t.dc]-t.lo[t.dc]+1)/vl*vl
 	var others []int
+	split := t.dw
 	for d := 0; d < n; d++ {
 		if d != t.dc && d != t.dw {
 			others = append(others, d)
+			if ext := t.hi[d] - t.lo[d]; ext > 0 && (split == t.dw || ext > t.hi[split]-t.lo[split]) {
+				split = d
+			}
 		}
+	}
+	var clamp *levelClamp
+	if kb.par != nil {
+		align := int64(1)
+		if split == t.dw {
+			align = vl
+		}
+		clamp = kb.beginRegion(i64(t.lo[split]), i64(t.hi[split]), align, split)
+	}
+	// bounds returns the loop bounds [lo, hi] of dim d, clamped to a task's range
+	bounds := func(d int, lo, hi int64) (value.Value, value.Value) {
+		if clamp == nil || d != split {
+			return i64(lo), i64(hi)
+		}
+		return clamp.apply(fb, i64(lo), i64(hi))
 	}
 	dims := make([]value.Value, n)
 	scalar := func(wlo, whi, clo, chi int64) error {
 		if wlo > whi || clo > chi {
 			return nil
 		}
-		return fb.loop(i64(wlo), i64(whi), 1, "tw", func(w value.Value) error {
+		l, h := bounds(t.dw, wlo, whi)
+		return fb.loop(l, h, 1, "tw", func(w value.Value) error {
 			return fb.loop(i64(clo), i64(chi), 1, "tc", func(c value.Value) error {
 				d := append([]value.Value(nil), dims...)
 				d[t.dw], d[t.dc] = w, c
@@ -125,12 +147,14 @@ func (kb *kernelBuilder) emitTranspose(t *transposePlan) error {
 	nest = func(k int) error {
 		if k < len(others) {
 			d := others[k]
-			return fb.loop(i64(t.lo[d]), i64(t.hi[d]), 1, "t", func(iv value.Value) error {
+			l, h := bounds(d, t.lo[d], t.hi[d])
+			return fb.loop(l, h, 1, "t", func(iv value.Value) error {
 				dims[d] = iv
 				return nest(k + 1)
 			})
 		}
-		err := fb.loop(i64(t.lo[t.dw]), i64(wEnd-1), vl, "tw", func(w0 value.Value) error {
+		l, h := bounds(t.dw, t.lo[t.dw], wEnd-1)
+		err := fb.loop(l, h, vl, "tw", func(w0 value.Value) error {
 			return fb.loop(i64(t.lo[t.dc]), i64(cEnd-1), vl, "tc", func(c0 value.Value) error {
 				return kb.transposeBlock(t, dims, w0, c0)
 			})
@@ -145,7 +169,11 @@ func (kb *kernelBuilder) emitTranspose(t *transposePlan) error {
 		}
 		return scalar(t.lo[t.dw], wEnd-1, cEnd, t.hi[t.dc])
 	}
-	return nest(0)
+	if err := nest(0); err != nil {
+		return err
+	}
+	kb.endRegion()
+	return nil
 }
 
 // transposeBlock loads the vl×vl block at (w0, c0) as vl vectors along dw, transposes it and

@@ -15,6 +15,9 @@ sequence lengths (or batch sizes).
                                               # $GRAPHC_MODELS_RECURRENT (~/.cache/graphc-models-recurrent)
     python3 models/export.py --set audio      # torchaudio's models and a 1-D conv separator into
                                               # $GRAPHC_MODELS_AUDIO (~/.cache/graphc-models-audio)
+    python3 models/export.py --set detect     # torchvision detectors (models/detect.py) into
+                                              # $GRAPHC_MODELS_DETECT (~/.cache/graphc-models-detect)
+    python3 models/export.py --set tiny-detect --out testdata/detect   # the committed detector
     python3 models/export.py --list
     python3 models/export.py gpt2 resnet18    # some models only
 
@@ -34,6 +37,7 @@ from onnx import numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import audio  # noqa: E402
 import cnns  # noqa: E402
+import detect  # noqa: E402
 import extra  # noqa: E402
 import recurrent  # noqa: E402
 import transformers as tfm  # noqa: E402
@@ -257,6 +261,51 @@ def extra_set():
     return s
 
 
+def detect_set():
+    """torchvision detectors with random weights (models/detect.py): one image, the first
+    image's boxes, scores and labels; their counts are decided by the data."""
+    return [
+        Spec(
+            "ssdlite320",
+            detect.ssdlite320,
+            [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
+            ["boxes", "scores", "labels"],
+            extra_sets=([("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(2)))],),
+            note="ssdlite320_mobilenet_v3_large, calibrated random weights, score threshold 0.02, 91 classes",
+        ),
+        Spec(
+            "fasterrcnn_mobilenet320",
+            detect.fasterrcnn_mobilenet320,
+            [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
+            ["boxes", "scores", "labels"],
+            note="fasterrcnn_mobilenet_v3_large_320_fpn, random weights",
+        ),
+        Spec(
+            "retinanet",
+            detect.retinanet,
+            [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
+            ["boxes", "scores", "labels"],
+            note="retinanet_resnet50_fpn, random weights, 320×320",
+        ),
+    ]
+
+
+def tiny_detect_set():
+    """The committed detector (testdata/detect): models/detect.py's tiny SSD on a random image
+    (some boxes), another (the 40-box limit reached) and a flat grey one (no box passes)."""
+    img = lambda seed: (lambda: torch.rand((1, 3, 64, 64), generator=torch.Generator().manual_seed(seed)))
+    return [
+        Spec(
+            "tiny_ssd",
+            lambda: detect.tiny_ssd(0.45),
+            [("images", img(1))],
+            ["boxes", "scores", "labels"],
+            extra_sets=([("images", img(5))], [("images", lambda: torch.full((1, 3, 64, 64), 0.5))]),
+            note="torchvision SSD postprocessing around a tiny backbone, 6 classes, 64×64",
+        ),
+    ]
+
+
 def recurrent_set():
     """Recurrent layers as users write them (models/recurrent.py)."""
     return [
@@ -403,7 +452,10 @@ def export(spec, out, opset):
             with open(os.path.join(sd, "input_%d.pb" % k), "wb") as f:
                 f.write(t.SerializeToString())
         for k, y in enumerate(ys):
-            t = numpy_helper.from_array(y.numpy().astype(np.float32), spec.outputs[k])
+            y = y.numpy()
+            if y.dtype.kind == "f":  # integer outputs (a detector's labels) keep their type
+                y = y.astype(np.float32)
+            t = numpy_helper.from_array(y, spec.outputs[k])
             with open(os.path.join(sd, "output_%d.pb" % k), "wb") as f:
                 f.write(t.SerializeToString())
     meta = {"note": spec.note, "opset": opset, "torch": torch.__version__, "dynamic": spec.dynamic is not None}
@@ -415,7 +467,7 @@ def export(spec, out, opset):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="models to export (default: the whole set)")
-    ap.add_argument("--set", choices=["bench", "tiny", "extra", "recurrent", "audio"], default="bench")
+    ap.add_argument("--set", choices=["bench", "tiny", "extra", "recurrent", "audio", "detect", "tiny-detect"], default="bench")
     ap.add_argument(
         "--out",
         help="where to write (default: $GRAPHC_MODELS or ~/.cache/graphc-models; for --set extra "
@@ -427,10 +479,12 @@ def main():
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--force", action="store_true", help="export even when OUT/<name>/model.onnx exists")
     a = ap.parse_args()
-    specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set, "recurrent": recurrent_set, "audio": audio_set}[a.set]()
+    specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set, "recurrent": recurrent_set, "audio": audio_set, "detect": detect_set, "tiny-detect": tiny_detect_set}[a.set]()
     if a.out is None:
         if a.set == "extra":
             a.out = os.environ.get("GRAPHC_MODELS_EXTRA", os.path.expanduser("~/.cache/graphc-models-extra"))
+        elif a.set == "detect":
+            a.out = os.environ.get("GRAPHC_MODELS_DETECT", os.path.expanduser("~/.cache/graphc-models-detect"))
         elif a.set == "recurrent":
             a.out = os.environ.get("GRAPHC_MODELS_RECURRENT", os.path.expanduser("~/.cache/graphc-models-recurrent"))
         elif a.set == "audio":

@@ -17,6 +17,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +70,12 @@ var models = []benchModel{
 	nbitsModel(1, 4096, 11008, 32, true),
 	nbitsModel(1, 4096, 11008, 32, false),
 	nbitsModel(1, 4096, 4096, 128, true),
+	// a few rows and a prefill's: the GEMV form below nbits-gemm's threshold, the GEMM above
+	nbitsModel(4, 4096, 4096, 32, true),
+	nbitsModel(8, 4096, 4096, 32, true),
+	nbitsModel(12, 4096, 4096, 32, true),
+	nbitsModel(16, 4096, 4096, 32, true),
+	nbitsModel(64, 4096, 4096, 32, true),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false, 0},
 	// int8 against f32: onnxruntime's QLinearMatMul / QLinearConv against graphc's integer
@@ -215,8 +223,9 @@ func main() {
 	memory := flag.Bool("mem", false, "measure graphc's peak resident set compiling the real-model set and a 100,000-op chain (-models chain,resnet18 for some) against issue 25's targets; -mem-flags adds graphc flags")
 	memChain := flag.String("mem-write-chain", "", "write the 100,000-op chain of -mem to this file and exit (used by -mem)")
 	memFlags := flag.String("mem-flags", "", "with -mem: extra graphc flags, space-separated (e.g. --weights=w.bin)")
-	threads := flag.String("threads", "1", "comma-separated thread counts: graphc's default pool (GRAPHC_NUM_THREADS) and onnxruntime's intra-op threads, each model timed at each (with -cputime, the CPU time of all threads)")
+	threads := flag.String("threads", "1", "comma-separated thread counts (\"cores\": the host's online CPUs; repeated counts are timed once): graphc's default pool (GRAPHC_NUM_THREADS) and onnxruntime's intra-op threads, each model timed at each (with -cputime, the CPU time of all threads)")
 	profile := flag.Int("profile", 0, "after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
+	flag.BoolVar(&profileVsNone, "profile-vs-none", false, "with -profile: also profile the build without optimisation (--pipeline=) and print, per ONNX node, the time of both builds and their kernels (where the default pipeline loses)")
 	mcaCPUs := flag.String("mca", "", "print llvm-mca's predictions of the AArch64 kernels' hot loops (512³ matmul, 3×3 conv at 56²×64, their int8 forms) on these Arm CPUs (comma-separated, e.g. cortex-a76,cortex-x2) against their peak, and exit")
 	flag.Parse()
 	if *mcaCPUs != "" {
@@ -227,12 +236,18 @@ func main() {
 	}
 	benchThreads = nil
 	for _, f := range strings.Split(*threads, ",") {
-		t, err := strconv.Atoi(strings.TrimSpace(f))
+		f = strings.TrimSpace(f)
+		if f == "cores" {
+			f = strconv.Itoa(runtime.NumCPU())
+		}
+		t, err := strconv.Atoi(f)
 		if err != nil || t < 1 {
 			fmt.Fprintf(os.Stderr, "-threads: %q is not a thread count\n", f)
 			os.Exit(2)
 		}
-		benchThreads = append(benchThreads, t)
+		if !slices.Contains(benchThreads, t) {
+			benchThreads = append(benchThreads, t)
+		}
 	}
 	setThreads(benchThreads[0])
 	if *cputime {

@@ -26,6 +26,9 @@ import (
 type realRow struct {
 	name            string
 	die, nodie, ort float64 // ms per call
+	// pipe is the median over alternating samples of the default pipeline's time over
+	// --pipeline='s (each pair measured back to back, under the same load; 0: not measured)
+	pipe float64
 	// gOrt is the median over alternating samples of graphc's time over onnxruntime's (each
 	// pair measured back to back, under the same load)
 	gOrt                float64
@@ -36,6 +39,11 @@ type realRow struct {
 	symbolic, transform bool
 	// threads is the thread count of graphc's pool and onnxruntime's intra-op threads (-threads)
 	threads int
+	// dieBest and ortBest are the fastest samples (die and ort are the medians); dieSplit and
+	// ortSplit the mean CPU time per call (ms) of each thread, the calling thread first (for
+	// onnxruntime, its threads that ran, in 10 ms ticks)
+	dieBest, ortBest   float64
+	dieSplit, ortSplit []float64
 }
 
 func runReal(ctx context.Context, root, cache string, want map[string]bool, ort *ortRunner, minTime time.Duration, samples int, noDIE bool, profile int) error {
@@ -99,9 +107,15 @@ func speedups(rows []realRow, threads int) {
 		}
 		o := "-"
 		if r.ort > 0 {
-			o = fmt.Sprintf("%.2fx", b.ort/r.ort)
+			o = fmt.Sprintf("%.2fx (best %.2fx)", b.ort/r.ort, b.ortBest/r.ortBest)
 		}
-		fmt.Printf("  %-22s %d -> %d threads: graphc %.2fx, onnxruntime %s\n", r.name, benchThreads[0], threads, b.die/r.die, o)
+		g := fmt.Sprintf("%.2fx", b.die/r.die)
+		if r.dieBest > 0 && b.dieBest > 0 {
+			g += fmt.Sprintf(" (best %.2fx)", b.dieBest/r.dieBest)
+		}
+		fmt.Printf("  %-22s %d -> %d threads: graphc %s, onnxruntime %s\n", r.name, benchThreads[0], threads, g, o)
+		fmt.Printf("  %-22s CPU ms per call by thread at %d: graphc %s (at %d: %s); onnxruntime %s (at %d: %s)\n", "", threads,
+			fmtSplit(r.dieSplit), benchThreads[0], fmtSplit(b.dieSplit), fmtSplit(r.ortSplit), benchThreads[0], fmtSplit(b.ortSplit))
 	}
 }
 
@@ -144,7 +158,7 @@ func (r realRow) String() string {
 		name = fmt.Sprintf("%s @%dt", r.name, r.threads)
 	}
 	return fmt.Sprintf("%-22s %10.3f %10s %10s %7s %9s %6s %9.1e %9s %7.1fs", name, r.die, fmtMS(r.nodie), fmtMS(r.ort),
-		fmtGOrt(r.gOrt), fmtRatio(r.die, r.nodie), live, r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
+		fmtGOrt(r.gOrt), fmtGOrt(r.pipe), live, r.errDie, fmtErr(r.errORT, r.ort), r.compile.Seconds())
 }
 
 // fmtGOrt prints the graphc/onnxruntime ratio ("-" without onnxruntime).
@@ -195,8 +209,8 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 		configs = append(configs, struct{ name, pipeline string }{"nodie", ""})
 	}
 	var (
-		dieProg   *e2e.Program
-		dieParams map[string]int64
+		dieProg, nodieProg     *e2e.Program
+		dieParams, nodieParams map[string]int64
 	)
 	for _, cfg := range configs {
 		t0 := time.Now()
@@ -235,8 +249,13 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 			dieProg, dieParams, r.errDie = prog, params, worst
 			continue // timed below, alternating with onnxruntime
 		}
+		nodieProg, nodieParams = prog, params
+	}
+	if nodieProg != nil {
+		// the two builds alternate, sample by sample, as graphc and onnxruntime do: on a
+		// loaded machine, timing one after the other compared two different loads
 		setThreads(benchThreads[0])
-		if r.nodie, err = timeRunner(ctx, prog, set, params, minTime, samples); err != nil {
+		if _, r.nodie, r.pipe, err = timePrograms(ctx, dieProg, dieParams, nodieProg, nodieParams, set, minTime, samples); err != nil {
 			return fail(err)
 		}
 	}
@@ -269,11 +288,11 @@ func timeReal(ctx context.Context, r realRow, m *realmodel.Model, set realmodel.
 	}
 	var err error
 	if ort == nil {
-		ms, err := timeRunner(ctx, dieProg, set, dieParams, minTime, samples)
+		a, err := timeSamples(ctx, dieProg, set, dieParams, minTime, samples)
 		if err != nil {
 			return fail(err)
 		}
-		r.die = ms
+		r.die, r.dieBest, r.dieSplit = a.g, a.gBest, a.gSplit
 		return r
 	}
 	sess, err := ort.open(m, set, filepath.Join(work, "ort"))
@@ -292,40 +311,110 @@ func timeReal(ctx context.Context, r realRow, m *realmodel.Model, set realmodel.
 		}
 		r.errORT = max(r.errORT, e)
 	}
-	if r.die, r.ort, r.gOrt, err = timeAlternating(ctx, dieProg, set, dieParams, sess, minTime, samples); err != nil {
+	tm, err := timeAlternating(ctx, dieProg, set, dieParams, sess, minTime, samples)
+	if err != nil {
 		return fail(err)
 	}
+	r.die, r.ort, r.gOrt, r.dieBest, r.ortBest, r.dieSplit, r.ortSplit = tm.g, tm.o, tm.ratio, tm.gBest, tm.oBest, tm.gSplit, tm.oSplit
 	return r
 }
 
 // timeAlternating times graphc's program and onnxruntime's session in alternating samples,
 // each lasting about minTime, and returns the medians of both (ms per call) and the median of
 // the ratios of the pairs.
-func timeAlternating(ctx context.Context, p *e2e.Program, set realmodel.DataSet, params map[string]int64, s *ortSession, minTime time.Duration, samples int) (g, o, ratio float64, err error) {
+// alternating is what timeAlternating measures: the medians of graphc's and onnxruntime's
+// samples and of their ratio, the best samples, and the mean CPU time per call (ms) of each
+// thread of each.
+type alternating struct {
+	g, o, ratio, gBest, oBest float64
+	gSplit, oSplit            []float64
+}
+
+func timeAlternating(ctx context.Context, p *e2e.Program, set realmodel.DataSet, params map[string]int64, s *ortSession, minTime time.Duration, samples int) (alternating, error) {
+	var a alternating
 	_, ns, err := p.Run(ctx, set.Inputs, params, 3)
 	if err != nil {
-		return 0, 0, 0, err
+		return a, err
 	}
 	gReps := int(float64(minTime.Nanoseconds())/max(ns, 1)) + 2
-	first, err := s.sample(1)
+	first, _, err := s.sample(1)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("onnxruntime: %w", err)
+		return a, fmt.Errorf("onnxruntime: %w", err)
 	}
 	oReps := int(float64(minTime.Milliseconds())/max(first, 0.001)) + 1
 	var gs, ots, rs []float64
 	for i := 0; i < samples; i++ {
 		_, ns, err := p.Run(ctx, set.Inputs, params, gReps)
 		if err != nil {
-			return 0, 0, 0, err
+			return a, err
 		}
 		gms := measured(p, ns) / 1e6
-		oms, err := s.sample(oReps)
+		a.gSplit = addSplit(a.gSplit, p.ThreadCPU, 1e-6/float64(samples))
+		oms, split, err := s.sample(oReps)
 		if err != nil {
-			return 0, 0, 0, fmt.Errorf("onnxruntime: %w", err)
+			return a, fmt.Errorf("onnxruntime: %w", err)
 		}
+		a.oSplit = addSplit(a.oSplit, split, 1/float64(samples))
 		gs, ots, rs = append(gs, gms), append(ots, oms), append(rs, gms/oms)
 	}
-	return median(gs), median(ots), median(rs), nil
+	a.g, a.o, a.ratio = median(gs), median(ots), median(rs)
+	a.gBest, a.oBest = gs[0], ots[0] // (median sorted them)
+	return a, nil
+}
+
+// addSplit adds the per-thread times of one sample, scaled, to the sum of the earlier ones.
+func addSplit(sum, sample []float64, scale float64) []float64 {
+	for len(sum) < len(sample) {
+		sum = append(sum, 0)
+	}
+	for i, t := range sample {
+		sum[i] += t * scale
+	}
+	return sum
+}
+
+// fmtSplit prints per-thread CPU times (ms per call) as "a + b + c".
+func fmtSplit(split []float64) string {
+	if len(split) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, t := range split {
+		parts = append(parts, fmt.Sprintf("%.2f", t))
+	}
+	return strings.Join(parts, " + ")
+}
+
+// timePrograms times two programs on the same inputs in alternating samples, each lasting
+// about minTime, and returns the medians of both (ms per call) and the median of the ratios
+// of the pairs (a over b).
+func timePrograms(ctx context.Context, a *e2e.Program, aParams map[string]int64, b *e2e.Program, bParams map[string]int64, set realmodel.DataSet, minTime time.Duration, samples int) (ams, bms, ratio float64, err error) {
+	reps := func(p *e2e.Program, params map[string]int64) (int, error) {
+		_, ns, err := p.Run(ctx, set.Inputs, params, 3)
+		return int(float64(minTime.Nanoseconds())/max(ns, 1)) + 2, err
+	}
+	aReps, err := reps(a, aParams)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	bReps, err := reps(b, bParams)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	var as, bs, rs []float64
+	for i := 0; i < samples; i++ {
+		_, ns, err := a.Run(ctx, set.Inputs, aParams, aReps)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		at := measured(a, ns) / 1e6
+		if _, ns, err = b.Run(ctx, set.Inputs, bParams, bReps); err != nil {
+			return 0, 0, 0, err
+		}
+		bt := measured(b, ns) / 1e6
+		as, bs, rs = append(as, at), append(bs, bt), append(rs, at/bt)
+	}
+	return median(as), median(bs), median(rs), nil
 }
 
 // liveFraction returns the fraction of all iterations that the pipeline kept (the "MAC
@@ -356,20 +445,31 @@ func isTransformer(m *realmodel.Model) bool {
 }
 
 func timeRunner(ctx context.Context, p *e2e.Program, set realmodel.DataSet, params map[string]int64, minTime time.Duration, samples int) (float64, error) {
+	a, err := timeSamples(ctx, p, set, params, minTime, samples)
+	return a.g, err
+}
+
+// timeSamples times p alone: the median and best samples and the CPU time per call of each
+// thread (the onnxruntime fields stay zero).
+func timeSamples(ctx context.Context, p *e2e.Program, set realmodel.DataSet, params map[string]int64, minTime time.Duration, samples int) (alternating, error) {
+	var a alternating
 	_, ns, err := p.Run(ctx, set.Inputs, params, 3)
 	if err != nil {
-		return 0, err
+		return a, err
 	}
 	reps := int(float64(minTime.Nanoseconds())/max(ns, 1)) + 2
 	var ts []float64
 	for i := 0; i < samples; i++ {
 		_, ns, err := p.Run(ctx, set.Inputs, params, reps)
 		if err != nil {
-			return 0, err
+			return a, err
 		}
 		ts = append(ts, measured(p, ns)/1e6)
+		a.gSplit = addSplit(a.gSplit, p.ThreadCPU, 1e-6/float64(samples))
 	}
-	return median(ts), nil
+	a.g = median(ts)
+	a.gBest = ts[0]
+	return a, nil
 }
 
 func cpuName() string {
@@ -409,10 +509,10 @@ func cpuName() string {
 func pipelineCheck(rows []realRow) {
 	worst, worstName, over := 0.0, "", 0
 	for _, r := range rows {
-		if r.failed != "" || r.nodie <= 0 {
+		if r.failed != "" || r.pipe <= 0 {
 			continue
 		}
-		q := r.die / r.nodie
+		q := r.pipe
 		if q > worst {
 			worst, worstName = q, r.name
 		}

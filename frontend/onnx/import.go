@@ -39,6 +39,9 @@ type importer struct {
 	unfoldable  map[*ir.Value]bool
 	// outputs are the ONNX names of the graph outputs.
 	outputs map[string]bool
+	// declDims are the declared dims of the graph's inputs and outputs, by ONNX name: a
+	// dim_param's name, a dim_value in decimal, "" when neither
+	declDims map[string][]string
 	// dims binds the symbolic dims of the graph inputs (WithDim)
 	dims *kit.Dims
 	// rows holds the products of symbolic dims and the merged rows of multi-head attention
@@ -156,6 +159,21 @@ func (im *importer) importGraph(gp *onnxpb.GraphProto) error {
 	im.outputs = map[string]bool{}
 	for _, o := range gp.Output {
 		im.outputs[o.GetName()] = true
+	}
+	im.declDims = map[string][]string{}
+	for _, vi := range append(append([]*onnxpb.ValueInfoProto(nil), gp.Input...), gp.Output...) {
+		var ds []string
+		for _, d := range vi.GetType().GetTensorType().GetShape().GetDim() {
+			switch {
+			case d.GetDimParam() != "":
+				ds = append(ds, d.GetDimParam())
+			case d.GetValue() != nil:
+				ds = append(ds, fmt.Sprint(d.GetDimValue()))
+			default:
+				ds = append(ds, "")
+			}
+		}
+		im.declDims[vi.GetName()] = ds
 	}
 	plan := &qdqPlan{}
 	if !im.cfg.floatQDQ {

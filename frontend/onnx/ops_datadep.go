@@ -26,8 +26,8 @@ func init() {
 	noteOp("Unique", dd+"computed at import when its input is known at compile time (sorted or in order of appearance, with axis); "+
 		"else, without axis, a bounded dim (at most the element count) returned as an extra output")
 	noteOp("NonMaxSuppression", dd+"computed at import when boxes and scores are known at compile time; else a bounded dim "+
-		"(at most batches × classes × min(max_output_boxes_per_class, boxes)) returned as an extra output, the greedy selection "+
-		"unrolled one box per step (at most 512 boxes); the limits and thresholds must be known at compile time")
+		"(at most batches × classes × min(max_output_boxes_per_class, boxes)) returned as an extra output, the greedy selection by "+
+		"the algorithm ops argsort and nms (any bounded number of boxes, O(N·log N + N·k)); the limits and thresholds must be known at compile time")
 	noteOp("Compress", dd+"a gather with constant indices when the condition is known at compile time; else a bounded dim (at most its length) returned as an extra output")
 }
 

@@ -331,13 +331,6 @@ func importSlice(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
-		var symStart, symEnd bool
-		starts, symStart = splitSym(symStarts)
-		ends, symEnd = splitSym(symEnds)
-		if symStart || symEnd {
-			fillSym(attrs, "sym_starts", symStarts)
-			fillSym(attrs, "sym_ends", symEnds)
-		}
 		if c.HasInput(3) {
 			if axes, err = c.RequireInts(3, "axes"); err != nil {
 				return err
@@ -347,6 +340,16 @@ func importSlice(c *nodeCtx) error {
 			if steps, err = c.RequireInts(4, "steps"); err != nil {
 				return err
 			}
+		}
+		if symEnds, err = clampBoundedEnds(c, x, symStarts, symEnds, axes, steps); err != nil {
+			return err
+		}
+		var symStart, symEnd bool
+		starts, symStart = splitSym(symStarts)
+		ends, symEnd = splitSym(symEnds)
+		if symStart || symEnd {
+			fillSym(attrs, "sym_starts", symStarts)
+			fillSym(attrs, "sym_ends", symEnds)
 		}
 	}
 	attrs["starts"], attrs["ends"] = ir.IntsAttr(starts...), ir.IntsAttr(ends...)

@@ -134,11 +134,33 @@ func importTopK(c *nodeCtx) error {
 	return e.Done()
 }
 
+// argsortMin is the longest axis TopK ranks by comparing every pair (sort_rank, n² work
+// that vectorizes); longer axes are sorted by argsort.
+const argsortMin = 64
+
 // topKRanked ranks every element along axis (sort_rank) and scatters the elements and their
 // positions to the first k ranks (k may be symbolic): values named vname and indices named
 // iname (iname "": no indices, nil).
 func (e *emitter) topKRanked(x *ir.Value, axis int, k volume.Aff, desc int64, vname, iname string) (*ir.Value, *ir.Value) {
 	r := x.Type.Rank()
+	if n, err := e.boundOf(x.Type.Shape[axis]); err == nil && n > argsortMin && axis == r-1 && !x.Type.Elem.IsUnsigned() {
+		// a long last axis: argsort's O(n·log n) instead of sort_rank's n² comparisons
+		ind := e.Op("argsort", "", ir.Attrs{"descending": ir.IntAttr(desc)}, x)
+		if !k.Equal(x.Type.Shape[axis]) {
+			attrs := ir.Attrs{"axes": ir.IntsAttr(int64(axis)), "starts": ir.IntsAttr(0), "ends": ir.IntsAttr(0)}
+			if kc, ok := k.IsConst(); ok {
+				attrs["ends"] = ir.IntsAttr(kc)
+			} else {
+				attrs["sym_ends"] = ir.StringsAttr(k.String())
+			}
+			ind = e.Op("slice", "", attrs, ind)
+		}
+		vals := e.Op("gather_elements", vname, ir.Attrs{"axis": ir.IntAttr(int64(axis))}, x, ind)
+		if iname == "" {
+			return vals, nil
+		}
+		return vals, e.Op("identity", iname, nil, ind)
+	}
 	rank := e.Op("sort_rank", "", ir.Attrs{"axis": ir.IntAttr(int64(axis)), "descending": ir.IntAttr(desc)}, x, x)
 	out := ir.TensorType{Elem: x.Type.Elem, Shape: append([]volume.Aff(nil), x.Type.Shape...)}
 	out.Shape[axis] = k

@@ -55,6 +55,10 @@ type Program struct {
 	// CPU is the process CPU time per call (ns) of the last Run, beside the wall time Run
 	// returns: on a loaded machine it is the steadier measure.
 	CPU float64
+	// ThreadCPU is the CPU time per call (ns) of each thread of the process over the timed
+	// calls of the last Run: the calling thread first, then the others (the default pool's
+	// workers) by thread id; empty where the driver cannot read them.
+	ThreadCPU []float64
 	// Profile holds, after a Run of a profiling build, the cycles of each op's kernel over the
 	// timed calls (graph op order), then of the whole calls.
 	Profile []int64
@@ -187,9 +191,13 @@ func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[strin
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if f := strings.Fields(lines[0]); len(f) > 0 {
 		ns, _ = strconv.ParseFloat(f[0], 64)
-		p.CPU = 0
+		p.CPU, p.ThreadCPU = 0, nil
 		if len(f) > 1 {
 			p.CPU, _ = strconv.ParseFloat(f[1], 64)
+		}
+		for _, s := range f[min(len(f), 2):] {
+			c, _ := strconv.ParseFloat(s, 64)
+			p.ThreadCPU = append(p.ThreadCPU, c)
 		}
 	}
 	p.Profile = nil
@@ -224,7 +232,7 @@ func (p *Program) Run(ctx context.Context, inputs []*ir.Tensor, params map[strin
 
 // Driver returns the C source of a driver for g: it reads in<i>.bin from the directory argv[1],
 // calls the entry argv[2] times, writes out<i>.bin and prints the mean nanoseconds per call,
-// wall time then process CPU time.
+// wall time then process CPU time, then the CPU time of each thread (the calling thread first).
 // argv[3..] are the output sizes in bytes, then the symbolic dims.
 func Driver(g *ir.Graph, mod *lower.Module) string {
 	var sb strings.Builder
@@ -239,7 +247,24 @@ func Driver(g *ir.Graph, mod *lower.Module) string {
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
 #include "model.h"
+
+/* the CPU time (ns) of each thread of the process, by thread id: Linux's clock of a thread
+ * is ((~tid) << 3) | 6 (CPUCLOCK_SCHED of one thread, as pthread_getcpuclockid makes it) */
+static int thread_cpu(long *tid, double *ns, int max) {
+  DIR *d = opendir("/proc/self/task"); struct dirent *e; int k = 0;
+  if (!d) return 0;
+  while ((e = readdir(d)) && k < max) {
+    if (e->d_name[0] == '.') continue;
+    long t = atol(e->d_name); struct timespec ts;
+    if (clock_gettime((clockid_t)((~(unsigned)t << 3) | 6), &ts) != 0) continue;
+    int j = k++;
+    for (; j > 0 && tid[j - 1] > t; j--) { tid[j] = tid[j - 1]; ns[j] = ns[j - 1]; }
+    tid[j] = t; ns[j] = ts.tv_sec * 1e9 + ts.tv_nsec;
+  }
+  closedir(d); return k;
+}
 
 static void *load(const char *dir, const char *name, long *size) {
   char path[4096]; snprintf(path, sizeof path, "%%s/%%s", dir, name);
@@ -293,10 +318,13 @@ int main(int argc, char **argv) {
 		profReset = fmt.Sprintf("  %s_profile(0);\n", mod.Entry)
 	}
 	fmt.Fprintf(&sb, `  struct timespec t0, t1, c0, c1; int rc = 0;
+  long tid0[64], tid1[64]; double tc0[64], tc1[64]; int nt0, nt1;
   rc = %[1]s(%[2]s); /* warm-up */
-%[3]s  clock_gettime(CLOCK_MONOTONIC, &t0); clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+%[3]s  nt0 = thread_cpu(tid0, tc0, 64);
+  clock_gettime(CLOCK_MONOTONIC, &t0); clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   for (long r = 1; r < reps && rc == 0; r++) rc = %[1]s(%[2]s);
   clock_gettime(CLOCK_MONOTONIC, &t1); clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+  nt1 = thread_cpu(tid1, tc1, 64);
   if (rc != 0) { fprintf(stderr, "entry returned %%d\n", rc); return 10 + rc; }
   double ns = reps > 1 ? ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (reps - 1) : 0;
   double cpu = reps > 1 ? ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / (reps - 1) : 0;
@@ -306,7 +334,14 @@ int main(int argc, char **argv) {
     if (!f || fwrite(out%d, 1, outsz%d, f) != (size_t)outsz%d) { perror(path); return 2; } fclose(f); }
 `, i, i, i, i)
 	}
-	sb.WriteString("  printf(\"%.1f %.1f\\n\", ns, cpu);\n")
+	sb.WriteString(`  printf("%.1f %.1f", ns, cpu);
+  { long me = (long)getpid(); /* the calling thread first */
+    for (int pass = 0; pass < 2; pass++) for (int i = 0; i < nt1; i++) {
+      if ((tid1[i] == me) != (pass == 0)) continue;
+      double before = 0; for (int j = 0; j < nt0; j++) if (tid0[j] == tid1[i]) before = tc0[j];
+      printf(" %.1f", reps > 1 ? (tc1[i] - before) / (reps - 1) : 0); } }
+  printf("\n");
+`)
 	if mod.Profile {
 		// the counters of the timed calls, on a second line
 		fmt.Fprintf(&sb, "  { static int64_t c[%d]; int64_t n = %s_profile(c);\n"+

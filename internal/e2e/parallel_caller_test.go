@@ -5,11 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/value"
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphc/graphc/internal/e2e"
@@ -113,8 +115,9 @@ int main(void) {
 `
 
 // TestCallerThreading is issue 33's caller test: a C program passes ENTRY_parallel a pool of
-// its own, which must see every parallel region of the call (one per call of a split kernel
-// in ENTRY_parallel, counted in the module) and no thread must start; NULL runs serially in the
+// its own, which must see every parallel region of the call (the parallel-for calls of each
+// split kernel that ENTRY_parallel calls, counted in the module: a convolution's tiles and its
+// border nest are two) and no thread must start; NULL runs serially in the
 // calling thread; ENTRY runs on the default pool of GRAPHC_NUM_THREADS threads (51 calls),
 // then from
 // three threads at once (sharing the pool). The outputs of every run must have the same bits.
@@ -129,8 +132,22 @@ func TestCallerThreading(t *testing.T) {
 	require.NoError(t, err)
 	mod, err := lower.Lower(context.Background(), g, lower.Config{Target: tgt, Entry: "m", Threads: lower.ThreadsPool})
 	require.NoError(t, err)
-	// the regions: calls in m_parallel that pass its threads on
-	regions := 0
+	// the regions: the parallel-for calls (through a function pointer) in the split kernels
+	// that m_parallel calls with its threads, once per call
+	pfCalls := func(f *llvm.Func) int {
+		k := 0
+		for _, blk := range f.Blocks {
+			for _, inst := range blk.Insts {
+				if c, ok := inst.(*llvm.InstCall); ok {
+					if _, direct := c.Callee.(*llvm.Func); !direct {
+						k++
+					}
+				}
+			}
+		}
+		return k
+	}
+	regions, split := 0, 0
 	for _, f := range mod.LLVM.Funcs {
 		if f.Name() != "m_parallel" {
 			continue
@@ -138,17 +155,17 @@ func TestCallerThreading(t *testing.T) {
 		th := f.Params[len(f.Params)-1]
 		for _, blk := range f.Blocks {
 			for _, inst := range blk.Insts {
-				if c, ok := inst.(*llvm.InstCall); ok && len(c.Args) > 0 {
-					for _, a := range c.Args {
-						if a == th {
-							regions++
-						}
-					}
+				if c, ok := inst.(*llvm.InstCall); ok && slices.Contains(c.Args, value.Value(th)) {
+					k, ok := c.Callee.(*llvm.Func)
+					require.True(t, ok, "m_parallel calls %s with its threads", c.Callee.Ident())
+					require.True(t, strings.HasSuffix(k.Name(), ".par"), "m_parallel calls %s with its threads", k.Name())
+					regions += pfCalls(k)
+					split++
 				}
 			}
 		}
 	}
-	require.GreaterOrEqual(t, regions, 4, "split kernels (conv, relu, pool, matmul, softmax)")
+	require.GreaterOrEqual(t, split, 4, "split kernels (conv, relu, pool, matmul, softmax)")
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.ll"), []byte(mod.String()), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.h"), []byte(mod.Header), 0o644))

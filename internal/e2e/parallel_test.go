@@ -165,3 +165,62 @@ func parallelCases(t *testing.T, graphs int, gen func(*rand.Rand) *ir.Graph) ([]
 	}
 	return cases, wants
 }
+
+// kindsGraph has a kernel of each kind that is split over threads in regions of its own: a
+// channels-first to channels-last transpose (split over rows) and a 2-D one (split over whole
+// blocks of its read dim), padding copies split along their guards (one region per part), a
+// convolution whose tiles leave a border nest (two regions), and an elementwise tanh.
+const kindsGraph = `graph @k(%x: f32[1, 21, 19, 37], %m: f32[37, 45], %s: f32[1, 8, 9, 11], %c: f32[1, 16, 13, 13], %w: f32[24, 16, 3, 3]) {
+  %t = transpose(%x) {perm = [0, 2, 3, 1]} : f32[1, 19, 37, 21]
+  %u = transpose(%m) : f32[45, 37]
+  %p0 = pad(%s) {pads = [0, 0, 1, 2, 0, 0, 1, 0], value = -1.0} : f32[1, 8, 11, 13]
+  %p1 = pad(%p0) {mode = "edge", pads = [0, 0, 2, 0, 0, 0, 0, 1]} : f32[1, 8, 13, 14]
+  %p2 = pad(%p1) {mode = "reflect", pads = [0, 0, 1, 1, 0, 0, 1, 1]} : f32[1, 8, 15, 16]
+  %y = conv(%c, %w) {pads = [1, 1, 1, 1]} : f32[1, 24, 13, 13]
+  %e = tanh(%y) : f32[1, 24, 13, 13]
+  return %t, %u, %p2, %e
+}`
+
+// TestParallelKinds runs kindsGraph with every kernel split into its smallest chunks at 1-4
+// threads (checkThreadCounts: the same bits at every count, the evaluator's values), and
+// requires that the transposes, the padding copies split along their guards and the
+// convolution with a border nest were split.
+func TestParallelKinds(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	g, err := ir.Parse(kindsGraph)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(7, 33))
+	byName := map[string]*ir.Tensor{}
+	var inputs []*ir.Tensor
+	for _, in := range g.Inputs {
+		s, _ := in.Type.StaticShape()
+		tt := e2e.RandomTensor(r, in.Type.Elem, s)
+		inputs = append(inputs, tt)
+		byName[in.Name] = tt
+	}
+	want, err := eval.Run(g, byName)
+	require.NoError(t, err)
+	m := e2e.Host()
+	m.Threads, m.SplitAll = lower.ThreadsPool, true
+	cfg, err := m.Config()
+	require.NoError(t, err)
+	mod, err := lower.Lower(context.Background(), g, cfg)
+	require.NoError(t, err)
+	kinds := map[string]int{}
+	for _, op := range mod.Entries[0].Plan.Ops {
+		if !op.Split {
+			continue
+		}
+		for _, k := range []string{"transpose", "guard-split", "+border"} {
+			if strings.Contains(op.Strategy, k) {
+				kinds[k]++
+			}
+		}
+	}
+	require.Equal(t, 2, kinds["transpose"], "split transposes")
+	require.Positive(t, kinds["guard-split"], "split padding copies")
+	require.Positive(t, kinds["+border"], "split convolutions with a border nest")
+	checkThreadCounts(t, e2e.Host(), []*e2e.Case{{Graph: g, Inputs: inputs}}, [][]*ir.Tensor{want}, 1e-5, 1e-5)
+}

@@ -1,0 +1,125 @@
+package graphc_test
+
+// This file runs the committed detector (testdata/detect/tiny_ssd: torchvision's SSD
+// postprocessing, exported by models/export.py --set tiny-detect, with onnxruntime's outputs
+// written by models/ort_refs.py) as compiled code for x86-64 and as Hexagon v67 code under
+// qemu: the same number of boxes, the same labels in the same order, boxes and scores within
+// the tolerance of the compiled transcendental functions, on an image with some detections,
+// one that reaches the 40-box limit and one where no box passes the score threshold.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphc/graphc"
+	"github.com/graphc/graphc/internal/e2e"
+	"github.com/graphc/graphc/internal/realmodel"
+	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
+)
+
+func TestTinySSDMatchesORT(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	m, err := realmodel.Load("testdata/detect", "tiny_ssd")
+	require.NoError(t, err)
+	counts := checkDetector(t, m, true, true)
+	require.True(t, counts[0] && counts[40], "an image without detections and one at the limit (40): %v", counts)
+}
+
+// TestCachedDetectorsMatchORT runs the detectors models/export.py --set detect wrote into
+// $GRAPHC_MODELS_DETECT (~/.cache/graphc-models-detect) with onnxruntime's outputs
+// (models/ort_refs.py); it skips the models without them. GRAPHC_DETECT=1 runs it (minutes of
+// compilation per model).
+func TestCachedDetectorsMatchORT(t *testing.T) {
+	if os.Getenv("GRAPHC_DETECT") == "" {
+		t.Skip("GRAPHC_DETECT=1 runs the cached detectors")
+	}
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	root := os.Getenv("GRAPHC_MODELS_DETECT")
+	if root == "" {
+		home, _ := os.UserHomeDir()
+		root = filepath.Join(home, ".cache", "graphc-models-detect")
+	}
+	names, err := realmodel.List(root)
+	if err != nil || len(names) == 0 {
+		t.Skipf("no detectors in %s", root)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			m, err := realmodel.Load(root, name)
+			require.NoError(t, err)
+			if m.Reference != "onnxruntime-node" {
+				t.Skip("no onnxruntime outputs (models/ort_refs.py)")
+			}
+			checkDetector(t, m, false, false)
+		})
+	}
+}
+
+// checkDetector compiles detector m, runs its data sets (through the evaluator when eval, as
+// x86-64 code, and as Hexagon v67 code under qemu when hexagon) and compares the boxes,
+// scores and labels with m's outputs; it returns the box counts seen.
+func checkDetector(t *testing.T, m *realmodel.Model, evaluate, hexagon bool) map[int]bool {
+	ctx := context.Background()
+	res, err := graphc.Compile(ctx, m.Path, graphc.WithPipeline(detectPipeline))
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Graph.Bounded)
+	dir := t.TempDir()
+	prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
+	require.NoError(t, err)
+	counts := map[int]bool{}
+	check := func(what string, set realmodel.DataSet, raw []*ir.Tensor) {
+		got, err := e2e.TrimBounded(res.Graph, nil, raw)
+		require.NoError(t, err)
+		want := set.Outputs
+		n := want[1].Shape[0]
+		counts[int(n)] = true
+		require.Equal(t, want[0].Shape, got[0].Shape, "%s %s: boxes", what, set.Name)
+		require.Equal(t, want[2].I, got[2].I, "%s %s: labels", what, set.Name)
+		require.NoError(t, e2e.Compare(got[0], want[0], 1e-4, 1e-3, nil), "%s %s: boxes", what, set.Name)
+		require.NoError(t, e2e.Compare(got[1], want[1], 1e-4, 1e-5, nil), "%s %s: scores", what, set.Name)
+	}
+	if evaluate {
+		ref, err := graphc.Load(ctx, m.Path)
+		require.NoError(t, err)
+		for _, set := range m.Sets {
+			outs, err := eval.Run(ref, map[string]*ir.Tensor{m.InputNames[0]: set.Inputs[0]})
+			require.NoError(t, err)
+			check("evaluator", set, outs)
+		}
+	}
+	var cases []*e2e.Case
+	for _, set := range m.Sets {
+		raw, _, err := prog.Run(ctx, set.Inputs, e2e.AtBounds(res.Graph, nil), 1)
+		require.NoError(t, err)
+		check("x86-64", set, raw)
+		cases = append(cases, &e2e.Case{Graph: res.Graph, Inputs: set.Inputs})
+	}
+	if !hexagon {
+		return counts
+	}
+	hm := e2e.HexagonScalar()
+	hp, err := e2e.BuildBatch(ctx, filepath.Join(dir, hm.String()), hm, cases)
+	require.NoError(t, err)
+	if !e2e.CanRun(t, hm) {
+		return counts
+	}
+	for i, r := range hp.Run(ctx) {
+		require.NoError(t, r.Err)
+		require.Zero(t, r.Status)
+		check(hm.String(), m.Sets[i], r.Outputs)
+	}
+	return counts
+}
+
+// detectPipeline is the detectors' pipeline: the default but known-values, whose analysis
+// of every op in the space of a detector's 270 bounded dims takes minutes (issue 35's note).
+const detectPipeline = "remove-empty,fold-constants,die,fuse,dce,channels-last"

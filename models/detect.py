@@ -1,0 +1,92 @@
+"""torchvision detectors with random weights for issue 35 (export.py --set detect).
+
+Each detector is wrapped so that it takes one image tensor [1, 3, H, W] and returns the first
+image's (boxes, scores, labels). With random weights a classification head gives every class
+about the same score, so the heads' last layers are scaled (HeadScale) to spread the scores:
+some boxes pass the score threshold and some do not.
+"""
+
+import torch
+import torchvision
+
+
+class Detector(torch.nn.Module):
+    """images [1, 3, H, W] → boxes [n, 4], scores [n], labels [n] of the first image."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        out = self.model([x[0]])[0]
+        return out["boxes"], out["scores"], out["labels"]
+
+
+def calibrate(model, run, hw):
+    """Sets every BatchNorm's running statistics from random images: with torchvision's
+    initial statistics (mean 0, variance 1) the activations of random weights vanish layer by
+    layer (1e-13 at SSDlite's first head input), so every score would be the same."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.momentum = None  # a cumulative average
+            m.reset_running_stats()
+    g = torch.Generator().manual_seed(1)
+    model.train()
+    with torch.no_grad():
+        for _ in range(4):
+            run(torch.rand((2, 3, hw, hw), generator=g))
+    model.eval()
+
+
+def ssdlite320():
+    torch.manual_seed(0)
+    m = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
+    calibrate(m, lambda x: m.head(list(m.backbone(x).values())), 320)
+    # calibrated, the class scores of a random image spread around 1/91: 0.02 keeps about
+    # 12,000 of the 3234 × 90 candidates (under 300 per class, so TopK's k is the count) and
+    # NMS runs over all of them
+    m.score_thresh = 0.02
+    return Detector(m)
+
+
+def fasterrcnn_mobilenet320():
+    torch.manual_seed(0)
+    m = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None)
+    return Detector(m.eval())
+
+
+def retinanet():
+    torch.manual_seed(0)
+    m = torchvision.models.detection.retinanet_resnet50_fpn(weights=None, weights_backbone=None)
+    return Detector(m.eval())
+
+
+class _TinyBackbone(torch.nn.Module):
+    """Two feature maps (8×8 and 4×4 for a 64×64 image) from three small convolutions."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, 4, 1), torch.nn.ReLU())
+        self.c2 = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, 2, 1), torch.nn.ReLU())
+        self.c3 = torch.nn.Sequential(torch.nn.Conv2d(16, 16, 3, 2, 1), torch.nn.ReLU())
+
+    def forward(self, x):
+        a = self.c2(self.c1(x))
+        return {"0": a, "1": self.c3(a)}
+
+
+def tiny_ssd(score_thresh=0.2):
+    """torchvision's SSD (the same postprocessing as ssdlite320: per-class NonZero, TopK with
+    k = min(count, 300) and the batched NMS in an If) around a tiny backbone, 6 classes, 64×64
+    images: small enough to commit with its onnxruntime outputs (testdata/detect)."""
+    from torchvision.models.detection.anchor_utils import DefaultBoxGenerator
+    from torchvision.models.detection.ssd import SSD
+
+    torch.manual_seed(0)
+    anchors = DefaultBoxGenerator([[2], [2, 3]])
+    m = SSD(_TinyBackbone(), anchors, (64, 64), num_classes=6, score_thresh=score_thresh,
+            detections_per_img=40, topk_candidates=30, image_mean=[0.5] * 3, image_std=[0.25] * 3)
+    with torch.no_grad():
+        for p in m.head.classification_head.parameters():
+            p.mul_(6)  # spread the class scores so that the threshold decides
+    return Detector(m.eval())
