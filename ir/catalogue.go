@@ -152,13 +152,7 @@ func MakeOp(params []string, kind, name string, operands []*Value, attrs Attrs) 
 	}
 	op := &Op{Kind: kind, Name: name, Attrs: full, Operands: append([]*Value(nil), operands...)}
 	b := &Builder{Op: op, Params: params}
-	// builders do their shape and index arithmetic in volume, which panics on overflow (a Tile
-	// of 2^61 repeats): attributes come from models, so that is an error about the model
-	var err error
-	if perr := volume.Try(func() { err = def.Build(b) }); perr != nil {
-		return nil, fmt.Errorf("%s: %w", kind, perr)
-	}
-	if err != nil {
+	if err := def.Build(b); err != nil {
 		return nil, err
 	}
 	if op.Body == nil || len(op.Access) != len(operands) {
@@ -166,6 +160,11 @@ func MakeOp(params []string, kind, name string, operands []*Value, attrs Attrs) 
 	}
 	op.Domain = op.Full
 	op.Result = &Value{Type: b.Result, Def: op}
+	// builders do their shape and index arithmetic in volume, whose values record an overflow
+	// (a Tile of 2^61 repeats): attributes come from models, so that is an error about the model
+	if err := op.VolumeErr(); err != nil {
+		return nil, fmt.Errorf("%s: %w", kind, err)
+	}
 	return op, nil
 }
 
@@ -256,4 +255,54 @@ func attrNames(d *OpDef) string {
 		return "none"
 	}
 	return strings.Join(n, ", ")
+}
+
+// VolumeErr returns the first volume error value among op's sets, maps and affine expressions
+// (its full domain and domain, accesses, and result and operand shapes), or nil. volume records
+// a computation that gave up in the value it returns: code that builds or rewrites an op with
+// volume checks the op before using it.
+func (op *Op) VolumeErr() error {
+	var shapes [][]volume.Aff
+	if op.Result != nil {
+		shapes = append(shapes, op.Result.Type.Shape)
+	}
+	for _, o := range op.Operands {
+		if o != nil {
+			shapes = append(shapes, o.Type.Shape)
+		}
+	}
+	for _, sh := range shapes {
+		if err := AffsErr(sh); err != nil {
+			return err
+		}
+	}
+	if err := volume.FirstErr(op.Full, op.Domain); err != nil {
+		return err
+	}
+	for _, acc := range append([]Access{op.Out}, op.Access...) {
+		if err := acc.ApproxMap.Err(); err != nil {
+			return err
+		}
+		for _, p := range acc.Pieces {
+			if err := AffsErr(p.Index); err != nil {
+				return err
+			}
+			for _, c := range p.Guard {
+				if err := c.Aff.Err(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// AffsErr returns the error of the first volume error value among as, or nil.
+func AffsErr(as []volume.Aff) error {
+	for _, a := range as {
+		if err := a.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -45,9 +45,14 @@ func ConstRegions(t *Tensor, params []string) (regions []ConstRegion, reason str
 		return c.regions, c.reason
 	}
 	constRegionMu.Unlock()
-	err := volume.Try(func() { regions, reason = constRegions(t, params) })
-	if err != nil {
-		regions, reason = nil, ""
+	regions, reason = constRegions(t, params)
+	for _, r := range regions {
+		if r.Region.Err() != nil {
+			// volume gave up on a region: no description (the conservative answer: every
+			// element is unknown)
+			regions, reason = nil, ""
+			break
+		}
 	}
 	constRegionMu.Lock()
 	if len(constRegionCache) >= maxConstRegionCache {

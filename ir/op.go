@@ -246,9 +246,10 @@ func (op *Op) ElementMap(params []string, k int) volume.Map {
 	return op.OutMap(params).IntersectDomain(op.Domain).Reverse().ApplyRange(op.AccessMap(params, k))
 }
 
-// IsRestricted reports whether the domain is smaller than the constructor's.
+// IsRestricted reports whether the domain is smaller than the constructor's (when volume gives
+// up: restricted, the answer that keeps every guard).
 func (op *Op) IsRestricted() bool {
-	return !op.Full.IsSubset(op.Domain)
+	return !op.Full.IsSubset(op.Domain).Or(false)
 }
 
 // Graph is an SSA graph of ops over tensor values with symbolic dimensions Params.

@@ -289,7 +289,10 @@ func gatherInBounds(b *Builder, box volume.Set, dims []string, guard []volume.Co
 		region := box.Intersect(volume.SetFromConstraints(params, "", dims, guard))
 		bad := region.Intersect(volume.SetFromConstraints(params, "", dims, []volume.Constraint{volume.LT(v, volume.AffConst(0))})).
 			Union(region.Intersect(volume.SetFromConstraints(params, "", dims, []volume.Constraint{volume.GE(v, extent)})))
-		if !bad.IsEmpty() {
+		if err := bad.Err(); err != nil {
+			return false, err
+		}
+		if !bad.IsEmpty().Or(false) { // unknown: not proven in bounds, an error about the model
 			return false, b.Errorf("invalid: index elements outside [-%s, %s) (iterations %s)", extent.String(), extent.String(), bad.Coalesce())
 		}
 		return true, nil

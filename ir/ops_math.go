@@ -351,7 +351,7 @@ func exactWhere(b *Builder) {
 		where[r.I != 0] = where[r.I != 0].Union(r.Region)
 		covered = covered.Union(r.Region)
 	}
-	if !volume.Box(b.Params, "", nil, cond.Type.Shape).IsSubset(covered) {
+	if !volume.Box(b.Params, "", nil, cond.Type.Shape).IsSubset(covered).Or(false) { // unknown: no description
 		return // a value without a description
 	}
 	at := b.Op.Access[0].Pieces[0].Index // the condition's element at each iteration

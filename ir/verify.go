@@ -99,11 +99,13 @@ func verifyOp(g *Graph, op *Op) (err error) {
 	if op.Domain.NPieces() > 0 && op.Domain.NDim() != op.NDim() {
 		return fmt.Errorf("domain has %d dims, expected %d to match the iterators", op.Domain.NDim(), op.NDim())
 	}
-	var sub bool
-	if e := volume.Try(func() { sub = op.Domain.IsSubset(ref.Full) }); e != nil {
-		return e
+	if err := op.Domain.Err(); err != nil {
+		return fmt.Errorf("domain: %w", err)
 	}
-	if !sub {
+	switch op.Domain.IsSubset(ref.Full) {
+	case volume.Unknown:
+		return fmt.Errorf("%w: whether the domain %s is inside the op's full domain %s", volume.ErrTooComplex, op.Domain, ref.Full)
+	case volume.No:
 		return fmt.Errorf("domain %s is not inside the op's full domain %s", op.Domain, ref.Full)
 	}
 	return nil

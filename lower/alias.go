@@ -10,7 +10,6 @@ import (
 	"github.com/llir/llvm/ir/value"
 
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/volume"
 )
 
 // aliasInfo places a value inside another tensor's buffer: element x of the value is element
@@ -144,7 +143,7 @@ func (ec *entryCtx) writesInPlace(v *ir.Value) bool {
 	kf := ec.formOf(op)
 	if kf.tiles != nil {
 		// unknown: not written in place (the copy writes every element)
-		return volume.Decide(func() bool { return kf.tiles.border == nil && ec.readsOnlyWritten(op) && ec.writesWhole(op) }).Or(false)
+		return kf.tiles.border == nil && ec.readsOnlyWritten(op) && ec.writesWhole(op)
 	}
 	return kf.whole && op.Reduce == ir.ReduceNone && !op.Reduce.IsArg()
 }

@@ -103,6 +103,8 @@ type colGroup struct {
 
 // contraction is the plan of a register-tile kernel.
 type contraction struct {
+	// gaveUp: a volume test of plan could not decide (the plan then does not apply)
+	gaveUp   error
 	nOut, nR int
 	oDims    []int // result dims other than i and j, in order
 	i, j     int
@@ -304,8 +306,8 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes, mr, nv int, roll
 		}
 	}
 	fresh := *c
-	var err error
-	if verr := volume.Try(func() { why, err = c.plan(op) }); verr != nil {
+	why, err := c.plan(op)
+	if verr := c.planErr(); verr != nil {
 		return nil, verr.Error()
 	}
 	if err != nil {
@@ -321,12 +323,37 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes, mr, nv int, roll
 		for _, rows := range []int64{int64(c.mr), int64(c.mr) * (tilePackMinReuse - 1)} {
 			s := fresh
 			s.smallRows = rows
-			if verr := volume.Try(func() { why, err = s.plan(op) }); verr == nil && err == nil && why == "" && s.stream {
+			if why, err := s.plan(op); s.planErr() == nil && err == nil && why == "" && s.stream {
 				c.small = append(c.small, &s)
 			}
 		}
 	}
 	return c, ""
+}
+
+// holds reads the answer of a volume test of plan: an Unknown is recorded in c.gaveUp, which
+// rejects the plan whatever the branch taken.
+func (c *contraction) holds(t volume.Tri, what string) bool {
+	if !t.Known() && c.gaveUp == nil {
+		c.gaveUp = fmt.Errorf("%w: whether %s", volume.ErrTooComplex, what)
+	}
+	return t == volume.Yes
+}
+
+// planErr returns why plan's result cannot be used: a test that gave up, or a volume value
+// (the tile's affine bounds, the ops' domains) that is an error value.
+func (c *contraction) planErr() error {
+	if c.gaveUp != nil {
+		return c.gaveUp
+	}
+	for _, o := range []*ir.Op{c.op, c.border} {
+		if o != nil {
+			if err := o.Domain.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return ir.AffsErr(append([]volume.Aff{c.ilo, c.jlo, c.rlo, c.rhi, c.rowsExt}, c.rlos...))
 }
 
 // readsAvail reports whether the body asks whether operand k is defined (Avail(k)).
@@ -409,7 +436,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	name := dom.TupleName()
 	pset := dom.ProjectOut(c.nOut, c.nR)
 	rset := dom.ProjectOut(0, c.nOut)
-	if pset.IsEmpty() {
+	if c.holds(pset.IsEmpty(), "the domain is empty") {
 		return "empty domain", nil
 	}
 	// the symbolic dims for which the op has iterations: the boxes below are the domain's
@@ -448,11 +475,11 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		keep := volume.SetFromConstraints(params, name, dom.DimNames(), []volume.Constraint{volume.GE(jcut, volume.AffDim(c.j))})
 		in := dom.Intersect(keep).Coalesce()
 		rest := dom.Subtract(keep).Coalesce()
-		if in.IsEmpty() {
+		if c.holds(in.IsEmpty(), "whole tiles have columns") {
 			return "fewer symbolic columns than a tile", nil
 		}
 		c.op = withDomain(op, in)
-		if !rest.IsEmpty() {
+		if !c.holds(rest.IsEmpty(), "columns are left over") {
 			c.border = withDomain(op, rest)
 		}
 		c.orderedBorder = true
@@ -472,7 +499,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	prod := pset.Preimage(proj(0, c.nOut, pset.TupleName())).Intersect(rset.Preimage(proj(c.nOut, c.nR, rset.TupleName())))
 	var rowSet *volume.Set // the reduction set of a tile, parametric in its first row
 	rbox := rset           // the set whose bounds are the reduction's
-	if !prod.IsSubset(dom) {
+	if !c.holds(prod.IsSubset(dom), "the reduction is independent of the result index") {
 		if len(edge) > 0 || symCols {
 			return "the reduction depends on the result index", nil
 		}
@@ -500,7 +527,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	lo := append(append([]volume.Aff(nil), plo...), rlo...)
 	hi := append(append([]volume.Aff(nil), phi...), rhi...)
 	box := affBoxSet(params, name, lo, hi).IntersectParams(ctx)
-	if !box.IsSubset(op.Full.SetTupleName(name)) {
+	if !c.holds(box.IsSubset(op.Full.SetTupleName(name)), "the bounding box is inside the constructor's domain") {
 		return "the bounding box leaves the constructor's domain", nil
 	}
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
@@ -634,7 +661,7 @@ func (c *contraction) planChunks(op *ir.Op, plo, phi, rlo, rhi []volume.Aff) (kc
 func (c *contraction) planClasses(params []string, pset, ctx volume.Set, plo, phi []volume.Aff, nr int64, symCols bool) (string, error) {
 	var err error
 	pbox := affBoxSet(params, pset.TupleName(), plo, phi).IntersectParams(ctx)
-	dense := pbox.IsSubset(pset)
+	dense := c.holds(pbox.IsSubset(pset), "every tile point is live")
 	rowSpans := tileSpans(phi[c.i].Sub(plo[c.i]).AddConst(1), int64(c.mr), false)
 	colSpans := tileSpans(phi[c.j].Sub(plo[c.j]).AddConst(1), nr, symCols)
 	nO := len(c.oDims)
@@ -712,7 +739,7 @@ func (c *contraction) planClasses(params []string, pset, ctx volume.Set, plo, ph
 			if tc.part, err = c.scanTiles(part); err != nil {
 				return "", err
 			}
-			if !part.IsEmpty() {
+			if !c.holds(part.IsEmpty(), "the class has partial tiles") {
 				lbox := volume.SetFromConstraints(lparams, "", make([]string, 2), []volume.Constraint{
 					volume.GE(volume.AffDim(0), volume.AffConst(0)), volume.GE(volume.AffConst(rs.size-1), volume.AffDim(0)),
 					volume.GE(volume.AffDim(1), volume.AffConst(0)), volume.GE(volume.AffConst(cs.size-1), volume.AffDim(1))})
@@ -862,7 +889,7 @@ func dominant(ctx volume.Set, bs []volume.Aff, lower bool) (volume.Aff, bool) {
 			}
 			worse = worse.Union(volume.SetFromConstraints(ctx.Params(), ctx.TupleName(), nil, []volume.Constraint{{Aff: gap}}))
 		}
-		if ctx.Intersect(worse).IsEmpty() {
+		if ctx.Intersect(worse).IsEmpty().Or(false) { // unknown: not dominant
 			return b, true
 		}
 	}
@@ -927,7 +954,7 @@ func (c *contraction) splitRowDependent(op *ir.Op, ilo volume.Aff) (inner, borde
 	prefix := volume.SetFromConstraints(dom.Params(), dom.TupleName(), dom.DimNames(), cons)
 	in := dom.Intersect(prefix).Coalesce()
 	rest := dom.Subtract(prefix).Coalesce()
-	if in.IsEmpty() {
+	if c.holds(in.IsEmpty(), "a tile shares a reduction prefix") {
 		return nil, nil, rows, "no tile shares a reduction prefix"
 	}
 	// the reduction set of the tile whose first row is graphc_ti0
@@ -950,7 +977,7 @@ func (c *contraction) splitRowDependent(op *ir.Op, ilo volume.Aff) (inner, borde
 	}
 	rows = volume.SetFromConstraints(append(dom.Params(), tileParamI0), "", make([]string, 1), rcons)
 	inner = withDomain(op, in)
-	if !rest.IsEmpty() {
+	if !c.holds(rest.IsEmpty(), "rows are left over") {
 		border = withDomain(op, rest)
 	}
 	return inner, border, rows, ""

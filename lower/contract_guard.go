@@ -44,8 +44,11 @@ func splitInterior(op *ir.Op, nOut int, ks []int) (inner, border *ir.Op) {
 		drop[k] = true
 	}
 	inner = specialize(op, drop, true)
-	if bad.IsEmpty() {
+	switch bad.IsEmpty() {
+	case volume.Yes:
 		return inner, nil
+	case volume.Unknown:
+		return nil, nil // volume gave up: no result is known to be interior
 	}
 	ex := make([]volume.Aff, nOut)
 	for d := range ex {
@@ -55,7 +58,7 @@ func splitInterior(op *ir.Op, nOut int, ks []int) (inner, border *ir.Op) {
 	pbad := bad.Apply(toP)
 	dbad := dom.Intersect(pbad.Preimage(toP)).Coalesce()
 	dint := dom.Subtract(dbad).Coalesce()
-	if dint.IsEmpty() {
+	if volume.FirstErr(dint, dbad) != nil || dint.IsEmpty().Or(true) { // unknown: no interior
 		return nil, nil
 	}
 	inner.Domain = dint
@@ -207,7 +210,7 @@ func (c *contraction) readsInBox(op *ir.Op, k int, box volume.Set) string {
 		ext := op.Operands[k].Type.Shape[d]
 		out := volume.SetFromConstraints(params, "", make([]string, nd), []volume.Constraint{volume.GE(volume.AffConst(-1), a)}).
 			Union(volume.SetFromConstraints(params, "", make([]string, nd), []volume.Constraint{volume.GE(a, ext)}))
-		if !box.SetTupleName("").Intersect(out).IsEmpty() {
+		if !c.holds(box.SetTupleName("").Intersect(out).IsEmpty(), "reads stay inside their operand") {
 			return fmt.Sprintf("read %d leaves operand dim %d on the bounding box", k, d)
 		}
 	}
@@ -255,7 +258,7 @@ func (c *contraction) planReduction(op *ir.Op, rset volume.Set, win *volume.Set)
 	}
 	elem := op.Result.Type.Elem
 	part := func(s volume.Set, body *ir.Scalar) error {
-		if s.IsEmpty() {
+		if c.holds(s.IsEmpty(), "a part of the reduction is empty") {
 			return nil
 		}
 		ast, err := scan(s)
@@ -274,7 +277,7 @@ func (c *contraction) planReduction(op *ir.Op, rset volume.Set, win *volume.Set)
 		first = first.Union(volume.SetFromConstraints(rset.Params(), rset.TupleName(), rset.DimNames(), g).Intersect(rset))
 	}
 	rest := rset.Subtract(first)
-	if !first.IsEmpty() && !rest.IsEmpty() {
+	if !c.holds(first.IsEmpty(), "no reduction point is guarded") && !c.holds(rest.IsEmpty(), "every reduction point is guarded") {
 		// every guarded point must come before every other one, so that each result
 		// element is combined in the evaluator's order
 		fmax, err := first.Lexmax()
@@ -285,9 +288,9 @@ func (c *contraction) planReduction(op *ir.Op, rset volume.Set, win *volume.Set)
 		if err != nil {
 			return "", err
 		}
-		a, _ := fmax.Sample()
-		b, _ := rmin.Sample()
-		if !lexLess(a, b) {
+		a, fa := fmax.Sample()
+		b, fb := rmin.Sample()
+		if !c.holds(fa.And(fb), "the extreme points exist") || !lexLess(a, b) {
 			return "guarded reduction points are not first", nil
 		}
 	}

@@ -246,11 +246,8 @@ func (ec *entryCtx) formOf(op *ir.Op) *kernelForm {
 		if cands[i].domain.NPieces() != op.Domain.NPieces() {
 			continue // a cheap filter: only representations with as many pieces are compared
 		}
-		same := false
-		if err := volume.Try(func() { same = cands[i].domain.IsEqual(op.Domain) }); err != nil {
-			same = false // volume gave up comparing: the conservative answer is a form of its own
-		}
-		if same {
+		// unknown: volume gave up comparing, the conservative answer is a form of its own
+		if cands[i].domain.IsEqual(op.Domain).Or(false) {
 			mc.kernels[full] = cands[i]
 			return cands[i]
 		}

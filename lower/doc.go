@@ -199,7 +199,7 @@
 //     overlap, the epilogue chains whose consumers are computed by a contraction's kernel, the
 //     values written in place into their padded copies, and the constants' globals;
 //   - kernels (emitKernel, kernel.go) chooses each op's kernel by the ordered table of kernel
-//     families (kernel_choice.go: algorithm, int-dot, nbits-gemv, register-tiles, guard-split, piece-split, nest;
+//     families (kernel_choice.go: algorithm, int-dot, nbits-gemm, nbits-gemv, register-tiles, guard-split, piece-split, nest;
 //     the first that applies wins) and emits it, or shares the kernel of an earlier op with
 //     the same structural key (dedup.go, which only memoises the choice);
 //   - entry (emitEntry, entry.go) emits the entry, which calls the kernels in op order, and
@@ -216,7 +216,7 @@
 //	  buffer: slot 0
 //	  kernel: main_graph.k2.matmul (shared with op 2)
 //	  strategy: register-tiles 6x64 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
-//	  choice: register-tiles (int-dot: not an i32 sum; nbits-gemv: not a block-quantized weight product over whole rows)
+//	  choice: register-tiles (int-dot: not an i32 sum; nbits-gemm: not a block-quantized weight product over whole rows; nbits-gemv: not a block-quantized weight product over whole rows)
 //	  epilogue: %r3 (relu)
 //
 // Regions print as "whole" or per dim lo..hi, inclusive ([7..7, 0..31]: the last row after

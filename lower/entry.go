@@ -43,6 +43,8 @@ type entryCtx struct {
 	opDomains map[*ir.Op]*domainInfo
 	// dots caches each op's integer dot-product plan and, without one, why (see intDotOf)
 	dots map[*ir.Op]dotPlan
+	// nbits caches each op's matmul_nbits plan, nil without one (see nbitsPlan)
+	nbits map[*ir.Op]*nbitsGEMV
 	// reqs caches requirements()
 	reqs *volume.Set
 	// users lists the ops that read each value, with the operand index

@@ -17,7 +17,6 @@ import (
 	"github.com/llir/llvm/ir/value"
 
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/volume"
 )
 
 // epiChain is the elementwise ops fused into a contraction: ops[0] reads the contraction's
@@ -56,7 +55,7 @@ func (ec *entryCtx) planEpilogues() {
 		// the epilogue runs where the tiles write: that must be every element (DIE may
 		// leave elements at their init value, which the consumer still reads)
 		// unknown: no epilogue (elements left at their init value would skip it)
-		if !volume.Decide(func() bool { return ec.writesWhole(p) }).Or(false) {
+		if !ec.writesWhole(p) {
 			continue
 		}
 		var chain epiChain
@@ -150,14 +149,14 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, v *ir.Value, at int, pos map[*ir.Op]int
 		return false
 	}
 	// unknown: not an epilogue (its own kernel writes what it must)
-	return volume.Decide(func() bool { return !ec.restricted(e) && ec.writesWhole(e) }).Or(false)
+	return !ec.restricted(e) && ec.writesWhole(e)
 }
 
 // restricted reports whether op's domain lacks points of its constructor's domain where the
 // graph's requirements hold (entryCtx.requirements: DIE assumes them, so the domains of
 // dynamic-axes exports carry seq < 1025 that the constructors do not).
 func (ec *entryCtx) restricted(op *ir.Op) bool {
-	return !op.Full.IntersectParams(ec.requirements()).IsSubset(op.Domain)
+	return !op.Full.IntersectParams(ec.requirements()).IsSubset(op.Domain).Or(false) // unknown: restricted
 }
 
 // epiKey returns the kernel key of a contraction with an epilogue chain.

@@ -248,6 +248,9 @@ func (fb *funcBuilder) and1(a, b value.Value) value.Value {
 
 // aff emits a quasi-affine expression; dims are the current values of the iteration dims.
 func (fb *funcBuilder) aff(a volume.Aff, dims []value.Value) value.Value {
+	if err := a.Err(); err != nil {
+		throw(fmt.Errorf("an index expression volume gave up on: %w", err))
+	}
 	var v value.Value = i64(a.Const)
 	for i, c := range a.Dims {
 		if c != 0 {

@@ -45,7 +45,14 @@ func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
 	}
 	var parts []*ir.Op
 	why := ""
-	err := volume.Try(func() {
+	gaveUp := false
+	// empty answers whether s is empty; volume giving up stops the split (checked below)
+	empty := func(s volume.Set) bool {
+		e := s.IsEmpty()
+		gaveUp = gaveUp || !e.Known()
+		return e == volume.Yes
+	}
+	func() {
 		dom := op.Domain
 		used := volume.EmptySet(dom.Params(), dom.TupleName(), dom.DimNames())
 		all := map[int]bool{}
@@ -54,12 +61,12 @@ func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
 		}
 		for _, k := range guarded {
 			g := volume.SetFromConstraints(dom.Params(), dom.TupleName(), dom.DimNames(), op.Access[k].Pieces[0].Guard).Intersect(dom)
-			if !g.Intersect(used).IsEmpty() {
+			if !empty(g.Intersect(used)) {
 				why = "the guards overlap (the body decides which read wins)"
 				return
 			}
 			used = used.Union(g).Coalesce()
-			if g.IsEmpty() {
+			if empty(g) {
 				continue
 			}
 			p := specialize(op, map[int]bool{k: true}, true)
@@ -73,14 +80,17 @@ func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
 			p.Domain = g.Coalesce()
 			parts = append(parts, p)
 		}
-		if rest := dom.Subtract(used).Coalesce(); !rest.IsEmpty() {
+		if rest := dom.Subtract(used).Coalesce(); !empty(rest) {
 			p := specialize(op, all, false)
 			p.Domain = rest
 			parts = append(parts, p)
 		}
-	})
+	}()
+	for _, p := range parts {
+		gaveUp = gaveUp || p.Domain.Err() != nil
+	}
 	switch {
-	case err != nil:
+	case gaveUp:
 		// volume gave up on the guards: the conservative answer is not to split
 		return nil, "the guards are too complex to compare"
 	case why != "":
@@ -133,7 +143,7 @@ func splitPieces(op *ir.Op, params []string) ([]*ir.Op, string) {
 	}
 	var parts []*ir.Op
 	why := "the interior is less than half the results"
-	err := volume.Try(func() {
+	func() {
 		dom := op.Domain
 		name, dims := dom.TupleName(), dom.DimNames()
 		results := dom.ProjectOut(nPar, op.NDim()-nPar)
@@ -188,11 +198,15 @@ func splitPieces(op *ir.Op, params []string) ([]*ir.Op, string) {
 		border := *op
 		border.Domain = dom.Subtract(inner.Domain).Coalesce()
 		parts = []*ir.Op{&inner}
-		if !border.Domain.IsEmpty() {
+		if !border.Domain.IsEmpty().Or(false) { // unknown: the border stays (it may be empty)
 			parts = append(parts, &border)
 		}
-	})
-	if err != nil {
+	}()
+	gaveUp := false
+	for _, p := range parts {
+		gaveUp = gaveUp || p.Domain.Err() != nil
+	}
+	if gaveUp {
 		// volume gave up on the pieces: the conservative answer is not to split
 		return nil, "the pieces are too complex to count"
 	}

@@ -28,15 +28,12 @@ func decideGuards(op *ir.Op) *ir.Op {
 				pieces = append(pieces, p)
 				continue
 			}
-			var g volume.Set
-			nowhere := volume.Decide(func() bool {
-				g = volume.SetFromConstraints(op.Domain.Params(), op.Domain.TupleName(), op.Domain.DimNames(), p.Guard)
-				return op.Domain.Intersect(g).IsEmpty()
-			})
+			g := volume.SetFromConstraints(op.Domain.Params(), op.Domain.TupleName(), op.Domain.DimNames(), p.Guard)
+			nowhere := op.Domain.Intersect(g).IsEmpty()
 			// unknown: the guard may hold somewhere (the piece stays), and may not hold
 			// everywhere (its guard stays)
 			never := nowhere.Or(false)
-			always := nowhere == volume.No && volume.Decide(func() bool { return op.Domain.IsSubset(g) }).Or(false)
+			always := nowhere == volume.No && op.Domain.IsSubset(g).Or(false)
 			switch {
 			case never:
 				changed = true

@@ -135,7 +135,7 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		p.Attrs = append(p.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture, enum.ParamAttrReadOnly)
 		ps = append(ps, p)
 	}
-	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0 || kf.algo}
+	sig := &kernelSig{scratch: op.Reduce.IsArg() || kf.dot != nil && kf.dot.scratch > 0 || kf.nbits != nil && kf.nbits.scratch > 0 || kf.algo}
 	if sig.scratch {
 		sp := llvm.NewParam("scratch", types.I8Ptr)
 		sp.Attrs = append(sp.Attrs, enum.ParamAttrNoAlias, enum.ParamAttrNoCapture)
@@ -292,16 +292,14 @@ func (ec *entryCtx) requirements() volume.Set {
 // writesWhole is entryCtx.writesWhole without the cache; reqs (a set of the symbolic dims
 // without dims, see entryCtx.requirements) restricts the dims considered.
 func writesWhole(op *ir.Op, params []string, reqs volume.Set) bool {
-	return volume.Decide(func() bool {
-		t := op.Result.Type
-		names := make([]string, t.Rank())
-		for i := range names {
-			names[i] = fmt.Sprintf("e%d", i)
-		}
-		box := volume.Box(params, "", names, t.Shape).IntersectParams(reqs)
-		written := op.Domain.Apply(op.OutMap(params)).SetTupleName("").SetDimNames(names)
-		return box.IsSubset(written)
-	}).Or(false) // unknown: the result is initialised first
+	t := op.Result.Type
+	names := make([]string, t.Rank())
+	for i := range names {
+		names[i] = fmt.Sprintf("e%d", i)
+	}
+	box := volume.Box(params, "", names, t.Shape).IntersectParams(reqs)
+	written := op.Domain.Apply(op.OutMap(params)).SetTupleName("").SetDimNames(names)
+	return box.IsSubset(written).Or(false) // unknown: the result is initialised first
 }
 
 // readsOnlyWritten reports whether every element of op's result that anyone reads is one op
@@ -338,21 +336,18 @@ func (ec *entryCtx) readsOnlyWritten(op *ir.Op) bool {
 	}
 	key := string(k.B)
 	ok := true
-	err := volume.Try(func() {
-		params := ec.g.Params
-		written := op.Domain.Apply(op.OutMap(params))
-		for _, u := range ec.users[op.Result] {
-			if !u.op.Body.Reads(u.k) {
-				continue
-			}
-			read := u.op.Domain.Apply(u.op.AccessMap(params, u.k))
-			if !read.IsSubset(written) {
-				ok = false
-				return
-			}
+	params := ec.g.Params
+	written := op.Domain.Apply(op.OutMap(params))
+	for _, u := range ec.users[op.Result] {
+		if !u.op.Body.Reads(u.k) {
+			continue
 		}
-	})
-	ok = ok && err == nil
+		read := u.op.Domain.Apply(u.op.AccessMap(params, u.k))
+		if !read.IsSubset(written).Or(false) { // unknown: not proven, the result is initialised
+			ok = false
+			break
+		}
+	}
 	ec.mc.readsOnly[key] = ok
 	return ok
 }
@@ -438,15 +433,11 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 	}
 	var ast volume.Node
 	var err error
-	if verr := volume.Try(func() {
-		if kb.identityOrder() {
-			di := kb.ec.domainOf(op)
-			ast, err = di.ast, di.scanErr
-			return
-		}
+	if kb.identityOrder() {
+		di := kb.ec.domainOf(op)
+		ast, err = di.ast, di.scanErr
+	} else {
 		ast, err = kb.permutedDomain().Scan()
-	}); verr != nil {
-		err = verr
 	}
 	if err != nil {
 		return fmt.Errorf("scanning the domain %s: %w", op.Domain, err)

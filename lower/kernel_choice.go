@@ -35,6 +35,12 @@ var kernelFamilies = []kernelFamily{
 		"target's dot-product instructions (VNNI, AVX2 pmaddubsw, HVX vrmpy; intdot.go): first, " +
 		"since it is the only family that packs the weights and uses those instructions",
 		planIntDotFamily},
+	{"nbits-gemm", "a product with block-quantized 4- or 8-bit constant weights (matmul_nbits) " +
+		"over whole rows, when there may be many rows (a prefill): each weight dequantized once per " +
+		"chunk into a float panel in scratch, every row run over it in register tiles (nbits_gemm.go); " +
+		"with a symbolic row count, the GEMV form below nbitsGEMMMinRows rows at run time. Before " +
+		"nbits-gemv, which unpacks each weight again for every group of four rows",
+		planNBitsGEMMFamily},
 	{"nbits-gemv", "a product with block-quantized 4- or 8-bit constant weights (matmul_nbits) " +
 		"over whole rows, reading the packed bytes once and unpacking them in registers " +
 		"(nbits.go, nbits_lanes.go): before the register tiles, which would need a float copy of the weights",
@@ -91,8 +97,21 @@ func planIntDotFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 	return ""
 }
 
+func planNBitsGEMMFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
+	nb := ec.nbitsPlan(op)
+	if nb == nil {
+		return "not a block-quantized weight product over whole rows"
+	}
+	if nb.gemm == nil {
+		return nb.gemmWhy
+	}
+	kf.nbits, kf.name = nb, nb.String()
+	kf.whole = ec.writesWhole(op) // it stores every element of its rows: no initialisation
+	return ""
+}
+
 func planNBitsFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
-	nb := nbitsOf(op, ec.g.Params)
+	nb := ec.nbitsPlan(op)
 	if nb == nil {
 		return "not a block-quantized weight product over whole rows"
 	}

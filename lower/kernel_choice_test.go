@@ -22,6 +22,6 @@ func TestKernelFamiliesEndWithNest(t *testing.T) {
 	for _, f := range kernelFamilies {
 		order = append(order, f.name)
 	}
-	require.Equal(t, []string{"algorithm", "int-dot", "nbits-gemv", "register-tiles", "guard-split", "piece-split", "nest"}, order,
+	require.Equal(t, []string{"algorithm", "int-dot", "nbits-gemm", "nbits-gemv", "register-tiles", "guard-split", "piece-split", "nest"}, order,
 		"the order is the precedence of the families (kernel_choice.go says why each stands where it does)")
 }

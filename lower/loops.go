@@ -23,6 +23,9 @@ type astEmitter struct {
 	leaf    func(lev []value.Value) error
 	vl      int
 	vecLeaf func(lev []value.Value) error
+	// remLeaf, when set with vecLeaf, runs the remainder of a vector loop at once: the
+	// count (1 .. vl-1) consecutive values of the innermost level from lev[inner]
+	remLeaf func(lev []value.Value, count value.Value) error
 	// acc, when set, carries a vector accumulator through each vector loop instead of
 	// vecLeaf (a reduction along the innermost dim, see vecAccumulator)
 	acc *vecAccumulator
@@ -160,6 +163,13 @@ func (e *astEmitter) vectorFor(dim int, lo, hi value.Value) error {
 		if h, ok := isConst(hi); ok && (h-l+1)%int64(e.vl) == 0 {
 			return nil // no remainder: the vector loop covers lo..hi
 		}
+	}
+	if e.remLeaf != nil {
+		count := fb.add(fb.sub(hi, iv), i64(1))
+		return fb.ifThen(fb.cur.NewICmp(enum.IPredSGT, count, i64(0)), "vec.rem", func() error {
+			e.lev[dim] = iv
+			return e.remLeaf(e.lev, count)
+		})
 	}
 	return fb.loop(iv, hi, 1, "vec.rem", func(r value.Value) error {
 		e.lev[dim] = r

@@ -266,7 +266,7 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 		return nil, err
 	}
 	ec := &entryCtx{ctx: ctx, mc: mc, g: g, entry: entry, params: abiParams(g), consts: map[*ir.Value]*llvm.Global{},
-		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]dotPlan{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
+		opDomains: map[*ir.Op]*domainInfo{}, dots: map[*ir.Op]dotPlan{}, nbits: map[*ir.Op]*nbitsGEMV{}, users: map[*ir.Value][]use{}, bufKeys: map[*ir.Value]string{}}
 	for _, op := range g.Ops {
 		for k, o := range op.Operands {
 			ec.users[o] = append(ec.users[o], use{op, k})
@@ -345,14 +345,8 @@ func (ec *entryCtx) checkRequired(req map[*ir.Value]volume.Set) error {
 			if !ok || op.Access[k].Approx {
 				continue
 			}
-			var sub bool
-			if err := volume.Try(func() {
-				reads := op.Domain.Apply(op.AccessMap(params, k)).SetTupleName("")
-				sub = reads.IsSubset(r.SetTupleName(""))
-			}); err != nil {
-				continue // a volume failure only loses the check
-			}
-			if !sub {
+			reads := op.Domain.Apply(op.AccessMap(params, k)).SetTupleName("")
+			if reads.IsSubset(r.SetTupleName("")) == volume.No { // unknown: a volume failure only loses the check
 				return fmt.Errorf("op %%%s (%s) reads elements of %%%s outside its required volume %s", op.Result.Name, op.Kind, o.Name, r)
 			}
 		}
@@ -546,13 +540,13 @@ func i8c(v int64) value.Value { return constant.NewInt(types.I8, v) }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
-// lowerPanic carries an error out of deep emission helpers (e.g. an unbound symbolic dim);
-// protect turns it, and the volume package's panics, back into an error.
+// lowerPanic carries an error out of deep emission helpers (e.g. an unbound symbolic dim, an
+// affine expression volume gave up on); protect turns it back into an error.
 type lowerPanic struct{ err error }
 
 func throw(err error) { panic(lowerPanic{err}) }
 
-// protect runs f, converting lowerPanic and volume panics into errors.
+// protect runs f, converting lowerPanic into an error.
 func protect(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -563,9 +557,5 @@ func protect(f func() error) (err error) {
 			panic(r)
 		}
 	}()
-	var inner error
-	if verr := volume.Try(func() { inner = f() }); verr != nil {
-		return verr
-	}
-	return inner
+	return f()
 }

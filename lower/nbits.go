@@ -35,10 +35,78 @@ type nbitsGEMV struct {
 	copyA             bool       // A's row is not contiguous in k (a transpose fused into its access): copied first
 	chunk             int64      // weights per vector step: min(block, 32)
 	rows              volume.Set // the domain at n = k = 0: one point per row
+	// gemv: the GEMV form applies (K is a whole number of chunks); nib its nibble lanes (0:
+	// the widened form; nbits_lanes.go)
+	gemv bool
+	nib  int64
+	// gemm is the blocked-GEMM form (nbits_gemm.go), or nil and why not in gemmWhy
+	gemm    *nbitsGEMM
+	gemmWhy string
+	// scratch is the workspace scratch of the kernel, in bytes: the copies of A's rows of
+	// the GEMV form, or the dequantized panel of the GEMM form (never both at once)
+	scratch int64
 }
 
 func (p *nbitsGEMV) String() string {
+	if p.gemm != nil {
+		return p.gemm.String()
+	}
 	return "nbits-gemv"
+}
+
+// nbitsPlan returns op's matmul_nbits plan for the module (nil: not this kernel), planned
+// once per op: the workspace plan needs its scratch before the kernels are emitted.
+func (ec *entryCtx) nbitsPlan(op *ir.Op) *nbitsGEMV {
+	if p, ok := ec.nbits[op]; ok {
+		return p
+	}
+	p := nbitsOf(op, ec.g.Params)
+	if p != nil && !p.finish(ec.mc) {
+		p = nil
+	}
+	ec.nbits[op] = p
+	return p
+}
+
+// finish chooses p's forms for the module's vectors and sizes its scratch; false when neither
+// form applies.
+func (p *nbitsGEMV) finish(mc *moduleCtx) bool {
+	p.gemv = p.K%p.chunk == 0
+	if p.gemv {
+		p.nib = nbitsNibbleLanes(mc, p)
+	}
+	p.gemm, p.gemmWhy = planNBitsGEMM(mc, p)
+	if !p.gemv && p.gemm == nil {
+		return false
+	}
+	if p.gemm != nil {
+		p.scratch = p.gemm.panelFloats() * 4
+	}
+	if p.gemv && (p.gemm == nil || p.gemm.minRows > 0) {
+		p.scratch = max(p.scratch, int64(p.copyBufs())*p.copyFloats()*4)
+	}
+	return true
+}
+
+// copyBufs is the number of copies of A's rows the GEMV form keeps: one per row of a group
+// (one for a single row: a decode step); 0 when A is read in place.
+func (p *nbitsGEMV) copyBufs() int {
+	if !p.copyA && p.bits != 4 && p.nib == 0 {
+		return 0
+	}
+	if p.singleRow() {
+		return 1
+	}
+	return nbitsRows
+}
+
+// copyFloats is the size of one copy of a row of A, in floats, rounded up to 64 bytes.
+func (p *nbitsGEMV) copyFloats() int64 {
+	n := p.K
+	if p.nib > 0 {
+		n = nbitsCopyFloats(p)
+	}
+	return (n + 15) &^ 15
 }
 
 // nbitsOf returns the plan of op's kernel, or nil when op is not a matmul_nbits this kernel
@@ -153,9 +221,6 @@ func (p *nbitsGEMV) layoutOK(op *ir.Op) bool {
 	// a row of A that is not contiguous in k (the heads of an attention output, transposed and
 	// merged by a fused reshape) is gathered into a contiguous copy per row
 	p.copyA = !row(op.Access[0].Pieces[0].Index, k)
-	if p.K%p.chunk != 0 {
-		return false
-	}
 	kb := (p.K + p.block - 1) / p.block
 	perByte := 8 / p.bits
 	want := []volume.Aff{
@@ -178,23 +243,20 @@ func (p *nbitsGEMV) layoutOK(op *ir.Op) bool {
 // domainOK checks that the domain is its rows times every column and k, and keeps the rows.
 func (p *nbitsGEMV) domainOK(op *ir.Op, params []string) bool {
 	nd, kd := p.lead, p.lead+1
-	var rows volume.Set
-	ok := volume.Decide(func() bool {
-		dims := op.Domain.DimNames()
-		fix := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
-			volume.EQ(volume.AffDim(nd), volume.AffConst(0)), volume.EQ(volume.AffDim(kd), volume.AffConst(0))})
-		rows = op.Domain.Intersect(fix)
-		exprs := make([]volume.Aff, len(dims))
-		for d := range exprs {
-			exprs[d] = volume.AffDim(d)
-		}
-		exprs[nd], exprs[kd] = volume.AffConst(0), volume.AffConst(0)
-		toRow := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: op.Domain.TupleName(), Exprs: exprs}.Map()
-		box := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
-			volume.GE(volume.AffDim(nd), volume.AffConst(0)), volume.LT(volume.AffDim(nd), volume.AffConst(p.N)),
-			volume.GE(volume.AffDim(kd), volume.AffConst(0)), volume.LT(volume.AffDim(kd), volume.AffConst(p.K))})
-		return rows.Preimage(toRow).Intersect(box).IsEqual(op.Domain)
-	}).Or(false) // unknown: not this kernel (another family plans the op)
+	dims := op.Domain.DimNames()
+	fix := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
+		volume.EQ(volume.AffDim(nd), volume.AffConst(0)), volume.EQ(volume.AffDim(kd), volume.AffConst(0))})
+	rows := op.Domain.Intersect(fix)
+	exprs := make([]volume.Aff, len(dims))
+	for d := range exprs {
+		exprs[d] = volume.AffDim(d)
+	}
+	exprs[nd], exprs[kd] = volume.AffConst(0), volume.AffConst(0)
+	toRow := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: op.Domain.TupleName(), Exprs: exprs}.Map()
+	box := volume.SetFromConstraints(params, op.Domain.TupleName(), dims, []volume.Constraint{
+		volume.GE(volume.AffDim(nd), volume.AffConst(0)), volume.LT(volume.AffDim(nd), volume.AffConst(p.N)),
+		volume.GE(volume.AffDim(kd), volume.AffConst(0)), volume.LT(volume.AffDim(kd), volume.AffConst(p.K))})
+	ok := rows.Preimage(toRow).Intersect(box).IsEqual(op.Domain).Or(false) // unknown: not this kernel (another family plans the op)
 	if ok {
 		p.rows = rows
 	}
@@ -204,28 +266,59 @@ func (p *nbitsGEMV) domainOK(op *ir.Op, params []string) bool {
 // nbitsColumns is the number of columns a step computes (sharing A's loads).
 const nbitsColumns = 4
 
-// emitNBits emits the kernel: for each row of p.rows, A's row is copied (4-bit: each chunk's
-// even elements, then its odd ones, the order of the weights' low and high nibbles; or when
-// it is not contiguous), then the columns run in steps of nbitsColumns (then one by one),
-// each a loop over the blocks.
+// emitNBits emits the kernel over the rows of p.rows: the GEMM form (nbits_gemm.go) or the
+// GEMV form, or both with a count of the rows choosing one at run time.
 func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 	fb := kb.fb
-	op := kb.op
 	if fb.mc.vecBytes >= 64 && fb.mc.spec.VectorFromCPU {
 		fb.wideVectors()
 	}
-	var ast volume.Node
-	var err error
+	// the rows: the domain's lead dims (n and k projected out)
+	ast, err := p.rows.ProjectOut(p.lead, 2).Scan() // volume giving up comes back from Scan
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.gemm == nil:
+		return kb.emitNBitsGEMV(p, ast)
+	case p.gemm.minRows == 0:
+		return kb.emitNBitsGEMM(p, ast)
+	}
+	count := kb.entryAlloca(types.I64)
+	fb.cur.NewStore(i64(0), count)
+	e := &astEmitter{fb: fb, lev: make([]value.Value, p.lead)}
+	e.leaf = func([]value.Value) error {
+		fb.cur.NewStore(fb.add(fb.cur.NewLoad(types.I64, count), i64(1)), count)
+		return nil
+	}
+	if err := e.emit(ast); err != nil {
+		return err
+	}
+	many := fb.cur.NewICmp(enum.IPredSGE, fb.cur.NewLoad(types.I64, count), i64(p.gemm.minRows))
+	if err := fb.ifThen(many, "nbits.gemm", func() error { return kb.emitNBitsGEMM(p, ast) }); err != nil {
+		return err
+	}
+	few := fb.cur.NewICmp(enum.IPredSLT, fb.cur.NewLoad(types.I64, count), i64(p.gemm.minRows))
+	return fb.ifThen(few, "nbits.gemv", func() error { return kb.emitNBitsGEMV(p, ast) })
+}
+
+// emitNBitsGEMV emits the GEMV form: for each row, A's row is copied into the scratch (4-bit:
+// each chunk's even elements, then its odd ones, the order of the weights' low and high
+// nibbles, or nibble lanes; or when it is not contiguous), then the columns run in steps of
+// nbitsColumns (then one by one), each a loop over the blocks. Consecutive rows of the
+// innermost lead dim run in groups of nbitsRows sharing each unpacked block of weights.
+func (kb *kernelBuilder) emitNBitsGEMV(p *nbitsGEMV, ast volume.Node) error {
+	fb := kb.fb
+	op := kb.op
 	lanes := p.chunk
 	if p.bits == 4 {
 		lanes = p.chunk / 2 // a chunk's low nibbles and its high nibbles, each a vector
 	}
-	nib := kb.nbitsNibbleLanes(p)
+	nib := p.nib
 	if nib > 0 {
 		lanes = nib
 	}
 	vt := types.NewVector(uint64(lanes), types.Float)
-	copyA := p.copyA || p.bits == 4
 	// per column: the sum of the blocks' scaled sums, and the block's sum, lo and hi halves
 	accs := make([][2]value.Value, max(nbitsColumns, nbitsNibbleColumns))
 	for c := range accs {
@@ -239,32 +332,16 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 			blocks[c][h] = kb.entryAlloca(vt)
 		}
 	}
-	// the rows: the domain's lead dims (n and k projected out); consecutive rows of the
-	// innermost one run in groups of nbitsRows sharing each unpacked block of weights
-	lead := p.rows
-	if err := volume.Try(func() { lead = p.rows.ProjectOut(p.lead, 2) }); err != nil {
-		return err
-	}
-	ast, err = lead.Scan()
-	if err != nil {
-		return err
-	}
+	// A's row copies: in the workspace scratch (a row of K = 11008 floats is 43 KiB)
 	var bufs []*view
-	if copyA {
-		// one buffer per row of a group (one for a single row: a decode step)
-		nbufs := 1
-		if !p.singleRow() {
-			nbufs = nbitsRows
-		}
-		for r := 0; r < nbufs; r++ {
-			at := types.NewArray(uint64(p.K), types.Float)
-			if nib > 0 {
-				at = types.NewArray(uint64(nbitsCopyFloats(p)), types.Float)
-			}
-			ptr := fb.cur.NewGetElementPtr(at, kb.entryAlloca(at), i64(0), i64(0))
-			bufs = append(bufs, &view{v: op.Operands[0], ptr: ptr, lo: []value.Value{i64(0)}, ext: []value.Value{i64(p.K)}, strides: []value.Value{i64(1)}})
+	if n := p.copyBufs(); n > 0 {
+		base := fb.cur.NewBitCast(kb.scratch, types.NewPointer(types.Float))
+		for r := 0; r < n; r++ {
+			ptr := fb.cur.NewGetElementPtr(types.Float, base, i64(int64(r)*p.copyFloats()))
+			bufs = append(bufs, &view{v: op.Operands[0], ptr: ptr, lo: []value.Value{i64(0)}, ext: []value.Value{i64(p.copyFloats())}, strides: []value.Value{i64(1)}})
 		}
 	}
+	copyA := len(bufs) > 0
 	group := func(lev []value.Value, nrows int) error {
 		var rows []nbitsRow
 		for r := 0; r < nrows; r++ {

@@ -25,8 +25,7 @@ import (
 
 // nbitsNibbleLanes returns the i32 lanes of the nibble-lane form of p's kernel, or 0 when it
 // does not apply (not 4-bit, Hexagon, no float vectors, or K not a whole number of vectors).
-func (kb *kernelBuilder) nbitsNibbleLanes(p *nbitsGEMV) int64 {
-	mc := kb.fb.mc
+func nbitsNibbleLanes(mc *moduleCtx, p *nbitsGEMV) int64 {
 	if p.bits != 4 || !mc.vecFloat || mc.vecBytes < 16 || strings.HasPrefix(mc.tgt.Triple, "hexagon") {
 		return 0
 	}

@@ -87,6 +87,10 @@ func (ec *entryCtx) planBuffers() *bufPlan {
 			b := &planBuf{op: op, start: i, end: i, fixed: d.scratch}
 			p.bufs = append(p.bufs, b)
 			p.scratch[op] = b
+		} else if nb := ec.nbitsPlan(op); nb != nil && nb.scratch > 0 {
+			b := &planBuf{op: op, start: i, end: i, fixed: nb.scratch}
+			p.bufs = append(p.bufs, b)
+			p.scratch[op] = b
 		}
 		if outs[op.Result] || ec.alias[op.Result] != nil {
 			continue // an aliased value lives in its target's buffer

@@ -307,7 +307,7 @@ func bytesString(n int64) string {
 //	  buffer: slot 0
 //	  kernel: main_graph.k0.matmul
 //	  strategy: register-tiles 8x48 i=0 j=1 kc=0 classes=1 parts=1 +epilogue(1)
-//	  choice: register-tiles (int-dot: not an i32 sum; nbits-gemv: not a block-quantized weight product over whole rows)
+//	  choice: register-tiles (int-dot: not an i32 sum; nbits-gemm: not a block-quantized weight product over whole rows; nbits-gemv: not a block-quantized weight product over whole rows)
 //	  epilogue: %R (relu)
 //	op 1 %R = relu f32[48, 96]
 //	  region: whole

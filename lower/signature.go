@@ -2,7 +2,7 @@
 // (inputs, outputs, element types, shapes as functions of the symbolic dims, the symbolic dims
 // in argument order, the weights file it takes, the requirements it checks), returned by
 // `const char *ENTRY_signature(void)`, so that a loader (package modelrt) can call a module it
-// knows nothing else about.
+// knows nothing else about. Package abi defines the document.
 
 package lower
 
@@ -15,76 +15,20 @@ import (
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 
+	"github.com/graphc/graphc/abi"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
 
-// SignatureVersion is the "abi" field of the signature; a loader refuses another.
-const SignatureVersion = 1
-
-// Signature is the JSON document ENTRY_signature returns. Package modelrt reads the same
-// document with its own types (it does not import the compiler).
-type Signature struct {
-	ABI      int            `json:"abi"`
-	Entry    string         `json:"entry"`
-	Triple   string         `json:"triple"`
-	Params   []string       `json:"params"`
-	Inputs   []SignatureArg `json:"inputs"`
-	Outputs  []SignatureArg `json:"outputs"`
-	Weights  *SignatureW    `json:"weights,omitempty"`
-	Requires string         `json:"requires,omitempty"`
-	// Profile: the entry counts cycles in globals and is not re-entrant (Config.Profile).
-	Profile bool `json:"profile,omitempty"`
-	// Bounded lists the dims the entry computes (bounded.go): not arguments, their outputs are
-	// allocated at the bounds and the values come back in the outputs named here.
-	Bounded []SignatureBounded `json:"bounded,omitempty"`
-}
-
-// SignatureBounded is a bounded dim: Param's value, in [0, Bound], is output #Output.
-type SignatureBounded struct {
-	Param  string `json:"param"`
-	Bound  int64  `json:"bound"`
-	Output int    `json:"output"`
-}
-
-// SignatureArg is one input or output: its model name, element type (ir.DType's name) and
-// shape, one extent per dim.
-type SignatureArg struct {
-	Name  string            `json:"name"`
-	DType string            `json:"dtype"`
-	Shape []SignatureExtent `json:"shape"`
-}
-
-// SignatureExtent is a quasi-affine extent over the symbolic dims:
-// C + Σ P[name]·name + Σ F[i].K·floor(F[i].N / F[i].D).
-type SignatureExtent struct {
-	C int64             `json:"c"`
-	P map[string]int64  `json:"p,omitempty"`
-	F []SignatureFloorT `json:"f,omitempty"`
-}
-
-// SignatureFloorT is K·floor(N / D).
-type SignatureFloorT struct {
-	K int64           `json:"k"`
-	N SignatureExtent `json:"n"`
-	D int64           `json:"d"`
-}
-
-// SignatureW describes the weights file the entry takes after the workspace.
-type SignatureW struct {
-	Bytes       int64  `json:"bytes"`
-	Fingerprint string `json:"fingerprint"` // 0x%016x
-}
-
 // signatureOf builds the signature of entry over g.
-func signatureOf(g *ir.Graph, entry, triple string, params []string, w *Weights, profile bool) (*Signature, error) {
-	s := &Signature{ABI: SignatureVersion, Entry: entry, Triple: triple, Params: append([]string{}, params...),
+func signatureOf(g *ir.Graph, entry, triple string, params []string, w *Weights, profile bool) (*abi.Signature, error) {
+	s := &abi.Signature{ABI: abi.Version, Entry: entry, Triple: triple, Params: append([]string{}, params...),
 		Requires: requirements(g), Profile: profile}
 	if s.Params == nil {
 		s.Params = []string{}
 	}
-	arg := func(v *ir.Value) (SignatureArg, error) {
-		a := SignatureArg{Name: v.Name, DType: v.Type.Elem.String(), Shape: []SignatureExtent{}}
+	arg := func(v *ir.Value) (abi.Arg, error) {
+		a := abi.Arg{Name: v.Name, DType: v.Type.Elem.String(), Shape: []abi.Extent{}}
 		for d, e := range v.Type.Shape {
 			x, err := signatureExtent(e)
 			if err != nil {
@@ -109,22 +53,22 @@ func signatureOf(g *ir.Graph, entry, triple string, params []string, w *Weights,
 		s.Outputs = append(s.Outputs, a)
 	}
 	for _, b := range g.Bounded {
-		s.Bounded = append(s.Bounded, SignatureBounded{Param: b.Param, Bound: b.Bound, Output: b.Output})
+		s.Bounded = append(s.Bounded, abi.Bounded{Param: b.Param, Bound: b.Bound, Output: b.Output})
 	}
 	if w != nil {
-		s.Weights = &SignatureW{Bytes: w.Size, Fingerprint: fmt.Sprintf("0x%016x", w.Fingerprint)}
+		s.Weights = &abi.Weights{Bytes: w.Size, Fingerprint: fmt.Sprintf("0x%016x", w.Fingerprint)}
 	}
 	return s, nil
 }
 
 // signatureExtent converts an extent; extents do not depend on iteration dims.
-func signatureExtent(a volume.Aff) (SignatureExtent, error) {
+func signatureExtent(a volume.Aff) (abi.Extent, error) {
 	for _, c := range a.Dims {
 		if c != 0 {
-			return SignatureExtent{}, fmt.Errorf("extent %v depends on an iteration dim", a)
+			return abi.Extent{}, fmt.Errorf("extent %v depends on an iteration dim", a)
 		}
 	}
-	x := SignatureExtent{C: a.Const}
+	x := abi.Extent{C: a.Const}
 	for _, p := range a.Params {
 		if x.P == nil {
 			x.P = map[string]int64{}
@@ -136,7 +80,7 @@ func signatureExtent(a volume.Aff) (SignatureExtent, error) {
 		if err != nil {
 			return x, err
 		}
-		x.F = append(x.F, SignatureFloorT{K: f.Coef, N: n, D: f.Den})
+		x.F = append(x.F, abi.FloorTerm{K: f.Coef, N: n, D: f.Den})
 	}
 	return x, nil
 }

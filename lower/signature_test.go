@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphc/graphc/abi"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/lower"
 )
@@ -43,16 +44,16 @@ func TestSignature(t *testing.T) {
 	// the module holds the same JSON, NUL-terminated, in its private constant
 	quoted := strings.NewReplacer(`"`, `\22`).Replace(string(js))
 	assert.Contains(t, text, `c"`+quoted+`\00"`)
-	var sig lower.Signature
+	var sig abi.Signature
 	require.NoError(t, json.Unmarshal(js, &sig))
-	assert.Equal(t, lower.SignatureVersion, sig.ABI)
+	assert.Equal(t, abi.Version, sig.ABI)
 	assert.Equal(t, "net", sig.Entry)
 	assert.Equal(t, []string{"N"}, sig.Params)
 	require.Len(t, sig.Inputs, 2)
 	assert.Equal(t, "x", sig.Inputs[0].Name)
 	assert.Equal(t, "f32", sig.Inputs[0].DType)
-	assert.Equal(t, []lower.SignatureExtent{{P: map[string]int64{"N": 1}}, {C: 3}}, sig.Inputs[0].Shape)
-	assert.Equal(t, []lower.SignatureExtent{{P: map[string]int64{"N": 2}}, {C: 3}}, sig.Outputs[0].Shape)
+	assert.Equal(t, []abi.Extent{{P: map[string]int64{"N": 1}}, {C: 3}}, sig.Inputs[0].Shape)
+	assert.Equal(t, []abi.Extent{{P: map[string]int64{"N": 2}}, {C: 3}}, sig.Outputs[0].Shape)
 	assert.Equal(t, "i1", sig.Outputs[1].DType)
 	assert.Nil(t, sig.Weights)
 

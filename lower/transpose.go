@@ -82,13 +82,9 @@ func planTranspose(op *ir.Op, vecBytes int) *transposePlan {
 	if dc < 0 || dw < 0 || dc == dw || accessStride(in, dc) != strideOther || accessStride(out, dw) != strideOther {
 		return nil
 	}
-	var lo, hi []int64
-	if verr := volume.Try(func() {
-		var err error
-		if lo, hi, err = constBounds(op.Domain); err != nil || !boxSet(nil, op.Domain.TupleName(), lo, hi).IsSubset(op.Domain) {
-			lo = nil
-		}
-	}); verr != nil || lo == nil {
+	lo, hi, err := constBounds(op.Domain)
+	// unknown: not a box, no block transpose
+	if err != nil || lo == nil || !boxSet(nil, op.Domain.TupleName(), lo, hi).IsSubset(op.Domain).Or(false) {
 		return nil
 	}
 	if hi[dc]-lo[dc]+1 < int64(vl) || hi[dw]-lo[dw]+1 < int64(vl) {

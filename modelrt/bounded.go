@@ -11,14 +11,6 @@ import (
 	"math"
 )
 
-// BoundedDim is a dim the entry computes: Param's value, in [0, Bound], is the scalar int64
-// output #Output.
-type BoundedDim struct {
-	Param  string `json:"param"`
-	Bound  int64  `json:"bound"`
-	Output int    `json:"output"`
-}
-
 // AtBounds returns dims with every bounded dim at its bound: the dims to allocate the outputs
 // of RunInto with.
 func (s *Signature) AtBounds(dims map[string]int64) map[string]int64 {

@@ -1,26 +1,25 @@
 // This file reads the signature a module exports (ENTRY_signature, lower/signature.go): the
-// ABI of its entry as JSON, and evaluates its shapes for given symbolic dims.
+// ABI of its entry as JSON (package abi's document), and evaluates its shapes for given
+// symbolic dims.
 
 package modelrt
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/graphc/graphc/abi"
 	"github.com/graphc/graphc/ir"
 )
 
-// signatureVersion is the "abi" field this package reads (lower.SignatureVersion).
-const signatureVersion = 1
-
 // Signature describes an entry's ABI: its inputs and outputs in argument order, the symbolic
-// dims that are arguments after the outputs, and the weights file it takes.
+// dims that are arguments after the outputs, and the weights file it takes. It is package abi's
+// document with element types and the fingerprint decoded.
 type Signature struct {
-	ABI     int    `json:"abi"`
-	Entry   string `json:"entry"`
-	Triple  string `json:"triple"`
+	ABI     int
+	Entry   string
+	Triple  string
 	Params  []string
 	Inputs  []Arg
 	Outputs []Arg
@@ -50,53 +49,23 @@ type WeightsInfo struct {
 
 // Extent is one extent of a shape: C + Σ P[name]·name + Σ F[i].K·floor(F[i].N / F[i].D) over the
 // symbolic dims.
-type Extent struct {
-	C int64            `json:"c"`
-	P map[string]int64 `json:"p,omitempty"`
-	F []FloorTerm      `json:"f,omitempty"`
-}
+type Extent = abi.Extent
 
 // FloorTerm is K·floor(N / D).
-type FloorTerm struct {
-	K int64  `json:"k"`
-	N Extent `json:"n"`
-	D int64  `json:"d"`
-}
+type FloorTerm = abi.FloorTerm
 
-// wire is the JSON form (dtypes as names, the fingerprint as hex).
-type wire struct {
-	ABI     int      `json:"abi"`
-	Entry   string   `json:"entry"`
-	Triple  string   `json:"triple"`
-	Params  []string `json:"params"`
-	Inputs  []wireArg
-	Outputs []wireArg
-	Weights *struct {
-		Bytes       int64  `json:"bytes"`
-		Fingerprint string `json:"fingerprint"`
-	} `json:"weights"`
-	Requires string       `json:"requires"`
-	Profile  bool         `json:"profile"`
-	Bounded  []BoundedDim `json:"bounded"`
-}
-
-type wireArg struct {
-	Name  string   `json:"name"`
-	DType string   `json:"dtype"`
-	Shape []Extent `json:"shape"`
-}
+// BoundedDim is a dim the entry computes: Param's value, in [0, Bound], is the scalar int64
+// output #Output.
+type BoundedDim = abi.Bounded
 
 // ParseSignature parses the JSON an ENTRY_signature function returns.
 func ParseSignature(text []byte) (*Signature, error) {
-	var w wire
-	if err := json.Unmarshal(text, &w); err != nil {
-		return nil, fmt.Errorf("modelrt: reading the signature: %w", err)
-	}
-	if w.ABI != signatureVersion {
-		return nil, fmt.Errorf("modelrt: signature of ABI version %d, this package reads version %d", w.ABI, signatureVersion)
+	w, err := abi.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("modelrt: %w", err)
 	}
 	s := &Signature{ABI: w.ABI, Entry: w.Entry, Triple: w.Triple, Params: w.Params, Requires: w.Requires, Profile: w.Profile, Bounded: w.Bounded}
-	conv := func(as []wireArg) ([]Arg, error) {
+	conv := func(as []abi.Arg) ([]Arg, error) {
 		var out []Arg
 		for _, a := range as {
 			dt, err := ir.ParseDType(a.DType)
@@ -107,7 +76,6 @@ func ParseSignature(text []byte) (*Signature, error) {
 		}
 		return out, nil
 	}
-	var err error
 	if s.Inputs, err = conv(w.Inputs); err != nil {
 		return nil, err
 	}
@@ -121,60 +89,6 @@ func ParseSignature(text []byte) (*Signature, error) {
 		}
 	}
 	return s, nil
-}
-
-// Eval returns the extent for the given dims; ok is false when a dim it uses is not bound.
-func (e Extent) Eval(dims map[string]int64) (int64, bool) {
-	v := e.C
-	for n, c := range e.P {
-		d, ok := dims[n]
-		if !ok {
-			return 0, false
-		}
-		v += c * d
-	}
-	for _, f := range e.F {
-		num, ok := f.N.Eval(dims)
-		if !ok || f.D <= 0 {
-			return 0, false
-		}
-		q := num / f.D
-		if num%f.D != 0 && num < 0 {
-			q-- // floor, not truncation
-		}
-		v += f.K * q
-	}
-	return v, true
-}
-
-// String prints the extent as graphc prints shapes: 512, N, 2*N + 1, floor((N + 1)/2).
-func (e Extent) String() string {
-	var terms []string
-	names := make([]string, 0, len(e.P))
-	for n := range e.P {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		switch c := e.P[n]; c {
-		case 0:
-		case 1:
-			terms = append(terms, n)
-		default:
-			terms = append(terms, fmt.Sprintf("%d*%s", c, n))
-		}
-	}
-	for _, f := range e.F {
-		t := fmt.Sprintf("floor((%s)/%d)", f.N, f.D)
-		if f.K != 1 {
-			t = fmt.Sprintf("%d*%s", f.K, t)
-		}
-		terms = append(terms, t)
-	}
-	if e.C != 0 || len(terms) == 0 {
-		terms = append(terms, fmt.Sprint(e.C))
-	}
-	return strings.Join(terms, " + ")
 }
 
 // ShapeString prints a shape of extents: [N, 512].

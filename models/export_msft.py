@@ -217,7 +217,9 @@ def rotary_cases():
 I32 = TensorProto.INT32
 
 
-def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=False, softcap=0.0, window=-1, scale=None, bias=False, dyn=False):
+def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=False, softcap=0.0, window=-1, scale=None, bias=False, dyn=False,
+             seqlens=None):
+    """seqlens: seqlens_k per batch row (a ragged batch: row b has seqlens[b] + 1 - S past keys); default P + S - 1."""
     inputs = []
     q, k, v = rnd(B, S, hq * D), rnd(B, S, hkv * D), rnd(B, S, hkv * D)
     if packed:
@@ -231,7 +233,8 @@ def gqa_case(name, B, S, P, hq, hkv, D, rotary=False, interleaved=False, packed=
         names += ["past_k", "past_v"]
     else:
         names += ["", ""]
-    inputs += [("seqlens_k", np.full([B], P + S - 1, np.int32)), ("total", np.array(P + S, np.int32))]
+    sk = np.full([B], P + S - 1, np.int32) if seqlens is None else np.array(seqlens, np.int32)
+    inputs += [("seqlens_k", sk), ("total", np.array(P + S, np.int32))]
     names += ["seqlens_k", "total"]
     inits = {}
     attrs = dict(num_heads=hq, kv_num_heads=hkv)
@@ -269,6 +272,10 @@ def attention_cases():
     yield gqa_case("msft_gqa_window_scale", 1, 6, 3, 2, 1, 8, window=3, scale=0.2)
     yield gqa_case("msft_gqa_bias", 1, 3, 2, 2, 1, 8, bias=True)
     yield gqa_case("msft_gqa_dyn_rotary", 1, 3, 4, 4, 2, 16, rotary=True, dyn=True)
+    # ragged batches: each row's past is seqlens_k[b] + 1 - S long (the longest fills the cache)
+    yield gqa_case("msft_gqa_ragged_decode_rotary", 3, 1, 9, 4, 2, 16, rotary=True, seqlens=[9, 4, 6])
+    yield gqa_case("msft_gqa_ragged_decode_window_softcap", 2, 1, 8, 4, 1, 8, window=3, softcap=2.0, seqlens=[3, 8])
+    yield gqa_case("msft_gqa_ragged_decode_dyn", 4, 1, 6, 2, 2, 16, rotary=True, interleaved=True, dyn=True, seqlens=[6, 0, 2, 5])
     # MultiHeadAttention
     B, S, N, D, P = 2, 3, 2, 8, 4
     q, k, v = rnd(B, S, N * D), rnd(B, S, N * D), rnd(B, S, N * D)
@@ -309,7 +316,36 @@ def onnx_attention_cases():
                [("q", q), ("k", kc), ("v", vc), ("nonpad", np.array([4, 7], np.int64))], [("y", (F, [B, Hq, S, D]))], opset=24)
 
 
-GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases, attention_cases, onnx_attention_cases]
+def merged_cases():
+    """An Optimum-style merged decoder step: an If on the graph input use_cache_branch chooses
+    attention over the past (present = concat(past, new), T = P + S) or without it (the past a
+    dummy, present = new, T = S). The branches' outputs differ in shape, so graphc needs the
+    condition at compile time: one data set per branch (prefill without the cache, decode with
+    it; the conformance runner binds the condition from each set)."""
+    B, H, D = 2, 2, 8
+    Dm = H * D
+    wq, wk, wv, wo = (rnd(Dm, Dm, scale=0.3) for _ in range(4))
+    inits = {"wq": wq, "wk": wk, "wv": wv, "wo": wo}
+
+    def branch(name, past):
+        ins = ["q", "k", "v", ""] + (["past_key", "past_value"] if past else [])
+        att = helper.make_node("Attention", ins, ["y_" + name, "pk_" + name, "pv_" + name], is_causal=1, q_num_heads=H, kv_num_heads=H)
+        outs = [helper.make_tensor_value_info(n + name, F, None) for n in ("y_", "pk_", "pv_")]
+        return helper.make_graph([att], name, [], outs)
+
+    nodes = [helper.make_node("MatMul", ["x", w], [o]) for w, o in (("wq", "q"), ("wk", "k"), ("wv", "v"))]
+    nodes.append(helper.make_node("If", ["use_cache_branch"], ["att", "present_key", "present_value"],
+                                  then_branch=branch("with_past", True), else_branch=branch("without_past", False)))
+    nodes.append(helper.make_node("MatMul", ["att", "wo"], ["y"]))
+    dims = {"x": [B, "S", Dm], "past_key": [B, H, "P", D], "past_value": [B, H, "P", D], "use_cache_branch": [1]}
+    outs = [("y", (F, [B, "S", Dm])), ("present_key", (F, [B, H, "T", D])), ("present_value", (F, [B, H, "T", D]))]
+    for name, S, P, use in (("optimum_merged_prefill", 5, 1, False), ("optimum_merged_decode", 1, 6, True)):
+        inputs = [("x", rnd(B, S, Dm)), ("past_key", rnd(B, H, P, D)), ("past_value", rnd(B, H, P, D)),
+                  ("use_cache_branch", np.array([use], np.bool_))]
+        yield Case(name, nodes, inputs, outs, inits=inits, dims=dims)
+
+
+GROUPS = [norm_cases, act_cases, nbits_cases, rotary_cases, attention_cases, onnx_attention_cases, merged_cases]
 
 
 # ---- a LLaMA-style decoder as onnxruntime-genai's model builder writes it

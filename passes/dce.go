@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/volume"
 )
 
 var dcePass = &Pass{
@@ -32,10 +31,7 @@ func runDCE(ctx context.Context, g *ir.Graph, st *State) error {
 			continue
 		}
 		live[op] = true
-		empty := false
-		if err := volume.Try(func() { empty = op.Domain.IsEmpty() }); err != nil {
-			empty = false
-		}
+		empty := op.Domain.IsEmpty().Or(false) // unknown: the op stays
 		if empty && op.Kind != "fill" {
 			if err := replaceWithFill(g, op); err != nil {
 				return err

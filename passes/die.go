@@ -3,6 +3,7 @@
 package passes
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -46,20 +47,20 @@ func (d *DeadSpace) addKnownZero(kz volume.Set, valid volume.Set) {
 	if kz.NPieces() == 0 {
 		return
 	}
-	if err := volume.Try(func() {
-		d.KnownZero = kz.IntersectParams(valid).Coalesce()
-		if d.Counted {
-			if n, err := d.KnownZero.Card(nil); err == nil {
-				d.KnownZeroCount = n
-				d.Total += n
-			} else {
-				d.Counted = false
-			}
-		}
-	}); err != nil {
+	known := kz.IntersectParams(valid).Coalesce()
+	if known.Err() != nil {
 		// volume gave up: the report records no known-zero iterations (it under-counts
 		// what was removed; the graph is the same)
 		return
+	}
+	d.KnownZero = known
+	if d.Counted {
+		if n, err := d.KnownZero.Card(nil); err == nil {
+			d.KnownZeroCount = n
+			d.Total += n
+		} else {
+			d.Counted = false
+		}
 	}
 }
 
@@ -108,7 +109,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		if found {
 			// dims the region leaves free mean every index; a region that holds no element of
 			// the output at all is a mistake worth a word
-			if r = r.Intersect(box); r.IsEmpty() {
+			if r = r.Intersect(box); r.IsEmpty() == volume.Yes {
 				st.Diags = append(st.Diags, Diagnostic{Op: o.Name, Msg: fmt.Sprintf(
 					"the required region holds no element of the output's index domain %s: nothing is required, every op it depends on is dead", box)})
 			}
@@ -131,31 +132,21 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		if !ok {
 			r = &reqVolume{set: volume.EmptySet(params, "", nil)}
 		}
-		var key string
-		if err := volume.Try(func() {
-			if r.text == "" {
-				r.text = r.set.String()
-			}
-			key = dieKey(&kb, params, r.text, op)
-		}); err != nil {
-			key = ""
+		if r.text == "" {
+			r.text = r.set.String() // an error value's text too: its analysis is approximate, never memoised
 		}
+		key := dieKey(&kb, params, r.text, op)
 		res := memo[key]
 		if res == nil || key == "" {
 			var diags []Diagnostic
 			res, diags = analyzeDIE(op, params, r.set, valid)
 			st.Diags = append(st.Diags, diags...)
 			if key != "" && len(diags) == 0 && !res.approximate {
-				if err := volume.Try(func() {
-					res.reqText = make([]string, len(res.opReq))
-					for k, s := range res.opReq {
-						res.reqText[k] = s.String()
-					}
-				}); err == nil {
-					memo[key] = res
-				} else {
-					res.reqText = nil
+				res.reqText = make([]string, len(res.opReq))
+				for k, s := range res.opReq {
+					res.reqText[k] = s.String()
 				}
+				memo[key] = res
 			}
 		}
 		for k, o := range op.Operands {
@@ -234,37 +225,48 @@ func dieKey(k *ir.StructKey, params []string, rtext string, op *ir.Op) string {
 // op's requirements) and the diagnostics (writes and reads outside the index boxes).
 func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []Diagnostic) {
 	before := op.Domain.IntersectParams(valid)
-	var contrib volume.Set
 	opReq := make([]volume.Set, len(op.Operands))
 	var diags []Diagnostic
-	err := volume.Try(func() {
-		// iterations writing outside the result are a bug in the graph: report them
-		outMap := op.OutMap(params)
-		resBox := boxOf(params, op.Result.Type)
-		if bad := op.Domain.Subtract(resBox.Preimage(outMap)); !bad.IsEmpty() {
+	// gaveUp records the first test volume could not decide: the analysis is then approximate
+	var gaveUp error
+	nonEmpty := func(s volume.Set, what string) bool {
+		e := s.IsEmpty()
+		if !e.Known() && gaveUp == nil {
+			gaveUp = cmp.Or(s.Err(), fmt.Errorf("%w: whether %s", volume.ErrTooComplex, what))
+		}
+		return e == volume.No
+	}
+	// iterations writing outside the result are a bug in the graph: report them
+	outMap := op.OutMap(params)
+	resBox := boxOf(params, op.Result.Type)
+	if bad := op.Domain.Subtract(resBox.Preimage(outMap)); nonEmpty(bad, "it writes outside the result") {
+		iters, elems := bad.Coalesce(), bad.Apply(outMap).Coalesce()
+		gaveUp = cmp.Or(gaveUp, volume.FirstErr(iters, elems))
+		diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
+			"iterations %s of %s write result elements %s outside its index domain %s",
+			iters, op.Kind, elems, resBox)})
+	}
+	contrib := R.Preimage(outMap).Intersect(op.Domain).Coalesce()
+	for k, o := range op.Operands {
+		acc := op.AccessMap(params, k)
+		rk := contrib.Apply(acc)
+		box := boxOf(params, o.Type)
+		if oob := rk.Subtract(box); nonEmpty(oob, "it reads outside an operand") {
+			iters, elems := acc.IntersectDomain(contrib).IntersectRange(oob).Domain().Simplify(), oob.Simplify()
+			gaveUp = cmp.Or(gaveUp, volume.FirstErr(iters, elems))
 			diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
-				"iterations %s of %s write result elements %s outside its index domain %s",
-				bad.Coalesce(), op.Kind, bad.Apply(outMap).Coalesce(), resBox)})
+				"iterations %s of %s access operand #%d %%%s outside its index domain %s (elements %s)",
+				iters, op.Kind, k, o.Name, box, elems)})
+			rk = rk.Intersect(box)
 		}
-		contrib = R.Preimage(outMap).Intersect(op.Domain).Coalesce()
-		for k, o := range op.Operands {
-			acc := op.AccessMap(params, k)
-			rk := contrib.Apply(acc)
-			box := boxOf(params, o.Type)
-			if oob := rk.Subtract(box); !oob.IsEmpty() {
-				iters := acc.IntersectDomain(contrib).IntersectRange(oob).Domain().Simplify()
-				diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
-					"iterations %s of %s access operand #%d %%%s outside its index domain %s (elements %s)",
-					iters, op.Kind, k, o.Name, box, oob.Simplify())})
-				rk = rk.Intersect(box)
-			}
-			if op.Access[k].Approx {
-				diags = append(diags, Diagnostic{Op: op.Result.Name, Note: true, Msg: fmt.Sprintf(
-					"operand #%d %%%s is read through a data-dependent access: its required volume is over-approximated", k, o.Name)})
-			}
-			opReq[k] = rk.Coalesce()
+		if op.Access[k].Approx {
+			diags = append(diags, Diagnostic{Op: op.Result.Name, Note: true, Msg: fmt.Sprintf(
+				"operand #%d %%%s is read through a data-dependent access: its required volume is over-approximated", k, o.Name)})
 		}
-	})
+		opReq[k] = rk.Coalesce()
+		gaveUp = cmp.Or(gaveUp, opReq[k].Err())
+	}
+	err := cmp.Or(gaveUp, contrib.Err())
 	if err != nil {
 		// Conservative fallback: the op stays whole and needs its operands whole.
 		diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf("dead iteration analysis gave up (%v); the op is kept whole", err)})
@@ -274,8 +276,8 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 		}
 	}
 	res := &dieResult{contrib: contrib, opReq: opReq, approximate: err != nil}
-	if err := volume.Try(func() {
-		res.dead = before.Subtract(contrib).Coalesce()
+	if dead := before.Subtract(contrib).Coalesce(); dead.Err() == nil {
+		res.dead = dead
 		if len(params) == 0 {
 			if t, err := before.Card(nil); err == nil {
 				if d, err := res.dead.Card(nil); err == nil {
@@ -283,10 +285,8 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 				}
 			}
 		}
-	}); err != nil {
-		// volume gave up on the dead set: it is reported as not counted (the domain,
-		// contrib, is exact either way)
-		return res, diags
 	}
+	// else volume gave up on the dead set: it is reported as not counted (the domain,
+	// contrib, is exact either way)
 	return res, diags
 }

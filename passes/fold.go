@@ -13,7 +13,6 @@ import (
 
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/ir/eval"
-	"github.com/graphc/graphc/volume"
 )
 
 // MaxFoldBytes bounds the bytes fold-constants materialises in one compile: the sum, over the
@@ -188,15 +187,9 @@ func foldable(op *ir.Op) bool {
 	if _, ok := op.Result.Type.StaticShape(); !ok {
 		return false
 	}
-	var card int64
-	if err := volume.Try(func() {
-		n, err := op.Domain.Card(nil)
-		if err != nil {
-			n = -1
-		}
-		card = n
-	}); err != nil || card < 0 {
-		return false
+	card, err := op.Domain.Card(nil)
+	if err != nil {
+		return false // volume gave up: not folded
 	}
 	return card <= maxFoldIterations
 }
@@ -260,9 +253,8 @@ func evalOp(ctx context.Context, g *ir.Graph, op *ir.Op) (*ir.Tensor, bool) {
 	}
 	one.Ops = []*ir.Op{op}
 	one.Outputs = []*ir.Value{op.Result}
-	var out []*ir.Tensor
-	var err error
-	if perr := volume.Try(func() { out, err = eval.Run(one, nil, eval.WithContext(ctx)) }); perr != nil || err != nil {
+	out, err := eval.Run(one, nil, eval.WithContext(ctx))
+	if err != nil {
 		return nil, false
 	}
 	return out[0], true
@@ -280,12 +272,8 @@ func fillTensor(op *ir.Op) (*ir.Tensor, bool) {
 	if !elem.HasRawLayout() || n < ir.RawThreshold || op.Body.Type != elem {
 		return nil, false
 	}
-	full := false
-	if err := volume.Try(func() {
-		c, err := op.Domain.Card(nil)
-		full = err == nil && c == n
-	}); err != nil || !full {
-		return nil, false
+	if c, err := op.Domain.Card(nil); err != nil || c != n {
+		return nil, false // not full, or volume gave up
 	}
 	one := ir.NewTensor(elem, []int64{1})
 	if elem.IsFloat() {

@@ -154,7 +154,7 @@ func writesEachOnce(g *ir.Graph, p *ir.Op) bool {
 		}
 	}
 	// unknown: not a full-box writer (not fused)
-	return volume.Decide(func() bool { return p.Full.IsEqual(boxOf(g.Params, p.Result.Type).SetDimNames(p.Dims)) }).Or(false)
+	return p.Full.IsEqual(boxOf(g.Params, p.Result.Type).SetDimNames(p.Dims)).Or(false)
 }
 
 func isView(g *ir.Graph, p *ir.Op) bool {
@@ -433,7 +433,7 @@ func canInline(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (availOf int, ok bool) {
 	if avail {
 		for j := range p.Operands {
 			// unknown: not defined everywhere (another operand, or no fusion)
-			if volume.Decide(func() bool { return p.Domain.IsSubset(p.AccessMap(g.Params, j).Domain()) }).Or(false) {
+			if p.Domain.IsSubset(p.AccessMap(g.Params, j).Domain()).Or(false) {
 				availOf = j
 				break
 			}
@@ -443,12 +443,10 @@ func canInline(g *ir.Graph, c *ir.Op, k int, p *ir.Op) (availOf int, ok bool) {
 		}
 	}
 	// each element of p read at most once: the access is injective over c's domain
-	injective := volume.Decide(func() bool {
-		m := c.AccessMap(g.Params, k).IntersectDomain(c.Domain)
-		same := m.ApplyRange(m.Reverse())
-		id := volume.MultiAff{Params: g.Params, InDims: c.Dims, Exprs: identityAffs(c.NDim())}.Map()
-		return same.Subtract(id).IsEmpty()
-	}).Or(false) // unknown: not inlined (an element might be computed twice)
+	m := c.AccessMap(g.Params, k).IntersectDomain(c.Domain)
+	same := m.ApplyRange(m.Reverse())
+	id := volume.MultiAff{Params: g.Params, InDims: c.Dims, Exprs: identityAffs(c.NDim())}.Map()
+	injective := same.Subtract(id).IsEmpty().Or(false) // unknown: not inlined (an element might be computed twice)
 	if !injective {
 		return -1, false
 	}

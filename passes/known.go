@@ -7,6 +7,7 @@
 package passes
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -49,10 +50,9 @@ func runKnownValues(ctx context.Context, g *ir.Graph, st *State) error {
 	kv := &knownValues{g: g, st: st, facts: map[*ir.Value][]KnownRegion{},
 		opt: eval.FoldOptions{AssumeFinite: !st.Opts.NoZeroSkip}, valid: validParams(g)}
 	for _, c := range g.Consts {
-		var fs []KnownRegion
-		var reason string
-		if err := volume.Try(func() { fs, reason = constFacts(c.Data, g.Params) }); err != nil {
-			continue
+		fs, reason := constFacts(c.Data, g.Params)
+		if factsErr(fs) != nil {
+			continue // volume gave up: nothing known about the constant
 		}
 		if fs == nil && reason == "" && !c.Data.Elem.IsFloat() {
 			// an integer constant that is an affine function of its index (position ids)
@@ -69,15 +69,18 @@ func runKnownValues(ctx context.Context, g *ir.Graph, st *State) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var res []KnownRegion
-		var skip volume.Set
-		var done bool
-		if err := volume.Try(func() { res, skip, done = kv.analyze(op) }); err != nil {
+		res, skip, done := kv.analyze(op)
+		var reduced volume.Set
+		if done {
+			reduced = op.Domain.Subtract(skip).Coalesce()
+		}
+		// the analysis decides with exact sets: one that volume gave up on drops it all
+		if err := cmp.Or(factsErr(res), skip.Err(), reduced.Err()); err != nil {
 			st.Diags = append(st.Diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf("known-value analysis gave up (%v)", err)})
 			continue
 		}
 		if done {
-			op.Domain = op.Domain.Subtract(skip).Coalesce()
+			op.Domain = reduced
 			if st.KnownZero == nil {
 				st.KnownZero = map[string]volume.Set{}
 			}
@@ -91,6 +94,16 @@ func runKnownValues(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 	}
 	st.Known = kv.facts
+	return nil
+}
+
+// factsErr returns the error of the first region of fs that is a volume error value.
+func factsErr(fs []KnownRegion) error {
+	for _, f := range fs {
+		if err := f.Region.Err(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -137,17 +150,20 @@ func (kv *knownValues) analyze(op *ir.Op) (res []KnownRegion, skip volume.Set, d
 					continue
 				}
 				a := val.Aff.SubstDims(pieces[0].Index)
+				if a.Err() != nil {
+					continue // volume gave up: nothing known from this fact
+				}
 				val = eval.Affine(a)
 			}
 			r := f.Region.Preimage(acc).Intersect(dom).Coalesce()
-			if !r.IsEmpty() {
+			if !r.IsEmpty().Or(false) { // unknown: an atom that may be empty
 				atoms = append(atoms, atom{k: k, val: val, region: r})
 			}
 		}
 		if usesAvail[k] {
 			def := acc.Domain().Intersect(dom).Coalesce()
 			undef := dom.Subtract(def).Coalesce()
-			if !undef.IsEmpty() {
+			if !undef.IsEmpty().Or(false) { // unknown: atoms that may be empty
 				atoms = append(atoms, atom{k: k, avail: true, val: eval.KnownI(1), region: def},
 					atom{k: k, avail: true, val: eval.KnownI(0), region: undef})
 			}
@@ -181,7 +197,7 @@ func (kv *knownValues) analyze(op *ir.Op) (res []KnownRegion, skip volume.Set, d
 				continue
 			}
 			r := a.region.Intersect(b.region)
-			if r.IsEmpty() {
+			if r.IsEmpty().Or(false) { // unknown: the pair is tried
 				continue
 			}
 			if v := eval1(a, b); v.Known || v.IsPointwise() {
@@ -211,7 +227,7 @@ func (kv *knownValues) analyze(op *ir.Op) (res []KnownRegion, skip volume.Set, d
 			r = r.Subtract(covered)
 		}
 		r = r.Coalesce()
-		if r.IsEmpty() {
+		if r.IsEmpty().Or(false) { // unknown: a region that may be empty
 			continue
 		}
 		regions = append(regions, combo{r, c.val, c.pair, c.avail})
@@ -250,14 +266,14 @@ func (kv *knownValues) analyze(op *ir.Op) (res []KnownRegion, skip volume.Set, d
 		}
 	}
 	skip = skip.Coalesce()
-	if skip.IsEmpty() {
+	if skip.IsEmpty().Or(false) { // unknown: skip is exact (or an error value, which drops it all)
 		return nil, skip, false
 	}
 	// result elements no remaining iteration writes keep the init value
 	left := op.Domain.Subtract(skip)
 	box := boxOf(params, op.Result.Type)
 	untouched := box.Subtract(left.Apply(op.OutMap(params))).Coalesce()
-	if !untouched.IsEmpty() {
+	if !untouched.IsEmpty().Or(false) { // unknown: a fact that may be empty
 		init := eval.KnownF(ir.RoundFloat(op.Result.Type.Elem, op.Init))
 		if !op.Result.Type.Elem.IsFloat() {
 			init = eval.KnownI(ir.IntInit(op.Result.Type.Elem, op.Init))
@@ -288,7 +304,7 @@ func identityOut(op *ir.Op) bool {
 // addFact merges f into fs: regions of the same value are united; at most maxFactsPerValue
 // distinct values are kept.
 func addFact(fs []KnownRegion, f KnownRegion) []KnownRegion {
-	if f.Region.IsEmpty() {
+	if f.Region.IsEmpty().Or(false) { // unknown: a fact that may be empty
 		return fs
 	}
 	for i, g := range fs {

@@ -304,11 +304,9 @@ func reorderOutput(g *ir.Graph, op *ir.Op) error {
 	for a := range names {
 		names[a] = "d" + string(rune('0'+a))
 	}
-	var dom volume.Set
-	if verr := volume.Try(func() {
-		dom = op.Domain.Apply(op.OutMap(g.Params)).SetTupleName("").SetDimNames(names).Coalesce()
-	}); verr != nil {
-		return nil // leave the op alone
+	dom := op.Domain.Apply(op.OutMap(g.Params)).SetTupleName("").SetDimNames(names).Coalesce()
+	if dom.Err() != nil {
+		return nil // volume gave up: leave the op alone
 	}
 	inner := &ir.Value{Type: out.Type, Def: op}
 	c := &ir.Op{

@@ -33,14 +33,8 @@ func padInput(g *ir.Graph, op *ir.Op, nhwcSet map[*ir.Value]bool) (*ir.Op, error
 		if !ok {
 			continue
 		}
-		var p *ir.Op
-		var err error
-		if verr := volume.Try(func() {
-			dropDeadTaps(g.Params, op)
-			p, err = padOp(g, op, k, shape, w, term, !nhwcSet[o])
-		}); verr != nil {
-			return nil, nil
-		}
+		dropDeadTaps(g.Params, op)
+		p, err := padOp(g, op, k, shape, w, term, !nhwcSet[o])
 		if err != nil || p != nil {
 			return p, err
 		}
@@ -90,7 +84,7 @@ func dropDeadTaps(params []string, op *ir.Op) {
 		keep = keep.Union(g.ProjectOut(0, nOut).SetTupleName("").SetDimNames(rdims))
 	}
 	all := dom.ProjectOut(0, nOut).SetTupleName("").SetDimNames(rdims)
-	if all.IsSubset(keep) {
+	if all.IsSubset(keep).Or(true) { // unknown: the domain stays
 		return
 	}
 	ex := make([]volume.Aff, len(rdims))
@@ -98,7 +92,9 @@ func dropDeadTaps(params []string, op *ir.Op) {
 		ex[i] = volume.AffDim(nOut + i)
 	}
 	lift := volume.MultiAff{Params: params, InName: dom.TupleName(), InDims: dom.DimNames(), Exprs: ex}.Map()
-	op.Domain = dom.Intersect(keep.Preimage(lift)).Coalesce()
+	if live := dom.Intersect(keep.Preimage(lift)).Coalesce(); live.Err() == nil { // else volume gave up: the domain stays
+		op.Domain = live
+	}
 }
 
 // paddedTerm finds, among the terms that the body adds, select(avail(k), read(k)·read(w), 0)
@@ -224,6 +220,9 @@ func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar,
 		return nil, nil
 	}
 	gen.Domain = p.Domain.SetDimNames(gen.Dims)
+	if gen.VolumeErr() != nil || ir.AffsErr(toPad) != nil {
+		return nil, nil // volume gave up: the operand is not padded
+	}
 	// op reads the copy, unguarded, and adds x·w
 	op.Operands[k] = gen.Result
 	op.Access[k] = readPad

@@ -69,7 +69,7 @@ func guardedByBounds(params []string, dom volume.Set, dims []string, piece ir.Ac
 	guard := volume.SetFromConstraints(params, dom.TupleName(), dims, piece.Guard)
 	idxMap := volume.MultiAff{Params: params, InName: dom.TupleName(), InDims: dims, Exprs: piece.Index}.Map()
 	inBounds := volume.Box(params, "", nil, shape).Preimage(idxMap)
-	return idxMap, guard.Intersect(dom).IsEqual(inBounds.Intersect(dom))
+	return idxMap, guard.Intersect(dom).IsEqual(inBounds.Intersect(dom)).Or(false) // unknown: not the bounds
 }
 
 // boundsOf returns the smallest and largest value of every dim of a bounded set, or nil when
@@ -89,7 +89,7 @@ func boundsOf(s volume.Set) (lo, hi []int64, err error) {
 		}
 		pmn, ok1 := mn.Sample()
 		pmx, ok2 := mx.Sample()
-		if !ok1 || !ok2 {
+		if ok1 != volume.Yes || ok2 != volume.Yes { // empty, or volume gave up
 			return nil, nil, nil
 		}
 		lo[a], hi[a] = pmn.Coords[0], pmx.Coords[0]

@@ -7,6 +7,7 @@
 package passes
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -97,13 +98,20 @@ func splitTaps(g *ir.Graph, op *ir.Op) ([]*ir.Op, error) {
 		}
 		bias = t.Args[0].Arg
 	}
-	var regions []*ir.Op
-	var err error
-	if verr := volume.Try(func() { regions, err = splitTapsExact(g, op, nOut, k, w, term, bias, shape) }); verr != nil {
+	regions, err := splitTapsExact(g, op, nOut, k, w, term, bias, shape)
+	if errors.Is(err, errTapsGaveUp) {
 		return nil, nil
+	}
+	for _, r := range regions {
+		if r.VolumeErr() != nil {
+			return nil, nil // volume gave up: the op is not split
+		}
 	}
 	return regions, err
 }
+
+// errTapsGaveUp: an exact test of splitTapsExact gave up (the op is not split).
+var errTapsGaveUp = errors.New("channels-last: a volume test gave up")
 
 // splitTapsExact is splitTaps once op's form is known (its padded operand k read in term with
 // the weights w, its bias operand or -1): with exact volume operations, it checks that the
@@ -119,7 +127,7 @@ func splitTapsExact(g *ir.Graph, op *ir.Op, nOut, k, w int, term *ir.Scalar, bia
 		return nil, nil
 	}
 	// the reduction set must be a box (checked below through the domain being one)
-	if !boxSetOf(params, dom.TupleName(), dom.DimNames(), lo, hi).IsSubset(dom) {
+	if !boxSetOf(params, dom.TupleName(), dom.DimNames(), lo, hi).IsSubset(dom).Or(false) { // unknown: not a box
 		return nil, nil
 	}
 	piece := op.Access[k].Pieces[0]
@@ -139,7 +147,7 @@ func splitTapsExact(g *ir.Graph, op *ir.Op, nOut, k, w int, term *ir.Scalar, bia
 			first = first.Intersect(volume.SetFromConstraints(params, dom.TupleName(), dom.DimNames(),
 				[]volume.Constraint{volume.EQ(volume.AffDim(d), volume.AffConst(lo[d]))}))
 		}
-		if !bg.IsEqual(first) {
+		if !bg.IsEqual(first).Or(false) { // unknown: not split
 			return nil, nil
 		}
 	}
@@ -295,7 +303,10 @@ func tapRegion(g *ir.Graph, op *ir.Op, nOut, k, w int, term *ir.Scalar, bias int
 	r.Result.Def = r
 	// check exactly that x is read inside the operand on the region
 	xm := volume.MultiAff{Params: params, InName: rdom.TupleName(), InDims: names, Exprs: r.Access[k].Pieces[0].Index}.Map()
-	if !rdom.IsSubset(volume.Box(params, "", nil, op.Operands[k].Type.Shape).Preimage(xm)) {
+	switch rdom.IsSubset(volume.Box(params, "", nil, op.Operands[k].Type.Shape).Preimage(xm)) {
+	case volume.Unknown:
+		return nil, ir.AccessPiece{}, errTapsGaveUp
+	case volume.No:
 		return nil, ir.AccessPiece{}, fmt.Errorf("channels-last: region of %s reads outside its input", op.Result.Name)
 	}
 	gen, err := ir.ToGeneric(params, r)

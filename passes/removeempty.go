@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/volume"
 )
 
 var removeEmptyPass = &Pass{
@@ -35,7 +34,7 @@ func runRemoveEmpty(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		empty := op.Domain.PlainIsEmpty()
 		if !empty {
-			empty = volume.Decide(func() bool { return op.Domain.IsEmpty() }).Or(false) // unknown: keep the op
+			empty = op.Domain.IsEmpty().Or(false) // unknown: keep the op
 		}
 		if !empty {
 			continue

@@ -56,11 +56,10 @@ func ParseRequirement(g *ir.Graph, text string) (Requirement, error) {
 		}
 		return Requirement{}, fmt.Errorf("--require %q: %w", text, err)
 	}
-	var name string
-	err = volume.Try(func() { name = set.TupleName() })
-	if err != nil {
+	if err := set.SingleSpace(); err != nil {
 		return Requirement{}, fmt.Errorf("--require %q: give exactly one output tuple: %w", text, err)
 	}
+	name := set.TupleName()
 	var outNames []string
 	for _, o := range g.Outputs {
 		outNames = append(outNames, o.Name)

@@ -225,7 +225,7 @@ func zeroSkipHolds(orig, opt *ir.Graph, vals map[*ir.Value]*ir.Tensor, known map
 			}
 			inside := false
 			for _, kr := range regions {
-				if kr.Region.Contains("", idx, nil) {
+				if kr.Region.Contains("", idx, nil) == volume.Yes {
 					inside = true
 					break
 				}

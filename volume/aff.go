@@ -20,6 +20,7 @@ type Aff struct {
 	Dims   []int64     // coefficient of dimension i; trailing zeros trimmed
 	Params []ParamTerm // sorted by name
 	Floors []FloorTerm
+	err    error // an error value: the arithmetic that built it overflowed (see Err)
 }
 
 // ParamTerm is Coef·Name.
@@ -50,26 +51,73 @@ func AffParam(name string) Aff { return Aff{Params: []ParamTerm{{name, 1}}} }
 
 // IsConst reports whether a is a constant, and its value.
 func (a Aff) IsConst() (int64, bool) {
-	if len(a.Dims) == 0 && len(a.Params) == 0 && len(a.Floors) == 0 {
+	if a.err == nil && len(a.Dims) == 0 && len(a.Params) == 0 && len(a.Floors) == 0 {
 		return a.Const, true
 	}
 	return 0, false
 }
 
+// Err returns the error of an error value (arithmetic that left the int64 range: ErrOverflow;
+// a division by a non-positive number: ErrSpaceMismatch), or nil. Arithmetic on an error value
+// gives an error value with its error, and sets built from one are error values.
+func (a Aff) Err() error { return a.err }
+
+// affOp runs f, Aff arithmetic of the package's own (which panics on overflow), on operands:
+// the error value of the first operand that is one, or of f's panic.
+func affOp(f func() Aff, operands ...Aff) Aff {
+	for _, o := range operands {
+		if o.err != nil {
+			return Aff{err: o.err}
+		}
+	}
+	var r Aff
+	if err := try(func() { r = f() }); err != nil {
+		return Aff{err: err}
+	}
+	return r
+}
+
 // Add returns a + b.
-func (a Aff) Add(b Aff) Aff { return a.combine(1, b, 1) }
+func (a Aff) Add(b Aff) Aff { return affOp(func() Aff { return a.add(b) }, a, b) }
 
 // Sub returns a − b.
-func (a Aff) Sub(b Aff) Aff { return a.combine(1, b, -1) }
+func (a Aff) Sub(b Aff) Aff { return affOp(func() Aff { return a.sub(b) }, a, b) }
 
 // AddConst returns a + c.
-func (a Aff) AddConst(c int64) Aff { return a.Add(AffConst(c)) }
+func (a Aff) AddConst(c int64) Aff { return affOp(func() Aff { return a.addConst(c) }, a) }
 
 // Mul returns c·a.
-func (a Aff) Mul(c int64) Aff { return a.combine(c, Aff{}, 0) }
+func (a Aff) Mul(c int64) Aff { return affOp(func() Aff { return a.mul(c) }, a) }
 
 // Neg returns −a.
-func (a Aff) Neg() Aff { return a.Mul(-1) }
+func (a Aff) Neg() Aff { return affOp(func() Aff { return a.neg() }, a) }
+
+// FloorDiv returns floor(a/d) for d > 0 (an error value for d <= 0). Divisions that are exact on
+// every term are folded: floor((2i + 4)/2) = i + 2.
+func (a Aff) FloorDiv(d int64) Aff { return affOp(func() Aff { return a.floorDiv(d) }, a) }
+
+// CeilDiv returns ceil(a/d) = −floor(−a/d).
+func (a Aff) CeilDiv(d int64) Aff { return affOp(func() Aff { return a.ceilDiv(d) }, a) }
+
+// Mod returns a mod d = a − d·floor(a/d), for d > 0.
+func (a Aff) Mod(d int64) Aff { return affOp(func() Aff { return a.mod(d) }, a) }
+
+// SubstDims returns a with dimension i replaced by sub[i].
+func (a Aff) SubstDims(sub []Aff) Aff {
+	return affOp(func() Aff { return a.substDims(sub) }, append([]Aff{a}, sub...)...)
+}
+
+// add, sub, addConst, mul, neg, floorDiv, ceilDiv, mod and substDims are the arithmetic of
+// the package's algorithms: they panic on overflow (guard and affOp turn it into a value).
+func (a Aff) add(b Aff) Aff { return a.combine(1, b, 1) }
+
+func (a Aff) sub(b Aff) Aff { return a.combine(1, b, -1) }
+
+func (a Aff) addConst(c int64) Aff { return a.add(AffConst(c)) }
+
+func (a Aff) mul(c int64) Aff { return a.combine(c, Aff{}, 0) }
+
+func (a Aff) neg() Aff { return a.mul(-1) }
 
 func (a Aff) combine(ca int64, b Aff, cb int64) Aff {
 	r := Aff{Const: addc(mulc(ca, a.Const), mulc(cb, b.Const))}
@@ -151,9 +199,7 @@ func (a Aff) canon() Aff {
 	return a
 }
 
-// FloorDiv returns floor(a/d) for d > 0. Divisions that are exact on every term are folded:
-// floor((2i + 4)/2) = i + 2.
-func (a Aff) FloorDiv(d int64) Aff {
+func (a Aff) floorDiv(d int64) Aff {
 	if d <= 0 {
 		panic(fmt.Errorf("%w: FloorDiv by %d", ErrSpaceMismatch, d))
 	}
@@ -194,15 +240,13 @@ func (a Aff) FloorDiv(d int64) Aff {
 	return Aff{Floors: []FloorTerm{{1, a, d}}}
 }
 
-// CeilDiv returns ceil(a/d) = −floor(−a/d).
-func (a Aff) CeilDiv(d int64) Aff { return a.Neg().FloorDiv(d).Neg() }
+func (a Aff) ceilDiv(d int64) Aff { return a.neg().floorDiv(d).neg() }
 
-// Mod returns a mod d = a − d·floor(a/d), for d > 0.
-func (a Aff) Mod(d int64) Aff { return a.Sub(a.FloorDiv(d).Mul(d)) }
+func (a Aff) mod(d int64) Aff { return a.sub(a.floorDiv(d).mul(d)) }
 
-// Equal reports whether a and b have the same canonical form.
+// Equal reports whether a and b have the same canonical form (an error value equals nothing).
 func (a Aff) Equal(b Aff) bool {
-	if a.Const != b.Const || !slices.Equal(a.Dims, b.Dims) || !slices.Equal(a.Params, b.Params) || len(a.Floors) != len(b.Floors) {
+	if a.err != nil || b.err != nil || a.Const != b.Const || !slices.Equal(a.Dims, b.Dims) || !slices.Equal(a.Params, b.Params) || len(a.Floors) != len(b.Floors) {
 		return false
 	}
 	for i := range a.Floors {
@@ -260,6 +304,9 @@ func (a Aff) ParamNames() []string {
 // Eval evaluates a at the dimension values x with parameter values from param (which reports
 // ok=false for an unbound parameter).
 func (a Aff) Eval(x []int64, param func(string) (int64, bool)) (int64, error) {
+	if a.err != nil {
+		return 0, a.err
+	}
 	v := a.Const
 	ok := true
 	for i, c := range a.Dims {
@@ -309,25 +356,27 @@ func (a Aff) EvalFast(x []int64, pvals map[string]int64) int64 {
 	return v
 }
 
-// SubstDims returns a with dimension i replaced by sub[i].
-func (a Aff) SubstDims(sub []Aff) Aff {
+func (a Aff) substDims(sub []Aff) Aff {
 	r := AffConst(a.Const)
 	for i, c := range a.Dims {
 		if c != 0 {
-			r = r.Add(sub[i].Mul(c))
+			r = r.add(sub[i].mul(c))
 		}
 	}
 	for _, p := range a.Params {
-		r = r.Add(AffParam(p.Name).Mul(p.Coef))
+		r = r.add(AffParam(p.Name).mul(p.Coef))
 	}
 	for _, f := range a.Floors {
-		r = r.Add(f.Num.SubstDims(sub).FloorDiv(f.Den).Mul(f.Coef))
+		r = r.add(f.Num.substDims(sub).floorDiv(f.Den).mul(f.Coef))
 	}
 	return r
 }
 
 // String prints a in isl notation with the given dimension names (d0, d1, … when nil).
 func (a Aff) String(dimNames ...string) string {
+	if a.err != nil {
+		return "(error: " + a.err.Error() + ")"
+	}
 	var sb strings.Builder
 	first := true
 	term := func(c int64, atom string, star bool) {
@@ -378,6 +427,9 @@ func (a Aff) String(dimNames ...string) string {
 // row linearises a into a constraint row of b (params by name from params), adding the divs
 // it needs to b. Dimension i of a is column dimCol+i.
 func (b *basic) affRow(a Aff, params []string, dimCol int) []int64 {
+	if a.err != nil {
+		panic(a.err) // an error value (guard turns it back into one)
+	}
 	r := b.newRow()
 	r[0] = a.Const
 	for i, c := range a.Dims {
@@ -415,6 +467,10 @@ type MultiAff struct {
 // Map returns the graph of f as a Map, restricted to the points of guard when guard has pieces
 // (pass the zero Set for no restriction).
 func (f MultiAff) Map() Map {
+	return Map{guard(func(*budget, []union) union { return f.graph().u })}
+}
+
+func (f MultiAff) graph() Map {
 	in := tuple{f.InName, slices.Clone(f.InDims)}
 	out := tuple{f.OutName, make([]string, len(f.Exprs))}
 	params := slices.Clone(f.Params)
@@ -460,7 +516,10 @@ type AffPiece struct {
 // It fails when some output dimension is not determined by an equality in some piece (the map
 // is not a function in the form isl would print with explicit output expressions).
 func (m Map) AffPieces() (out []AffPiece, err error) {
-	err = Try(func() {
+	if m.u.err != nil {
+		return nil, m.u.err
+	}
+	err = try(func() {
 		for _, p := range m.u.pieces {
 			b := p.clone()
 			exprs := make([]Aff, b.nOut())
@@ -527,7 +586,7 @@ func substituteOuts(a Aff, nIn int, exprs []Aff) Aff {
 				sub[i] = exprs[i-nIn]
 			}
 		}
-		a = a.SubstDims(sub)
+		a = a.substDims(sub)
 	}
 	return a
 }

@@ -5,7 +5,7 @@ package volume
 import "math/bits"
 
 // overflow is the panic value raised when a coefficient leaves the int64 range.
-// Public operations document that they panic with ErrOverflow; Try converts it to an error.
+// The arithmetic panics with ErrOverflow inside the package; guard.go turns it into an error value.
 //
 // The range is symmetric, [-(2^63-1), 2^63-1]: -2^63 counts as an overflow, so that every
 // coefficient can be negated (printing x + c >= 0 as x >= -c, moving a term to the other side

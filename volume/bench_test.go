@@ -79,7 +79,7 @@ func BenchmarkIsEmptyNonEmpty(b *testing.B) {
 	x := Set{union{params: benchDomain.u.params, spaces: benchDomain.u.spaces,
 		pieces: []*basic{benchDomain.u.pieces[0].intersect(benchBand.u.pieces[0])}}}
 	for b.Loop() {
-		if x.IsEmpty() {
+		if x.IsEmpty().holds() {
 			b.Fatal("empty")
 		}
 	}
@@ -90,7 +90,7 @@ func BenchmarkIsEmptyEmpty(b *testing.B) {
 	x := Set{union{params: benchDomain.u.params, spaces: benchDomain.u.spaces,
 		pieces: []*basic{benchDomain.u.pieces[0].intersect(benchEmpty.u.pieces[0])}}}
 	for b.Loop() {
-		if !x.IsEmpty() {
+		if !x.IsEmpty().holds() {
 			b.Fatal("not empty")
 		}
 	}

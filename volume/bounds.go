@@ -24,8 +24,11 @@ type DimBound struct {
 // coalesced projection of s onto dims 0..d. Expressions use set dimension i as Aff dimension i.
 // A piece with no lower (upper) bound has an empty Lower (Upper).
 func (s Set) DimBounds(d int) (out []DimBound, err error) {
-	err = Try(func() {
-		nd := s.NDim()
+	if s.u.err != nil {
+		return nil, s.u.err
+	}
+	err = try(func() {
+		nd := s.ndim()
 		if d < 0 || d >= nd {
 			spaceMismatch("DimBounds(%d) of a %d-dimensional set", d, nd)
 		}
@@ -74,17 +77,17 @@ func (b *basic) dimBound(d int, params []string) DimBound {
 		ra := b.rowAff(rest, params)
 		if a > 0 { // a*x + rest >= 0: x >= ceil(-rest/a)
 			if lower {
-				db.Lower = append(db.Lower, ra.Neg().CeilDiv(a))
+				db.Lower = append(db.Lower, ra.neg().ceilDiv(a))
 			}
 			if upper { // equality: x <= floor(-rest/a)
-				db.Upper = append(db.Upper, ra.Neg().FloorDiv(a))
+				db.Upper = append(db.Upper, ra.neg().floorDiv(a))
 			}
 		} else { // -|a|*x + rest >= 0: x <= floor(rest/|a|)
 			if upper {
-				db.Upper = append(db.Upper, ra.FloorDiv(-a))
+				db.Upper = append(db.Upper, ra.floorDiv(-a))
 			}
 			if lower {
-				db.Lower = append(db.Lower, ra.CeilDiv(-a))
+				db.Lower = append(db.Lower, ra.ceilDiv(-a))
 			}
 		}
 	}

@@ -116,7 +116,7 @@ func (bg *budget) size() int {
 	return bg.left
 }
 
-// ctxDone is the panic value of an operation whose context is done; Try returns err.
+// ctxDone is the panic value of an operation whose context is done; try returns err.
 type ctxDone struct{ err error }
 
 // undecided reports whether the panic value r leaves a local test undecided: a structural bound

@@ -29,7 +29,7 @@ func TestBudget(t *testing.T) {
 	r = catch(func() { op.child(maxOpWork).spend(maxOpWork) })
 	require.NotNil(t, r)
 	require.False(t, undecided(r), "the operation's budget running out inside a local test reaches the operation")
-	err := Try(func() { newBudget(nil).spend(maxOpWork + 1) })
+	err := try(func() { newBudget(nil).spend(maxOpWork + 1) })
 	require.ErrorIs(t, err, ErrTooComplex)
 }
 
@@ -54,35 +54,25 @@ func TestContextStops(t *testing.T) {
 	require.False(t, empty)
 }
 
-func TestTryPredicates(t *testing.T) {
+func TestPredicates(t *testing.T) {
 	a := MustParseSet("[N] -> { S[i, j] : 0 <= i < N and i <= j < N }")
 	b := MustParseSet("[N] -> { S[i, j] : 0 <= i, j < N }")
 	e := MustParseSet("{ S[i, j] : 0 <= i < 2 and 2i = 2j + 1 }")
-	check := func(got bool, err error, want bool) {
-		t.Helper()
-		require.NoError(t, err)
-		require.Equal(t, want, got)
-	}
-	got, err := a.TryIsEmpty()
-	check(got, err, false)
-	got, err = e.TryIsEmpty()
-	check(got, err, true)
-	got, err = a.TryIsSubset(b)
-	check(got, err, true)
-	got, err = b.TryIsSubset(a)
-	check(got, err, false)
-	got, err = a.TryIsEqual(a.Union(a))
-	check(got, err, true)
+	require.Equal(t, No, a.IsEmpty())
+	require.Equal(t, Yes, e.IsEmpty())
+	require.Equal(t, Yes, a.IsSubset(b))
+	require.Equal(t, No, b.IsSubset(a))
+	require.Equal(t, Yes, a.IsEqual(a.Union(a)))
 	m := MustParseMap("{ S[i, j] -> T[i + j] }")
-	got, err = m.TryIsEmpty()
-	check(got, err, false)
-	got, err = m.TryIsSubset(m.Union(MustParseMap("{ S[i, j] -> T[i] }")))
-	check(got, err, true)
-	got, err = m.TryIsEqual(MustParseMap("{ S[i, j] -> T[j + i] }"))
-	check(got, err, true)
+	require.Equal(t, No, m.IsEmpty())
+	require.Equal(t, Yes, m.IsSubset(m.Union(MustParseMap("{ S[i, j] -> T[i] }"))))
+	require.Equal(t, Yes, m.IsEqual(MustParseMap("{ S[i, j] -> T[j + i] }")))
 	r, err := a.SubtractContext(context.Background(), b)
 	require.NoError(t, err)
-	require.True(t, r.IsEmpty())
+	require.Equal(t, Yes, r.IsEmpty())
+	empty, err := a.IsEmptyContext(context.Background())
+	require.NoError(t, err)
+	require.False(t, empty)
 	_, err = ParseSet(nestedMods)
 	require.True(t, errors.Is(err, ErrTooComplex))
 }

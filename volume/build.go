@@ -23,6 +23,15 @@ func EQ(a, b Aff) Constraint { return Constraint{Aff: a.Sub(b), Eq: true} }
 // SetFromConstraints returns { name[dims] : cons } over params (parameters used by the
 // constraints are added when missing).
 func SetFromConstraints(params []string, name string, dims []string, cons []Constraint) Set {
+	r := Set{guard(func(bg *budget, _ []union) union { return setFromConstraints(params, name, dims, cons, bg).u })}
+	if r.u.err != nil && len(r.u.spaces) == 0 {
+		r.u.params = slices.Clone(params) // the error value keeps the set's space
+		r.u.addSpace(space{tuple{}, tuple{name, slices.Clone(dims)}})
+	}
+	return r
+}
+
+func setFromConstraints(params []string, name string, dims []string, cons []Constraint, bg *budget) Set {
 	params = slices.Clone(params)
 	for _, c := range cons {
 		for _, p := range c.Aff.ParamNames() {
@@ -49,7 +58,7 @@ func SetFromConstraints(params []string, name string, dims []string, cons []Cons
 	}
 	u := union{params: params}
 	u.addSpace(space{tuple{}, t})
-	u.addPieces(newBudget(nil), b)
+	u.addPieces(bg, b)
 	return Set{u}
 }
 

@@ -22,6 +22,9 @@ const maxCardSteps = 1 << 23
 // floor divisions in inner bounds, tetrahedra) are iterated, up to maxCardSteps iterations in
 // all; past that Card returns ErrTooComplex.
 func (s Set) Card(params map[string]int64) (n int64, err error) {
+	if s.u.err != nil {
+		return 0, s.u.err
+	}
 	for _, p := range s.u.params {
 		if _, ok := params[p]; !ok {
 			return 0, fmt.Errorf("%w: parameter %s is not bound", ErrSpaceMismatch, p)
@@ -43,7 +46,7 @@ func (s Set) Card(params map[string]int64) (n int64, err error) {
 			continue
 		}
 		var ast Node
-		if err := Try(func() { ast = sub.scan() }); err != nil {
+		if err := try(func() { ast = sub.scan() }); err != nil {
 			return 0, err
 		}
 		nd := sp.in.n() + sp.out.n()
@@ -52,7 +55,7 @@ func (s Set) Card(params map[string]int64) (n int64, err error) {
 			return 0, err
 		}
 		var k int64
-		if err := Try(func() { k = c.count(make([]int64, nd), &steps) }); err != nil {
+		if err := try(func() { k = c.count(make([]int64, nd), &steps) }); err != nil {
 			return 0, err
 		}
 		total = addc(total, k)

@@ -8,10 +8,14 @@ import "slices"
 
 // Coalesce returns s with fewer pieces: each piece is simplified, pieces contained in another are
 // dropped, and two pieces whose union is one convex piece are merged (isl_union_set_coalesce).
-func (s Set) Coalesce() Set { return Set{s.u.coalesce(newBudget(nil))} }
+func (s Set) Coalesce() Set {
+	return Set{guard(coalesceOp, s.u)}
+}
 
 // Coalesce returns m with fewer pieces (see Set.Coalesce).
-func (m Map) Coalesce() Map { return Map{m.u.coalesce(newBudget(nil))} }
+func (m Map) Coalesce() Map {
+	return Map{guard(coalesceOp, m.u)}
+}
 
 func (u union) coalesce(bg *budget) union {
 	in := u.pieces

@@ -46,12 +46,12 @@
 // test: microseconds on tensor-sized problems, exponential in the worst case).
 //
 //	Group        Operation                          Meaning, preconditions
-//	Properties   IsEmpty (TryIsEmpty)               no point for any parameter values (exact test)
+//	Properties   IsEmpty                            no point for any parameter values (exact test; a Tri)
 //	             PlainIsEmpty                       syntactic: a violated constant constraint only
-//	             IsSubset, IsEqual (Try…, …Context)  exact tests
-//	             NDim, TupleName, DimNames          single-space sets only (else ErrSpaceMismatch)
+//	             IsSubset, IsEqual (…Context)        exact tests (a Tri; …Context: a bool and an error)
+//	             NDim, TupleName, DimNames          single-space sets (SingleSpace says; else 0, "", nil)
 //	             Params, NPieces, Tuples            parameters; pieces; one Set per tuple
-//	             Contains (Set and Map)             point membership; every parameter bound
+//	             Contains (Set and Map)             point membership; every parameter bound (a Tri)
 //	Binary       Intersect, Union, Subtract         same kind (set/set, map/map)
 //	             Map.IntersectDomain/Range          the set's tuple matches the map's domain/range
 //	             IntersectParams                    a set without dims
@@ -90,17 +90,29 @@
 // established it. Method names are isl's without the type prefix (Intersect, ApplyRange,
 // Reverse); MLIR's synonyms (compose, inverse) appear only in comments.
 //
-// # Errors
+// # Errors: values, never panics
 //
-// Errors caused by user input (parsing) are returned. Programmer errors panic: a space mismatch
-// with ErrSpaceMismatch. Coefficients are int64 with checked arithmetic; when one would leave the
-// int64 range the operation panics with ErrOverflow (no wrong answer is ever produced), and when
-// exact elimination would create more constraints than the package allows (dense systems with
-// large coefficients) it panics with ErrTooComplex. Try converts these panics into errors at API
-// boundaries (passes, the calculator, importers). Operations that return an error (Lexmin,
-// Points, Card, DimBounds, Scan, AffPieces, ParseSet) do so themselves.
+// Errors caused by user input (parsing) are returned. The algorithms stop by panicking inside
+// the package (guard.go) when a coefficient would leave the int64 range (ErrOverflow; no wrong
+// answer is ever produced), when exact elimination would create more constraints than the
+// package allows or an operation's work budget runs out (ErrTooComplex), when a context is
+// done, and on a space mismatch (ErrSpaceMismatch: operands in incompatible spaces, a
+// projection past the last dim). Every public operation recovers at its boundary and returns
+// what happened as a value, as isl's functions return NULL and isl_bool_error:
 //
-// # Work budget, tri-state predicates and contexts
+//   - an operation that builds a Set, Map or Aff returns an error value: Err reports its
+//     error, it keeps the spaces the result would have (NDim, TupleName), every operation on
+//     it returns an error value with the same error, and it prints as "(error: …)";
+//   - a predicate (IsEmpty, IsSubset, IsEqual, Contains, Sample's answer) returns a Tri: Yes,
+//     No or Unknown, and the call site names the conservative answer, Or(false) or Or(true),
+//     with a comment saying why it is the safe one;
+//   - the operations that return an error (Card, Points, Lexmin, DimBounds, Scan, AffPieces,
+//     ParseSet, the …Context forms) return it, also the error of an error value.
+//
+// So a computation checks its results once (FirstErr), not every step; MustParseSet and
+// MustParseMap, for constants in code, are the only functions that panic.
+//
+// # Work budget and contexts
 //
 // Each public operation has one work budget (maxOpWork, about a second of eliminations at most), shared
 // by every emptiness test, projection and coalescing step it runs; a parse is one operation. When
@@ -108,17 +120,12 @@
 // constraints, coalescing a pair, scanning guards) run on a smaller allowance inside it and are
 // left undecided, never answered, when it runs out: the result stays exact, only less compact.
 //
-// The predicates that can give up have tri-state variants that return an error instead of
-// panicking, and variants bound to a context.Context, which stop with the context's error
-// (errors.Is(err, context.Canceled) or context.DeadlineExceeded) once it is done:
+// Variants bound to a context.Context stop with the context's error (errors.Is(err,
+// context.Canceled) or context.DeadlineExceeded) once it is done, and return the error beside
+// the value:
 //
-//	Set, Map     TryIsEmpty, TryIsSubset, TryIsEqual            (bool, error): true, false or
-//	                                                            ErrTooComplex / ErrOverflow
-//	             IsEmptyContext, IsSubsetContext, IsEqualContext the same, bound to a context
+//	Set, Map     IsEmptyContext, IsSubsetContext, IsEqualContext (bool, error)
 //	Set          IntersectContext, SubtractContext, ApplyContext, PreimageContext,
 //	             CoalesceContext                                (Set, error)
 //	Text         ParseSetContext, ParseMapContext
-//
-// IsEmpty, IsSubset and IsEqual keep their signatures and panic where the tri-state variants
-// return an error (Try converts the panic).
 package volume

@@ -1,8 +1,10 @@
-// This file holds the package's sentinel errors and Try, which turns its panics into errors.
+// This file holds the package's sentinel errors and try, which turns its panics into errors
+// inside the package (guard.go keeps them there).
 
 package volume
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -11,12 +13,12 @@ var (
 	// ErrSpaceMismatch is the panic value of an operation whose operands live in incompatible
 	// spaces (a programmer error, like a shape mismatch in gonum's mat).
 	ErrSpaceMismatch = errors.New("volume: space mismatch")
-	// ErrOverflow is returned (through Try) when a coefficient leaves the int64 range. No
+	// ErrOverflow is the error (of an operation that gives up) when a coefficient leaves the int64 range. No
 	// operation ever returns a wrong answer because of overflow: it stops with this error.
 	ErrOverflow = errors.New("volume: coefficient overflow")
 	// ErrUnbounded is returned by operations that need a bounded set (Card, Points, Lexmin).
 	ErrUnbounded = errors.New("volume: set is unbounded")
-	// ErrTooComplex is returned (through Try) when exact elimination would create more
+	// ErrTooComplex is the error (of an operation that gives up) when exact elimination would create more
 	// constraints than the package allows (maxFMRows): dense systems with many variables and
 	// large coefficients. The operation stops rather than exhaust memory; it never answers wrongly.
 	ErrTooComplex = errors.New("volume: problem too complex for exact elimination")
@@ -24,10 +26,11 @@ var (
 	ErrInternal = errors.New("volume: internal error")
 )
 
-// Try runs f and converts the panics of this package (ErrOverflow, ErrSpaceMismatch, internal
-// errors) into an error. Other panics propagate. Callers at API boundaries (passes, the
-// calculator, importers) wrap volume computations with Try.
-func Try(f func()) (err error) {
+// try runs f and converts the panics of this package (ErrOverflow, ErrTooComplex,
+// ErrSpaceMismatch, a done context, internal errors) into an error. Other panics (bugs of the
+// runtime kind) propagate. Every public operation runs its work under try (guard.go), so that
+// no panic of the package reaches a caller.
+func try(f func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			switch v := r.(type) {
@@ -40,7 +43,7 @@ func Try(f func()) (err error) {
 			case internalError:
 				err = fmt.Errorf("%w: %s", ErrInternal, v.msg)
 			case error:
-				if errors.Is(v, ErrSpaceMismatch) || errors.Is(v, ErrUnbounded) || errors.Is(v, ErrTooComplex) || errors.Is(v, ErrOverflow) {
+				if errors.Is(v, ErrSpaceMismatch) || errors.Is(v, ErrUnbounded) || errors.Is(v, ErrTooComplex) || errors.Is(v, ErrOverflow) || errors.Is(v, ErrInternal) || errors.Is(v, context.Canceled) || errors.Is(v, context.DeadlineExceeded) {
 					err = v
 					return
 				}

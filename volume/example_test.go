@@ -17,7 +17,7 @@ func Example() {
 	fmt.Println(n)
 	// Output:
 	// [N] -> { S[i, j, k] : i >= 0 and 0 <= k < N and i <= j < N }
-	// true false
+	// yes no
 	// 40
 }
 

@@ -539,7 +539,7 @@ func unionSpaces(ls ...[]ospace) []ospace {
 func checkSet(t *testing.T, what string, s Set, spaces []ospace, want pset) bool {
 	t.Helper()
 	return checkAny(t, what, s.String(), spaces, func(sp ospace, pv map[string]int64, x []int64) bool {
-		return s.Contains(sp.outName, x, pv)
+		return s.Contains(sp.outName, x, pv).holds()
 	}, want)
 }
 
@@ -547,7 +547,7 @@ func checkSet(t *testing.T, what string, s Set, spaces []ospace, want pset) bool
 func checkMap(t *testing.T, what string, m Map, spaces []ospace, want pset) bool {
 	t.Helper()
 	return checkAny(t, what, m.String(), spaces, func(sp ospace, pv map[string]int64, x []int64) bool {
-		return m.Contains(sp.inName, x[:sp.nIn], sp.outName, x[sp.nIn:], pv)
+		return m.Contains(sp.inName, x[:sp.nIn], sp.outName, x[sp.nIn:], pv).holds()
 	}, want)
 }
 
@@ -560,7 +560,7 @@ func checkAny(t *testing.T, what, text string, spaces []ospace, got func(sp ospa
 				return
 			}
 			var g bool
-			if err := Try(func() { g = got(sp, pv, x) }); err != nil {
+			if err := try(func() { g = got(sp, pv, x) }); err != nil {
 				t.Errorf("%s: %v", what, err)
 				ok = false
 				return
@@ -586,7 +586,7 @@ func cases(t *testing.T, salt uint64, f func(t *testing.T, g *gen) bool) {
 	for i := range n {
 		g := newGen(t, salt*1_000_003+uint64(i))
 		var ok bool
-		err := Try(func() { ok = f(t, g) })
+		err := try(func() { ok = f(t, g) })
 		if errors.Is(err, ErrTooComplex) {
 			skipped++
 			continue

@@ -237,18 +237,25 @@ type Point struct {
 	Coords []int64 // the coordinates
 }
 
-// Sample returns some point of s (with parameter values for which it is in s), or ok=false when
-// s is empty. Coordinates of small magnitude are preferred. It panics with ErrOverflow when the
-// only points it can find lie beyond the int64 range.
-func (s Set) Sample() (p Point, ok bool) {
-	bg := newBudget(nil)
-	for _, b := range s.u.pieces {
-		vals, found := b.sampleBasic(bg)
-		if found {
-			return Point{Tuple: b.out.name, Params: vals[:b.nParam:b.nParam], Coords: vals[b.nParam:]}, true
+// Sample returns some point of s (with parameter values for which it is in s) and Yes, or No
+// when s is empty. Coordinates of small magnitude are preferred. It is Unknown when the search
+// gave up (the only points it can find lie beyond the int64 range, the budget) or s is an error
+// value.
+func (s Set) Sample() (p Point, found Tri) {
+	found = decide(func(us []union) bool {
+		bg := newBudget(nil)
+		for _, b := range us[0].pieces {
+			if vals, ok := b.sampleBasic(bg); ok {
+				p = Point{Tuple: b.out.name, Params: vals[:b.nParam:b.nParam], Coords: vals[b.nParam:]}
+				return true
+			}
 		}
+		return false
+	}, s.u)
+	if found != Yes {
+		p = Point{}
 	}
-	return Point{}, false
+	return p, found
 }
 
 // Lexmin returns, for each tuple of s, the set holding its lexicographically smallest point
@@ -260,10 +267,13 @@ func (s Set) Lexmin() (Set, error) { return s.lexopt(false) }
 func (s Set) Lexmax() (Set, error) { return s.lexopt(true) }
 
 func (s Set) lexopt(max bool) (r Set, err error) {
+	if s.u.err != nil {
+		return Set{}, s.u.err
+	}
 	if len(s.u.params) > 0 {
 		return Set{}, fmt.Errorf("%w: lexmin/lexmax of a set with parameters %v", ErrParametric, s.u.params)
 	}
-	err = Try(func() {
+	err = try(func() {
 		bg := newBudget(nil)
 		u := union{}
 		for _, sp := range s.u.spaces {

@@ -23,11 +23,15 @@ func UniverseMap(params []string, inName string, inDims []string, outName string
 // Params returns the parameter names of m.
 func (m Map) Params() []string { return append([]string(nil), m.u.params...) }
 
-// NPieces returns the number of basic maps in m.
+// NPieces returns the number of basic maps in m (none in an error value: check Err).
 func (m Map) NPieces() int { return len(m.u.pieces) }
 
 // Reverse returns { y -> x : x -> y ∈ m } (isl_map_reverse; MLIR's inverse).
 func (m Map) Reverse() Map {
+	return Map{guard(func(_ *budget, us []union) union { return Map{us[0]}.reverse().u }, m.u)}
+}
+
+func (m Map) reverse() Map {
 	r := union{params: m.u.params}
 	for _, s := range m.u.spaces {
 		r.addSpace(space{s.out, s.in})
@@ -50,6 +54,10 @@ func (m Map) Reverse() Map {
 
 // Domain returns { x : ∃y, x -> y ∈ m }.
 func (m Map) Domain() Set {
+	return Set{guard(func(_ *budget, us []union) union { return Map{us[0]}.domain().u }, m.u)}
+}
+
+func (m Map) domain() Set {
 	return Set{m.u.project(func(b *basic) map[int]bool {
 		d := map[int]bool{}
 		for j := 0; j < b.nOut(); j++ {
@@ -61,6 +69,10 @@ func (m Map) Domain() Set {
 
 // Range returns { y : ∃x, x -> y ∈ m }.
 func (m Map) Range() Set {
+	return Set{guard(func(_ *budget, us []union) union { return Map{us[0]}.rangeSet().u }, m.u)}
+}
+
+func (m Map) rangeSet() Set {
 	return Set{m.u.project(func(b *basic) map[int]bool {
 		d := map[int]bool{}
 		for i := 0; i < b.nIn(); i++ {
@@ -71,31 +83,45 @@ func (m Map) Range() Set {
 }
 
 // Intersect returns m ∩ n.
-func (m Map) Intersect(n Map) Map { return Map{m.u.intersect(n.u, newBudget(nil))} }
+func (m Map) Intersect(n Map) Map {
+	return Map{guard(intersectOp, m.u, n.u)}
+}
 
 // Union returns m ∪ n.
-func (m Map) Union(n Map) Map { return Map{m.u.unite(n.u)} }
+func (m Map) Union(n Map) Map {
+	return Map{guard(uniteOp, m.u, n.u)}
+}
 
 // Subtract returns m − n.
-func (m Map) Subtract(n Map) Map { return Map{m.u.subtract(n.u, newBudget(nil))} }
+func (m Map) Subtract(n Map) Map {
+	return Map{guard(subtractOp, m.u, n.u)}
+}
 
-// IsEmpty decides exactly whether m has no pair.
-func (m Map) IsEmpty() bool { return m.u.isEmpty(nil) }
+// IsEmpty decides exactly whether m has no pair (Unknown: see Set.IsEmpty).
+func (m Map) IsEmpty() Tri { return m.u.emptyTri() }
 
-// IsSubset decides exactly whether m ⊆ n.
-func (m Map) IsSubset(n Map) bool { return m.u.isSubset(n.u, newBudget(nil)) }
+// IsSubset decides exactly whether m ⊆ n (Unknown: see Set.IsEmpty).
+func (m Map) IsSubset(n Map) Tri { return m.u.subsetTri(n.u) }
 
-// IsEqual decides exactly whether m and n relate the same pairs.
-func (m Map) IsEqual(n Map) bool { return m.u.isEqual(n.u, newBudget(nil)) }
+// IsEqual decides exactly whether m and n relate the same pairs (Unknown: see Set.IsEmpty).
+func (m Map) IsEqual(n Map) Tri { return m.u.equalTri(n.u) }
 
 // Simplify returns m without empty pieces, redundant constraints or unused divs.
-func (m Map) Simplify() Map { return Map{m.u.simplify(newBudget(nil))} }
+func (m Map) Simplify() Map {
+	return Map{guard(simplifyOp, m.u)}
+}
 
 // FixParam returns m with parameter name bound to v.
-func (m Map) FixParam(name string, v int64) Map { return Map{m.u.fixParam(name, v, newBudget(nil))} }
+func (m Map) FixParam(name string, v int64) Map {
+	return Map{guard(func(bg *budget, us []union) union { return us[0].fixParam(name, v, bg) }, m.u)}
+}
 
 // IntersectDomain returns { x -> y ∈ m : x ∈ s }.
 func (m Map) IntersectDomain(s Set) Map {
+	return Map{guard(func(_ *budget, us []union) union { return Map{us[0]}.intersectDomain(Set{us[1]}).u }, m.u, s.u)}
+}
+
+func (m Map) intersectDomain(s Set) Map {
 	mu, su := align(m.u, s.u)
 	r := union{params: mu.params, spaces: mu.spaces}
 	bg := newBudget(nil)
@@ -111,6 +137,10 @@ func (m Map) IntersectDomain(s Set) Map {
 
 // IntersectRange returns { x -> y ∈ m : y ∈ s }.
 func (m Map) IntersectRange(s Set) Map {
+	return Map{guard(func(_ *budget, us []union) union { return Map{us[0]}.intersectRange(Set{us[1]}).u }, m.u, s.u)}
+}
+
+func (m Map) intersectRange(s Set) Map {
 	mu, su := align(m.u, s.u)
 	r := union{params: mu.params, spaces: mu.spaces}
 	bg := newBudget(nil)
@@ -127,6 +157,10 @@ func (m Map) IntersectRange(s Set) Map {
 // ApplyRange returns the composition { x -> z : ∃y, x -> y ∈ m, y -> z ∈ n } (isl_map_apply_range;
 // n ∘ m in mathematical notation).
 func (m Map) ApplyRange(n Map) Map {
+	return Map{guard(func(_ *budget, us []union) union { return Map{us[0]}.applyRange(Map{us[1]}).u }, m.u, n.u)}
+}
+
+func (m Map) applyRange(n Map) Map {
 	mu, nu := align(m.u, n.u)
 	r := union{params: mu.params}
 	bg := newBudget(nil)
@@ -158,13 +192,22 @@ func (m Map) ApplyRange(n Map) Map {
 }
 
 // ApplyDomain returns { z -> y : ∃x, x -> y ∈ m, x -> z ∈ n } (isl_map_apply_domain).
-func (m Map) ApplyDomain(n Map) Map { return m.Reverse().ApplyRange(n).Reverse() }
+func (m Map) ApplyDomain(n Map) Map {
+	return Map{guard(func(_ *budget, us []union) union {
+		return Map{us[0]}.reverse().applyRange(Map{us[1]}).reverse().u
+	}, m.u, n.u)}
+}
 
 // Wrap-free helpers used by passes: the image of a set is Set.Apply.
 
 // Contains reports whether the pair x -> y, of the tuples inName and outName, lies in m for the
-// parameter values given by params (every parameter of m must be bound).
-func (m Map) Contains(inName string, x []int64, outName string, y []int64, params map[string]int64) bool {
+// parameter values given by params: Unknown when a parameter of m is not bound, the evaluation
+// overflows or m is an error value.
+func (m Map) Contains(inName string, x []int64, outName string, y []int64, params map[string]int64) Tri {
+	return decide(func(us []union) bool { return Map{us[0]}.contains(inName, x, outName, y, params) }, m.u)
+}
+
+func (m Map) contains(inName string, x []int64, outName string, y []int64, params map[string]int64) bool {
 	vals := make([]int64, 0, 1+len(m.u.params)+len(x)+len(y))
 	vals = append(vals, 1)
 	for _, pn := range m.u.params {

@@ -154,11 +154,11 @@ func TestOracleIsEmpty(t *testing.T) {
 				w[k] = true
 			}
 		}
-		if got, want := a.Intersect(b).IsEmpty(), emptyIn(w); got != want {
+		if got, want := a.Intersect(b).IsEmpty().holds(), emptyIn(w); got != want {
 			t.Errorf("IsEmpty(%s * %s) = %v, want %v", va.text, vb.text, got, want)
 			return false
 		}
-		if got, want := a.IsEmpty(), emptyIn(pa); got != want {
+		if got, want := a.IsEmpty().holds(), emptyIn(pa); got != want {
 			t.Errorf("IsEmpty(%s) = %v, want %v", va.text, got, want)
 			return false
 		}
@@ -182,16 +182,16 @@ func TestOracleIsSubsetIsEqual(t *testing.T) {
 		pa, pb := va.points(), vb.points()
 		// a ∩ b ⊆ a always; a ⊆ b rarely
 		ab := a.Intersect(b)
-		if !ab.IsSubset(a) {
+		if !ab.IsSubset(a).holds() {
 			t.Errorf("a * b not a subset of a: %s, %s", va.text, vb.text)
 			return false
 		}
-		if got, want := a.IsSubset(b), subsetOf(pa, pb); got != want {
+		if got, want := a.IsSubset(b).holds(), subsetOf(pa, pb); got != want {
 			t.Errorf("IsSubset(%s, %s) = %v, want %v", va.text, vb.text, got, want)
 			return false
 		}
 		u := a.Union(b)
-		if got, want := u.IsEqual(a), subsetOf(pb, pa); got != want {
+		if got, want := u.IsEqual(a).holds(), subsetOf(pb, pa); got != want {
 			t.Errorf("IsEqual(a + b, a) = %v, want %v for %s, %s", got, want, va.text, vb.text)
 			return false
 		}
@@ -332,7 +332,8 @@ func TestOracleSample(t *testing.T) {
 	cases(t, 22, func(t *testing.T, g *gen) bool {
 		v, s := g.set(len(setPool))
 		p := v.points()
-		pt, ok := s.Sample()
+		pt, found := s.Sample()
+		ok := found.holds()
 		if ok != !emptyIn(p) {
 			t.Errorf("Sample of %s: ok=%v, want %v", v.text, ok, !emptyIn(p))
 			return false
@@ -627,8 +628,8 @@ func TestOracleMapCoalesceEmpty(t *testing.T) {
 	cases(t, 37, func(t *testing.T, g *gen) bool {
 		v, m := g.mapv(len(mapPool))
 		p := v.points()
-		if m.IsEmpty() != emptyIn(p) {
-			t.Errorf("IsEmpty(%s) = %v", v.text, m.IsEmpty())
+		if m.IsEmpty().holds() != emptyIn(p) {
+			t.Errorf("IsEmpty(%s) = %v", v.text, m.IsEmpty().holds())
 			return false
 		}
 		return checkMap(t, "coalesce "+v.text, m.Coalesce(), v.spaces(), p)

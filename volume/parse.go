@@ -117,7 +117,7 @@ func parseUnion(ctx context.Context, s string) (u union, isMap bool, err error) 
 	}
 	p := &parser{toks: toks, src: s, bg: newBudget(ctx)}
 	var perr error
-	err = Try(func() { u, isMap, perr = p.parseTop() })
+	err = try(func() { u, isMap, perr = p.parseTop() })
 	if err == nil {
 		err = perr
 	}

@@ -12,6 +12,10 @@ import (
 // Wrap returns the set { [x, y] : x -> y ∈ m } whose dims are m's input dims followed by its
 // output dims (isl_map_wrap, with the pair flattened into one anonymous tuple).
 func (m Map) Wrap() Set {
+	return Set{guard(func(_ *budget, us []union) union { return Map{us[0]}.wrap().u }, m.u)}
+}
+
+func (m Map) wrap() Set {
 	r := union{params: m.u.params}
 	for _, s := range m.u.spaces {
 		r.addSpace(space{tuple{}, tuple{"", append(slices.Clone(s.in.dims), s.out.dims...)}})
@@ -29,11 +33,14 @@ func (m Map) Wrap() Set {
 // given parameter values. It fails with ErrUnbounded for unbounded sets and when there are more
 // than limit points (limit <= 0: no limit).
 func (s Set) Points(params map[string]int64, limit int) (out [][]int64, err error) {
+	if s.u.err != nil {
+		return nil, s.u.err
+	}
 	if len(s.u.pieces) == 0 {
 		return nil, nil
 	}
-	err = Try(func() {
-		nd := s.NDim()
+	err = try(func() {
+		nd := s.ndim()
 		err = s.enumerate(params, func(x []int64) bool {
 			if limit > 0 && len(out) >= limit {
 				err = fmt.Errorf("%w: more than %d points", ErrUnbounded, limit)
@@ -68,7 +75,7 @@ func (s Set) enumerate(params map[string]int64, visit func(x []int64) bool) erro
 		}
 		t = Set{t.u.fixParam(p, v, bg)}
 	}
-	nd := s.NDim()
+	nd := s.ndim()
 	levels := make([][]level, nd)
 	cur := t
 	for d := nd - 1; d >= 0; d-- {

@@ -12,12 +12,16 @@ import (
 )
 
 // String prints s in isl notation, e.g. "[N] -> { [i, j] : 0 <= i < N and i <= j < N }".
+// An error value prints as "(error: …)", which no parser reads as a set.
 func (s Set) String() string { return s.u.print(false) }
 
 // String prints m in isl notation, e.g. "{ [i, j] -> [i + 1, 2j] }".
 func (m Map) String() string { return m.u.print(true) }
 
 func (u union) print(isMap bool) string {
+	if u.err != nil {
+		return "(error: " + u.err.Error() + ")"
+	}
 	var sb strings.Builder
 	if len(u.params) > 0 {
 		sb.WriteString("[" + strings.Join(u.params, ", ") + "] -> ")

@@ -9,17 +9,17 @@ func (b *basic) rowAff(r []int64, params []string) Aff {
 	a := AffConst(r[0])
 	for p := 0; p < b.nParam; p++ {
 		if r[1+p] != 0 {
-			a = a.Add(AffParam(params[p]).Mul(r[1+p]))
+			a = a.add(AffParam(params[p]).mul(r[1+p]))
 		}
 	}
 	for i := 0; i < b.nDim(); i++ {
 		if c := r[1+b.nParam+i]; c != 0 {
-			a = a.Add(AffDim(i).Mul(c))
+			a = a.add(AffDim(i).mul(c))
 		}
 	}
 	for k, d := range b.divs {
 		if c := r[b.divStart()+k]; c != 0 {
-			a = a.Add(b.rowAff(d.num, params).FloorDiv(d.den).Mul(c))
+			a = a.add(b.rowAff(d.num, params).floorDiv(d.den).mul(c))
 		}
 	}
 	return a
@@ -30,7 +30,10 @@ func (b *basic) rowAff(r []int64, params []string) Aff {
 // statement, 0, for a set in one space; ScanStmtNames gives their names); they must have the same
 // number of dimensions. The AST of an empty set is an empty Block.
 func (s Set) Scan() (node Node, err error) {
-	err = Try(func() { node = s.scan() })
+	if s.u.err != nil {
+		return nil, s.u.err
+	}
+	err = try(func() { node = s.scan() })
 	return node, err
 }
 
@@ -69,7 +72,12 @@ func (s Set) scan() Node {
 // dimensions; parameters are matched by name. This is how partitioned domains (a dense interior
 // and its borders, each with its own body) become one loop nest.
 func ScanStatements(sets []Set) (node Node, err error) {
-	err = Try(func() {
+	for _, s := range sets {
+		if s.u.err != nil {
+			return nil, s.u.err
+		}
+	}
+	err = try(func() {
 		var all union
 		for _, s := range sets {
 			all, _ = align(all, s.u)

@@ -58,7 +58,7 @@ func (p *cPrinter) grow(n int) {
 // subst returns a with every dimension replaced by its value.
 func (p *cPrinter) subst(a Aff) Aff {
 	p.grow(a.NDimUsed())
-	return a.SubstDims(p.env)
+	return a.substDims(p.env)
 }
 
 // stmts counts the C statements n prints (assignments print none).
@@ -138,9 +138,9 @@ func (p *cPrinter) node(n Node, ind int) {
 			off := p.subst(n.Offset)
 			if len(lower) == 1 {
 				// the first value >= lo congruent to off: lo + (off - lo) mod s
-				t := reduceMod(off.Sub(lower[0]), n.Stride)
+				t := reduceMod(off.sub(lower[0]), n.Stride)
 				if _, ok := t.IsConst(); !ok || t.Const != 0 {
-					lo = p.expr(lower[0].Add(t.Mod(n.Stride)))
+					lo = p.expr(lower[0].add(t.mod(n.Stride)))
 				}
 			} else {
 				lo = fmt.Sprintf("%s + %d * ceild(%s - %s, %d)", p.expr(off), n.Stride, lo, p.paren(off), n.Stride)
@@ -149,7 +149,7 @@ func (p *cPrinter) node(n Node, ind int) {
 		hi := v + " <= " + p.minMax("min", upper)
 		if len(upper) == 1 {
 			if _, isConst := upper[0].IsConst(); !isConst && upper[0].Const < 0 {
-				hi = v + " < " + p.expr(upper[0].AddConst(1))
+				hi = v + " < " + p.expr(upper[0].addConst(1))
 			}
 		}
 		head := fmt.Sprintf("for (int %s = %s; %s; %s += %d)", v, lo, hi, v, max(n.Stride, 1))
@@ -205,7 +205,7 @@ func (p *cPrinter) terms(a Aff, negCeil bool) (ts []cTerm, c int64) {
 		if f.Coef != -f.Den || !p.isNonneg(f.Num) {
 			continue
 		}
-		rest := a.Sub(f.Num.Mod(f.Den))
+		rest := a.sub(f.Num.mod(f.Den))
 		if termCount(rest) < termCount(a) {
 			ts, c = p.terms(rest, negCeil)
 			atom := p.expr(f.Num)
@@ -226,7 +226,7 @@ func (p *cPrinter) terms(a Aff, negCeil bool) (ts []cTerm, c int64) {
 	}
 	for _, f := range a.Floors {
 		if f.Coef < 0 && negCeil {
-			ts = append(ts, cTerm{-f.Coef, fmt.Sprintf("ceild(%s, %d)", p.expr(f.Num.Neg()), f.Den)})
+			ts = append(ts, cTerm{-f.Coef, fmt.Sprintf("ceild(%s, %d)", p.expr(f.Num.neg()), f.Den)})
 		} else {
 			ts = append(ts, cTerm{f.Coef, fmt.Sprintf("floord(%s, %d)", p.expr(f.Num), f.Den)})
 		}
@@ -303,10 +303,10 @@ func (p *cPrinter) constraint(a Aff, eq bool) string {
 		if abs64(f.Coef) != f.Den {
 			continue
 		}
-		m := f.Num.Mod(f.Den)
-		rest := a.Add(m) // a = -m + rest
+		m := f.Num.mod(f.Den)
+		rest := a.add(m) // a = -m + rest
 		if f.Coef < 0 {
-			rest = a.Sub(m) // a = m + rest
+			rest = a.sub(m) // a = m + rest
 		}
 		if termCount(rest) >= termCount(a) {
 			continue
@@ -317,7 +317,7 @@ func (p *cPrinter) constraint(a Aff, eq bool) string {
 		}
 		mod := fmt.Sprintf("%s %% %d", p.paren(f.Num), f.Den)
 		if f.Coef < 0 { // m + rest >= 0
-			return mod + op + p.expr(rest.Neg())
+			return mod + op + p.expr(rest.neg())
 		}
 		if eq {
 			return mod + op + p.expr(rest)

@@ -245,7 +245,7 @@ func (sc *scanner) region(r *basic, doms []scanDom, d int, ctx *basic) Node {
 		c := a[colD]
 		restRow := cloneRow(a)
 		restRow[colD] = 0
-		val := j.rowAff(negRow(restRow), sc.params).FloorDiv(c)
+		val := j.rowAff(negRow(restRow), sc.params).floorDiv(c)
 		if c == 1 {
 			base.eqs = append(base.eqs, a)
 		} else { // c·x <= -rest <= c·x + c - 1
@@ -265,9 +265,9 @@ func (sc *scanner) region(r *basic, doms []scanDom, d int, ctx *basic) Node {
 			restRow := cloneRow(b.row)
 			restRow[colD] = 0
 			if a > 0 {
-				f.Lower = appendUnique(f.Lower, j.rowAff(negRow(restRow), sc.params).CeilDiv(a))
+				f.Lower = appendUnique(f.Lower, j.rowAff(negRow(restRow), sc.params).ceilDiv(a))
 			} else {
-				f.Upper = appendUnique(f.Upper, j.rowAff(restRow, sc.params).FloorDiv(-a))
+				f.Upper = appendUnique(f.Upper, j.rowAff(restRow, sc.params).floorDiv(-a))
 			}
 			base.ineqs = append(base.ineqs, b.row)
 		}

@@ -343,7 +343,7 @@ func shadowOuter(b *basic, d int) *basic {
 	}
 	out := tuple{"", make([]string, d+1)}
 	var ps []*basic
-	if err := Try(func() { ps = b.projectCols(drop, b.nParam, tuple{}, out, nil) }); err != nil {
+	if err := try(func() { ps = b.projectCols(drop, b.nParam, tuple{}, out, nil) }); err != nil {
 		return r
 	}
 	var pieces []*basic

@@ -134,7 +134,7 @@ func bruteForce(s Set, name string, n int, params map[string]int64) [][]int64 {
 	var rec func(d int)
 	rec = func(d int) {
 		if d == n {
-			if s.Contains(name, x, params) {
+			if s.Contains(name, x, params).holds() {
 				out = append(out, slices.Clone(x))
 			}
 			return

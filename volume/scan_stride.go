@@ -23,7 +23,7 @@ func strideOf(j *basic, lv []int, row []int64, d int, params []string) (m int64,
 		return 0, Aff{}, nil, false
 	}
 	inv := modInverse(modFloor(c, m), m)
-	off = reduceMod(j.rowAff(g, params).Mul(-inv), m)
+	off = reduceMod(j.rowAff(g, params).mul(-inv), m)
 	cong = append(cloneRow(row), 0)
 	for k, l := range lv {
 		if l == d {

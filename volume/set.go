@@ -33,34 +33,59 @@ func EmptySet(params []string, name string, dims []string) Set {
 func (s Set) Params() []string { return append([]string(nil), s.u.params...) }
 
 // NDim returns the number of dimensions of s, which must live in a single space.
+// A set in no space or in several has 0 (SingleSpace says so).
 func (s Set) NDim() int {
+	if len(s.u.spaces) != 1 {
+		return 0
+	}
+	return s.u.spaces[0].out.n()
+}
+
+// ndim is NDim for the package's algorithms: a set not in one space panics with
+// ErrSpaceMismatch (which guard turns into an error value).
+func (s Set) ndim() int {
 	if len(s.u.spaces) != 1 {
 		spaceMismatch("NDim of a set in %d spaces", len(s.u.spaces))
 	}
 	return s.u.spaces[0].out.n()
 }
 
+// SingleSpace returns nil when s lives in one space (NDim, TupleName and DimNames describe it),
+// else an error wrapping ErrSpaceMismatch. An error value has its result's space.
+func (s Set) SingleSpace() error {
+	if len(s.u.spaces) != 1 {
+		return fmt.Errorf("%w: a set in %d spaces", ErrSpaceMismatch, len(s.u.spaces))
+	}
+	return nil
+}
+
 // TupleName returns the tuple name of s, which must live in a single space.
+// A set in no space or in several has "".
 func (s Set) TupleName() string {
 	if len(s.u.spaces) != 1 {
-		spaceMismatch("TupleName of a set in %d spaces", len(s.u.spaces))
+		return ""
 	}
 	return s.u.spaces[0].out.name
 }
 
 // DimNames returns the dimension names of s (single space).
+// A set in no space or in several has none.
 func (s Set) DimNames() []string {
 	if len(s.u.spaces) != 1 {
-		spaceMismatch("DimNames of a set in %d spaces", len(s.u.spaces))
+		return nil
 	}
 	return append([]string(nil), s.u.spaces[0].out.dims...)
 }
 
-// NPieces returns the number of basic sets in s.
+// NPieces returns the number of basic sets in s (none in an error value: check Err).
 func (s Set) NPieces() int { return len(s.u.pieces) }
 
 // SetTupleName returns s with its (single) tuple renamed.
 func (s Set) SetTupleName(name string) Set {
+	return Set{guard(func(_ *budget, us []union) union { return Set{us[0]}.setTupleName(name).u }, s.u)}
+}
+
+func (s Set) setTupleName(name string) Set {
 	r := union{params: s.u.params}
 	for _, sp := range s.u.spaces {
 		r.addSpace(space{tuple{}, tuple{name, sp.out.dims}})
@@ -75,6 +100,10 @@ func (s Set) SetTupleName(name string) Set {
 
 // SetDimNames returns s with its dimensions renamed (printing only).
 func (s Set) SetDimNames(names []string) Set {
+	return Set{guard(func(_ *budget, us []union) union { return Set{us[0]}.setDimNames(names).u }, s.u)}
+}
+
+func (s Set) setDimNames(names []string) Set {
 	names = slices.Clone(names)
 	r := union{params: s.u.params}
 	for _, sp := range s.u.spaces {
@@ -92,46 +121,64 @@ func (s Set) SetDimNames(names []string) Set {
 }
 
 // Intersect returns s ∩ t (pieces in the same tuple are intersected; isl_union_set_intersect).
-func (s Set) Intersect(t Set) Set { return Set{s.u.intersect(t.u, newBudget(nil))} }
+func (s Set) Intersect(t Set) Set {
+	return Set{guard(intersectOp, s.u, t.u)}
+}
 
 // Union returns s ∪ t.
-func (s Set) Union(t Set) Set { return Set{s.u.unite(t.u)} }
+func (s Set) Union(t Set) Set {
+	return Set{guard(uniteOp, s.u, t.u)}
+}
 
 // Subtract returns s − t. Its pieces are pairwise disjoint when s has one piece.
-func (s Set) Subtract(t Set) Set { return Set{s.u.subtract(t.u, newBudget(nil))} }
+func (s Set) Subtract(t Set) Set {
+	return Set{guard(subtractOp, s.u, t.u)}
+}
 
 // Complement returns the points of s's spaces that are not in s.
 func (s Set) Complement() Set {
+	return Set{guard(func(bg *budget, us []union) union { return Set{us[0]}.complement(bg).u }, s.u)}
+}
+
+func (s Set) complement(bg *budget) Set {
 	var univ union
 	univ.params = s.u.params
 	for _, sp := range s.u.spaces {
 		univ.addSpace(sp)
 		univ.pieces = append(univ.pieces, universeBasic(len(s.u.params), sp.in, sp.out))
 	}
-	return Set{univ.subtract(s.u, newBudget(nil))}
+	return Set{univ.subtract(s.u, bg)}
 }
 
-// IsEmpty decides exactly whether s has no integer point (for some parameter values).
-func (s Set) IsEmpty() bool { return s.u.isEmpty(nil) }
+// IsEmpty decides exactly whether s has no integer point (for some parameter values): Yes, No,
+// or Unknown when the test gave up or s is an error value.
+func (s Set) IsEmpty() Tri { return s.u.emptyTri() }
 
 // PlainIsEmpty reports whether s is empty without computation: it has no piece, or each piece
-// has a violated constant constraint. A false answer says nothing.
-func (s Set) PlainIsEmpty() bool { return s.u.plainIsEmpty() }
+// has a violated constant constraint. A false answer says nothing (an error value is not
+// plainly empty).
+func (s Set) PlainIsEmpty() bool { return s.u.err == nil && s.u.plainIsEmpty() }
 
-// IsSubset decides exactly whether s ⊆ t.
-func (s Set) IsSubset(t Set) bool { return s.u.isSubset(t.u, newBudget(nil)) }
+// IsSubset decides exactly whether s ⊆ t (Unknown: see IsEmpty).
+func (s Set) IsSubset(t Set) Tri { return s.u.subsetTri(t.u) }
 
-// IsEqual decides exactly whether s and t have the same points.
-func (s Set) IsEqual(t Set) bool { return s.u.isEqual(t.u, newBudget(nil)) }
+// IsEqual decides exactly whether s and t have the same points (Unknown: see IsEmpty).
+func (s Set) IsEqual(t Set) Tri { return s.u.equalTri(t.u) }
 
 // Simplify returns s without empty pieces, redundant constraints or unused divs.
-func (s Set) Simplify() Set { return Set{s.u.simplify(newBudget(nil))} }
+func (s Set) Simplify() Set {
+	return Set{guard(simplifyOp, s.u)}
+}
 
 // Apply returns the image of s under m: { y : ∃x ∈ s, x → y ∈ m } (isl_set_apply).
-func (s Set) Apply(m Map) Set { return s.image(m, false, newBudget(nil)) }
+func (s Set) Apply(m Map) Set {
+	return Set{guard(func(bg *budget, us []union) union { return Set{us[0]}.image(Map{us[1]}, false, bg).u }, s.u, m.u)}
+}
 
 // Preimage returns { x : ∃y ∈ s, x → y ∈ m }, the inverse image of s under m.
-func (s Set) Preimage(m Map) Set { return s.image(m, true, newBudget(nil)) }
+func (s Set) Preimage(m Map) Set {
+	return Set{guard(func(bg *budget, us []union) union { return Set{us[0]}.image(Map{us[1]}, true, bg).u }, s.u, m.u)}
+}
 
 // image is Apply, or Apply of m's reverse when rev.
 func (s Set) image(m Map, rev bool, bg *budget) Set {
@@ -271,23 +318,27 @@ func imagePieces(a, b *basic, rev bool, bg *budget) []*basic {
 }
 
 // ProjectOut existentially quantifies n dimensions starting at first (single space).
-func (s Set) ProjectOut(first, n int) Set { return s.projectOut(first, n, newBudget(nil)) }
+func (s Set) ProjectOut(first, n int) Set {
+	return Set{guard(func(bg *budget, us []union) union { return Set{us[0]}.projectOut(first, n, bg).u }, s.u)}
+}
 
 // ProjectOnto keeps dimension d alone: every other dimension is projected out (single space;
 // the range of values dimension d takes, a one-dimensional set).
 func (s Set) ProjectOnto(d int) Set {
-	one := s
-	if nd := s.NDim(); d+1 < nd {
-		one = one.ProjectOut(d+1, nd-d-1)
-	}
-	if d > 0 {
-		one = one.ProjectOut(0, d)
-	}
-	return one
+	return Set{guard(func(bg *budget, us []union) union {
+		one := Set{us[0]}
+		if nd := one.ndim(); d+1 < nd {
+			one = one.projectOut(d+1, nd-d-1, bg)
+		}
+		if d > 0 {
+			one = one.projectOut(0, d, bg)
+		}
+		return one.u
+	}, s.u)}
 }
 
 func (s Set) projectOut(first, n int, bg *budget) Set {
-	nd := s.NDim()
+	nd := s.ndim()
 	if first < 0 || n < 0 || first+n > nd {
 		spaceMismatch("ProjectOut(%d, %d) of a %d-dimensional set", first, n, nd)
 	}
@@ -304,13 +355,18 @@ func (s Set) projectOut(first, n int, bg *budget) Set {
 }
 
 // FixParam returns s with parameter name bound to v; the parameter disappears.
-func (s Set) FixParam(name string, v int64) Set { return Set{s.u.fixParam(name, v, newBudget(nil))} }
+func (s Set) FixParam(name string, v int64) Set {
+	return Set{guard(func(bg *budget, us []union) union { return us[0].fixParam(name, v, bg) }, s.u)}
+}
 
 // IntersectParams returns s restricted to the parameter values of p (a set with no dims).
 func (s Set) IntersectParams(p Set) Set {
-	su, pu := align(s.u, p.u)
+	return Set{guard(func(bg *budget, us []union) union { return us[0].intersectParams(us[1], bg) }, s.u, p.u)}
+}
+
+func (u union) intersectParams(p union, bg *budget) union {
+	su, pu := align(u, p)
 	r := union{params: su.params, spaces: su.spaces}
-	bg := newBudget(nil)
 	for _, a := range su.pieces {
 		for _, b := range pu.pieces {
 			if b.nDim() != 0 {
@@ -319,7 +375,7 @@ func (s Set) IntersectParams(p Set) Set {
 			r.addPieces(bg, a.intersect(b.embed(a.in, a.out, nil)))
 		}
 	}
-	return Set{r}
+	return r
 }
 
 func (u union) fixParam(name string, v int64, bg *budget) union {
@@ -353,8 +409,13 @@ func (u union) fixParam(name string, v int64, bg *budget) union {
 }
 
 // Contains reports whether the point (of the tuple name) lies in s, for the parameter values
-// given by params (every parameter of s must be bound).
-func (s Set) Contains(name string, point []int64, params map[string]int64) bool {
+// given by params: Unknown when a parameter of s is not bound, the evaluation overflows or s is
+// an error value.
+func (s Set) Contains(name string, point []int64, params map[string]int64) Tri {
+	return decide(func(us []union) bool { return Set{us[0]}.contains(name, point, params) }, s.u)
+}
+
+func (s Set) contains(name string, point []int64, params map[string]int64) bool {
 	for _, p := range s.u.pieces {
 		if p.out.name != name || p.nOut() != len(point) {
 			continue
@@ -405,11 +466,11 @@ func dot(row, vals []int64) int64 {
 }
 
 // Tuples returns s split by space: one set per tuple of s (including tuples with no point), in
-// the order of s's spaces.
+// the order of s's spaces. The tuples of an error value are error values.
 func (s Set) Tuples() []Set {
 	var out []Set
 	for _, sp := range s.u.spaces {
-		r := union{params: s.u.params}
+		r := union{params: s.u.params, err: s.u.err}
 		r.addSpace(sp)
 		for _, p := range s.u.pieces {
 			if (space{p.in, p.out}).same(sp) {

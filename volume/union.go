@@ -16,6 +16,7 @@ type union struct {
 	params []string
 	spaces []space // the spaces of the union, also when it has no piece there (empty sets)
 	pieces []*basic
+	err    error // an error value (guard.go): the operation that built it gave up
 }
 
 func (u union) spaceOf(b *basic) space { return space{b.in, b.out} }

@@ -68,6 +68,12 @@ var models = []benchModel{
 	nbitsModel(1, 4096, 11008, 32, true),
 	nbitsModel(1, 4096, 11008, 32, false),
 	nbitsModel(1, 4096, 4096, 128, true),
+	// a few rows and a prefill's: the GEMV form below nbits-gemm's threshold, the GEMM above
+	nbitsModel(4, 4096, 4096, 32, true),
+	nbitsModel(8, 4096, 4096, 32, true),
+	nbitsModel(12, 4096, 4096, 32, true),
+	nbitsModel(16, 4096, 4096, 32, true),
+	nbitsModel(64, 4096, 4096, 32, true),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false, 0},
 	// int8 against f32: onnxruntime's QLinearMatMul / QLinearConv against graphc's integer

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -292,99 +291,4 @@ func runReadmeShell(t *testing.T, dir, line string) {
 	if strings.Contains(line, "./caller") {
 		require.Contains(t, string(out), "y[0][1] = -3", "the caller prints A·B's element (0, 1)")
 	}
-}
-
-// TestReadmeOtherCommands checks the README's make, go and python lines that are too slow or
-// need too much (PyTorch, onnxruntime, hours) to run in a test: each make target exists, each
-// go run or go test names a package that defines every flag given to it, a -run pattern
-// matches one of its tests, and a script exists.
-func TestReadmeOtherCommands(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	require.NoError(t, err)
-	mk, err := os.ReadFile("../../Makefile")
-	require.NoError(t, err)
-	targets := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^([a-z][a-z0-9-]*):`).FindAllStringSubmatch(string(mk), -1) {
-		targets[m[1]] = true
-	}
-	// pkgText returns the Go source of a package directory (tests included)
-	pkgText := func(dir string, tests bool) string {
-		files, _ := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
-		var sb strings.Builder
-		for _, f := range files {
-			if !tests && strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			b, err := os.ReadFile(f)
-			require.NoError(t, err)
-			sb.Write(b)
-		}
-		require.NotZero(t, sb.Len(), "no Go files in %s", dir)
-		return sb.String()
-	}
-	defines := func(src, name string) bool {
-		return regexp.MustCompile(`\b(flag|fs)\.\w+\((&[\w.]+, )?"` + regexp.QuoteMeta(name) + `"`).MatchString(src)
-	}
-	checked := 0
-	inBlock := false
-	for _, l := range strings.Split(string(readme), "\n") {
-		if strings.HasPrefix(l, "```") {
-			inBlock = !inBlock
-			continue
-		}
-		if !inBlock {
-			continue
-		}
-		words, _, err := shellWords(l)
-		if err != nil || len(words) < 2 {
-			continue
-		}
-		switch {
-		case words[0] == "make":
-			for _, w := range words[1:] {
-				if !strings.Contains(w, "=") {
-					require.True(t, targets[w], "README: %q: the Makefile has no target %s", l, w)
-				}
-			}
-		case words[0] == "go" && (words[1] == "run" || words[1] == "build"):
-			pkg := words[len(words)-1]
-			if words[1] == "run" {
-				pkg = words[2]
-			}
-			src := pkgText(pkg, false)
-			if words[1] == "run" {
-				for _, w := range words[3:] {
-					if strings.HasPrefix(w, "-") {
-						name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
-						require.True(t, defines(src, name), "README: %q: %s has no flag -%s", l, pkg, name)
-					}
-				}
-			}
-		case words[0] == "go" && words[1] == "test":
-			src := pkgText(words[2], true)
-			args := false
-			for k, w := range words[3:] {
-				switch {
-				case w == "-args":
-					args = true
-				case w == "-run":
-					re := regexp.MustCompile(words[3+k+1])
-					found := false
-					for _, m := range regexp.MustCompile(`(?m)^func (Test\w+)\(`).FindAllStringSubmatch(src, -1) {
-						found = found || re.MatchString(m[1])
-					}
-					require.True(t, found, "README: %q: no test of %s matches %s", l, words[2], words[3+k+1])
-				case args && strings.HasPrefix(w, "-"):
-					name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
-					require.True(t, defines(src, name), "README: %q: %s's tests have no flag -%s", l, words[2], name)
-				}
-			}
-		case words[0] == "/usr/bin/python3":
-			require.FileExists(t, filepath.Join("..", "..", words[1]), "README: %q", l)
-		default:
-			continue
-		}
-		checked++
-	}
-	require.GreaterOrEqual(t, checked, 15, "the README's make, go and python lines")
 }

@@ -24,7 +24,8 @@ func init() {
 	registerOp("If", 1, importIf)
 	registerOp("Scan", 8, importScan)
 	registerOp("Loop", 1, importLoop)
-	noteOp("If", "a condition known at import inlines its branch; otherwise both branches run and their results (same types) are selected")
+	noteOp("If", "a condition known at import inlines its branch; otherwise both branches run and their results are selected, "+
+		"or, when the branches' outputs differ in shape (Optimum's merged decoder), the condition must be bound at compile time (NeedConstError)")
 	noteOp("Scan", "unrolled: static scan extents (at most 4096 iterations), any axes and directions; opset 8's batched form without sequence_lens")
 	noteOp("Loop", "unrolled: a trip count known at import (at most 4096), a condition that is known after every iteration")
 }
@@ -217,9 +218,15 @@ func importIf(c *nodeCtx) error {
 	for i := range c.node.Output {
 		a, b := thenOuts[i], elseOuts[i]
 		if !a.Type.Equal(b.Type) {
+			// the branches' outputs differ in shape: with bounded extents the output gets a
+			// bounded dim chosen at run time (ops_if_bounded.go); otherwise (Optimum's merged
+			// decoder: present is past + new with use_cache_branch, new alone without, past
+			// unbounded) a select cannot hold both, so the condition is needed at compile
+			// time, one entry per branch (WithConstInput; graphc run binds it from its --input)
 			v, err := e.ifDifferingExtents(c.Output(i), cond, a, b)
 			if err != nil {
-				return fmt.Errorf("output #%d: %w", i, err)
+				return fmt.Errorf("output #%d is %s in one branch and %s in the other (%v): %w", i, a.Type, b.Type, err,
+					c.needConst(0, "the condition of an If whose branches' outputs differ in shape"))
 			}
 			e.Out(i, v)
 			continue

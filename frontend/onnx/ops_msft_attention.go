@@ -7,11 +7,15 @@
 // softmax and the product with V.
 //
 // GroupQueryAttention's seqlens_k and total_sequence_length are data. graphc's shapes follow
-// from the past's length P instead: present holds P + S positions, query s sits at position
-// P + s (its rotary angle and its causal frontier), which is what onnxruntime computes when
-// the batch is dense (seqlens_k[b] = P + S - 1 for every b and total_sequence_length = P + S,
-// as onnxruntime-genai's decoding of one sequence gives). Ragged batches (padding told by
-// seqlens_k) and a past/present buffer shared at the maximum length are not reproduced.
+// from the past's length P instead: present holds P + S positions. With a past, seqlens_k
+// gives each batch row its own past length (a ragged batch, ops_msft_ragged.go): the rotary
+// angles, the keys a row's queries see and the layout of its present follow onnxruntime's;
+// the attention keeps the dense layout and static causal triangle, so that DIE still sees the
+// masked half. Without a past, queries sit at positions s (onnxruntime's first prompt). The
+// outputs of a right-padded first prompt's padding queries (s > seqlens_k[b]) are not
+// reproduced: onnxruntime's softmax for them runs over score columns it never computed (its
+// real tokens, keys and present match). A past/present buffer shared at the maximum length is
+// not reproduced.
 
 package onnx
 
@@ -26,10 +30,10 @@ import (
 func init() {
 	registerDomainOp(MsftDomain, "GroupQueryAttention", importGQA,
 		"query/key/value [B, S, heads·D] (or packed QKV), num_heads a multiple of kv_num_heads, past_key/past_value [B, kv_num_heads, P, D] → "+
-			"present = concat(past, new) [B, kv_num_heads, P + S, D]; causal with a trilu mask aligned to the past (query s at position P + s); "+
-			"do_rotary with cos/sin caches at positions P + s (exact gathers), rotary_interleaved; scale, softcap, local_window_size, attention_bias. "+
-			"seqlens_k and total_sequence_length are taken to describe a dense batch (seqlens_k[b] = P + S - 1, total = P + S); "+
-			"ragged batches, a past/present buffer shared at the maximum length, smooth_softmax, head_sink, quantized caches and output_qk are not supported")
+			"present [B, kv_num_heads, P + S, D]: each row's past_b = seqlens_k[b] + 1 - S keys, its S new ones, then zeros (a ragged batch; "+
+			"concat(past, new) when dense); causal with a trilu mask aligned to the past, the keys beyond a row's past masked per row; "+
+			"do_rotary with cos/sin caches at positions past_b + s, rotary_interleaved; scale, softcap, local_window_size, attention_bias. "+
+			"A past/present buffer shared at the maximum length, smooth_softmax, head_sink, quantized caches and output_qk are not supported")
 	registerDomainOp(MsftDomain, "MultiHeadAttention", importMHA,
 		"query [B, S, N·D], key/value [B, L, N·D] or already split [B, N, L, D] (cross attention), bias of Q, K and V, "+
 			"past_key/past_value → present = concat(past, new), key_padding_mask [B, T] (0 masks: adds mask_filter_value), attention_bias, "+
@@ -234,6 +238,14 @@ func importGQA(c *nodeCtx) error {
 	} else {
 		sh.past = volume.AffConst(0)
 	}
+	// with a past, seqlens_k tells each batch row's past length (a ragged batch)
+	var rg *gqaRagged
+	if sh.hasPast {
+		var err error
+		if rg, err = e.gqaRaggedPast(c, q4, sh); err != nil {
+			return err
+		}
+	}
 	if c.AttrInt("do_rotary", 0) != 0 {
 		cosC, sinC := e.In(7), e.In(8)
 		if e.err != nil {
@@ -255,6 +267,10 @@ func importGQA(c *nodeCtx) error {
 			if pos, err = e.positions(ids, sh.batch, sh.sq); err != nil {
 				return err
 			}
+		} else if rg != nil {
+			// query s of batch row b sits at past_b + s
+			s := e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "limit": ir.StringAttr(sh.sq.String())})
+			pos = e.Op("add", "", nil, e.reshape(rg.pastB, sh.batch, volume.AffConst(1)), e.reshape(s, volume.AffConst(1), sh.sq))
 		} else {
 			// query s sits at P + s: range(P, P + S), an affine index (an exact gather)
 			pos = e.reshape(e.Op("range", "", ir.Attrs{"elem": ir.StringAttr("i64"), "start": ir.StringAttr(sh.past.String()),
@@ -271,7 +287,12 @@ func importGQA(c *nodeCtx) error {
 			return err
 		}
 	}
-	k4, v4, _, _, err := e.kvCache(c, 3, k4, v4)
+	var err error
+	if rg != nil {
+		k4, v4, err = e.gqaRaggedCache(c, k4, v4, rg)
+	} else {
+		k4, v4, _, _, err = e.kvCache(c, 3, k4, v4)
+	}
 	if err != nil {
 		return err
 	}
@@ -294,6 +315,16 @@ func importGQA(c *nodeCtx) error {
 	window := c.AttrInt("local_window_size", -1)
 	if window >= 0 && !causal {
 		return fmt.Errorf("%w: local_window_size needs causal attention", ErrInvalid)
+	}
+	if rg != nil {
+		// the past keys beyond each row's past length, and the row's own window over its past
+		gap := e.gqaRaggedMask(rg, sh, t, window)
+		if bias == nil {
+			bias = gap
+		} else {
+			bias = e.Op("add", "", nil, bias, gap)
+		}
+		window = -1 // in the mask, per row
 	}
 	y := e.sdpa(q4, k4, v4, sh, scale, float64(c.AttrFloat("softcap", 0)), bias, causal, window, false)
 	e.Out(0, e.mergeHeads(y, c.Output(0)))

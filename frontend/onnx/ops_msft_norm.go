@@ -34,16 +34,11 @@ func importSimplifiedLayerNorm(c *nodeCtx) error {
 	if !x0.Type.Elem.IsFloat() {
 		return fmt.Errorf("%w: X must be a float tensor, got %s", ErrInvalid, x0.Type)
 	}
-	r := x0.Type.Rank()
-	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, r)
+	axes, t, x, err := stashedNormAxes(c, e, x0)
 	if err != nil {
 		return err
 	}
-	t, x, err := stash(c, e, x0)
-	if err != nil {
-		return err
-	}
-	y, inv := e.rmsNorm(x, rangeAxes(ax[0], r), float64(c.AttrFloat("epsilon", 1e-5)), t, c.Output(1))
+	y, inv := e.rmsNorm(x, axes, float64(c.AttrFloat("epsilon", 1e-5)), t, c.Output(1))
 	y = e.Cast(y, x0.Type.Elem, "")
 	e.Out(0, e.Op("mul", c.Output(0), nil, y, e.Cast(scale, x0.Type.Elem, "")))
 	e.Out(1, inv)
@@ -111,13 +106,7 @@ func importSkipLayerNorm(simplified bool) func(c *nodeCtx) error {
 		if simplified {
 			y, inv = e.rmsNorm(xs, axes, eps, st, c.Output(2))
 		} else {
-			keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
-			n := e.Count(xs, axes, st)
-			mean = e.Op("div", c.Output(1), nil, e.Op("reduce_sum", "", keep, xs), n)
-			d := e.Op("sub", "", nil, xs, mean)
-			variance := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, d, d)), n)
-			inv = e.Op("reciprocal", c.Output(2), nil, e.Op("sqrt", "", nil, e.Op("add", "", nil, variance, e.Scalar(st, eps))))
-			y = e.Op("mul", "", nil, d, inv)
+			y, mean, inv = e.layerNorm(xs, axes, eps, st, c.Output(1), c.Output(2))
 		}
 		y = e.Op("mul", "", nil, e.Cast(y, t, ""), gamma)
 		if !simplified && c.HasInput(3) {

@@ -128,6 +128,34 @@ func stash(c *nodeCtx, e *emitter, x *ir.Value) (ir.DType, *ir.Value, error) {
 	return t, e.Cast(x, t, ""), nil
 }
 
+// stashedNormAxes is the common start of LayerNormalization, RMSNormalization and
+// SimplifiedLayerNormalization: the axes from attribute axis (default -1) on, the computation
+// type of stash_type, and x0 converted to it.
+func stashedNormAxes(c *nodeCtx, e *emitter, x0 *ir.Value) (axes []int, t ir.DType, x *ir.Value, err error) {
+	r := x0.Type.Rank()
+	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, r)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if t, x, err = stash(c, e, x0); err != nil {
+		return nil, 0, nil, err
+	}
+	return rangeAxes(ax[0], r), t, x, nil
+}
+
+// layerNorm returns (x - mean) · inv with mean and inv = 1 / sqrt(var + eps) over axes (kept),
+// in x's type t; mean and inv are named meanName and invName (LayerNormalization's outputs 1
+// and 2, SkipLayerNormalization's).
+func (e *emitter) layerNorm(x *ir.Value, axes []int, eps float64, t ir.DType, meanName, invName string) (y, mean, inv *ir.Value) {
+	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
+	n := e.Count(x, axes, t)
+	mean = e.Op("div", meanName, nil, e.Op("reduce_sum", "", keep, x), n)
+	d := e.Op("sub", "", nil, x, mean)
+	variance := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, d, d)), n)
+	inv = e.Op("reciprocal", invName, nil, e.Op("sqrt", "", nil, e.Op("add", "", nil, variance, e.Scalar(t, eps))))
+	return e.Op("mul", "", nil, d, inv), mean, inv
+}
+
 // importLayerNorm follows the ONNX reference: mean and variance over the axes from axis on,
 // Y = (x - mean) * (1 / sqrt(var + epsilon)) * scale + bias, with outputs Mean and InvStdDev
 // keeping the reduced axes.
@@ -137,24 +165,12 @@ func importLayerNorm(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
-	r := x0.Type.Rank()
-	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, r)
+	axes, t, x, err := stashedNormAxes(c, e, x0)
 	if err != nil {
 		return err
 	}
-	t, x, err := stash(c, e, x0)
-	if err != nil {
-		return err
-	}
-	axes := rangeAxes(ax[0], r)
-	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
-	n := e.Count(x, axes, t)
-	mean := e.Op("div", c.Output(1), nil, e.Op("reduce_sum", "", keep, x), n)
-	d := e.Op("sub", "", nil, x, mean)
-	variance := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, d, d)), n)
-	inv := e.Op("reciprocal", c.Output(2), nil, e.Op("sqrt", "", nil, e.Op("add", "", nil, variance, e.Scalar(t, float64(c.AttrFloat("epsilon", 1e-5))))))
-	y := e.Cast(e.Op("mul", "", nil, d, inv), x0.Type.Elem, "")
-	y = e.Op("mul", "", nil, y, scale)
+	y, mean, inv := e.layerNorm(x, axes, float64(c.AttrFloat("epsilon", 1e-5)), t, c.Output(1), c.Output(2))
+	y = e.Op("mul", "", nil, e.Cast(y, x0.Type.Elem, ""), scale)
 	if c.HasInput(2) {
 		y = e.Op("add", "", nil, y, e.In(2))
 	}
@@ -171,16 +187,10 @@ func importRMSNorm(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
-	r := x0.Type.Rank()
-	ax, err := resolveAxes([]int64{c.AttrInt("axis", -1)}, r)
+	axes, t, x, err := stashedNormAxes(c, e, x0)
 	if err != nil {
 		return err
 	}
-	t, x, err := stash(c, e, x0)
-	if err != nil {
-		return err
-	}
-	axes := rangeAxes(ax[0], r)
 	keep := ir.Attrs{"axes": ints(axes), "keepdims": ir.IntAttr(1)}
 	ms := e.Op("div", "", nil, e.Op("reduce_sum", "", keep, e.Op("mul", "", nil, x, x)), e.Count(x, axes, t))
 	rms := e.Op("sqrt", "", nil, e.Op("add", "", nil, ms, e.Scalar(t, float64(c.AttrFloat("epsilon", 1e-5)))))

@@ -244,17 +244,17 @@ func (in *interp) postfix() (value, error) {
 			if a.k != kMap || b.k != kSet {
 				return value{}, errAt(in.src, t.pos, "application M(S) needs a map and a set, got %s and %s", a.k, b.k)
 			}
-			var r volume.Set
-			if err := in.try(t, func() { r = b.set.Apply(a.m) }); err != nil {
+			a = value{k: kSet, set: b.set.Apply(a.m)}
+			if err := in.valueErr(t, a); err != nil {
 				return value{}, err
 			}
-			a = value{k: kSet, set: r}
 		case in.is("^-1"):
 			t := in.next()
 			if a.k != kMap {
 				return value{}, errAt(in.src, t.pos, "^-1 needs a map, got %s", a.k)
 			}
-			if err := in.try(t, func() { a = value{k: kMap, m: a.m.Reverse()} }); err != nil {
+			a = value{k: kMap, m: a.m.Reverse()}
+			if err := in.valueErr(t, a); err != nil {
 				return value{}, err
 			}
 		default:
@@ -311,15 +311,20 @@ func (in *interp) literal(t token) (value, error) {
 	return value{}, errAt(in.src, t.pos, "%v", err)
 }
 
-// try runs a volume computation, turning its panics (space mismatch, overflow) into an error at
-// token t.
-func (in *interp) try(t token, f func()) error {
-	if err := volume.Try(f); err != nil {
-		e := errAt(in.src, t.pos, "%s: %v", t.text, err)
-		e.Err = err
-		return e
+// valueErr returns the error of r when volume gave up computing it (space mismatch, overflow,
+// too complex), as an error at token t.
+func (in *interp) valueErr(t token, r value) error {
+	if err := volume.FirstErr(r.set, r.m); err != nil {
+		return in.volumeErr(t, err)
 	}
 	return nil
+}
+
+// volumeErr is volume's error err at token t.
+func (in *interp) volumeErr(t token, err error) error {
+	e := errAt(in.src, t.pos, "%s: %v", t.text, err)
+	e.Err = err
+	return e
 }
 
 func (in *interp) binary(t token, a, b value) (value, error) {
@@ -327,7 +332,7 @@ func (in *interp) binary(t token, a, b value) (value, error) {
 	bad := func() error {
 		return errAt(in.src, t.pos, "%q needs two sets or two maps, got %s and %s", t.text, a.k, b.k)
 	}
-	err := in.try(t, func() {
+	func() {
 		switch {
 		case a.k == kSet && b.k == kSet:
 			switch t.text {
@@ -352,8 +357,8 @@ func (in *interp) binary(t token, a, b value) (value, error) {
 		case a.k == kMap && b.k == kSet && t.text == "*":
 			r = value{k: kMap, m: a.m.IntersectDomain(b.set), ok: true}
 		}
-	})
-	if err != nil {
+	}()
+	if err := in.valueErr(t, r); err != nil {
 		return value{}, err
 	}
 	if !r.ok {
@@ -366,28 +371,33 @@ func (in *interp) compare(t token, op string, a, b value) (value, error) {
 	if a.k != b.k || (a.k != kSet && a.k != kMap) {
 		return value{}, errAt(in.src, t.pos, "%q compares two sets or two maps, got %s and %s", op, a.k, b.k)
 	}
-	sub := func(x, y value) bool {
+	sub := func(x, y value) volume.Tri {
 		if x.k == kSet {
 			return x.set.IsSubset(y.set)
 		}
 		return x.m.IsSubset(y.m)
 	}
-	var r bool
-	err := in.try(t, func() {
-		switch op {
-		case "<=":
-			r = sub(a, b)
-		case ">=":
-			r = sub(b, a)
-		case "=":
-			r = sub(a, b) && sub(b, a)
-		case "<":
-			r = sub(a, b) && !sub(b, a)
-		case ">":
-			r = sub(b, a) && !sub(a, b)
+	var r volume.Tri
+	switch op {
+	case "<=":
+		r = sub(a, b)
+	case ">=":
+		r = sub(b, a)
+	case "=":
+		r = sub(a, b).And(sub(b, a))
+	case "<":
+		r = sub(a, b).And(sub(b, a).Not())
+	case ">":
+		r = sub(b, a).And(sub(a, b).Not())
+	}
+	if !r.Known() {
+		// the calculator answers exactly or not at all
+		if err := volume.FirstErr(a.set, a.m, b.set, b.m); err != nil {
+			return value{}, in.volumeErr(t, err)
 		}
-	})
-	return value{k: kBool, b: r}, err
+		return value{}, in.volumeErr(t, fmt.Errorf("%w: the comparison gave up", volume.ErrTooComplex))
+	}
+	return value{k: kBool, b: r == volume.Yes}, nil
 }
 
 // apply evaluates a prefix word on a.
@@ -421,7 +431,7 @@ func (in *interp) apply(t token, a value) (value, error) {
 			return value{}, err
 		}
 	}
-	err := in.try(t, func() {
+	func() {
 		switch t.text {
 		case "dom":
 			r = value{k: kSet, set: a.m.Domain()}
@@ -460,9 +470,13 @@ func (in *interp) apply(t token, a value) (value, error) {
 			}
 			r = value{k: kInt, n: total}
 		case "sample":
-			p, ok := a.set.Sample()
+			p, found := a.set.Sample()
+			if !found.Known() {
+				fail(fmt.Errorf("%w: no sample found", volume.ErrTooComplex))
+				return
+			}
 			s := "{ }"
-			if ok {
+			if found == volume.Yes {
 				s = pointText(a.set.Params(), p)
 			}
 			r = value{k: kSet, set: volume.MustParseSet(s)}
@@ -474,11 +488,14 @@ func (in *interp) apply(t token, a value) (value, error) {
 			}
 			r = value{k: kCode, code: code}
 		}
-	})
-	if err != nil {
+	}()
+	if ferr != nil {
+		return value{}, ferr
+	}
+	if err := in.valueErr(t, r); err != nil {
 		return value{}, err
 	}
-	return r, ferr
+	return r, nil
 }
 
 // pointText prints a sample point as a set: [N] -> { S[1, 2] : N = 3 }.

@@ -42,10 +42,10 @@ func TestValues(t *testing.T) {
 		want := volume.MustParseSet("{ }")
 		if g, err := volume.ParseSet(out[0]); err == nil {
 			want = volume.MustParseSet(c.want)
-			assert.True(t, g.IsEqual(want), "%s: got %s, want %s", c.src, out[0], c.want)
+			assert.True(t, g.IsEqual(want) == volume.Yes, "%s: got %s, want %s", c.src, out[0], c.want)
 		} else {
 			g := volume.MustParseMap(out[0])
-			assert.True(t, g.IsEqual(volume.MustParseMap(c.want)), "%s: got %s, want %s", c.src, out[0], c.want)
+			assert.True(t, g.IsEqual(volume.MustParseMap(c.want)) == volume.Yes, "%s: got %s, want %s", c.src, out[0], c.want)
 		}
 	}
 	assert.Equal(t, []string{"True", "False", "True", "True", "False", "5"},

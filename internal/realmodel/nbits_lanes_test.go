@@ -1,9 +1,10 @@
 package realmodel_test
 
 // This file runs the committed onnxruntime-genai-style decoder (llama_nbits_tiny) compiled
-// for x86-64-v3 (AVX2): every MatMulNBits there takes the nibble-lane form of nbits-gemv
-// (lower/nbits_lanes.go), prefill rows and decode alike, while the host's AVX-512 build keeps
-// the widened form for its prefill rows. Its data sets are checked as TestTinyModels checks.
+// for x86-64-v3 (AVX2): its sequence length is symbolic, so every MatMulNBits counts its rows
+// and runs the nbits-gemm form (lower/nbits_gemm.go) for a prefill (set 0, 64 rows) and the
+// nibble-lane form of nbits-gemv (lower/nbits_lanes.go) for a decode step (set 1, one row).
+// Its data sets are checked as TestTinyModels checks.
 
 import (
 	"context"
@@ -33,6 +34,7 @@ func TestNBitsDecoderAVX2(t *testing.T) {
 	res, err := graphc.Compile(ctx, m.Path, graphc.WithCPU("x86-64-v3"))
 	require.NoError(t, err)
 	require.Contains(t, res.Module.String(), "nbits.group.body", "the nibble-lane form")
+	require.Contains(t, res.Module.String(), "nbits.tk.body", "the GEMM form's register tiles")
 	prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
 	require.NoError(t, err)
 	_, err = realmodel.CheckSets(ctx, m, res.Graph, prog, m.Tolerance())

@@ -52,25 +52,23 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64, skipped
 	}
 	var live, dead, skip volume.Set
 	hasSkip := skipped.NPieces() > 0
-	err := volume.Try(func() {
-		full, dom := op.Full, op.Domain
-		for _, p := range g.Params {
-			v, ok := params[p]
-			if !ok {
-				panic(fmt.Errorf("%w: bind symbolic dim %s (--dim %s=N)", volume.ErrUnbounded, p, p))
-			}
-			full, dom = full.FixParam(p, v), dom.FixParam(p, v)
-			if hasSkip {
-				skipped = skipped.FixParam(p, v)
-			}
+	full, dom := op.Full, op.Domain
+	for _, p := range g.Params {
+		v, ok := params[p]
+		if !ok {
+			return nil, fmt.Errorf("%w: bind symbolic dim %s (--dim %s=N)", volume.ErrUnbounded, p, p)
 		}
-		live = project(dom, dr, dc)
-		dead = project(full.Subtract(dom), dr, dc)
+		full, dom = full.FixParam(p, v), dom.FixParam(p, v)
 		if hasSkip {
-			skip = project(skipped.SetDimNames(op.Dims), dr, dc)
+			skipped = skipped.FixParam(p, v)
 		}
-	})
-	if err != nil {
+	}
+	live = project(dom, dr, dc)
+	dead = project(full.Subtract(dom), dr, dc)
+	if hasSkip {
+		skip = project(skipped.SetDimNames(op.Dims), dr, dc)
+	}
+	if err := volume.FirstErr(live, dead, skip); err != nil {
 		return nil, err
 	}
 	scale, err := scaleFor(live.Union(dead))
@@ -78,14 +76,12 @@ func Domain(g *ir.Graph, op *ir.Op, dr, dc int, params map[string]int64, skipped
 		return nil, err
 	}
 	if scale > 1 {
-		err = volume.Try(func() {
-			m := volume.MustParseMap(fmt.Sprintf("{ [a, b] -> [floor(a/%d), floor(b/%d)] }", scale, scale))
-			live, dead = live.Apply(m), dead.Apply(m)
-			if hasSkip {
-				skip = skip.Apply(m)
-			}
-		})
-		if err != nil {
+		m := volume.MustParseMap(fmt.Sprintf("{ [a, b] -> [floor(a/%d), floor(b/%d)] }", scale, scale))
+		live, dead = live.Apply(m), dead.Apply(m)
+		if hasSkip {
+			skip = skip.Apply(m)
+		}
+		if err := volume.FirstErr(live, dead, skip); err != nil {
 			return nil, err
 		}
 	}
@@ -222,12 +218,18 @@ func InformativeDims(op *ir.Op) (dr, dc int, ok bool) {
 		return 0, 0, false
 	}
 	score := make([]int64, n)
-	scored := volume.Try(func() {
+	scored := true // false when volume gave up on a score
+	func() {
 		dead := op.Full.Subtract(op.Domain)
 		for d := 0; d < n; d++ {
 			lo, hi := extentOf(op.Full, d)
 			score[d] = hi - lo + 1
-			if dead.IsEmpty() {
+			empty := dead.IsEmpty()
+			if !empty.Known() {
+				scored = false
+				return
+			}
+			if empty == volume.Yes {
 				continue
 			}
 			// the live or the dead iterations cover only part of d's range: the picture shows
@@ -247,7 +249,7 @@ func InformativeDims(op *ir.Op) (dr, dc int, ok bool) {
 				}
 			}
 		}
-	})
+	}()
 	best := func(skip int) int {
 		k := -1
 		for d := 0; d < n; d++ {
@@ -264,7 +266,7 @@ func InformativeDims(op *ir.Op) (dr, dc int, ok bool) {
 	}
 	// when volume gave up scoring, the scores so far still pick two dims to draw, but the
 	// choice is not informed: ok says so
-	return a, b, scored == nil
+	return a, b, scored
 }
 
 func extentOf(s volume.Set, d int) (lo, hi int64) {
