@@ -48,8 +48,8 @@ func TestIfDifferingExtentsAndClampedSlice(t *testing.T) {
 		cond float64
 		x    []float64
 	}{
-		{0, []float64{1, -1, 2, 0, 3, 4, 5, -2, 6}}, // 6 selected, cut to 4
-		{0, []float64{-1, -1, 2, 0, 0, 0, 0, -2, 6}}, // 2 selected
+		{0, []float64{1, -1, 2, 0, 3, 4, 5, -2, 6}},   // 6 selected, cut to 4
+		{0, []float64{-1, -1, 2, 0, 0, 0, 0, -2, 6}},  // 2 selected
 		{0, []float64{-1, -1, -2, 0, 0, 0, 0, -2, 0}}, // none
 		{1, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1}},     // the empty branch
 	} {
