@@ -145,6 +145,13 @@ type contraction struct {
 	pstride   []int64
 	rlos      []volume.Aff
 	packElems int64 // reduction slots of a panel
+	// chunkPanelBytes bounds a chunk's panel over every reduction dim
+	// (TileShape.ChunkPanelBytes; 0: no bound)
+	chunkPanelBytes int64
+	// panelRowTiles is the number of row tiles that read each packed panel (-1: symbolic,
+	// taken as many): the micro-kernels prefetch the next column's panel only when the
+	// target bounds it no lower (TileShape.PanelPrefetchMaxRowTiles)
+	panelRowTiles int64
 	// strided are the reads strided along j: always packed (gathered lane by lane)
 	strided []int
 	// stream: the reduction runs in short chunks over an operand read in place from memory
@@ -200,7 +207,8 @@ func (c *contraction) String() string {
 // planContraction returns the register-tile plan of op for vectors of vecBytes and tiles of mr
 // rows by nv vectors (rolled: TileShape.Rolled), or nil when op is not a contraction the
 // strategy handles (the reason is returned for dumps and tests).
-func planContraction(op *ir.Op, graphParams []string, vecBytes, mr, nv int, rolled bool) (c *contraction, why string) {
+func planContraction(op *ir.Op, graphParams []string, vecBytes int, shape TileShape) (c *contraction, why string) {
+	mr, nv, rolled := shape.Rows, shape.Vectors, shape.Rolled
 	if vecBytes <= 0 {
 		return nil, "no register vectors"
 	}
@@ -297,6 +305,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes, mr, nv int, roll
 	// a tile that takes all the registers (TileShape.Rolled: SSE's and AVX2's 6×2) keeps
 	// its reduction nests rolled, or LLVM's unrolling spills accumulators (see loopmd.go)
 	c.rolled = rolled
+	c.chunkPanelBytes = int64(shape.ChunkPanelBytes)
 	if c.vl < 2 {
 		return nil, "vectors narrower than two lanes"
 	}
@@ -567,6 +576,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		// for a row-dependent reduction are not every tile's
 		c.planPacks(op, rlo, rhi, rowTiles)
 	}
+	c.panelRowTiles = rowTiles
 	for _, k := range c.strided {
 		if !slices.Contains(c.packs, k) {
 			return fmt.Sprintf("read %d is strided along j and cannot be packed", k), nil
@@ -574,6 +584,18 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	}
 	c.planOrder(op)
 	return c.planClasses(params, pset, ctx, plo, phi, nr, symCols)
+}
+
+// pointPanelBytes returns the bytes of a panel of nr columns for one value of the first
+// reduction dim: every point of the other reduction dims (known: their extents are constants).
+func (c *contraction) pointPanelBytes(op *ir.Op, rlo, rhi []volume.Aff) (panel int64, known bool) {
+	panel, known = int64(c.nv*c.vl*op.Result.Type.Elem.Size()), true
+	for d := 1; d < len(rlo); d++ {
+		e, ok := extentOf(rlo[d], rhi[d])
+		panel *= e
+		known = known && ok
+	}
+	return panel, known
 }
 
 // planChunks chooses the reduction's chunk length kc (the panels of one chunk stay in cache)
@@ -584,6 +606,16 @@ func (c *contraction) planChunks(op *ir.Op, plo, phi, rlo, rhi []volume.Aff) (kc
 	kc = int64(tileKC)
 	if tileKCLong*c.nv*c.vl*op.Result.Type.Elem.Size() <= tilePanelL1 {
 		kc = tileKCLong
+	}
+	if c.chunkPanelBytes > 0 {
+		// the panel of one chunk holds nr columns at every point of the other reduction
+		// dims too (a 3×3 convolution's 9 taps per input channel): chunks short enough for
+		// it to be packed, and stay in cache for every row tile, rather than the whole
+		// reduction's weights read from L2 by each tile (see TileShape.ChunkPanelBytes)
+		panel, known := c.pointPanelBytes(op, rlo, rhi)
+		for known && kc > tileKCStream && kc*panel > c.chunkPanelBytes {
+			kc /= 2
+		}
 	}
 	rows, rowsKnown := extentOf(plo[c.i], phi[c.i])
 	c.rowsExt, c.rowsSym = phi[c.i].Sub(plo[c.i]).AddConst(1), !rowsKnown
@@ -599,13 +631,7 @@ func (c *contraction) planChunks(op *ir.Op, plo, phi, rlo, rhi []volume.Aff) (kc
 		// few row tiles along i, but the panel is shared by the rows of the other result
 		// dims (a convolution at 7×7): packed panels, in chunks short enough to fit
 		// tilePackBytes (3×3 taps: kc=32), reused by every row
-		panel := int64(c.nv * c.vl * op.Result.Type.Elem.Size())
-		known := true
-		for d := 1; d < len(rlo); d++ {
-			e, ok := extentOf(rlo[d], rhi[d])
-			panel *= e
-			known = known && ok
-		}
+		panel, known := c.pointPanelBytes(op, rlo, rhi)
 		for known && kc > tileKCStream && kc*panel > tilePackBytes {
 			kc /= 2
 		}

@@ -397,7 +397,7 @@ func (kb *kernelBuilder) emitTileReduction(f *tileFrame, pp *panels) error {
 				for p, k := range c.packs {
 					for _, g := range tc.groups {
 						packed[p] = append(packed[p], pp.load(fb, p, s, g))
-						if !slices.Contains(c.strided, k) && g.lanes > 1 {
+						if !slices.Contains(c.strided, k) && g.lanes > 1 && c.prefetchesPanels(fb.mc.tileShape.PanelPrefetchMaxRowTiles) {
 							// the same point of the next column's panel: fetched while
 							// this one's tiles compute, so that its copy finds it in cache
 							d := at(0, g)
@@ -457,6 +457,12 @@ func (kb *kernelBuilder) emitTileReduction(f *tileFrame, pp *panels) error {
 		}
 	}
 	return nil
+}
+
+// prefetchesPanels reports whether the micro-kernels prefetch the next column's packed panel
+// when the target bounds the row tiles that share a panel by maxRowTiles (0: no bound).
+func (c *contraction) prefetchesPanels(maxRowTiles int) bool {
+	return maxRowTiles == 0 || c.panelRowTiles >= 0 && c.panelRowTiles <= int64(maxRowTiles)
 }
 
 // storeTile stores the accumulators of the tile of f: whole vectors into the result (or through

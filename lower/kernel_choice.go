@@ -121,7 +121,7 @@ func planNBitsFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 }
 
 func planTilesFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
-	tiles, why := planContraction(op, ec.g.Params, ec.mc.tileBytes, ec.mc.tileRows, ec.mc.tileVecs, ec.mc.tileRolled)
+	tiles, why := planContraction(op, ec.g.Params, ec.mc.tileBytes, ec.mc.tileShape)
 	if tiles == nil {
 		return why
 	}

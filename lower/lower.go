@@ -127,12 +127,11 @@ type moduleCtx struct {
 	vecBytes int
 	// newtonRecip: float32 math divides vectors through a Newton reciprocal (math_vec.go)
 	newtonRecip bool
-	// tileBytes is the width of the register tiles of contractions (0: none), tileRows by
-	// tileVecs vectors their shape (Target.TileShapeFor), tileRolled whether it is Rolled
-	tileBytes          int
-	tileRows, tileVecs int
-	tileRolled         bool
-	m                  *llvm.Module
+	// tileBytes is the width of the register tiles of contractions (0: none), tileShape
+	// their shape (Target.TileShapeAt)
+	tileBytes int
+	tileShape TileShape
+	m         *llvm.Module
 	// noUnrollProp is the module's !{!"llvm.loop.unroll.disable"} (loopmd.go)
 	noUnrollProp *metadata.Tuple
 	rt           map[string]*llvm.Func
@@ -207,8 +206,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	mc.newtonRecip = cfg.NewtonReciprocal || spec.SlowVectorDiv
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
 		mc.tileBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
-		mc.tileRows, mc.tileVecs = spec.TileShapeFor(mc.tileBytes)
-		mc.tileRolled = spec.TileRolledFor(mc.tileBytes)
+		mc.tileShape = spec.TileShapeAt(mc.tileBytes)
 	}
 	mc.m.TargetTriple = cfg.Target.Triple
 	mc.m.DataLayout = cfg.Target.DataLayout

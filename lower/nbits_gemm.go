@@ -67,7 +67,7 @@ func planNBitsGEMM(mc *moduleCtx, p *nbitsGEMV) (*nbitsGEMM, string) {
 	if known && n < nbitsGEMMMinRows && p.gemv {
 		return nil, fmt.Sprintf("%d row(s), fewer than %d: the GEMV form reads the packed weights once", n, nbitsGEMMMinRows)
 	}
-	g := &nbitsGEMM{mr: mc.tileRows, nv: mc.tileVecs, vl: mc.tileBytes / 4, kc: nbitsGEMMKC, rolled: mc.tileRolled}
+	g := &nbitsGEMM{mr: mc.tileShape.Rows, nv: mc.tileShape.Vectors, vl: mc.tileBytes / 4, kc: nbitsGEMMKC, rolled: mc.tileShape.Rolled}
 	if kpad := (p.K + 7) &^ 7; kpad <= nbitsGEMMKCOne {
 		g.kc = kpad
 	}

@@ -45,6 +45,7 @@ func runDCE(ctx context.Context, g *ir.Graph, st *State) error {
 			needed[o] = true
 		}
 	}
+	keepRequires(g, func(op *ir.Op) bool { return !live[op] })
 	n := g.RemoveOps(func(op *ir.Op) bool { return !live[op] })
 	if stats != nil {
 		stats.OpsRemoved += n
@@ -59,9 +60,9 @@ func replaceWithFill(g *ir.Graph, op *ir.Op) error {
 	if err != nil {
 		return err
 	}
-	res := op.Result
+	res, reqs := op.Result, op.Requires
 	*op = *f
-	op.Result = res
+	op.Result, op.Requires = res, reqs
 	res.Def = op
 	return nil
 }

@@ -20,7 +20,8 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/pa
 // A pass test file (testdata/passes/<pass>/*.graph) holds cases separated by "// -----". The
 // file's first line is "// RUN: <flags>" with the flags of `graphc --emit=ir` that apply
 // (--pipeline=, --require=, --report-dead); a case may override it with its own RUN line. The
-// output (the printed graph, then the dead-space report with --report-dead, then warnings) is
+// output (the printed graph, then the dead-space report with --report-dead, then warnings, then
+// the cost checks' remarks) is
 // matched against the case's CHECK lines (CHECK, CHECK-NEXT, CHECK-SAME, CHECK-NOT; {{regex}}
 // inside a pattern). `// expected-warning {{text}}` (or `expected-note`) asserts a diagnostic of that kind containing text. When
 // a file has a .golden twin, the whole output of every case must equal it (-update rewrites).
@@ -120,6 +121,9 @@ func runCase(c, run string) (string, error) {
 	}
 	for _, d := range res.State.Diags {
 		out += d.String() + "\n"
+	}
+	for _, r := range res.State.Remarks {
+		out += r.String() + "\n"
 	}
 	return out, nil
 }

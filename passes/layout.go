@@ -49,6 +49,15 @@ as select(avail, x·w, 0) with w a finite constant, reads instead a zero-padded 
 operand made by a new op over the elements the sum reads (channels-last, reordering a
 channels-first graph input): x·w is then ±0 where the original added +0, and an accumulator
 that starts at +0 is never -0, so every sum keeps its bits.
+Cost check (passes/cost.go): each connected group of values the layout would store
+channels-last is weighed first. Its windowed ops gain (NCHW nest estimate - 1/lanes) operations
+per iteration (a nest reading its rows at unit stride runs on vectors, a strided one is
+scalar; channels-last register tiles take vectors along the output channels); every element
+that crosses the group's border (a graph input or output, a value read across it) costs a
+transposing copy of one operation. A group whose reorders cost more than it gains keeps
+NCHW, with a remark in the dump after channels-last ("remark: channels-last: op %y: kept
+channels-first: channels-last would gain about N operations ... and add reorders of about
+M"). Groups with symbolic sizes are taken.
 Postconditions: every required output element keeps its bits; domains keep their points
 (permuted), so DIE's restrictions hold.`,
 	Run: runChannelsLast,
@@ -85,10 +94,17 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	if len(seeds) == 0 {
 		return nil
 	}
+	// the cost check: groups whose reorders cost more than their windowed ops gain keep NCHW
+	refused := layoutRefusals(g, plannedChannelsLast(ctx, g))
+	for _, op := range seeds {
+		if why := refused[op]; why != "" {
+			st.remark("channels-last", op.Result.Name, why)
+		}
+	}
 	// a windowed op that writes a graph output writes a channels-last value instead, which a
 	// copy reorders into the output: the reorder happens at the graph's end
 	for _, op := range seeds {
-		if outputs[op.Result] && op.Result.Type.Rank() >= minSpatialRank && staticForm(op) && !keepsNCHW(op) {
+		if outputs[op.Result] && op.Result.Type.Rank() >= minSpatialRank && staticForm(op) && !keepsNCHW(op) && refused[op] == "" {
 			if err := reorderOutput(g, op); err != nil {
 				return err
 			}
@@ -125,42 +141,13 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		keep[v] = true // already channels-last
 	}
 	for _, op := range seeds {
-		if keepsNCHW(op) {
+		if keepsNCHW(op) || refused[op] != "" {
 			keep[op.Result], keep[op.Operands[0]] = true, true
 		}
 	}
-	set := map[*ir.Value]bool{}
-	add := func(v *ir.Value) bool {
-		if set[v] || keep[v] || !eligible(v) {
-			return false
-		}
-		set[v] = true
-		return true
-	}
-	for _, op := range seeds {
-		add(op.Result)
-		for _, o := range op.Operands {
-			// the windowed operands: a bias or a scale of another rank keeps its layout
-			if o.Type.Rank() == op.Result.Type.Rank() {
-				add(o)
-			}
-		}
-	}
-	for changed := true; changed; {
-		changed = false
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for _, op := range g.Ops {
-			for k, o := range op.Operands {
-				if !keepsChannels(op, k) {
-					continue
-				}
-				if set[op.Result] && add(o) || set[o] && add(op.Result) {
-					changed = true
-				}
-			}
-		}
+	set, err := channelsLastValues(ctx, g, seeds, keep, eligible)
+	if err != nil {
+		return err
 	}
 	nhwcNow := maps.Clone(set) // the values stored channels-last once the pass is done
 	maps.Copy(nhwcNow, merged)
@@ -241,6 +228,89 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 	}
 	g.RemoveOps(func(*ir.Op) bool { return false }) // the weights copied in another layout
 	return nil
+}
+
+// channelsLastValues returns the values channels-last stores around the windowed ops seeds:
+// their results and operands of the same rank, and the values keepsChannels connects to
+// those, among the eligible values not in keep.
+func channelsLastValues(ctx context.Context, g *ir.Graph, seeds []*ir.Op, keep map[*ir.Value]bool, eligible func(*ir.Value) bool) (map[*ir.Value]bool, error) {
+	set := map[*ir.Value]bool{}
+	add := func(v *ir.Value) bool {
+		if set[v] || keep[v] || !eligible(v) {
+			return false
+		}
+		set[v] = true
+		return true
+	}
+	for _, op := range seeds {
+		add(op.Result)
+		for _, o := range op.Operands {
+			// the windowed operands: a bias or a scale of another rank keeps its layout
+			if o.Type.Rank() == op.Result.Type.Rank() {
+				add(o)
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for _, op := range g.Ops {
+			for k, o := range op.Operands {
+				if !keepsChannels(op, k) {
+					continue
+				}
+				if set[op.Result] && add(o) || set[o] && add(op.Result) {
+					changed = true
+				}
+			}
+		}
+	}
+	return set, nil
+}
+
+// plannedChannelsLast returns the values channels-last would store channels-last in g as it
+// is (fuse judges strides in the layout values will have): the values around the windowed ops
+// that keep no NCHW, graph outputs such ops write included (they write a reordered copy).
+func plannedChannelsLast(ctx context.Context, g *ir.Graph) map[*ir.Value]bool {
+	var seeds []*ir.Op
+	keep := map[*ir.Value]bool{}
+	for _, op := range g.Ops {
+		if isWindowOp(op) {
+			seeds = append(seeds, op)
+			if keepsNCHW(op) {
+				keep[op.Result], keep[op.Operands[0]] = true, true
+			}
+		}
+	}
+	if len(seeds) == 0 {
+		return nil
+	}
+	outputs := map[*ir.Value]bool{}
+	for _, o := range g.Outputs {
+		outputs[o] = true
+	}
+	users := g.Users()
+	eligible := func(v *ir.Value) bool {
+		if v == nil || v.Def == nil || v.Type.Rank() < minSpatialRank || !staticForm(v.Def) {
+			return false
+		}
+		if outputs[v] && !isWindowOp(v.Def) {
+			return false
+		}
+		for _, u := range users[v] {
+			if !staticForm(u) {
+				return false
+			}
+		}
+		return true
+	}
+	set, err := channelsLastValues(ctx, g, seeds, keep, eligible)
+	if err != nil {
+		return nil
+	}
+	return set
 }
 
 // keepsNCHW reports whether a windowed op keeps NCHW: a sum whose weights are not constants

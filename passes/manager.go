@@ -208,6 +208,39 @@ type State struct {
 	// FoldedBytes counts the bytes of the constants fold-constants created (their elements in
 	// their own types), within Options.FoldBytes.
 	FoldedBytes int64
+	// Remarks are the decisions the cost checks of fuse and channels-last took against a
+	// rewrite, with their estimates (cost.go); the IR dump after a pass lists its own.
+	Remarks []Remark
+	// pipeline and current locate the running pass in its pipeline (runsLater)
+	pipeline []*Pass
+	current  int
+}
+
+// runsLater reports whether the pass named name runs after the current one in the pipeline.
+func (st *State) runsLater(name string) bool {
+	for _, p := range st.pipeline[min(st.current+1, len(st.pipeline)):] {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Remark says why a pass left a rewrite undone: the estimates of the cost check that refused it.
+type Remark struct {
+	Pass string
+	Op   string // result name of the op the decision is about
+	Msg  string
+}
+
+func (r Remark) String() string { return fmt.Sprintf("remark: %s: op %%%s: %s", r.Pass, r.Op, r.Msg) }
+
+// remark records a refused rewrite once.
+func (st *State) remark(pass, op, msg string) {
+	r := Remark{Pass: pass, Op: op, Msg: msg}
+	if !slices.Contains(st.Remarks, r) {
+		st.Remarks = append(st.Remarks, r)
+	}
 }
 
 // Stats counts what one pass did.
@@ -264,6 +297,13 @@ func Run(ctx context.Context, g *ir.Graph, ps []*Pass, opts *Options) (*Result, 
 	dump := func(when string, p *Pass) error {
 		seq++
 		header := fmt.Sprintf("// -----// IR Dump %s %s //----- //\n", when, p.Name)
+		if when == "After" {
+			for _, r := range st.Remarks {
+				if r.Pass == p.Name {
+					header += "// " + r.String() + "\n"
+				}
+			}
+		}
 		text := g.DumpString()
 		if opts.PrintConstants {
 			text = g.String()
@@ -277,7 +317,9 @@ func Run(ctx context.Context, g *ir.Graph, ps []*Pass, opts *Options) (*Result, 
 		}
 		return nil
 	}
-	for _, p := range ps {
+	st.pipeline = ps
+	for i, p := range ps {
+		st.current = i
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}

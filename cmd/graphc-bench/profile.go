@@ -35,26 +35,58 @@ func profileReal(ctx context.Context, root, work, name string, minTime time.Dura
 
 // profileModel builds the model at path with --profile (in work/prof) and prints its top
 // slowest ops, run on the inputs and symbolic dims that inputs returns for the compiled graph.
+// With -profile-vs-none it also profiles the build without optimisation (--pipeline=) and
+// prints, per ONNX node, the time of both builds: where the default pipeline loses.
 func profileModel(ctx context.Context, path, work, name string, inputs func(*ir.Graph) ([]*ir.Tensor, map[string]int64, error), minTime time.Duration, top int) error {
-	res, err := graphc.Compile(ctx, path, graphc.WithCPU(benchCPU), graphc.WithProfile())
+	pr, err := profileBuild(ctx, path, filepath.Join(work, "prof"), realPipeline, inputs, minTime)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(work, "prof")
+	pr.print(name, top)
+	if !profileVsNone {
+		return nil
+	}
+	none, err := profileBuild(ctx, path, filepath.Join(work, "prof-none"), "", inputs, minTime)
+	if err != nil {
+		return fmt.Errorf("--pipeline=: %w", err)
+	}
+	compareProfiles(pr, none, top)
+	return nil
+}
+
+// profileVsNone is -profile-vs-none.
+var profileVsNone bool
+
+// opProfile is one build's profile: its ops, their time per call (ms) and kernel strategies.
+type opProfile struct {
+	ops    []*ir.Op
+	ms     []float64
+	strat  []string
+	total  float64 // ms per call (the sum of the ops')
+	inKern float64 // fraction of the call's time inside the ops' kernels
+}
+
+// profileBuild builds the model at path with the pipeline and --profile in dir and measures
+// the time of each op.
+func profileBuild(ctx context.Context, path, dir, pipeline string, inputs func(*ir.Graph) ([]*ir.Tensor, map[string]int64, error), minTime time.Duration) (*opProfile, error) {
+	res, err := graphc.Compile(ctx, path, graphc.WithCPU(benchCPU), graphc.WithProfile(), graphc.WithPipeline(pipeline))
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	prog, err := e2e.Build(ctx, dir, res.Graph, res.Module, "-O3", "-march="+benchCPU)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ins, params, err := inputs(res.Graph)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, ns, err := prog.Run(ctx, ins, params, 3)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// the counters are cycles of wall time, which on a loaded machine include the time the
 	// process was descheduled: a long run converts cycles to nanoseconds, then each op keeps
@@ -63,20 +95,20 @@ func profileModel(ctx context.Context, path, work, name string, inputs func(*ir.
 	reps := int(float64(minTime.Nanoseconds())/max(ns, 1)) + 2
 	ops := res.Graph.Ops
 	if _, ns, err = prog.Run(ctx, ins, params, reps); err != nil {
-		return err
+		return nil, err
 	}
 	if pc := prog.Profile; len(pc) != len(ops)+1 || pc[len(ops)] <= 0 {
-		return fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
+		return nil, fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
 	}
 	nsPerTick := ns * float64(reps-1) / float64(prog.Profile[len(ops)])
 	var c []int64
 	for run := 0; run < profileRuns; run++ {
 		if _, _, err = prog.Run(ctx, ins, params, 2); err != nil {
-			return err
+			return nil, err
 		}
 		pc := prog.Profile
 		if len(pc) != len(ops)+1 {
-			return fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
+			return nil, fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
 		}
 		if c == nil {
 			c = append([]int64(nil), pc...)
@@ -86,42 +118,71 @@ func profileModel(ctx context.Context, path, work, name string, inputs func(*ir.
 			c[i] = min(c[i], pc[i])
 		}
 	}
-	c[len(ops)] = 0
-	for i := range ops {
-		c[len(ops)] += c[i]
-	}
-	ns = nsPerTick * float64(c[len(ops)])
-	strat := res.Module.Entries[0].Strategies
-	msPerTick := ns / 1e6 / float64(c[len(ops)])
-	idx := make([]int, len(ops))
+	call := c[len(ops)]
 	var inKernels int64
-	for i := range idx {
-		idx[i] = i
+	for i := range ops {
 		inKernels += c[i]
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return c[idx[a]] > c[idx[b]] })
-	fmt.Printf("  profile of %s: %.3f ms per call, %.1f%% in kernels\n", name, ns/1e6, 100*float64(inKernels)/float64(c[len(ops)]))
+	pr := &opProfile{ops: ops, strat: res.Module.Entries[0].Strategies, total: nsPerTick * float64(inKernels) / 1e6,
+		inKern: float64(inKernels) / float64(max(call, 1))}
+	for i := range ops {
+		pr.ms = append(pr.ms, nsPerTick*float64(c[i])/1e6)
+	}
+	return pr, nil
+}
+
+// print prints the top slowest ops and the time per ONNX op type.
+func (pr *opProfile) print(name string, top int) {
+	ops := pr.ops
+	idx := make([]int, len(ops))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return pr.ms[idx[a]] > pr.ms[idx[b]] })
+	fmt.Printf("  profile of %s: %.3f ms per call, %.1f%% in kernels\n", name, pr.total, 100*min(pr.inKern, 1))
 	fmt.Printf("  %4s %9s %6s %7s  %-28s %-22s %s\n", "op", "ms", "%", "GFLOP/s", "node", "result : type", "strategy")
 	for _, i := range idx[:min(top, len(idx))] {
 		op := ops[i]
-		s := ""
-		if i < len(strat) {
-			s = strat[i]
-		}
-		ms := float64(c[i]) * msPerTick
-		gf := "-"
-		if op.Reduce == ir.ReduceSum && ms > 0 {
-			// a multiply-add per iteration
-			if n, err := op.Domain.Card(nil); err == nil {
-				gf = fmt.Sprintf("%.1f", 2*float64(n)/ms/1e6)
-			}
-		}
-		fmt.Printf("  %4d %9.4f %5.1f%% %7s  %-28s %-22s %s\n", i, ms, 100*float64(c[i])/float64(c[len(ops)]), gf,
-			op.Name, "%"+op.Result.Name+" : "+op.Result.Type.String(), s)
+		ms := pr.ms[i]
+		fmt.Printf("  %4d %9.4f %5.1f%% %7s  %-28s %-22s %s\n", i, ms, 100*ms/pr.total, gflops(op, ms),
+			op.Name, "%"+op.Result.Name+" : "+op.Result.Type.String(), pr.strategy(i))
 	}
-	// time per ONNX op type (the last part of the node name: /layer1/layer1.0/Conv -> Conv)
-	byType := map[string]int64{}
-	for i, op := range ops {
+	byType := pr.byType()
+	types := make([]string, 0, len(byType))
+	for t := range byType {
+		types = append(types, t)
+	}
+	sort.Slice(types, func(a, b int) bool { return byType[types[a]] > byType[types[b]] })
+	fmt.Printf("  by op type:")
+	for _, t := range types {
+		fmt.Printf(" %s %.3f ms (%.1f%%);", t, byType[t], 100*byType[t]/pr.total)
+	}
+	fmt.Println()
+}
+
+func (pr *opProfile) strategy(i int) string {
+	if i < len(pr.strat) {
+		return pr.strat[i]
+	}
+	return ""
+}
+
+// gflops is the rate of a sum's multiply-adds ("-" for other ops).
+func gflops(op *ir.Op, ms float64) string {
+	if op.Reduce == ir.ReduceSum && ms > 0 {
+		// a multiply-add per iteration
+		if n, err := op.Domain.Card(nil); err == nil {
+			return fmt.Sprintf("%.1f", 2*float64(n)/ms/1e6)
+		}
+	}
+	return "-"
+}
+
+// byType returns the time per ONNX op type (the last part of the node name:
+// /layer1/layer1.0/Conv -> Conv).
+func (pr *opProfile) byType() map[string]float64 {
+	byType := map[string]float64{}
+	for i, op := range pr.ops {
 		t := op.Name[strings.LastIndex(op.Name, "/")+1:]
 		if k := strings.IndexAny(t, "_."); k > 0 {
 			t = t[:k]
@@ -132,17 +193,71 @@ func profileModel(ctx context.Context, path, work, name string, inputs func(*ir.
 		if op.Result.Name == op.Name+"_pad" || strings.HasSuffix(op.Result.Name, "_pad") {
 			t += " (padding copy)"
 		}
-		byType[t] += c[i]
+		byType[t] += pr.ms[i]
 	}
-	types := make([]string, 0, len(byType))
-	for t := range byType {
+	return byType
+}
+
+// compareProfiles prints, per ONNX node, the time of the default pipeline's build (pr) and of
+// the unoptimised one (none), the top nodes by what the default pipeline adds first, with the
+// kernels' strategies: an inlined producer's time moves to its consumer's node, a layout's
+// reorders appear as nodes of their own (_pad, _nhwc, _t).
+func compareProfiles(pr, none *opProfile, top int) {
+	type node struct {
+		name        string
+		def, nodef  float64
+		stDef, stNo []string
+	}
+	nodes := map[string]*node{}
+	get := func(n string) *node {
+		if nodes[n] == nil {
+			nodes[n] = &node{name: n}
+		}
+		return nodes[n]
+	}
+	for i, op := range pr.ops {
+		n := get(op.Name)
+		n.def += pr.ms[i]
+		n.stDef = append(n.stDef, "%"+op.Result.Name+" "+pr.strategy(i))
+	}
+	for i, op := range none.ops {
+		n := get(op.Name)
+		n.nodef += none.ms[i]
+		n.stNo = append(n.stNo, "%"+op.Result.Name+" "+none.strategy(i))
+	}
+	list := make([]*node, 0, len(nodes))
+	for _, n := range nodes {
+		list = append(list, n)
+	}
+	sort.Slice(list, func(a, b int) bool {
+		da, db := list[a].def-list[a].nodef, list[b].def-list[b].nodef
+		if da != db {
+			return da > db
+		}
+		return list[a].name < list[b].name
+	})
+	fmt.Printf("  default pipeline against --pipeline=: %.3f ms against %.3f ms per call (%.2fx); the nodes where it loses most:\n", pr.total, none.total, pr.total/none.total)
+	fmt.Printf("  %9s %9s %9s  %s\n", "default", "none", "diff", "node: kernels (default | none)")
+	for _, n := range list[:min(top, len(list))] {
+		if n.def-n.nodef <= 0 {
+			break
+		}
+		fmt.Printf("  %9.4f %9.4f %+9.4f  %s: %s | %s\n", n.def, n.nodef, n.def-n.nodef, n.name, strings.Join(n.stDef, "; "), strings.Join(n.stNo, "; "))
+	}
+	def, no := pr.byType(), none.byType()
+	fmt.Printf("  by op type (default / none ms):")
+	types := make([]string, 0, len(def)+len(no))
+	for t := range def {
 		types = append(types, t)
 	}
-	sort.Slice(types, func(a, b int) bool { return byType[types[a]] > byType[types[b]] })
-	fmt.Printf("  by op type:")
+	for t := range no {
+		if _, ok := def[t]; !ok {
+			types = append(types, t)
+		}
+	}
+	sort.Slice(types, func(a, b int) bool { return def[types[a]]-no[types[a]] > def[types[b]]-no[types[b]] })
 	for _, t := range types {
-		fmt.Printf(" %s %.3f ms (%.1f%%);", t, float64(byType[t])*msPerTick, 100*float64(byType[t])/float64(c[len(ops)]))
+		fmt.Printf(" %s %.3f/%.3f;", t, def[t], no[t])
 	}
 	fmt.Println()
-	return nil
 }
