@@ -17,6 +17,7 @@ help:
 	@echo "make bench   - benchmarks (compiled code and compiler; the real-model set when exported)"
 	@echo "make models  - export the real-model set from PyTorch into GRAPHC_MODELS (~/.cache/graphc-models)"
 	@echo "make models-tiny - re-export the committed tiny models in testdata/realmodels"
+	@echo "make models-audio - export the audio set (torchaudio models, 1-D conv nets) into GRAPHC_MODELS_AUDIO (~/.cache/graphc-models-audio)"
 	@echo "make models-quant - export the quantized real-model set into GRAPHC_MODELS (needs onnxruntime-node, see bench)"
 	@echo "make models-quant-tiny - re-export the committed tiny quantized models in testdata/realmodels"
 	@echo "make bench-real  - the real-model set against onnxruntime (BENCH_MODELS=a,b to choose)"
@@ -78,12 +79,18 @@ GRAPHC_MODELS ?= $(HOME)/.cache/graphc-models
 PYTHON ?= /usr/bin/python3
 BENCH_MODELS ?=
 PROFILE_MODEL ?= gpt2
-.PHONY: models models-tiny models-quant models-quant-tiny bench-real bench-profile
+.PHONY: models models-tiny models-audio models-quant models-quant-tiny bench-real bench-profile
 models:
 	$(PYTHON) models/export.py --out $(GRAPHC_MODELS)
 
 models-tiny:
 	$(PYTHON) models/export.py --set tiny --force --out testdata/realmodels
+
+# models-audio: torchaudio's models and hand-written 1-D/2-D conv audio nets (models/audio.py);
+# bench them with: go run ./cmd/graphc-bench -real -cputime -model-dir $(GRAPHC_MODELS_AUDIO)
+GRAPHC_MODELS_AUDIO ?= $(HOME)/.cache/graphc-models-audio
+models-audio:
+	$(PYTHON) models/export.py --set audio --out $(GRAPHC_MODELS_AUDIO)
 
 # models-quant: the quantized set (models/export_quant.py; onnxruntime-node computes the
 # reference outputs, from the benchmark's cache); models-quant-tiny re-exports the committed one

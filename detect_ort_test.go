@@ -11,6 +11,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func TestTinySSDMatchesORT(t *testing.T) {
 	}
 	m, err := realmodel.Load("testdata/detect", "tiny_ssd")
 	require.NoError(t, err)
-	counts := checkDetector(t, m, true, true)
+	counts := checkDetector(t, m, nil, true, true)
 	require.True(t, counts[0] && counts[40], "an image without detections and one at the limit (40): %v", counts)
 }
 
@@ -59,17 +60,20 @@ func TestCachedDetectorsMatchORT(t *testing.T) {
 			if m.Reference != "onnxruntime-node" {
 				t.Skip("no onnxruntime outputs (models/ort_refs.py)")
 			}
-			checkDetector(t, m, false, false)
+			// the passes over a detector's 270 bounded dims take many minutes (every volume
+			// carries every graph parameter): none by default
+			opts := []graphc.Option{graphc.WithPipeline(os.Getenv("GRAPHC_DETECT_PIPELINE"))}
+			checkDetector(t, m, opts, false, false)
 		})
 	}
 }
 
-// checkDetector compiles detector m, runs its data sets (through the evaluator when eval, as
+// checkDetector compiles detector m with opts, runs its data sets (through the evaluator when eval, as
 // x86-64 code, and as Hexagon v67 code under qemu when hexagon) and compares the boxes,
 // scores and labels with m's outputs; it returns the box counts seen.
-func checkDetector(t *testing.T, m *realmodel.Model, evaluate, hexagon bool) map[int]bool {
+func checkDetector(t *testing.T, m *realmodel.Model, opts []graphc.Option, evaluate, hexagon bool) map[int]bool {
 	ctx := context.Background()
-	res, err := graphc.Compile(ctx, m.Path, graphc.WithPipeline(detectPipeline))
+	res, err := graphc.Compile(ctx, m.Path, opts...)
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Graph.Bounded)
 	dir := t.TempDir()
@@ -96,11 +100,18 @@ func checkDetector(t *testing.T, m *realmodel.Model, evaluate, hexagon bool) map
 			check("evaluator", set, outs)
 		}
 	}
+	reps := 1
+	if n, err := strconv.Atoi(os.Getenv("GRAPHC_DETECT_REPS")); err == nil && n > 1 {
+		reps = n // a figure for the log (process CPU time per call), no assertion
+	}
 	var cases []*e2e.Case
 	for _, set := range m.Sets {
-		raw, _, err := prog.Run(ctx, set.Inputs, e2e.AtBounds(res.Graph, nil), 1)
+		raw, _, err := prog.Run(ctx, set.Inputs, e2e.AtBounds(res.Graph, nil), reps)
 		require.NoError(t, err)
 		check("x86-64", set, raw)
+		if reps > 1 {
+			t.Logf("%s %s: %.2f ms of process CPU per call (%d calls)", m.Name, set.Name, prog.CPU/1e6, reps-1)
+		}
 		cases = append(cases, &e2e.Case{Graph: res.Graph, Inputs: set.Inputs})
 	}
 	if !hexagon {
@@ -119,7 +130,3 @@ func checkDetector(t *testing.T, m *realmodel.Model, evaluate, hexagon bool) map
 	}
 	return counts
 }
-
-// detectPipeline is the detectors' pipeline: the default but known-values, whose analysis
-// of every op in the space of a detector's 270 bounded dims takes minutes (issue 35's note).
-const detectPipeline = "remove-empty,fold-constants,die,fuse,dce,channels-last"

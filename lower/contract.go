@@ -1285,7 +1285,15 @@ func constBounds(s volume.Set) (lo, hi []int64, err error) {
 			l, okl := constExtreme(b.Lower, true)
 			h, okh := constExtreme(b.Upper, false)
 			if !okl || !okh {
-				return nil, nil, fmt.Errorf("dim %d of %s has no constant bounds", d, s)
+				// bounds through floors (DIE's restriction of a conv whose frames two
+				// stride-2 convs read: floor(floor(o/2)/2) <= 23): the projection's exact
+				// smallest and largest points
+				var ok bool
+				if l, h, ok = exactExtremes(one); !ok {
+					return nil, nil, fmt.Errorf("dim %d of %s has no constant bounds", d, s)
+				}
+				lo[d], hi[d], first = l, h, false
+				break
 			}
 			if first || l < lo[d] {
 				lo[d] = l
@@ -1300,6 +1308,25 @@ func constBounds(s volume.Set) (lo, hi []int64, err error) {
 		}
 	}
 	return lo, hi, nil
+}
+
+// exactExtremes returns the smallest and largest coordinate of a one-dimensional set without
+// parameters, by lexmin and lexmax.
+func exactExtremes(one volume.Set) (lo, hi int64, ok bool) {
+	if len(one.Params()) > 0 || one.NDim() != 1 {
+		return 0, 0, false
+	}
+	mn, err1 := one.Lexmin()
+	mx, err2 := one.Lexmax()
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	pl, ok1 := mn.Sample()
+	ph, ok2 := mx.Sample()
+	if ok1 != volume.Yes || ok2 != volume.Yes || len(pl.Coords) != 1 || len(ph.Coords) != 1 {
+		return 0, 0, false
+	}
+	return pl.Coords[0], ph.Coords[0], true
 }
 
 // constExtreme returns the max (lower bounds) or min (upper bounds) of constant bounds.

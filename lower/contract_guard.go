@@ -279,13 +279,25 @@ func (c *contraction) planReduction(op *ir.Op, rset volume.Set, win *volume.Set)
 	rest := rset.Subtract(first)
 	if !c.holds(first.IsEmpty(), "no reduction point is guarded") && !c.holds(rest.IsEmpty(), "every reduction point is guarded") {
 		// every guarded point must come before every other one, so that each result
-		// element is combined in the evaluator's order
-		fmax, err := first.Lexmax()
+		// element is combined in the evaluator's order. With symbolic dims (a conv over a
+		// dynamic length: its bias read at c = k = 0), the union over every value of them is
+		// compared: first before rest there holds for each value (sufficient, not necessary)
+		f, r := first, rest
+		for _, p := range f.Params() {
+			f, r = f.ProjectOutParam(p), r.ProjectOutParam(p)
+		}
+		fmax, err := f.Lexmax()
 		if err != nil {
+			if len(first.Params()) > 0 {
+				return "guarded reduction points are not first for every symbolic dim", nil
+			}
 			return "", err
 		}
-		rmin, err := rest.Lexmin()
+		rmin, err := r.Lexmin()
 		if err != nil {
+			if len(first.Params()) > 0 {
+				return "guarded reduction points are not first for every symbolic dim", nil
+			}
 			return "", err
 		}
 		a, fa := fmax.Sample()

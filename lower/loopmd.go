@@ -135,3 +135,16 @@ func nestPoints(n volume.Node) (int64, bool) {
 	}
 	return 0, false
 }
+
+// constTrips returns the trip count of a loop whose bounds are constants.
+func constTrips(n *volume.For) (int64, bool) {
+	if len(n.Lower) != 1 || len(n.Upper) != 1 {
+		return 0, false
+	}
+	lo, ok1 := n.Lower[0].IsConst()
+	hi, ok2 := n.Upper[0].IsConst()
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return max(hi-lo+1, 0) / max(n.Stride, 1), true
+}

@@ -13,6 +13,8 @@ sequence lengths (or batch sizes).
                                               # $GRAPHC_MODELS_EXTRA (~/.cache/graphc-models-extra)
     python3 models/export.py --set recurrent  # nn.LSTM/nn.GRU/nn.RNN models into
                                               # $GRAPHC_MODELS_RECURRENT (~/.cache/graphc-models-recurrent)
+    python3 models/export.py --set audio      # torchaudio's models and a 1-D conv separator into
+                                              # $GRAPHC_MODELS_AUDIO (~/.cache/graphc-models-audio)
     python3 models/export.py --set detect     # torchvision detectors (models/detect.py) into
                                               # $GRAPHC_MODELS_DETECT (~/.cache/graphc-models-detect)
     python3 models/export.py --set tiny-detect --out testdata/detect   # the committed detector
@@ -33,6 +35,7 @@ import torch
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import audio  # noqa: E402
 import cnns  # noqa: E402
 import detect  # noqa: E402
 import extra  # noqa: E402
@@ -337,6 +340,82 @@ def recurrent_set():
     ]
 
 
+def audio_set():
+    """torchaudio's models and a hand-written 1-D conv separator (models/audio.py)."""
+    wave = {"waveform": {2: "samples"}}
+    return [
+        Spec(
+            "wav2letter",
+            audio.wav2letter,
+            [("waveform", lambda: randn((1, 1, 8000), 31))],
+            ["logits"],
+            note="torchaudio Wav2Letter on the waveform (250 taps stride 160, 7x 7 taps, 32 taps, 1x1 to 2000), 0.5 s",
+        ),
+        Spec(
+            "wav2letter_dyn",
+            audio.wav2letter,
+            [("waveform", lambda: randn((1, 1, 8000), 31))],
+            ["logits"],
+            dict(wave, logits={2: "frames"}),
+            ([("waveform", lambda: randn((1, 1, 12000), 32))],),
+            note="wav2letter with a dynamic number of samples (0.5 s, then 0.75 s)",
+        ),
+        Spec(
+            "conv_tasnet",
+            audio.conv_tasnet,
+            [("waveform", lambda: randn((1, 1, 8000), 33))],
+            ["sources"],
+            note="torchaudio ConvTasNet, small: 128 features, 2 stacks of 4 dilated depthwise blocks (PReLU, GroupNorm), ConvTranspose1d decoder, 0.5 s",
+        ),
+        Spec(
+            "wav2vec2_tiny",
+            audio.wav2vec2_tiny,
+            [("waveform", lambda: randn((1, 8000), 34))],
+            ["emissions"],
+            note="torchaudio wav2vec2 with the base feature extractor (7 conv layers of 512, GroupNorm), positional conv 128 taps in 16 groups, 2 layers d=256, 0.5 s",
+        ),
+        Spec(
+            "wav2vec2_tiny_dyn",
+            audio.wav2vec2_tiny,
+            [("waveform", lambda: randn((1, 8000), 34))],
+            ["emissions"],
+            {"waveform": {1: "samples"}, "emissions": {1: "frames"}},
+            ([("waveform", lambda: randn((1, 6400), 35))],),
+            note="wav2vec2_tiny with a dynamic number of samples (0.5 s, then 0.4 s)",
+        ),
+        Spec(
+            "deepspeech",
+            audio.deepspeech,
+            [("features", lambda: randn((1, 1, 100, 80), 36))],
+            ["logits"],
+            note="torchaudio DeepSpeech: 3 linear layers, bidirectional ReLU nn.RNN, hidden 256, 100 frames of 80 features",
+        ),
+        Spec(
+            "conformer",
+            audio.conformer,
+            [("features", lambda: randn((1, 100, 80), 37)), ("lengths", lambda: torch.tensor([100]))],
+            ["output"],
+            note="torchaudio Conformer, 2 layers, d=80, 4 heads, depthwise conv1d of 31 taps, 100 frames",
+        ),
+        Spec(
+            "specunet",
+            lambda: audio.SpecUNet(),
+            [("spectrogram", lambda: randn((1, 2, 256, 128), 38))],
+            ["masked"],
+            note="hand-written spectrogram U-Net: Conv2d 5x5 stride 2 encoders, ConvTranspose2d 5x5 stride 2 decoders, skips, 256 bins x 128 frames",
+        ),
+        Spec(
+            "sepnet",
+            lambda: audio.SepNet(),
+            [("waveform", lambda: randn((1, 1, 16000), 40))],
+            ["waveform_out"],
+            note="hand-written separator: Conv1d 16 taps stride 8, Conv1d stride 4, 6 TCN blocks (PReLU, GroupNorm(8), dilated depthwise), ConvTranspose1d stride 4 and 8, 1 s",
+        ),
+        # no sepnet_dyn: GroupNorm's reshape of a symbolic length into [N, G, Cg·T] is not
+        # quasi-affine (a division by the symbolic extent), so graphc cannot import it
+    ]
+
+
 def export(spec, out, opset):
     torch.manual_seed(0)
     model = spec.build().eval()
@@ -388,18 +467,19 @@ def export(spec, out, opset):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="models to export (default: the whole set)")
-    ap.add_argument("--set", choices=["bench", "tiny", "extra", "recurrent", "detect", "tiny-detect"], default="bench")
+    ap.add_argument("--set", choices=["bench", "tiny", "extra", "recurrent", "audio", "detect", "tiny-detect"], default="bench")
     ap.add_argument(
         "--out",
         help="where to write (default: $GRAPHC_MODELS or ~/.cache/graphc-models; for --set extra "
         "$GRAPHC_MODELS_EXTRA or ~/.cache/graphc-models-extra, for --set recurrent "
-        "$GRAPHC_MODELS_RECURRENT or ~/.cache/graphc-models-recurrent)",
+        "$GRAPHC_MODELS_RECURRENT or ~/.cache/graphc-models-recurrent, for --set audio "
+        "$GRAPHC_MODELS_AUDIO or ~/.cache/graphc-models-audio)",
     )
     ap.add_argument("--opset", type=int, default=OPSET)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--force", action="store_true", help="export even when OUT/<name>/model.onnx exists")
     a = ap.parse_args()
-    specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set, "recurrent": recurrent_set, "detect": detect_set, "tiny-detect": tiny_detect_set}[a.set]()
+    specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set, "recurrent": recurrent_set, "audio": audio_set, "detect": detect_set, "tiny-detect": tiny_detect_set}[a.set]()
     if a.out is None:
         if a.set == "extra":
             a.out = os.environ.get("GRAPHC_MODELS_EXTRA", os.path.expanduser("~/.cache/graphc-models-extra"))
@@ -407,6 +487,8 @@ def main():
             a.out = os.environ.get("GRAPHC_MODELS_DETECT", os.path.expanduser("~/.cache/graphc-models-detect"))
         elif a.set == "recurrent":
             a.out = os.environ.get("GRAPHC_MODELS_RECURRENT", os.path.expanduser("~/.cache/graphc-models-recurrent"))
+        elif a.set == "audio":
+            a.out = os.environ.get("GRAPHC_MODELS_AUDIO", os.path.expanduser("~/.cache/graphc-models-audio"))
         else:
             a.out = os.environ.get("GRAPHC_MODELS", os.path.expanduser("~/.cache/graphc-models"))
     if a.list:

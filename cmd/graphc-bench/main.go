@@ -107,25 +107,43 @@ var randomInputs = map[string]bool{"nonzero_1024": true, "compress_1024": true, 
 type convShape struct {
 	name                                 string
 	c, hw, m, k, stride, pad, dil, group int
+	// oneD: a 1-D convolution over hw samples (audio nets); transposed: a ConvTranspose
+	oneD, transposed bool
 }
 
 var convShapes = []convShape{
-	{"1x1 56² 64→256", 64, 56, 256, 1, 1, 0, 1, 1},
-	{"1x1 14² 1024→256", 1024, 14, 256, 1, 1, 0, 1, 1},
-	{"1x1 s2 56² 256→512", 256, 56, 512, 1, 2, 0, 1, 1},
-	{"1x1 7² 2048→512", 2048, 7, 512, 1, 1, 0, 1, 1},
-	{"1x1 7² 512→2048", 512, 7, 2048, 1, 1, 0, 1, 1},
-	{"3x3 56² 64", 64, 56, 64, 3, 1, 1, 1, 1},
-	{"3x3 28² 128", 128, 28, 128, 3, 1, 1, 1, 1},
-	{"3x3 14² 256", 256, 14, 256, 3, 1, 1, 1, 1},
-	{"3x3 7² 512", 512, 7, 512, 3, 1, 1, 1, 1},
-	{"3x3 s2 28² 128→256", 128, 28, 256, 3, 2, 1, 1, 1},
-	{"7x7 s2 stem 224² 3→64", 3, 224, 64, 7, 2, 3, 1, 1},
-	{"dw 3x3 112² 32", 32, 112, 32, 3, 1, 1, 1, 32},
-	{"dw 3x3 s2 112² 96", 96, 112, 96, 3, 2, 1, 1, 96},
-	{"dw 5x5 14² 480", 480, 14, 480, 5, 1, 2, 1, 480},
-	{"grouped 3x3 56² 128 g32", 128, 56, 128, 3, 1, 1, 1, 32},
-	{"dilated 3x3 28² 256 d2", 256, 28, 256, 3, 1, 2, 2, 1},
+	{"1x1 56² 64→256", 64, 56, 256, 1, 1, 0, 1, 1, false, false},
+	{"1x1 14² 1024→256", 1024, 14, 256, 1, 1, 0, 1, 1, false, false},
+	{"1x1 s2 56² 256→512", 256, 56, 512, 1, 2, 0, 1, 1, false, false},
+	{"1x1 7² 2048→512", 2048, 7, 512, 1, 1, 0, 1, 1, false, false},
+	{"1x1 7² 512→2048", 512, 7, 2048, 1, 1, 0, 1, 1, false, false},
+	{"3x3 56² 64", 64, 56, 64, 3, 1, 1, 1, 1, false, false},
+	{"3x3 28² 128", 128, 28, 128, 3, 1, 1, 1, 1, false, false},
+	{"3x3 14² 256", 256, 14, 256, 3, 1, 1, 1, 1, false, false},
+	{"3x3 7² 512", 512, 7, 512, 3, 1, 1, 1, 1, false, false},
+	{"3x3 s2 28² 128→256", 128, 28, 256, 3, 2, 1, 1, 1, false, false},
+	{"7x7 s2 stem 224² 3→64", 3, 224, 64, 7, 2, 3, 1, 1, false, false},
+	{"dw 3x3 112² 32", 32, 112, 32, 3, 1, 1, 1, 32, false, false},
+	{"dw 3x3 s2 112² 96", 96, 112, 96, 3, 2, 1, 1, 96, false, false},
+	{"dw 5x5 14² 480", 480, 14, 480, 5, 1, 2, 1, 480, false, false},
+	{"grouped 3x3 56² 128 g32", 128, 56, 128, 3, 1, 1, 1, 32, false, false},
+	{"dilated 3x3 28² 256 d2", 256, 28, 256, 3, 1, 2, 2, 1, false, false},
+	// 1-D convolutions of audio nets (models/audio.py), to hold beside the 2-D rows of the
+	// same work: wav2letter's 250-tap stem and 32-tap layer, wav2vec2's extractor, dilated
+	// depthwise and 1x1 TCN layers, transposed decoders
+	{"1d k250 s160 8000 1→250", 1, 8000, 250, 250, 160, 45, 1, 1, true, false},
+	{"1d k32 51 250→2000", 250, 51, 2000, 32, 1, 16, 1, 1, true, false},
+	{"1d k10 s5 8000 1→512", 1, 8000, 512, 10, 5, 0, 1, 1, true, false},
+	{"1d k3 s2 1599 512", 512, 1599, 512, 3, 2, 0, 1, 1, true, false},
+	{"1d k3 500 256", 256, 500, 256, 3, 1, 1, 1, 1, true, false},
+	{"1d k2 500 128", 128, 500, 128, 2, 1, 0, 1, 1, true, false},
+	{"1d k3 500 128", 128, 500, 128, 3, 1, 1, 1, 1, true, false},
+	{"1d 1x1 1001 128→256", 128, 1001, 256, 1, 1, 0, 1, 1, true, false},
+	{"1d dw k3 d8 500 256", 256, 500, 256, 3, 1, 8, 8, 256, true, false},
+	{"1d dw k31 200 144", 144, 200, 144, 31, 1, 15, 1, 144, true, false},
+	{"1d grouped k128 g16 50 256", 256, 50, 256, 128, 1, 64, 1, 16, true, false},
+	{"1d convT k8 s4 500 128", 128, 500, 128, 8, 4, 2, 1, 1, true, true},
+	{"1d convT k16 s8 1001 128→1", 128, 1001, 1, 16, 8, 0, 1, 1, true, true},
 }
 
 // convModels returns the conv table's rows as benchmark models (timed with the default
@@ -135,6 +153,16 @@ func convModels() []benchModel {
 	for _, s := range convShapes {
 		o := (s.hw+2*s.pad-s.dil*(s.k-1)-1)/s.stride + 1
 		gf := 2 * float64(s.m*o*o*(s.c/s.group)*s.k*s.k) / 1e9
+		if s.oneD {
+			gf = 2 * float64(s.m*o*(s.c/s.group)*s.k) / 1e9
+			if s.transposed { // every input sample meets every tap
+				gf = 2 * float64(s.hw*s.c*(s.m/s.group)*s.k) / 1e9
+			}
+			out = append(out, benchModel{name: s.name, build: func() *onnxgen.Model {
+				return onnxgen.Conv1D(s.c, s.hw, s.m, s.k, s.stride, s.pad, s.dil, s.group, s.transposed)
+			}, shapes: map[string][]int64{"X": {1, int64(s.c), int64(s.hw)}}, gflop: gf, fullGF: gf, dieOnly: true})
+			continue
+		}
 		out = append(out, benchModel{name: s.name, build: func() *onnxgen.Model {
 			return onnxgen.Conv(s.c, s.hw, s.m, s.k, s.stride, s.pad, s.dil, s.group)
 		}, shapes: map[string][]int64{"X": {1, int64(s.c), int64(s.hw), int64(s.hw)}}, gflop: gf, fullGF: gf, dieOnly: true})

@@ -14,6 +14,7 @@ import (
 func init() {
 	registerOp("Conv", 1, importConv)
 	registerOp("ConvTranspose", 1, importConvTranspose)
+	noteOp("ConvTranspose", "one convolution per stride phase and their interleave (gather form), unless a phase has no taps")
 	registerOp("MaxPool", 1, importPool("max_pool"))
 	registerOp("AveragePool", 1, importPool("avg_pool"))
 	registerOp("GlobalAveragePool", 1, importGlobalPool("global_avg_pool"))
@@ -173,8 +174,21 @@ func importConvTranspose(c *nodeCtx) error {
 	} else {
 		pads = intsOr(c, "pads", 2*ns, 0)
 	}
-	return emitWide(c, "conv_transpose", ins, ir.Attrs{"strides": listAttr(s, 1), "dilations": listAttr(d, 1),
-		"pads": listAttr(pads, 0), "group": ir.IntAttr(c.AttrInt("group", 1)), "output_padding": listAttr(op, 0)})
+	attrs := ir.Attrs{"strides": listAttr(s, 1), "dilations": listAttr(d, 1),
+		"pads": listAttr(pads, 0), "group": ir.IntAttr(c.AttrInt("group", 1)), "output_padding": listAttr(op, 0)}
+	if c.Output(0) != "" {
+		// one convolution per stride phase and their interleave (ir/conv_phases.go): the
+		// gather form, on the convolution kernels
+		v, err := ir.ConvTransposePhases(c.im.g, c.Output(0), c.node.GetName(), ins, attrs)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			c.SetOutput(0, v)
+			return nil
+		}
+	}
+	return emitWide(c, "conv_transpose", ins, attrs)
 }
 
 func importPool(kind string) func(c *nodeCtx) error {

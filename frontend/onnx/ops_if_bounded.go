@@ -38,6 +38,22 @@ func (e *emitter) ifDifferingExtents(name string, cond, a, b *ir.Value) (*ir.Val
 	if at.Elem != bt.Elem || at.Rank() != bt.Rank() {
 		return nil, fmt.Errorf("%w: the branches give %s and %s (a run-time condition needs one element type and rank)", ErrUnsupported, at, bt)
 	}
+	// every differing extent must be bounded before anything is emitted (an error leaves the
+	// graph as it was: the caller then asks for the condition at compile time)
+	for d := range at.Shape {
+		if at.Shape[d].Equal(bt.Shape[d]) {
+			continue
+		}
+		_, err1 := e.boundOf(at.Shape[d])
+		_, err2 := e.boundOf(bt.Shape[d])
+		_, err3 := affBody(at.Shape[d])
+		_, err4 := affBody(bt.Shape[d])
+		for _, err := range []error{err1, err2, err3, err4} {
+			if err != nil {
+				return nil, fmt.Errorf("%w: the branches give %s and %s: extent #%d: %v", ErrUnsupported, at, bt, d, err)
+			}
+		}
+	}
 	scalar := e.reshape(cond)
 	shape := make([]volume.Aff, at.Rank())
 	for d := range shape {
@@ -45,15 +61,10 @@ func (e *emitter) ifDifferingExtents(name string, cond, a, b *ir.Value) (*ir.Val
 			shape[d] = at.Shape[d]
 			continue
 		}
-		ba, err1 := e.boundOf(at.Shape[d])
-		bb, err2 := e.boundOf(bt.Shape[d])
-		ea, err3 := affBody(at.Shape[d])
-		eb, err4 := affBody(bt.Shape[d])
-		for _, err := range []error{err1, err2, err3, err4} {
-			if err != nil {
-				return nil, fmt.Errorf("%w: the branches give %s and %s: extent #%d: %v", ErrUnsupported, at, bt, d, err)
-			}
-		}
+		ba, _ := e.boundOf(at.Shape[d])
+		bb, _ := e.boundOf(bt.Shape[d])
+		ea, _ := affBody(at.Shape[d])
+		eb, _ := affBody(bt.Shape[d])
 		ps := paramList(at.Shape[d], bt.Shape[d])
 		attrs := ir.Attrs{
 			"type":   ir.StringAttr("i64[]"),

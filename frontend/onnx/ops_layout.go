@@ -100,6 +100,14 @@ func importReshape(c *nodeCtx) error {
 			return err
 		}
 	}
+	if x.Def != nil && x.Def.Kind == "reshape" && len(x.Def.Operands) == 1 {
+		// a reshape of a reshape is one reshape of the first one's operand (both keep the
+		// row-major order of the elements): a round trip (GroupNorm's [N, C, S] to [N, G, ·]
+		// and back) reads its source in place instead of through the flat index of the view
+		if err := reshapeTo(c, x.Def.Operands[0], shape); err == nil {
+			return nil
+		}
+	}
 	err = reshapeTo(c, x, shape)
 	if err != nil && len(shape) >= 2 && len(prodOf(shape[0]).f) > 0 && mergeRows(c, x, prodOf(shape[0]), shape[1:], nodeErr(err)) {
 		return nil // rows whose access would not be quasi-affine, held unmerged (mergedrows.go)

@@ -107,8 +107,16 @@ func importInstanceNorm(c *nodeCtx) error {
 	if x.Type.Rank() < 2 {
 		return fmt.Errorf("%w: input must have rank >= 2 (N, C, …), got %s", ErrInvalid, x.Type)
 	}
-	m, v := e.moments(x, rangeAxes(2, x.Type.Rank()))
 	eps := ir.Attrs{"epsilon": ir.FloatAttr(float64(c.AttrFloat("epsilon", 1e-5)))}
+	if X, G := groupNormSource(x); X != nil {
+		// GroupNorm as PyTorch exports it (ops_groupnorm.go): on X itself, then the view
+		y := e.groupNorm(X, G, scale, bias, float64(c.AttrFloat("epsilon", 1e-5)))
+		if y != nil {
+			e.Out(0, e.Op("reshape", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(x.Type.Shape))}, y))
+		}
+		return e.Done()
+	}
+	m, v := e.moments(x, rangeAxes(2, x.Type.Rank()))
 	e.Out(0, e.Op("batch_norm", c.Output(0), eps, x, scale, bias, m, v))
 	return e.Done()
 }

@@ -79,6 +79,29 @@ func Conv(c, hw, m, k, stride, pad, dil, group int) *Model {
 	return md
 }
 
+// Conv1D is the 1-D probe of the conv table: Conv with bias then Relu on a 1×c×t signal, m
+// output channels, k taps with the given stride, padding, dilation and group count; with
+// transposed, a ConvTranspose (weights [c, m/group, k]) of the same parameters instead.
+func Conv1D(c, t, m, k, stride, pad, dil, group int, transposed bool) *Model {
+	r := rand.New(rand.NewPCG(uint64(c*t+m), uint64(k*stride+dil)))
+	md := New("conv1d", 17)
+	md.Input("X", ir.F32, 1, c, t)
+	attrs := []Attr{IntsAttr("pads", int64(pad), int64(pad)), IntsAttr("kernel_shape", int64(k)),
+		IntsAttr("strides", int64(stride)), IntsAttr("dilations", int64(dil)), IntAttr("group", int64(group))}
+	kind, o := "Conv", (t+2*pad-dil*(k-1)-1)/stride+1
+	if transposed {
+		randInit(md, "W", r, 1/math.Sqrt(float64(c*k/stride)), int64(c), int64(m/group), int64(k))
+		kind, o = "ConvTranspose", stride*(t-1)+dil*(k-1)+1-2*pad
+	} else {
+		randInit(md, "W", r, 1/math.Sqrt(float64(c/group*k)), int64(m), int64(c/group), int64(k))
+	}
+	randInit(md, "Bias", r, 0.1, int64(m))
+	md.Node(kind, "conv", []string{"X", "W", "Bias"}, []string{"C"}, attrs...)
+	md.Node("Relu", "relu", []string{"C"}, []string{"Y"})
+	md.Output("Y", ir.F32, 1, m, o)
+	return md
+}
+
 // TransformerBlock is one pre-norm-free transformer layer on x (seq×hidden): single-head
 // attention with a causal mask, residual, then an MLP (hidden → 4·hidden → hidden) with Relu and
 // a residual. The causal mask is Trilu(scores) plus a constant -inf strict upper triangle, so
