@@ -205,14 +205,7 @@ func TestArgsortKernel(t *testing.T) {
 	for _, largest := range []int64{1, 0} {
 		t.Run(fmt.Sprintf("largest%d", largest), func(t *testing.T) {
 			const rows, n, k = 3, 150, 70
-			m := onnxgen.New("topk", 13)
-			m.Input("X", ir.F32, rows, n)
-			kt := ir.NewTensor(ir.I64, []int64{1})
-			kt.I[0] = k
-			m.Init("K", kt)
-			m.Node("TopK", "t", []string{"X", "K"}, []string{"V", "I"}, onnxgen.IntAttr("largest", largest))
-			m.Output("V", ir.F32, rows, k)
-			m.Output("I", ir.I64, rows, k)
+			m := onnxgen.TopK(rows, n, k, largest)
 			dir := t.TempDir()
 			path := filepath.Join(dir, "m.onnx")
 			require.NoError(t, m.Write(path))

@@ -25,14 +25,7 @@ func TestTopKForms(t *testing.T) {
 	x.F[5], x.F[9], x.F[n+3] = math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, k := range []int64{3, 33} { // 3: rounds; 33: ranks
 		for _, largest := range []int64{1, 0} {
-			m := onnxgen.New("topk", 13)
-			m.Input("X", ir.F32, rows, n)
-			kt := ir.NewTensor(ir.I64, []int64{1})
-			kt.I[0] = k
-			m.Init("K", kt)
-			m.Node("TopK", "t", []string{"X", "K"}, []string{"V", "I"}, onnxgen.IntAttr("largest", largest))
-			m.Output("V", ir.F32, rows, k)
-			m.Output("I", ir.I64, rows, k)
+			m := onnxgen.TopK(rows, n, k, largest)
 			out := runModel(t, m.Proto(), map[string]*ir.Tensor{"X": x})
 			for row := 0; row < rows; row++ {
 				idx := make([]int, n)
