@@ -43,11 +43,11 @@ type DeadSpace struct {
 
 // addKnownZero records the iterations known-values removed from the op (for the valid
 // symbolic dims).
-func (d *DeadSpace) addKnownZero(kz volume.Set, valid volume.Set) {
+func (d *DeadSpace) addKnownZero(kz volume.Set, valid *ir.ParamContext) {
 	if kz.NPieces() == 0 {
 		return
 	}
-	known := kz.IntersectParams(valid).Coalesce()
+	known := valid.Restrict(kz).Coalesce()
 	if known.Err() != nil {
 		// volume gave up: the report records no known-zero iterations (it under-counts
 		// what was removed; the graph is the same)
@@ -93,7 +93,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 	// entry checks): nothing outside it is required
 	valid := validParams(g)
 	for _, o := range g.Outputs {
-		box := boxOf(params, o.Type).IntersectParams(valid)
+		box := valid.Restrict(boxOf(params, o.Type))
 		var r volume.Set
 		found := false
 		for _, rq := range st.Opts.Require {
@@ -175,14 +175,9 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 	return nil
 }
 
-// validParams returns the set of symbolic-dim values that satisfy every op's requirements.
-func validParams(g *ir.Graph) volume.Set {
-	var cons []volume.Constraint
-	for _, op := range g.Ops {
-		cons = append(cons, op.Requires...)
-	}
-	return volume.SetFromConstraints(g.Params, "", nil, cons)
-}
+// validParams returns the symbolic-dim values that satisfy every op's requirements, as a
+// context that restricts each set by the requirements on its own dims.
+func validParams(g *ir.Graph) *ir.ParamContext { return ir.RequirementsContext(g) }
 
 // reqVolume is the required volume of a value and, when known, its text.
 type reqVolume struct {
@@ -223,8 +218,7 @@ func dieKey(k *ir.StructKey, params []string, rtext string, op *ir.Op) string {
 // analyzeDIE restricts op to the iterations that contribute to R and returns the required
 // volume of its operands, its dead space (for the symbolic dims in valid, which satisfy every
 // op's requirements) and the diagnostics (writes and reads outside the index boxes).
-func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []Diagnostic) {
-	before := op.Domain.IntersectParams(valid)
+func analyzeDIE(op *ir.Op, params []string, R volume.Set, valid *ir.ParamContext) (*dieResult, []Diagnostic) {
 	opReq := make([]volume.Set, len(op.Operands))
 	var diags []Diagnostic
 	// gaveUp records the first test volume could not decide: the analysis is then approximate
@@ -263,7 +257,11 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 			diags = append(diags, Diagnostic{Op: op.Result.Name, Note: true, Msg: fmt.Sprintf(
 				"operand #%d %%%s is read through a data-dependent access: its required volume is over-approximated", k, o.Name)})
 		}
-		opReq[k] = rk.Coalesce()
+		// the required volume over the dims it depends on where the graph runs (a
+		// concatenation's operands, at offsets summing earlier extents, need their own
+		// extent's elements): a detector's per-class chains would otherwise carry every class's
+		// run-time size
+		opReq[k] = valid.Gist(rk).Coalesce()
 		gaveUp = cmp.Or(gaveUp, opReq[k].Err())
 	}
 	err := cmp.Or(gaveUp, contrib.Err())
@@ -276,6 +274,7 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 		}
 	}
 	res := &dieResult{contrib: contrib, opReq: opReq, approximate: err != nil}
+	before := valid.Restrict(op.Domain, contrib)
 	if dead := before.Subtract(contrib).Coalesce(); dead.Err() == nil {
 		res.dead = dead
 		if len(params) == 0 {
