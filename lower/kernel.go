@@ -42,6 +42,8 @@ type kernelBuilder struct {
 	// restricts the outermost level of its scans to a task's range
 	par   *parKernel
 	clamp *levelClamp
+	// tsplit is the split loop of a hand-written kernel's open region (parallel_tiles.go)
+	tsplit *tileSplit
 }
 
 // kernelSig is how the entry calls a kernel.

@@ -69,6 +69,10 @@ const (
 	// nest's points per body operation (vector code)
 	parTileFlopsPerNs = 32
 	parPointsPerNs    = 4
+	// parIntPointsPerNs is the rate of the integer dot-product and matmul_nbits kernels, in
+	// multiply-adds (AVX2's widened pmaddwd runs about half the float tiles' rate; a GEMV
+	// on 4-bit weights is bound by their read)
+	parIntPointsPerNs = 8
 	// parSymExtent stands for a symbolic extent in the estimates
 	parSymExtent = 64
 	// cacheLine is the bytes of a cache line (64 on the hosted targets' CPUs)
@@ -88,6 +92,9 @@ type parKernel struct {
 	// does not initialise its result (inits): the serial kernel would initialise it again
 	serial *llvm.Func
 	inits  bool
+	// loops: a region lies inside a loop of the kernel (parallel_tiles.go), whose other
+	// iterations a task given the region's whole range must not run
+	loops bool
 	// regions counts the regions begun; ends are the blocks that close the open ones
 	regions int
 	ends    []*llvm.Block
@@ -101,11 +108,11 @@ func threadingType() *types.StructType {
 }
 
 // parallelWork returns the estimated work of the kernel of op planned by kf when it may be
-// split over threads, or 0 when it stays serial: integer dot and block-quantized kernels stay
-// serial, as do nests with no loop over a dim the result is indexed by, and kernels whose
-// work is known to be small.
+// split over threads, or 0 when it stays serial: a depthwise integer convolution over NCHW
+// (each channel's copy fills the one scratch), nests with no loop over a dim the result is
+// indexed by, and kernels whose work is known to be small stay serial.
 func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
-	if ec.mc.cfg.Threads == ThreadsNone || kf.dot != nil || kf.nbits != nil {
+	if ec.mc.cfg.Threads == ThreadsNone || kf.dot != nil && kf.dot.depthwise && !kf.dot.nhwc {
 		return 0
 	}
 	points := boxPoints(op.Domain)
@@ -120,6 +127,10 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 	}
 	var work int64
 	switch {
+	case kf.dot != nil || kf.nbits != nil:
+		// integer dot products and block-quantized products: split over output tiles
+		// (parallel_tiles.go); a point is a multiply-add
+		work = points / parIntPointsPerNs
 	case kf.tiles != nil:
 		// (a border nest, if any, runs on the points the tiles leave: counted as tiles)
 		work = 2 * points / parTileFlopsPerNs
@@ -544,7 +555,7 @@ func (pk *parKernel) finishTask(kf *llvm.Func) {
 	join := f.NewBlock("join")
 	var rcAll value.Value
 	all := f.NewBlock("whole")
-	if !pk.inits && pk.regions == 1 {
+	if !pk.inits && !pk.loops && pk.regions == 1 {
 		whole := blk.NewAnd(blk.NewICmp(enum.IPredEQ, pb, i64(0)), blk.NewICmp(enum.IPredEQ, pe, n))
 		blk.NewCondBr(whole, all, part)
 		rcAll = all.NewCall(pk.serial, args...)
