@@ -105,39 +105,85 @@ func TestParallelQuantized(t *testing.T) {
 		t.Run(m.String(), func(t *testing.T) {
 			m.Threads, m.SplitAll = lower.ThreadsPool, true
 			requireQuantizedSplit(t, m, names, cases, split)
-			ctx := context.Background()
-			p, err := e2e.BuildBatch(ctx, t.TempDir(), m, cases)
-			require.NoError(t, err)
-			if !e2e.CanRun(t, m) {
-				return
-			}
-			var first []e2e.Result
-			for _, threads := range []int{1, 2, 3, 4} {
-				t.Setenv("GRAPHC_NUM_THREADS", fmt.Sprint(threads))
-				res := p.Run(ctx)
-				for i, rs := range res {
-					require.NoError(t, rs.Err, "%s at %d threads", names[i], threads)
-					require.Zero(t, rs.Status, "%s at %d threads", names[i], threads)
-					if first == nil {
-						want, err := evalCase(cases[i])
-						require.NoError(t, err, names[i])
-						for k := range rs.Outputs {
-							rtol, atol := reassocTolerance(want[k].Elem)
-							require.NoError(t, e2e.Compare(rs.Outputs[k], want[k], rtol, atol, nil), "%s output %d", names[i], k)
-						}
-						continue
-					}
-					for k := range rs.Outputs {
-						require.True(t, bytes.Equal(first[i].Outputs[k].Bytes(), rs.Outputs[k].Bytes()),
-							"%s output %d differs at %d threads from 1 thread", names[i], k, threads)
-					}
-				}
-				if first == nil {
-					first = res
-				}
-			}
+			requireThreadBits(t, m, names, cases)
 		})
 	}
+}
+
+// requireThreadBits builds the cases for m (its Threads and SplitAll set), runs them on the
+// default pool at 1, 2, 3 and 4 threads and requires the evaluator's values (within
+// reassocTolerance) and the same bits at every count.
+func requireThreadBits(t *testing.T, m e2e.Machine, names []string, cases []*e2e.Case) {
+	ctx := context.Background()
+	p, err := e2e.BuildBatch(ctx, t.TempDir(), m, cases)
+	require.NoError(t, err)
+	if !e2e.CanRun(t, m) {
+		return
+	}
+	var first []e2e.Result
+	for _, threads := range []int{1, 2, 3, 4} {
+		t.Setenv("GRAPHC_NUM_THREADS", fmt.Sprint(threads))
+		res := p.Run(ctx)
+		for i, rs := range res {
+			require.NoError(t, rs.Err, "%s at %d threads", names[i], threads)
+			require.Zero(t, rs.Status, "%s at %d threads", names[i], threads)
+			if first == nil {
+				want, err := evalCase(cases[i])
+				require.NoError(t, err, names[i])
+				for k := range rs.Outputs {
+					rtol, atol := reassocTolerance(want[k].Elem)
+					require.NoError(t, e2e.Compare(rs.Outputs[k], want[k], rtol, atol, nil), "%s output %d", names[i], k)
+				}
+				continue
+			}
+			for k := range rs.Outputs {
+				require.True(t, bytes.Equal(first[i].Outputs[k].Bytes(), rs.Outputs[k].Bytes()),
+					"%s output %d differs at %d threads from 1 thread", names[i], k, threads)
+			}
+		}
+		if first == nil {
+			first = res
+		}
+	}
+}
+
+// consistentGraph: a product whose register tiles split its 960 columns (60 tiles of 16
+// against 9 of 6 rows), an output (so that the tanh after it is a kernel of its own, not its
+// epilogue), then an elementwise tanh, whose nest alone would split its 49 rows (its columns
+// are its vector level), and a sum over the rows, whose one level is the columns.
+const consistentGraph = `graph @c(%x: f32[49, 32], %w: f32[32, 960]) {
+  %y = matmul(%x, %w) : f32[49, 960]
+  %t = tanh(%y) : f32[49, 960]
+  %s = reduce_sum(%t) {axes = [0]} : f32[1, 960]
+  return %y, %t, %s
+}`
+
+// TestConsistentSplits: the tanh splits its columns as the product before it did, so that
+// each thread reads the columns it computed (parallel.go's consistentLevel); the outputs are
+// the evaluator's and bit-identical at 1-4 threads.
+func TestConsistentSplits(t *testing.T) {
+	g, err := ir.Parse(consistentGraph)
+	require.NoError(t, err)
+	m := e2e.Machine{Target: "x86-64", CPU: "x86-64-v3", Threads: lower.ThreadsPool, SplitAll: true}
+	cfg, err := m.Config()
+	require.NoError(t, err)
+	mod, err := lower.Lower(context.Background(), g, cfg)
+	require.NoError(t, err)
+	dims := map[string]int{}
+	for _, op := range mod.Entries[0].Plan.Ops {
+		require.True(t, op.Split, "%s: %s", op.Result, op.Strategy)
+		dims[op.Result] = op.SplitDim
+		if op.Result == "y" {
+			require.Contains(t, op.Strategy, "register-tiles")
+		}
+	}
+	require.Equal(t, 1, dims["y"], "the product splits its columns: %v", dims)
+	require.Equal(t, 1, dims["t"], "the tanh splits the columns, as the product did: %v", dims)
+	r := rand.New(rand.NewPCG(33, 3))
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	requireThreadBits(t, m, []string{"consistent"}, []*e2e.Case{{Graph: g, Inputs: inputsFor(r, g, nil, false)}})
 }
 
 // TestParallelQuantizedHexagon: the integer kernels as HVX code under qemu-hexagon, split
