@@ -1065,6 +1065,28 @@ func (c *contraction) scanTiles(s volume.Set) (volume.Node, error) {
 	return s.Preimage(m).Scan()
 }
 
+// levelDim returns the domain dim of level l of the tile scans (tj: j, ti: i, an o level:
+// its result dim), for the split over threads (parallel.go).
+func (c *contraction) levelDim(l int) int {
+	nO := len(c.oDims)
+	if c.colOuter {
+		switch {
+		case l == 0:
+			return c.j
+		case l <= nO:
+			return c.oDims[l-1]
+		}
+		return c.i
+	}
+	switch {
+	case l < nO:
+		return c.oDims[l]
+	case l == nO:
+		return c.j
+	}
+	return c.i
+}
+
 // tileLevels returns a tile's (o..., tj, ti) from the levels of its scan.
 func (c *contraction) tileLevels(lev []value.Value) []value.Value {
 	if !c.colOuter {
