@@ -56,7 +56,9 @@ func loopRuntimeModel(t *testing.T, byMin bool) string {
 		m.Node("Gather", "count", []string{"nzshape", "one"}, []string{"M1"})
 		m.Node("Squeeze", "sq", []string{"M1"}, []string{"M"})
 	}
-	vi := func(name string, elem ir.DType, dims ...any) *onnxpb.ValueInfoProto { return onnxgen.ValueInfo(name, elem, dims...) }
+	vi := func(name string, elem ir.DType, dims ...any) *onnxpb.ValueInfoProto {
+		return onnxgen.ValueInfo(name, elem, dims...)
+	}
 	body := &onnxpb.GraphProto{
 		Name:   strp("body"),
 		Input:  []*onnxpb.ValueInfoProto{vi("i", ir.I64), vi("c_in", ir.Bool), vi("s_in", ir.F32, 3)},
