@@ -154,4 +154,3 @@ func importSymbolicRange(c *nodeCtx) (done bool, err error) {
 	return true, emit1(c, "range", nil, ir.Attrs{"elem": ir.StringAttr(s.Elem.String()),
 		"start": ir.StringAttr(ex[0].String()), "limit": ir.StringAttr(ex[1].String()), "delta": ir.StringAttr(ex[2].String())})
 }
-
