@@ -52,8 +52,9 @@ type kernelSig struct {
 	scratch bool // takes an i8* scratch argument after the operands
 	// params are the symbolic dims the kernel takes (after the epilogue's arguments), those
 	// its code uses, in the entry's order: a detector has hundreds of run-time sizes, of
-	// which a kernel uses a few
-	params []string
+	// which a kernel uses a few; dimParams are its arguments for every dim of the entry
+	params    []string
+	dimParams []*llvm.Param
 	// par, when not nil, is the kernel's split twin (parallel.go): it takes the threading and
 	// a range of its split level after the symbolic dims; the entry calls it when given threads
 	par *llvm.Func
@@ -129,9 +130,29 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		if err != nil {
 			return nil, err
 		}
+		if extra := phantomReads(ps.f, pk.phantoms); len(extra) > 0 {
+			// the twin reads dims the serial kernel does not: both take them (the twin again)
+			ec.mc.dropFuncs(ps.f, pk.task)
+			all := slices.Clone(sig.dimParams)
+			sig.params = setDims(sig.f, len(sig.f.Params)-len(sig.params), ec.params, all, func(j int) bool {
+				return slices.Contains(sig.params, ec.params[j]) || slices.Contains(extra, ec.params[j])
+			})
+			pk = &parKernel{work: work, serial: sig.f}
+			if ps, err = ec.newKernelFunc(i, op, kf, fromInit, pk, sig.params); err != nil {
+				return nil, err
+			}
+			if extra := phantomReads(ps.f, pk.phantoms); len(extra) > 0 {
+				return nil, fmt.Errorf("op %%%s (%s): internal error: the split kernel reads dims %v it does not take", op.Result.Name, op.Kind, extra)
+			}
+		}
 		sig.par, sig.splitDim = ps.f, pk.splitDim
 	}
 	return sig, nil
+}
+
+// dropFuncs removes functions (nil: none) from the module.
+func (mc *moduleCtx) dropFuncs(fs ...*llvm.Func) {
+	mc.m.Funcs = slices.DeleteFunc(mc.m.Funcs, func(f *llvm.Func) bool { return f != nil && slices.Contains(fs, f) })
 }
 
 // newKernelFunc emits the kernel of op planned by kf: the serial kernel (pk nil), or its split
@@ -182,7 +203,18 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 	}
 	sig.params = dims
 	if pk == nil {
+		sig.dimParams = slices.Clone(ps[nsym-len(dims) : nsym])
 		defer func() { sig.params = usedParams(f, nsym-len(dims), dims) }() // kernel_params.go
+	} else {
+		// the dims the serial kernel does not take have stand-ins, which only dead code may
+		// read (newKernel checks; kernel_params.go)
+		pk.phantoms = map[string]*llvm.Param{}
+		for _, p := range ec.params {
+			if !slices.Contains(dims, p) {
+				pk.phantoms[p] = llvm.NewParam(p, types.I64)
+				fb.params[p] = pk.phantoms[p]
+			}
+		}
 	}
 	kb := &kernelBuilder{ec: ec, fb: fb, op: op, par: pk}
 	if chain != nil {

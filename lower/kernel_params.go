@@ -16,10 +16,36 @@ import (
 )
 
 // usedParams drops from kernel f the dead pure instructions and the arguments of the symbolic
-// dims (dims, from argument first on) that no remaining instruction reads, and returns the
-// dims it keeps.
+// dims (dims, from argument first on, the last ones) that no remaining instruction reads, and
+// returns the dims it keeps.
 func usedParams(f *llvm.Func, first int, dims []string) []string {
 	dropDeadCode(f)
+	read := readValues(f)
+	params := slices.Clone(f.Params[first:])
+	return setDims(f, first, dims, params, func(j int) bool { return read[params[j]] })
+}
+
+// setDims makes the arguments of f from argument first on the params (one per dim of dims)
+// for which keep holds, and returns those dims.
+func setDims(f *llvm.Func, first int, dims []string, params []*llvm.Param, keep func(j int) bool) []string {
+	var kept []string
+	ps := slices.Clone(f.Params[:first])
+	for j, p := range dims {
+		if keep(j) {
+			kept = append(kept, p)
+			ps = append(ps, params[j])
+		}
+	}
+	f.Params = ps
+	f.Sig.Params = make([]types.Type, len(ps))
+	for i, p := range ps {
+		f.Sig.Params[i] = p.Typ
+	}
+	return kept
+}
+
+// readValues returns the values the instructions of f read.
+func readValues(f *llvm.Func) map[value.Value]bool {
 	read := map[value.Value]bool{}
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
@@ -31,24 +57,22 @@ func usedParams(f *llvm.Func, first int, dims []string) []string {
 			read[*op] = true
 		}
 	}
-	var keep []string
-	ps := slices.Clone(f.Params[:first])
-	for j, p := range dims {
-		if read[f.Params[first+j]] {
-			keep = append(keep, p)
-			ps = append(ps, f.Params[first+j])
+	return read
+}
+
+// phantomReads returns the dims whose stand-ins (phantoms, by dim) the live code of f reads:
+// a split twin is emitted with the serial kernel's dims as arguments and stand-ins for the
+// others, which its dead code may read but its live code must not.
+func phantomReads(f *llvm.Func, phantoms map[string]*llvm.Param) []string {
+	dropDeadCode(f)
+	read := readValues(f)
+	var out []string
+	for p, v := range phantoms {
+		if read[v] {
+			out = append(out, p)
 		}
 	}
-	if len(keep) == len(dims) {
-		return dims
-	}
-	ps = append(ps, f.Params[first+len(dims):]...)
-	f.Params = ps
-	f.Sig.Params = make([]types.Type, len(ps))
-	for i, p := range ps {
-		f.Sig.Params[i] = p.Typ
-	}
-	return keep
+	return out
 }
 
 // operands returns the operands of an instruction or terminator (none for one llir does not

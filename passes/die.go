@@ -264,7 +264,8 @@ func analyzeDIE(op *ir.Op, params []string, R volume.Set, valid *ir.ParamContext
 	// iterations writing outside the result are a bug in the graph: report them
 	outMap := op.OutMap(params)
 	resBox := boxOf(params, op.Result.Type)
-	if bad := op.Domain.Subtract(resBox.Preimage(outMap)); nonEmpty(bad, "it writes outside the result") {
+	// (where the requirements hold: the required volumes are gisted in their context)
+	if bad := valid.Restrict(op.Domain.Subtract(resBox.Preimage(outMap))); nonEmpty(bad, "it writes outside the result") {
 		iters, elems := bad.Coalesce(), bad.Apply(outMap).Coalesce()
 		gaveUp = cmp.Or(gaveUp, volume.FirstErr(iters, elems))
 		diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
@@ -276,7 +277,7 @@ func analyzeDIE(op *ir.Op, params []string, R volume.Set, valid *ir.ParamContext
 		acc := op.AccessMap(params, k)
 		rk := contrib.Apply(acc)
 		box := boxOf(params, o.Type)
-		if oob := rk.Subtract(box); nonEmpty(oob, "it reads outside an operand") {
+		if oob := valid.Restrict(rk.Subtract(box)); nonEmpty(oob, "it reads outside an operand") {
 			iters, elems := acc.IntersectDomain(contrib).IntersectRange(oob).Domain().Simplify(), oob.Simplify()
 			gaveUp = cmp.Or(gaveUp, volume.FirstErr(iters, elems))
 			diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
