@@ -100,6 +100,25 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	un.Output("I", ir.I64, "n")
 	un.Output("V", ir.I64, 12)
 	un.Output("C", ir.I64, "n")
+	// longer inputs sort (argsort, then runs): sorted and in order of first appearance
+	uniqueLong := func(sorted int64) *onnxgen.Model {
+		u := onnxgen.New("ul", 13)
+		u.Input("X", ir.F32, 10, 20)
+		u.Node("Unique", "u", []string{"X"}, []string{"Y", "I", "V", "C"}, onnxgen.IntAttr("sorted", sorted))
+		u.Output("Y", ir.F32, "n")
+		u.Output("I", ir.I64, "n")
+		u.Output("V", ir.I64, 200)
+		u.Output("C", ir.I64, "n")
+		return u
+	}
+	ur := rand.New(rand.NewPCG(35, 2))
+	uniqueLongInputs := func(mode, _ int) []*ir.Tensor {
+		x := ir.NewTensor(ir.F32, []int64{10, 20})
+		for i := range x.F {
+			x.F[i] = []float64{1.5, float64((i * 7) % 200), float64(ur.IntN(30)) - 10}[mode]
+		}
+		return []*ir.Tensor{x}
+	}
 	// SSD's TopK of the selected scores with k = min(5, their count): two bounded dims, the
 	// second's bound derived from the first's
 	sk := onnxgen.New("sk", 13)
@@ -147,6 +166,8 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			}
 			return []*ir.Tensor{x}
 		}},
+		{"unique_long", uniqueLong(1), uniqueLongInputs},
+		{"unique_long_unsorted", uniqueLong(0), uniqueLongInputs},
 		{"topk_of_selection", sk, func(mode, _ int) []*ir.Tensor {
 			x := e2e.RandomTensor(r, ir.F32, []int64{20})
 			for i := range x.F {
