@@ -119,6 +119,21 @@ func TestBoundedDimsCompiled(t *testing.T) {
 		}
 		return []*ir.Tensor{x}
 	}
+	// NonZero over a selection (an input of bounded extent)
+	ns := onnxgen.New("ns", 13)
+	ns.Input("S", ir.F32, 40)
+	ns.Init("thr", thr)
+	ns.Init("zero0", ir.NewTensor(ir.I64, []int64{1}))
+	ns.Node("Greater", "g1", []string{"S", "thr"}, []string{"M1"})
+	ns.Node("NonZero", "nz1", []string{"M1"}, []string{"NZ1"})
+	ns.Node("Squeeze", "sq", []string{"NZ1", "zero0"}, []string{"I1"})
+	ns.Node("Gather", "ga", []string{"S", "I1"}, []string{"SEL"})
+	ns.Node("Greater", "g2", []string{"SEL", "thr2"}, []string{"M2"})
+	thr2 := ir.NewTensor(ir.F32, []int64{})
+	thr2.F[0] = 1.2
+	ns.Init("thr2", thr2)
+	ns.Node("NonZero", "nz2", []string{"M2"}, []string{"NZ2"})
+	ns.Output("NZ2", ir.I64, 1, "m")
 	// SSD's TopK of the selected scores with k = min(5, their count): two bounded dims, the
 	// second's bound derived from the first's
 	sk := onnxgen.New("sk", 13)
@@ -163,6 +178,13 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			for i := range x.F {
 				// one value, all distinct (the bound), or a few repeated
 				x.F[i] = []float64{1.5, float64(11 - i), float64(r.IntN(4)) - 1}[mode]
+			}
+			return []*ir.Tensor{x}
+		}},
+		{"nonzero_of_selection", ns, func(mode, _ int) []*ir.Tensor {
+			x := e2e.RandomTensor(r, ir.F32, []int64{40})
+			for i := range x.F {
+				x.F[i] = []float64{-1, 2, 2 * r.Float64()}[mode] // none, all or some selected twice
 			}
 			return []*ir.Tensor{x}
 		}},

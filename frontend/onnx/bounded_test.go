@@ -354,3 +354,49 @@ func TestSelectionLongMask(t *testing.T) {
 		}
 	}
 }
+
+// TestNonZeroOfSelection: NonZero over a 1-D input whose extent is a bounded dim (the selected
+// scores of an earlier NonZero, as Faster R-CNN's box_roi_pool selects per level) counts only
+// within the extent, checked against a selection written here.
+func TestNonZeroOfSelection(t *testing.T) {
+	m := onnxgen.New("nn", 13)
+	m.Input("S", ir.F32, 40)
+	m.Init("a", tensor(ir.F32, []int64{}, 0.25))
+	m.Init("b", tensor(ir.F32, []int64{}, 0.5))
+	m.Init("zero", tensor(ir.I64, []int64{1}, 0))
+	m.Node("Greater", "g1", []string{"S", "a"}, []string{"M1"})
+	m.Node("NonZero", "nz1", []string{"M1"}, []string{"NZ1"})
+	m.Node("Squeeze", "sq", []string{"NZ1", "zero"}, []string{"I1"})
+	m.Node("Gather", "ga", []string{"S", "I1"}, []string{"SEL"})
+	m.Node("Greater", "g2", []string{"SEL", "b"}, []string{"M2"})
+	m.Node("NonZero", "nz2", []string{"M2"}, []string{"NZ2"})
+	m.Output("NZ2", ir.I64, 1, "m")
+	g, err := onnx.Import(m.Proto(), "nn.onnx")
+	require.NoError(t, err)
+	require.NoError(t, ir.Verify(g))
+	require.Len(t, g.Bounded, 2)
+	require.Equal(t, int64(40), g.Bounded[1].Bound, "at most the first selection's bound")
+	rng := rand.New(rand.NewPCG(35, 9))
+	for trial := range 6 {
+		s := ir.NewTensor(ir.F32, []int64{40})
+		for i := range s.F {
+			s.F[i] = []float64{0, 1, rng.Float64()}[min(trial, 2)]
+		}
+		var sel []float64
+		for _, v := range s.F {
+			if v > 0.25 {
+				sel = append(sel, v)
+			}
+		}
+		want := []int64{}
+		for i, v := range sel {
+			if v > 0.5 {
+				want = append(want, int64(i))
+			}
+		}
+		out, err := eval.Run(g, map[string]*ir.Tensor{"S": s})
+		require.NoError(t, err)
+		require.Equal(t, []int64{1, int64(len(want))}, out[0].Shape, "trial %d", trial)
+		require.Equal(t, want, append([]int64{}, out[0].I...), "trial %d", trial)
+	}
+}

@@ -143,6 +143,24 @@ func importNonZeroRuntime(c *nodeCtx) error {
 		return e.err
 	}
 	shape, ok := x.Type.StaticShape()
+	if !ok && x.Type.Rank() == 1 {
+		// a 1-D input over a bounded extent (a selection of a selection): zeros past its end,
+		// up to the extent's bound
+		b, err := e.boundOf(x.Type.Shape[0])
+		if err != nil {
+			return fmt.Errorf("%w: NonZero of a run-time input of symbolic shape %s: %v", ErrUnsupported, x.Type, err)
+		}
+		ext := x.Type.Shape[0]
+		ps := strings.Join(ext.ParamNames(), ", ")
+		x = e.Op("generic", "", ir.Attrs{
+			"type":   ir.StringAttr(fmt.Sprintf("%s[%d]", x.Type.Elem, b)),
+			"domain": ir.StringAttr(fmt.Sprintf("{ [k] : 0 <= k < %d }", b)),
+			"access": ir.StringsAttr(fmt.Sprintf("[%s] -> { [k] -> [k] : k < %s }", ps, ext.String())),
+			"out":    ir.StringAttr("{ [k] -> [k] }"),
+			"body":   ir.StringAttr(fmt.Sprintf("select(avail(0), in0, 0:%s)", x.Type.Elem)),
+		}, x)
+		shape, ok = []int64{b}, true
+	}
 	if !ok {
 		return fmt.Errorf("%w: NonZero of a run-time input of symbolic shape %s: the bound of its count (the element count) must be static", ErrUnsupported, x.Type)
 	}
