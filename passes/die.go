@@ -195,6 +195,12 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		st.Dead = append(st.Dead, ds)
 		op.Domain = res.contrib
+		// the readers of op's result come after it and were visited: its required volume is
+		// final, and req keeps only the frontier (a 100,000-op chain's req held 16 MB)
+		if r, ok := req[op.Result]; ok {
+			st.Required[op.Result] = r.set
+			delete(req, op.Result)
+		}
 	}
 	for v, r := range req {
 		st.Required[v] = r.set
