@@ -46,7 +46,7 @@ type DeadSpace struct {
 
 // Dead returns the iterations whose results nothing required (DIE); the zero Set when there
 // are none.
-func (d *DeadSpace) Dead() volume.Set {
+func (d DeadSpace) Dead() volume.Set {
 	if d.dead == nil {
 		return volume.Set{}
 	}
@@ -55,7 +55,7 @@ func (d *DeadSpace) Dead() volume.Set {
 
 // KnownZero returns the reduction iterations known-values removed (they contribute the
 // reduction's identity: a known-zero factor, a max over -inf); the zero Set when there are none.
-func (d *DeadSpace) KnownZero() volume.Set {
+func (d DeadSpace) KnownZero() volume.Set {
 	if d.knownZero == nil {
 		return volume.Set{}
 	}
@@ -63,7 +63,7 @@ func (d *DeadSpace) KnownZero() volume.Set {
 }
 
 // HasKnownZero reports whether known-values removed iterations of the op.
-func (d *DeadSpace) HasKnownZero() bool {
+func (d DeadSpace) HasKnownZero() bool {
 	return d.knownZero != nil && d.knownZero.NPieces() > 0 && !d.knownZero.PlainIsEmpty()
 }
 

@@ -72,7 +72,7 @@ func TestTinyModelsDIE(t *testing.T) {
 						}
 						require.Equal(t, B*m.heads*rows*m.hd, card(qk), "QK^T of layer %d, %v", l, p)
 						require.Equal(t, B*m.heads*rows*m.hd, card(pv), "P·V of layer %d, %v", l, p)
-						kz := deadOf(res.Dead, pv.Result.Name).KnownZero
+						kz := deadOf(res.Dead, pv.Result.Name).KnownZero()
 						require.False(t, kz.PlainIsEmpty(), "P·V of layer %d: skipped iterations", l)
 						n, err := kz.Card(p)
 						require.NoError(t, err)

@@ -51,7 +51,7 @@ func TestNBitsDecoderLastTokenDIE(t *testing.T) {
 			}
 			require.Equal(t, heads*rows*hd, card(byResult(name+".attn_matmul")), "Q·Kᵀ of %s, %v", name, p)
 			require.Equal(t, heads*rows*hd, card(byResult(name+".attn_matmul_1")), "P·V of %s, %v", name, p)
-			kz := deadOf(res.Dead, name+".attn_matmul_1").KnownZero
+			kz := deadOf(res.Dead, name+".attn_matmul_1").KnownZero()
 			n, err := kz.Card(p)
 			require.NoError(t, err)
 			require.Equal(t, heads*(S*(S-1)/2)*hd, n, "P·V of %s: the masked weights are known zeros, %v", name, p)
