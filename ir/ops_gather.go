@@ -101,8 +101,12 @@ func approxAlongAxes(params, dims []string, idx []volume.Aff, axes []int, extent
 		outs[a] = free
 		cons = append(cons, fmt.Sprintf("0 <= %s < %s", free, extents[a].String()))
 	}
-	text := fmt.Sprintf("[%s] -> { [%s] -> [%s] : %s }", strings.Join(ps, ", "), strings.Join(dims, ", "),
-		strings.Join(outs, ", "), strings.Join(cons, " and "))
+	where := "" // no free axis (an operand read at the iteration's own index): no constraint
+	if len(cons) > 0 {
+		where = " : " + strings.Join(cons, " and ")
+	}
+	text := fmt.Sprintf("[%s] -> { [%s] -> [%s]%s }", strings.Join(ps, ", "), strings.Join(dims, ", "),
+		strings.Join(outs, ", "), where)
 	m, err := volume.ParseMap(text)
 	if err != nil {
 		return volume.Map{}, fmt.Errorf("internal error building the over-approximated map %s: %w", text, err)

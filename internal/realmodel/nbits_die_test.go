@@ -94,7 +94,7 @@ func checkLastTokenCards(t *testing.T, res *graphc.Result, p map[string]int64) {
 		}
 		require.Equal(t, nbHeads*rows*nbHD, card(opResult(t, g, name+".attn_matmul")), "Q·Kᵀ of %s, %v", name, p)
 		require.Equal(t, nbHeads*rows*nbHD, card(opResult(t, g, name+".attn_matmul_1")), "P·V of %s, %v", name, p)
-		kz := deadOf(res.Dead, name+".attn_matmul_1").KnownZero
+		kz := deadOf(res.Dead, name+".attn_matmul_1").KnownZero()
 		n, err := kz.Card(p)
 		require.NoError(t, err)
 		require.Equal(t, nbHeads*(S*(S-1)/2)*nbHD, n, "P·V of %s: the masked weights are known zeros, %v", name, p)
