@@ -131,7 +131,10 @@ func MakeOp(params []string, kind, name string, operands []*Value, attrs Attrs) 
 		}
 		return nil, fmt.Errorf("%s: expected %s operands, got %d", kind, want, len(operands))
 	}
-	full := Attrs{}
+	var full Attrs // nil for an op without attributes: one map less for every elementwise op
+	if len(def.Attrs) > 0 {
+		full = make(Attrs, len(def.Attrs))
+	}
 	for _, ad := range def.Attrs {
 		v, ok := attrs[ad.Name]
 		if !ok {

@@ -384,6 +384,7 @@ func (g *Graph) RemoveOps(drop func(*Op) bool) int {
 		}
 		ops = append(ops, op)
 	}
+	clear(g.Ops[len(ops):]) // the tail of the array would keep removed ops alive
 	g.Ops = ops
 	used := map[*Value]bool{}
 	for _, op := range g.Ops {

@@ -4,6 +4,8 @@
 package ir
 
 import (
+	"slices"
+
 	"github.com/graphc/graphc/volume"
 )
 
@@ -34,6 +36,12 @@ func broadcastShape(b *Builder) ([]volume.Aff, error) {
 			}
 		}
 	}
+	// an operand of the result's shape lends it its extents (values never write into a shape)
+	for k := 0; k < b.NumIn(); k++ {
+		if t := b.In(k); t.Rank() == rank && slices.EqualFunc(t.Shape, out, volume.Aff.Equal) {
+			return t.Shape[:rank:rank], nil
+		}
+	}
 	return out, nil
 }
 
@@ -53,6 +61,9 @@ func broadcastAccess(t TensorType, out []volume.Aff) Access {
 			idx[i] = volume.AffDim(off + i)
 		}
 	}
+	if off == 0 && isIdentityIndex(idx) {
+		return identityAccess(len(idx))
+	}
 	return AffAccess(idx...)
 }
 
@@ -68,14 +79,14 @@ func elementwise(b *Builder, elem DType, body func(in []*Scalar) *Scalar) error 
 			return b.Errorf("operand #%d has element type %s, operand #0 has %s", k, b.In(k).Elem, b.In(0).Elem)
 		}
 	}
-	b.SetBox(dimNames(len(shape)), shape, nil)
+	b.parallelBox(shape)
 	ins := make([]*Scalar, b.NumIn())
 	b.Op.Access = make([]Access, b.NumIn())
 	for k := range ins {
 		ins[k] = Read(k, b.In(k).Elem)
 		b.Op.Access[k] = broadcastAccess(b.In(k), shape)
 	}
-	b.Op.Out = AffAccess(identity(0, len(shape))...)
+	b.Op.Out = identityAccess(len(shape))
 	b.Op.Body = body(ins)
 	if elem == Invalid {
 		elem = b.In(0).Elem

@@ -216,6 +216,24 @@ type State struct {
 	current  int
 }
 
+// forgetRemoved drops the required volumes of the values whose producers a pass removed (fuse,
+// dce): through its result, the map would keep every removed op alive until the compile ends (a
+// 100,000-op chain fused into 800 ops kept 60 MB of them).
+func (st *State) forgetRemoved(g *ir.Graph) {
+	if len(st.Required) == 0 {
+		return
+	}
+	live := make(map[*ir.Op]bool, len(g.Ops))
+	for _, op := range g.Ops {
+		live[op] = true
+	}
+	for v := range st.Required {
+		if v.Def != nil && !live[v.Def] {
+			delete(st.Required, v)
+		}
+	}
+}
+
 // runsLater reports whether the pass named name runs after the current one in the pipeline.
 func (st *State) runsLater(name string) bool {
 	for _, p := range st.pipeline[min(st.current+1, len(st.pipeline)):] {
@@ -335,6 +353,7 @@ func Run(ctx context.Context, g *ir.Graph, ps []*Pass, opts *Options) (*Result, 
 			return res, err
 		}
 		ir.SettleBounded(g) // ops before a bounded dim's value cannot depend on it
+		st.forgetRemoved(g)
 		stats.Time += time.Since(start)
 		res.Passes = append(res.Passes, p.Name)
 		if opts.VerifyEach {

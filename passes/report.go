@@ -15,7 +15,7 @@ func (st *State) DeadReport() string {
 	var sb strings.Builder
 	sb.WriteString("dead iterations (die):\n")
 	for _, d := range st.Dead {
-		if d.KnownZero.NPieces() > 0 && !d.KnownZero.PlainIsEmpty() {
+		if d.HasKnownZero() {
 			sb.WriteString("  (unused: no required element depends on them; known identity: they add a known zero, or\n" +
 				"   take the max of a known -inf, so known-values skipped them)\n")
 			break
@@ -24,7 +24,7 @@ func (st *State) DeadReport() string {
 	var total, dead int64
 	counted := true
 	for _, d := range st.Dead {
-		kz := d.KnownZero.NPieces() > 0 && !d.KnownZero.PlainIsEmpty()
+		kz := d.HasKnownZero()
 		if d.Counted {
 			n := d.DeadCount + d.KnownZeroCount
 			pct := 0.0
@@ -38,7 +38,7 @@ func (st *State) DeadReport() string {
 			sb.WriteString("\n")
 			total += d.Total
 			dead += n
-		} else if d.Dead.PlainIsEmpty() && !kz {
+		} else if d.dead == nil && !kz {
 			fmt.Fprintf(&sb, "  %%%s (%s): no dead iterations\n", d.Op, d.Kind)
 		} else {
 			counted = false
@@ -47,15 +47,15 @@ func (st *State) DeadReport() string {
 		if d.Approximate {
 			sb.WriteString("      (analysis gave up: the op was kept whole)\n")
 		}
-		if !d.Dead.PlainIsEmpty() {
+		if d.dead != nil {
 			if kz {
-				fmt.Fprintf(&sb, "      unused: %s\n", d.Dead)
+				fmt.Fprintf(&sb, "      unused: %s\n", *d.dead)
 			} else {
-				fmt.Fprintf(&sb, "      %s\n", d.Dead)
+				fmt.Fprintf(&sb, "      %s\n", *d.dead)
 			}
 		}
 		if kz {
-			fmt.Fprintf(&sb, "      known identity: %s\n", d.KnownZero)
+			fmt.Fprintf(&sb, "      known identity: %s\n", *d.knownZero)
 		}
 	}
 	if counted {

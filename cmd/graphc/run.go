@@ -558,7 +558,7 @@ func drawDomain(res *graphc.Result, name, dims string, params map[string]int64) 
 	var skipped volume.Set
 	for _, d := range res.Dead {
 		if d.Op == op.Result.Name {
-			skipped = d.KnownZero
+			skipped = d.KnownZero()
 		}
 	}
 	pic, err := viz.Domain(res.Graph, op, dr, dc, params, skipped)

@@ -6,7 +6,6 @@ package onnx
 
 import (
 	"fmt"
-	"math"
 
 	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
@@ -122,33 +121,11 @@ func importRange(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
-		if t.Len() != 1 {
-			return fmt.Errorf("%w: %s must be a scalar, got %d elements", ErrInvalid, role, t.Len())
-		}
 		args[i] = t
 	}
-	elem := args[0].Elem
-	var out *ir.Tensor
-	if elem.IsFloat() {
-		start, limit, delta := args[0].F[0], args[1].F[0], args[2].F[0]
-		if delta == 0 {
-			return fmt.Errorf("%w: delta is 0", ErrInvalid)
-		}
-		n := int64(max(math.Ceil((limit-start)/delta), 0))
-		out = ir.NewTensor(elem, []int64{n})
-		for i := range out.F {
-			out.F[i] = ir.RoundFloat(elem, start+float64(i)*delta)
-		}
-	} else {
-		start, limit, delta := args[0].I[0], args[1].I[0], args[2].I[0]
-		if delta == 0 {
-			return fmt.Errorf("%w: delta is 0", ErrInvalid)
-		}
-		n := max((limit-start+delta-sign(delta))/delta, 0)
-		out = ir.NewTensor(elem, []int64{n})
-		for i := range out.I {
-			out.I[i] = elem.WrapInt(start + int64(i)*delta)
-		}
+	out, err := kit.RangeTensor(args[0], args[1], args[2], ErrInvalid)
+	if err != nil {
+		return err
 	}
 	c.SetConst(0, out)
 	return nil
@@ -176,11 +153,4 @@ func importSymbolicRange(c *nodeCtx) (done bool, err error) {
 	s, _ := c.known(0)
 	return true, emit1(c, "range", nil, ir.Attrs{"elem": ir.StringAttr(s.Elem.String()),
 		"start": ir.StringAttr(ex[0].String()), "limit": ir.StringAttr(ex[1].String()), "delta": ir.StringAttr(ex[2].String())})
-}
-
-func sign(v int64) int64 {
-	if v < 0 {
-		return -1
-	}
-	return 1
 }

@@ -7,7 +7,6 @@ package tf
 
 import (
 	"fmt"
-	"math"
 
 	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
@@ -237,42 +236,16 @@ func importRange(c *nodeCtx) error {
 	if c.NumInputs() != 3 {
 		return fmt.Errorf("%w: expected 3 inputs (start, limit, delta), got %d", ErrInvalid, c.NumInputs())
 	}
-	var vals [3]float64
-	elem := ir.Invalid
+	var args [3]*ir.Tensor
 	for i, what := range []string{"start", "limit", "delta"} {
-		v, err := c.RequireFloats(i, what)
-		if err != nil {
+		if _, err := c.RequireFloats(i, what); err != nil { // the message for a missing or run-time input
 			return err
 		}
-		if len(v) != 1 {
-			return fmt.Errorf("%w: %s must be a scalar, got %d values", ErrInvalid, what, len(v))
-		}
-		vals[i] = v[0]
-		t, _ := c.ConstInput(i)
-		elem = t.Elem
+		args[i], _ = c.ConstInput(i)
 	}
-	start, limit, delta := vals[0], vals[1], vals[2]
-	if delta == 0 || (limit-start)/delta > kit.MaxFoldElements {
-		return fmt.Errorf("%w: range(%v, %v, %v) is empty-stepped or longer than %d", ErrInvalid, start, limit, delta, kit.MaxFoldElements)
-	}
-	var n int64
-	if elem.IsFloat() {
-		n = max(0, int64(math.Ceil((limit-start)/delta)))
-	} else {
-		s, l, d := int64(start), int64(limit), int64(delta)
-		if d > 0 {
-			n = max(0, (l-s+d-1)/d)
-		} else {
-			n = max(0, (s-l-d-1)/-d)
-		}
-	}
-	t := ir.NewTensor(elem, []int64{n})
-	for i := int64(0); i < n; i++ {
-		if elem.IsFloat() {
-			t.F[i] = ir.RoundFloat(elem, start+float64(i)*delta)
-		} else {
-			t.I[i] = int64(start) + i*int64(delta)
-		}
+	t, err := kit.RangeTensor(args[0], args[1], args[2], ErrInvalid)
+	if err != nil {
+		return err
 	}
 	c.SetConst(0, t)
 	return nil

@@ -72,7 +72,7 @@ func TestTinyModelsDIE(t *testing.T) {
 						}
 						require.Equal(t, B*m.heads*rows*m.hd, card(qk), "QK^T of layer %d, %v", l, p)
 						require.Equal(t, B*m.heads*rows*m.hd, card(pv), "P·V of layer %d, %v", l, p)
-						kz := deadOf(res.Dead, pv.Result.Name).KnownZero
+						kz := deadOf(res.Dead, pv.Result.Name).KnownZero()
 						require.False(t, kz.PlainIsEmpty(), "P·V of layer %d: skipped iterations", l)
 						n, err := kz.Card(p)
 						require.NoError(t, err)
@@ -108,13 +108,13 @@ func opNamed(t *testing.T, g *ir.Graph, name string) *ir.Op {
 	return nil
 }
 
-func deadOf(ds []passes.DeadSpace, result string) passes.DeadSpace {
-	for _, d := range ds {
-		if d.Op == result {
-			return d
+func deadOf(ds []passes.DeadSpace, result string) *passes.DeadSpace {
+	for i := range ds {
+		if ds[i].Op == result {
+			return &ds[i]
 		}
 	}
-	return passes.DeadSpace{}
+	return &passes.DeadSpace{}
 }
 
 func sprintf(format string, l int) string { return fmt.Sprintf(format, l) }

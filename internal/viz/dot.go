@@ -49,7 +49,7 @@ func DOT(g *ir.Graph, dead []passes.DeadSpace) string {
 					label += fmt.Sprintf(" (%.1f%% known identity)", 100*float64(d.KnownZeroCount)/float64(d.Total))
 				}
 				fill = shade(f)
-			case d.Dead.PlainIsEmpty() && (d.KnownZero.NPieces() == 0 || d.KnownZero.PlainIsEmpty()):
+			case d.Dead().PlainIsEmpty() && !d.HasKnownZero():
 				label += "\nDIE: 0% dead"
 			default:
 				label += "\nDIE: partly dead (symbolic)"

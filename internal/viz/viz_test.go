@@ -141,7 +141,7 @@ func TestCausalAttention(t *testing.T) {
 	var skipped volume.Set
 	for _, d := range st.Dead {
 		if d.Op == "y" {
-			skipped = d.KnownZero
+			skipped = d.KnownZero()
 		}
 	}
 	pic, err := viz.Domain(g, g.OpByName("s"), 0, 1, nil, volume.Set{})
