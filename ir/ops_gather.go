@@ -7,6 +7,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/graphc/graphc/volume"
@@ -100,8 +101,12 @@ func approxAlongAxes(params, dims []string, idx []volume.Aff, axes []int, extent
 		outs[a] = free
 		cons = append(cons, fmt.Sprintf("0 <= %s < %s", free, extents[a].String()))
 	}
-	text := fmt.Sprintf("[%s] -> { [%s] -> [%s] : %s }", strings.Join(ps, ", "), strings.Join(dims, ", "),
-		strings.Join(outs, ", "), strings.Join(cons, " and "))
+	where := "" // no free axis (an operand read at the iteration's own index): no constraint
+	if len(cons) > 0 {
+		where = " : " + strings.Join(cons, " and ")
+	}
+	text := fmt.Sprintf("[%s] -> { [%s] -> [%s]%s }", strings.Join(ps, ", "), strings.Join(dims, ", "),
+		strings.Join(outs, ", "), where)
 	m, err := volume.ParseMap(text)
 	if err != nil {
 		return volume.Map{}, fmt.Errorf("internal error building the over-approximated map %s: %w", text, err)
@@ -220,7 +225,9 @@ func finishGather(b *Builder, shape, idx []volume.Aff, args []*Scalar, axis int,
 // exactGather returns the exact access of the data operand of a gather whose index operand
 // (operand 1, read at indexAt of the iteration point) has known affine elements (constants,
 // arange(T) and views of them): data[idx with its entry at axis replaced by the index element,
-// negative elements counted from the end]. It returns nil when the elements are not known.
+// negative elements counted from the end (an element whose sign depends on the symbolic dims,
+// such as T - 1 - P, gives a piece for each sign)]. It returns nil when the elements are not
+// known.
 // inBounds says whether every element read lies in [0, extent): checked now for static
 // shapes (an out-of-range constant index is an error), and for symbolic ones turned into
 // requirements on the symbolic dims when the bounds of the element are affine in them;
@@ -236,23 +243,35 @@ func exactGather(b *Builder, shape, idx []volume.Aff, axis int, extent volume.Af
 	var out Access
 	for _, p := range pieces {
 		v := p.Value.SubstDims(indexAt)
-		if c, ok := p.Value.IsConst(); ok && c < 0 {
-			v = extent.AddConst(c) // ONNX: a negative index counts from the end
-		} else if !ok && !nonNegativeAff(p.Value) {
-			return nil, false, nil // the sign of the element is not known: keep the run-time test
-		}
 		var guard []volume.Constraint
 		for _, c := range p.Guard {
 			guard = append(guard, volume.Constraint{Aff: c.Aff.SubstDims(indexAt), Eq: c.Eq})
 		}
-		piece := AccessPiece{Guard: guard, Index: append([]volume.Aff(nil), idx...)}
-		piece.Index[axis] = v
-		out.Pieces = append(out.Pieces, piece)
-		ok, err := gatherInBounds(b, box, dims, guard, v, extent, shape)
-		if err != nil {
-			return nil, false, err
+		type signed struct {
+			guard []volume.Constraint
+			v     volume.Aff
 		}
-		inBounds = inBounds && ok
+		parts := []signed{{guard, v}}
+		if c, ok := p.Value.IsConst(); ok && c < 0 {
+			parts[0].v = extent.AddConst(c) // ONNX: a negative index counts from the end
+		} else if !ok && !nonNegativeAff(p.Value) {
+			// the sign of the element is not known (T - 1 - P: a position computed from
+			// symbolic dims): where it is negative it counts from the end
+			parts = []signed{
+				{append(slices.Clip(guard), volume.GE(v, volume.AffConst(0))), v},
+				{append(slices.Clip(guard), volume.LT(v, volume.AffConst(0))), v.Add(extent)},
+			}
+		}
+		for _, part := range parts {
+			piece := AccessPiece{Guard: part.guard, Index: append([]volume.Aff(nil), idx...)}
+			piece.Index[axis] = part.v
+			out.Pieces = append(out.Pieces, piece)
+			ok, err := gatherInBounds(b, box, dims, part.guard, part.v, extent, shape)
+			if err != nil {
+				return nil, false, err
+			}
+			inBounds = inBounds && ok
+		}
 	}
 	return &out, inBounds, nil
 }

@@ -23,13 +23,16 @@ import (
 type algoKernel struct {
 	// scratch is the scratch bytes per element of one row of the result (the last axis)
 	scratch int64
-	emit    func(kb *kernelBuilder) error
+	// scratchBytes, when set, is the scratch size instead (the op's whole kernel)
+	scratchBytes func(fb *funcBuilder, op *ir.Op) value.Value
+	emit         func(kb *kernelBuilder) error
 }
 
 // algoKernels are the algorithm ops' kernels, by op name.
 var algoKernels = map[string]algoKernel{
-	"argsort": {scratch: 8, emit: emitArgsort},
-	"nms":     {scratch: 8 + 16, emit: emitNMS},
+	"argsort":   {scratch: 8, emit: emitArgsort},
+	"nms":       {scratch: 8 + 16, emit: emitNMS},
+	"roi_align": {scratchBytes: roiScratchBytes, emit: emitRoiAlign},
 }
 
 func planAlgorithmFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
@@ -45,9 +48,13 @@ func planAlgorithmFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 
 // algoScratchBytes emits the scratch size of algorithm op: one row of its full result.
 func (ec *entryCtx) algoScratchBytes(fb *funcBuilder, op *ir.Op) value.Value {
+	k := algoKernels[op.Kind]
+	if k.scratchBytes != nil {
+		return k.scratchBytes(fb, op)
+	}
 	t := op.Result.Type
 	ext := fb.extents(t)
-	return fb.mul(ext[len(ext)-1], i64(algoKernels[op.Kind].scratch))
+	return fb.mul(ext[len(ext)-1], i64(k.scratch))
 }
 
 // emitAlgorithm emits the kernel of an algorithm op.

@@ -113,7 +113,10 @@ type contraction struct {
 	// rolled: the tile takes all the vector registers, so that the loops of a reduction
 	// nest carry llvm.loop.unroll.disable (loopmd.go)
 	rolled bool
-	fma    bool
+	// alternatives are the tile shapes a rolled tile may take instead over a known number
+	// of rows (TileShape.Alternatives)
+	alternatives [][2]int
+	fma          bool
 	// ilo and jlo are the first row and column of the tile grid, rlo and rhi the range of
 	// the first reduction dim: expressions of the symbolic dims (constants without them)
 	ilo, jlo volume.Aff
@@ -305,6 +308,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int, shape TileSh
 	// a tile that takes all the registers (TileShape.Rolled: SSE's and AVX2's 6×2) keeps
 	// its reduction nests rolled, or LLVM's unrolling spills accumulators (see loopmd.go)
 	c.rolled = rolled
+	c.alternatives = shape.Alternatives
 	c.chunkPanelBytes = int64(shape.ChunkPanelBytes)
 	if c.vl < 2 {
 		return nil, "vectors narrower than two lanes"
@@ -462,12 +466,13 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
 		c.mr = min(24/c.nv, 16)
 	}
-	if rows, ok := extentOf(plo[c.i], phi[c.i]); ok && c.rolled && !c.blocks && rows > int64(c.mr) && rows < 2*int64(c.mr) {
-		// 16-register tiles over 7 to 11 rows (a 7×7 convolution's rows of 7): 4×3 tiles when
-		// the columns fill one and the cost model says they waste less than 6×2's rows of
-		// 6 and 1 (see tileCost)
-		if cols, ok := extentOf(plo[c.j], phi[c.j]); ok && cols >= int64(3*c.vl) && tileCost(rows, cols, 4, 3, c.vl) < tileCost(rows, cols, c.mr, c.nv, c.vl) {
-			c.mr, c.nv = 4, 3
+	if rows, ok := extentOf(plo[c.i], phi[c.i]); ok && c.rolled && !c.blocks && rows > int64(c.mr) {
+		// 16-register tiles over a known number of rows: the target's alternative shape
+		// that the cost model finds cheapest, when it wastes less than mr's rows and their
+		// remainder (7 rows: 4×3 against 6 and 1; 14 rows: 5×2 against 6, 6 and 2; see
+		// tileCost and chooseTileShape)
+		if cols, ok := extentOf(plo[c.j], phi[c.j]); ok {
+			c.mr, c.nv = chooseTileShape(rows, cols, c.mr, c.nv, c.vl, c.alternatives)
 		}
 	}
 	nr := int64(c.nv * c.vl)
@@ -865,7 +870,7 @@ func extentOf(lo, hi volume.Aff) (int64, bool) {
 
 // affBounds returns the smallest and largest value of every dim of a bounded set as
 // expressions of its parameters: constants without parameters (constBounds); with them, each
-// dim's projection must be one interval between two expressions.
+// dim's projection must be one interval between two expressions (volume.Set.ParamBounds).
 func affBounds(s volume.Set) (lo, hi []volume.Aff, err error) {
 	if len(s.Params()) == 0 {
 		l, h, err := constBounds(s)
@@ -877,49 +882,7 @@ func affBounds(s volume.Set) (lo, hi []volume.Aff, err error) {
 		}
 		return lo, hi, nil
 	}
-	nd := s.NDim()
-	for d := 0; d < nd; d++ {
-		one := s.ProjectOnto(d)
-		bs, err := one.DimBounds(0)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(bs) != 1 || len(bs[0].Other) > 0 {
-			return nil, nil, fmt.Errorf("dim %d of %s is not one interval", d, s)
-		}
-		ctx := one.ProjectOut(0, 1) // the symbolic dims for which the set has points
-		l, okl := dominant(ctx, bs[0].Lower, true)
-		h, okh := dominant(ctx, bs[0].Upper, false)
-		if !okl || !okh {
-			return nil, nil, fmt.Errorf("dim %d of %s is not one interval", d, s)
-		}
-		lo, hi = append(lo, l), append(hi, h)
-	}
-	return lo, hi, nil
-}
-
-// dominant returns the bound among bs (expressions of the parameters of ctx) that is the
-// largest (lower bounds) or smallest (upper) wherever ctx holds: i >= T - 1 and i >= 0 give
-// T - 1 when T >= 1.
-func dominant(ctx volume.Set, bs []volume.Aff, lower bool) (volume.Aff, bool) {
-	for k, b := range bs {
-		worse := volume.EmptySet(ctx.Params(), ctx.TupleName(), nil)
-		for m, o := range bs {
-			if m == k {
-				continue
-			}
-			// another bound is tighter somewhere: o > b for a lower bound, o < b for an upper
-			gap := o.Sub(b).AddConst(-1)
-			if !lower {
-				gap = b.Sub(o).AddConst(-1)
-			}
-			worse = worse.Union(volume.SetFromConstraints(ctx.Params(), ctx.TupleName(), nil, []volume.Constraint{{Aff: gap}}))
-		}
-		if ctx.Intersect(worse).IsEmpty().Or(false) { // unknown: not dominant
-			return b, true
-		}
-	}
-	return volume.Aff{}, false
+	return s.ParamBounds()
 }
 
 // affBoxSet returns { name[x] : lo <= x <= hi } for bounds that are expressions of params.
@@ -1063,6 +1026,28 @@ func (c *contraction) scanTiles(s volume.Set) (volume.Node, error) {
 	ex[nO+1] = volume.AffDim(nO + 1)
 	m := volume.MultiAff{Params: s.Params(), InName: s.TupleName(), InDims: make([]string, nO+2), OutName: s.TupleName(), Exprs: ex}.Map()
 	return s.Preimage(m).Scan()
+}
+
+// levelDim returns the domain dim of level l of the tile scans (tj: j, ti: i, an o level:
+// its result dim), for the split over threads (parallel.go).
+func (c *contraction) levelDim(l int) int {
+	nO := len(c.oDims)
+	if c.colOuter {
+		switch {
+		case l == 0:
+			return c.j
+		case l <= nO:
+			return c.oDims[l-1]
+		}
+		return c.i
+	}
+	switch {
+	case l < nO:
+		return c.oDims[l]
+	case l == nO:
+		return c.j
+	}
+	return c.i
 }
 
 // tileLevels returns a tile's (o..., tj, ti) from the levels of its scan.
@@ -1354,6 +1339,32 @@ func boxSet(params []string, name string, lo, hi []int64) volume.Set {
 		cons = append(cons, volume.GE(volume.AffDim(d), volume.AffConst(lo[d])), volume.GE(volume.AffConst(hi[d]), volume.AffDim(d)))
 	}
 	return volume.SetFromConstraints(params, name, make([]string, len(lo)), cons)
+}
+
+// tileShapeMargin is the fraction of the target's tile shape's cost under which an
+// alternative shape must come to replace it: near ties keep the shape the kernels were tuned
+// with (56 rows by 64 columns cost 232 in 6×2 tiles against 224 in 4×3, measured 2.46 ms
+// against 2.51 for a 3×3 convolution; 128 rows 130 in 6×2 against 129 in 5×2).
+const tileShapeMargin = 0.93
+
+// chooseTileShape returns the tile of rows×cols results: mr×nv, or the alternative whose
+// tileCost is lowest when it is below tileShapeMargin of mr×nv's. An alternative of more
+// vectors than the columns fill is not taken. Measured at --mcpu=native on Zen 3, one
+// thread (ms; 6×2, 5×2, 4×3): conv 3×3 14²×256 2.96, 2.73, 2.84; 1×1 14²×1024→256 1.28,
+// 1.19, 1.24; 3×3 stride 2 to 14²×256 3.62, 2.84, 2.74; 3×3 56²×64 2.46, 2.52, 2.51; 3×3
+// 7²×512 5.90, 4.57, 3.11.
+func chooseTileShape(rows, cols int64, mr, nv, vl int, alternatives [][2]int) (int, int) {
+	best := tileShapeMargin * tileCost(rows, cols, mr, nv, vl)
+	bm, bv := mr, nv
+	for _, a := range alternatives {
+		if a[0] <= 0 || a[1] <= 0 || cols < int64(a[1]*vl) {
+			continue
+		}
+		if cost := tileCost(rows, cols, a[0], a[1], vl); cost < best {
+			best, bm, bv = cost, a[0], a[1]
+		}
+	}
+	return bm, bv
 }
 
 // tileCost estimates the cycles of one reduction step over all the tiles of a rows×cols

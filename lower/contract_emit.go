@@ -66,7 +66,7 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 				roots = append(roots, tc.full, tc.part)
 			}
 		}
-		kb.clamp = kb.dispatch(roots, 1, -1, -1, func(int) bool { return true })
+		kb.clamp = kb.dispatch(roots, 1, -1, -1, func(int) bool { return true }, c.levelDim)
 	}
 	body := func() error {
 		if pp != nil {

@@ -54,6 +54,9 @@ type entryCtx struct {
 	bufKeys map[*ir.Value]string
 	// prof holds the profile counters (Config.Profile)
 	prof *llvm.Global
+	// splitDims holds 1 + the result dim along which each value's kernel split it over
+	// threads (parallel.go's recordSplit)
+	splitDims map[*ir.Value]int
 	// epi holds the epilogue chain of each contraction that has one; fusedInto maps each op
 	// of a chain to its contraction (epilogue.go)
 	epi       map[*ir.Op]*epiChain

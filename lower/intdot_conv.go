@@ -139,10 +139,7 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 	if d.depthwise {
 		return kb.emitIntDepthwise(d)
 	}
-	fb := kb.fb
 	p := d.p
-	zero := constant.NewZeroInitializer(d.accType())
-	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
 	wp := kb.byteGlobal("wpack", d.wPacked)
 	pad := 0
 	if nrc := int64(d.nv * d.lanes); d.chanLanes {
@@ -165,6 +162,28 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 	xw := kb.ops[p.x]
 	return kb.outerLoops(d, 1, func(outer []value.Value) error {
 		n := outer[0]
+		// the copy: in the whole-range call only, before the tiles are handed to threads
+		// (parallel_tiles.go)
+		if err := kb.wholeOnly("copy", func() error { return kb.intConvCopy(d, n, xw, bp, cBytes, hBytes, phaseBytes) }); err != nil {
+			return err
+		}
+		if d.chanLanes {
+			kb.intDotSplit(d, 0, n, "pt", ceilDiv(d.OH*d.OW, int64(d.mr)), "mt", ceilDiv(d.chans, int64(d.nv*d.lanes)))
+			defer kb.endTileRegion()
+			return kb.emitConvChannels(d, n, bp, wp, tab, hBytes, phaseBytes, cBytes)
+		}
+		kb.beginTileRegion("oh", d.OH, 1, n, 1)
+		defer kb.endTileRegion()
+		return kb.intConvRowTiles(d, n, bp, wp, tab, hBytes, phaseBytes, cBytes)
+	})
+}
+
+// intConvCopy copies image n of the activation into the interleaved padded layout at bp
+// (emitIntConv).
+func (kb *kernelBuilder) intConvCopy(d *intDot, n value.Value, xw *view, bp value.Value, cBytes, hBytes, phaseBytes int64) error {
+	fb := kb.fb
+	s1 := d.s[1]
+	{
 		// fill: every byte the zero point (spatial padding), but 0 for the channels past C in
 		// the last group (their weights are 0, and Σx must not count them); then the image
 		full := int64(int32(uint32(d.xzByte) * 0x01010101))
@@ -209,10 +228,18 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 		}); err != nil {
 			return err
 		}
-		if d.chanLanes {
-			return kb.emitConvChannels(d, n, bp, wp, tab, hBytes, phaseBytes, cBytes)
-		}
-		// tiles
+	}
+	return nil
+}
+
+// intConvRowTiles runs the tiles of image n of a convolution whose lanes run over output
+// columns, from the interleaved copy at bp (emitIntConv).
+func (kb *kernelBuilder) intConvRowTiles(d *intDot, n, bp, wp value.Value, tab channelTables, hBytes, phaseBytes, cBytes int64) error {
+	fb := kb.fb
+	s1 := d.s[1]
+	zero := constant.NewZeroInitializer(d.accType())
+	ones := splat(constant.NewInt(types.I32, 0x01010101), d.lanes)
+	{
 		tile := func(oh, ow0, m0 value.Value, nrows, nvec, lastLanes int) error {
 			// with d.sumX, one Σx accumulator per vector of columns
 			accs := d.newAccs(zero, nrows*nvec, nvec)
@@ -282,7 +309,7 @@ func (kb *kernelBuilder) emitIntConv(d *intDot) error {
 				return tile(oh, ow0, fb.mul(mt, i64(int64(d.mr))), int(cnt), nvec, lastLanes)
 			})
 		})
-	})
+	}
 }
 
 // emitConvChannels runs the convolution of image n from the interleaved copy at bp with lanes

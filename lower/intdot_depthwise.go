@@ -182,7 +182,10 @@ func (kb *kernelBuilder) emitDepthwiseNHWC(d *intDot) error {
 	corr := kb.i32Global("corr", d.corr, 0)
 	xzp := kb.byteGlobal("xz", d.xzBytes)
 	xw := kb.ops[p.x]
+	kb.intDotSplit(d, 1, nil, "pt", ceilDiv(d.OH*d.OW, int64(d.mr)), "mt", ceilDiv(d.chans, nr))
+	defer kb.endTileRegion()
 	return kb.outerLoops(d, 1, func(outer []value.Value) error {
+		kb.setOuter(d, outer)
 		n := outer[0]
 		tile := func(p0, mt value.Value, npix, nvec, lastLanes int) {
 			m0 := fb.mul(mt, i64(nr))

@@ -102,7 +102,10 @@ func (kb *kernelBuilder) emitIntGEMM(d *intDot) error {
 	xidx := op.Access[p.x].Pieces[0].Index
 	rows := d.hi[i] - d.lo[i] + 1
 	zero := constant.NewZeroInitializer(d.accType())
+	kb.intDotSplit(d, nOut-2, nil, "ct", tiles, "rt", ceilDiv(rows, int64(d.mr)))
+	defer kb.endTileRegion()
 	return kb.outerLoops(d, nOut-2, func(outer []value.Value) error {
+		kb.setOuter(d, outer)
 		// rowPtr returns the byte address of a row's first group (X[.., row, k = lo]) and the
 		// alignment its 4-byte loads may claim (4 when the buffer is aligned and the row offset
 		// a multiple of 4)

@@ -131,7 +131,10 @@ func (kb *kernelBuilder) emitConvNHWC(d *intDot) error {
 	if d.xNCHW {
 		chanStride = xw.strides[1]
 	}
+	kb.intDotSplit(d, 1, nil, "pt", ceilDiv(d.OH*d.OW, int64(d.mr)), "mt", tiles)
+	defer kb.endTileRegion()
 	return kb.outerLoops(d, 1, func(outer []value.Value) error {
+		kb.setOuter(d, outer)
 		n := outer[0]
 		tile := func(p0, mt value.Value, npix, nvec, lastLanes int) {
 			oh, ow := kb.pixelCoords(d, p0, npix, nil)

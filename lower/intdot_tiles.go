@@ -198,6 +198,10 @@ func (kb *kernelBuilder) channelEpilogue(d *intDot, accs []value.Value, nrows, n
 // index), then the tail tile of the last n mod size items (t = n/size). tile gets the number of
 // items of its tile.
 func (kb *kernelBuilder) forTiles(n, size int64, hint string, tile func(t value.Value, cnt int64) error) error {
+	if lo, hi, split := kb.splitBounds(hint, ceilDiv(n, size)); split {
+		// the loop split over threads (parallel_tiles.go): the task's tiles
+		return kb.forTileRange(n, size, lo, hi, hint, tile)
+	}
 	full, tail := n/size, n%size
 	if err := kb.fb.loop(i64(0), i64(full-1), 1, hint, func(t value.Value) error {
 		return tile(t, size)
@@ -223,7 +227,8 @@ func (d *intDot) vecSplit(cnt int64) (nvec, lastLanes int) {
 func (kb *kernelBuilder) outputRowTiles(d *intDot, tile func(oh, ow0 value.Value, nvec, lastLanes int) error) error {
 	fb := kb.fb
 	nr := int64(d.nv * d.lanes)
-	return fb.loop(i64(0), i64(d.OH-1), 1, "oh", func(oh value.Value) error {
+	lo, hi, _ := kb.splitBounds("oh", d.OH)
+	return fb.loop(lo, hi, 1, "oh", func(oh value.Value) error {
 		return kb.forTiles(d.OW, nr, "owt", func(owt value.Value, cnt int64) error {
 			nvec, lastLanes := d.vecSplit(cnt)
 			return tile(oh, fb.mul(owt, i64(nr)), nvec, lastLanes)

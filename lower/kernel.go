@@ -42,6 +42,8 @@ type kernelBuilder struct {
 	// restricts the outermost level of its scans to a task's range
 	par   *parKernel
 	clamp *levelClamp
+	// tsplit is the split loop of a hand-written kernel's open region (parallel_tiles.go)
+	tsplit *tileSplit
 }
 
 // kernelSig is how the entry calls a kernel.
@@ -51,6 +53,9 @@ type kernelSig struct {
 	// par, when not nil, is the kernel's split twin (parallel.go): it takes the threading and
 	// a range of its split level after the symbolic dims; the entry calls it when given threads
 	par *llvm.Func
+	// splitDim is 1 + the result dim along which par splits the result (0: none known;
+	// parallel.go's consistentLevel)
+	splitDim int
 }
 
 // emitKernel returns the kernel of op (the i-th op of g): the kernel of an earlier op with the
@@ -114,11 +119,12 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 		return nil, err
 	}
 	if work := ec.parallelWork(op, kf); work > 0 {
-		ps, err := ec.newKernelFunc(i, op, kf, fromInit, &parKernel{work: work, serial: sig.f})
+		pk := &parKernel{work: work, serial: sig.f}
+		ps, err := ec.newKernelFunc(i, op, kf, fromInit, pk)
 		if err != nil {
 			return nil, err
 		}
-		sig.par = ps.f
+		sig.par, sig.splitDim = ps.f, pk.splitDim
 	}
 	return sig, nil
 }
@@ -474,7 +480,7 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 		}
 		e.clamp = kb.dispatch([]volume.Node{ast}, int64(max(kb.strat.vl, 1)), vec, unit, func(l int) bool {
 			return len(op.Out.Pieces) == 1 && indexedBy(op.Out.Pieces[0].Index, perm[l])
-		})
+		}, func(l int) int { return perm[l] })
 	}
 	e.leaf = func(lev []value.Value) error { return kb.point(toDims(lev), 0) }
 	if kb.strat.vl > 0 && n > 0 {

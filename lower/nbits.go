@@ -342,7 +342,10 @@ func (kb *kernelBuilder) emitNBitsGEMV(p *nbitsGEMV, ast volume.Node) error {
 		}
 	}
 	copyA := len(bufs) > 0
+	// a split kernel's regions are begun per group (parallel_tiles.go)
+	counter := kb.nbitsCounter()
 	group := func(lev []value.Value, nrows int) error {
+		pos := kb.nextGroup(counter)
 		var rows []nbitsRow
 		for r := 0; r < nrows; r++ {
 			dims := make([]value.Value, op.NDim())
@@ -354,12 +357,12 @@ func (kb *kernelBuilder) emitNBitsGEMV(p *nbitsGEMV, ast volume.Node) error {
 			dims[nd], dims[kd] = i64(0), i64(0)
 			row := nbitsRow{dims: dims, yRow: fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, dims)), wA: kb.ops[0]}
 			if nib > 0 {
-				if err := kb.nbitsCopyNibbles(p, nib, row.wA, bufs[r], dims); err != nil {
+				if err := kb.wholeOnly("nbits.copy", func() error { return kb.nbitsCopyNibbles(p, nib, row.wA, bufs[r], dims) }); err != nil {
 					return err
 				}
 				row.wA, row.aRow = bufs[r], i64(0)
 			} else if copyA {
-				if err := kb.nbitsCopyRow(p, row.wA, bufs[r], dims); err != nil {
+				if err := kb.wholeOnly("nbits.copy", func() error { return kb.nbitsCopyRow(p, row.wA, bufs[r], dims) }); err != nil {
 					return err
 				}
 				row.wA, row.aRow = bufs[r], i64(0)
@@ -372,7 +375,6 @@ func (kb *kernelBuilder) emitNBitsGEMV(p *nbitsGEMV, ast volume.Node) error {
 		if nib > 0 {
 			nr = nbitsNibbleColumns / nrows
 		}
-		main := p.N - p.N%int64(nr)
 		step := func(nr int) func(n value.Value) error {
 			if nib > 0 {
 				flat := make([]value.Value, len(accs))
@@ -383,15 +385,7 @@ func (kb *kernelBuilder) emitNBitsGEMV(p *nbitsGEMV, ast volume.Node) error {
 			}
 			return func(n value.Value) error { return kb.nbitsColumns(p, rows, nr, n, accs, blocks) }
 		}
-		if main > 0 {
-			if err := fb.loop(i64(0), i64(main-1), int64(nr), "nbits.n", step(nr)); err != nil {
-				return err
-			}
-		}
-		if main < p.N {
-			return fb.loop(i64(main), i64(p.N-1), 1, "nbits.nrem", step(1))
-		}
-		return nil
+		return kb.nbitsColumnLoops(p.N, int64(nr), pos, step)
 	}
 	e := &astEmitter{fb: fb, lev: make([]value.Value, p.lead)}
 	e.leaf = func(lev []value.Value) error { return group(lev, 1) }

@@ -116,7 +116,7 @@ func (kb *kernelBuilder) emitNBitsGEMM(p *nbitsGEMV, ast volume.Node) error {
 	fb, op, g := kb.fb, kb.op, p.gemm
 	nr := int64(g.nv * g.vl)
 	vt := types.NewVector(uint64(g.vl), types.Float)
-	panel := &view{v: op.Operands[0], ptr: fb.cur.NewBitCast(kb.scratch, types.NewPointer(types.Float)),
+	panel := &view{v: op.Operands[0], ptr: kb.nbitsPanel(g.panelFloats()),
 		lo: []value.Value{i64(0)}, ext: []value.Value{i64(g.panelFloats())}, strides: []value.Value{i64(1)}}
 	accs := make([][]value.Value, g.mr)
 	for r := range accs {
@@ -126,6 +126,9 @@ func (kb *kernelBuilder) emitNBitsGEMM(p *nbitsGEMV, ast volume.Node) error {
 	}
 	nch := (p.K + g.kc - 1) / g.kc
 	main := p.N - p.N%nr
+	// a split kernel: the task's panels [lo, hi] (parallel_tiles.go)
+	lo, hi := kb.nbitsColumnRegion(p.N, nr, nil)
+	defer kb.endTileRegion()
 	return fb.loop(i64(0), i64(nch-1), 1, "nbits.kc", func(ch value.Value) error {
 		k0 := fb.mul(ch, i64(g.kc))
 		kEnd := fb.smin(fb.add(k0, i64(g.kc)), i64(p.K))
@@ -149,7 +152,7 @@ func (kb *kernelBuilder) emitNBitsGEMM(p *nbitsGEMV, ast volume.Node) error {
 			return e.emit(ast)
 		}
 		if main > 0 {
-			err := fb.loop(i64(0), i64(main-1), nr, "nbits.panel", func(j0 value.Value) error {
+			err := fb.loop(lo, fb.smin(hi, i64(main-1)), nr, "nbits.panel", func(j0 value.Value) error {
 				return panelTile(j0, g.nv, nr)
 			})
 			if err != nil {
@@ -158,7 +161,9 @@ func (kb *kernelBuilder) emitNBitsGEMM(p *nbitsGEMV, ast volume.Node) error {
 		}
 		if main < p.N {
 			tail := p.N - main
-			return panelTile(i64(main), int((tail+int64(g.vl)-1)/int64(g.vl)), tail)
+			return kb.ifInRange(main, lo, hi, "nbits.tail", func() error {
+				return panelTile(i64(main), int((tail+int64(g.vl)-1)/int64(g.vl)), tail)
+			})
 		}
 		return nil
 	})

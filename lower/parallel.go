@@ -69,6 +69,15 @@ const (
 	// nest's points per body operation (vector code)
 	parTileFlopsPerNs = 32
 	parPointsPerNs    = 4
+	// parIntPointsPerNs is the rate of the integer dot-product and matmul_nbits kernels, in
+	// multiply-adds (AVX2's widened pmaddwd runs about half the float tiles' rate; a GEMV
+	// on 4-bit weights is bound by their read)
+	parIntPointsPerNs = 8
+	// parPreferTrips is the fewest values of a level that a kernel splits in preference to
+	// others because it divides the result as its operand's producer divided that operand:
+	// fewer values (7 rows of a 7×7 image: 4 and 3 on two threads) would cost more in
+	// balance than the other core's cache does
+	parPreferTrips = 16
 	// parSymExtent stands for a symbolic extent in the estimates
 	parSymExtent = 64
 	// cacheLine is the bytes of a cache line (64 on the hosted targets' CPUs)
@@ -88,6 +97,12 @@ type parKernel struct {
 	// does not initialise its result (inits): the serial kernel would initialise it again
 	serial *llvm.Func
 	inits  bool
+	// loops: a region lies inside a loop of the kernel (parallel_tiles.go), whose other
+	// iterations a task given the region's whole range must not run
+	loops bool
+	// splitDim is 1 + the result dim along which the kernel's first split region divides its
+	// result (0: none known), which the kernels of its readers prefer to split along too
+	splitDim int
 	// regions counts the regions begun; ends are the blocks that close the open ones
 	regions int
 	ends    []*llvm.Block
@@ -101,11 +116,11 @@ func threadingType() *types.StructType {
 }
 
 // parallelWork returns the estimated work of the kernel of op planned by kf when it may be
-// split over threads, or 0 when it stays serial: integer dot and block-quantized kernels stay
-// serial, as do nests with no loop over a dim the result is indexed by, and kernels whose
-// work is known to be small.
+// split over threads, or 0 when it stays serial: a depthwise integer convolution over NCHW
+// (each channel's copy fills the one scratch), nests with no loop over a dim the result is
+// indexed by, and kernels whose work is known to be small stay serial.
 func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
-	if ec.mc.cfg.Threads == ThreadsNone || kf.dot != nil || kf.nbits != nil {
+	if ec.mc.cfg.Threads == ThreadsNone || kf.dot != nil && kf.dot.depthwise && !kf.dot.nhwc {
 		return 0
 	}
 	points := boxPoints(op.Domain)
@@ -120,6 +135,10 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 	}
 	var work int64
 	switch {
+	case kf.dot != nil || kf.nbits != nil:
+		// integer dot products and block-quantized products: split over output tiles
+		// (parallel_tiles.go); a point is a multiply-add
+		work = points / parIntPointsPerNs
 	case kf.tiles != nil:
 		// (a border nest, if any, runs on the points the tiles leave: counted as tiles)
 		work = 2 * points / parTileFlopsPerNs
@@ -212,7 +231,12 @@ func (kb *kernelBuilder) wholeRange() value.Value {
 // columns of tiles visited outermost, splits its 28 rows instead (2 threads on 3 columns would
 // wait for the third). It returns the level's loops and assignments; ok is false when no level
 // qualifies.
-func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, ok bool) {
+//
+// prefer (nil: none) marks the levels along which a reader would find its operand where the
+// thread that runs it wrote it (consistentLevel): such a level wins over the others when it has
+// at least parPreferTrips values (or a symbolic count), so that each thread splits it as
+// evenly as the others.
+func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, prefer func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, ok bool) {
 	known := map[string]bool{}
 	for _, p := range params {
 		known[p] = true
@@ -242,12 +266,15 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func
 		fors    []*volume.For
 		assigns []*volume.Assign
 		trips   int64 // 0: not constant
+		pref    bool
 	}
 	var best *candidate
 	better := func(c *candidate) bool {
 		switch {
 		case best == nil:
 			return true
+		case c.pref != best.pref:
+			return c.pref
 		case (c.level == vecLevel) != (best.level == vecLevel):
 			return best.level == vecLevel
 		}
@@ -325,6 +352,9 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func
 		if !multi || !bounded || !okLevel(level) {
 			continue
 		}
+		// a vector level splits only as one loop (dispatch)
+		c.pref = prefer != nil && prefer(level) && (c.trips == 0 || c.trips >= parPreferTrips) &&
+			(level != vecLevel || len(fs) == 1 && len(as) == 0)
 		if !constant && best != nil {
 			continue // a symbolic level after a constant one: keep the constant one
 		}
@@ -351,14 +381,20 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel func
 // whole cache lines, so that no two threads write one line (a global average pool's
 // channels, chunks of 4 of which shared a line, ran 4x slower on two threads than on one).
 // The caller ends the region (endRegion) after the scans.
-func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel func(int) bool) *levelClamp {
+//
+// levelDim gives the domain dim of each level (-1: none), by which the split prefers the
+// level of an operand's producer (consistentLevel) and records its own (splitDim).
+func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel func(int) bool, levelDim func(int) int) *levelClamp {
 	pk := kb.par
 	if pk == nil {
 		return nil
 	}
-	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel)
+	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel, kb.consistentLevel(levelDim))
 	if !ok || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
 		return kb.beginRegion(nil, nil, 1, 0)
+	}
+	if pk.splitDim == 0 {
+		pk.splitDim = kb.resultDimOf(levelDim(level)) + 1
 	}
 	if level != vecLevel {
 		align = 1
@@ -544,7 +580,7 @@ func (pk *parKernel) finishTask(kf *llvm.Func) {
 	join := f.NewBlock("join")
 	var rcAll value.Value
 	all := f.NewBlock("whole")
-	if !pk.inits && pk.regions == 1 {
+	if !pk.inits && !pk.loops && pk.regions == 1 {
 		whole := blk.NewAnd(blk.NewICmp(enum.IPredEQ, pb, i64(0)), blk.NewICmp(enum.IPredEQ, pe, n))
 		blk.NewCondBr(whole, all, part)
 		rcAll = all.NewCall(pk.serial, args...)
@@ -595,4 +631,68 @@ func ParseThreadMode(s string) (ThreadMode, error) {
 		return m, nil
 	}
 	return ThreadsNone, fmt.Errorf("unknown thread mode %q (want pool, caller or none)", s)
+}
+
+// consistentLevel returns which levels of the kernel of kb.op (domain dim levelDim(l), -1:
+// none) split it along the dim by which an operand's producer was split (ec.splitDims): the
+// operand is read at that dim's index itself, so that the thread of each part reads what the
+// same thread wrote (the pool gives thread k the same part of every region split alike).
+// Consecutive kernels of a network thus keep their data in one core's cache: on two cores,
+// MobileNet's convolutions split channels and the nests after them rows.
+func (kb *kernelBuilder) consistentLevel(levelDim func(int) int) func(int) bool {
+	op := kb.op
+	if levelDim == nil {
+		return nil
+	}
+	return func(l int) bool {
+		d := levelDim(l)
+		if d < 0 {
+			return false
+		}
+		for k, o := range op.Operands {
+			r := kb.ec.splitDims[o]
+			if r == 0 || len(op.Access[k].Pieces) != 1 {
+				continue
+			}
+			idx := op.Access[k].Pieces[0].Index
+			if r-1 < len(idx) && indexedBy(idx[r-1:r], d) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// resultDimOf returns the result dim of kb.op indexed by domain dim d itself (-1: none).
+func (kb *kernelBuilder) resultDimOf(d int) int {
+	op := kb.op
+	if d < 0 || len(op.Out.Pieces) != 1 {
+		return -1
+	}
+	idx := op.Out.Pieces[0].Index
+	for r := range idx {
+		if indexedBy(idx[r:r+1], d) {
+			return r
+		}
+	}
+	return -1
+}
+
+// recordSplit records the result dim along which the kernel sig of op (and of its epilogue
+// chain) splits its result, for the kernels of its readers (consistentLevel).
+func (ec *entryCtx) recordSplit(op *ir.Op, sig *kernelSig) {
+	if sig == nil || sig.par == nil || sig.splitDim == 0 {
+		return
+	}
+	if ec.splitDims == nil {
+		ec.splitDims = map[*ir.Value]int{}
+	}
+	ec.splitDims[op.Result] = sig.splitDim
+	if c := ec.epi[op]; c != nil {
+		for _, e := range c.ops {
+			if e.Result.Type.Rank() == op.Result.Type.Rank() {
+				ec.splitDims[e.Result] = sig.splitDim
+			}
+		}
+	}
 }

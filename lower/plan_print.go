@@ -70,6 +70,9 @@ type PlanOp struct {
 	// Split says that the kernel has a twin split over threads (parallel.go), which
 	// ENTRY_parallel calls when it is given threads.
 	Split bool
+	// SplitDim is the result dim that the split twin divides among the threads (-1: none
+	// known: an integer or transpose kernel, or a region with no level to split)
+	SplitDim int
 	// Strategy is the op's Entry.Strategies string.
 	Strategy string
 	// Choice names the kernel family that won (kernel_choice.go's table) and why each family
@@ -105,7 +108,7 @@ func (ec *entryCtx) buildPlan(upto string) *Plan {
 	}
 	first := map[*llvm.Func]int{}
 	for i, op := range ec.g.Ops {
-		po := PlanOp{Index: i, Result: op.Result.Name, Kind: op.Kind, Type: op.Result.Type.String(), SharedWith: -1,
+		po := PlanOp{Index: i, Result: op.Result.Name, Kind: op.Kind, Type: op.Result.Type.String(), SharedWith: -1, SplitDim: -1,
 			Region: regionString(ec.regionOf(op.Result), op.Result.Type)}
 		if buffers {
 			switch a, b := ec.alias[op.Result], ec.plan.value[op.Result]; {
@@ -140,6 +143,7 @@ func (ec *entryCtx) buildPlan(upto string) *Plan {
 			if k := ec.kernels[i]; k != nil {
 				po.Kernel = k.f.Name()
 				po.Split = k.par != nil
+				po.SplitDim = k.splitDim - 1
 				if j, ok := first[k.f]; ok {
 					po.SharedWith = j
 				} else {

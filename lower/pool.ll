@@ -115,8 +115,9 @@ out:
 	ret void
 }
 
-; run takes chunks of the current job until none is left, as thread k: first from its own lane,
-; then from the others' in turn; the thread that runs the last iterations wakes the caller.
+; run takes chunks of the current job until none is left, as thread k: first from its own lane
+; (half of what is left at a time), then from the others' in turn (one chunk at a time); the
+; thread that runs the last iterations wakes the caller.
 define internal void @graphc.pool.run(void (i8*, i64, i64)* %fn, i8* %ctx, i64 %n, i64 %chunk, i64 %k) nounwind {
 entry:
 	%t = load i64, i64* @graphc.pool.threads, align 8
@@ -140,12 +141,30 @@ pick:
 	br label %take
 
 take:
-	%b = atomicrmw add i64* %nextp, i64 %chunk monotonic
+	%own = icmp eq i64 %i, 0
+	br i1 %own, label %guided, label %grab
+
+guided:
+	; from its own lane a thread takes half of what is left (whole chunks, at least one):
+	; fewer calls of the job's function (a register-tile kernel packs its panels again in each
+	; call) while the last chunks stay single for the others to take
+	%cur = load atomic i64, i64* %nextp monotonic, align 8
+	%rem = sub i64 %end, %cur
+	%half = sdiv i64 %rem, 2
+	%hc = sdiv i64 %half, %chunk
+	%hk = mul i64 %hc, %chunk
+	%big = icmp sgt i64 %hk, %chunk
+	%take.k = select i1 %big, i64 %hk, i64 %chunk
+	br label %grab
+
+grab:
+	%size = phi i64 [ %take.k, %guided ], [ %chunk, %take ]
+	%b = atomicrmw add i64* %nextp, i64 %size monotonic
 	%left = icmp slt i64 %b, %end
 	br i1 %left, label %call, label %lanedone
 
 call:
-	%e0 = add i64 %b, %chunk
+	%e0 = add i64 %b, %size
 	%e.c = icmp slt i64 %e0, %end
 	%e = select i1 %e.c, i64 %e0, i64 %end
 	call void %fn(i8* %ctx, i64 %b, i64 %e)

@@ -162,6 +162,7 @@ func (ec *entryCtx) stageKernels() error {
 			return fmt.Errorf("op %%%s (%s): %w", op.Result.Name, op.Kind, err)
 		}
 		ec.kernels[i] = sig
+		ec.recordSplit(op, sig)
 		if ec.mc.cfg.Profile && ec.prof == nil {
 			// the counters follow the first kernel's globals, where the entry's first timed
 			// call created them when kernels were emitted during the entry

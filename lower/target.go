@@ -110,8 +110,8 @@ type TileShape struct {
 	Rows               int `json:"rows"`
 	Vectors            int `json:"vectors"`
 	// Rolled says that the tile takes all the vector registers (6×2 in the 16 of SSE and
-	// AVX2): the loops of its reduction nests stay rolled (lower/loopmd.go), and over 7 to
-	// 11 rows it may become 4×3 (tileCost).
+	// AVX2): the loops of its reduction nests stay rolled (lower/loopmd.go), and over more
+	// rows than Rows it may take one of its Alternatives (tileCost).
 	Rolled bool `json:"rolled"`
 	// PanelPrefetchMaxRowTiles bounds the row tiles that share a packed panel for which the
 	// micro-kernels prefetch the next column's panel (0: no bound). Every one of those tiles
@@ -128,6 +128,11 @@ type TileShape struct {
 	// in place came from L2 for every row tile. AVX2 on Zen 3, one thread: conv 3×3 28²×128
 	// 3.7 -> 3.2 ms, dilated 3×3 28²×256 20.6 -> 14.5 ms (kc=64, packed).
 	ChunkPanelBytes int `json:"chunk-panel-bytes"`
+	// Alternatives are other [rows, vectors] shapes for a known number of rows above Rows:
+	// the one tileCost finds cheapest is taken when it saves at least tileShapeMargin over
+	// this shape (a 14-wide convolution's rows of 6, 6 and 2 against 5, 5 and 4; 7 rows as
+	// 4 and 3 rows of 3 vectors). Rolled shapes only: the others hold their rows whole.
+	Alternatives [][2]int `json:"alternatives"`
 }
 
 // TileShapeAt returns the register tile of tiles vecBytes wide: the first of

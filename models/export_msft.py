@@ -367,8 +367,11 @@ LLAMA_SIZES = {
 
 def llama_nbits(size):
     """The model (symbolic sequence length S and past length P), its prefill (S = 64, no past)
-    and decode (S = 1, past 200) inputs."""
-    H, NQ, NKV, L, FF, V, BLK, SP, PD = LLAMA_SIZES[size]
+    and decode (S = 1, past 200) inputs. A size ending in _last prunes the LM head to the last
+    token as onnxruntime-genai's builder does with prune_lm_head (its PR #1995): Gather(axis=1,
+    index -1) and Unsqueeze(axes=[1]) before the LM head, logits [1, 1, vocab]."""
+    prune = size.endswith("_last")
+    H, NQ, NKV, L, FF, V, BLK, SP, PD = LLAMA_SIZES[size.removesuffix("_last")]
     D = H // NQ
     nodes, inits = [], {}
 
@@ -383,7 +386,7 @@ def llama_nbits(size):
     inits["cos_cache"], inits["sin_cache"] = cos, sin
     nodes.append(helper.make_node("Gather", ["embed", "input_ids"], ["x0"]))
     ins = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "S"])]
-    outs = [helper.make_tensor_value_info("logits", F, [1, "S", V])]
+    outs = [helper.make_tensor_value_info("logits", F, [1, 1 if prune else "S", V])]
     res, x = "x0", None
     for l in range(L):
         p = "l%d" % l
@@ -409,7 +412,12 @@ def llama_nbits(size):
         x = nbits(p + ".down", p + ".act", FF, H)
     inits["lnf"] = (1 + 0.1 * rng.standard_normal(H)).astype(np.float32)
     nodes.append(helper.make_node("SkipSimplifiedLayerNormalization", [x, res, "lnf"], ["hf"], domain=MS, epsilon=1e-5))
-    nbits("lm_head", "hf", H, V)
+    if prune:
+        inits["last_index"] = np.array(-1, np.int64)
+        inits["unsqueeze_axes"] = np.array([1], np.int64)
+        nodes += [helper.make_node("Gather", ["hf", "last_index"], ["hf_last"], axis=1),
+                  helper.make_node("Unsqueeze", ["hf_last", "unsqueeze_axes"], ["hf_last_3d"])]
+    nbits("lm_head", "hf_last_3d" if prune else "hf", H, V)
     nodes[-1].output[0] = "logits"
     ins += [helper.make_tensor_value_info("seqlens_k", TensorProto.INT32, [1]), helper.make_tensor_value_info("total_sequence_length", TensorProto.INT32, [])]
     g = helper.make_graph(nodes, "llama_nbits", ins, outs, [numpy_helper.from_array(a, n) for n, a in inits.items()])
@@ -433,12 +441,13 @@ def write_llama(size, out_root, ort_dir):
     path = os.path.join(d, "model.onnx")
     with open(path, "wb") as f:
         f.write(m.SerializeToString())
-    H, NQ, NKV, L, FF, V, BLK, SP, PD = LLAMA_SIZES[size]
+    H, NQ, NKV, L, FF, V, BLK, SP, PD = LLAMA_SIZES[size.removesuffix("_last")]
     with open(os.path.join(d, "meta.json"), "w") as f:
         json.dump({"dynamic": True, "reference": "onnxruntime-node", "opset": 21, "quant_step": 0.0,
                    "note": "LLaMA-style decoder as onnxruntime-genai writes it (com.microsoft GroupQueryAttention with rotary, "
                            "SimplifiedLayerNormalization, SkipSimplifiedLayerNormalization, 4-bit MatMulNBits block %d): hidden %d, %d/%d heads, "
-                           "%d layers, ffn %d, vocab %d; set 0 prefill S=%d, set 1 decode S=1 past %d" % (BLK, H, NQ, NKV, L, FF, V, SP, PD)}, f, indent=1)
+                           "%d layers, ffn %d, vocab %d; set 0 prefill S=%d, set 1 decode S=1 past %d%s" % (BLK, H, NQ, NKV, L, FF, V, SP, PD,
+                           "; the LM head pruned to the last token as the builder's prune_lm_head writes it (Gather index -1, Unsqueeze)" if size.endswith("_last") else "")}, f, indent=1)
     for k, inputs in enumerate(sets):
         sd = os.path.join(d, "test_data_set_%d" % k)
         os.makedirs(sd)
@@ -455,7 +464,7 @@ def write_llama(size, out_root, ort_dir):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--llama", default="", help="write the LLaMA-style decoder of this size (tiny, bench) into --out instead of the op tests")
+    ap.add_argument("--llama", default="", help="write the LLaMA-style decoder of this size (tiny, bench; tiny_last, bench_last with the LM head pruned to the last token) into --out instead of the op tests")
     ap.add_argument("--ort", default=os.path.expanduser("~/.cache/graphc-bench/ort"))
     ap.add_argument("--out", default=os.path.join(HERE, "..", "testdata", "msft"))
     ap.add_argument("--only", default="", help="substring of the case names to write")

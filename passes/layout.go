@@ -48,7 +48,9 @@ A sum reading an operand through an access guarded exactly by the operand's boun
 as select(avail, x·w, 0) with w a finite constant, reads instead a zero-padded copy of the
 operand made by a new op over the elements the sum reads (channels-last, reordering a
 channels-first graph input): x·w is then ±0 where the original added +0, and an accumulator
-that starts at +0 is never -0, so every sum keeps its bits.
+that starts at +0 is never -0, so every sum keeps its bits. With symbolic dims (the samples of
+a dynamic-axes export) the copy's extents are expressions of them, and a side of the copy
+reads the operand through a guard unless its bounds hold for every value of them.
 Cost check (passes/cost.go): each connected group of values the layout would store
 channels-last is weighed first. Its windowed ops gain (NCHW nest estimate - 1/lanes) operations
 per iteration (a nest reading its rows at unit stride runs on vectors, a strided one is

@@ -17,7 +17,7 @@ import (
 // copy of that operand: it returns the op computing the copy (not yet in the graph) and
 // rewrites op to read it unguarded with the term x·w.
 func padInput(g *ir.Graph, op *ir.Op, nhwcSet map[*ir.Value]bool) (*ir.Op, error) {
-	if op.Reduce != ir.ReduceSum || len(g.Params) > 0 || op.Init != 0 || math.Signbit(op.Init) {
+	if op.Reduce != ir.ReduceSum || op.Init != 0 || math.Signbit(op.Init) {
 		return nil, nil
 	}
 	for k, o := range op.Operands {
@@ -29,12 +29,13 @@ func padInput(g *ir.Graph, op *ir.Op, nhwcSet map[*ir.Value]bool) (*ir.Op, error
 		if term == nil {
 			continue
 		}
-		shape, ok := o.Type.StaticShape()
-		if !ok {
-			continue
+		if len(g.Params) == 0 {
+			// with symbolic dims the taps that read nothing but padding depend on them (few
+			// samples): dropped, they would leave a domain that is no longer a box for the
+			// register tiles; the copy's zeros are read instead
+			dropDeadTaps(g.Params, op)
 		}
-		dropDeadTaps(g.Params, op)
-		p, err := padOp(g, op, k, shape, w, term, !nhwcSet[o])
+		p, err := padOp(g, op, k, w, term, !nhwcSet[o])
 		if err != nil || p != nil {
 			return p, err
 		}
@@ -151,42 +152,51 @@ func paddedTerm(op *ir.Op, k int) (*ir.Scalar, int) {
 // padOp builds the padding op of operand k of op (see padInput) when its guard is exactly the
 // operand's bounds, and rewrites op. With reorder, the operand is still channels-first (NCHW,
 // NCW, NCDHW: a graph input):
-// the copy is made channels-last, so that the reorder happens in the copy.
-func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar, reorder bool) (*ir.Op, error) {
+// the copy is made channels-last, so that the reorder happens in the copy. With symbolic dims
+// (the samples of a dynamic-axes audio export) the box of the elements read is an expression
+// of them (volume.Set.ParamBounds), and a side of the copy is guarded unless the operand's
+// bounds are known to hold there for every value of the symbolic dims.
+func padOp(g *ir.Graph, op *ir.Op, k int, w int, term *ir.Scalar, reorder bool) (*ir.Op, error) {
 	params := g.Params
 	piece := op.Access[k].Pieces[0]
 	dims := op.Dims
 	x := op.Operands[k]
-	idxMap, ok := guardedByBounds(params, op.Domain, dims, piece, x.Type.Shape)
+	shape := x.Type.Shape
+	_, ok := guardedByBounds(params, op.Domain, dims, piece, shape)
 	if !ok {
 		return nil, nil
 	}
 	// the elements read, padding included, and their box
 	r := len(shape)
-	lo, hi, err := boundsOf(op.Domain.Apply(idxMap))
+	lo, hi, err := readBox(params, op.Domain, piece.Index)
 	if err != nil || lo == nil {
 		return nil, err
 	}
+	// the symbolic dims for which op has iterations (the box's bounds hold there only)
+	ctx := op.Domain.ProjectOut(0, op.NDim())
 	ext := make([]volume.Aff, r)
 	names := make([]string, r)
 	shift := make([]volume.Aff, r) // padded index -> operand index
 	var pguard []volume.Constraint
 	for a := range ext {
-		ext[a] = volume.AffConst(hi[a] - lo[a] + 1)
+		ext[a] = hi[a].Sub(lo[a]).AddConst(1)
 		names[a] = "p" + string(rune('0'+a))
-		shift[a] = volume.AffDim(a).AddConst(lo[a])
-		if lo[a] < 0 {
+		shift[a] = volume.AffDim(a).Add(lo[a])
+		if !alwaysHolds(ctx, volume.GE(lo[a], volume.AffConst(0))) {
 			pguard = append(pguard, volume.GE(shift[a], volume.AffConst(0)))
 		}
-		if hi[a] >= shape[a] {
-			pguard = append(pguard, volume.GE(volume.AffConst(shape[a]-1), shift[a]))
+		if !alwaysHolds(ctx, volume.GE(shape[a].AddConst(-1), hi[a])) {
+			pguard = append(pguard, volume.GE(shape[a].AddConst(-1), shift[a]))
 		}
+	}
+	if ir.AffsErr(append(append(append([]volume.Aff(nil), ext...), shift...), lo...)) != nil {
+		return nil, nil // volume gave up: the operand is not padded
 	}
 	full := volume.Box(params, "", names, ext)
 	// the padded copy is needed where op reads it
 	toPad := make([]volume.Aff, r)
 	for a := range toPad {
-		toPad[a] = piece.Index[a].AddConst(-lo[a])
+		toPad[a] = piece.Index[a].Sub(lo[a])
 	}
 	padMap := volume.MultiAff{Params: params, InName: op.Domain.TupleName(), InDims: dims, OutName: "", Exprs: toPad}.Map()
 	dom := op.Domain.Apply(padMap).SetTupleName("").SetDimNames(names).Coalesce()
@@ -228,4 +238,64 @@ func padOp(g *ir.Graph, op *ir.Op, k int, shape []int64, w int, term *ir.Scalar,
 	op.Access[k] = readPad
 	op.Body = unguardTerm(op.Body, term, k, w, elem)
 	return gen, nil
+}
+
+// readBox returns the box of the operand indices that index (expressions of the dims) takes
+// over dom: exact constants without symbolic dims (boundsOf of the image); with them, the
+// image's bounds as expressions of the symbolic dims (volume.Set.ParamBounds), else the
+// bounds of index over the box of dom, which may hold more than the elements read (the copy
+// is then larger than it needs to be, its domain still the elements read). nil: no box.
+func readBox(params []string, dom volume.Set, index []volume.Aff) (lo, hi []volume.Aff, err error) {
+	img := dom.Apply(volume.MultiAff{Params: params, InName: dom.TupleName(), InDims: dom.DimNames(), Exprs: index}.Map())
+	if len(params) == 0 {
+		l, h, err := boundsOf(img)
+		if err != nil || l == nil {
+			return nil, nil, err
+		}
+		for a := range l {
+			lo, hi = append(lo, volume.AffConst(l[a])), append(hi, volume.AffConst(h[a]))
+		}
+		return lo, hi, nil
+	}
+	if l, h, err := img.ParamBounds(); err == nil {
+		return l, h, nil
+	}
+	// the image is not one interval per dim (a union whose pieces hold for different values
+	// of the symbolic dims): interval arithmetic over the domain's box
+	dlo, dhi, err := dom.ParamBounds()
+	if err != nil {
+		return nil, nil, nil
+	}
+	for _, x := range index {
+		if len(x.Dims) > len(dlo) {
+			return nil, nil, nil
+		}
+		for _, f := range x.Floors {
+			if f.Num.NDimUsed() > 0 {
+				return nil, nil, nil // a floor of the dims: not bounded term by term
+			}
+		}
+		l := x.SubstDims(make([]volume.Aff, len(dlo)))
+		h := l
+		for d, c := range x.Dims {
+			switch {
+			case c > 0:
+				l, h = l.Add(dlo[d].Mul(c)), h.Add(dhi[d].Mul(c))
+			case c < 0:
+				l, h = l.Add(dhi[d].Mul(c)), h.Add(dlo[d].Mul(c))
+			}
+		}
+		lo, hi = append(lo, l), append(hi, h)
+	}
+	return lo, hi, nil
+}
+
+// alwaysHolds reports whether c (over the symbolic dims only) holds wherever ctx does; unknown
+// counts as not.
+func alwaysHolds(ctx volume.Set, c volume.Constraint) bool {
+	if a, ok := c.Aff.IsConst(); ok && len(c.Aff.Params) == 0 && !c.Eq {
+		return a >= 0
+	}
+	fails := volume.SetFromConstraints(ctx.Params(), ctx.TupleName(), nil, []volume.Constraint{volume.GE(c.Aff.Neg().AddConst(-1), volume.AffConst(0))})
+	return ctx.Intersect(fails).IsEmpty().Or(false)
 }

@@ -2,6 +2,7 @@ package passes_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/graphc/graphc/internal/randgraph"
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/ir/eval"
 	"github.com/graphc/graphc/passes"
 )
 
@@ -118,6 +120,54 @@ func TestChannelsLastSpatialRanks(t *testing.T) {
 				}
 			}
 			require.Equal(t, 2, pads, "%s %q: both convolutions read explicitly padded inputs", name, pipeline)
+		}
+	}
+}
+
+// TestChannelsLastSymbolicPadding runs the 1D-convolution block over T samples of
+// testdata/passes/channels-last/conv1d_symbolic.graph through channels-last (alone, and after
+// the default passes): both convolutions read explicitly padded copies whose extents are
+// expressions of T, and every output keeps its bits against the evaluator at several T (from
+// one sample, where the taps read mostly padding, to lengths of either parity for the strided
+// one).
+func TestChannelsLastSymbolicPadding(t *testing.T) {
+	data, err := os.ReadFile("../testdata/passes/channels-last/conv1d_symbolic.graph")
+	require.NoError(t, err)
+	text := string(data)
+	for _, pipeline := range []string{"channels-last", passes.DefaultPipeline} {
+		ps, err := passes.ParsePipeline(pipeline)
+		require.NoError(t, err)
+		orig, err := ir.Parse(text)
+		require.NoError(t, err)
+		g, err := ir.Parse(text)
+		require.NoError(t, err)
+		_, err = passes.Run(t.Context(), g, ps, &passes.Options{VerifyEach: true})
+		require.NoError(t, err)
+		pads := 0
+		for _, op := range g.Ops {
+			if strings.HasSuffix(op.Result.Name, "_pad") {
+				pads++
+				_, static := op.Result.Type.StaticShape()
+				require.False(t, static, "%q: %s has an extent of T", pipeline, op.Result.Name)
+			}
+			require.NotEqual(t, "conv", op.Kind, "%q: every convolution is rewritten", pipeline)
+		}
+		require.Equal(t, 2, pads, "%q: both convolutions read explicitly padded inputs", pipeline)
+		r := rand.New(rand.NewPCG(7, 31))
+		for _, T := range []int64{1, 2, 3, 4, 7, 10, 33} {
+			x := ir.NewTensor(ir.F32, []int64{1, 3, T})
+			for i := range x.F {
+				x.F[i] = ir.RoundFloat(ir.F32, r.Float64()*4-2)
+			}
+			in := map[string]*ir.Tensor{"x": x}
+			want, err := eval.Run(orig, in)
+			require.NoError(t, err, "T = %d", T)
+			got, err := eval.Run(g, in)
+			require.NoError(t, err, "%q: T = %d", pipeline, T)
+			require.Equal(t, want[0].Shape, got[0].Shape, "%q: T = %d", pipeline, T)
+			for i := range want[0].F {
+				require.Equal(t, math.Float64bits(want[0].F[i]), math.Float64bits(got[0].F[i]), "%q: T = %d, element %d", pipeline, T, i)
+			}
 		}
 	}
 }

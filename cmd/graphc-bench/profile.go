@@ -1,6 +1,7 @@
 // This file prints the per-op profile of a real model (-profile N): the model built with
 // graphc.WithProfile counts the cycles of every kernel, and the N slowest ops are listed with
-// their time per call, ONNX node, kind and kernel strategy.
+// their time per call, ONNX node, kind and kernel strategy; with several -threads counts, the
+// ops that lose the most time against a perfect split at each count.
 
 package main
 
@@ -38,11 +39,15 @@ func profileReal(ctx context.Context, root, work, name string, minTime time.Dura
 // With -profile-vs-none it also profiles the build without optimisation (--pipeline=) and
 // prints, per ONNX node, the time of both builds: where the default pipeline loses.
 func profileModel(ctx context.Context, path, work, name string, inputs func(*ir.Graph) ([]*ir.Tensor, map[string]int64, error), minTime time.Duration, top int) error {
-	pr, err := profileBuild(ctx, path, filepath.Join(work, "prof"), realPipeline, inputs, minTime)
+	prs, err := profileThreads(ctx, path, filepath.Join(work, "prof"), realPipeline, inputs, minTime, benchThreads)
 	if err != nil {
 		return err
 	}
+	pr := prs[0]
 	pr.print(name, top)
+	if len(prs) > 1 {
+		compareThreads(prs, benchThreads, top)
+	}
 	if !profileVsNone {
 		return nil
 	}
@@ -67,8 +72,20 @@ type opProfile struct {
 }
 
 // profileBuild builds the model at path with the pipeline and --profile in dir and measures
-// the time of each op.
+// the time of each op (at the first thread count of -threads).
 func profileBuild(ctx context.Context, path, dir, pipeline string, inputs func(*ir.Graph) ([]*ir.Tensor, map[string]int64, error), minTime time.Duration) (*opProfile, error) {
+	prs, err := profileThreads(ctx, path, dir, pipeline, inputs, minTime, benchThreads[:1])
+	if err != nil {
+		return nil, err
+	}
+	return prs[0], nil
+}
+
+// profileThreads builds the model at path with the pipeline and --profile in dir and measures
+// the time of each op at each thread count (GRAPHC_NUM_THREADS), the counts alternating run
+// by run so that they share the machine's load.
+func profileThreads(ctx context.Context, path, dir, pipeline string, inputs func(*ir.Graph) ([]*ir.Tensor, map[string]int64, error), minTime time.Duration, threads []int) ([]*opProfile, error) {
+	defer setThreads(benchThreads[0])
 	res, err := graphc.Compile(ctx, path, graphc.WithCPU(benchCPU), graphc.WithProfile(), graphc.WithPipeline(pipeline))
 	if err != nil {
 		return nil, err
@@ -84,6 +101,7 @@ func profileBuild(ctx context.Context, path, dir, pipeline string, inputs func(*
 	if err != nil {
 		return nil, err
 	}
+	setThreads(threads[0])
 	_, ns, err := prog.Run(ctx, ins, params, 3)
 	if err != nil {
 		return nil, err
@@ -101,34 +119,72 @@ func profileBuild(ctx context.Context, path, dir, pipeline string, inputs func(*
 		return nil, fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
 	}
 	nsPerTick := ns * float64(reps-1) / float64(prog.Profile[len(ops)])
-	var c []int64
+	cs := make([][]int64, len(threads))
 	for run := 0; run < profileRuns; run++ {
-		if _, _, err = prog.Run(ctx, ins, params, 2); err != nil {
-			return nil, err
-		}
-		pc := prog.Profile
-		if len(pc) != len(ops)+1 {
-			return nil, fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
-		}
-		if c == nil {
-			c = append([]int64(nil), pc...)
-			continue
-		}
-		for i := range c {
-			c[i] = min(c[i], pc[i])
+		for k, t := range threads {
+			setThreads(t)
+			if _, _, err = prog.Run(ctx, ins, params, 2); err != nil {
+				return nil, err
+			}
+			pc := prog.Profile
+			if len(pc) != len(ops)+1 {
+				return nil, fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
+			}
+			if cs[k] == nil {
+				cs[k] = append([]int64(nil), pc...)
+				continue
+			}
+			for i := range cs[k] {
+				cs[k][i] = min(cs[k][i], pc[i])
+			}
 		}
 	}
-	call := c[len(ops)]
-	var inKernels int64
-	for i := range ops {
-		inKernels += c[i]
+	var prs []*opProfile
+	for _, c := range cs {
+		call := c[len(ops)]
+		var inKernels int64
+		for i := range ops {
+			inKernels += c[i]
+		}
+		pr := &opProfile{ops: ops, strat: res.Module.Entries[0].Strategies, total: nsPerTick * float64(inKernels) / 1e6,
+			inKern: float64(inKernels) / float64(max(call, 1))}
+		for i := range ops {
+			pr.ms = append(pr.ms, nsPerTick*float64(c[i])/1e6)
+		}
+		prs = append(prs, pr)
 	}
-	pr := &opProfile{ops: ops, strat: res.Module.Entries[0].Strategies, total: nsPerTick * float64(inKernels) / 1e6,
-		inKern: float64(inKernels) / float64(max(call, 1))}
-	for i := range ops {
-		pr.ms = append(pr.ms, nsPerTick*float64(c[i])/1e6)
+	return prs, nil
+}
+
+// compareThreads prints the ops that lose the most time at the thread counts after the first
+// against a perfect split of the first's time (the time at t threads less 1/t of the time at
+// the first count, which is usually 1): serial kernels, poor splits, data that the other
+// core's cache holds.
+func compareThreads(prs []*opProfile, threads []int, top int) {
+	base := prs[0]
+	for k := 1; k < len(prs); k++ {
+		pr := prs[k]
+		scale := float64(threads[0]) / float64(threads[k])
+		lost := make([]float64, len(pr.ms))
+		idx := make([]int, len(pr.ms))
+		for i := range idx {
+			idx[i] = i
+			lost[i] = pr.ms[i] - base.ms[i]*scale
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return lost[idx[a]] > lost[idx[b]] })
+		var sum float64
+		for _, l := range lost {
+			sum += l
+		}
+		fmt.Printf("  %d -> %d threads: %.3f -> %.3f ms in kernels (%.2fx); lost against a perfect split %.3f ms; the ops that lose most:\n",
+			threads[0], threads[k], base.total, pr.total, base.total/pr.total, sum)
+		fmt.Printf("  %4s %9s %9s %6s %9s  %-28s %-22s %s\n", "op", "ms", "ms", "x", "lost", "node", "result : type", "strategy")
+		for _, i := range idx[:min(top, len(idx))] {
+			op := pr.ops[i]
+			fmt.Printf("  %4d %9.4f %9.4f %6.2f %9.4f  %-28s %-22s %s\n", i, base.ms[i], pr.ms[i], base.ms[i]/max(pr.ms[i], 1e-9), lost[i],
+				op.Name, "%"+op.Result.Name+" : "+op.Result.Type.String(), pr.strategy(i))
+		}
 	}
-	return pr, nil
 }
 
 // print prints the top slowest ops and the time per ONNX op type.

@@ -83,6 +83,7 @@ func loopModel(bodyCond string) *onnxgen.Model {
 	m.Input("X", ir.F32, 2)
 	m.Input("S", ir.F32, 2)
 	m.Init("true", tensor(ir.Bool, []int64{}, 1))
+	m.Init("limit", tensor(ir.F32, []int64{}, 20))
 	nested := subgraph("nested", nil, []string{"k"}, node("Identity", []string{"s1"}, []string{"k"}))
 	other := subgraph("other", nil, []string{"k2"}, node("Identity", []string{"s_in"}, []string{"k2"}))
 	body := subgraph("body", []string{"i", "c_in", "s_in"}, []string{bodyCond, "s1", "scan"},
@@ -91,7 +92,7 @@ func loopModel(bodyCond string) *onnxgen.Model {
 		node("Mul", []string{"X", "fi"}, []string{"ix"}),
 		node("Add", []string{"s_in", "ix"}, []string{"s1"}),
 		node("ReduceSum", []string{"s1"}, []string{"sum"}, onnxgen.IntAttr("keepdims", 0)),
-		node("Greater", []string{"sum", "s_in"}, []string{"c_data"}),
+		node("Less", []string{"sum", "limit"}, []string{"c_data"}),
 		node("If", []string{"true"}, []string{"scan"}, graphAttr("then_branch", nested), graphAttr("else_branch", other)))
 	m.G.Node = append(m.G.Node, node("Loop", []string{"N", "true", "S"}, []string{"S_out", "K"}, graphAttr("body", body)))
 	m.Output("S_out", ir.F32, 2)
@@ -112,8 +113,25 @@ func TestLoopUnrolled(t *testing.T) {
 	require.ErrorAs(t, err, &nc, "a trip count only known at run time")
 	require.Equal(t, []string{"N"}, nc.Inputs())
 
-	_, err = onnx.Import(loopModel("c_data").Proto(), "loop.onnx", onnx.WithConstInput("N", n))
-	require.ErrorContains(t, err, "a Loop whose condition depends on data (iteration 0): its iterations, at most the trip count 3, are decided at run time")
+	require.ErrorContains(t, err, "nothing bounds it")
+
+	// a condition decided by the data, bounded by N: the iterations stop once sum(s) >= 20
+	for _, x := range []*ir.Tensor{x, tensor(ir.F32, []int64{2}, 30, 1), tensor(ir.F32, []int64{2}, 2, 3)} {
+		got := runModel(t, loopModel("c_data").Proto(), map[string]*ir.Tensor{"X": x, "S": s}, onnx.WithConstInput("N", n))
+		st, k := append([]float64{}, s.F...), []float64{}
+		for i := range 3 {
+			for j := range st {
+				st[j] += float64(i) * x.F[j]
+			}
+			k = append(k, st...)
+			if st[0]+st[1] >= 20 {
+				break
+			}
+		}
+		require.Equal(t, st, got[0].F, "X = %v: the state", x.F)
+		require.Equal(t, k, got[1].F, "X = %v: the scan output of the iterations that ran", x.F)
+		require.Equal(t, []int64{int64(len(k) / 2)}, got[2].I, "X = %v: the iteration count (a bounded dim)", x.F)
+	}
 
 	// no trip count and a data condition: nothing bounds it, and the error says what would
 	m := loopModel("c_data")
@@ -123,6 +141,6 @@ func TestLoopUnrolled(t *testing.T) {
 		}
 	}
 	_, err = onnx.Import(m.Proto(), "loop.onnx")
-	require.ErrorContains(t, err, "has no trip count: nothing bounds its iterations or the extents of its scan outputs; a trip count M (input 0) known at compile time would bound them")
+	require.ErrorContains(t, err, "with no trip count whose condition depends on data (iteration 1): nothing bounds its iterations; a trip count M (input 0) known at compile time, or bounded")
 	require.ErrorContains(t, err, `node "`, "the error names the node")
 }

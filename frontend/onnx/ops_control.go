@@ -27,7 +27,9 @@ func init() {
 	noteOp("If", "a condition known at import inlines its branch; otherwise both branches run and their results are selected, "+
 		"or, when the branches' outputs differ in shape (Optimum's merged decoder), the condition must be bound at compile time (NeedConstError)")
 	noteOp("Scan", "unrolled: static scan extents (at most 4096 iterations), any axes and directions; opset 8's batched form without sequence_lens")
-	noteOp("Loop", "unrolled: a trip count known at import (at most 4096), a condition that is known after every iteration")
+	noteOp("Loop", "unrolled: a trip count known at import (at most 4096), or computed at run time with a bound (min(x, C), an extent of bounded dims); "+
+		"a condition known at import or decided at run time (then M bounds it): the iterations past the run-time end are selected away and the scan outputs "+
+		"get a bounded dim")
 }
 
 // binding is what a body input is bound to: a value, or data known at import.
@@ -466,43 +468,25 @@ func reversed(vs []*ir.Value) []*ir.Value {
 	return out
 }
 
-// importLoop unrolls a Loop whose trip count is known at import and whose condition is known
-// after every iteration (the common for-loop form: cond true, its output the input).
+// importLoop unrolls a Loop. Iterations run while the trip count M (input 0) and the
+// condition allow; while both are known at import the iterations are plain copies of the body.
+// Once either is decided at run time (M computed by the graph, a condition that depends on
+// data), the loop needs a bound: M when it is known, or M's bound when it is computed (a
+// function of bounded dims, or min(x, C) for a constant C). The remaining iterations up to the
+// bound are copies of the body whose effects are selected by a run-time flag (alive: every
+// earlier condition held and i < M): the loop-carried values keep their last value once it
+// drops, the scan outputs are stacked at the bound and cut to the iterations that ran, a bounded
+// dim. A copy past the last iteration still computes (on the last state) and its result is
+// dropped.
 func importLoop(c *nodeCtx) error {
 	body, err := c.graphAttr("body")
 	if err != nil {
 		return err
 	}
 	e := c.emitter()
-	trip := int64(-1)
-	if c.HasInput(0) {
-		// (the number of iterations decides the shapes of the scan outputs: it must be known)
-		t, err := c.RequireInts(0, "trip count")
-		if err != nil {
-			return err
-		}
-		if len(t) != 1 {
-			return fmt.Errorf("%w: the trip count must have one element, got %d", ErrInvalid, len(t))
-		}
-		trip = t[0]
-	}
-	cond := true
-	if c.HasInput(1) {
-		t, err := c.RequireConst(1, "condition")
-		if err != nil {
-			return err
-		}
-		if t.Len() != 1 {
-			return fmt.Errorf("%w: the condition must have one element, got %d", ErrInvalid, t.Len())
-		}
-		cond = t.Float(0) != 0
-	}
-	bounded := trip >= 0
-	if !bounded {
-		trip = maxUnroll + 1 // a while loop: unrolled while its condition is known and true
-	}
-	if trip > maxUnroll && bounded {
-		return fmt.Errorf("%w: a Loop of %d iterations (at most %d are unrolled)", ErrUnsupported, trip, maxUnroll)
+	lim, err := loopLimitOf(c, e)
+	if err != nil {
+		return err
 	}
 	n := c.NumInputs() - 2
 	if n < 0 || len(body.Input) != n+2 || len(body.Output) < n+1 {
@@ -516,8 +500,31 @@ func importLoop(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
+	// alive: whether iteration it runs (known, or the run-time flag aliveV)
+	alive := flag{known: true, val: true}
+	if c.HasInput(1) {
+		if t, ok := c.ConstInput(1); ok {
+			if t.Len() != 1 {
+				return fmt.Errorf("%w: the condition must have one element, got %d", ErrInvalid, t.Len())
+			}
+			alive.val = t.Float(0) != 0
+		} else {
+			alive = flag{v: e.reshape(e.In(1))}
+		}
+	}
+	alive = alive.and(e, lim.less(e, 0))
 	collected := make([][]*ir.Value, k)
-	for it := int64(0); it < trip && cond; it++ {
+	ran := int64(0)    // iterations known to run
+	var runV *ir.Value // plus the run-time ones (i64), nil when none
+	for it := int64(0); it < lim.bound && !(alive.known && !alive.val); it++ {
+		if !alive.known && !lim.bounded {
+			return fmt.Errorf("%w: a Loop with no trip count whose condition depends on data (iteration %d): nothing bounds its "+
+				"iterations; a trip count M (input 0) known at compile time, or bounded (min(x, C) for a constant C, an extent of "+
+				"a tensor whose dims are bounded), would bound them", ErrUnsupported, it)
+		}
+		if it == maxUnroll && !lim.bounded {
+			return fmt.Errorf("%w: a Loop with no trip count whose condition is still true after %d iterations (at most %d are unrolled)", ErrUnsupported, it, maxUnroll)
+		}
 		iter := ir.NewTensor(ir.I64, nil)
 		iter.I[0] = it
 		cnd := ir.NewTensor(ir.Bool, nil)
@@ -530,33 +537,148 @@ func importLoop(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
-		if outs[0].Data == nil || outs[0].Data.Len() != 1 {
-			if !bounded {
-				return fmt.Errorf("%w: a Loop whose condition depends on data (iteration %d) and that has no trip count: "+
-					"nothing bounds its iterations or the extents of its scan outputs; a trip count M (input 0) known at compile time would bound them", ErrUnsupported, it)
+		if alive.known {
+			copy(carried, outs[1:1+n])
+			ran++
+		} else {
+			for i, v := range outs[1 : 1+n] {
+				if !v.Type.Equal(carried[i].Type) {
+					return fmt.Errorf("%w: loop-carried value #%d is %s before iteration %d and %s after it (an iteration decided at run time needs one type)",
+						ErrUnsupported, i, carried[i].Type, it, v.Type)
+				}
+				carried[i] = e.Op("where", "", nil, alive.v, v, carried[i])
 			}
-			return fmt.Errorf("%w: a Loop whose condition depends on data (iteration %d): its iterations, at most the trip count %d, are decided at run time, "+
-				"which is not supported; bind the inputs the condition depends on to unroll it", ErrUnsupported, it, trip)
+			one := e.Cast(alive.v, ir.I64, "")
+			if runV == nil {
+				runV = one
+			} else {
+				runV = e.Op("add", "", nil, runV, one)
+			}
 		}
-		if it == maxUnroll && !bounded {
-			return fmt.Errorf("%w: a Loop with no trip count whose condition is still true after %d iterations (at most %d are unrolled)", ErrUnsupported, it, maxUnroll)
-		}
-		cond = outs[0].Data.Float(0) != 0
-		copy(carried, outs[1:1+n])
 		for j := 0; j < k; j++ {
 			collected[j] = append(collected[j], outs[1+n+j])
+		}
+		next := flag{known: true, val: true}
+		if d := outs[0].Data; d != nil {
+			if d.Len() != 1 {
+				return fmt.Errorf("%w: the body's condition must have one element, got %d", ErrInvalid, d.Len())
+			}
+			next.val = d.Float(0) != 0
+		} else {
+			next = flag{v: e.reshape(outs[0])}
+		}
+		alive = alive.and(e, next).and(e, lim.less(e, it+1))
+		if e.err != nil {
+			return e.err
 		}
 	}
 	for i := range carried {
 		e.Out(i, e.Op("identity", c.Output(i), nil, carried[i]))
 	}
-	for j := 0; j < k; j++ {
-		if len(collected[j]) == 0 {
-			return fmt.Errorf("%w: a Loop of 0 iterations with scan outputs", ErrUnsupported)
+	if k == 0 {
+		return e.Done()
+	}
+	if len(collected[0]) == 0 {
+		return fmt.Errorf("%w: a Loop of 0 iterations with scan outputs", ErrUnsupported)
+	}
+	if runV == nil {
+		for j := 0; j < k; j++ {
+			e.Out(n+j, e.stack(c.Output(n+j), collected[j], 0))
 		}
-		e.Out(n+j, e.stack(c.Output(n+j), collected[j], 0))
+		return e.Done()
+	}
+	// the scan outputs hold the iterations that ran: a bounded dim
+	count := runV
+	if ran > 0 {
+		count = e.Op("add", "", nil, runV, e.Scalar(ir.I64, float64(ran)))
+	}
+	nd := e.boundedDim(e.Base+"_iterations", count, int64(len(collected[0])))
+	for j := 0; j < k; j++ {
+		all := e.stack("", collected[j], 0)
+		e.Out(n+j, e.Op("slice", c.Output(n+j), ir.Attrs{"axes": ir.IntsAttr(0), "starts": ir.IntsAttr(0), "ends": ir.IntsAttr(0),
+			"sym_ends": ir.StringsAttr(nd)}, all))
 	}
 	return e.Done()
+}
+
+// flag is a boolean known at import (val) or computed at run time (v, an i1 scalar).
+type flag struct {
+	known, val bool
+	v          *ir.Value
+}
+
+// and returns f && g.
+func (f flag) and(e *emitter, g flag) flag {
+	switch {
+	case f.known && !f.val, g.known && g.val:
+		return f
+	case g.known && !g.val, f.known && f.val:
+		return g
+	}
+	return flag{v: e.Op("and", "", nil, f.v, g.v)}
+}
+
+// loopLimit is what bounds a Loop's iterations: its trip count M, known (bound = M) or
+// computed at run time (v, with an upper bound), or nothing (bounded false: a while loop
+// unrolled as long as its condition is known).
+type loopLimit struct {
+	bounded bool
+	bound   int64
+	v       *ir.Value // M at run time (an i64 scalar), nil when known
+}
+
+// less returns whether iteration it may run by the trip count: it < M.
+func (l loopLimit) less(e *emitter, it int64) flag {
+	if l.v == nil {
+		return flag{known: true, val: !l.bounded || it < l.bound}
+	}
+	if it >= l.bound {
+		return flag{known: true}
+	}
+	return flag{v: e.Op("less", "", nil, e.Scalar(ir.I64, float64(it)), l.v)}
+}
+
+// loopLimitOf reads the Loop's trip count M: known at import, or computed with a bound.
+func loopLimitOf(c *nodeCtx, e *emitter) (loopLimit, error) {
+	if !c.HasInput(0) {
+		return loopLimit{bound: maxUnroll + 1}, nil
+	}
+	if t, ok := c.ConstInput(0); ok {
+		if t.Len() != 1 {
+			return loopLimit{}, fmt.Errorf("%w: the trip count must have one element, got %d", ErrInvalid, t.Len())
+		}
+		m := t.Int(0)
+		if m > maxUnroll {
+			return loopLimit{}, fmt.Errorf("%w: a Loop of %d iterations (at most %d are unrolled)", ErrUnsupported, m, maxUnroll)
+		}
+		return loopLimit{bounded: true, bound: max(m, 0)}, nil
+	}
+	mv := e.In(0)
+	if e.err != nil {
+		return loopLimit{}, e.err
+	}
+	if cnt, ok := staticCount(mv.Type); !ok || cnt != 1 || mv.Type.Elem != ir.I64 {
+		return loopLimit{}, fmt.Errorf("%w: the trip count must be one int64, got %s", ErrInvalid, mv.Type)
+	}
+	bound, why := int64(-1), "it is neither min(x, C) for a constant C nor an extent of a tensor whose dims are bounded"
+	if vals, ok := c.SymInts(0); ok && len(vals) == 1 {
+		if b, err := e.boundOf(vals[0]); err == nil {
+			bound = b
+		} else {
+			why = err.Error()
+		}
+	}
+	if cap, ok := minCap(mv); ok && (bound < 0 || cap < bound) {
+		bound = cap
+	}
+	if bound < 0 {
+		return loopLimit{}, c.needConst(0, "trip count; it is computed at run time and nothing bounds it ("+why+
+			"): the iterations and the extents of the scan outputs need a bound known at compile time")
+	}
+	if bound > maxUnroll {
+		return loopLimit{}, fmt.Errorf("%w: a Loop of up to %d iterations (at most %d are unrolled)", ErrUnsupported, bound, maxUnroll)
+	}
+	return loopLimit{bounded: true, bound: max(bound, 0), v: e.reshape(mv)}, nil
 }
 
 func init() {

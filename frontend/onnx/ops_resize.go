@@ -266,35 +266,34 @@ func importAffineGrid(c *nodeCtx) error {
 
 func init() {
 	registerOp("RoiAlign", 10, importRoiAlign)
-	noteOp("RoiAlign", "avg and max; a sampling_ratio > 0 (the adaptive 0 makes the sample count depend on the regions' sizes)")
+	noteOp("RoiAlign", "avg and max (the largest weighted corner of any sample, as onnxruntime and the ONNX tests), half_pixel and output_half_pixel, "+
+		"a fixed or adaptive (sampling_ratio 0) grid, any number of regions (a bounded dim included); the algorithm op roi_align")
 }
 
-// importRoiAlign splits the regions into their four corners for roi_align.
+// importRoiAlign maps RoiAlign onto roi_align: opset 16's default coordinate transformation is
+// half_pixel, earlier opsets have none (output_half_pixel's arithmetic).
 func importRoiAlign(c *nodeCtx) error {
 	e := c.emitter()
 	x, rois, bi := e.In(0), e.In(1), e.In(2)
 	if e.err != nil {
 		return e.err
 	}
-	sr := c.AttrInt("sampling_ratio", 0)
-	if sr <= 0 {
-		return fmt.Errorf("%w: sampling_ratio %d (adaptive sampling makes the sample count depend on the regions)", ErrUnsupported, sr)
-	}
-	corners, err := e.splitIndexDepth(rois)
-	if err != nil {
-		return err
-	}
-	if len(corners) != 4 {
-		return fmt.Errorf("%w: rois must be [R, 4], got %s", ErrInvalid, rois.Type)
+	if sr := c.AttrInt("sampling_ratio", 0); sr < 0 {
+		return fmt.Errorf("%w: sampling_ratio %d (0 or more)", ErrInvalid, sr)
 	}
 	half := int64(0)
-	if c.Opset() >= 16 && c.AttrString("coordinate_transformation_mode", "half_pixel") == "half_pixel" {
-		half = 1
+	if c.Opset() >= 16 {
+		switch m := c.AttrString("coordinate_transformation_mode", "half_pixel"); m {
+		case "half_pixel":
+			half = 1
+		case "output_half_pixel":
+		default:
+			return fmt.Errorf("%w: coordinate_transformation_mode %q (half_pixel or output_half_pixel)", ErrInvalid, m)
+		}
 	}
 	attrs := ir.Attrs{"mode": ir.StringAttr(c.AttrString("mode", "avg")), "output_height": ir.IntAttr(c.AttrInt("output_height", 1)),
-		"output_width": ir.IntAttr(c.AttrInt("output_width", 1)), "sampling_ratio": ir.IntAttr(sr),
+		"output_width": ir.IntAttr(c.AttrInt("output_width", 1)), "sampling_ratio": ir.IntAttr(c.AttrInt("sampling_ratio", 0)),
 		"spatial_scale": ir.FloatAttr(float64(c.AttrFloat("spatial_scale", 1))), "half_pixel": ir.IntAttr(half)}
-	ins := append(append([]*ir.Value{x}, corners...), bi)
-	e.Out(0, e.Op("roi_align", c.Output(0), attrs, ins...))
+	e.Out(0, e.Op("roi_align", c.Output(0), attrs, x, rois, bi))
 	return e.Done()
 }

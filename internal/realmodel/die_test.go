@@ -108,13 +108,13 @@ func opNamed(t *testing.T, g *ir.Graph, name string) *ir.Op {
 	return nil
 }
 
-func deadOf(ds []passes.DeadSpace, result string) passes.DeadSpace {
-	for _, d := range ds {
-		if d.Op == result {
-			return d
+func deadOf(ds []passes.DeadSpace, result string) *passes.DeadSpace {
+	for i := range ds {
+		if ds[i].Op == result {
+			return &ds[i]
 		}
 	}
-	return passes.DeadSpace{}
+	return &passes.DeadSpace{}
 }
 
 func sprintf(format string, l int) string { return fmt.Sprintf(format, l) }
