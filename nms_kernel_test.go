@@ -6,7 +6,8 @@ package graphc_test
 // index, onnxruntime's IoU test), and the compiled kernels against the evaluator, on random
 // boxes with tied scores, duplicated boxes (IoU 1), pairs whose IoU is exactly the threshold
 // (not suppressed: the test is >), limits of 0, 2 and above the box count, with and without a
-// score threshold, in both box encodings, and more boxes than the unrolled form allowed (512).
+// score threshold, in both box encodings, and more boxes than the unrolled form allowed (512);
+// and more kept boxes than two vectors of the kernel's lanes, suppressing from the remainder.
 
 import (
 	"cmp"
@@ -104,18 +105,89 @@ func nmsBoxes(r *rand.Rand, nb, n int64, center bool) *ir.Tensor {
 	return t
 }
 
+// nmsCase is a NonMaxSuppression model's shapes and attributes.
+type nmsCase struct {
+	nb, nc, n, limit int64
+	iou, st          float32
+	hasST, center    bool
+}
+
+// nmsProgram is the model of c: its graph for the evaluator, its compiled program, the
+// parameters it runs with (its bounded dim at the bound) and its selected count from outputs.
+type nmsProgram struct {
+	ref    *ir.Graph
+	prog   *e2e.Program
+	params map[string]int64
+}
+
+func (p *nmsProgram) count(outs []*ir.Tensor) int64 {
+	if len(outs) == 1 {
+		return outs[0].Shape[0]
+	}
+	return outs[1].I[0]
+}
+
+func buildNMS(t *testing.T, c nmsCase) *nmsProgram {
+	ctx := context.Background()
+	m := onnxgen.New("nms", 13)
+	m.Input("B", ir.F32, c.nb, c.n, 4)
+	m.Input("S", ir.F32, c.nb, c.nc, c.n)
+	lim := ir.NewTensor(ir.I64, []int64{1})
+	lim.I[0] = c.limit
+	iou := ir.NewTensor(ir.F32, []int64{1})
+	iou.F[0] = float64(c.iou)
+	st := ir.NewTensor(ir.F32, []int64{1})
+	st.F[0] = float64(c.st)
+	m.Init("lim", lim)
+	m.Init("iou", iou)
+	ins := []string{"B", "S", "lim", "iou"}
+	if c.hasST {
+		m.Init("st", st)
+		ins = append(ins, "st")
+	}
+	center := int64(0)
+	if c.center {
+		center = 1
+	}
+	m.Node("NonMaxSuppression", "nms", ins, []string{"Y"}, onnxgen.IntAttr("center_point_box", center))
+	m.Output("Y", ir.I64, "n", 3)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.onnx")
+	require.NoError(t, m.Write(path))
+	ref, err := graphc.Load(ctx, path)
+	require.NoError(t, err)
+	res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
+	require.NoError(t, err)
+	prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
+	require.NoError(t, err)
+	params := map[string]int64{}
+	if c.limit == 0 {
+		require.Empty(t, res.Graph.Bounded, "no box can be selected: the output is empty, not bounded")
+	} else {
+		b := res.Graph.Bounded[0]
+		params[b.Param] = b.Bound
+	}
+	return &nmsProgram{ref: ref, prog: prog, params: params}
+}
+
+// check runs the evaluator and the compiled program on boxes and scores against want.
+func (p *nmsProgram) check(t *testing.T, boxes, scores *ir.Tensor, want []int64, trial int) {
+	got, err := eval.Run(p.ref, map[string]*ir.Tensor{"B": boxes, "S": scores})
+	require.NoError(t, err)
+	require.Equal(t, int64(len(want)/3), p.count(got), "trial %d: the evaluator's count", trial)
+	require.Equal(t, want, append([]int64{}, got[0].I...), "trial %d: the evaluator's selection", trial)
+	out, _, err := p.prog.Run(context.Background(), []*ir.Tensor{boxes, scores}, p.params, 1)
+	require.NoError(t, err)
+	require.Equal(t, int64(len(want)/3), p.count(out), "trial %d: the compiled count", trial)
+	require.Equal(t, want, append([]int64{}, out[0].I[:len(want)]...), "trial %d: the compiled selection", trial)
+}
+
 func TestNMSKernel(t *testing.T) {
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
-	ctx := context.Background()
 	r := rand.New(rand.NewPCG(35, 9))
-	type tc struct {
-		nb, nc, n, limit int64
-		iou, st          float32
-		hasST, center    bool
-	}
-	cases := []tc{
+	cases := []nmsCase{
 		{1, 1, 40, 1000, 0.5, 0, false, false}, // every box, IoU 0.5 exactly not suppressed
 		{2, 3, 40, 2, 0.5, 0.2, true, false},   // two per class, a score threshold
 		{1, 2, 40, 0, 0.5, 0, false, true},     // no box at all
@@ -125,50 +197,7 @@ func TestNMSKernel(t *testing.T) {
 	for _, c := range cases {
 		name := fmt.Sprintf("b%d_c%d_n%d_limit%d_iou%g_st%g_%t_center%t", c.nb, c.nc, c.n, c.limit, c.iou, c.st, c.hasST, c.center)
 		t.Run(name, func(t *testing.T) {
-			m := onnxgen.New("nms", 13)
-			m.Input("B", ir.F32, c.nb, c.n, 4)
-			m.Input("S", ir.F32, c.nb, c.nc, c.n)
-			lim := ir.NewTensor(ir.I64, []int64{1})
-			lim.I[0] = c.limit
-			iou := ir.NewTensor(ir.F32, []int64{1})
-			iou.F[0] = float64(c.iou)
-			st := ir.NewTensor(ir.F32, []int64{1})
-			st.F[0] = float64(c.st)
-			m.Init("lim", lim)
-			m.Init("iou", iou)
-			ins := []string{"B", "S", "lim", "iou"}
-			if c.hasST {
-				m.Init("st", st)
-				ins = append(ins, "st")
-			}
-			center := int64(0)
-			if c.center {
-				center = 1
-			}
-			m.Node("NonMaxSuppression", "nms", ins, []string{"Y"}, onnxgen.IntAttr("center_point_box", center))
-			m.Output("Y", ir.I64, "n", 3)
-			dir := t.TempDir()
-			path := filepath.Join(dir, "m.onnx")
-			require.NoError(t, m.Write(path))
-			ref, err := graphc.Load(ctx, path)
-			require.NoError(t, err)
-			res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
-			require.NoError(t, err)
-			prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
-			require.NoError(t, err)
-			params := map[string]int64{}
-			if c.limit == 0 {
-				require.Empty(t, res.Graph.Bounded, "no box can be selected: the output is empty, not bounded")
-			} else {
-				b := res.Graph.Bounded[0]
-				params[b.Param] = b.Bound
-			}
-			count := func(outs []*ir.Tensor) int64 {
-				if len(outs) == 1 {
-					return outs[0].Shape[0]
-				}
-				return outs[1].I[0]
-			}
+			p := buildNMS(t, c)
 			for trial := range 4 {
 				boxes := nmsBoxes(r, c.nb, c.n, c.center)
 				scores := ir.NewTensor(ir.F32, []int64{c.nb, c.nc, c.n})
@@ -179,17 +208,55 @@ func TestNMSKernel(t *testing.T) {
 					}
 				}
 				want := nmsReference(boxes, scores, c.limit, c.iou, c.st, c.hasST, c.center)
-				got, err := eval.Run(ref, map[string]*ir.Tensor{"B": boxes, "S": scores})
-				require.NoError(t, err)
-				require.Equal(t, int64(len(want)/3), count(got), "trial %d: the evaluator's count", trial)
-				require.Equal(t, want, append([]int64{}, got[0].I...), "trial %d: the evaluator's selection", trial)
-				out, _, err := prog.Run(ctx, []*ir.Tensor{boxes, scores}, params, 1)
-				require.NoError(t, err)
-				require.Equal(t, int64(len(want)/3), count(out), "trial %d: the compiled count", trial)
-				require.Equal(t, want, append([]int64{}, out[0].I[:len(want)]...), "trial %d: the compiled selection", trial)
+				p.check(t, boxes, scores, want, trial)
 			}
 		})
 	}
+}
+
+// TestNMSKernelTailLanes: the compiled kernel tests a candidate against the kept boxes a vector
+// at a time (8 lanes with AVX2, 4 with SSE). In class 0, 21 disjoint boxes are kept first (two
+// full vectors of 8 and a remainder of 5; five of 4 and a remainder of 1), then copies of kept
+// boxes 20 (the last one kept, in the remainder at either width), 17 (in the remainder of 8)
+// and 1 come as candidates: each must be suppressed, which a kernel skipping the remainder, or
+// reading one vector too few, would miss. Class 1 keeps box 5 first, then meets the copy of box
+// 1, which class 0 left in the scratch lane after class 1's one kept box: it must not suppress
+// (lanes past the kept count are no kept boxes).
+func TestNMSKernelTailLanes(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	const n = 28
+	p := buildNMS(t, nmsCase{nb: 1, nc: 2, n: n, limit: 100, iou: 0.5})
+	boxes := ir.NewTensor(ir.F32, []int64{1, n, 4})
+	box := func(i int64, k int) { // box i: the square of side 1 at (0, 3k)
+		copy(boxes.F[i*4:], []float64{0, float64(3 * k), 1, float64(3*k + 1)})
+	}
+	for i := range int64(21) {
+		box(i, int(i))
+	}
+	box(21, 20)
+	box(22, 17)
+	box(23, 1)
+	for i := int64(24); i < n; i++ {
+		box(i, int(i))
+	}
+	scores := ir.NewTensor(ir.F32, []int64{1, 2, n})
+	for i := range int64(n) {
+		scores.F[i] = float64(n-i) / n // class 0: in box order
+		scores.F[n+i] = float64(n-i) / (2 * n)
+	}
+	scores.F[n+5], scores.F[n+23] = 1, 0.9 // class 1: box 5, then box 23
+	want := nmsReference(boxes, scores, 100, 0.5, 0, false, false)
+	kept := [2][]int64{}
+	for k := 0; k < len(want); k += 3 {
+		kept[want[k+1]] = append(kept[want[k+1]], want[k+2])
+	}
+	require.Equal(t, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 24, 25, 26, 27}, kept[0],
+		"class 0: the reference suppresses the three copies and keeps the rest")
+	require.Equal(t, []int64{5, 23}, kept[1][:2], "class 1: box 23 kept second")
+	require.NotContains(t, kept[1], int64(1), "class 1: box 1 suppressed by box 23")
+	p.check(t, boxes, scores, want, 0)
 }
 
 // TestArgsortKernel: TopK over a long last axis imports as argsort (a heap sort when compiled)

@@ -31,7 +31,7 @@ type algoKernel struct {
 // algoKernels are the algorithm ops' kernels, by op name.
 var algoKernels = map[string]algoKernel{
 	"argsort":   {scratch: 8, emit: emitArgsort},
-	"nms":       {scratch: 8 + 16, emit: emitNMS},
+	"nms":       {scratchBytes: nmsScratchBytes, emit: emitNMS},
 	"roi_align": {scratchBytes: roiScratchBytes, emit: emitRoiAlign},
 }
 
@@ -245,9 +245,12 @@ func emitArgsort(kb *kernelBuilder) error {
 }
 
 // emitNMS: for every (batch, class) of the stored box, the candidates in order; each one that
-// passes the score threshold is tested against the corners of the boxes kept so far (kept
-// contiguously in scratch, after the list of kept indices) and appended when none suppresses
-// it, until the limit; then the list, padded with -1, is copied out.
+// passes the score threshold is tested against the boxes kept so far and appended when none
+// suppresses it, until the limit; then the list, padded with -1, is copied out. The kept boxes
+// live in scratch after the list of kept indices, structure of arrays (nmsScratchBytes), so that a
+// candidate meets nmsLanes of them at once; the test leaves at the first vector where a lane
+// suppresses. Every lane does the scalar test's operations (onnxruntime's float32 IoU, the
+// division included), so the selection is the same bit for bit.
 func emitNMS(kb *kernelBuilder) error {
 	fb := kb.fb
 	op := kb.op
@@ -255,8 +258,14 @@ func emitNMS(kb *kernelBuilder) error {
 	full := fb.extents(op.Result.Type)
 	l := full[2]
 	n := fb.extents(scores.v.Type)[2]
+	w := nmsLanes(fb.mc)
 	list := fb.cur.NewBitCast(kb.scratch, types.NewPointer(types.I64))
-	corners := fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I8, kb.scratch, fb.mul(l, i64(8))), types.NewPointer(types.Float))
+	kept := fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I8, kb.scratch, fb.mul(l, i64(8))), types.NewPointer(types.Float))
+	capacity := fb.add(l, i64(int64(w)))
+	// arr returns the address of element k of kept array m (nmsScratchBytes)
+	arr := func(m int, k value.Value) value.Value {
+		return fb.cur.NewGetElementPtr(types.Float, kept, fb.add(fb.mul(capacity, i64(int64(m))), k))
+	}
 	iou := constant.NewFloat(types.Float, float64(float32(op.Attrs.Float("iou_threshold", 0))))
 	st := constant.NewFloat(types.Float, float64(float32(op.Attrs.Float("score_threshold", 0))))
 	hasST := op.Attrs.Int("has_score_threshold", 0) != 0
@@ -264,6 +273,23 @@ func emitNMS(kb *kernelBuilder) error {
 	c := func() *llvm.Block { return fb.cur }
 	fmax := func(a, b value.Value) value.Value { return fb.sel(c().NewFCmp(enum.FPredOGT, a, b), a, b) }
 	fmin := func(a, b value.Value) value.Value { return fb.sel(c().NewFCmp(enum.FPredOLT, a, b), a, b) }
+	// the lanes' forms of scalars and constants (w == 1: the scalars themselves)
+	var vt types.Type = types.Float
+	spl := func(x value.Value) value.Value { return x }
+	if w > 1 {
+		vt = types.NewVector(uint64(w), types.Float)
+		spl = func(x value.Value) value.Value {
+			if k, ok := x.(constant.Constant); ok {
+				return splat(k, w)
+			}
+			return splatValue(fb, x, w)
+		}
+	}
+	load := func(m int, k value.Value) value.Value {
+		ld := c().NewLoad(vt, c().NewBitCast(arr(m, k), types.NewPointer(vt)))
+		ld.Align = 4
+		return ld
+	}
 	return kb.rows(func(idx []value.Value) error {
 		b, cl := idx[0], idx[1]
 		count := kb.variable(types.I64, i64(0))
@@ -292,29 +318,42 @@ func emitNMS(kb *kernelBuilder) error {
 					y0, x0, y1, x1 = fmin(q[0], q[2]), fmin(q[1], q[3]), fmax(q[0], q[2]), fmax(q[1], q[3])
 				}
 				a2 := c().NewFMul(c().NewFSub(x1, x0), c().NewFSub(y1, y0))
-				// is it suppressed by a kept box?
+				// is it suppressed by a kept box? w of them at a time
 				sup := kb.variable(types.I1, constant.False)
 				j := kb.variable(types.I64, i64(0))
 				cnt := count.get()
+				vy0, vx0, vy1, vx1, va2 := spl(y0), spl(x0), spl(y1), spl(x1), spl(a2)
 				if err := fb.whileLoop("kept", func() value.Value {
 					return c().NewICmp(enum.IPredSLT, j.get(), cnt)
 				}, func() (value.Value, error) {
 					jv := j.get()
-					j.set(fb.add(jv, i64(1)))
+					j.set(fb.add(jv, i64(int64(w))))
 					var p [4]value.Value
 					for k := range p {
-						p[k] = c().NewLoad(types.Float, c().NewGetElementPtr(types.Float, corners, fb.add(fb.mul(jv, i64(4)), i64(int64(k)))))
+						p[k] = load(k, jv)
 					}
-					ixlo, ixhi := fmax(p[1], x0), fmin(p[3], x1)
-					iylo, iyhi := fmax(p[0], y0), fmin(p[2], y1)
+					a1 := load(4, jv)
+					ixlo, ixhi := fmax(p[1], vx0), fmin(p[3], vx1)
+					iylo, iyhi := fmax(p[0], vy0), fmin(p[2], vy1)
 					inter := c().NewFMul(c().NewFSub(ixhi, ixlo), c().NewFSub(iyhi, iylo))
-					a1 := c().NewFMul(c().NewFSub(p[3], p[1]), c().NewFSub(p[2], p[0]))
-					union := c().NewFSub(c().NewFAdd(a1, a2), inter)
-					zero := constant.NewFloat(types.Float, 0)
+					union := c().NewFSub(c().NewFAdd(a1, va2), inter)
+					zero := spl(constant.NewFloat(types.Float, 0))
 					gt := func(a, b value.Value) value.Value { return c().NewFCmp(enum.FPredOGT, a, b) }
-					s := c().NewAnd(c().NewAnd(gt(ixhi, ixlo), gt(iyhi, iylo)), c().NewAnd(gt(inter, zero), gt(a1, zero)))
-					s = c().NewAnd(s, c().NewAnd(gt(a2, zero), gt(union, zero)))
-					s = c().NewAnd(s, gt(c().NewFDiv(inter, union), iou))
+					var s value.Value = c().NewAnd(c().NewAnd(gt(ixhi, ixlo), gt(iyhi, iylo)), c().NewAnd(gt(inter, zero), gt(a1, zero)))
+					s = c().NewAnd(s, c().NewAnd(gt(va2, zero), gt(union, zero)))
+					s = c().NewAnd(s, gt(c().NewFDiv(inter, union), spl(iou)))
+					if w > 1 {
+						// lanes at or past cnt hold no kept box (their memory is not written:
+						// the select, not an and, keeps their value out)
+						rem := c().NewTrunc(fb.smin(fb.sub(cnt, jv), i64(int64(w))), types.I32)
+						lanes := make([]constant.Constant, w)
+						for k := range lanes {
+							lanes[k] = i32c(int64(k))
+						}
+						in := c().NewICmp(enum.IPredSLT, constant.NewVector(types.NewVector(uint64(w), types.I32), lanes...), splatValue(fb, rem, w))
+						s = c().NewSelect(in, s, splat(constant.False, w))
+						s = c().NewICmp(enum.IPredNE, c().NewBitCast(s, types.NewInt(uint64(w))), constant.NewInt(types.NewInt(uint64(w)), 0))
+					}
 					sup.set(s)
 					return c().NewXor(s, constant.True), nil
 				}); err != nil {
@@ -323,8 +362,8 @@ func emitNMS(kb *kernelBuilder) error {
 				return fb.ifThen(c().NewXor(sup.get(), constant.True), "keep", func() error {
 					k := count.get()
 					c().NewStore(i, c().NewGetElementPtr(types.I64, list, k))
-					for m, v := range []value.Value{y0, x0, y1, x1} {
-						c().NewStore(v, c().NewGetElementPtr(types.Float, corners, fb.add(fb.mul(k, i64(4)), i64(int64(m)))))
+					for m, v := range []value.Value{y0, x0, y1, x1, a2} {
+						c().NewStore(v, arr(m, k))
 					}
 					count.set(fb.add(k, i64(1)))
 					return nil
@@ -336,6 +375,25 @@ func emitNMS(kb *kernelBuilder) error {
 		}
 		return kb.copyOut(idx, list, count.get(), -1)
 	})
+}
+
+// nmsLanes is the number of kept boxes a candidate is tested against at once: a vector of
+// floats, at most 8 (a class's kept boxes are few; wider vectors would test mostly empty
+// lanes), or 1 where floats do not vectorise or where the target's float selects need a
+// barrier (Hexagon: funcBuilder.launder is scalar).
+func nmsLanes(mc *moduleCtx) int {
+	if !mc.vecFloat || mc.vecBytes < 16 || mc.tgt.FloatSelectBarrier {
+		return 1
+	}
+	return min(mc.vecBytes/4, 8)
+}
+
+// nmsScratchBytes is the scratch of nms (nmsScratchBytes): the list of kept indices (i64), then the
+// kept boxes' y0, x0, y1, x1 and area (float32) as five arrays of l + nmsLanes elements each
+// (the last vector of kept boxes may read up to nmsLanes-1 lanes past the l-th).
+func nmsScratchBytes(fb *funcBuilder, op *ir.Op) value.Value {
+	l := fb.extents(op.Result.Type)[2]
+	return fb.add(fb.mul(l, i64(8+5*4)), i64(5*4*int64(nmsLanes(fb.mc))))
 }
 
 // algoKeyAttrs returns the attributes of an algorithm op, for its kernel's key (its body is a
