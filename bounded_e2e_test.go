@@ -100,6 +100,40 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	un.Output("I", ir.I64, "n")
 	un.Output("V", ir.I64, 12)
 	un.Output("C", ir.I64, "n")
+	// longer inputs sort (argsort, then runs): sorted and in order of first appearance
+	uniqueLong := func(sorted int64) *onnxgen.Model {
+		u := onnxgen.New("ul", 13)
+		u.Input("X", ir.F32, 10, 20)
+		u.Node("Unique", "u", []string{"X"}, []string{"Y", "I", "V", "C"}, onnxgen.IntAttr("sorted", sorted))
+		u.Output("Y", ir.F32, "n")
+		u.Output("I", ir.I64, "n")
+		u.Output("V", ir.I64, 200)
+		u.Output("C", ir.I64, "n")
+		return u
+	}
+	ur := rand.New(rand.NewPCG(35, 2))
+	uniqueLongInputs := func(mode, _ int) []*ir.Tensor {
+		x := ir.NewTensor(ir.F32, []int64{10, 20})
+		for i := range x.F {
+			x.F[i] = []float64{1.5, float64((i * 7) % 200), float64(ur.IntN(30)) - 10}[mode]
+		}
+		return []*ir.Tensor{x}
+	}
+	// NonZero over a selection (an input of bounded extent)
+	ns := onnxgen.New("ns", 13)
+	ns.Input("S", ir.F32, 40)
+	ns.Init("thr", thr)
+	ns.Init("zero0", ir.NewTensor(ir.I64, []int64{1}))
+	ns.Node("Greater", "g1", []string{"S", "thr"}, []string{"M1"})
+	ns.Node("NonZero", "nz1", []string{"M1"}, []string{"NZ1"})
+	ns.Node("Squeeze", "sq", []string{"NZ1", "zero0"}, []string{"I1"})
+	ns.Node("Gather", "ga", []string{"S", "I1"}, []string{"SEL"})
+	ns.Node("Greater", "g2", []string{"SEL", "thr2"}, []string{"M2"})
+	thr2 := ir.NewTensor(ir.F32, []int64{})
+	thr2.F[0] = 1.2
+	ns.Init("thr2", thr2)
+	ns.Node("NonZero", "nz2", []string{"M2"}, []string{"NZ2"})
+	ns.Output("NZ2", ir.I64, 1, "m")
 	// SSD's TopK of the selected scores with k = min(5, their count): two bounded dims, the
 	// second's bound derived from the first's
 	sk := onnxgen.New("sk", 13)
@@ -147,6 +181,15 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			}
 			return []*ir.Tensor{x}
 		}},
+		{"nonzero_of_selection", ns, func(mode, _ int) []*ir.Tensor {
+			x := e2e.RandomTensor(r, ir.F32, []int64{40})
+			for i := range x.F {
+				x.F[i] = []float64{-1, 2, 2 * r.Float64()}[mode] // none, all or some selected twice
+			}
+			return []*ir.Tensor{x}
+		}},
+		{"unique_long", uniqueLong(1), uniqueLongInputs},
+		{"unique_long_unsorted", uniqueLong(0), uniqueLongInputs},
 		{"topk_of_selection", sk, func(mode, _ int) []*ir.Tensor {
 			x := e2e.RandomTensor(r, ir.F32, []int64{20})
 			for i := range x.F {

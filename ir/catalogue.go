@@ -162,6 +162,14 @@ func MakeOp(params []string, kind, name string, operands []*Value, attrs Attrs) 
 	if op.Body == nil || len(op.Access) != len(operands) {
 		return nil, fmt.Errorf("%s: internal error: incomplete generic form", kind)
 	}
+	// the op's sets carry the symbolic dims they mention, not every dim of the graph
+	// (volume/params_used.go: a detector has hundreds, each op uses a few)
+	op.Full = op.Full.DropUnusedParams()
+	for k := range op.Access {
+		if op.Access[k].Approx {
+			op.Access[k].ApproxMap = op.Access[k].ApproxMap.DropUnusedParams()
+		}
+	}
 	op.Domain = op.Full
 	op.Result = &Value{Type: b.Result, Def: op}
 	// builders do their shape and index arithmetic in volume, whose values record an overflow

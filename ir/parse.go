@@ -373,7 +373,7 @@ func (p *textParser) stmt() error {
 		if d.NDim() != op.NDim() {
 			return p.errf("domain has %d dims, %s iterates over %d", d.NDim(), kind, op.NDim())
 		}
-		op.Domain = d.SetTupleName("").SetDimNames(op.Dims)
+		op.Domain = d.SetTupleName("").SetDimNames(op.Dims).DropUnusedParams()
 	}
 	op.Result.Name = name
 	if p.g.names == nil {

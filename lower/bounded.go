@@ -44,10 +44,18 @@ func checkBoundedExtents(g *ir.Graph) error {
 	if len(g.Bounded) == 0 {
 		return nil
 	}
+	bounds := map[string]int64{}
+	for _, b := range g.Bounded {
+		bounds[b.Param] = b.Bound
+	}
 	check := func(v *ir.Value) error {
 		for _, d := range v.Type.Shape {
 			if g.UsesBounded(d) && !nonDecreasing(d) {
 				return fmt.Errorf("%%%s of type %s: the extent %s decreases as a bounded dim grows (buffers are sized at the bound)", v.Name, v.Type, d.String())
+			}
+			// the header prints the extents at the bounds (boundedMacros): they must not overflow
+			if err := fixBounded(d, bounds).Err(); err != nil {
+				return fmt.Errorf("%%%s of type %s: the extent %s at the bounds of its bounded dims: %w", v.Name, v.Type, d.String(), err)
 			}
 		}
 		return nil
@@ -179,7 +187,7 @@ func fixBounded(a volume.Aff, bounds map[string]int64) volume.Aff {
 	r := volume.AffConst(a.Const)
 	for _, p := range a.Params {
 		if v, ok := bounds[p.Name]; ok {
-			r = r.AddConst(v * p.Coef)
+			r = r.Add(volume.AffConst(v).Mul(p.Coef)) // volume's arithmetic records an overflow
 		} else {
 			r = r.Add(volume.AffParam(p.Name).Mul(p.Coef))
 		}

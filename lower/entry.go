@@ -17,7 +17,6 @@ import (
 	"github.com/llir/llvm/ir/value"
 
 	"github.com/graphc/graphc/ir"
-	"github.com/graphc/graphc/volume"
 )
 
 // entryCtx is the state of lowering one graph.
@@ -46,7 +45,7 @@ type entryCtx struct {
 	// nbits caches each op's matmul_nbits plan, nil without one (see nbitsPlan)
 	nbits map[*ir.Op]*nbitsGEMV
 	// reqs caches requirements()
-	reqs *volume.Set
+	reqs *ir.ParamContext
 	// users lists the ops that read each value, with the operand index
 	users map[*ir.Value][]use
 	// key is the scratch space of kernelKey; bufKeys caches bufferKey
@@ -286,7 +285,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 		if c := ec.epi[op]; c != nil {
 			args = append(args, epiArgs(c, bufs)...)
 		}
-		for _, p := range ec.params {
+		for _, p := range sig.params {
 			args = append(args, fb.params[p])
 		}
 		t0 := ec.profileStart(fb)

@@ -156,7 +156,7 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, v *ir.Value, at int, pos map[*ir.Op]int
 // graph's requirements hold (entryCtx.requirements: DIE assumes them, so the domains of
 // dynamic-axes exports carry seq < 1025 that the constructors do not).
 func (ec *entryCtx) restricted(op *ir.Op) bool {
-	return !op.Full.IntersectParams(ec.requirements()).IsSubset(op.Domain).Or(false) // unknown: restricted
+	return !ec.requirements().Restrict(op.Full, op.Domain).IsSubset(op.Domain).Or(false) // unknown: restricted
 }
 
 // epiKey returns the kernel key of a contraction with an epilogue chain.

@@ -50,6 +50,11 @@ type kernelBuilder struct {
 type kernelSig struct {
 	f       *llvm.Func
 	scratch bool // takes an i8* scratch argument after the operands
+	// params are the symbolic dims the kernel takes (after the epilogue's arguments), those
+	// its code uses, in the entry's order: a detector has hundreds of run-time sizes, of
+	// which a kernel uses a few; dimParams are its arguments for every dim of the entry
+	params    []string
+	dimParams []*llvm.Param
 	// par, when not nil, is the kernel's split twin (parallel.go): it takes the threading and
 	// a range of its split level after the symbolic dims; the entry calls it when given threads
 	par *llvm.Func
@@ -114,24 +119,46 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 // the kernel may be split over threads (parallel.go): the kernel itself stays as it was, so
 // that one thread costs nothing.
 func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (*kernelSig, error) {
-	sig, err := ec.newKernelFunc(i, op, kf, fromInit, nil)
+	sig, err := ec.newKernelFunc(i, op, kf, fromInit, nil, ec.params)
 	if err != nil {
 		return nil, err
 	}
 	if work := ec.parallelWork(op, kf); work > 0 {
+		// the twin takes the serial kernel's dims: its tasks call the serial kernel with them
 		pk := &parKernel{work: work, serial: sig.f}
-		ps, err := ec.newKernelFunc(i, op, kf, fromInit, pk)
+		ps, err := ec.newKernelFunc(i, op, kf, fromInit, pk, sig.params)
 		if err != nil {
 			return nil, err
+		}
+		if extra := phantomReads(ps.f, pk.phantoms); len(extra) > 0 {
+			// the twin reads dims the serial kernel does not: both take them (the twin again)
+			ec.mc.dropFuncs(ps.f, pk.task)
+			all := slices.Clone(sig.dimParams)
+			sig.params = setDims(sig.f, len(sig.f.Params)-len(sig.params), ec.params, all, func(j int) bool {
+				return slices.Contains(sig.params, ec.params[j]) || slices.Contains(extra, ec.params[j])
+			})
+			pk = &parKernel{work: work, serial: sig.f}
+			if ps, err = ec.newKernelFunc(i, op, kf, fromInit, pk, sig.params); err != nil {
+				return nil, err
+			}
+			if extra := phantomReads(ps.f, pk.phantoms); len(extra) > 0 {
+				return nil, fmt.Errorf("op %%%s (%s): internal error: the split kernel reads dims %v it does not take", op.Result.Name, op.Kind, extra)
+			}
 		}
 		sig.par, sig.splitDim = ps.f, pk.splitDim
 	}
 	return sig, nil
 }
 
+// dropFuncs removes functions (nil: none) from the module.
+func (mc *moduleCtx) dropFuncs(fs ...*llvm.Func) {
+	mc.m.Funcs = slices.DeleteFunc(mc.m.Funcs, func(f *llvm.Func) bool { return f != nil && slices.Contains(fs, f) })
+}
+
 // newKernelFunc emits the kernel of op planned by kf: the serial kernel (pk nil), or its split
-// twin, KERNEL.par, with the parallel arguments of pk.
-func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit bool, pk *parKernel) (*kernelSig, error) {
+// twin, KERNEL.par, with the parallel arguments of pk. The kernel may read the symbolic dims
+// dims; the serial kernel then takes those it used (usedParams), the twin all of dims.
+func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit bool, pk *parKernel, dims []string) (*kernelSig, error) {
 	mc := ec.mc
 	var ps []*llvm.Param
 	rp := llvm.NewParam("res", types.NewPointer(mustMemType(op.Result.Type.Elem)))
@@ -154,7 +181,7 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		eps = epiParams(chain)
 		ps = append(ps, eps...)
 	}
-	for _, p := range ec.params {
+	for _, p := range dims {
 		ps = append(ps, llvm.NewParam(p, types.I64))
 	}
 	nsym := len(ps)
@@ -171,8 +198,23 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 	mc.defineAttrs(f)
 	sig.f = f
 	fb := newFuncBuilder(mc, f)
-	for j, p := range ec.params {
-		fb.params[p] = ps[nsym-len(ec.params)+j]
+	for j, p := range dims {
+		fb.params[p] = ps[nsym-len(dims)+j]
+	}
+	sig.params = dims
+	if pk == nil {
+		sig.dimParams = slices.Clone(ps[nsym-len(dims) : nsym])
+		defer func() { sig.params = usedParams(f, nsym-len(dims), dims) }() // kernel_params.go
+	} else {
+		// the dims the serial kernel does not take have stand-ins, which only dead code may
+		// read (newKernel checks; kernel_params.go)
+		pk.phantoms = map[string]*llvm.Param{}
+		for _, p := range ec.params {
+			if !slices.Contains(dims, p) {
+				pk.phantoms[p] = llvm.NewParam(p, types.I64)
+				fb.params[p] = pk.phantoms[p]
+			}
+		}
 	}
 	kb := &kernelBuilder{ec: ec, fb: fb, op: op, par: pk}
 	if chain != nil {
@@ -287,28 +329,25 @@ func (ec *entryCtx) writesWhole(op *ir.Op) bool {
 // requirements hold (the entry returns status 1 before any kernel otherwise). The domains of
 // the ops that DIE restricted assume them (seq < 1025 where positional embeddings are gathered
 // for seq tokens); a result is written whole when it is for those dims.
-func (ec *entryCtx) requirements() volume.Set {
+//
+// The context restricts each set by the requirements on the dims it mentions (ir.ParamContext).
+func (ec *entryCtx) requirements() *ir.ParamContext {
 	if ec.reqs == nil {
-		var cons []volume.Constraint
-		for _, op := range ec.g.Ops {
-			cons = append(cons, op.Requires...)
-		}
-		s := volume.SetFromConstraints(ec.g.Params, "", nil, cons)
-		ec.reqs = &s
+		ec.reqs = ir.RequirementsContext(ec.g)
 	}
-	return *ec.reqs
+	return ec.reqs
 }
 
-// writesWhole is entryCtx.writesWhole without the cache; reqs (a set of the symbolic dims
-// without dims, see entryCtx.requirements) restricts the dims considered.
-func writesWhole(op *ir.Op, params []string, reqs volume.Set) bool {
+// writesWhole is entryCtx.writesWhole without the cache; reqs (see entryCtx.requirements)
+// restricts the dims considered.
+func writesWhole(op *ir.Op, params []string, reqs *ir.ParamContext) bool {
 	t := op.Result.Type
 	names := make([]string, t.Rank())
 	for i := range names {
 		names[i] = fmt.Sprintf("e%d", i)
 	}
-	box := volume.Box(params, "", names, t.Shape).IntersectParams(reqs)
 	written := op.Domain.Apply(op.OutMap(params)).SetTupleName("").SetDimNames(names)
+	box := reqs.Restrict(volume.Box(params, "", names, t.Shape), written)
 	return box.IsSubset(written).Or(false) // unknown: the result is initialised first
 }
 

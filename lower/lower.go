@@ -257,6 +257,9 @@ func (b *Builder) Add(ctx context.Context, g *ir.Graph, entry string) (e *Entry,
 	if err := checkTypes(g); err != nil {
 		return nil, err
 	}
+	if err := checkVolumes(g); err != nil { // affcheck.go: what lets lowering read Affs unchecked
+		return nil, err
+	}
 	if err := checkSizes(g, b.mc.cfg.Target.MaxObjectBytes()); err != nil {
 		return nil, err
 	}

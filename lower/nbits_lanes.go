@@ -193,15 +193,22 @@ func (kb *kernelBuilder) nbitsNibbleColumns(p *nbitsGEMV, L int64, rows []nbitsR
 				ws[q] = fb.cur.NewSIToFP(w, vt)
 			}
 			for r := range rows {
-				var bs value.Value
+				// two chains of four fused multiply-adds (nibbles 0-3 and 4-7), then added: half
+				// the latency of one chain of eight, which held the loop back on Zen 3 (llvm-mca
+				// for znver3: 75 -> 68 cycles per group of eight columns; 1×4096·4096×256 with
+				// its weights in cache 71 -> 66 µs)
+				var lo value.Value
 				if p.zp {
-					bs = fb.cur.NewFMul(ws[0], av[r][0]) // the zero points' term follows the loop
+					lo = fb.cur.NewFMul(ws[0], av[r][0]) // the zero points' term follows the loop
 				} else {
-					bs = fb.cur.NewCall(fmuladd, ws[0], av[r][0], av[r][8])
+					lo = fb.cur.NewCall(fmuladd, ws[0], av[r][0], av[r][8])
 				}
-				for q := 1; q < 8; q++ {
-					bs = fb.cur.NewCall(fmuladd, ws[q], av[r][q], bs)
+				hi := value.Value(fb.cur.NewFMul(ws[4], av[r][4]))
+				for q := 1; q < 4; q++ {
+					lo = fb.cur.NewCall(fmuladd, ws[q], av[r][q], lo)
+					hi = fb.cur.NewCall(fmuladd, ws[4+q], av[r][4+q], hi)
 				}
+				bs := fb.cur.NewFAdd(lo, hi)
 				slot := accs[r*nr+c]
 				fb.cur.NewStore(fb.cur.NewCall(fmuladd, bs, scale, fb.cur.NewLoad(vt, slot)), slot)
 			}

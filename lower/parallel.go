@@ -87,6 +87,8 @@ const (
 // parKernel is the parallel state of a kernel: its extra arguments, the estimated work of
 // one call and the alignment of the sub-ranges (the grain is a multiple of it).
 type parKernel struct {
+	// phantoms stand for the dims the serial kernel does not take (kernel_params.go)
+	phantoms                map[string]*llvm.Param
 	threads, pb, pe, region *llvm.Param
 	work                    int64
 	// task is the kernel's task function and ctx the type of its context (taskFunc)

@@ -186,9 +186,11 @@ func TestConsistentSplits(t *testing.T) {
 	requireThreadBits(t, m, []string{"consistent"}, []*e2e.Case{{Graph: g, Inputs: inputsFor(r, g, nil, false)}})
 }
 
-// TestParallelQuantizedHexagon: the integer kernels as HVX code under qemu-hexagon, split
-// through the driver's own parallel-for (every chunk in turn, the last first), give the bits
-// of the serial build.
+// TestParallelQuantizedHexagon: the kernels as Hexagon code under qemu-hexagon, split through
+// the driver's own parallel-for (every chunk in turn, the last first), give the bits of the
+// serial build: every case on hexagonv67 with HVX (the integer kernels on vrmpy, matmul_nbits
+// as scalar float code: qemu cannot run HVX floating point), and matmul_nbits on scalar
+// hexagonv67 (without HVX the integer products take no dot-product kernel).
 func TestParallelQuantizedHexagon(t *testing.T) {
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
@@ -197,31 +199,43 @@ func TestParallelQuantizedHexagon(t *testing.T) {
 		t.Skip("qemu-hexagon not installed")
 	}
 	names, cases, split := quantizedSplitCases(t)
-	// the integer ones (HVX float cannot run under qemu)
-	var in []*e2e.Case
-	var inNames []string
-	var inSplit []bool
-	for i, c := range cases {
-		if c.Graph.Outputs[0].Type.Elem == ir.I32 {
-			in, inNames, inSplit = append(in, c), append(inNames, names[i]), append(inSplit, split[i])
-		}
-	}
-	m := e2e.HexagonHVX()
-	ctx := context.Background()
-	serial, err := e2e.BuildBatch(ctx, t.TempDir(), m, in)
-	require.NoError(t, err)
-	want := serial.Run(ctx)
-	m.Threads, m.SplitAll, m.CallerPool = lower.ThreadsCaller, true, true
-	requireQuantizedSplit(t, m, inNames, in, inSplit)
-	p, err := e2e.BuildBatch(ctx, t.TempDir(), m, in)
-	require.NoError(t, err)
-	for i, rs := range p.Run(ctx) {
-		require.NoError(t, rs.Err, inNames[i])
-		require.NoError(t, want[i].Err, inNames[i])
-		require.Zero(t, rs.Status, inNames[i])
-		for k := range rs.Outputs {
-			require.True(t, bytes.Equal(want[i].Outputs[k].Bytes(), rs.Outputs[k].Bytes()), "%s output %d: split differs from serial", inNames[i], k)
-		}
+	for _, m := range []e2e.Machine{e2e.HexagonHVX(), e2e.HexagonScalar()} {
+		t.Run(m.String(), func(t *testing.T) {
+			// the cases with a quantized kernel on m (the GEMM form of matmul_nbits, which alone
+			// takes K = 100, has no Hexagon form)
+			cfg, err := m.Config()
+			require.NoError(t, err)
+			var in []*e2e.Case
+			var inNames []string
+			var inSplit []bool
+			for i, c := range cases {
+				if m.Attrs != "" && c.Graph.Outputs[0].Type.Elem == ir.I32 {
+					continue
+				}
+				mod, err := lower.Lower(context.Background(), c.Graph, cfg)
+				require.NoError(t, err, names[i])
+				if quantizedKernel(mod) {
+					in, inNames, inSplit = append(in, c), append(inNames, names[i]), append(inSplit, split[i])
+				}
+			}
+			require.NotEmpty(t, in)
+			ctx := context.Background()
+			serial, err := e2e.BuildBatch(ctx, t.TempDir(), m, in)
+			require.NoError(t, err)
+			want := serial.Run(ctx)
+			m.Threads, m.SplitAll, m.CallerPool = lower.ThreadsCaller, true, true
+			p, err := e2e.BuildBatch(ctx, t.TempDir(), m, in)
+			require.NoError(t, err)
+			requireQuantizedSplit(t, m, inNames, in, inSplit)
+			for i, rs := range p.Run(ctx) {
+				require.NoError(t, rs.Err, inNames[i])
+				require.NoError(t, want[i].Err, inNames[i])
+				require.Zero(t, rs.Status, inNames[i])
+				for k := range rs.Outputs {
+					require.True(t, bytes.Equal(want[i].Outputs[k].Bytes(), rs.Outputs[k].Bytes()), "%s output %d: split differs from serial", inNames[i], k)
+				}
+			}
+		})
 	}
 }
 
@@ -233,13 +247,21 @@ func requireQuantizedSplit(t *testing.T, m e2e.Machine, names []string, cases []
 	for i, c := range cases {
 		mod, err := lower.Lower(context.Background(), c.Graph, cfg)
 		require.NoError(t, err, names[i])
-		found := false
+		require.True(t, quantizedKernel(mod), "%s: a quantized kernel", names[i])
 		for _, op := range mod.Entries[0].Plan.Ops {
 			if strings.Contains(op.Strategy, "int-dot") || strings.Contains(op.Strategy, "nbits") {
-				found = true
 				require.Equal(t, split[i], op.Split, "%s: %s split", names[i], op.Strategy)
 			}
 		}
-		require.True(t, found, "%s: a quantized kernel", names[i])
 	}
+}
+
+// quantizedKernel reports whether mod has an integer dot-product or matmul_nbits kernel.
+func quantizedKernel(mod *lower.Module) bool {
+	for _, op := range mod.Entries[0].Plan.Ops {
+		if strings.Contains(op.Strategy, "int-dot") || strings.Contains(op.Strategy, "nbits") {
+			return true
+		}
+	}
+	return false
 }

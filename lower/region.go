@@ -127,6 +127,9 @@ type interval struct{ lo, hi *sym }
 
 // affInterval bounds a quasi-affine expression over intervals of the dims (params are exact).
 func affInterval(a volume.Aff, env []interval) (interval, error) {
+	if err := a.Err(); err != nil { // the bounds of a scan are derived: see affcheck.go
+		return interval{}, err
+	}
 	base := volume.Aff{Const: a.Const, Params: a.Params}
 	lo, hi := symOf(base), symOf(base)
 	for i, c := range a.Dims {

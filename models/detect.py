@@ -49,15 +49,33 @@ def ssdlite320():
     return Detector(m)
 
 
-def fasterrcnn_mobilenet320():
+def spread(model, layer, std, hw=320):
+    """Scales layer (a head's last layer) so that its outputs on a random image have standard
+    deviation std: with random weights a classification head gives every class about the same
+    score, and once calibrated its logits are so large that every kept score is 1.0; spread,
+    some boxes pass the score threshold, some do not, and their scores differ."""
+    seen = []
+    h = layer.register_forward_hook(lambda m, i, o: seen.append(o.detach()))
+    with torch.no_grad():
+        model(torch.rand((1, 3, hw, hw), generator=torch.Generator().manual_seed(3)))
+        h.remove()
+        s = torch.cat([o.flatten() for o in seen]).std()
+        layer.weight.mul_(std / s)  # the bias (RetinaNet's prior of 0.01) is kept
+
+
+def fasterrcnn_mobilenet320(std=1.5):
     torch.manual_seed(0)
     m = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None)
+    calibrate(m, lambda x: m.rpn.head(list(m.backbone(x).values())), 320)
+    spread(Detector(m), m.roi_heads.box_predictor.cls_score, std)
     return Detector(m.eval())
 
 
-def retinanet():
+def retinanet(std=1.0):
     torch.manual_seed(0)
     m = torchvision.models.detection.retinanet_resnet50_fpn(weights=None, weights_backbone=None)
+    calibrate(m, lambda x: m.head(list(m.backbone(x).values())), 320)
+    spread(Detector(m), m.head.classification_head.cls_logits, std)
     return Detector(m.eval())
 
 

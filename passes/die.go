@@ -46,7 +46,7 @@ type DeadSpace struct {
 
 // Dead returns the iterations whose results nothing required (DIE); the zero Set when there
 // are none.
-func (d *DeadSpace) Dead() volume.Set {
+func (d DeadSpace) Dead() volume.Set {
 	if d.dead == nil {
 		return volume.Set{}
 	}
@@ -55,7 +55,7 @@ func (d *DeadSpace) Dead() volume.Set {
 
 // KnownZero returns the reduction iterations known-values removed (they contribute the
 // reduction's identity: a known-zero factor, a max over -inf); the zero Set when there are none.
-func (d *DeadSpace) KnownZero() volume.Set {
+func (d DeadSpace) KnownZero() volume.Set {
 	if d.knownZero == nil {
 		return volume.Set{}
 	}
@@ -63,17 +63,17 @@ func (d *DeadSpace) KnownZero() volume.Set {
 }
 
 // HasKnownZero reports whether known-values removed iterations of the op.
-func (d *DeadSpace) HasKnownZero() bool {
+func (d DeadSpace) HasKnownZero() bool {
 	return d.knownZero != nil && d.knownZero.NPieces() > 0 && !d.knownZero.PlainIsEmpty()
 }
 
 // addKnownZero records the iterations known-values removed from the op (for the valid
 // symbolic dims).
-func (d *DeadSpace) addKnownZero(kz volume.Set, valid volume.Set) {
+func (d *DeadSpace) addKnownZero(kz volume.Set, valid *ir.ParamContext) {
 	if kz.NPieces() == 0 {
 		return
 	}
-	known := kz.IntersectParams(valid).Coalesce()
+	known := valid.Restrict(kz).Coalesce()
 	if known.Err() != nil {
 		// volume gave up: the report records no known-zero iterations (it under-counts
 		// what was removed; the graph is the same)
@@ -119,7 +119,7 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 	// entry checks): nothing outside it is required
 	valid := validParams(g)
 	for _, o := range g.Outputs {
-		box := boxOf(params, o.Type).IntersectParams(valid)
+		box := valid.Restrict(boxOf(params, o.Type))
 		var r volume.Set
 		found := false
 		for _, rq := range st.Opts.Require {
@@ -195,6 +195,12 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 		}
 		st.Dead = append(st.Dead, ds)
 		op.Domain = res.contrib
+		// the readers of op's result come after it and were visited: its required volume is
+		// final, and req keeps only the frontier (a 100,000-op chain's req held 16 MB)
+		if r, ok := req[op.Result]; ok {
+			st.Required[op.Result] = r.set
+			delete(req, op.Result)
+		}
 	}
 	for v, r := range req {
 		st.Required[v] = r.set
@@ -206,14 +212,9 @@ func runDIE(ctx context.Context, g *ir.Graph, st *State) error {
 	return nil
 }
 
-// validParams returns the set of symbolic-dim values that satisfy every op's requirements.
-func validParams(g *ir.Graph) volume.Set {
-	var cons []volume.Constraint
-	for _, op := range g.Ops {
-		cons = append(cons, op.Requires...)
-	}
-	return volume.SetFromConstraints(g.Params, "", nil, cons)
-}
+// validParams returns the symbolic-dim values that satisfy every op's requirements, as a
+// context that restricts each set by the requirements on its own dims.
+func validParams(g *ir.Graph) *ir.ParamContext { return ir.RequirementsContext(g) }
 
 // reqVolume is the required volume of a value and, when known, its text.
 type reqVolume struct {
@@ -254,8 +255,7 @@ func dieKey(k *ir.StructKey, params []string, rtext string, op *ir.Op) string {
 // analyzeDIE restricts op to the iterations that contribute to R and returns the required
 // volume of its operands, its dead space (for the symbolic dims in valid, which satisfy every
 // op's requirements) and the diagnostics (writes and reads outside the index boxes).
-func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []Diagnostic) {
-	before := op.Domain.IntersectParams(valid)
+func analyzeDIE(op *ir.Op, params []string, R volume.Set, valid *ir.ParamContext) (*dieResult, []Diagnostic) {
 	opReq := make([]volume.Set, len(op.Operands))
 	var diags []Diagnostic
 	// gaveUp records the first test volume could not decide: the analysis is then approximate
@@ -270,7 +270,8 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 	// iterations writing outside the result are a bug in the graph: report them
 	outMap := op.OutMap(params)
 	resBox := boxOf(params, op.Result.Type)
-	if bad := op.Domain.Subtract(resBox.Preimage(outMap)); nonEmpty(bad, "it writes outside the result") {
+	// (where the requirements hold: the required volumes are gisted in their context)
+	if bad := valid.Restrict(op.Domain.Subtract(resBox.Preimage(outMap))); nonEmpty(bad, "it writes outside the result") {
 		iters, elems := bad.Coalesce(), bad.Apply(outMap).Coalesce()
 		gaveUp = cmp.Or(gaveUp, volume.FirstErr(iters, elems))
 		diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
@@ -282,7 +283,7 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 		acc := op.AccessMap(params, k)
 		rk := contrib.Apply(acc)
 		box := boxOf(params, o.Type)
-		if oob := rk.Subtract(box); nonEmpty(oob, "it reads outside an operand") {
+		if oob := valid.Restrict(rk.Subtract(box)); nonEmpty(oob, "it reads outside an operand") {
 			iters, elems := acc.IntersectDomain(contrib).IntersectRange(oob).Domain().Simplify(), oob.Simplify()
 			gaveUp = cmp.Or(gaveUp, volume.FirstErr(iters, elems))
 			diags = append(diags, Diagnostic{Op: op.Result.Name, Msg: fmt.Sprintf(
@@ -294,7 +295,11 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 			diags = append(diags, Diagnostic{Op: op.Result.Name, Note: true, Msg: fmt.Sprintf(
 				"operand #%d %%%s is read through a data-dependent access: its required volume is over-approximated", k, o.Name)})
 		}
-		opReq[k] = rk.Coalesce()
+		// the required volume over the dims it depends on where the graph runs (a
+		// concatenation's operands, at offsets summing earlier extents, need their own
+		// extent's elements): a detector's per-class chains would otherwise carry every class's
+		// run-time size
+		opReq[k] = valid.Gist(rk).Coalesce()
 		gaveUp = cmp.Or(gaveUp, opReq[k].Err())
 	}
 	err := cmp.Or(gaveUp, contrib.Err())
@@ -307,6 +312,7 @@ func analyzeDIE(op *ir.Op, params []string, R, valid volume.Set) (*dieResult, []
 		}
 	}
 	res := &dieResult{contrib: contrib, opReq: opReq, approximate: err != nil}
+	before := valid.Restrict(op.Domain, contrib)
 	if dead := before.Subtract(contrib).Coalesce(); dead.Err() == nil {
 		res.dead = dead
 		if len(params) == 0 {

@@ -113,7 +113,7 @@ type knownValues struct {
 	st    *State
 	facts map[*ir.Value][]KnownRegion
 	opt   eval.FoldOptions
-	valid volume.Set
+	valid *ir.ParamContext
 }
 
 // atom is one known KnownRegion about an operand read (or about avail(k)) over an iteration region.
@@ -128,7 +128,7 @@ type atom struct {
 // contribution is the identity (done reports whether there are any).
 func (kv *knownValues) analyze(op *ir.Op) (res []KnownRegion, skip volume.Set, done bool) {
 	params := kv.g.Params
-	dom := op.Domain.IntersectParams(kv.valid)
+	dom := kv.valid.Restrict(op.Domain)
 	var atoms []atom
 	usesAvail := map[int]bool{}
 	op.Body.Walk(func(s *ir.Scalar) {

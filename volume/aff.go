@@ -455,7 +455,8 @@ func (b *basic) affRow(a Aff, params []string, dimCol int) []int64 {
 }
 
 // MultiAff is a function from a tuple of dimensions to a tuple of quasi-affine expressions:
-// { In[dims] -> Out[Exprs] }.
+// { In[dims] -> Out[Exprs] }. Params orders the parameters of its Map, which has those Exprs
+// mention.
 type MultiAff struct {
 	Params  []string
 	InName  string
@@ -473,14 +474,7 @@ func (f MultiAff) Map() Map {
 func (f MultiAff) graph() Map {
 	in := tuple{f.InName, slices.Clone(f.InDims)}
 	out := tuple{f.OutName, make([]string, len(f.Exprs))}
-	params := slices.Clone(f.Params)
-	for _, e := range f.Exprs {
-		for _, p := range e.ParamNames() {
-			if !slices.Contains(params, p) {
-				params = append(params, p)
-			}
-		}
-	}
+	params := paramsUsed(f.Params, affParams(f.Exprs...)) // params_used.go
 	b := newBasic(len(params), in, out)
 	for j, e := range f.Exprs {
 		r := b.affRow(e, params, b.inStart())

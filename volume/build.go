@@ -20,8 +20,8 @@ func LT(a, b Aff) Constraint { return Constraint{Aff: b.Sub(a).AddConst(-1)} }
 // EQ returns the constraint a = b.
 func EQ(a, b Aff) Constraint { return Constraint{Aff: a.Sub(b), Eq: true} }
 
-// SetFromConstraints returns { name[dims] : cons } over params (parameters used by the
-// constraints are added when missing).
+// SetFromConstraints returns { name[dims] : cons } over the parameters cons mention, in the
+// order of params first (params_used.go).
 func SetFromConstraints(params []string, name string, dims []string, cons []Constraint) Set {
 	r := Set{guard(func(bg *budget, _, _ union) union { return setFromConstraints(params, name, dims, cons, bg).u }, union{})}
 	if r.u.err != nil && len(r.u.spaces) == 0 {
@@ -32,14 +32,11 @@ func SetFromConstraints(params []string, name string, dims []string, cons []Cons
 }
 
 func setFromConstraints(params []string, name string, dims []string, cons []Constraint, bg *budget) Set {
-	params = slices.Clone(params)
-	for _, c := range cons {
-		for _, p := range c.Aff.ParamNames() {
-			if !slices.Contains(params, p) {
-				params = append(params, p)
-			}
-		}
+	affs := make([]Aff, len(cons))
+	for i, c := range cons {
+		affs[i] = c.Aff
 	}
+	params = paramsUsed(params, affParams(affs...)) // params_used.go
 	t := tuple{name, slices.Clone(dims)}
 	b := newBasic(len(params), tuple{}, t)
 	for _, c := range cons {

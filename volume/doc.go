@@ -39,6 +39,12 @@
 //
 // # Operations
 //
+// A value's parameters are those its constraints may mention: the constructors (Box,
+// SetFromConstraints, MultiAff.Map, Universe, EmptySet) take the ones their constraints use,
+// whatever list the caller declares, and DropUnusedParams removes those no constraint mentions
+// any longer (isl's drop_unused_params). A set is the same for every value of a parameter it
+// does not mention, so the cost of an operation follows the parameters its operands use, not
+// how many a graph declares (a detector has hundreds of run-time sizes, each op a few).
 // Binary operations align parameters by name (the result has the parameters of both operands)
 // and combine pieces whose tuples match by name and arity, as isl's union sets and maps do;
 // pieces in a tuple only one operand has are kept by Union and Subtract and dropped by
@@ -63,6 +69,10 @@
 //	             Map.Domain, Map.Range, Map.Wrap    projections; Wrap flattens to [x, y]
 //	             ProjectOut(first, n)               single-space sets
 //	             FixParam                           binds a parameter; it disappears
+//	             ProjectOutParam                    ∃ the parameter; it disappears
+//	             DropUnusedParams                   the parameters no constraint mentions leave
+//	             GistParams(ctx)                    without the constraints a parameter context
+//	                                                (one piece, no dims) implies; s ∩ ctx kept
 //	             Simplify                           gcd normalisation, integer tightening,
 //	                                                implicit equalities, redundant constraints
 //	             Coalesce                           Simplify, drop pieces contained in others,

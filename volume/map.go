@@ -11,11 +11,12 @@ import (
 // parameters, possibly between several pairs of tuples (isl's union_map). Maps are immutable.
 type Map struct{ u union }
 
-// UniverseMap returns the relation of all pairs of points of the two tuples.
+// UniverseMap returns the relation of all pairs of points of the two tuples (for every value
+// of params, which it does not mention).
 func UniverseMap(params []string, inName string, inDims []string, outName string, outDims []string) Map {
 	in := tuple{inName, append([]string(nil), inDims...)}
 	out := tuple{outName, append([]string(nil), outDims...)}
-	u := union{params: append([]string(nil), params...), pieces: []*basic{universeBasic(len(params), in, out)}}
+	u := union{pieces: []*basic{universeBasic(0, in, out)}}
 	u.addSpace(space{in, out})
 	return Map{u}
 }

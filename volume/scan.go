@@ -7,10 +7,16 @@ package volume
 // over the dims of b (inputs then outputs).
 func (b *basic) rowAff(r []int64, params []string) Aff {
 	a := AffConst(r[0])
+	// the parameter terms in one sum (adding them one by one costs a sort per term: rows of a
+	// concatenation of a hundred run-time extents have a hundred)
+	var ps []ParamTerm
 	for p := 0; p < b.nParam; p++ {
 		if r[1+p] != 0 {
-			a = a.add(AffParam(params[p]).mul(r[1+p]))
+			ps = append(ps, ParamTerm{params[p], r[1+p]})
 		}
+	}
+	if len(ps) > 0 {
+		a = a.add(Aff{Params: ps})
 	}
 	for i := 0; i < b.nDim(); i++ {
 		if c := r[1+b.nParam+i]; c != 0 {

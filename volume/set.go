@@ -12,19 +12,21 @@ import (
 // union_set). The zero Set is the empty set in no space. Sets are immutable.
 type Set struct{ u union }
 
-// Universe returns the set of all integer points of the tuple name[dims...] over params.
+// Universe returns the set of all integer points of the tuple name[dims...] (for every value
+// of params, which it does not mention: params_used.go).
 func Universe(params []string, name string, dims []string) Set {
 	t := tuple{name, append([]string(nil), dims...)}
-	b := universeBasic(len(params), tuple{}, t)
-	u := union{params: append([]string(nil), params...), pieces: []*basic{b}}
+	b := universeBasic(0, tuple{}, t)
+	u := union{pieces: []*basic{b}}
 	u.addSpace(space{tuple{}, t})
 	return Set{u}
 }
 
-// EmptySet returns the empty set in the space name[dims...] over params.
+// EmptySet returns the empty set in the space name[dims...] (for every value of params, which
+// it does not mention).
 func EmptySet(params []string, name string, dims []string) Set {
 	t := tuple{name, append([]string(nil), dims...)}
-	u := union{params: append([]string(nil), params...)}
+	u := union{}
 	u.addSpace(space{tuple{}, t})
 	return Set{u}
 }

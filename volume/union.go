@@ -39,7 +39,8 @@ func (u union) hasSpace(s space) bool {
 	return false
 }
 
-// withParams remaps b from parameter list old to parameter list new (a superset).
+// withParams remaps b from parameter list old to parameter list new: a superset, or a list
+// without parameters whose columns are zero in b (dropUnusedParams).
 func (b *basic) withParams(old, new []string) *basic {
 	if slices.Equal(old, new) {
 		return b
@@ -47,7 +48,10 @@ func (b *basic) withParams(old, new []string) *basic {
 	delta := len(new) - len(old)
 	newCol := make([]int, b.width())
 	for i, p := range old {
-		newCol[1+i] = 1 + slices.Index(new, p)
+		newCol[1+i] = -1 // remapRows panics if the column is not zero
+		if k := slices.Index(new, p); k >= 0 {
+			newCol[1+i] = 1 + k
+		}
 	}
 	for c := 1 + len(old); c < b.width(); c++ {
 		newCol[c] = c + delta

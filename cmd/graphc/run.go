@@ -634,7 +634,7 @@ func (s *streamOut) abort() {
 // + 48 MB), unless GOMEMLIMIT sets one: the collector then runs more often instead of letting
 // the heap grow to twice what is live, which keeps a compile's peak near 2.5 × its weights
 // (make bench-mem). GOMEMLIMIT=off restores Go's default. A graph of many ops and few weights
-// (a 100,000-op chain: a 3 MB file, some 200 MB live while it is fused) would keep its heap at
+// (a 100,000-op chain: a 3 MB file, some 150 MB live at its peak) would keep its heap at
 // such a limit and spend most of its time collecting, so raiseWhenGCBound lifts the limit while
 // the collector takes most of the CPU. It returns the limit (0 when it set none).
 func setMemoryLimit(model string) int64 {

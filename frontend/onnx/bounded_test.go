@@ -140,36 +140,46 @@ func TestTopKRuntimeK(t *testing.T) {
 	require.ErrorContains(t, err, "outside [0, 6]")
 }
 
+// TestUniqueRuntime: Unique over run-time data, pairwise (12 elements) and sorted (200: argsort
+// and runs, uniqueSorted), against the import-time computation on the same data.
 func TestUniqueRuntime(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, sorted := range []int64{1, 0} {
-		m := onnxgen.New("u", 13)
-		m.Input("X", ir.F32, 3, 4)
-		m.Node("Unique", "u", []string{"X"}, []string{"Y", "I", "V", "C"}, onnxgen.IntAttr("sorted", sorted))
-		m.Output("Y", ir.F32, "n")
-		m.Output("I", ir.I64, "n")
-		m.Output("V", ir.I64, 12)
-		m.Output("C", ir.I64, "n")
-		g, err := onnx.Import(m.Proto(), "u.onnx")
-		require.NoError(t, err)
-		require.NoError(t, ir.Verify(g))
-		require.Equal(t, int64(12), g.Bounded[0].Bound)
-		for trial := range 6 {
-			x := ir.NewTensor(ir.F32, []int64{3, 4})
-			for i := range x.F {
-				// few distinct values (trial 0: one), or all distinct (trial 1: the bound)
-				x.F[i] = []float64{0, float64(i), float64(rng.IntN(5)) - 2}[min(trial, 2)]
-			}
-			// the same through the import-time path, the reference
-			want := runModel(t, m.Proto(), nil, onnx.WithConstInput("X", x))
-			got, err := eval.Run(g, map[string]*ir.Tensor{"X": x})
+	for _, shape := range [][]int64{{3, 4}, {10, 20}} {
+		total := shape[0] * shape[1]
+		for _, sorted := range []int64{1, 0} {
+			m := onnxgen.New("u", 13)
+			m.Input("X", ir.F32, shape[0], shape[1])
+			m.Node("Unique", "u", []string{"X"}, []string{"Y", "I", "V", "C"}, onnxgen.IntAttr("sorted", sorted))
+			m.Output("Y", ir.F32, "n")
+			m.Output("I", ir.I64, "n")
+			m.Output("V", ir.I64, total)
+			m.Output("C", ir.I64, "n")
+			g, err := onnx.Import(m.Proto(), "u.onnx")
 			require.NoError(t, err)
-			for o := range 4 {
-				require.Equal(t, want[o].Shape, got[o].Shape, "sorted %d trial %d output %d", sorted, trial, o)
-				require.Equal(t, want[o].F, got[o].F, "sorted %d trial %d output %d", sorted, trial, o)
-				require.Equal(t, want[o].I, got[o].I, "sorted %d trial %d output %d", sorted, trial, o)
+			require.NoError(t, ir.Verify(g))
+			require.Equal(t, total, g.Bounded[0].Bound)
+			kinds := map[string]bool{}
+			for _, op := range g.Ops {
+				kinds[op.Kind] = true
 			}
-			require.Equal(t, int64(len(want[0].F)), got[4].I[0])
+			require.Equal(t, total > 64, kinds["argsort"], "%v: sorted by argsort beyond 64 elements", shape)
+			for trial := range 7 {
+				x := ir.NewTensor(ir.F32, shape)
+				for i := range x.F {
+					// few distinct values (trial 0: one), or all distinct (trial 1: the bound)
+					x.F[i] = []float64{0, float64((i * 7) % int(total)), float64(rng.IntN(5)) - 2, float64(rng.IntN(50)) / 4}[min(trial, 3)]
+				}
+				// the same through the import-time path, the reference
+				want := runModel(t, m.Proto(), nil, onnx.WithConstInput("X", x))
+				got, err := eval.Run(g, map[string]*ir.Tensor{"X": x})
+				require.NoError(t, err)
+				for o := range 4 {
+					require.Equal(t, want[o].Shape, got[o].Shape, "%v sorted %d trial %d output %d", shape, sorted, trial, o)
+					require.Equal(t, want[o].F, got[o].F, "%v sorted %d trial %d output %d", shape, sorted, trial, o)
+					require.Equal(t, want[o].I, got[o].I, "%v sorted %d trial %d output %d", shape, sorted, trial, o)
+				}
+				require.Equal(t, int64(len(want[0].F)), got[4].I[0])
+			}
 		}
 	}
 }
@@ -342,5 +352,51 @@ func TestSelectionLongMask(t *testing.T) {
 			require.Equal(t, []int64{2, int64(len(want))}, out[0].Shape)
 			require.Equal(t, wantF, append([]float64(nil), out[0].F...), "length %d", l)
 		}
+	}
+}
+
+// TestNonZeroOfSelection: NonZero over a 1-D input whose extent is a bounded dim (the selected
+// scores of an earlier NonZero, as Faster R-CNN's box_roi_pool selects per level) counts only
+// within the extent, checked against a selection written here.
+func TestNonZeroOfSelection(t *testing.T) {
+	m := onnxgen.New("nn", 13)
+	m.Input("S", ir.F32, 40)
+	m.Init("a", tensor(ir.F32, []int64{}, 0.25))
+	m.Init("b", tensor(ir.F32, []int64{}, 0.5))
+	m.Init("zero", tensor(ir.I64, []int64{1}, 0))
+	m.Node("Greater", "g1", []string{"S", "a"}, []string{"M1"})
+	m.Node("NonZero", "nz1", []string{"M1"}, []string{"NZ1"})
+	m.Node("Squeeze", "sq", []string{"NZ1", "zero"}, []string{"I1"})
+	m.Node("Gather", "ga", []string{"S", "I1"}, []string{"SEL"})
+	m.Node("Greater", "g2", []string{"SEL", "b"}, []string{"M2"})
+	m.Node("NonZero", "nz2", []string{"M2"}, []string{"NZ2"})
+	m.Output("NZ2", ir.I64, 1, "m")
+	g, err := onnx.Import(m.Proto(), "nn.onnx")
+	require.NoError(t, err)
+	require.NoError(t, ir.Verify(g))
+	require.Len(t, g.Bounded, 2)
+	require.Equal(t, int64(40), g.Bounded[1].Bound, "at most the first selection's bound")
+	rng := rand.New(rand.NewPCG(35, 9))
+	for trial := range 6 {
+		s := ir.NewTensor(ir.F32, []int64{40})
+		for i := range s.F {
+			s.F[i] = []float64{0, 1, rng.Float64()}[min(trial, 2)]
+		}
+		var sel []float64
+		for _, v := range s.F {
+			if v > 0.25 {
+				sel = append(sel, v)
+			}
+		}
+		want := []int64{}
+		for i, v := range sel {
+			if v > 0.5 {
+				want = append(want, int64(i))
+			}
+		}
+		out, err := eval.Run(g, map[string]*ir.Tensor{"S": s})
+		require.NoError(t, err)
+		require.Equal(t, []int64{1, int64(len(want))}, out[0].Shape, "trial %d", trial)
+		require.Equal(t, want, append([]int64{}, out[0].I...), "trial %d", trial)
 	}
 }

@@ -143,6 +143,24 @@ func importNonZeroRuntime(c *nodeCtx) error {
 		return e.err
 	}
 	shape, ok := x.Type.StaticShape()
+	if !ok && x.Type.Rank() == 1 {
+		// a 1-D input over a bounded extent (a selection of a selection): zeros past its end,
+		// up to the extent's bound
+		b, err := e.boundOf(x.Type.Shape[0])
+		if err != nil {
+			return fmt.Errorf("%w: NonZero of a run-time input of symbolic shape %s: %v", ErrUnsupported, x.Type, err)
+		}
+		ext := x.Type.Shape[0]
+		ps := strings.Join(ext.ParamNames(), ", ")
+		x = e.Op("generic", "", ir.Attrs{
+			"type":   ir.StringAttr(fmt.Sprintf("%s[%d]", x.Type.Elem, b)),
+			"domain": ir.StringAttr(fmt.Sprintf("{ [k] : 0 <= k < %d }", b)),
+			"access": ir.StringsAttr(fmt.Sprintf("[%s] -> { [k] -> [k] : k < %s }", ps, ext.String())),
+			"out":    ir.StringAttr("{ [k] -> [k] }"),
+			"body":   ir.StringAttr(fmt.Sprintf("select(avail(0), in0, 0:%s)", x.Type.Elem)),
+		}, x)
+		shape, ok = []int64{b}, true
+	}
 	if !ok {
 		return fmt.Errorf("%w: NonZero of a run-time input of symbolic shape %s: the bound of its count (the element count) must be static", ErrUnsupported, x.Type)
 	}
@@ -439,6 +457,9 @@ func importUniqueRuntime(c *nodeCtx) error {
 		return fmt.Errorf("%w: Unique of a run-time input of symbolic shape %s: the bound of its count (the element count) must be static", ErrUnsupported, x.Type)
 	}
 	xf := e.Reshape(x, []volume.Aff{volume.AffConst(total)}, "")
+	if total > uniquePairs && (x.Type.Elem.IsFloat() || !x.Type.Elem.IsUnsigned()) {
+		return e.uniqueSorted(c, xf, total)
+	}
 	// first[i]: no earlier element equals element i
 	dup := e.pairOp(total, "j < i", "select(eq(in0, in1), 1:i64, 0:i64)", "sum", 0, ir.I64, xf, xf)
 	first := e.Cast(e.Op("equal", "", nil, dup, e.Scalar(ir.I64, 0)), ir.I64, "")
@@ -476,6 +497,65 @@ func importUniqueRuntime(c *nodeCtx) error {
 			"reduce":    ir.StringAttr("sum"),
 		}
 		e.Out(3, e.Op("generic", c.Output(3), attrs, slot))
+	}
+	return e.Done()
+}
+
+// uniquePairs is the longest input Unique compares pairwise (n² work, a few ops); longer ones
+// sort (uniqueSorted, N·log N).
+const uniquePairs = 64
+
+// uniqueSorted is Unique over the flat run-time xf of N elements in N·log N: argsort (stable:
+// equal values by index), the sorted values' runs (a run starts where a value differs from the
+// one before it; each NaN is a run of its own, as == compares), their count (the bounded dim
+// n), the first position of every run (selectedIndices), and from those the four outputs. The
+// first element of a run is the value's first occurrence (the sort is stable); the inverse
+// indices read each element's run through the inverse permutation (a second argsort). Unsorted
+// (order of first appearance) reorders the runs by their first occurrence, a third argsort over
+// the n runs.
+func (e *emitter) uniqueSorted(c *nodeCtx, xf *ir.Value, total int64) error {
+	gather := func(data, idx *ir.Value) *ir.Value {
+		return e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, data, idx)
+	}
+	asc := ir.Attrs{"descending": ir.IntAttr(0)}
+	perm := e.Op("argsort", "", asc, xf)
+	vs := gather(xf, perm)
+	// start[k]: the sorted element k begins a run
+	start := e.Op("generic", "", ir.Attrs{
+		"type":   ir.StringAttr(fmt.Sprintf("i64[%d]", total)),
+		"domain": ir.StringAttr(fmt.Sprintf("{ [k] : 0 <= k < %d }", total)),
+		"access": ir.StringsAttr("{ [k] -> [k] }", "{ [k] -> [k - 1] : k >= 1 }"),
+		"out":    ir.StringAttr("{ [k] -> [k] }"),
+		"body":   ir.StringAttr("select(avail(1), select(ne(in0, in1), 1:i64, 0:i64), 1:i64)"),
+	}, vs, vs)
+	count, excl := e.countAndRanks(start, total)
+	n := e.boundedDim(c.Output(0)+"_n", count, total)
+	if e.err != nil {
+		return e.err
+	}
+	first := e.selectedIndices(start, excl, n, total) // [n]: where each run starts
+	run := e.Op("sub", "", nil, e.Op("add", "", nil, excl, start), e.Scalar(ir.I64, 1))
+	rank := e.Op("argsort", "", asc, perm) // the inverse permutation
+	inv := gather(run, rank)
+	// counts: the distance to the next run's start (the end for the last)
+	counts := e.Op("generic", "", ir.Attrs{
+		"type":   ir.StringAttr(fmt.Sprintf("i64[%s]", n)),
+		"domain": ir.StringAttr(fmt.Sprintf("[%s] -> { [p] : 0 <= p < %s }", n, n)),
+		"access": ir.StringsAttr("{ [p] -> [p] }", fmt.Sprintf("[%s] -> { [p] -> [p + 1] : p + 1 < %s }", n, n)),
+		"out":    ir.StringAttr("{ [p] -> [p] }"),
+		"body":   ir.StringAttr(fmt.Sprintf("sub(select(avail(1), in1, %d:i64), in0)", total)),
+	}, first, first)
+	idx := gather(perm, first)
+	if c.AttrInt("sorted", 1) == 0 {
+		q := e.Op("argsort", "", asc, idx) // the runs by first occurrence
+		first, idx, counts = gather(first, q), gather(idx, q), gather(counts, q)
+		inv = gather(e.Op("argsort", "", asc, q), inv)
+	}
+	e.Out(0, e.Op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(0)}, vs, first))
+	for i, v := range []*ir.Value{idx, inv, counts} {
+		if c.Output(1+i) != "" {
+			e.Out(1+i, e.Op("identity", c.Output(1+i), nil, v))
+		}
 	}
 	return e.Done()
 }

@@ -9,6 +9,7 @@ package onnx
 
 import (
 	"fmt"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -217,8 +218,19 @@ func importIf(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
+	// a branch's output known at import (a Constant) may be a value the graph does not hold yet
+	held := map[*ir.Value]bool{}
+	for _, k := range c.im.g.Consts {
+		held[k] = true
+	}
+	materialize := func(v *ir.Value, what string) *ir.Value {
+		if v == nil || v.Def != nil || v.Data == nil || held[v] || slices.Contains(c.im.g.Inputs, v) {
+			return v
+		}
+		return c.im.g.AddConst(e.Base+"_"+what, v.Data)
+	}
 	for i := range c.node.Output {
-		a, b := thenOuts[i], elseOuts[i]
+		a, b := materialize(thenOuts[i], fmt.Sprintf("then%d", i)), materialize(elseOuts[i], fmt.Sprintf("else%d", i))
 		if !a.Type.Equal(b.Type) {
 			// the branches' outputs differ in shape: with bounded extents the output gets a
 			// bounded dim chosen at run time (ops_if_bounded.go); otherwise (Optimum's merged

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 )
 
@@ -289,13 +290,9 @@ func importDropout(c *nodeCtx) error {
 		ratio := 0.5
 		if c.HasInput(1) {
 			r, err := c.RequireFloats(1, "ratio")
-			if err != nil {
+			if ratio, err = kit.One(r, err, 1, "ratio", ErrInvalid); err != nil {
 				return err
 			}
-			if len(r) != 1 {
-				return fmt.Errorf("%w: ratio must be a scalar, got %d values", ErrInvalid, len(r))
-			}
-			ratio = r[0]
 		}
 		if ratio != 0 {
 			return importSeededDropout(c, e, x, ratio)

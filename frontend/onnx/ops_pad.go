@@ -6,6 +6,7 @@ package onnx
 import (
 	"fmt"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 )
 
@@ -31,13 +32,9 @@ func importPad(c *nodeCtx) error {
 		}
 		if c.HasInput(2) {
 			v, err := c.RequireFloats(2, "constant_value")
-			if err != nil {
+			if value, err = kit.One(v, err, 2, "constant_value", ErrInvalid); err != nil {
 				return err
 			}
-			if len(v) != 1 {
-				return fmt.Errorf("%w: constant_value must have one element, got %d", ErrInvalid, len(v))
-			}
-			value = v[0]
 		}
 	}
 	if c.Opset() >= 18 && c.HasInput(3) {

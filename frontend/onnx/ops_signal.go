@@ -11,6 +11,7 @@ import (
 	"math"
 	"strings"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -273,13 +274,9 @@ func importSTFT(c *nodeCtx) error {
 	}
 	if c.HasInput(3) {
 		v, err := c.RequireInts(3, "frame_length")
-		if err != nil {
+		if flen, err = kit.One(v, err, 3, "frame_length", ErrInvalid); err != nil {
 			return err
 		}
-		if len(v) != 1 {
-			return fmt.Errorf("%w: frame_length must be one value, got %d", ErrInvalid, len(v))
-		}
-		flen = v[0]
 	}
 	length, ok := x.Type.Dim(1)
 	if !ok || len(stepv) != 1 || stepv[0] <= 0 || flen <= 0 || flen > length {

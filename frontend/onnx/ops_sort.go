@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 
+	kit "github.com/graphc/graphc/frontend/importer"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/volume"
 )
@@ -110,13 +111,9 @@ func importTopK(c *nodeCtx) error {
 		k = c.AttrInt("k", -1)
 	} else {
 		ks, err := c.RequireInts(1, "K")
-		if err != nil {
+		if k, err = kit.One(ks, err, 1, "K", ErrInvalid); err != nil {
 			return err
 		}
-		if len(ks) != 1 {
-			return fmt.Errorf("%w: K must hold one value, got %d", ErrInvalid, len(ks))
-		}
-		k = ks[0]
 	}
 	n, ok := x.Type.Dim(axis)
 	if ok && (k < 0 || k > n) || !ok && k < 0 {

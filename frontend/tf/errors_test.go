@@ -86,7 +86,7 @@ func TestOpErrors(t *testing.T) {
 		{op: "MirrorPad", inputs: []string{"m", "pad3"}, attrs: []tfgen.Attr{tfgen.String("mode", "REFLECT")}, want: "REFLECT paddings 3 and 0 of dim 0 must be below its extent 3"},
 		{op: "MirrorPad", inputs: []string{"m", "pad4"}, attrs: []tfgen.Attr{tfgen.String("mode", "SYMMETRIC")}, want: "SYMMETRIC paddings 4 and 0 of dim 0 exceed its extent 3"},
 		{op: "MirrorPad", inputs: []string{"m", "pad3"}, attrs: []tfgen.Attr{tfgen.String("mode", "WRAP")}, want: `mode "WRAP" (want REFLECT or SYMMETRIC)`},
-		{op: "PadV2", inputs: []string{"m", "pad3", "f2"}, want: "constant_values must be a scalar, got 2 values"},
+		{op: "PadV2", inputs: []string{"m", "pad3", "f2"}, want: "input #2 (constant_values) must be a scalar, got 2 values"},
 		{op: "PadV2", inputs: []string{"m", "pad3", "m"}, want: "input #2 (constant_values) must be a constant known at import", unsup: true},
 		// convolutions and pools
 		{op: "Conv2D", inputs: []string{"x", "filt"}, attrs: []tfgen.Attr{tfgen.String("padding", "VALID")}, want: "input and filter must be 4-D, got f32[2, 3, 4] and f32[3, 3, 2, 4]"},

@@ -70,13 +70,13 @@ func (c *nodeCtx) RequireInts(i int, what string) ([]int64, error) {
 // RequireInt returns constant input i as one integer (a scalar or a 1-element vector).
 func (c *nodeCtx) RequireInt(i int, what string) (int64, error) {
 	v, err := c.RequireInts(i, what)
-	if err != nil {
-		return 0, err
-	}
-	if len(v) != 1 {
-		return 0, fmt.Errorf("%w: input #%d (%s) must be a scalar, got %d values", ErrInvalid, i, what, len(v))
-	}
-	return v[0], nil
+	return kit.One(v, err, i, what, ErrInvalid)
+}
+
+// RequireFloat returns constant input i as one float (a scalar or a 1-element vector).
+func (c *nodeCtx) RequireFloat(i int, what string) (float64, error) {
+	v, err := c.RequireFloats(i, what)
+	return kit.One(v, err, i, what, ErrInvalid)
 }
 
 // RequireFloats returns constant input i as floats.

@@ -33,14 +33,11 @@ func importPad(c *nodeCtx) error {
 	}
 	value := 0.0
 	if want == 3 {
-		v, err := c.RequireFloats(2, "constant_values")
+		v, err := c.RequireFloat(2, "constant_values")
 		if err != nil {
 			return err
 		}
-		if len(v) != 1 {
-			return fmt.Errorf("%w: constant_values must be a scalar, got %d values", ErrInvalid, len(v))
-		}
-		value = v[0]
+		value = v
 	}
 	e := c.emitter()
 	x := e.In(0)

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/graphc/graphc/frontend/onnx"
+	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/proto/onnxpb"
 )
@@ -176,7 +177,7 @@ func Params(g *ir.Graph, inputs []*ir.Tensor) (map[string]int64, error) {
 	if len(inputs) != len(g.Inputs) {
 		return nil, fmt.Errorf("%d inputs for %d graph inputs", len(inputs), len(g.Inputs))
 	}
-	params := map[string]int64{}
+	params := e2e.AtBounds(g, map[string]int64{}) // outputs of bounded extent are allocated at the bound
 	for k, in := range g.Inputs {
 		if in.Type.Rank() != len(inputs[k].Shape) {
 			return nil, fmt.Errorf("input %%%s has rank %d, the data %v", in.Name, in.Type.Rank(), inputs[k].Shape)
@@ -270,6 +271,14 @@ func CheckSets(ctx context.Context, m *Model, g *ir.Graph, r Runner, tol Toleran
 		if err != nil {
 			return 0, fmt.Errorf("%s %s: %w", m.Name, s.Name, err)
 		}
+		if len(g.Bounded) > 0 {
+			e, err := checkBounded(g, params, got, s.Outputs, tol)
+			if err != nil {
+				return 0, fmt.Errorf("%s %s: %w", m.Name, s.Name, err)
+			}
+			worst = max(worst, e)
+			continue
+		}
 		if len(got) != len(s.Outputs) {
 			return 0, fmt.Errorf("%s %s: %d outputs, PyTorch has %d", m.Name, s.Name, len(got), len(s.Outputs))
 		}
@@ -280,6 +289,50 @@ func CheckSets(ctx context.Context, m *Model, g *ir.Graph, r Runner, tol Toleran
 			}
 			worst = max(worst, e)
 		}
+	}
+	return worst, nil
+}
+
+// checkBounded compares the outputs of a graph with bounded dims, read at the bounds, with the
+// reference's: cut to the extents the entry computed, the bounded dims' own outputs (after
+// the model's) left out. A detector's boxes [n, 4], scores [n] and labels [n], ordered by
+// descending score, are compared as detections (e2e.CompareDetections: near ties in either
+// order).
+func checkBounded(g *ir.Graph, params map[string]int64, got, want []*ir.Tensor, tol Tolerance) (float64, error) {
+	for _, b := range g.Bounded {
+		if b.Output < len(want) {
+			return 0, fmt.Errorf("bounded dim %s is output %d, among the model's %d", b.Param, b.Output, len(want))
+		}
+	}
+	got, err := e2e.TrimBounded(g, params, got)
+	if err != nil {
+		return 0, err
+	}
+	got = got[:len(want)]
+	if len(want) == 3 && len(want[0].Shape) == 2 && want[0].Shape[1] == 4 && len(want[1].Shape) == 1 && len(want[2].Shape) == 1 &&
+		want[0].Elem.IsFloat() && want[1].Elem.IsFloat() && !want[2].Elem.IsFloat() {
+		if fmt.Sprint(got[0].Shape) != fmt.Sprint(want[0].Shape) {
+			return 0, fmt.Errorf("boxes %v, want %v", got[0].Shape, want[0].Shape)
+		}
+		scale := func(t *ir.Tensor) float64 {
+			s := 1.0
+			for i := 0; i < t.Len(); i++ {
+				s = max(s, math.Abs(t.Float(i)))
+			}
+			return s
+		}
+		err := e2e.CompareDetections(e2e.Detections{Boxes: got[0], Scores: got[1], Labels: got[2]},
+			e2e.Detections{Boxes: want[0], Scores: want[1], Labels: want[2]},
+			[2]float64{tol.RTol, tol.Abs + tol.ATol*scale(want[0])}, [2]float64{tol.RTol, tol.Abs + tol.ATol*scale(want[1])})
+		return 0, err
+	}
+	worst := 0.0
+	for k := range want {
+		e, err := Compare(got[k], want[k], tol)
+		if err != nil {
+			return 0, fmt.Errorf("output %d (%s): %w", k, g.Outputs[k].Name, err)
+		}
+		worst = max(worst, e)
 	}
 	return worst, nil
 }
