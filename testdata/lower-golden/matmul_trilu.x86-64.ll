@@ -26,14 +26,14 @@ op.fail.4:
 
 define internal i32 @main_graph.k0.matmul(float* noalias nocapture %res, float* noalias nocapture readonly %op0, float* noalias nocapture readonly %op1) noinline nounwind "target-cpu"="x86-64" {
 entry:
-	%0 = alloca [48 x float], align 64
+	%0 = alloca [40 x float], align 64
 	%1 = alloca <4 x float>, align 64
 	%2 = alloca <4 x float>, align 64
 	%3 = alloca <4 x float>, align 64
 	%4 = alloca <4 x float>, align 64
-	%5 = alloca [48 x float], align 64
+	%5 = alloca <4 x float>, align 64
 	%6 = alloca <4 x float>, align 64
-	%7 = alloca <4 x float>, align 64
+	%7 = alloca [40 x float], align 64
 	%8 = alloca <4 x float>, align 64
 	%9 = alloca <4 x float>, align 64
 	%10 = alloca <4 x float>, align 64
@@ -54,12 +54,10 @@ entry:
 	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %10
 	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %9
 	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %8
-	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %7
-	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %6
 	br label %d0.header.1
 
 d0.header.1:
-	%18 = phi i64 [ 0, %entry ], [ %156, %d0.body.2 ]
+	%18 = phi i64 [ 0, %entry ], [ %133, %d0.body.2 ]
 	%19 = icmp sle i64 %18, 7
 	br i1 %19, label %d0.body.2, label %d0.exit.3
 
@@ -187,96 +185,65 @@ d0.body.2:
 	%131 = load <4 x float>, <4 x float>* %130, align 4
 	%132 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %126, <4 x float> %131, <4 x float> %121)
 	store <4 x float> %132, <4 x float>* %8
-	%133 = load <4 x float>, <4 x float>* %7
-	%134 = add i64 40, %18
-	%135 = getelementptr float, float* %op0, i64 %134
-	%136 = load float, float* %135, align 4
-	%137 = insertelement <4 x float> undef, float %136, i32 0
-	%138 = shufflevector <4 x float> %137, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%139 = mul i64 %18, 8
-	%140 = getelementptr float, float* %op1, i64 %139
-	%141 = bitcast float* %140 to <4 x float>*
-	%142 = load <4 x float>, <4 x float>* %141, align 4
-	%143 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %138, <4 x float> %142, <4 x float> %133)
-	store <4 x float> %143, <4 x float>* %7
-	%144 = load <4 x float>, <4 x float>* %6
-	%145 = add i64 40, %18
-	%146 = getelementptr float, float* %op0, i64 %145
-	%147 = load float, float* %146, align 4
-	%148 = insertelement <4 x float> undef, float %147, i32 0
-	%149 = shufflevector <4 x float> %148, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%150 = mul i64 %18, 8
-	%151 = add i64 %150, 4
-	%152 = getelementptr float, float* %op1, i64 %151
-	%153 = bitcast float* %152 to <4 x float>*
-	%154 = load <4 x float>, <4 x float>* %153, align 4
-	%155 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %149, <4 x float> %154, <4 x float> %144)
-	store <4 x float> %155, <4 x float>* %6
-	%156 = add i64 %18, 1
+	%133 = add i64 %18, 1
 	br label %d0.header.1
 
 d0.exit.3:
-	%157 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 0
-	%158 = load <4 x float>, <4 x float>* %17
-	%159 = bitcast float* %157 to <4 x float>*
-	store <4 x float> %158, <4 x float>* %159
-	%160 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 4
-	%161 = load <4 x float>, <4 x float>* %16
-	%162 = bitcast float* %160 to <4 x float>*
-	store <4 x float> %161, <4 x float>* %162
-	%163 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 8
-	%164 = load <4 x float>, <4 x float>* %15
-	%165 = bitcast float* %163 to <4 x float>*
-	store <4 x float> %164, <4 x float>* %165
-	%166 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 12
-	%167 = load <4 x float>, <4 x float>* %14
-	%168 = bitcast float* %166 to <4 x float>*
-	store <4 x float> %167, <4 x float>* %168
-	%169 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 16
-	%170 = load <4 x float>, <4 x float>* %13
-	%171 = bitcast float* %169 to <4 x float>*
-	store <4 x float> %170, <4 x float>* %171
-	%172 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 20
-	%173 = load <4 x float>, <4 x float>* %12
-	%174 = bitcast float* %172 to <4 x float>*
-	store <4 x float> %173, <4 x float>* %174
-	%175 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 24
-	%176 = load <4 x float>, <4 x float>* %11
-	%177 = bitcast float* %175 to <4 x float>*
-	store <4 x float> %176, <4 x float>* %177
-	%178 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 28
-	%179 = load <4 x float>, <4 x float>* %10
-	%180 = bitcast float* %178 to <4 x float>*
-	store <4 x float> %179, <4 x float>* %180
-	%181 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 32
-	%182 = load <4 x float>, <4 x float>* %9
-	%183 = bitcast float* %181 to <4 x float>*
-	store <4 x float> %182, <4 x float>* %183
-	%184 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 36
-	%185 = load <4 x float>, <4 x float>* %8
-	%186 = bitcast float* %184 to <4 x float>*
-	store <4 x float> %185, <4 x float>* %186
-	%187 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 40
-	%188 = load <4 x float>, <4 x float>* %7
-	%189 = bitcast float* %187 to <4 x float>*
-	store <4 x float> %188, <4 x float>* %189
-	%190 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 44
-	%191 = load <4 x float>, <4 x float>* %6
-	%192 = bitcast float* %190 to <4 x float>*
-	store <4 x float> %191, <4 x float>* %192
+	%134 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 0
+	%135 = load <4 x float>, <4 x float>* %17
+	%136 = bitcast float* %134 to <4 x float>*
+	store <4 x float> %135, <4 x float>* %136
+	%137 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 4
+	%138 = load <4 x float>, <4 x float>* %16
+	%139 = bitcast float* %137 to <4 x float>*
+	store <4 x float> %138, <4 x float>* %139
+	%140 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 8
+	%141 = load <4 x float>, <4 x float>* %15
+	%142 = bitcast float* %140 to <4 x float>*
+	store <4 x float> %141, <4 x float>* %142
+	%143 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 12
+	%144 = load <4 x float>, <4 x float>* %14
+	%145 = bitcast float* %143 to <4 x float>*
+	store <4 x float> %144, <4 x float>* %145
+	%146 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 16
+	%147 = load <4 x float>, <4 x float>* %13
+	%148 = bitcast float* %146 to <4 x float>*
+	store <4 x float> %147, <4 x float>* %148
+	%149 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 20
+	%150 = load <4 x float>, <4 x float>* %12
+	%151 = bitcast float* %149 to <4 x float>*
+	store <4 x float> %150, <4 x float>* %151
+	%152 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 24
+	%153 = load <4 x float>, <4 x float>* %11
+	%154 = bitcast float* %152 to <4 x float>*
+	store <4 x float> %153, <4 x float>* %154
+	%155 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 28
+	%156 = load <4 x float>, <4 x float>* %10
+	%157 = bitcast float* %155 to <4 x float>*
+	store <4 x float> %156, <4 x float>* %157
+	%158 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 32
+	%159 = load <4 x float>, <4 x float>* %9
+	%160 = bitcast float* %158 to <4 x float>*
+	store <4 x float> %159, <4 x float>* %160
+	%161 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 36
+	%162 = load <4 x float>, <4 x float>* %8
+	%163 = bitcast float* %161 to <4 x float>*
+	store <4 x float> %162, <4 x float>* %163
 	br label %d0.header.4
 
 d0.header.4:
-	%193 = phi i64 [ 0, %d0.exit.3 ], [ %207, %d1.exit.9 ]
-	%194 = icmp sle i64 %193, 5
-	br i1 %194, label %d0.body.5, label %d0.exit.6
+	%164 = phi i64 [ 0, %d0.exit.3 ], [ %178, %d1.exit.9 ]
+	%165 = icmp sle i64 %164, 4
+	br i1 %165, label %d0.body.5, label %d0.exit.6
 
 d0.body.5:
-	%195 = icmp sgt i64 %193, 0
-	%196 = select i1 %195, i64 %193, i64 0
+	%166 = icmp sgt i64 %164, 0
+	%167 = select i1 %166, i64 %164, i64 0
 	br label %d1.header.7
 
 d0.exit.6:
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %6
+	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %5
 	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %4
 	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %3
 	store <4 x float> <float 0.0, float 0.0, float 0.0, float 0.0>, <4 x float>* %2
@@ -284,99 +251,132 @@ d0.exit.6:
 	br label %d0.header.10
 
 d1.header.7:
-	%197 = phi i64 [ %196, %d0.body.5 ], [ %206, %d1.body.8 ]
-	%198 = icmp sle i64 %197, 7
-	br i1 %198, label %d1.body.8, label %d1.exit.9
+	%168 = phi i64 [ %167, %d0.body.5 ], [ %177, %d1.body.8 ]
+	%169 = icmp sle i64 %168, 7
+	br i1 %169, label %d1.body.8, label %d1.exit.9
 
 d1.body.8:
-	%199 = mul i64 %193, 8
-	%200 = add i64 %199, %197
-	%201 = getelementptr [48 x float], [48 x float]* %5, i64 0, i64 %200
-	%202 = load float, float* %201
-	%203 = mul i64 %193, 8
-	%204 = add i64 %203, %197
-	%205 = getelementptr float, float* %res, i64 %204
-	store float %202, float* %205, align 4
-	%206 = add i64 %197, 1
+	%170 = mul i64 %164, 8
+	%171 = add i64 %170, %168
+	%172 = getelementptr [40 x float], [40 x float]* %7, i64 0, i64 %171
+	%173 = load float, float* %172
+	%174 = mul i64 %164, 8
+	%175 = add i64 %174, %168
+	%176 = getelementptr float, float* %res, i64 %175
+	store float %173, float* %176, align 4
+	%177 = add i64 %168, 1
 	br label %d1.header.7
 
 d1.exit.9:
-	%207 = add i64 %193, 1
+	%178 = add i64 %164, 1
 	br label %d0.header.4
 
 d0.header.10:
-	%208 = phi i64 [ 0, %d0.exit.6 ], [ %256, %d0.body.11 ]
-	%209 = icmp sle i64 %208, 7
-	br i1 %209, label %d0.body.11, label %d0.exit.12
+	%179 = phi i64 [ 0, %d0.exit.6 ], [ %250, %d0.body.11 ]
+	%180 = icmp sle i64 %179, 7
+	br i1 %180, label %d0.body.11, label %d0.exit.12
 
 d0.body.11:
-	%210 = load <4 x float>, <4 x float>* %4
-	%211 = add i64 48, %208
-	%212 = getelementptr float, float* %op0, i64 %211
-	%213 = load float, float* %212, align 4
-	%214 = insertelement <4 x float> undef, float %213, i32 0
-	%215 = shufflevector <4 x float> %214, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%216 = mul i64 %208, 8
-	%217 = getelementptr float, float* %op1, i64 %216
-	%218 = bitcast float* %217 to <4 x float>*
-	%219 = load <4 x float>, <4 x float>* %218, align 4
-	%220 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %215, <4 x float> %219, <4 x float> %210)
-	store <4 x float> %220, <4 x float>* %4
-	%221 = load <4 x float>, <4 x float>* %3
-	%222 = add i64 48, %208
-	%223 = getelementptr float, float* %op0, i64 %222
-	%224 = load float, float* %223, align 4
-	%225 = insertelement <4 x float> undef, float %224, i32 0
-	%226 = shufflevector <4 x float> %225, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%227 = mul i64 %208, 8
-	%228 = add i64 %227, 4
-	%229 = getelementptr float, float* %op1, i64 %228
-	%230 = bitcast float* %229 to <4 x float>*
-	%231 = load <4 x float>, <4 x float>* %230, align 4
-	%232 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %226, <4 x float> %231, <4 x float> %221)
-	store <4 x float> %232, <4 x float>* %3
-	%233 = load <4 x float>, <4 x float>* %2
-	%234 = add i64 56, %208
-	%235 = getelementptr float, float* %op0, i64 %234
-	%236 = load float, float* %235, align 4
-	%237 = insertelement <4 x float> undef, float %236, i32 0
-	%238 = shufflevector <4 x float> %237, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%239 = mul i64 %208, 8
-	%240 = getelementptr float, float* %op1, i64 %239
-	%241 = bitcast float* %240 to <4 x float>*
-	%242 = load <4 x float>, <4 x float>* %241, align 4
-	%243 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %238, <4 x float> %242, <4 x float> %233)
-	store <4 x float> %243, <4 x float>* %2
-	%244 = load <4 x float>, <4 x float>* %1
-	%245 = add i64 56, %208
-	%246 = getelementptr float, float* %op0, i64 %245
-	%247 = load float, float* %246, align 4
-	%248 = insertelement <4 x float> undef, float %247, i32 0
-	%249 = shufflevector <4 x float> %248, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
-	%250 = mul i64 %208, 8
-	%251 = add i64 %250, 4
-	%252 = getelementptr float, float* %op1, i64 %251
-	%253 = bitcast float* %252 to <4 x float>*
-	%254 = load <4 x float>, <4 x float>* %253, align 4
-	%255 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %249, <4 x float> %254, <4 x float> %244)
-	store <4 x float> %255, <4 x float>* %1
-	%256 = add i64 %208, 1
+	%181 = load <4 x float>, <4 x float>* %6
+	%182 = add i64 40, %179
+	%183 = getelementptr float, float* %op0, i64 %182
+	%184 = load float, float* %183, align 4
+	%185 = insertelement <4 x float> undef, float %184, i32 0
+	%186 = shufflevector <4 x float> %185, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%187 = mul i64 %179, 8
+	%188 = getelementptr float, float* %op1, i64 %187
+	%189 = bitcast float* %188 to <4 x float>*
+	%190 = load <4 x float>, <4 x float>* %189, align 4
+	%191 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %186, <4 x float> %190, <4 x float> %181)
+	store <4 x float> %191, <4 x float>* %6
+	%192 = load <4 x float>, <4 x float>* %5
+	%193 = add i64 40, %179
+	%194 = getelementptr float, float* %op0, i64 %193
+	%195 = load float, float* %194, align 4
+	%196 = insertelement <4 x float> undef, float %195, i32 0
+	%197 = shufflevector <4 x float> %196, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%198 = mul i64 %179, 8
+	%199 = add i64 %198, 4
+	%200 = getelementptr float, float* %op1, i64 %199
+	%201 = bitcast float* %200 to <4 x float>*
+	%202 = load <4 x float>, <4 x float>* %201, align 4
+	%203 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %197, <4 x float> %202, <4 x float> %192)
+	store <4 x float> %203, <4 x float>* %5
+	%204 = load <4 x float>, <4 x float>* %4
+	%205 = add i64 48, %179
+	%206 = getelementptr float, float* %op0, i64 %205
+	%207 = load float, float* %206, align 4
+	%208 = insertelement <4 x float> undef, float %207, i32 0
+	%209 = shufflevector <4 x float> %208, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%210 = mul i64 %179, 8
+	%211 = getelementptr float, float* %op1, i64 %210
+	%212 = bitcast float* %211 to <4 x float>*
+	%213 = load <4 x float>, <4 x float>* %212, align 4
+	%214 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %209, <4 x float> %213, <4 x float> %204)
+	store <4 x float> %214, <4 x float>* %4
+	%215 = load <4 x float>, <4 x float>* %3
+	%216 = add i64 48, %179
+	%217 = getelementptr float, float* %op0, i64 %216
+	%218 = load float, float* %217, align 4
+	%219 = insertelement <4 x float> undef, float %218, i32 0
+	%220 = shufflevector <4 x float> %219, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%221 = mul i64 %179, 8
+	%222 = add i64 %221, 4
+	%223 = getelementptr float, float* %op1, i64 %222
+	%224 = bitcast float* %223 to <4 x float>*
+	%225 = load <4 x float>, <4 x float>* %224, align 4
+	%226 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %220, <4 x float> %225, <4 x float> %215)
+	store <4 x float> %226, <4 x float>* %3
+	%227 = load <4 x float>, <4 x float>* %2
+	%228 = add i64 56, %179
+	%229 = getelementptr float, float* %op0, i64 %228
+	%230 = load float, float* %229, align 4
+	%231 = insertelement <4 x float> undef, float %230, i32 0
+	%232 = shufflevector <4 x float> %231, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%233 = mul i64 %179, 8
+	%234 = getelementptr float, float* %op1, i64 %233
+	%235 = bitcast float* %234 to <4 x float>*
+	%236 = load <4 x float>, <4 x float>* %235, align 4
+	%237 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %232, <4 x float> %236, <4 x float> %227)
+	store <4 x float> %237, <4 x float>* %2
+	%238 = load <4 x float>, <4 x float>* %1
+	%239 = add i64 56, %179
+	%240 = getelementptr float, float* %op0, i64 %239
+	%241 = load float, float* %240, align 4
+	%242 = insertelement <4 x float> undef, float %241, i32 0
+	%243 = shufflevector <4 x float> %242, <4 x float> undef, <4 x i32> <i32 0, i32 0, i32 0, i32 0>
+	%244 = mul i64 %179, 8
+	%245 = add i64 %244, 4
+	%246 = getelementptr float, float* %op1, i64 %245
+	%247 = bitcast float* %246 to <4 x float>*
+	%248 = load <4 x float>, <4 x float>* %247, align 4
+	%249 = call <4 x float> @llvm.fmuladd.v4f32(<4 x float> %243, <4 x float> %248, <4 x float> %238)
+	store <4 x float> %249, <4 x float>* %1
+	%250 = add i64 %179, 1
 	br label %d0.header.10
 
 d0.exit.12:
-	%257 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 0
+	%251 = getelementptr [40 x float], [40 x float]* %0, i64 0, i64 0
+	%252 = load <4 x float>, <4 x float>* %6
+	%253 = bitcast float* %251 to <4 x float>*
+	store <4 x float> %252, <4 x float>* %253
+	%254 = getelementptr [40 x float], [40 x float]* %0, i64 0, i64 4
+	%255 = load <4 x float>, <4 x float>* %5
+	%256 = bitcast float* %254 to <4 x float>*
+	store <4 x float> %255, <4 x float>* %256
+	%257 = getelementptr [40 x float], [40 x float]* %0, i64 0, i64 8
 	%258 = load <4 x float>, <4 x float>* %4
 	%259 = bitcast float* %257 to <4 x float>*
 	store <4 x float> %258, <4 x float>* %259
-	%260 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 4
+	%260 = getelementptr [40 x float], [40 x float]* %0, i64 0, i64 12
 	%261 = load <4 x float>, <4 x float>* %3
 	%262 = bitcast float* %260 to <4 x float>*
 	store <4 x float> %261, <4 x float>* %262
-	%263 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 8
+	%263 = getelementptr [40 x float], [40 x float]* %0, i64 0, i64 16
 	%264 = load <4 x float>, <4 x float>* %2
 	%265 = bitcast float* %263 to <4 x float>*
 	store <4 x float> %264, <4 x float>* %265
-	%266 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 12
+	%266 = getelementptr [40 x float], [40 x float]* %0, i64 0, i64 20
 	%267 = load <4 x float>, <4 x float>* %1
 	%268 = bitcast float* %266 to <4 x float>*
 	store <4 x float> %267, <4 x float>* %268
@@ -384,11 +384,11 @@ d0.exit.12:
 
 d0.header.13:
 	%269 = phi i64 [ 0, %d0.exit.12 ], [ %285, %d1.exit.18 ]
-	%270 = icmp sle i64 %269, 1
+	%270 = icmp sle i64 %269, 2
 	br i1 %270, label %d0.body.14, label %d0.exit.15
 
 d0.body.14:
-	%271 = add i64 %269, 6
+	%271 = add i64 %269, 5
 	%272 = icmp sgt i64 %271, 0
 	%273 = select i1 %272, i64 %271, i64 0
 	br label %d1.header.16
@@ -404,9 +404,9 @@ d1.header.16:
 d1.body.17:
 	%276 = mul i64 %269, 8
 	%277 = add i64 %276, %274
-	%278 = getelementptr [48 x float], [48 x float]* %0, i64 0, i64 %277
+	%278 = getelementptr [40 x float], [40 x float]* %0, i64 0, i64 %277
 	%279 = load float, float* %278
-	%280 = add i64 6, %269
+	%280 = add i64 5, %269
 	%281 = mul i64 %280, 8
 	%282 = add i64 %281, %274
 	%283 = getelementptr float, float* %res, i64 %282
