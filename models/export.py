@@ -287,6 +287,13 @@ def detect_set():
             ["boxes", "scores", "labels"],
             note="retinanet_resnet50_fpn, calibrated random weights, class logits spread (std 1), 320×320",
         ),
+        Spec(
+            "maskrcnn",
+            detect.maskrcnn,
+            [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
+            ["boxes", "scores", "labels", "masks"],
+            note="maskrcnn_resnet50_fpn at 320×320 (min_size = max_size = 320), calibrated random weights, class scores spread (std 1.5)",
+        ),
     ]
 
 
