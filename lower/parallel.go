@@ -78,6 +78,12 @@ const (
 	// fewer values (7 rows of a 7×7 image: 4 and 3 on two threads) would cost more in
 	// balance than the other core's cache does
 	parPreferTrips = 16
+	// parPackRows and parColumnTrips: a register-tile kernel whose packed panels are read by
+	// fewer rows than parPackRows splits its column tiles rather than its rows, whose tasks
+	// would each copy every panel again, when it has at least parColumnTrips column tiles
+	// (contraction.repacksWhenSplit: 8 calls of a task cost 48/M of the kernel's work)
+	parPackRows    = 1024
+	parColumnTrips = 8
 	// parSymExtent stands for a symbolic extent in the estimates
 	parSymExtent = 64
 	// cacheLine is the bytes of a cache line (64 on the hosted targets' CPUs)
@@ -238,7 +244,7 @@ func (kb *kernelBuilder) wholeRange() value.Value {
 // thread that runs it wrote it (consistentLevel): such a level wins over the others when it has
 // at least parPreferTrips values (or a symbolic count), so that each thread splits it as
 // evenly as the others.
-func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, prefer func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, ok bool) {
+func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, prefer func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, trips int64, ok bool) {
 	known := map[string]bool{}
 	for _, p := range params {
 		known[p] = true
@@ -368,9 +374,9 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, pre
 		}
 	}
 	if best == nil {
-		return 0, nil, nil, false
+		return 0, nil, nil, 0, false
 	}
-	return best.level, best.fors, best.assigns, true
+	return best.level, best.fors, best.assigns, best.trips, true
 }
 
 // dispatch begins a region (beginRegion) for the scans roots (of one plan of the kernel): its
@@ -387,11 +393,27 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, pre
 // levelDim gives the domain dim of each level (-1: none), by which the split prefers the
 // level of an operand's producer (consistentLevel) and records its own (splitDim).
 func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel func(int) bool, levelDim func(int) int) *levelClamp {
+	return kb.dispatchNarrow(roots, align, vecLevel, unitLevel, okLevel, nil, 0, levelDim)
+}
+
+// dispatchNarrow is dispatch, restricted to the levels that narrow accepts (nil: none) when
+// one of them has at least minTrips values (or a symbolic count): a register-tile kernel
+// splits its column tiles, whose packed panels each task then copies once, rather than rows
+// whose tasks would each copy every panel again (contraction.repackLevel).
+func (kb *kernelBuilder) dispatchNarrow(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel, narrow func(int) bool, minTrips int64, levelDim func(int) int) *levelClamp {
 	pk := kb.par
 	if pk == nil {
 		return nil
 	}
-	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel, kb.consistentLevel(levelDim))
+	prefer := kb.consistentLevel(levelDim)
+	level, fors, assigns, trips, ok := 0, []*volume.For(nil), []*volume.Assign(nil), int64(0), false
+	if narrow != nil {
+		level, fors, assigns, trips, ok = splitLevel(roots, kb.ec.g.Params, vecLevel, func(l int) bool { return okLevel(l) && narrow(l) }, prefer)
+		ok = ok && (trips == 0 || trips >= minTrips)
+	}
+	if !ok {
+		level, fors, assigns, _, ok = splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel, prefer)
+	}
 	if !ok || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
 		return kb.beginRegion(nil, nil, 1, 0)
 	}
