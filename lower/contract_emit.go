@@ -70,7 +70,7 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 		if c.repacksWhenSplit() {
 			narrow = func(l int) bool { return !c.repackLevel(l) }
 		}
-		kb.clamp = kb.dispatchNarrow(roots, 1, -1, -1, func(int) bool { return true }, narrow, parColumnTrips, c.levelDim)
+		kb.clamp = kb.dispatchNarrow(roots, 1, -1, -1, func(int) bool { return true }, narrow, parColumnTrips, true, c.levelDim)
 	}
 	body := func() error {
 		if pp != nil {

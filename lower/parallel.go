@@ -252,6 +252,19 @@ func (kb *kernelBuilder) wholeRange() value.Value {
 // at least parPreferTrips values (or a symbolic count), so that each thread splits it as
 // evenly as the others.
 func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, prefer func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, trips int64, ok bool) {
+	level, fors, assigns, trips, _, ok = splitLevels(roots, params, vecLevel, okLevel, prefer)
+	return level, fors, assigns, trips, ok
+}
+
+// constLevel is a level that splitLevels found splittable with constant values [lo, hi].
+type constLevel struct {
+	level  int
+	lo, hi int64
+}
+
+// splitLevels is splitLevel, and also returns every level it considered that has constant
+// values, in order (the inner levels of a two-level split).
+func splitLevels(roots []volume.Node, params []string, vecLevel int, okLevel, prefer func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, trips int64, consts []constLevel, ok bool) {
 	known := map[string]bool{}
 	for _, p := range params {
 		known[p] = true
@@ -373,6 +386,9 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, pre
 		if !constant && best != nil {
 			continue // a symbolic level after a constant one: keep the constant one
 		}
+		if constant {
+			consts = append(consts, constLevel{level: level, lo: lo, hi: hi})
+		}
 		if better(c) {
 			best = c
 		}
@@ -381,9 +397,9 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, pre
 		}
 	}
 	if best == nil {
-		return 0, nil, nil, 0, false
+		return 0, nil, nil, 0, consts, false
 	}
-	return best.level, best.fors, best.assigns, best.trips, true
+	return best.level, best.fors, best.assigns, best.trips, consts, true
 }
 
 // dispatch begins a region (beginRegion) for the scans roots (of one plan of the kernel): its
@@ -400,26 +416,41 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, pre
 // levelDim gives the domain dim of each level (-1: none), by which the split prefers the
 // level of an operand's producer (consistentLevel) and records its own (splitDim).
 func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel func(int) bool, levelDim func(int) int) *levelClamp {
-	return kb.dispatchNarrow(roots, align, vecLevel, unitLevel, okLevel, nil, 0, levelDim)
+	return kb.dispatchNarrow(roots, align, vecLevel, unitLevel, okLevel, nil, 0, false, levelDim)
 }
 
 // dispatchNarrow is dispatch, restricted to the levels that narrow accepts (nil: none) when
 // one of them has at least minTrips values (or a symbolic count): a register-tile kernel
 // splits its column tiles, whose packed panels each task then copies once, rather than rows
 // whose tasks would each copy every panel again (contraction.repackLevel).
-func (kb *kernelBuilder) dispatchNarrow(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel, narrow func(int) bool, minTrips int64, levelDim func(int) int) *levelClamp {
+//
+// With pairs (the levels' loops take no vector strategy: register tiles), a chosen level of
+// fewer values (minTrips, else parPreferTrips) splits pairs of its values and a deeper
+// level's (pairWith, levelClamp).
+func (kb *kernelBuilder) dispatchNarrow(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel, narrow func(int) bool, minTrips int64, pairs bool, levelDim func(int) int) *levelClamp {
 	pk := kb.par
 	if pk == nil {
 		return nil
 	}
 	prefer := kb.consistentLevel(levelDim)
 	level, fors, assigns, trips, ok := 0, []*volume.For(nil), []*volume.Assign(nil), int64(0), false
+	var consts []constLevel
 	if narrow != nil {
-		level, fors, assigns, trips, ok = splitLevel(roots, kb.ec.g.Params, vecLevel, func(l int) bool { return okLevel(l) && narrow(l) }, prefer)
+		level, fors, assigns, trips, consts, ok = splitLevels(roots, kb.ec.g.Params, vecLevel, func(l int) bool { return okLevel(l) && narrow(l) }, prefer)
+		if ok && trips > 0 && trips < minTrips && pairs {
+			if outer, p := pairWith(level, trips, consts, minTrips); p != nil {
+				return kb.beginPairRegion(level, outer, p, levelDim)
+			}
+		}
 		ok = ok && (trips == 0 || trips >= minTrips)
 	}
 	if !ok {
-		level, fors, assigns, _, ok = splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel, prefer)
+		level, fors, assigns, trips, consts, ok = splitLevels(roots, kb.ec.g.Params, vecLevel, okLevel, prefer)
+		if ok && trips > 0 && trips < parPreferTrips && pairs {
+			if outer, p := pairWith(level, trips, consts, parPreferTrips); p != nil {
+				return kb.beginPairRegion(level, outer, p, levelDim)
+			}
+		}
 	}
 	if !ok || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
 		return kb.beginRegion(nil, nil, 1, 0)
@@ -468,6 +499,53 @@ func (kb *kernelBuilder) dispatchNarrow(roots []volume.Node, align int64, vecLev
 	// the sub-ranges start at lo plus multiples of align: the clamped start of the one loop
 	// of a vector level is lo modulo align
 	return kb.beginRegion(lo, hi, align, level)
+}
+
+// pairWith returns the two-level split of level (trips values) with another level of
+// constant values (consts), the one that gives the most pairs, when they number at least
+// want (nil: none). The shallower of the two is the clamp's level, the deeper pair.inner.
+func pairWith(level int, trips int64, consts []constLevel, want int64) (outer int, p *levelPair) {
+	var self *constLevel
+	for i := range consts {
+		if consts[i].level == level {
+			self = &consts[i]
+		}
+	}
+	if self == nil {
+		return 0, nil
+	}
+	for i := range consts {
+		c := &consts[i]
+		n := c.hi - c.lo + 1
+		if c.level == level || n < 2 || trips > math.MaxInt32/n {
+			continue
+		}
+		if p != nil && trips*n <= p.pairs {
+			continue
+		}
+		o, in := self, c
+		if c.level < level {
+			o, in = c, self
+		}
+		outer = o.level
+		p = &levelPair{inner: in.level, lo: o.lo, innerLo: in.lo, n: in.hi - in.lo + 1, pairs: trips * n}
+	}
+	if p == nil || p.pairs < want {
+		return 0, nil
+	}
+	return outer, p
+}
+
+// beginPairRegion begins the region of a two-level split (levelClamp) of levels outer and
+// p.inner, for the split of level (one of them: the dim its result records).
+func (kb *kernelBuilder) beginPairRegion(level, outer int, p *levelPair, levelDim func(int) int) *levelClamp {
+	pk := kb.par
+	if pk.splitDim == 0 {
+		pk.splitDim = kb.resultDimOf(levelDim(level)) + 1
+	}
+	c := kb.beginRegion(i64(0), i64(p.pairs-1), 1, outer)
+	c.pair = p
+	return c
 }
 
 // beginRegion begins a region of the kernel's twin whose split level takes the values
@@ -632,25 +710,78 @@ func (pk *parKernel) finishTask(kf *llvm.Func) {
 	done.NewRet(nil)
 }
 
-// levelClamp is the range [pb, pe) that the loops of level 0 are clamped to; a sub-range
+// levelClamp is the range [pb, pe) that the loops of a level are clamped to; a sub-range
 // starts at the loop's first value plus a multiple of align.
+//
+// A two-level clamp (pair not nil) splits the pairs of values of two levels instead, the
+// level and a deeper one (pair.inner): the range is of the pairs' numbers
+// (x - pair.lo)·pair.n + (y - pair.innerLo), x the level's value and y the inner level's,
+// and a task runs the pairs of its numbers, so that a kernel with few values at each level
+// (a 1×1 convolution's 7 column tiles of a 7×7 image, 7 rows) still gives each thread an
+// equal share.
 type levelClamp struct {
 	pb, pe value.Value
 	align  int64
 	level  int
+	pair   *levelPair
 }
 
-// apply restricts the bounds [lo, hi] of a loop of level 0 to the range.
+// levelPair is the inner level of a two-level clamp: its values [innerLo, innerLo + n), the
+// outer level's first value lo, and the number of pairs (the range's end).
+type levelPair struct {
+	inner          int
+	lo, innerLo, n int64
+	pairs          int64
+}
+
+// covers reports whether the clamp restricts the loops of level l.
+func (c *levelClamp) covers(l int) bool {
+	return l == c.level || c.pair != nil && l == c.pair.inner
+}
+
+// apply restricts the bounds [lo, hi] of a loop of the clamp's level to the range.
 func (c *levelClamp) apply(fb *funcBuilder, lo, hi value.Value) (value.Value, value.Value) {
+	if c.pair != nil {
+		return c.bounds(fb, c.level, nil, lo, hi)
+	}
 	m := fb.multipleOf(lo)
 	l := fb.smax(lo, c.pb)
 	fb.known(l, gcd(m, c.align))
 	return l, fb.smin(hi, fb.sub(c.pe, i64(1)))
 }
 
-// holds returns whether value v of level 0 lies in the range.
-func (c *levelClamp) holds(fb *funcBuilder, v value.Value) value.Value {
-	return fb.and1(fb.cur.NewICmp(enum.IPredSGE, v, c.pb), fb.cur.NewICmp(enum.IPredSLT, v, c.pe))
+// pairRange returns the task's pair numbers [b, e) within [0, pairs) (the whole range's
+// INT64_MIN and INT64_MAX clamped, so that no bound overflows).
+func (c *levelClamp) pairRange(fb *funcBuilder) (b, e value.Value) {
+	return fb.smax(c.pb, i64(0)), fb.smin(c.pe, i64(c.pair.pairs))
+}
+
+// bounds restricts the bounds [lo, hi] of a loop of level l (covers) to the range, lev
+// holding the values of the levels around it (the outer level's, for the inner one).
+func (c *levelClamp) bounds(fb *funcBuilder, l int, lev []value.Value, lo, hi value.Value) (value.Value, value.Value) {
+	p := c.pair
+	if p == nil {
+		return c.apply(fb, lo, hi)
+	}
+	b, e := c.pairRange(fb)
+	if l == c.level {
+		first := fb.add(i64(p.lo), fb.cur.NewSDiv(b, i64(p.n)))
+		last := fb.add(i64(p.lo), fb.cur.NewSDiv(fb.sub(e, i64(1)), i64(p.n)))
+		return fb.smax(lo, first), fb.smin(hi, last)
+	}
+	// the inner level at outer value x: pairs (x - p.lo)·n + [0, n)
+	base := fb.sub(fb.mul(fb.sub(lev[c.level], i64(p.lo)), i64(p.n)), i64(p.innerLo))
+	return fb.smax(lo, fb.sub(b, base)), fb.smin(hi, fb.sub(fb.sub(e, i64(1)), base))
+}
+
+// holds returns whether value v of level l (covers) lies in the range, lev holding the
+// values of the levels around it.
+func (c *levelClamp) holds(fb *funcBuilder, l int, lev []value.Value, v value.Value) value.Value {
+	if c.pair == nil {
+		return fb.and1(fb.cur.NewICmp(enum.IPredSGE, v, c.pb), fb.cur.NewICmp(enum.IPredSLT, v, c.pe))
+	}
+	lo, hi := c.bounds(fb, l, lev, v, v)
+	return fb.cur.NewICmp(enum.IPredSLE, lo, hi)
 }
 
 // ThreadModes are the names of the thread modes, as --threads takes them.
