@@ -139,8 +139,9 @@ int main(int argc, char **argv) {
 // floorStats are the figures of one floor run (ms).
 type floorStats struct {
 	kernel, packed, all    stat
-	ratioPacked, ratioAll  float64 // the median over the calls of kernel / read
-	minRatioP, minRatioAll float64 // the kernel's minimum over the read's minimum
+	ratioPacked, ratioAll  float64 // the median over the calls of kernel / read (wall)
+	cpuRatioP, cpuRatioAll float64 // the same of process CPU time
+	minRatioP, minRatioAll float64 // the kernel's minimum over the read's minimum (wall)
 }
 
 // stat is the minimum and median of a series, wall and process CPU.
@@ -206,8 +207,8 @@ func floorRun(ctx context.Context, path, dir string, threads int) (string, error
 		}
 		fmt.Fprintf(&sb, "   %s: graphc min %.3f med %.3f (cpu %.3f) ms | packed read min %.3f med %.3f (cpu %.3f) | all read min %.3f med %.3f (cpu %.3f)\n",
 			mode, s.kernel.min, s.kernel.med, s.kernel.cpuMed, s.packed.min, s.packed.med, s.packed.cpuMed, s.all.min, s.all.med, s.all.cpuMed)
-		fmt.Fprintf(&sb, "   %s: graphc/packed %.2f (min/min %.2f), graphc/all %.2f (min/min %.2f); load %s\n",
-			mode, s.ratioPacked, s.minRatioP, s.ratioAll, s.minRatioAll, loadAvg())
+		fmt.Fprintf(&sb, "   %s: graphc/packed %.2f (cpu %.2f, min/min %.2f), graphc/all %.2f (cpu %.2f, min/min %.2f); load %s\n",
+			mode, s.ratioPacked, s.cpuRatioP, s.minRatioP, s.ratioAll, s.cpuRatioAll, s.minRatioAll, loadAvg())
 	}
 	return strings.TrimRight(sb.String(), "\n"), nil
 }
@@ -215,7 +216,7 @@ func floorRun(ctx context.Context, path, dir string, threads int) (string, error
 // parseFloor reads the driver's lines into stats.
 func parseFloor(out string) (floorStats, error) {
 	var cols [6][]float64
-	var rp, ra []float64
+	var rp, ra, cp, ca []float64
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 6 {
@@ -231,12 +232,13 @@ func parseFloor(out string) (floorStats, error) {
 			cols[i] = append(cols[i], v[i])
 		}
 		rp, ra = append(rp, v[0]/v[2]), append(ra, v[0]/v[4])
+		cp, ca = append(cp, v[1]/v[3]), append(ca, v[1]/v[5])
 	}
 	st := func(w, c []float64) stat {
 		return stat{min: minOf(w), med: median(w), cpuMed: median(c)}
 	}
 	s := floorStats{kernel: st(cols[0], cols[1]), packed: st(cols[2], cols[3]), all: st(cols[4], cols[5]),
-		ratioPacked: median(rp), ratioAll: median(ra)}
+		ratioPacked: median(rp), ratioAll: median(ra), cpuRatioP: median(cp), cpuRatioAll: median(ca)}
 	s.minRatioP, s.minRatioAll = s.kernel.min/s.packed.min, s.kernel.min/s.all.min
 	return s, nil
 }
