@@ -167,6 +167,16 @@ func (kb *kernelBuilder) nbitsNibbleColumns(p *nbitsGEMV, L int64, rows []nbitsR
 	for c := range cols {
 		cols[c] = fb.add(n, i64(int64(c)))
 	}
+	// the zero points' term first, into the zeroed accumulators: its chain of fused
+	// multiply-adds then runs beside the block loop's first steps rather than between the
+	// block loop and the column's fold, which waited for it
+	var corr []value.Value
+	if p.zp {
+		var err error
+		if corr, err = kb.nbitsZeroPoints(p, L, rows, cols, accs[:nc]); err != nil {
+			return err
+		}
+	}
 	// lane l belongs to the vector's block l/D
 	spread := func(m int64) constant.Constant {
 		idx := make([]constant.Constant, L)
@@ -233,12 +243,6 @@ func (kb *kernelBuilder) nbitsNibbleColumns(p *nbitsGEMV, L int64, rows []nbitsR
 	})
 	if err != nil {
 		return err
-	}
-	var corr []value.Value
-	if p.zp {
-		if corr, err = kb.nbitsZeroPoints(p, L, rows, cols, accs[:nc]); err != nil {
-			return err
-		}
 	}
 	for i := 0; i < nc; i++ {
 		row, col := rows[i/nr], cols[i%nr]
