@@ -146,17 +146,12 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 		work = 2 * points / parTileFlopsPerNs
 	case kf.parts != nil:
 		// the parts the kernel emits (not an interior its producer wrote in place), counted
-		// exactly: a padding copy's border strips span the whole box
+		// exactly: a padding copy's border strips span the whole box. Only parts that split
+		// on their own count (serialPart)
 		for _, i := range ec.copyParts(op, kf.parts) {
-			n := boxPoints(kf.parts[i].Domain)
-			if c, err := kf.parts[i].Domain.Card(nil); err == nil {
-				n = min(n, c)
+			if w := partWork(kf.parts[i], kf.partStrats[i], cost); w >= parMinWork || ec.mc.cfg.SplitAll {
+				work += w
 			}
-			w := n * max(cost, 1) / parPointsPerNs
-			if st := kf.partStrats[i]; st == nil || st.vl == 0 {
-				w *= 4
-			}
-			work += w
 		}
 	case kf.strat != nil && kf.strat.transpose != nil:
 		work = nest(kf.strat)
@@ -175,6 +170,33 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 		return 0
 	}
 	return work
+}
+
+// partWork estimates the work of one part of a kernel split along its reads' guards (cost:
+// the operations of the op's body per point).
+func partWork(part *ir.Op, st *strategy, cost int64) int64 {
+	n := boxPoints(part.Domain)
+	if c, err := part.Domain.Card(nil); err == nil {
+		n = min(n, c)
+	}
+	w := n * max(cost, 1) / parPointsPerNs
+	if st == nil || st.vl == 0 {
+		w *= 4
+	}
+	return w
+}
+
+// serialPart reports whether a part of a split kernel is too small to split on its own
+// (partWork below parMinWork): its region then runs in the whole-range call only. A
+// recurrent layer's outputs stacked from its steps (64 parts of 192 elements each) launched
+// one parallel-for per step, 4.5x slower on two threads than on one.
+func (ec *entryCtx) serialPart(op, part *ir.Op, st *strategy) bool {
+	if ec.mc.cfg.SplitAll {
+		return false
+	}
+	cost := int64(0)
+	op.Body.Walk(func(*ir.Scalar) { cost++ })
+	return partWork(part, st, cost) < parMinWork
 }
 
 // indexedBy reports whether one index of an access is dim d itself, so that distinct values
@@ -392,7 +414,7 @@ func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, un
 		return nil
 	}
 	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel, kb.consistentLevel(levelDim))
-	if !ok || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
+	if !ok || kb.serial || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
 		return kb.beginRegion(nil, nil, 1, 0)
 	}
 	if pk.splitDim == 0 {
