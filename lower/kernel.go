@@ -127,7 +127,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	}
 	if work := ec.parallelWork(op, kf); work > 0 {
 		// the twin takes the serial kernel's dims: its tasks call the serial kernel with them
-		pk := &parKernel{work: work, serial: sig.f}
+		pk := &parKernel{work: work, serial: sig.f, chunkWork: chunkWork(kf)}
 		ps, err := ec.newKernelFunc(i, op, kf, fromInit, pk, sig.params)
 		if err != nil {
 			return nil, err
@@ -139,7 +139,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 			sig.params = setDims(sig.f, len(sig.f.Params)-len(sig.params), ec.params, all, func(j int) bool {
 				return slices.Contains(sig.params, ec.params[j]) || slices.Contains(extra, ec.params[j])
 			})
-			pk = &parKernel{work: work, serial: sig.f}
+			pk = &parKernel{work: work, serial: sig.f, chunkWork: chunkWork(kf)}
 			if ps, err = ec.newKernelFunc(i, op, kf, fromInit, pk, sig.params); err != nil {
 				return nil, err
 			}
