@@ -54,6 +54,12 @@ func (n cpuNamer) names(s string) bool {
 // without a CPU name in the caller.
 var hostCalls = map[string]bool{"Native": true, "HostCPU": true, "HostCanExecute": true, "X86CPUs": true}
 
+// capSinks are the calls through which the cap reaches a test: this package's builders and
+// host questions, and the conformance runner. A test that names a CPU but reaches none of them
+// (it lowers for skylake-avx512 and reads the IR) does the same under any cap.
+var capSinks = map[string]bool{"BuildBatch": true, "Build": true, "CanRun": true, "CanExecute": true,
+	"HostCanExecute": true, "HostCPU": true, "Native": true, "RunAllCompiled": true}
+
 // HostDependentTests returns the names of the Test functions in dir's _test.go files whose
 // behaviour depends on the host's CPU (see the file comment), sorted.
 func HostDependentTests(dir string) ([]string, error) {
@@ -78,8 +84,8 @@ func HostDependentTests(dir string) ([]string, error) {
 }
 
 // hostDependent returns the Test functions of one package's files that name a CPU (or call a
-// hostCalls function), directly, through a package-level variable or through the functions
-// and methods of the package they call.
+// hostCalls function) and reach a capSinks call, each directly, through a package-level
+// variable or through the functions and methods of the package they call.
 func hostDependent(files []*ast.File, n cpuNamer) []string {
 	names := func(node ast.Node, cpuVars map[string]bool) bool {
 		found := false
@@ -133,8 +139,8 @@ func hostDependent(files []*ast.File, n cpuNamer) []string {
 	// functions and methods (by name: a call through any receiver reaches every method of
 	// that name) and what they call
 	type fn struct {
-		names bool
-		calls []string
+		names, reaches bool
+		calls          []string
 	}
 	funcs := map[string]*fn{}
 	var tests []string
@@ -160,6 +166,7 @@ func hostDependent(files []*ast.File, n cpuNamer) []string {
 						ff.calls = append(ff.calls, f.Name)
 					case *ast.SelectorExpr:
 						ff.calls = append(ff.calls, f.Sel.Name)
+						ff.reaches = ff.reaches || capSinks[f.Sel.Name]
 					}
 				}
 				return true
@@ -169,20 +176,23 @@ func hostDependent(files []*ast.File, n cpuNamer) []string {
 	for changed := true; changed; {
 		changed = false
 		for _, ff := range funcs {
-			if ff.names {
-				continue
-			}
 			for _, c := range ff.calls {
-				if g := funcs[c]; g != nil && g.names {
+				g := funcs[c]
+				if g == nil {
+					continue
+				}
+				if g.names && !ff.names {
 					ff.names, changed = true, true
-					break
+				}
+				if g.reaches && !ff.reaches {
+					ff.reaches, changed = true, true
 				}
 			}
 		}
 	}
 	var out []string
 	for _, t := range tests {
-		if funcs[t].names {
+		if funcs[t].names && funcs[t].reaches {
 			out = append(out, t)
 		}
 	}

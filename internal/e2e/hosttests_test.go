@@ -12,8 +12,8 @@ import (
 
 // TestHostDependentTests: a test depends on the host's CPU when it names a CPU beyond the
 // baseline or asks for Native code, directly, through package-level variables (one naming
-// another), through helpers two calls deep or through a method; tests of the baseline, of
-// Hexagon and of AArch64 do not.
+// another), through helpers two calls deep or through a method, and builds or asks e2e; tests
+// of the baseline, of Hexagon and of AArch64 do not, nor one that only lowers for a CPU.
 func TestHostDependentTests(t *testing.T) {
 	src := `package x_test
 
@@ -37,7 +37,8 @@ func inner(t *testing.T)                { build(t, e2e.Machine{Target: "x86-64",
 
 func TestLiteral(t *testing.T)   { build(t, e2e.Machine{Target: "x86-64", CPU: "znver4"}) }
 func TestMarch(t *testing.T)     { e2e.Build(nil, "", nil, nil, "-march=native") }
-func TestVarChain(t *testing.T)  { _ = machines }
+func TestVarChain(t *testing.T)  { build(t, e2e.Machine{CPU: machines[0]}) }
+func TestIROnly(t *testing.T)    { lower.Lower(nil, nil, lower.Config{CPU: "skylake-avx512"}) }
 func TestNative(t *testing.T)    { build(t, best) }
 func TestHelpers(t *testing.T)   { outer(t) }
 func TestMethod(t *testing.T)    { suite{}.run(t) }
@@ -57,6 +58,7 @@ func TestBaselineX(t *testing.T) { build(t, e2e.Machine{Target: "x86-64", CPU: "
 	require.Subset(t, got, []string{"TestContractionKernels", "TestNBitsKernelValues", "TestIntDotKernels", "TestEpilogues"})
 	require.NotContains(t, got, "TestAArch64Contractions")
 	require.NotContains(t, got, "TestRequirementsChecked")
+	require.NotContains(t, got, "TestPrintAfterKeepsModule", "lowers for skylake-avx512, reads the IR")
 }
 
 // TestSkipUncapped: under GRAPHC_HOST_CPU=x86-64-v3 with GRAPHC_HOST_CPU_ONLY=1 a test skips
