@@ -320,8 +320,8 @@ func (m Machine) capChanges(capCPU string) bool {
 	if m.hexagon() || m.aarch64() {
 		return false
 	}
-	if m.CPU == "native" || slices.Contains(m.CFlags, "-march=native") {
-		return true
+	if m.native || m.CPU == "native" || slices.Contains(m.CFlags, "-march=native") {
+		return true // the host's best code: the cap's under it, the host's own without
 	}
 	have, err := requiredFlags(capCPU, "")
 	if err != nil {

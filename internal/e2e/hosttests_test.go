@@ -80,6 +80,10 @@ func TestSkipUncapped(t *testing.T) {
 	t.Setenv(HostCPUEnv, "x86-64-v3")
 	require.False(t, SkipUncapped(t, Host()), "without GRAPHC_HOST_CPU_ONLY")
 	t.Setenv(CappedOnlyEnv, "1")
+	// Native() under the cap names x86-64-v3, but it is the host's best code, which an AVX-512
+	// host runs as AVX-512 uncapped: the capped rerun is what runs its AVX2 form
+	require.Equal(t, "x86-64-v3", Native().CPU)
+	require.False(t, SkipUncapped(t, Native()), "native code under the cap")
 	for _, m := range same {
 		require.True(t, SkipUncapped(t, m), m.String())
 	}
