@@ -361,8 +361,13 @@ func reshapeIndex(in, out []volume.Aff) ([]volume.Aff, error) {
 
 // sliceAxis returns the first index read and the extent of a slice of a dim of extent n.
 // Static extents follow ONNX exactly (clamping); for a symbolic extent the bounds are taken
-// relative to it (negative from the end, very large as the end) and assumed to lie inside.
-func sliceAxis(n volume.Aff, start, end, step int64) (first, extent volume.Aff, err error) {
+// relative to it (negative from the end, very large as the end). A quasi-affine extent cannot
+// clamp, so, as in sliceAxisSym, the op requires the indices it reads to lie inside the axis
+// (n >= end for a constant end, n + start >= 0 for a start from the end, and the mirror images
+// for a negative step); the entry and the evaluator check that at run time, so a slice to 8 of
+// an axis of 4 is an error there, not a read past the buffer. Bounded extents whose ends clamp
+// are rewritten by the frontend first (clampBoundedEnds) and take sliceAxisSym.
+func sliceAxis(b *Builder, n volume.Aff, start, end, step int64) (first, extent volume.Aff, err error) {
 	const huge = 1 << 40
 	if step == 0 {
 		return first, extent, errorf("step 0")
@@ -396,15 +401,24 @@ func sliceAxis(n volume.Aff, start, end, step int64) (first, extent volume.Aff, 
 		}
 		return volume.AffConst(v)
 	}
+	// the reads lie in [lo, hi] whenever the extent is positive
+	var lo, hi, ext volume.Aff
 	if step > 0 {
 		s, e := rel(start, n), rel(end, n)
 		if start <= -huge {
 			s = volume.AffConst(0)
 		}
-		return s, e.Sub(s).AddConst(step - 1).FloorDiv(step), nil
+		first, ext, lo, hi = s, e.Sub(s).AddConst(step-1).FloorDiv(step), s, e.AddConst(-1)
+	} else {
+		s, e := rel(start, n.AddConst(-1)), rel(end, n.AddConst(-1))
+		first, ext, lo, hi = s, s.Sub(e).AddConst(-step-1).FloorDiv(-step), e.AddConst(1), s
 	}
-	s, e := rel(start, n.AddConst(-1)), rel(end, n.AddConst(-1))
-	return s, s.Sub(e).AddConst(-step - 1).FloorDiv(-step), nil
+	for _, c := range []volume.Constraint{volume.GE(lo, volume.AffConst(0)), volume.GE(n.AddConst(-1), hi)} {
+		if err := b.require(c); err != nil {
+			return first, extent, err
+		}
+	}
+	return first, ext, nil
 }
 
 // symBounds parses the symbolic bounds of a slice: nil when absent, else one expression per
@@ -523,7 +537,7 @@ func buildSlice(b *Builder) error {
 		if symStarts != nil && symStarts[k] != nil || symEnds != nil && symEnds[k] != nil {
 			first, ext, err = sliceAxisSym(b, x.Shape[d], starts[k], ends[k], pick(symStarts, k), pick(symEnds, k), steps[k])
 		} else {
-			first, ext, err = sliceAxis(x.Shape[d], starts[k], ends[k], steps[k])
+			first, ext, err = sliceAxis(b, x.Shape[d], starts[k], ends[k], steps[k])
 		}
 		if err != nil {
 			return b.Errorf("axis %d: %v", d, err)

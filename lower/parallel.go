@@ -91,6 +91,14 @@ const (
 	// (contraction.repacksWhenSplit: 8 calls of a task cost 48/M of the kernel's work)
 	parPackRows    = 1024
 	parColumnTrips = 8
+	// parGEMVMinWork and parGEMVChunkWork replace parMinWork and parChunkWork for one-row
+	// register-tile kernels (a GEMV: a recurrent step's h·Rᵀ, fewRowsShape), which read
+	// their weights once: split by columns, each core reads half of them from its own L2 or
+	// from L3, and a tile's 64 columns are a chunk's worth. Zen 3, kernels' cycles 1 → 2
+	// threads: gru_tagger (steps of 192×576, 6.9 µs estimated) 1.13× → 1.27×; rnn_relu (256×256,
+	// 4.1 µs: below the bound) gained nothing split.
+	parGEMVMinWork   = 5_000
+	parGEMVChunkWork = 500
 	// parSymExtent stands for a symbolic extent in the estimates
 	parSymExtent = 64
 	// cacheLine is the bytes of a cache line (64 on the hosted targets' CPUs)
@@ -104,6 +112,8 @@ type parKernel struct {
 	phantoms                map[string]*llvm.Param
 	threads, pb, pe, region *llvm.Param
 	work                    int64
+	// chunkWork is the least work of a chunk (parChunkWork, or parGEMVChunkWork)
+	chunkWork int64
 	// task is the kernel's task function and ctx the type of its context (taskFunc)
 	task *llvm.Func
 	ctx  *types.StructType
@@ -149,6 +159,7 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 		return w
 	}
 	var work int64
+	minWork := int64(parMinWork)
 	switch {
 	case kf.dot != nil || kf.nbits != nil:
 		// integer dot products and block-quantized products: split over output tiles
@@ -157,19 +168,17 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 	case kf.tiles != nil:
 		// (a border nest, if any, runs on the points the tiles leave: counted as tiles)
 		work = 2 * points / parTileFlopsPerNs
+		if gemvTiles(kf.tiles) {
+			minWork = parGEMVMinWork
+		}
 	case kf.parts != nil:
 		// the parts the kernel emits (not an interior its producer wrote in place), counted
-		// exactly: a padding copy's border strips span the whole box
+		// exactly: a padding copy's border strips span the whole box. Only parts that split
+		// on their own count (serialPart)
 		for _, i := range ec.copyParts(op, kf.parts) {
-			n := boxPoints(kf.parts[i].Domain)
-			if c, err := kf.parts[i].Domain.Card(nil); err == nil {
-				n = min(n, c)
+			if w := partWork(kf.parts[i], kf.partStrats[i], cost); w >= parMinWork || ec.mc.cfg.SplitAll {
+				work += w
 			}
-			w := n * max(cost, 1) / parPointsPerNs
-			if st := kf.partStrats[i]; st == nil || st.vl == 0 {
-				w *= parScalarSlowdown
-			}
-			work += w
 		}
 	case kf.strat != nil && kf.strat.transpose != nil:
 		work = nest(kf.strat)
@@ -184,10 +193,50 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 	if ec.mc.cfg.SplitAll {
 		return max(work, 1)
 	}
-	if work < parMinWork {
+	if work < minWork {
 		return 0
 	}
 	return work
+}
+
+// gemvTiles reports whether a register-tile plan has tiles of one row (a GEMV).
+func gemvTiles(c *contraction) bool {
+	return c.mr == 1 && len(c.small) == 0
+}
+
+// chunkWork returns the least work of a chunk of the split kernel of kf.
+func chunkWork(kf *kernelForm) int64 {
+	if kf.tiles != nil && gemvTiles(kf.tiles) {
+		return parGEMVChunkWork
+	}
+	return parChunkWork
+}
+
+// partWork estimates the work of one part of a kernel split along its reads' guards (cost:
+// the operations of the op's body per point).
+func partWork(part *ir.Op, st *strategy, cost int64) int64 {
+	n := boxPoints(part.Domain)
+	if c, err := part.Domain.Card(nil); err == nil {
+		n = min(n, c)
+	}
+	w := n * max(cost, 1) / parPointsPerNs
+	if st == nil || st.vl == 0 {
+		w *= parScalarSlowdown
+	}
+	return w
+}
+
+// serialPart reports whether a part of a split kernel is too small to split on its own
+// (partWork below parMinWork): its region then runs in the whole-range call only. A
+// recurrent layer's outputs stacked from its steps (64 parts of 192 elements each) launched
+// one parallel-for per step, 4.5x slower on two threads than on one.
+func (ec *entryCtx) serialPart(op, part *ir.Op, st *strategy) bool {
+	if ec.mc.cfg.SplitAll {
+		return false
+	}
+	cost := int64(0)
+	op.Body.Walk(func(*ir.Scalar) { cost++ })
+	return partWork(part, st, cost) < parMinWork
 }
 
 // indexedBy reports whether one index of an access is dim d itself, so that distinct values
@@ -452,7 +501,7 @@ func (kb *kernelBuilder) dispatchNarrow(roots []volume.Node, align int64, vecLev
 			}
 		}
 	}
-	if !ok || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
+	if !ok || kb.serial || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
 		return kb.beginRegion(nil, nil, 1, 0)
 	}
 	if pk.splitDim == 0 {
@@ -621,8 +670,12 @@ func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64, k int, 
 	fb.cur.NewStore(n, field(nargs+1))
 	fb.cur.NewStore(i64(int64(k)), field(nargs+2))
 	fb.cur.NewStore(i32c(statusOK), field(nargs+3))
-	// the grain: at least parChunkWork of the kernel's work, a multiple of align
-	var grain value.Value = fb.cur.NewSDiv(fb.mul(n, i64(parChunkWork)), i64(pk.work))
+	// the grain: at least parChunkWork (chunkWork) of the kernel's work, a multiple of align
+	cw := pk.chunkWork
+	if cw == 0 {
+		cw = parChunkWork
+	}
+	var grain value.Value = fb.cur.NewSDiv(fb.mul(n, i64(cw)), i64(pk.work))
 	if kb.ec.mc.cfg.SplitAll {
 		grain = i64(1)
 	}

@@ -104,6 +104,9 @@ func TestParallelQuantized(t *testing.T) {
 	names, cases, split := quantizedSplitCases(t)
 	for _, m := range []e2e.Machine{e2e.Host(), {Target: "x86-64", CPU: "x86-64-v3"}} {
 		t.Run(m.String(), func(t *testing.T) {
+			if e2e.SkipUncapped(t, m) {
+				return
+			}
 			m.Threads, m.SplitAll = lower.ThreadsPool, true
 			requireQuantizedSplit(t, m, names, cases, split)
 			requireThreadBits(t, m, names, cases)

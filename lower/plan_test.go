@@ -238,3 +238,27 @@ func TestRequirementsChecked(t *testing.T) {
 	runCases(t, e2e.Host(), names, cases)
 	runCases(t, e2e.HexagonScalar(), names, cases)
 }
+
+// TestSliceConstantEndChecked compiles a slice to the constant end 8 of a symbolic axis N: the
+// op requires N >= 8 (a quasi-affine extent cannot clamp), so N = 4 returns status 1, as the
+// evaluator refuses it, instead of reading past the operand; N = 8 and 11 match the evaluator.
+func TestSliceConstantEndChecked(t *testing.T) {
+	g, err := ir.Parse(`graph @g[N](%x: f32[N, 3]) {
+  %s = slice(%x) {axes = [0], ends = [8], starts = [0], steps = [1]} : f32[8, 3]
+  %y = neg(%s) : f32[8, 3]
+  return %y
+}`)
+	require.NoError(t, err)
+	require.Len(t, g.Ops[0].Requires, 1, "N >= 8")
+	r := rand.New(rand.NewPCG(7, 8))
+	var names []string
+	var cases []*e2e.Case
+	for _, n := range []int64{8, 11, 4} {
+		p := map[string]int64{"N": n}
+		names = append(names, "N="+itoa(n))
+		cases = append(cases, &e2e.Case{Graph: g, Params: p, Inputs: inputsFor(r, g, p, false)})
+	}
+	_, err = evalCase(cases[2])
+	require.ErrorContains(t, err, "violate the requirement N - 8 >= 0")
+	runCases(t, e2e.Host(), names, cases)
+}

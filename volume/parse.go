@@ -57,7 +57,7 @@ func ParseSet(s string) (Set, error) { return ParseSetContext(context.Background
 
 // ParseSetContext is ParseSet that stops with ctx's error when ctx is done.
 func ParseSetContext(ctx context.Context, s string) (Set, error) {
-	u, isMap, err := parseUnion(ctx, s)
+	u, isMap, err := parseUnion(ctx, s, wantSet)
 	if err != nil {
 		return Set{}, err
 	}
@@ -72,7 +72,7 @@ func ParseMap(s string) (Map, error) { return ParseMapContext(context.Background
 
 // ParseMapContext is ParseMap that stops with ctx's error when ctx is done.
 func ParseMapContext(ctx context.Context, s string) (Map, error) {
-	u, isMap, err := parseUnion(ctx, s)
+	u, isMap, err := parseUnion(ctx, s, wantMap)
 	if err != nil {
 		return Map{}, err
 	}
@@ -107,7 +107,10 @@ func clip(s string) string {
 	return s
 }
 
-func parseUnion(ctx context.Context, s string) (u union, isMap bool, err error) {
+// parseUnion parses a set or a map; want says which the caller takes, so that a piece of the
+// other kind is refused as soon as its tuples are read, before its constraints cost any
+// elimination (ParseMap of a set text used to project and coalesce it first).
+func parseUnion(ctx context.Context, s string, want parseKind) (u union, isMap bool, err error) {
 	if len(s) > maxParseLen {
 		return union{}, false, fmt.Errorf("%w: input of %d bytes exceeds the limit of %d", ErrSyntax, len(s), maxParseLen)
 	}
@@ -115,7 +118,7 @@ func parseUnion(ctx context.Context, s string) (u union, isMap bool, err error) 
 	if err != nil {
 		return union{}, false, err
 	}
-	p := &parser{toks: toks, src: s, bg: newBudget(ctx)}
+	p := &parser{toks: toks, src: s, bg: newBudget(ctx), want: want}
 	var perr error
 	err = try(func() { u, isMap, perr = p.parseTop() })
 	if err == nil {
@@ -313,8 +316,20 @@ type parser struct {
 	// (q = floor(e/d) as d*q <= e <= d*q + d - 1). q is a function of the other variables, so the
 	// definitions hold in every disjunct of the piece and are never negated.
 	defs conj
-	bg   *budget // the work budget of the whole parse
+	bg   *budget   // the work budget of the whole parse
+	want parseKind // a set or a map: the other kind is an error
+	// firstPiece is set while the first piece is parsed: its kind is the union's (a later
+	// piece of another kind is parseTop's "cannot mix sets and maps")
+	firstPiece bool
 }
+
+// parseKind is what a parse takes: a set or a map.
+type parseKind int
+
+const (
+	wantSet parseKind = iota
+	wantMap
+)
 
 func (p *parser) peek() token { return p.toks[p.pos] }
 func (p *parser) peekN(n int) token {
@@ -382,6 +397,7 @@ func (p *parser) parseTop() (union, bool, error) {
 	u := union{params: p.params}
 	isMap, first := false, true
 	for !p.is("}") {
+		p.firstPiece = first
 		pieces, sp, pm, err := p.parsePiece()
 		if err != nil {
 			return union{}, false, err
@@ -436,6 +452,13 @@ func (p *parser) parsePiece() ([]*basic, space, bool, error) {
 		}
 	} else {
 		in, out = tuple{}, in
+	}
+	switch {
+	case !p.firstPiece:
+	case p.want == wantSet && isMap:
+		return nil, space{}, false, fmt.Errorf("%w: expected a set, got a map: %q", ErrSyntax, clip(p.src))
+	case p.want == wantMap && !isMap:
+		return nil, space{}, false, fmt.Errorf("%w: expected a map, got a set: %q", ErrSyntax, clip(p.src))
 	}
 	f := dnf{conj{}}
 	if p.accept(":") {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graphc/graphc/internal/ortref"
 	"github.com/graphc/graphc/internal/realmodel"
 	"github.com/graphc/graphc/ir"
 )
@@ -107,7 +108,7 @@ function ticks() {
   }
   return m;
 }
-const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, float64: Float64Array, uint8: Uint8Array, int8: Int8Array, bool: Uint8Array};
+const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, float64: Float64Array, uint8: Uint8Array, int8: Int8Array, int16: Int16Array, uint16: Uint16Array, bool: Uint8Array};
 (async () => {
   const [model, specJSON, outDir] = process.argv.slice(2);
   const spec = JSON.parse(fs.readFileSync(specJSON));
@@ -151,9 +152,6 @@ const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, 
 })().catch(e => { console.error(e); process.exit(1); });
 `
 
-var ortTypes = map[ir.DType]string{ir.F32: "float32", ir.F64: "float64", ir.I64: "int64", ir.I32: "int32",
-	ir.U8: "uint8", ir.I8: "int8", ir.Bool: "bool", ir.I16: "int16", ir.U16: "uint16"}
-
 // ortSession is one onnxruntime session on a data set's inputs, kept open in a node process.
 type ortSession struct {
 	cmd    *exec.Cmd
@@ -172,27 +170,8 @@ func (o *ortRunner) open(m *realmodel.Model, set realmodel.DataSet, dir string) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	type input struct {
-		Name  string  `json:"name"`
-		Type  string  `json:"type"`
-		Shape []int64 `json:"shape"`
-		File  string  `json:"file"`
-	}
-	var spec []input
-	for k, t := range set.Inputs {
-		typ, ok := ortTypes[t.Elem]
-		if !ok {
-			return nil, fmt.Errorf("input %d: element type %s", k, t.Elem)
-		}
-		f := filepath.Join(dir, fmt.Sprintf("in_%d.bin", k))
-		if err := os.WriteFile(f, t.Bytes(), 0o644); err != nil {
-			return nil, err
-		}
-		spec = append(spec, input{m.InputNames[k], typ, append([]int64{}, t.Shape...), f}) // a scalar's shape is [], not null
-	}
-	js, _ := json.Marshal(spec)
-	specFile := filepath.Join(dir, "spec.json")
-	if err := os.WriteFile(specFile, js, 0o644); err != nil {
+	specFile, err := ortref.WriteInputs(dir, m.InputNames, set.Inputs)
+	if err != nil {
 		return nil, err
 	}
 	s := &ortSession{dir: dir, stderr: &strings.Builder{}}
@@ -201,7 +180,6 @@ func (o *ortRunner) open(m *realmodel.Model, set realmodel.DataSet, dir string) 
 	}
 	s.cmd = exec.Command("node", filepath.Join(o.dir, "realsession.js"), m.Path, specFile, dir)
 	s.cmd.Stderr = s.stderr
-	var err error
 	if s.in, err = s.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}

@@ -302,7 +302,7 @@ func (in *interp) literal(t token) (value, error) {
 	}
 	err := serr
 	var pe *volume.ParseError
-	if !errors.As(serr, &pe) {
+	if !errors.As(serr, &pe) && errors.Is(serr, volume.ErrSyntax) {
 		err = merr // "expected a set, got a map": the map's own error is the useful one
 	}
 	if errors.As(err, &pe) {

@@ -37,33 +37,34 @@ type CompiledOptions struct {
 	Jobs int
 	// Progress, when set, receives one line per batch.
 	Progress func(string)
+	// Evaluated, when set, is pass 1 for the same root, filter and prep (Evaluate): a suite
+	// compiled for several machines is imported, prepared and evaluated once.
+	Evaluated *Evaluated
 }
 
-// captured is one test data set as the evaluator ran it.
-type captured struct {
-	set    string
-	graph  *ir.Graph
-	inputs []*ir.Tensor
+// Evaluated is pass 1 of RunAllCompiled: every test under a root (whose name contains a
+// filter) run in the evaluator after prep, with the graph and inputs of each data set.
+type Evaluated struct {
+	root, filter string
+	dirs         []string
+	res          []Result
+	sets         [][]*captured
 }
 
-// RunAllCompiled runs every test under root whose name contains filter as compiled code. Tests
-// that do not pass in the evaluator are reported as skipped with the evaluator's reason.
-func RunAllCompiled(ctx context.Context, root, filter string, prep Prepare, opts CompiledOptions) ([]Result, error) {
-	if opts.BatchSize <= 0 {
-		opts.BatchSize = 64
-	}
+// Results returns the evaluator's result of each test, as RunAll with EvalExecutor gives them.
+func (ev *Evaluated) Results() []Result { return append([]Result(nil), ev.res...) }
+
+// Evaluate runs pass 1 of RunAllCompiled: every test under root whose name contains filter in
+// the evaluator after prep, keeping each data set's graph and inputs for the compiled runs. The
+// graphs are only read afterwards (lowering and the evaluator do not change them), so one
+// Evaluated serves any number of RunAllCompiled calls, one at a time.
+func Evaluate(ctx context.Context, root, filter string, prep Prepare) (*Evaluated, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return nil, err
 	}
-	// pass 1: the evaluator, capturing each data set's graph and inputs
+	ev := &Evaluated{root: root, filter: filter}
 	var mu sync.Mutex
-	var cases []*captured
-	byTest := map[string][]*captured{}
-	var dirs []string
-	var evalRes []Result
-	eligible := 0
-	sampledOut := map[string]bool{}
 	for _, e := range ents {
 		if !e.IsDir() || !strings.Contains(e.Name(), filter) {
 			continue
@@ -80,8 +81,42 @@ func RunAllCompiled(ctx context.Context, root, filter string, prep Prepare, opts
 			return EvalExecutor(ctx, g, inputs, set)
 		}
 		r := RunTest(ctx, dir, prep, capture)
-		dirs = append(dirs, dir)
-		evalRes = append(evalRes, r)
+		ev.dirs = append(ev.dirs, dir)
+		ev.res = append(ev.res, r)
+		ev.sets = append(ev.sets, mine)
+	}
+	return ev, nil
+}
+
+// captured is one test data set as the evaluator ran it.
+type captured struct {
+	set    string
+	graph  *ir.Graph
+	inputs []*ir.Tensor
+}
+
+// RunAllCompiled runs every test under root whose name contains filter as compiled code. Tests
+// that do not pass in the evaluator are reported as skipped with the evaluator's reason.
+func RunAllCompiled(ctx context.Context, root, filter string, prep Prepare, opts CompiledOptions) ([]Result, error) {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 64
+	}
+	// pass 1: the evaluator, capturing each data set's graph and inputs
+	ev := opts.Evaluated
+	if ev == nil || ev.root != root || ev.filter != filter {
+		var err error
+		if ev, err = Evaluate(ctx, root, filter, prep); err != nil {
+			return nil, err
+		}
+	}
+	var mu sync.Mutex
+	var cases []*captured
+	byTest := map[string][]*captured{}
+	dirs, evalRes := ev.dirs, ev.res
+	eligible := 0
+	sampledOut := map[string]bool{}
+	for i, dir := range dirs {
+		r, mine := evalRes[i], ev.sets[i]
 		if r.Status == Pass && (!opts.FloatOnly || allFloat(mine)) && (!opts.IntOnly || !allFloat(mine)) {
 			eligible++
 			if opts.Every <= 1 || eligible%opts.Every == 1 {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"os/exec"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -32,6 +33,27 @@ func defaultPrep(t *testing.T) Prepare {
 	}
 }
 
+// evaluated is the current suite run once in the evaluator after the default pipeline, shared
+// by TestConformanceEvaluator and every compiled run (each used to import, prepare and evaluate
+// the whole suite again before building its sample).
+var evaluated = struct {
+	once sync.Once
+	ev   *Evaluated
+	err  error
+}{}
+
+// evaluatedSuite returns the shared evaluation of the current suite.
+func evaluatedSuite(t *testing.T) *Evaluated {
+	t.Helper()
+	needSuite(t)
+	prep := defaultPrep(t)
+	evaluated.once.Do(func() { evaluated.ev, evaluated.err = Evaluate(context.Background(), suite, "", prep) })
+	if evaluated.err != nil {
+		t.Fatal(evaluated.err)
+	}
+	return evaluated.ev
+}
+
 // runCompiled runs the suite for m and fails on any test that passes in the evaluator but not
 // as compiled code.
 func runCompiled(t *testing.T, opts CompiledOptions) {
@@ -39,6 +61,7 @@ func runCompiled(t *testing.T, opts CompiledOptions) {
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
+	opts.Evaluated = evaluatedSuite(t)
 	if !opts.BuildOnly && !e2e.CanRun(t, opts.Machine) {
 		// code the host cannot execute is still built
 		opts.BuildOnly = true
@@ -159,4 +182,32 @@ func TestConformanceQuantization(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestSharedEvaluation: RunAllCompiled gives the same results with a shared Evaluate as with
+// its own pass 1, the shared results are RunAll's in the evaluator, and an Evaluated of
+// another filter is not taken for this one.
+func TestSharedEvaluation(t *testing.T) {
+	needSuite(t)
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	ev, err := Evaluate(ctx, suite, "test_relu", defaultPrep(t))
+	require.NoError(t, err)
+	evalOnly, err := RunAll(ctx, suite, "test_relu", defaultPrep(t), EvalExecutor)
+	require.NoError(t, err)
+	require.Equal(t, evalOnly, ev.Results())
+	own, err := RunAllCompiled(ctx, suite, "test_relu", defaultPrep(t), CompiledOptions{Machine: e2e.Host()})
+	require.NoError(t, err)
+	shared, err := RunAllCompiled(ctx, suite, "test_relu", defaultPrep(t), CompiledOptions{Machine: e2e.Host(), Evaluated: ev})
+	require.NoError(t, err)
+	require.Equal(t, own, shared)
+	p, _, _ := Summary(shared)
+	require.Equal(t, 2, p, Table(shared, true))
+	other, err := Evaluate(ctx, suite, "test_abs", defaultPrep(t))
+	require.NoError(t, err)
+	mixed, err := RunAllCompiled(ctx, suite, "test_relu", defaultPrep(t), CompiledOptions{Machine: e2e.Host(), Evaluated: other})
+	require.NoError(t, err)
+	require.Equal(t, own, mixed)
 }

@@ -40,6 +40,9 @@ type Machine struct {
 	// parallel-for of its own that runs each region's chunks one after another, the last
 	// first: the split kernels on a freestanding target, without threads
 	CallerPool bool
+	// native marks Native's machine: under GRAPHC_HOST_CPU it is the cap's code, which the cap
+	// changes (capChanges) even though it then names the cap's CPU
+	native bool
 }
 
 // Host is x86-64 code run natively.
@@ -49,7 +52,7 @@ func Host() Machine { return Machine{Target: "x86-64"} }
 // it has it: the code real models run), run natively. Under GRAPHC_HOST_CPU it is that CPU's
 // code (x86-64-v3: AVX2), as on a host that is that CPU.
 func Native() Machine {
-	return Machine{Target: "x86-64", CPU: "native", CFlags: []string{"-march=native"}}.resolve()
+	return Machine{Target: "x86-64", CPU: "native", CFlags: []string{"-march=native"}, native: true}.resolve()
 }
 
 // HexagonScalar is hexagonv67 code without HVX, run under qemu-hexagon (qemu 7.2 cannot run

@@ -307,3 +307,57 @@ func (m Machine) resolve() Machine {
 	}
 	return m
 }
+
+// CappedOnlyEnv, set to 1 beside GRAPHC_HOST_CPU, makes SkipUncapped skip the machines the cap
+// does not change: CI's rerun under the cap, right after `make test` ran every machine.
+const CappedOnlyEnv = "GRAPHC_HOST_CPU_ONLY"
+
+// capChanges reports whether capping the host at capCPU changes m's code or whether the host
+// may run it: native x86-64 code (it becomes capCPU's), and x86-64 code that needs an extension
+// capCPU lacks (run uncapped where the host has it, compiled only under the cap). Baseline
+// code, code within the cap (x86-64-v3's own), Hexagon and AArch64 are the same either way.
+func (m Machine) capChanges(capCPU string) bool {
+	if m.hexagon() || m.aarch64() {
+		return false
+	}
+	if m.native || m.CPU == "native" || slices.Contains(m.CFlags, "-march=native") {
+		return true // the host's best code: the cap's under it, the host's own without
+	}
+	have, err := requiredFlags(capCPU, "")
+	if err != nil {
+		return true
+	}
+	need, err := requiredFlags(m.CPU, m.Attrs)
+	if err != nil {
+		return true
+	}
+	for _, f := range m.CFlags {
+		if a, ok := strings.CutPrefix(f, "-march="); ok {
+			more, err := requiredFlags(a, "")
+			if err != nil {
+				return true
+			}
+			need = append(need, more...)
+		}
+	}
+	return len(missing(need, have)) > 0
+}
+
+// SkipUncapped reports whether a test should skip m, and logs why: under GRAPHC_HOST_CPU with
+// GRAPHC_HOST_CPU_ONLY=1, a machine the cap does not change (capChanges) has been tested
+// uncapped already, so rerunning it proves nothing new.
+func SkipUncapped(t TB, m Machine) bool {
+	t.Helper()
+	if os.Getenv(CappedOnlyEnv) != "1" {
+		return false
+	}
+	capCPU, err := HostCPU()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	if capCPU == "" || m.capChanges(capCPU) {
+		return false
+	}
+	t.Logf("%s: skipped (%s=1: %s=%s does not change its code or whether it runs)", m, CappedOnlyEnv, HostCPUEnv, capCPU)
+	return true
+}

@@ -30,37 +30,6 @@ var execSinks = map[string]bool{"e2e.BuildBatch": true, "e2e.Build": true, "RunA
 // askNames are the host helper's entry points.
 var askNames = map[string]bool{"CanRun": true, "CanExecute": true, "HostCanExecute": true}
 
-// cpuNamer tells which string literals name a non-baseline x86 CPU or extension.
-type cpuNamer struct{ cpus, feats map[string]bool }
-
-func newCPUNamer() cpuNamer {
-	n := cpuNamer{cpus: map[string]bool{"native": true}, feats: map[string]bool{}}
-	for _, c := range X86CPUs() {
-		if c != "x86-64" {
-			n.cpus[c] = true
-		}
-	}
-	for _, e := range isaExts {
-		n.feats[e.feature] = true
-	}
-	return n
-}
-
-func (n cpuNamer) names(s string) bool {
-	for _, p := range []string{"-march=", "--mcpu=", "-mcpu=", "--march="} {
-		s = strings.TrimPrefix(s, p)
-	}
-	if n.cpus[s] {
-		return true
-	}
-	for _, f := range strings.Split(s, ",") {
-		if name, ok := strings.CutPrefix(strings.TrimSpace(f), "+"); ok && n.feats[name] {
-			return true
-		}
-	}
-	return false
-}
-
 // funcFacts are what the rule reads from one function's body.
 type funcFacts struct {
 	pos         token.Position

@@ -23,6 +23,52 @@ var ortTypes = map[ir.DType]string{
 	ir.U16: "uint16", ir.I8: "int8", ir.U8: "uint8", ir.Bool: "bool",
 }
 
+// TypeName returns onnxruntime-node's name of elem ("float32") and whether it has one.
+func TypeName(elem ir.DType) (string, bool) {
+	n, ok := ortTypes[elem]
+	return n, ok
+}
+
+// InputSpec is one input in the spec file that models/ort_reference.js (and graphc-bench's
+// session script) read: the graph input's name, its onnxruntime-node type and shape, and the
+// file holding its raw little-endian data.
+type InputSpec struct {
+	Name  string  `json:"name"`
+	Type  string  `json:"type"`
+	Shape []int64 `json:"shape"`
+	File  string  `json:"file"`
+}
+
+// WriteInputs writes inputs (the graph inputs named names, in that order) to dir as
+// in_<k>.bin and their spec to dir/spec.json, and returns the spec's path.
+func WriteInputs(dir string, names []string, inputs []*ir.Tensor) (string, error) {
+	if len(names) != len(inputs) {
+		return "", fmt.Errorf("ortref: %d names for %d inputs", len(names), len(inputs))
+	}
+	specs := []InputSpec{}
+	for k, t := range inputs {
+		typ, ok := ortTypes[t.Elem]
+		if !ok {
+			return "", fmt.Errorf("ortref: input %s: element type %s", names[k], t.Elem)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("in_%d.bin", k))
+		if err := os.WriteFile(f, t.Bytes(), 0o644); err != nil {
+			return "", err
+		}
+		// a scalar's shape is [], not null
+		specs = append(specs, InputSpec{Name: names[k], Type: typ, Shape: append([]int64{}, t.Shape...), File: f})
+	}
+	data, err := json.Marshal(specs)
+	if err != nil {
+		return "", err
+	}
+	specPath := filepath.Join(dir, "spec.json")
+	if err := os.WriteFile(specPath, data, 0o644); err != nil {
+		return "", err
+	}
+	return specPath, nil
+}
+
 // nodeModules returns the directory holding onnxruntime-node.
 func nodeModules() string {
 	home, _ := os.UserHomeDir()
@@ -68,9 +114,6 @@ func Missing() string {
 // Run runs model on inputs (the graph inputs named names, in that order) and returns its
 // outputs in graph order.
 func Run(ctx context.Context, model string, names []string, inputs []*ir.Tensor) ([]*ir.Tensor, error) {
-	if len(names) != len(inputs) {
-		return nil, fmt.Errorf("ortref: %d names for %d inputs", len(names), len(inputs))
-	}
 	js, err := script()
 	if err != nil {
 		return nil, err
@@ -80,30 +123,8 @@ func Run(ctx context.Context, model string, names []string, inputs []*ir.Tensor)
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	type spec struct {
-		Name  string  `json:"name"`
-		Type  string  `json:"type"`
-		Shape []int64 `json:"shape"`
-		File  string  `json:"file"`
-	}
-	var specs []spec
-	for k, t := range inputs {
-		typ, ok := ortTypes[t.Elem]
-		if !ok {
-			return nil, fmt.Errorf("ortref: input %s: element type %s", names[k], t.Elem)
-		}
-		f := filepath.Join(dir, fmt.Sprintf("in_%d.bin", k))
-		if err := os.WriteFile(f, t.Bytes(), 0o644); err != nil {
-			return nil, err
-		}
-		specs = append(specs, spec{Name: names[k], Type: typ, Shape: append([]int64{}, t.Shape...), File: f})
-	}
-	data, err := json.Marshal(specs)
+	specPath, err := WriteInputs(dir, names, inputs)
 	if err != nil {
-		return nil, err
-	}
-	specPath := filepath.Join(dir, "spec.json")
-	if err := os.WriteFile(specPath, data, 0o644); err != nil {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, "node", js, model, specPath, dir)
