@@ -278,7 +278,7 @@ def detect_set():
             detect.fasterrcnn_mobilenet320,
             [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
             ["boxes", "scores", "labels"],
-            note="fasterrcnn_mobilenet_v3_large_320_fpn, calibrated random weights, class scores spread (std 1.5)",
+            note="fasterrcnn_mobilenet_v3_large_320_fpn, calibrated random weights, SE gates std 2, box deltas std 0.1, class scores spread (std 1.5)",
         ),
         Spec(
             "retinanet",
