@@ -39,7 +39,7 @@ type prepackGeom struct {
 // grid of static bounds. The kernel key tells constants from buffers (kernelKey), so that
 // every op of a kernel answers alike.
 func (ec *entryCtx) prepacked(c *contraction, op *ir.Op, p int) (g prepackGeom, ok bool) {
-	if ec.weights != nil || c == nil || p >= len(c.packs) || len(c.small) > 0 || c.rowsSym || c.border != nil {
+	if ec.weights != nil || c == nil || p >= len(c.packs) || len(c.small) > 0 || c.smallRows > 0 || c.rowsSym || c.border != nil {
 		return g, false
 	}
 	k := c.packs[p]
@@ -47,7 +47,7 @@ func (ec *entryCtx) prepacked(c *contraction, op *ir.Op, p int) (g prepackGeom, 
 	if x.Data == nil || x.Type.Elem != op.Result.Type.Elem || (x.Type.Elem != ir.F32 && x.Type.Elem != ir.F64) {
 		return g, false
 	}
-	acc := op.Access[k]
+	acc := tilesOp(c, op).Access[k]
 	if len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
 		return g, false
 	}
@@ -85,6 +85,15 @@ func (ec *entryCtx) prepacked(c *contraction, op *ir.Op, p int) (g prepackGeom, 
 	return g, true
 }
 
+// tilesOp returns the op whose accesses the tiles of c read (c.op: the op c was planned for,
+// or its interior; the same accesses as every op of its kernel key), op when c has none.
+func tilesOp(c *contraction, op *ir.Op) *ir.Op {
+	if c.op != nil && len(c.op.Access) == len(op.Operands) {
+		return c.op
+	}
+	return op
+}
+
 // prepackData lays out the panels of packed read p of op (see prepacked): panel (chunk, tj)
 // holds at slot s, column off the element that the run-time fill would copy there, the
 // operand at reduction point rl (slot s) and column jlo + tj·nr + off; points outside the
@@ -96,7 +105,7 @@ func prepackData(c *contraction, op *ir.Op, p int, g prepackGeom) []byte {
 	src := x.Data.Bytes()
 	shape := x.Data.Shape
 	sz := int64(x.Type.Elem.Size())
-	idx := op.Access[k].Pieces[0].Index
+	idx := tilesOp(c, op).Access[k].Pieces[0].Index
 	nr := int64(c.nv * c.vl)
 	jlo, _ := c.jlo.IsConst()
 	rlo, _ := c.rlo.IsConst()
