@@ -475,6 +475,11 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 			c.mr, c.nv = chooseTileShape(rows, cols, c.mr, c.nv, c.vl, c.alternatives)
 		}
 	}
+	if rows, ok := extentOf(plo[c.i], phi[c.i]); ok && !c.blocks && rows < int64(c.mr) {
+		if cols, ok := extentOf(plo[c.j], phi[c.j]); ok {
+			c.mr, c.nv = fewRowsShape(rows, cols, c.mr, c.nv, c.vl)
+		}
+	}
 	nr := int64(c.nv * c.vl)
 	// a symbolic number of columns (Q·Kᵀ's T): the tiles take the whole tile columns, the
 	// remainder (fewer than nr columns of every row) is a border on the per-point nest. Each
@@ -1365,6 +1370,26 @@ func chooseTileShape(rows, cols int64, mr, nv, vl int, alternatives [][2]int) (i
 		}
 	}
 	return bm, bv
+}
+
+// fmaChains is the number of independent accumulators that hide the FMA latency: 4 cycles on
+// two pipes (Zen 3/4, Skylake and later, the big Arm cores).
+const fmaChains = 8
+
+// fewRowsShape returns the tile of a result of fewer rows than the target's tile has (mr×nv):
+// rows rows by as many vectors as give fmaChains accumulators (at most the tile's mr·nv, at
+// most the columns' vectors), when tileCost finds it cheaper. A GEMV (a recurrent layer's step,
+// a decoder's token) in the 6×2 tile of AVX2 had two accumulators, each a chain of dependent
+// FMAs: latency-bound at a quarter of the FMA rate (LSTM step 1×256·256×1024 on Zen 3: 27 µs
+// in 1×2 tiles, 1×8 read the same weights at the rate of L3).
+func fewRowsShape(rows, cols int64, mr, nv, vl int) (int, int) {
+	v := max(nv, (fmaChains+int(rows)-1)/int(rows))
+	v = min(v, mr*nv/int(rows), int((cols+int64(vl)-1)/int64(vl)))
+	r := int(rows)
+	if v <= nv || tileCost(rows, cols, r, v, vl) >= tileShapeMargin*tileCost(rows, cols, mr, nv, vl) {
+		return mr, nv
+	}
+	return r, v
 }
 
 // tileCost estimates the cycles of one reduction step over all the tiles of a rows×cols

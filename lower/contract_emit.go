@@ -66,7 +66,11 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 				roots = append(roots, tc.full, tc.part)
 			}
 		}
-		kb.clamp = kb.dispatch(roots, 1, -1, -1, func(int) bool { return true }, c.levelDim)
+		var narrow func(int) bool
+		if c.repacksWhenSplit() {
+			narrow = func(l int) bool { return !c.repackLevel(l) }
+		}
+		kb.clamp = kb.dispatchNarrow(roots, 1, -1, -1, func(int) bool { return true }, narrow, parColumnTrips, true, c.levelDim)
 	}
 	body := func() error {
 		if pp != nil {
@@ -107,6 +111,33 @@ func (kb *kernelBuilder) emitTilesPlan(c *contraction) error {
 	}
 	kb.endRegion()
 	return nil
+}
+
+// repacksWhenSplit reports whether splitting the kernel's rows over threads would copy its
+// packed panels again often enough to cost more than splitting its column tiles: every call
+// of a task copies each panel of its columns (a chunk of rows reads every column), which is
+// about 6/M of the kernel's work for panels read by M rows (GPT-2's and BERT's 128-row
+// products, split into 8 calls of row tiles on two threads, did 20-37% more work than in one
+// call). Below parPackRows rows per panel the column tiles are split instead when there are
+// at least parColumnTrips of them (dispatchNarrow).
+func (c *contraction) repacksWhenSplit() bool {
+	return len(c.packs) > 0 && c.panelRowTiles >= 0 && c.panelRowTiles*int64(c.mr) < parPackRows
+}
+
+// repackLevel reports whether splitting level l of the tile scans over threads makes every
+// task copy each packed panel it reads: the levels other than the column tiles' and the o
+// dims that the panels depend on (a task then walks every column).
+func (c *contraction) repackLevel(l int) bool {
+	d := c.levelDim(l)
+	if d == c.j {
+		return false
+	}
+	for o, od := range c.oDims {
+		if od == d {
+			return !c.packO[o]
+		}
+	}
+	return true
 }
 
 // panels are the stack buffers of a kernel's packed reads (contraction.packs), one per read,

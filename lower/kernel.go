@@ -42,6 +42,8 @@ type kernelBuilder struct {
 	// restricts the outermost level of its scans to a task's range
 	par   *parKernel
 	clamp *levelClamp
+	// serial: the region begun next is not split (parallel.go's serialPart)
+	serial bool
 	// tsplit is the split loop of a hand-written kernel's open region (parallel_tiles.go)
 	tsplit *tileSplit
 }
@@ -125,7 +127,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 	}
 	if work := ec.parallelWork(op, kf); work > 0 {
 		// the twin takes the serial kernel's dims: its tasks call the serial kernel with them
-		pk := &parKernel{work: work, serial: sig.f}
+		pk := &parKernel{work: work, serial: sig.f, chunkWork: chunkWork(kf)}
 		ps, err := ec.newKernelFunc(i, op, kf, fromInit, pk, sig.params)
 		if err != nil {
 			return nil, err
@@ -137,7 +139,7 @@ func (ec *entryCtx) newKernel(i int, op *ir.Op, kf *kernelForm, fromInit bool) (
 			sig.params = setDims(sig.f, len(sig.f.Params)-len(sig.params), ec.params, all, func(j int) bool {
 				return slices.Contains(sig.params, ec.params[j]) || slices.Contains(extra, ec.params[j])
 			})
-			pk = &parKernel{work: work, serial: sig.f}
+			pk = &parKernel{work: work, serial: sig.f, chunkWork: chunkWork(kf)}
 			if ps, err = ec.newKernelFunc(i, op, kf, fromInit, pk, sig.params); err != nil {
 				return nil, err
 			}
@@ -290,11 +292,12 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 	} else if kf.parts != nil {
 		for _, i := range ec.copyParts(op, kf.parts) {
 			kb.op, kb.strat = kf.parts[i], kf.partStrats[i]
+			kb.serial = pk != nil && ec.serialPart(op, kf.parts[i], kf.partStrats[i])
 			if err := kb.emitNest(ec.g.Params); err != nil {
 				return nil, err
 			}
 		}
-		kb.op, kb.strat = op, kf.strat
+		kb.op, kb.strat, kb.serial = op, kf.strat, false
 	} else if err := kb.emitNest(ec.g.Params); err != nil {
 		return nil, err
 	}

@@ -63,8 +63,8 @@ func (e *astEmitter) emit(n volume.Node) error {
 		saved := e.lev[n.Dim]
 		e.lev[n.Dim] = fb.aff(n.Value, e.lev)
 		var err error
-		if e.clamp != nil && n.Dim == e.clamp.level {
-			err = fb.ifThen(e.clamp.holds(fb, e.lev[n.Dim]), "range", func() error { return e.emit(n.Body) })
+		if e.clamp != nil && e.clamp.covers(n.Dim) {
+			err = fb.ifThen(e.clamp.holds(fb, n.Dim, e.lev, e.lev[n.Dim]), "range", func() error { return e.emit(n.Body) })
 		} else {
 			err = e.emit(n.Body)
 		}
@@ -94,8 +94,8 @@ func (e *astEmitter) emit(n volume.Node) error {
 		if lo == nil || hi == nil {
 			return fmt.Errorf("loop over dimension %d is unbounded", n.Dim)
 		}
-		if e.clamp != nil && n.Dim == e.clamp.level {
-			lo, hi = e.clamp.apply(fb, lo, hi)
+		if e.clamp != nil && e.clamp.covers(n.Dim) {
+			lo, hi = e.clamp.bounds(fb, n.Dim, e.lev, lo, hi)
 		}
 		step := max(n.Stride, 1)
 		if step > 1 {

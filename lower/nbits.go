@@ -373,7 +373,7 @@ func (kb *kernelBuilder) emitNBitsGEMV(p *nbitsGEMV, ast volume.Node) error {
 		}
 		nr := nbitsColumns / nrows
 		if nib > 0 {
-			nr = nbitsNibbleColumns / nrows
+			nr = nbitsNibbleStep(fb.mc, nrows)
 		}
 		step := func(nr int) func(n value.Value) error {
 			if nib > 0 {

@@ -66,9 +66,16 @@ const (
 	parMinWork   = 10_000
 	parChunkWork = 5_000
 	// parTileFlopsPerNs is the rate of register-tile kernels, parPointsPerNs the rate of a
-	// nest's points per body operation (vector code)
+	// nest's points per body operation (vector code), parScalarSlowdown how much slower a
+	// nest without a vector strategy runs (LLVM vectorizes many of them: copies, gathers).
+	// Measured on Zen 3, one call of each split kernel of GPT-2, BERT and MobileNetV3 against
+	// these estimates: layer norms, softmax, adds, SE products and poolings ran at 0.7-3x
+	// the estimate of 12 points per operation per ns (4, the rate before, overestimated
+	// them 3-12x: 3 µs layer-norm parts went to the threads as 25 µs), the head-split copies
+	// of attention and the embedding gathers (scalar nests) at 2-4x 12/2.
 	parTileFlopsPerNs = 32
-	parPointsPerNs    = 4
+	parPointsPerNs    = 12
+	parScalarSlowdown = 2
 	// parIntPointsPerNs is the rate of the integer dot-product and matmul_nbits kernels, in
 	// multiply-adds (AVX2's widened pmaddwd runs about half the float tiles' rate; a GEMV
 	// on 4-bit weights is bound by their read)
@@ -78,6 +85,20 @@ const (
 	// fewer values (7 rows of a 7×7 image: 4 and 3 on two threads) would cost more in
 	// balance than the other core's cache does
 	parPreferTrips = 16
+	// parPackRows and parColumnTrips: a register-tile kernel whose packed panels are read by
+	// fewer rows than parPackRows splits its column tiles rather than its rows, whose tasks
+	// would each copy every panel again, when it has at least parColumnTrips column tiles
+	// (contraction.repacksWhenSplit: 8 calls of a task cost 48/M of the kernel's work)
+	parPackRows    = 1024
+	parColumnTrips = 8
+	// parGEMVMinWork and parGEMVChunkWork replace parMinWork and parChunkWork for one-row
+	// register-tile kernels (a GEMV: a recurrent step's h·Rᵀ, fewRowsShape), which read
+	// their weights once: split by columns, each core reads half of them from its own L2 or
+	// from L3, and a tile's 64 columns are a chunk's worth. Zen 3, kernels' cycles 1 → 2
+	// threads: gru_tagger (steps of 192×576, 6.9 µs estimated) 1.13× → 1.27×; rnn_relu (256×256,
+	// 4.1 µs: below the bound) gained nothing split.
+	parGEMVMinWork   = 5_000
+	parGEMVChunkWork = 500
 	// parSymExtent stands for a symbolic extent in the estimates
 	parSymExtent = 64
 	// cacheLine is the bytes of a cache line (64 on the hosted targets' CPUs)
@@ -91,6 +112,8 @@ type parKernel struct {
 	phantoms                map[string]*llvm.Param
 	threads, pb, pe, region *llvm.Param
 	work                    int64
+	// chunkWork is the least work of a chunk (parChunkWork, or parGEMVChunkWork)
+	chunkWork int64
 	// task is the kernel's task function and ctx the type of its context (taskFunc)
 	task *llvm.Func
 	ctx  *types.StructType
@@ -131,11 +154,12 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 	nest := func(st *strategy) int64 {
 		w := points * max(cost, 1) / parPointsPerNs
 		if st == nil || st.vl == 0 && st.transpose == nil {
-			w *= 4
+			w *= parScalarSlowdown
 		}
 		return w
 	}
 	var work int64
+	minWork := int64(parMinWork)
 	switch {
 	case kf.dot != nil || kf.nbits != nil:
 		// integer dot products and block-quantized products: split over output tiles
@@ -144,19 +168,17 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 	case kf.tiles != nil:
 		// (a border nest, if any, runs on the points the tiles leave: counted as tiles)
 		work = 2 * points / parTileFlopsPerNs
+		if gemvTiles(kf.tiles) {
+			minWork = parGEMVMinWork
+		}
 	case kf.parts != nil:
 		// the parts the kernel emits (not an interior its producer wrote in place), counted
-		// exactly: a padding copy's border strips span the whole box
+		// exactly: a padding copy's border strips span the whole box. Only parts that split
+		// on their own count (serialPart)
 		for _, i := range ec.copyParts(op, kf.parts) {
-			n := boxPoints(kf.parts[i].Domain)
-			if c, err := kf.parts[i].Domain.Card(nil); err == nil {
-				n = min(n, c)
+			if w := partWork(kf.parts[i], kf.partStrats[i], cost); w >= parMinWork || ec.mc.cfg.SplitAll {
+				work += w
 			}
-			w := n * max(cost, 1) / parPointsPerNs
-			if st := kf.partStrats[i]; st == nil || st.vl == 0 {
-				w *= 4
-			}
-			work += w
 		}
 	case kf.strat != nil && kf.strat.transpose != nil:
 		work = nest(kf.strat)
@@ -171,10 +193,50 @@ func (ec *entryCtx) parallelWork(op *ir.Op, kf *kernelForm) int64 {
 	if ec.mc.cfg.SplitAll {
 		return max(work, 1)
 	}
-	if work < parMinWork {
+	if work < minWork {
 		return 0
 	}
 	return work
+}
+
+// gemvTiles reports whether a register-tile plan has tiles of one row (a GEMV).
+func gemvTiles(c *contraction) bool {
+	return c.mr == 1 && len(c.small) == 0
+}
+
+// chunkWork returns the least work of a chunk of the split kernel of kf.
+func chunkWork(kf *kernelForm) int64 {
+	if kf.tiles != nil && gemvTiles(kf.tiles) {
+		return parGEMVChunkWork
+	}
+	return parChunkWork
+}
+
+// partWork estimates the work of one part of a kernel split along its reads' guards (cost:
+// the operations of the op's body per point).
+func partWork(part *ir.Op, st *strategy, cost int64) int64 {
+	n := boxPoints(part.Domain)
+	if c, err := part.Domain.Card(nil); err == nil {
+		n = min(n, c)
+	}
+	w := n * max(cost, 1) / parPointsPerNs
+	if st == nil || st.vl == 0 {
+		w *= parScalarSlowdown
+	}
+	return w
+}
+
+// serialPart reports whether a part of a split kernel is too small to split on its own
+// (partWork below parMinWork): its region then runs in the whole-range call only. A
+// recurrent layer's outputs stacked from its steps (64 parts of 192 elements each) launched
+// one parallel-for per step, 4.5x slower on two threads than on one.
+func (ec *entryCtx) serialPart(op, part *ir.Op, st *strategy) bool {
+	if ec.mc.cfg.SplitAll {
+		return false
+	}
+	cost := int64(0)
+	op.Body.Walk(func(*ir.Scalar) { cost++ })
+	return partWork(part, st, cost) < parMinWork
 }
 
 // indexedBy reports whether one index of an access is dim d itself, so that distinct values
@@ -238,7 +300,20 @@ func (kb *kernelBuilder) wholeRange() value.Value {
 // thread that runs it wrote it (consistentLevel): such a level wins over the others when it has
 // at least parPreferTrips values (or a symbolic count), so that each thread splits it as
 // evenly as the others.
-func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, prefer func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, ok bool) {
+func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, prefer func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, trips int64, ok bool) {
+	level, fors, assigns, trips, _, ok = splitLevels(roots, params, vecLevel, okLevel, prefer)
+	return level, fors, assigns, trips, ok
+}
+
+// constLevel is a level that splitLevels found splittable with constant values [lo, hi].
+type constLevel struct {
+	level  int
+	lo, hi int64
+}
+
+// splitLevels is splitLevel, and also returns every level it considered that has constant
+// values, in order (the inner levels of a two-level split).
+func splitLevels(roots []volume.Node, params []string, vecLevel int, okLevel, prefer func(int) bool) (level int, fors []*volume.For, assigns []*volume.Assign, trips int64, consts []constLevel, ok bool) {
 	known := map[string]bool{}
 	for _, p := range params {
 		known[p] = true
@@ -360,6 +435,9 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, pre
 		if !constant && best != nil {
 			continue // a symbolic level after a constant one: keep the constant one
 		}
+		if constant {
+			consts = append(consts, constLevel{level: level, lo: lo, hi: hi})
+		}
 		if better(c) {
 			best = c
 		}
@@ -368,9 +446,9 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, pre
 		}
 	}
 	if best == nil {
-		return 0, nil, nil, false
+		return 0, nil, nil, 0, consts, false
 	}
-	return best.level, best.fors, best.assigns, true
+	return best.level, best.fors, best.assigns, best.trips, consts, true
 }
 
 // dispatch begins a region (beginRegion) for the scans roots (of one plan of the kernel): its
@@ -387,12 +465,43 @@ func splitLevel(roots []volume.Node, params []string, vecLevel int, okLevel, pre
 // levelDim gives the domain dim of each level (-1: none), by which the split prefers the
 // level of an operand's producer (consistentLevel) and records its own (splitDim).
 func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel func(int) bool, levelDim func(int) int) *levelClamp {
+	return kb.dispatchNarrow(roots, align, vecLevel, unitLevel, okLevel, nil, 0, false, levelDim)
+}
+
+// dispatchNarrow is dispatch, restricted to the levels that narrow accepts (nil: none) when
+// one of them has at least minTrips values (or a symbolic count): a register-tile kernel
+// splits its column tiles, whose packed panels each task then copies once, rather than rows
+// whose tasks would each copy every panel again (contraction.repackLevel).
+//
+// With pairs (the levels' loops take no vector strategy: register tiles), a chosen level of
+// fewer values (minTrips, else parPreferTrips) splits pairs of its values and a deeper
+// level's (pairWith, levelClamp).
+func (kb *kernelBuilder) dispatchNarrow(roots []volume.Node, align int64, vecLevel, unitLevel int, okLevel, narrow func(int) bool, minTrips int64, pairs bool, levelDim func(int) int) *levelClamp {
 	pk := kb.par
 	if pk == nil {
 		return nil
 	}
-	level, fors, assigns, ok := splitLevel(roots, kb.ec.g.Params, vecLevel, okLevel, kb.consistentLevel(levelDim))
-	if !ok || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
+	prefer := kb.consistentLevel(levelDim)
+	level, fors, assigns, trips, ok := 0, []*volume.For(nil), []*volume.Assign(nil), int64(0), false
+	var consts []constLevel
+	if narrow != nil {
+		level, fors, assigns, trips, consts, ok = splitLevels(roots, kb.ec.g.Params, vecLevel, func(l int) bool { return okLevel(l) && narrow(l) }, prefer)
+		if ok && trips > 0 && trips < minTrips && pairs {
+			if outer, p := pairWith(level, trips, consts, minTrips); p != nil {
+				return kb.beginPairRegion(level, outer, p, levelDim)
+			}
+		}
+		ok = ok && (trips == 0 || trips >= minTrips)
+	}
+	if !ok {
+		level, fors, assigns, trips, consts, ok = splitLevels(roots, kb.ec.g.Params, vecLevel, okLevel, prefer)
+		if ok && trips > 0 && trips < parPreferTrips && pairs {
+			if outer, p := pairWith(level, trips, consts, parPreferTrips); p != nil {
+				return kb.beginPairRegion(level, outer, p, levelDim)
+			}
+		}
+	}
+	if !ok || kb.serial || level == vecLevel && (len(fors) != 1 || len(assigns) > 0) {
 		return kb.beginRegion(nil, nil, 1, 0)
 	}
 	if pk.splitDim == 0 {
@@ -439,6 +548,53 @@ func (kb *kernelBuilder) dispatch(roots []volume.Node, align int64, vecLevel, un
 	// the sub-ranges start at lo plus multiples of align: the clamped start of the one loop
 	// of a vector level is lo modulo align
 	return kb.beginRegion(lo, hi, align, level)
+}
+
+// pairWith returns the two-level split of level (trips values) with another level of
+// constant values (consts), the one that gives the most pairs, when they number at least
+// want (nil: none). The shallower of the two is the clamp's level, the deeper pair.inner.
+func pairWith(level int, trips int64, consts []constLevel, want int64) (outer int, p *levelPair) {
+	var self *constLevel
+	for i := range consts {
+		if consts[i].level == level {
+			self = &consts[i]
+		}
+	}
+	if self == nil {
+		return 0, nil
+	}
+	for i := range consts {
+		c := &consts[i]
+		n := c.hi - c.lo + 1
+		if c.level == level || n < 2 || trips > math.MaxInt32/n {
+			continue
+		}
+		if p != nil && trips*n <= p.pairs {
+			continue
+		}
+		o, in := self, c
+		if c.level < level {
+			o, in = c, self
+		}
+		outer = o.level
+		p = &levelPair{inner: in.level, lo: o.lo, innerLo: in.lo, n: in.hi - in.lo + 1, pairs: trips * n}
+	}
+	if p == nil || p.pairs < want {
+		return 0, nil
+	}
+	return outer, p
+}
+
+// beginPairRegion begins the region of a two-level split (levelClamp) of levels outer and
+// p.inner, for the split of level (one of them: the dim its result records).
+func (kb *kernelBuilder) beginPairRegion(level, outer int, p *levelPair, levelDim func(int) int) *levelClamp {
+	pk := kb.par
+	if pk.splitDim == 0 {
+		pk.splitDim = kb.resultDimOf(levelDim(level)) + 1
+	}
+	c := kb.beginRegion(i64(0), i64(p.pairs-1), 1, outer)
+	c.pair = p
+	return c
 }
 
 // beginRegion begins a region of the kernel's twin whose split level takes the values
@@ -514,8 +670,12 @@ func (kb *kernelBuilder) emitParallelFor(lo, n value.Value, align int64, k int, 
 	fb.cur.NewStore(n, field(nargs+1))
 	fb.cur.NewStore(i64(int64(k)), field(nargs+2))
 	fb.cur.NewStore(i32c(statusOK), field(nargs+3))
-	// the grain: at least parChunkWork of the kernel's work, a multiple of align
-	var grain value.Value = fb.cur.NewSDiv(fb.mul(n, i64(parChunkWork)), i64(pk.work))
+	// the grain: at least parChunkWork (chunkWork) of the kernel's work, a multiple of align
+	cw := pk.chunkWork
+	if cw == 0 {
+		cw = parChunkWork
+	}
+	var grain value.Value = fb.cur.NewSDiv(fb.mul(n, i64(cw)), i64(pk.work))
 	if kb.ec.mc.cfg.SplitAll {
 		grain = i64(1)
 	}
@@ -603,25 +763,78 @@ func (pk *parKernel) finishTask(kf *llvm.Func) {
 	done.NewRet(nil)
 }
 
-// levelClamp is the range [pb, pe) that the loops of level 0 are clamped to; a sub-range
+// levelClamp is the range [pb, pe) that the loops of a level are clamped to; a sub-range
 // starts at the loop's first value plus a multiple of align.
+//
+// A two-level clamp (pair not nil) splits the pairs of values of two levels instead, the
+// level and a deeper one (pair.inner): the range is of the pairs' numbers
+// (x - pair.lo)·pair.n + (y - pair.innerLo), x the level's value and y the inner level's,
+// and a task runs the pairs of its numbers, so that a kernel with few values at each level
+// (a 1×1 convolution's 7 column tiles of a 7×7 image, 7 rows) still gives each thread an
+// equal share.
 type levelClamp struct {
 	pb, pe value.Value
 	align  int64
 	level  int
+	pair   *levelPair
 }
 
-// apply restricts the bounds [lo, hi] of a loop of level 0 to the range.
+// levelPair is the inner level of a two-level clamp: its values [innerLo, innerLo + n), the
+// outer level's first value lo, and the number of pairs (the range's end).
+type levelPair struct {
+	inner          int
+	lo, innerLo, n int64
+	pairs          int64
+}
+
+// covers reports whether the clamp restricts the loops of level l.
+func (c *levelClamp) covers(l int) bool {
+	return l == c.level || c.pair != nil && l == c.pair.inner
+}
+
+// apply restricts the bounds [lo, hi] of a loop of the clamp's level to the range.
 func (c *levelClamp) apply(fb *funcBuilder, lo, hi value.Value) (value.Value, value.Value) {
+	if c.pair != nil {
+		return c.bounds(fb, c.level, nil, lo, hi)
+	}
 	m := fb.multipleOf(lo)
 	l := fb.smax(lo, c.pb)
 	fb.known(l, gcd(m, c.align))
 	return l, fb.smin(hi, fb.sub(c.pe, i64(1)))
 }
 
-// holds returns whether value v of level 0 lies in the range.
-func (c *levelClamp) holds(fb *funcBuilder, v value.Value) value.Value {
-	return fb.and1(fb.cur.NewICmp(enum.IPredSGE, v, c.pb), fb.cur.NewICmp(enum.IPredSLT, v, c.pe))
+// pairRange returns the task's pair numbers [b, e) within [0, pairs) (the whole range's
+// INT64_MIN and INT64_MAX clamped, so that no bound overflows).
+func (c *levelClamp) pairRange(fb *funcBuilder) (b, e value.Value) {
+	return fb.smax(c.pb, i64(0)), fb.smin(c.pe, i64(c.pair.pairs))
+}
+
+// bounds restricts the bounds [lo, hi] of a loop of level l (covers) to the range, lev
+// holding the values of the levels around it (the outer level's, for the inner one).
+func (c *levelClamp) bounds(fb *funcBuilder, l int, lev []value.Value, lo, hi value.Value) (value.Value, value.Value) {
+	p := c.pair
+	if p == nil {
+		return c.apply(fb, lo, hi)
+	}
+	b, e := c.pairRange(fb)
+	if l == c.level {
+		first := fb.add(i64(p.lo), fb.cur.NewSDiv(b, i64(p.n)))
+		last := fb.add(i64(p.lo), fb.cur.NewSDiv(fb.sub(e, i64(1)), i64(p.n)))
+		return fb.smax(lo, first), fb.smin(hi, last)
+	}
+	// the inner level at outer value x: pairs (x - p.lo)·n + [0, n)
+	base := fb.sub(fb.mul(fb.sub(lev[c.level], i64(p.lo)), i64(p.n)), i64(p.innerLo))
+	return fb.smax(lo, fb.sub(b, base)), fb.smin(hi, fb.sub(fb.sub(e, i64(1)), base))
+}
+
+// holds returns whether value v of level l (covers) lies in the range, lev holding the
+// values of the levels around it.
+func (c *levelClamp) holds(fb *funcBuilder, l int, lev []value.Value, v value.Value) value.Value {
+	if c.pair == nil {
+		return fb.and1(fb.cur.NewICmp(enum.IPredSGE, v, c.pb), fb.cur.NewICmp(enum.IPredSLT, v, c.pe))
+	}
+	lo, hi := c.bounds(fb, l, lev, v, v)
+	return fb.cur.NewICmp(enum.IPredSLE, lo, hi)
 }
 
 // ThreadModes are the names of the thread modes, as --threads takes them.

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os/exec"
 	"strings"
@@ -264,4 +265,55 @@ func quantizedKernel(mod *lower.Module) bool {
 		}
 	}
 	return false
+}
+
+// packedGraph: products whose register tiles pack their weight panels and read each panel
+// with 130 rows (22 row tiles of 6): y's 16 column tiles of 16 are split (each task copies
+// the panels of its own columns once), z's 4 column tiles too few for threads, so z splits its
+// rows.
+//
+// h, 4 heads of 4 column tiles, splits the 16 pairs of a column tile and a head (a two-level
+// split, levelClamp: each task copies the panels of its own pairs); c, a 1×1 convolution
+// a product of 7 rows of 7 into 7 column tiles of 16, not packed, splits the 49 pairs of a
+// column tile and a row.
+const packedGraph = `graph @p(%x: f32[130, 256], %w: f32[256, 256], %v: f32[256, 64], %q: f32[4, 130, 256], %k: f32[4, 256, 64], %a: f32[7, 7, 32], %b: f32[32, 112]) {
+  %y = matmul(%x, %w) : f32[130, 256]
+  %z = matmul(%x, %v) : f32[130, 64]
+  %h = matmul(%q, %k) : f32[4, 130, 64]
+  %c = matmul(%a, %b) : f32[7, 7, 112]
+  return %y, %z, %h, %c
+}`
+
+// TestPackedSplitsColumns: a register-tile kernel with packed panels read by few rows splits
+// its column tiles when it has enough of them (contraction.repacksWhenSplit), its rows when
+// not; the outputs are the evaluator's and bit-identical at 1-4 threads.
+func TestPackedSplitsColumns(t *testing.T) {
+	g, err := ir.Parse(packedGraph)
+	require.NoError(t, err)
+	m := e2e.Machine{Target: "x86-64", CPU: "x86-64-v3", Threads: lower.ThreadsPool, SplitAll: true}
+	cfg, err := m.Config()
+	require.NoError(t, err)
+	mod, err := lower.Lower(context.Background(), g, cfg)
+	require.NoError(t, err)
+	dims := map[string]int{}
+	for _, op := range mod.Entries[0].Plan.Ops {
+		require.True(t, op.Split, "%s: %s", op.Result, op.Strategy)
+		if op.Result != "c" {
+			require.Contains(t, op.Strategy, "packed=[1]", op.Result)
+		}
+		dims[op.Result] = op.SplitDim
+	}
+	require.Equal(t, map[string]int{"y": 1, "z": 0, "h": 2, "c": 0}, dims)
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	r := rand.New(rand.NewPCG(33, 4))
+	in := inputsFor(r, g, nil, false)
+	for _, x := range in {
+		// non-negative terms: sums of 256 products within reassocTolerance of the evaluator's
+		for i, f := range x.F {
+			x.F[i] = math.Abs(f)
+		}
+	}
+	requireThreadBits(t, m, []string{"packed"}, []*e2e.Case{{Graph: g, Inputs: in}})
 }

@@ -224,6 +224,7 @@ func main() {
 	memChain := flag.String("mem-write-chain", "", "write the 100,000-op chain of -mem to this file and exit (used by -mem)")
 	memFlags := flag.String("mem-flags", "", "with -mem: extra graphc flags, space-separated (e.g. --weights=w.bin)")
 	threads := flag.String("threads", "1", "comma-separated thread counts (\"cores\": the host's online CPUs; repeated counts are timed once): graphc's default pool (GRAPHC_NUM_THREADS) and onnxruntime's intra-op threads, each model timed at each (with -cputime, the CPU time of all threads)")
+	flag.IntVar(&floorCalls, "floor-calls", floorCalls, "rows with a read floor (a GEMV): the timed calls of the kernel and of each read, warm and cold")
 	profile := flag.Int("profile", 0, "after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
 	flag.BoolVar(&profileVsNone, "profile-vs-none", false, "with -profile: also profile the build without optimisation (--pipeline=) and print, per ONNX node, the time of both builds and their kernels (where the default pipeline loses)")
 	mcaCPUs := flag.String("mca", "", "print llvm-mca's predictions of the AArch64 kernels' hot loops (512³ matmul, 3×3 conv at 56²×64, their int8 forms) on these Arm CPUs (comma-separated, e.g. cortex-a76,cortex-x2) against their peak, and exit")
@@ -413,11 +414,11 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 	row := fmt.Sprintf("%-24s %10.3f %10s %10s %9.1f %9s %8s %8s", bm.name, times["die"], nodie, fmtMS(ortMS),
 		bm.gflop/(times["die"]/1e3), fmtGF(bm.fullGF, ortMS), fmtRatio(times["die"], ortMS), ratio)
 	if bm.floor > 0 {
-		ms, err := readFloor(ctx, cache, bm.floor, minTime, samples)
+		fl, err := floorRun(ctx, path, dir, benchThreads[0])
 		if err != nil {
 			return "", 0, err
 		}
-		row += fmt.Sprintf("   read of %.1f MB: %.3f ms, graphc/read %.2f", float64(bm.floor)/1e6, ms, times["die"]/ms)
+		row += "\n" + fl
 	}
 	if profile > 0 {
 		fmt.Println(row)

@@ -96,6 +96,16 @@ func StringAttr(name, v string) Attr {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: &t, S: []byte(v)}
 }
 
+// StringsAttr returns a STRINGS attribute (a recurrent layer's activations).
+func StringsAttr(name string, v ...string) Attr {
+	t := onnxpb.AttributeProto_STRINGS
+	var b [][]byte
+	for _, x := range v {
+		b = append(b, []byte(x))
+	}
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: &t, Strings: b}
+}
+
 // TensorAttr returns a TENSOR attribute (ConstantOfShape's value, Constant's value).
 func TensorAttr(name string, t *ir.Tensor) Attr {
 	ty := onnxpb.AttributeProto_TENSOR
