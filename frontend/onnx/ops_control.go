@@ -489,7 +489,9 @@ func reversed(vs []*ir.Value) []*ir.Value {
 // earlier condition held and i < M): the loop-carried values keep their last value once it
 // drops, the scan outputs are stacked at the bound and cut to the iterations that ran, a bounded
 // dim. A copy past the last iteration still computes (on the last state) and its result is
-// dropped.
+// dropped, unless M is an affine function of symbolic dims (the extent of a bounded dim: a
+// loop over detections): then the copy's ops run only where it < M (guardCopy), so that a
+// body reading row it of a tensor of M rows neither reads past its extent nor fails the call.
 func importLoop(c *nodeCtx) error {
 	body, err := c.graphAttr("body")
 	if err != nil {
@@ -545,9 +547,15 @@ func importLoop(c *nodeCtx) error {
 		for _, v := range carried {
 			ins = append(ins, binding{v: v})
 		}
+		start := len(c.im.g.Ops)
 		outs, err := c.inline(body, c.prefix("iter", int(it)), ins)
 		if err != nil {
 			return err
+		}
+		if !alive.known {
+			if err := lim.guardCopy(c.im.g.Ops[start:], it); err != nil {
+				return err
+			}
 		}
 		if alive.known {
 			copy(carried, outs[1:1+n])
@@ -637,6 +645,42 @@ type loopLimit struct {
 	bounded bool
 	bound   int64
 	v       *ir.Value // M at run time (an i64 scalar), nil when known
+	// aff is M as an affine function of symbolic dims when it is one (nil otherwise)
+	aff *volume.Aff
+}
+
+// guardCopy restricts the ops of the Loop body's copy for iteration it (ops) to the symbolic
+// dims where it < M, when M is affine in them: a copy past the run-time trip count then runs
+// no iteration, and its requirements that hold wherever it runs (row it of a tensor of M rows
+// lies in it) are dropped, so the copy neither reads past an extent nor fails the call. The
+// copy's results are undefined where it does not run; importLoop drops them there (the
+// where on the alive flag, the scan outputs cut to the iterations that ran).
+func (l loopLimit) guardCopy(ops []*ir.Op, it int64) error {
+	if l.aff == nil {
+		return nil
+	}
+	g := volume.GE(*l.aff, volume.AffConst(it+1))
+	for _, op := range ops {
+		params := append(op.Domain.Params(), l.aff.ParamNames()...)
+		for _, c := range op.Requires {
+			params = append(params, c.Aff.ParamNames()...)
+		}
+		slices.Sort(params)
+		params = slices.Compact(params)
+		runs := ir.SetFromParamConstraints(params, []volume.Constraint{g})
+		op.Domain = op.Domain.IntersectParams(runs).Coalesce()
+		if err := op.Domain.Err(); err != nil {
+			return fmt.Errorf("restricting the Loop body's copy for iteration %d to it < %s: %w", it, l.aff.String(), err)
+		}
+		kept := op.Requires[:0:0]
+		for _, c := range op.Requires {
+			if !runs.IsSubset(ir.SetFromParamConstraints(params, []volume.Constraint{c})).Or(false) {
+				kept = append(kept, c)
+			}
+		}
+		op.Requires = kept
+	}
+	return nil
 }
 
 // less returns whether iteration it may run by the trip count: it < M.
@@ -690,7 +734,11 @@ func loopLimitOf(c *nodeCtx, e *emitter) (loopLimit, error) {
 	if bound > maxUnroll {
 		return loopLimit{}, fmt.Errorf("%w: a Loop of up to %d iterations (at most %d are unrolled)", ErrUnsupported, bound, maxUnroll)
 	}
-	return loopLimit{bounded: true, bound: max(bound, 0), v: e.reshape(mv)}, nil
+	lim := loopLimit{bounded: true, bound: max(bound, 0), v: e.reshape(mv)}
+	if vals, ok := c.SymInts(0); ok && len(vals) == 1 && len(vals[0].Params) > 0 && len(vals[0].Dims) == 0 {
+		lim.aff = &vals[0]
+	}
+	return lim, nil
 }
 
 func init() {
