@@ -138,6 +138,11 @@ func importNMSRuntime(c *nodeCtx) error {
 			"out":    ir.StringAttr("{ [k, d] -> [k, d] }"),
 			"body":   ir.StringAttr("select(eq(idx(1), 2:i64), in0, 0:i64)"),
 		}
+		if len(l.Params) > 0 {
+			// at most every slot is kept: stated, so that DIE sees the reads of kept inside
+			// its extent when that is itself a bounded dim (the boxes of a selection)
+			attrs["requires"] = ir.StringsAttr(ir.RequirementString(volume.GE(l, volume.AffParam(sel))))
+		}
 		e.Out(0, e.Op("generic", c.Output(0), attrs, kept))
 		return e.Done()
 	}
