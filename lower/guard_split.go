@@ -52,6 +52,14 @@ func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
 		gaveUp = gaveUp || !e.Known()
 		return e == volume.Yes
 	}
+	// symbolic dims are never negative (the entry checks that first): the guards of a
+	// concatenation of symbolic extents, [0, a), [a, a + b), [a + b, a + b + c), overlap only
+	// where b < 0
+	var nonNeg []volume.Constraint
+	for _, p := range op.Domain.Params() {
+		nonNeg = append(nonNeg, volume.GE(volume.AffParam(p), volume.AffConst(0)))
+	}
+	valid := ir.SetFromParamConstraints(op.Domain.Params(), nonNeg)
 	func() {
 		dom := op.Domain
 		used := volume.EmptySet(dom.Params(), dom.TupleName(), dom.DimNames())
@@ -61,7 +69,7 @@ func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
 		}
 		for _, k := range guarded {
 			g := volume.SetFromConstraints(dom.Params(), dom.TupleName(), dom.DimNames(), op.Access[k].Pieces[0].Guard).Intersect(dom)
-			if !empty(g.Intersect(used)) {
+			if !empty(g.Intersect(used).IntersectParams(valid)) {
 				why = "the guards overlap (the body decides which read wins)"
 				return
 			}
@@ -80,7 +88,7 @@ func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
 			p.Domain = g.Coalesce()
 			parts = append(parts, p)
 		}
-		if rest := dom.Subtract(used).Coalesce(); !empty(rest) {
+		if rest := dom.Subtract(used).Coalesce(); !empty(rest.IntersectParams(valid)) {
 			p := specialize(op, all, false)
 			p.Domain = rest
 			parts = append(parts, p)

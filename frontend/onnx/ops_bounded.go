@@ -182,9 +182,15 @@ func importNonZeroRuntime(c *nodeCtx) error {
 	stride := int64(1)
 	coord := ""
 	for d := r - 1; d >= 0; d-- {
-		cd := fmt.Sprintf("rem(div(in0, %d:i64), %d:i64)", stride, shape[d])
+		// (no division by 1: the last coordinate of a 1-D input is the position itself, a
+		// copy that runs on vectors)
+		q := "in0"
+		if stride != 1 {
+			q = fmt.Sprintf("div(in0, %d:i64)", stride)
+		}
+		cd := fmt.Sprintf("rem(%s, %d:i64)", q, shape[d])
 		if d == 0 {
-			cd = fmt.Sprintf("div(in0, %d:i64)", stride)
+			cd = q
 		}
 		if coord == "" {
 			coord = cd
