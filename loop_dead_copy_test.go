@@ -79,6 +79,9 @@ func TestLoopDeadCopiesReadNothing(t *testing.T) {
 	res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Graph.Bounded, "the selection and the scan output take bounded dims")
+	for _, d := range res.Diagnostics {
+		require.True(t, d.Note, "op %%%s: %s", d.Op, d.Msg)
+	}
 	prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
 	require.NoError(t, err)
 	names := []string{"scores", "B", "S"}
