@@ -91,8 +91,12 @@ func (v vf) float(a value.Value) value.Value     { return v.fb.cur.NewBitCast(a,
 func (v vf) iadd(a, b value.Value) value.Value   { return v.fb.cur.NewAdd(a, b) }
 func (v vf) isub(a, b value.Value) value.Value   { return v.fb.cur.NewSub(a, b) }
 
-// isNaN tests the bit pattern (HVX cannot select on unordered vector compares).
+// isNaN is one unordered compare, or a test of the bit pattern where the target says so (HVX
+// cannot select on unordered vector compares).
 func (v vf) isNaN(a value.Value) value.Value {
+	if !v.fb.mc.tgt.NaNTestByBits {
+		return v.fb.cur.NewFCmp(enum.FPredUNO, a, a)
+	}
 	mag := v.fb.cur.NewAnd(v.bits(a), v.ic(math.MaxInt32))
 	return v.fb.cur.NewICmp(enum.IPredUGT, mag, v.ic(0x7f800000))
 }
@@ -175,8 +179,8 @@ func (v vf) exp(x value.Value) value.Value {
 // expIn is exp for an argument known to lie in [lo, hi] or to be NaN, whose result the caller
 // replaces for a NaN argument (expIn's result is then unspecified). The known range drops the
 // steps it makes idle: the clamps outside it, and the second scaling where every k = round(x/ln2)
-// of the range has a normal 2^k (tanh's e^(2|x|), erfc's e^(-x²)) or where k <= 0 (sigmoid's
-// e^-|x|: 2^(k+64) is normal, and the product p·2^(k+64) is exact, so scaling it by 2^-64
+// of the range has a normal 2^k (tanh's e^(2|x|), erfc's e^(-x²)) or a normal 2^(k+64)
+// (sigmoid's e^-|x|, k >= -150: the product p·2^(k+64) is exact, so scaling it by 2^-64
 // rounds once, as the two half scalings of exp do). Every argument in the range gets exp's bits.
 func (v vf) expIn(x value.Value, lo, hi float64) value.Value {
 	c := v.fb.cur
@@ -199,7 +203,7 @@ func (v vf) expIn(x value.Value, lo, hi float64) value.Value {
 	switch {
 	case kLo >= -126 && kHi <= 127:
 		return v.mul(p, v.pow2(k))
-	case kHi <= 0 && kLo >= -126-64:
+	case kLo >= -126-64 && kHi <= 127-64:
 		return v.mul(v.mul(p, v.pow2(v.iadd(k, v.ic(64)))), v.c(0x1p-64))
 	}
 	k1 := c.NewAShr(k, v.ic(1))
