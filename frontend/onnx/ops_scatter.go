@@ -22,7 +22,8 @@ func init() {
 	noteOp("GatherND", "batch_dims; static index depth (the indices' last dim)")
 	noteOp("ScatterND", "reduction none, add, mul, max, min; a search of the updates per element (cost: elements × updates; out-of-range indices are ignored); "+
 		"constant indices without reduction: a gather selected by a constant mask (exact)")
-	noteOp("ScatterElements", "reduction none, add, mul, max, min; a search along the axis per element (out-of-range indices are ignored); "+
+	noteOp("ScatterElements", "reduction none, add, mul, max, min; a search along the axis per element (out-of-range indices are ignored), "+
+		"or one walk of the updates when the indices are run-time data and the search would cost far more; "+
 		"constant indices without reduction: a gather selected by a constant mask (exact)")
 	noteOp("Scatter", "as ScatterElements without reduction (deprecated since opset 11)")
 }
@@ -259,9 +260,12 @@ func importScatterElements(c *nodeCtx) error {
 		return e.err
 	}
 	axis := ir.IntAttr(c.AttrInt("axis", 0))
+	// run-time indices over many updates: one walk of the updates instead of a search per element
+	_, constInd := c.ConstInput(1)
+	kind := ir.ScatterElementsOp(data.Type, ind.Type, upd.Type, c.AttrInt("axis", 0), constInd)
 	scatter := func(name string) func(d, u *ir.Value, r string) *ir.Value {
 		return func(d, u *ir.Value, r string) *ir.Value {
-			return e.Op("scatter_elements", name, ir.Attrs{"axis": axis, "reduction": ir.StringAttr(r)}, d, ind, u)
+			return e.Op(kind, name, ir.Attrs{"axis": axis, "reduction": ir.StringAttr(r)}, d, ind, u)
 		}
 	}
 	if red == "" {

@@ -1,0 +1,209 @@
+// This file declares scatter_elements_rt, the run-time form of scatter_elements
+// (ops_scatter.go) for indices known only at run time: an algorithm op (ops_algo.go) that
+// copies data to the result and then walks the updates once, combining each into the element
+// its index names. Its cost is result + updates, where the search form costs result × the
+// updates along the axis (quadratic when a scatter puts every row of a tensor back in
+// place, as Faster R-CNN's box_roi_pool does per FPN level). The semantics are the search
+// form's exactly: negative indices count from the end, out-of-range indices write nothing,
+// and the updates reaching one element combine in their order along the axis. The element
+// map is the search form's too (result element x may read data[x] and the updates and indices
+// at x's coordinates off the axis, anywhere along it), declared as an over-approximation; the
+// form requires the updates to cover data's extents off the axis.
+
+package ir
+
+import (
+	"fmt"
+	"math"
+)
+
+func init() {
+	register(&OpDef{
+		Name: "scatter_elements_rt",
+		Summary: "scatter_elements computed by one walk of the updates (an algorithm): out = data, then " +
+			"out[u with u[axis] replaced by indices[u]] ⊕= updates[u] for every update u in order (negative indices " +
+			"count from the end, out-of-range ones write nothing); the updates match data off the axis",
+		Example:     `%s = scatter_elements_rt(%data, %idx, %upd) {axis = 0, reduction = "add"} : f32[3, 3]`,
+		MinOperands: 3, MaxOperands: 3,
+		Attrs: []AttrDef{
+			{Name: "axis", Kind: AttrInt, Default: dflt(IntAttr(0)), Doc: "the axis the indices address"},
+			{Name: "reduction", Kind: AttrString, Default: dflt(StringAttr("add")), Doc: "add, mul, max or min"},
+		},
+		Build:     buildScatterElementsRT,
+		Algorithm: &Algorithm{Eval: evalScatterElementsRT},
+	})
+}
+
+func buildScatterElementsRT(b *Builder) error {
+	data, ind, upd := b.In(0), b.In(1), b.In(2)
+	r := data.Rank()
+	if r == 0 || ind.Rank() != r || upd.Rank() != r {
+		return b.Errorf("data, indices and updates must have one rank >= 1, got %s, %s and %s", data, ind, upd)
+	}
+	if err := checkIndexType(b, 1); err != nil {
+		return err
+	}
+	if upd.Elem != data.Elem {
+		return b.Errorf("updates %s and data %s differ in element type", upd, data)
+	}
+	axis, err := normAxis(b.Op.Attrs.Int("axis", 0), r)
+	if err != nil {
+		return b.Errorf("%v", err)
+	}
+	for d := range ind.Shape {
+		if !ind.Shape[d].Equal(upd.Shape[d]) {
+			return b.Errorf("indices %s and updates %s differ in shape", ind, upd)
+		}
+		if d != axis && !upd.Shape[d].Equal(data.Shape[d]) {
+			return b.Errorf("updates %s must match data %s off axis %d", upd, data, axis)
+		}
+	}
+	if _, _, err := scatterReduction(b, data.Elem); err != nil {
+		return err
+	}
+	// element x: data[x], and the indices and updates at x's coordinates along the whole axis
+	same := make([]int, r)
+	along := make([]int, r)
+	for d := range same {
+		same[d], along[d] = d, d
+	}
+	along[axis] = -1
+	return setAlgorithmForm(b, data, [][]int{same, along, along})
+}
+
+// ScatterReductionKind returns the reduction named by a scatter's reduction attribute.
+func ScatterReductionKind(op *Op) (ReduceKind, error) {
+	switch r := op.Attrs.Str("reduction", "add"); r {
+	case "add":
+		return ReduceSum, nil
+	case "mul":
+		return ReduceProd, nil
+	case "max":
+		return ReduceMax, nil
+	case "min":
+		return ReduceMin, nil
+	default:
+		return 0, fmt.Errorf("%s: reduction %q (want add, mul, max or min)", op.Kind, r)
+	}
+}
+
+func evalScatterElementsRT(op *Op, ins []*Tensor, shape []int64) (*Tensor, error) {
+	data, ind, upd := ins[0], ins[1], ins[2]
+	if err := algoShape(op, shape, data.Shape...); err != nil {
+		return nil, err
+	}
+	r := len(shape)
+	axis, err := normAxis(op.Attrs.Int("axis", 0), r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Kind, err)
+	}
+	kind, err := ScatterReductionKind(op)
+	if err != nil {
+		return nil, err
+	}
+	res := data.Clone()
+	n := shape[axis]
+	rs := strides(shape)
+	coord := make([]int64, r)
+	for u := int64(0); u < NumElements(upd.Shape); u++ {
+		rem := u
+		for d := r - 1; d >= 0; d-- {
+			coord[d] = rem % upd.Shape[d]
+			rem /= upd.Shape[d]
+		}
+		i := ind.Int(int(u))
+		if i < 0 {
+			i += n
+		}
+		if i < 0 || i >= n {
+			continue // out of range: matches no element
+		}
+		f := int64(0)
+		for d := 0; d < r; d++ {
+			c := coord[d]
+			if d == axis {
+				c = i
+			}
+			f += c * rs[d]
+		}
+		if t := res.Elem; t.IsFloat() {
+			res.F[f] = RoundFloat(t, scatterCombineF(kind, res.F[f], upd.Float(int(u))))
+		} else {
+			res.I[f] = t.WrapInt(scatterCombineI(kind, res.I[f], upd.Int(int(u)), t))
+		}
+	}
+	return res, nil
+}
+
+// scatterCombineF and scatterCombineI combine as the evaluator's reductions do (a NaN, once
+// seen, stays for max and min).
+func scatterCombineF(k ReduceKind, acc, v float64) float64 {
+	switch k {
+	case ReduceSum:
+		return acc + v
+	case ReduceProd:
+		return acc * v
+	case ReduceMax:
+		if math.IsNaN(v) || v > acc {
+			return v
+		}
+		return acc
+	default:
+		if math.IsNaN(v) || v < acc {
+			return v
+		}
+		return acc
+	}
+}
+
+func scatterCombineI(k ReduceKind, acc, v int64, t DType) int64 {
+	if t == U64 && (k == ReduceMax || k == ReduceMin) {
+		if (uint64(v) > uint64(acc)) == (k == ReduceMax) {
+			return v
+		}
+		return acc
+	}
+	switch k {
+	case ReduceSum:
+		return acc + v
+	case ReduceProd:
+		return acc * v
+	case ReduceMax:
+		return max(acc, v)
+	default:
+		return min(acc, v)
+	}
+}
+
+// scatterWalkGain is how many times cheaper than the search the walk must be for a scatter
+// to take it: the search compares in vectors, the walk writes one element at a time.
+const scatterWalkGain = 8
+
+// ScatterElementsOp names the form of a scatter_elements with operands of types data, ind and
+// upd along axis: scatter_elements_rt when the indices are run-time data (not constant),
+// the shapes are static, the updates match data off the axis, and the search (result ×
+// updates along the axis) costs scatterWalkGain times more than the walk (result + updates);
+// scatter_elements, whose element map is exact, otherwise.
+func ScatterElementsOp(data, ind, upd TensorType, axis int64, constIndices bool) string {
+	const search = "scatter_elements"
+	r := data.Rank()
+	a, err := normAxis(axis, r)
+	if constIndices || err != nil || r == 0 || upd.Rank() != r || ind.Rank() != r {
+		return search
+	}
+	ds, ok1 := data.StaticShape()
+	us, ok2 := upd.StaticShape()
+	if !ok1 || !ok2 {
+		return search
+	}
+	for d := range ds {
+		if d != a && ds[d] != us[d] {
+			return search
+		}
+	}
+	res, nu := float64(NumElements(ds)), float64(NumElements(us))
+	if res*float64(us[a]) <= scatterWalkGain*(res+nu) {
+		return search
+	}
+	return "scatter_elements_rt"
+}
