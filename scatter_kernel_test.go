@@ -202,3 +202,64 @@ func TestScatterElementsRTImport(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxUnpoolRuntimeIndices: MaxUnpool of MaxPool's run-time indices walks the pooled values
+// (scatter_elements_rt) and leaves every window's maximum in place, zeros elsewhere.
+func TestMaxUnpoolRuntimeIndices(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	const c, h = 2, 8
+	m := onnxgen.New("u", 13)
+	m.Input("X", ir.F32, 1, c, h, h)
+	pool := []onnxgen.Attr{onnxgen.IntsAttr("kernel_shape", 2, 2), onnxgen.IntsAttr("strides", 2, 2)}
+	m.Node("MaxPool", "p", []string{"X"}, []string{"Y", "I"}, pool...)
+	m.Node("MaxUnpool", "u", []string{"Y", "I"}, []string{"Z"}, pool...)
+	m.Output("Z", ir.F32, 1, c, h, h)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.onnx")
+	require.NoError(t, m.Write(path))
+	res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
+	require.NoError(t, err)
+	walks := 0
+	for _, op := range res.Graph.Ops {
+		if op.Kind == "scatter_elements_rt" {
+			walks++
+		}
+	}
+	require.Positive(t, walks, "%s", res.Graph)
+	r := rand.New(rand.NewPCG(35, 10))
+	x := ir.NewTensor(ir.F32, []int64{1, c, h, h})
+	for i, p := range r.Perm(len(x.F)) {
+		x.F[i] = float64(p) - 40 // distinct: one maximum per window
+	}
+	want := ir.NewTensor(ir.F32, x.Shape)
+	for ch := range c {
+		for i := 0; i < h; i += 2 {
+			for j := 0; j < h; j += 2 {
+				best := -1
+				for _, o := range []int{0, 1, h, h + 1} {
+					k := ch*h*h + i*h + j + o
+					if best < 0 || x.F[k] > x.F[best] {
+						best = k
+					}
+				}
+				want.F[best] = x.F[best]
+			}
+		}
+	}
+	ref, err := graphc.Load(ctx, path)
+	require.NoError(t, err)
+	got, err := eval.Run(ref, map[string]*ir.Tensor{"X": x})
+	require.NoError(t, err)
+	require.Equal(t, want.F, got[0].F, "the evaluator")
+	prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
+	require.NoError(t, err)
+	if !e2e.CanRun(t, e2e.Host()) {
+		return
+	}
+	out, _, err := prog.Run(ctx, []*ir.Tensor{x}, nil, 1)
+	require.NoError(t, err)
+	require.Equal(t, want.F, out[0].F, "compiled")
+}

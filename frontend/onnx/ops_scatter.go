@@ -317,7 +317,7 @@ func importReverseSequence(c *nodeCtx) error {
 
 func init() {
 	registerOp("MaxUnpool", 9, importMaxUnpool)
-	noteOp("MaxUnpool", "the values scattered at their flat indices into zeros of the (given or computed) output shape")
+	noteOp("MaxUnpool", "the values scattered at their flat indices into zeros of the (given or computed) output shape (run-time indices: one walk of the values)")
 }
 
 // importMaxUnpool scatters the pooled values at the flat indices MaxPool gave them into zeros
@@ -372,8 +372,13 @@ func importMaxUnpool(c *nodeCtx) error {
 	data := ir.TensorType{Elem: x.Type.Elem, Shape: []volume.Aff{volume.AffConst(total)}}
 	zeros := e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(data.String()), "value": ir.FloatAttr(0)})
 	fi := flat(ind)
+	if e.err != nil {
+		return e.err
+	}
+	_, constInd := c.ConstInput(1)
+	kind := ir.ScatterElementsOp(data, fi.Type, ir.TensorType{Elem: x.Type.Elem, Shape: fi.Type.Shape}, 0, constInd)
 	scatter := func(d, u *ir.Value, red string) *ir.Value {
-		return e.Op("scatter_elements", "", ir.Attrs{"axis": ir.IntAttr(0), "reduction": ir.StringAttr(red)}, d, fi, u)
+		return e.Op(kind, "", ir.Attrs{"axis": ir.IntAttr(0), "reduction": ir.StringAttr(red)}, d, fi, u)
 	}
 	y := e.scatterNone("", zeros, flat(x), scatter)
 	shape := make([]volume.Aff, len(def))
