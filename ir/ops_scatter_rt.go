@@ -15,6 +15,8 @@ package ir
 import (
 	"fmt"
 	"math"
+
+	"github.com/graphc/graphc/volume"
 )
 
 func init() {
@@ -180,29 +182,34 @@ func scatterCombineI(k ReduceKind, acc, v int64, t DType) int64 {
 const scatterWalkGain = 8
 
 // ScatterElementsOp names the form of a scatter_elements with operands of types data, ind and
-// upd along axis: scatter_elements_rt when the indices are run-time data (not constant),
-// the shapes are static, the updates match data off the axis, and the search (result ×
-// updates along the axis) costs scatterWalkGain times more than the walk (result + updates);
+// upd along axis: scatter_elements_rt when the indices are run-time data (not constant), the
+// updates match data off the axis, every extent has an upper bound (bound: a static extent's
+// value, a bounded dim's bound), and the search (result × updates along the axis) costs
+// scatterWalkGain times more than the walk (result + updates) at those bounds;
 // scatter_elements, whose element map is exact, otherwise.
-func ScatterElementsOp(data, ind, upd TensorType, axis int64, constIndices bool) string {
+func ScatterElementsOp(data, ind, upd TensorType, axis int64, constIndices bool, bound func(volume.Aff) (int64, bool)) string {
 	const search = "scatter_elements"
 	r := data.Rank()
 	a, err := normAxis(axis, r)
 	if constIndices || err != nil || r == 0 || upd.Rank() != r || ind.Rank() != r {
 		return search
 	}
-	ds, ok1 := data.StaticShape()
-	us, ok2 := upd.StaticShape()
-	if !ok1 || !ok2 {
-		return search
-	}
-	for d := range ds {
-		if d != a && ds[d] != us[d] {
+	res, nu, along := 1.0, 1.0, 0.0
+	for d := range r {
+		if d != a && !upd.Shape[d].Equal(data.Shape[d]) || !upd.Shape[d].Equal(ind.Shape[d]) {
 			return search
 		}
+		bd, ok1 := bound(data.Shape[d])
+		bu, ok2 := bound(upd.Shape[d])
+		if !ok1 || !ok2 {
+			return search
+		}
+		res, nu = res*float64(bd), nu*float64(bu)
+		if d == a {
+			along = float64(bu)
+		}
 	}
-	res, nu := float64(NumElements(ds)), float64(NumElements(us))
-	if res*float64(us[a]) <= scatterWalkGain*(res+nu) {
+	if res*along <= scatterWalkGain*(res+nu) {
 		return search
 	}
 	return "scatter_elements_rt"

@@ -89,6 +89,12 @@ func (e *emitter) scatterNone(name string, data, upd *ir.Value, scatter func(d, 
 	return e.Op("where", name, nil, hit, val, data)
 }
 
+// extentBound is the largest value of extent a (boundOf), when it has one.
+func (e *emitter) extentBound(a volume.Aff) (int64, bool) {
+	v, err := e.boundOf(a)
+	return v, err == nil
+}
+
 // scatterReduction returns the catalogue reduction of a Scatter* node ("" for none).
 func scatterReduction(c *nodeCtx) (string, error) {
 	switch r := c.AttrString("reduction", "none"); r {
@@ -262,7 +268,7 @@ func importScatterElements(c *nodeCtx) error {
 	axis := ir.IntAttr(c.AttrInt("axis", 0))
 	// run-time indices over many updates: one walk of the updates instead of a search per element
 	_, constInd := c.ConstInput(1)
-	kind := ir.ScatterElementsOp(data.Type, ind.Type, upd.Type, c.AttrInt("axis", 0), constInd)
+	kind := ir.ScatterElementsOp(data.Type, ind.Type, upd.Type, c.AttrInt("axis", 0), constInd, e.extentBound)
 	scatter := func(name string) func(d, u *ir.Value, r string) *ir.Value {
 		return func(d, u *ir.Value, r string) *ir.Value {
 			return e.Op(kind, name, ir.Attrs{"axis": axis, "reduction": ir.StringAttr(r)}, d, ind, u)
@@ -376,7 +382,7 @@ func importMaxUnpool(c *nodeCtx) error {
 		return e.err
 	}
 	_, constInd := c.ConstInput(1)
-	kind := ir.ScatterElementsOp(data, fi.Type, ir.TensorType{Elem: x.Type.Elem, Shape: fi.Type.Shape}, 0, constInd)
+	kind := ir.ScatterElementsOp(data, fi.Type, ir.TensorType{Elem: x.Type.Elem, Shape: fi.Type.Shape}, 0, constInd, e.extentBound)
 	scatter := func(d, u *ir.Value, red string) *ir.Value {
 		return e.Op(kind, "", ir.Attrs{"axis": ir.IntAttr(0), "reduction": ir.StringAttr(red)}, d, fi, u)
 	}
