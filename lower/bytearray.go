@@ -12,14 +12,30 @@ import (
 	"github.com/llir/llvm/ir/types"
 )
 
-// byteArray is a constant [n x i8].
+// byteArray is a constant [n x i8]: data, or, when gen is set, the n bytes that gen returns
+// each time the constant is printed (weights packed at compile time are computed then, and
+// dropped after, rather than held beside the graph's constants for the whole lowering).
 type byteArray struct {
 	typ  *types.ArrayType
 	data []byte
+	gen  func() []byte
 }
 
 func newByteArray(data []byte) *byteArray {
 	return &byteArray{typ: types.NewArray(uint64(len(data)), types.I8), data: data}
+}
+
+// newLazyByteArray returns the constant of the n bytes gen returns.
+func newLazyByteArray(n int64, gen func() []byte) *byteArray {
+	return &byteArray{typ: types.NewArray(uint64(n), types.I8), gen: gen}
+}
+
+// bytes returns the constant's bytes.
+func (c *byteArray) bytes() []byte {
+	if c.gen != nil {
+		return c.gen()
+	}
+	return c.data
 }
 
 // String returns the constant with its type, as an operand.
@@ -31,11 +47,12 @@ func (c *byteArray) Type() types.Type { return c.typ }
 // Ident returns c"..." with printable characters other than " and \ as themselves and every
 // other byte as \XX.
 func (c *byteArray) Ident() string {
+	d := c.bytes()
 	var sb strings.Builder
-	sb.Grow(c.escapedLen())
+	sb.Grow(escapedLen(d))
 	sb.WriteString(`c"`)
-	buf := make([]byte, 0, min(escapeChunk, 3*len(c.data)))
-	for data := c.data; len(data) > 0; {
+	buf := make([]byte, 0, min(escapeChunk, 3*len(d)))
+	for data := d; len(data) > 0; {
 		n := min(len(data), escapeChunk/3)
 		buf = appendEscaped(buf[:0], data[:n])
 		sb.Write(buf)
@@ -48,7 +65,7 @@ func (c *byteArray) Ident() string {
 // writeIdent writes Ident's text to w, through buf (returned for reuse).
 func (c *byteArray) writeIdent(w *countWriter, buf []byte) []byte {
 	w.writeString(`c"`)
-	for data := c.data; len(data) > 0; {
+	for data := c.bytes(); len(data) > 0; {
 		n := min(len(data), escapeChunk/3)
 		buf = appendEscaped(buf[:0], data[:n])
 		w.write(buf)
@@ -77,10 +94,19 @@ var escapes = func() (t [256]uint32) {
 	return t
 }()
 
-// escapedLen returns the length of Ident's text.
+// escapedLen returns the length of Ident's text; of a generated constant, a lower bound (its
+// bytes are not generated for it).
 func (c *byteArray) escapedLen() int {
+	if c.gen != nil {
+		return 3 + int(c.typ.Len)
+	}
+	return escapedLen(c.data)
+}
+
+// escapedLen returns the length of the escaped text of data, quotes included.
+func escapedLen(data []byte) int {
 	n := 3
-	for _, b := range c.data {
+	for _, b := range data {
 		n += int(escapes[b] >> 24)
 	}
 	return n

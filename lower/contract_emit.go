@@ -146,6 +146,11 @@ type panels struct {
 	bufs []value.Value
 	typ  types.Type // [packElems·nr x elem]
 	key  []value.Value
+	// pre marks the reads packed at compile time (contract_prepack.go): bufs holds the
+	// current tile's panel inside the operand at base, whose layout is geom
+	pre  []bool
+	base []value.Value
+	geom []prepackGeom
 }
 
 // newPanels allocates the panels of c's packed reads (nil when there are none).
@@ -155,7 +160,16 @@ func (kb *kernelBuilder) newPanels(c *contraction) *panels {
 	}
 	et := regType(kb.op.Result.Type.Elem)
 	pp := &panels{typ: types.NewArray(uint64(c.packElems*int64(c.nv*c.vl)), et)}
-	for range c.packs {
+	for p, k := range c.packs {
+		g, pre := kb.ec.prepacked(c, kb.op, p)
+		pp.pre = append(pp.pre, pre)
+		pp.geom = append(pp.geom, g)
+		if pre {
+			pp.base = append(pp.base, kb.ops[k].ptr)
+			pp.bufs = append(pp.bufs, nil) // set by each tile (fill)
+			continue
+		}
+		pp.base = append(pp.base, nil)
 		pp.bufs = append(pp.bufs, kb.entryAlloca(pp.typ))
 	}
 	for k := 0; k < 2+len(c.oDims); k++ {
@@ -194,6 +208,17 @@ func (pp *panels) ptr(fb *funcBuilder, p int, s value.Value, g tileGroup) value.
 func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []value.Value, dims []value.Value) error {
 	fb := kb.fb
 	nO := len(c.oDims)
+	runTime := false
+	for p, pre := range pp.pre {
+		if pre {
+			pp.bufs[p] = pp.panelBase(fb, c, p, pp.base[p], lev[nO])
+		} else {
+			runTime = true
+		}
+	}
+	if !runTime {
+		return nil
+	}
 	want := []value.Value{i64(int64(tc.cols)), lev[nO]}
 	for o := 0; o < nO; o++ {
 		if c.packO[o] {
@@ -223,6 +248,9 @@ func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []v
 				copy(d[c.nOut:], rl)
 				s := pp.slot(fb, c, rl)
 				for p, k := range c.packs {
+					if pp.pre[p] {
+						continue
+					}
 					w := kb.ops[k]
 					idx := kb.op.Access[k].Pieces[0].Index
 					for _, g := range tc.groups {
@@ -436,7 +464,11 @@ func (kb *kernelBuilder) emitTileReduction(f *tileFrame, pp *panels) error {
 				for p, k := range c.packs {
 					for _, g := range tc.groups {
 						packed[p] = append(packed[p], pp.load(fb, p, s, g))
-						if !slices.Contains(c.strided, k) && g.lanes > 1 && c.prefetchesPanels(fb.mc.tileShape.PanelPrefetchMaxRowTiles) {
+						if pp.pre[p] && g.lanes > 1 && c.prefetchesPanels(fb.mc.tileShape.PanelPrefetchMaxRowTiles) {
+							// the same point of the next panel, which follows this one
+							next := fb.cur.NewGetElementPtr(pp.elem(), fb.cur.NewBitCast(pp.bufs[p], types.NewPointer(pp.elem())), fb.add(s, i64(pp.geom[p].panelElems+int64(g.off))))
+							fb.prefetch(next)
+						} else if !pp.pre[p] && !slices.Contains(c.strided, k) && g.lanes > 1 && c.prefetchesPanels(fb.mc.tileShape.PanelPrefetchMaxRowTiles) {
 							// the same point of the next column's panel: fetched while
 							// this one's tiles compute, so that its copy finds it in cache
 							d := at(0, g)

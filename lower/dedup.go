@@ -176,6 +176,9 @@ func (ec *entryCtx) kernelKey(op *ir.Op) []byte {
 	k.Int(int64(len(op.Operands)))
 	for _, o := range op.Operands {
 		k.B = append(k.B, ec.bufferKey(o)...)
+		// a constant's panels may be packed at compile time (contract_prepack.go): the
+		// kernel then reads them, not the operand's layout
+		k.Bool(o.Data != nil)
 	}
 	for _, a := range op.Access {
 		k.Access(a)

@@ -70,6 +70,9 @@ type entryCtx struct {
 	// constant's offset in it
 	weights   *Weights
 	weightOff map[*ir.Value]int64
+	// prepackedConsts are the constants passed to a kernel as compile-time panels
+	// (contract_prepack.go)
+	prepackedConsts map[*ir.Value]bool
 }
 
 // use is an operand of an op.
@@ -238,7 +241,9 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 			bufs[c] = ec.weightPtr(fb, wp, c)
 			continue
 		}
-		bufs[c] = fb.cur.NewBitCast(ec.constGlobal(c), types.NewPointer(mustMemType(c.Type.Elem)))
+		// a constant expression: a constant no call reads leaves no reference (see
+		// dropUnreadConsts)
+		bufs[c] = constant.NewBitCast(ec.constGlobal(c), types.NewPointer(mustMemType(c.Type.Elem)))
 	}
 	offs, _ := ec.layout(fb)
 	slotPtr := func(b *planBuf) value.Value {
@@ -279,6 +284,7 @@ func (ec *entryCtx) emitEntry() (*llvm.Func, error) {
 			}
 			args = append(args, b)
 		}
+		ec.prepackArgs(fb, op, args)
 		if sig.scratch {
 			args = append(args, slotPtr(ec.plan.scratch[op]))
 		}

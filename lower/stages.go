@@ -190,5 +190,6 @@ func (ec *entryCtx) stageEntry() error {
 	if mc.cfg.Profile {
 		ec.emitProfile()
 	}
+	ec.dropUnreadConsts()
 	return nil
 }
