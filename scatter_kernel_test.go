@@ -263,3 +263,41 @@ func TestMaxUnpoolRuntimeIndices(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want.F, out[0].F, "compiled")
 }
+
+// TestScatterElementsRTSymbolic: the walk over a symbolic number of updates n (a caller's dim,
+// as Faster R-CNN's per-level counts are bounded dims), whose result only rows 5..14 are
+// required (DIE restricts the stored box: the copy and the writes keep to it), against the
+// evaluator and the search form, for n = 0, 17 and 50.
+func TestScatterElementsRTSymbolic(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	text := `graph @m[n](%d: f32[40, 6], %i: i64[n, 6], %u: f32[n, 6]) {
+  %w = scatter_elements_rt(%d, %i, %u) {axis = 0, reduction = "add"} : f32[40, 6]
+  %s = scatter_elements(%d, %i, %u) {axis = 0, reduction = "add"} : f32[40, 6]
+  %a = slice(%w) {axes = [0], ends = [15], starts = [5], steps = [1]} : f32[10, 6]
+  %b = slice(%s) {axes = [0], ends = [15], starts = [5], steps = [1]} : f32[10, 6]
+  return %a, %b
+}`
+	g, err := ir.Parse(text)
+	require.NoError(t, err)
+	res, err := graphc.CompileGraph(ctx, g, graphc.WithVerifyEach(true))
+	require.NoError(t, err)
+	prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
+	require.NoError(t, err)
+	run := e2e.CanRun(t, e2e.Host())
+	r := rand.New(rand.NewPCG(35, 12))
+	for _, n := range []int64{0, 17, 50} {
+		ins := []*ir.Tensor{scatterValues(r, ir.F32, []int64{40, 6}), scatterIndices(r, []int64{n, 6}, 40, true), scatterValues(r, ir.F32, []int64{n, 6})}
+		want, err := eval.Run(g, map[string]*ir.Tensor{"d": ins[0], "i": ins[1], "u": ins[2]}, eval.WithParams(map[string]int64{"n": n}))
+		require.NoError(t, err)
+		require.Equal(t, want[1].F, want[0].F, "n = %d: the walk evaluates as the search", n)
+		if !run {
+			continue
+		}
+		got, _, err := prog.Run(ctx, ins, map[string]int64{"n": n}, 1)
+		require.NoError(t, err)
+		require.Equal(t, want[0].F, got[0].F, "n = %d: compiled", n)
+	}
+}
