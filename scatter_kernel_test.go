@@ -301,3 +301,122 @@ func TestScatterElementsRTSymbolic(t *testing.T) {
 		require.Equal(t, want[0].F, got[0].F, "n = %d: compiled", n)
 	}
 }
+
+// TestScatterNDRT: scatter_nd_rt against the search form scatter_nd in the evaluator, and
+// compiled against the evaluator, for every reduction, with one and two addressed dims, index
+// boxes of rank 1 and 2, duplicated, negative and out-of-range indices.
+func TestScatterNDRT(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	canRun := e2e.CanRun(t, e2e.Host())
+	r := rand.New(rand.NewPCG(35, 13))
+	for _, c := range []struct {
+		data, ut []int64
+		k        int
+	}{
+		{[]int64{6, 5, 3}, []int64{20}, 2},
+		{[]int64{8, 4}, []int64{3, 5}, 1},
+		{[]int64{7}, []int64{12}, 1},
+	} {
+		upd := append(append([]int64(nil), c.ut...), c.data[c.k:]...)
+		text := fmt.Sprintf("graph @m(%%d: f32%s, %%u: f32%s", shapeText(c.data), shapeText(upd))
+		var idx []string
+		for j := range c.k {
+			text += fmt.Sprintf(", %%i%d: i64%s", j, shapeText(c.ut))
+			idx = append(idx, fmt.Sprintf("%%i%d", j))
+		}
+		text += ") {\n"
+		var outs []string
+		for _, red := range []string{"add", "mul", "max", "min"} {
+			for _, kind := range []string{"scatter_nd", "scatter_nd_rt"} {
+				name := fmt.Sprintf("%%%s_%s", red, kind)
+				text += fmt.Sprintf("  %s = %s(%%d, %%u, %s) {reduction = %q} : f32%s\n", name, kind, joinComma(idx), red, shapeText(c.data))
+				outs = append(outs, name)
+			}
+		}
+		text += "  return " + joinComma(outs) + "\n}"
+		t.Run(fmt.Sprintf("%v_%v", c.data, c.ut), func(t *testing.T) {
+			g, err := ir.Parse(text)
+			require.NoError(t, err, text)
+			res, err := graphc.CompileGraph(ctx, g, graphc.WithVerifyEach(true))
+			require.NoError(t, err)
+			prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
+			require.NoError(t, err)
+			for trial := range 3 {
+				ins := []*ir.Tensor{scatterValues(r, ir.F32, c.data), scatterValues(r, ir.F32, upd)}
+				feed := map[string]*ir.Tensor{"d": ins[0], "u": ins[1]}
+				for j := range c.k {
+					ind := scatterIndices(r, c.ut, c.data[j], trial > 0)
+					ins = append(ins, ind)
+					feed[fmt.Sprintf("i%d", j)] = ind
+				}
+				want, err := eval.Run(g, feed)
+				require.NoError(t, err)
+				for k := 0; k < len(want); k += 2 {
+					require.Equal(t, want[k].F, want[k+1].F, "trial %d, %s: the walk evaluates as the search", trial, outs[k+1])
+				}
+				if !canRun {
+					continue
+				}
+				got, _, err := prog.Run(ctx, ins, nil, 1)
+				require.NoError(t, err)
+				for k := 1; k < len(want); k += 2 {
+					require.Equal(t, want[k].F, got[k].F, "trial %d, %s: compiled", trial, outs[k])
+				}
+			}
+		})
+	}
+}
+
+// TestScatterNDRTImport: ONNX ScatterND with run-time indices over many updates imports as the
+// walk and computes the operator's definition (without reduction: unique rows, some written
+// with negative indices).
+func TestScatterNDRTImport(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	const n, w, q = 48, 6, 32
+	m := onnxgen.New("s", 16)
+	m.Input("D", ir.F32, n, w)
+	m.Input("I", ir.I64, q, 1)
+	m.Input("U", ir.F32, q, w)
+	m.Node("ScatterND", "s", []string{"D", "I", "U"}, []string{"Y"})
+	m.Output("Y", ir.F32, n, w)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.onnx")
+	require.NoError(t, m.Write(path))
+	res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
+	require.NoError(t, err)
+	kinds := map[string]bool{}
+	for _, op := range res.Graph.Ops {
+		kinds[op.Kind] = true
+	}
+	require.True(t, kinds["scatter_nd_rt"] && !kinds["scatter_nd"], "run-time indices walk the updates:\n%s", res.Graph)
+	r := rand.New(rand.NewPCG(35, 14))
+	d, u := scatterValues(r, ir.F32, []int64{n, w}), scatterValues(r, ir.F32, []int64{q, w})
+	ind := ir.NewTensor(ir.I64, []int64{q, 1})
+	want := d.Clone()
+	for k, row := range r.Perm(n)[:q] {
+		ind.I[k] = int64(row)
+		if k%3 == 0 {
+			ind.I[k] -= n
+		}
+		copy(want.F[row*w:(row+1)*w], u.F[k*w:(k+1)*w])
+	}
+	ref, err := graphc.Load(ctx, path)
+	require.NoError(t, err)
+	got, err := eval.Run(ref, map[string]*ir.Tensor{"D": d, "I": ind, "U": u})
+	require.NoError(t, err)
+	require.Equal(t, want.F, got[0].F, "the evaluator")
+	prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
+	require.NoError(t, err)
+	if !e2e.CanRun(t, e2e.Host()) {
+		return
+	}
+	out, _, err := prog.Run(ctx, []*ir.Tensor{d, ind, u}, nil, 1)
+	require.NoError(t, err)
+	require.Equal(t, want.F, out[0].F, "compiled")
+}

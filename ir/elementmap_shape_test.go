@@ -77,6 +77,8 @@ func init() {
 			attrs: ir.Attrs{"axis": ir.IntAttr(1), "reduction": s("max")}},
 		elementMapCase{name: "scatter_elements_rt_last_axis", kind: "scatter_elements_rt", operands: []ir.TensorType{f32(3, 4), i64(3, 6), f32(3, 6)},
 			attrs: ir.Attrs{"axis": ir.IntAttr(-1), "reduction": s("add")}},
+		elementMapCase{name: "scatter_nd_rt", kind: "scatter_nd_rt", operands: []ir.TensorType{f32(4, 3), f32(2, 2, 3), i64(2, 2)},
+			attrs: ir.Attrs{"reduction": s("max")}},
 		elementMapCase{name: "scatter_nd", kind: "scatter_nd", operands: []ir.TensorType{f32(4, 3, 2), f32(2, 2, 2), i64(2, 2), i64(2, 2)},
 			attrs: ir.Attrs{"reduction": s("mul")}},
 		elementMapCase{name: "sort_rank", kind: "sort_rank", operands: []ir.TensorType{f32(2, 4, 3), f32(2, 4, 3)},

@@ -33,7 +33,114 @@ func init() {
 		},
 		Build:     buildScatterElementsRT,
 		Algorithm: &Algorithm{Eval: evalScatterElementsRT},
+	}, &OpDef{
+		Name: "scatter_nd_rt",
+		Summary: "scatter_nd computed by one walk of the updates (an algorithm): out = data, then " +
+			"out[i_0[u], …, i_{k-1}[u], r..] ⊕= updates[u.., r..] for every update u in order (negative indices count " +
+			"from the end; an update with an out-of-range index writes nothing)",
+		Example:     `%s = scatter_nd_rt(%data, %upd, %i0) {reduction = "add"} : f32[8]`,
+		MinOperands: 3, MaxOperands: -1,
+		Attrs: []AttrDef{
+			{Name: "reduction", Kind: AttrString, Default: dflt(StringAttr("add")), Doc: "add, mul, max or min"},
+		},
+		Build:     buildScatterNDRT,
+		Algorithm: &Algorithm{Eval: evalScatterNDRT},
 	})
+}
+
+func buildScatterNDRT(b *Builder) error {
+	data, upd := b.In(0), b.In(1)
+	k := b.NumIn() - 2
+	r := data.Rank()
+	if k > r {
+		return b.Errorf("%d index operands address a data tensor of rank %d", k, r)
+	}
+	if upd.Elem != data.Elem {
+		return b.Errorf("updates %s and data %s differ in element type", upd, data)
+	}
+	ut := b.In(2)
+	p := ut.Rank()
+	for j := 0; j < k; j++ {
+		if err := checkIndexType(b, 2+j); err != nil {
+			return err
+		}
+		if !b.In(2 + j).Equal(ut) {
+			return b.Errorf("index operands #2 %s and #%d %s differ", ut, 2+j, b.In(2+j))
+		}
+	}
+	want := append(append([]volume.Aff(nil), ut.Shape...), data.Shape[k:]...)
+	if upd.Rank() != len(want) {
+		return b.Errorf("updates %s must have shape %s", upd, shapeString(want))
+	}
+	for d := range want {
+		if !upd.Shape[d].Equal(want[d]) {
+			return b.Errorf("updates %s must have shape %s", upd, shapeString(want))
+		}
+	}
+	if _, _, err := scatterReduction(b, data.Elem); err != nil {
+		return err
+	}
+	// element x: data[x], every update at x's trailing coordinates, every index
+	keep := make([][]int, b.NumIn())
+	keep[0] = make([]int, r)
+	for d := range r {
+		keep[0][d] = d
+	}
+	keep[1] = make([]int, p+r-k)
+	for a := range keep[1] {
+		keep[1][a] = -1
+		if a >= p {
+			keep[1][a] = k + a - p
+		}
+	}
+	for j := 0; j < k; j++ {
+		keep[2+j] = make([]int, p)
+		for a := range keep[2+j] {
+			keep[2+j][a] = -1
+		}
+	}
+	return setAlgorithmForm(b, data, keep)
+}
+
+func evalScatterNDRT(op *Op, ins []*Tensor, shape []int64) (*Tensor, error) {
+	data, upd := ins[0], ins[1]
+	if err := algoShape(op, shape, data.Shape...); err != nil {
+		return nil, err
+	}
+	kind, err := ScatterReductionKind(op)
+	if err != nil {
+		return nil, err
+	}
+	k := len(ins) - 2
+	res := data.Clone()
+	rest := NumElements(shape[k:])
+	nu := NumElements(ins[2].Shape) // k >= 1 (MinOperands)
+	for u := range nu {
+		pre, ok := int64(0), true
+		for j := 0; j < k; j++ {
+			i := ins[2+j].Int(int(u))
+			if i < 0 {
+				i += shape[j]
+			}
+			if i < 0 || i >= shape[j] {
+				ok = false // out of range: matches no element
+				break
+			}
+			pre = pre*shape[j] + i
+		}
+		if !ok {
+			continue
+		}
+		for q := range rest {
+			f, g := int(pre*rest+q), int(u*rest+q)
+			if t := res.Elem; t.IsFloat() {
+				res.F[f] = RoundFloat(t, scatterCombineF(kind, res.F[f], upd.Float(g)))
+			} else {
+				res.I[f] = t.WrapInt(scatterCombineI(kind, res.I[f], upd.Int(g), t))
+			}
+		}
+	}
+	return res, nil
 }
 
 func buildScatterElementsRT(b *Builder) error {
@@ -213,4 +320,33 @@ func ScatterElementsOp(data, ind, upd TensorType, axis int64, constIndices bool,
 		return search
 	}
 	return "scatter_elements_rt"
+}
+
+// ScatterNDOp names the form of a scatter_nd with data, updates and index operands of type ut:
+// scatter_nd_rt when the indices are run-time data, every extent has a bound, and the search
+// (result × updates' index box) costs scatterWalkGain times more than the walk (result +
+// updates); scatter_nd otherwise.
+func ScatterNDOp(data, upd, ut TensorType, constIndices bool, bound func(volume.Aff) (int64, bool)) string {
+	const search = "scatter_nd"
+	if constIndices {
+		return search
+	}
+	size := func(t TensorType) (float64, bool) {
+		n := 1.0
+		for _, a := range t.Shape {
+			v, ok := bound(a)
+			if !ok {
+				return 0, false
+			}
+			n *= float64(v)
+		}
+		return n, true
+	}
+	res, ok1 := size(data)
+	nu, ok2 := size(upd)
+	nut, ok3 := size(ut)
+	if !ok1 || !ok2 || !ok3 || res*nut <= scatterWalkGain*(res+nu) {
+		return search
+	}
+	return "scatter_nd_rt"
 }

@@ -35,6 +35,7 @@ var algoKernels = map[string]algoKernel{
 	"roi_align": {scratchBytes: roiScratchBytes, emit: emitRoiAlign},
 	// no scratch: the result is the working copy
 	"scatter_elements_rt": {emit: emitScatterElementsRT},
+	"scatter_nd_rt":       {emit: emitScatterNDRT},
 }
 
 func planAlgorithmFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {

@@ -83,3 +83,82 @@ func emitScatterElementsRT(kb *kernelBuilder) error {
 		})
 	})
 }
+
+// emitScatterNDRT: the stored box is a copy of data; then for every update u (the index
+// operands' box, in order) whose indices name a stored row (each wrapped from the end,
+// inside the stored box along dims 0..k-1), the update's trailing elements within the stored
+// box combine into that row.
+func emitScatterNDRT(kb *kernelBuilder) error {
+	fb, res, op := kb.fb, kb.res, kb.op
+	data, upd := kb.ops[0], kb.ops[1]
+	k := len(kb.ops) - 2
+	r := len(res.ext)
+	kind, err := ir.ScatterReductionKind(op)
+	if err != nil {
+		return err
+	}
+	elem := op.Result.Type.Elem
+	ext := fb.extents(op.Result.Type)
+	uext := fb.extents(kb.ops[2].v.Type)
+	p := len(uext)
+	// box calls body for every index of a box given by per-dim bounds
+	box := func(lo, hi func(d int) value.Value, n int, hint string, body func(idx []value.Value) error) error {
+		idx := make([]value.Value, n)
+		var rec func(d int) error
+		rec = func(d int) error {
+			if d == n {
+				return body(slices.Clone(idx))
+			}
+			return fb.loop(lo(d), hi(d), 1, hint, func(iv value.Value) error {
+				idx[d] = iv
+				return rec(d + 1)
+			})
+		}
+		return rec(0)
+	}
+	storedLo := func(d int) value.Value { return res.lo[d] }
+	storedHi := func(d int) value.Value { return fb.sub(fb.add(res.lo[d], res.ext[d]), i64(1)) }
+	store := func(idx []value.Value, v value.Value) {
+		fb.cur.NewStore(fb.toMem(v, elem), fb.elemPtr(res, fb.offset(res, idx)))
+	}
+	if err := box(storedLo, storedHi, r, "copy", func(idx []value.Value) error {
+		store(idx, kb.loadAt(data, idx...))
+		return nil
+	}); err != nil {
+		return err
+	}
+	bc := &bodyCtx{kb: kb, fb: fb, op: op, memo: map[*ir.Scalar]value.Value{}}
+	return box(func(int) value.Value { return i64(0) }, func(d int) value.Value { return fb.sub(uext[d], i64(1)) }, p, "walk",
+		func(u []value.Value) error {
+			var in value.Value
+			row := make([]value.Value, k)
+			for j := 0; j < k; j++ {
+				i := kb.loadAt(kb.ops[2+j], u...)
+				if it, ok := i.Type().(*types.IntType); ok && it.BitSize < 64 {
+					i = fb.cur.NewSExt(i, types.I64)
+				}
+				i = fb.sel(fb.cur.NewICmp(enum.IPredSLT, i, i64(0)), fb.add(i, ext[j]), i)
+				ok := fb.cur.NewAnd(fb.cur.NewICmp(enum.IPredSGE, i, res.lo[j]),
+					fb.cur.NewICmp(enum.IPredSLT, i, fb.add(res.lo[j], res.ext[j])))
+				if in == nil {
+					in = ok
+				} else {
+					in = fb.cur.NewAnd(in, ok)
+				}
+				row[j] = i
+			}
+			return fb.ifThen(in, "hit", func() error {
+				return box(func(d int) value.Value { return storedLo(k + d) }, func(d int) value.Value { return storedHi(k + d) }, r-k, "row",
+					func(q []value.Value) error {
+						at := append(slices.Clone(row), q...)
+						acc := kb.loadAt(res, at...)
+						v, err := bc.combine(kind, elem, acc, kb.loadAt(upd, append(slices.Clone(u), q...)...))
+						if err != nil {
+							return err
+						}
+						store(at, v)
+						return nil
+					})
+			})
+		})
+}

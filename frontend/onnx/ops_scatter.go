@@ -20,7 +20,8 @@ func init() {
 	registerOp("ScatterElements", 11, importScatterElements)
 	registerOp("Scatter", 9, importScatterElements)
 	noteOp("GatherND", "batch_dims; static index depth (the indices' last dim)")
-	noteOp("ScatterND", "reduction none, add, mul, max, min; a search of the updates per element (cost: elements × updates; out-of-range indices are ignored); "+
+	noteOp("ScatterND", "reduction none, add, mul, max, min; a search of the updates per element (cost: elements × updates; out-of-range indices are ignored), "+
+		"or one walk of the updates when the indices are run-time data and the search would cost far more; "+
 		"constant indices without reduction: a gather selected by a constant mask (exact)")
 	noteOp("ScatterElements", "reduction none, add, mul, max, min; a search along the axis per element (out-of-range indices are ignored), "+
 		"or one walk of the updates when the indices are run-time data and the search would cost far more; "+
@@ -201,9 +202,15 @@ func importScatterND(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
+	// run-time indices over many updates: one walk of the updates instead of a search per element
+	_, constInd := c.ConstInput(1)
+	kind := "scatter_nd"
+	if len(parts) > 0 {
+		kind = ir.ScatterNDOp(data.Type, upd.Type, parts[0].Type, constInd, e.extentBound)
+	}
 	scatter := func(name string) func(d, u *ir.Value, r string) *ir.Value {
 		return func(d, u *ir.Value, r string) *ir.Value {
-			return e.Op("scatter_nd", name, ir.Attrs{"reduction": ir.StringAttr(r)}, append([]*ir.Value{d, u}, parts...)...)
+			return e.Op(kind, name, ir.Attrs{"reduction": ir.StringAttr(r)}, append([]*ir.Value{d, u}, parts...)...)
 		}
 	}
 	if red == "" {
