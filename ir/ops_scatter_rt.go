@@ -1,14 +1,17 @@
-// This file declares scatter_elements_rt, the run-time form of scatter_elements
-// (ops_scatter.go) for indices known only at run time: an algorithm op (ops_algo.go) that
-// copies data to the result and then walks the updates once, combining each into the element
-// its index names. Its cost is result + updates, where the search form costs result × the
+// This file declares scatter_elements_rt and scatter_nd_rt, the run-time forms of
+// scatter_elements and scatter_nd (ops_scatter.go) for indices known only at run time, and the
+// choice between the forms (ScatterElementsOp, ScatterNDOp). scatter_elements_rt is an
+// algorithm op (ops_algo.go) that copies data to the result and then walks the updates once,
+// combining each into the element its index names. Its cost is result + updates, where the search form costs result × the
 // updates along the axis (quadratic when a scatter puts every row of a tensor back in
 // place, as Faster R-CNN's box_roi_pool does per FPN level). The semantics are the search
 // form's exactly: negative indices count from the end, out-of-range indices write nothing,
 // and the updates reaching one element combine in their order along the axis. The element
 // map is the search form's too (result element x may read data[x] and the updates and indices
 // at x's coordinates off the axis, anywhere along it), declared as an over-approximation; the
-// form requires the updates to cover data's extents off the axis.
+// form requires the updates to cover data's extents off the axis. scatter_nd_rt is the same
+// walk over the index operands' box: result element x may read data[x], every index, and
+// every update at x's trailing coordinates.
 
 package ir
 

@@ -1,6 +1,6 @@
-// This file lowers scatter_elements_rt (ir/ops_scatter_rt.go): the result's stored box is a
-// copy of data, then one walk over the updates whose coordinates off the axis lie in the box
-// combines each into the element its index names, when that element is stored (a negative
+// This file lowers scatter_elements_rt and scatter_nd_rt (ir/ops_scatter_rt.go). For
+// scatter_elements_rt, the result's stored box is a copy of data, then one walk over the
+// updates whose coordinates off the axis lie in the box combines each into the element its index names, when that element is stored (a negative
 // index counts from the end; an out-of-range one writes nothing). Per element, the updates
 // arrive in their order along the axis, as in the search form and the evaluator.
 
