@@ -311,3 +311,39 @@ func TestExpAgainstBigFloat(t *testing.T) {
 	t.Logf("exp/f64 against the correctly rounded value: graphc %g ulp, Go's math.Exp %g ulp", worst, worstGo)
 	require.LessOrEqual(t, worst, 1.0)
 }
+
+// TestSigmoidTailIsExp checks float32 sigmoid's exp, which knows its argument is at most 0
+// and scales once by 2^(k+64)·2^-64, against exp's two half scalings: below -17, 1 + e^x
+// rounds to 1, so sigmoid(x) is e^x itself and must have exp's bits, subnormals included.
+func TestSigmoidTailIsExp(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	n := 1 << 12
+	x := ir.NewTensor(ir.F32, []int64{int64(n)})
+	for i, v := range sweep(rand.New(rand.NewPCG(12, 12)), -120, -17, n) {
+		x.F[i] = ir.RoundFloat(ir.F32, v)
+	}
+	var cases []*e2e.Case
+	for _, body := range []string{"sigmoid(in0)", "exp(in0)"} {
+		g, err := genericGraph(genericSpec{inputs: []ir.TensorType{ir.StaticType(ir.F32, int64(n))}, domain: "{ [i] : 0 <= i < " + itoa(int64(n)) + " }",
+			access: []string{"{ [i] -> [i] }"}, out: "{ [i] -> [i] }", body: body, typ: ir.StaticType(ir.F32, int64(n)).String()})
+		require.NoError(t, err)
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: []*ir.Tensor{x}})
+	}
+	ctx := context.Background()
+	p, err := e2e.BuildBatch(ctx, t.TempDir(), e2e.Host(), cases)
+	require.NoError(t, err)
+	res := p.Run(ctx)
+	require.NoError(t, res[0].Err)
+	require.NoError(t, res[1].Err)
+	sub := 0
+	for i, v := range x.F {
+		s, e := res[0].Outputs[0].F[i], res[1].Outputs[0].F[i]
+		require.Equal(t, math.Float32bits(float32(e)), math.Float32bits(float32(s)), "x = %g: sigmoid %g, exp %g", v, s, e)
+		if e != 0 && math.Abs(e) < 0x1p-126 {
+			sub++
+		}
+	}
+	require.Positive(t, sub, "the sweep reaches subnormal results")
+}

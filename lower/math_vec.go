@@ -91,8 +91,12 @@ func (v vf) float(a value.Value) value.Value     { return v.fb.cur.NewBitCast(a,
 func (v vf) iadd(a, b value.Value) value.Value   { return v.fb.cur.NewAdd(a, b) }
 func (v vf) isub(a, b value.Value) value.Value   { return v.fb.cur.NewSub(a, b) }
 
-// isNaN tests the bit pattern (HVX cannot select on unordered vector compares).
+// isNaN is one unordered compare, or a test of the bit pattern where the target says so (HVX
+// cannot select on unordered vector compares).
 func (v vf) isNaN(a value.Value) value.Value {
+	if !v.fb.mc.tgt.NaNTestByBits {
+		return v.fb.cur.NewFCmp(enum.FPredUNO, a, a)
+	}
 	mag := v.fb.cur.NewAnd(v.bits(a), v.ic(math.MaxInt32))
 	return v.fb.cur.NewICmp(enum.IPredUGT, mag, v.ic(0x7f800000))
 }
@@ -112,6 +116,24 @@ func (v vf) poly(t value.Value, cs []float64) value.Value {
 	r := v.c(cs[len(cs)-1])
 	for i := len(cs) - 2; i >= 0; i-- {
 		r = v.add(v.mul(r, t), v.c(cs[i]))
+	}
+	return r
+}
+
+// estrin returns cs[0] + t·cs[1] + t²·cs[2] + ... for t2 = t·t, grouped in pairs
+// (cs[2i] + t·cs[2i+1]) combined by powers of t²: a shorter dependence chain than Horner's.
+func (v vf) estrin(t, t2 value.Value, cs []float64) value.Value {
+	var ps []value.Value
+	for i := 0; i < len(cs); i += 2 {
+		if i+1 < len(cs) {
+			ps = append(ps, v.add(v.mul(t, v.c(cs[i+1])), v.c(cs[i])))
+		} else {
+			ps = append(ps, v.c(cs[i]))
+		}
+	}
+	r := ps[len(ps)-1]
+	for i := len(ps) - 2; i >= 0; i-- {
+		r = v.add(v.mul(r, t2), ps[i])
 	}
 	return r
 }
@@ -149,19 +171,44 @@ func (v vf) pow2(n value.Value) value.Value {
 }
 
 // exp is e^x: x = k·ln2 + r with k = round(x/ln2) and |r| <= ln2/2 (Cody–Waite), e^r by its
-// polynomial, then two exact scalings by 2^(k/2) so that subnormal results round once.
+// polynomial, then exact scalings by powers of two so that subnormal results round once.
 func (v vf) exp(x value.Value) value.Value {
+	return v.sel(v.isNaN(x), x, v.expIn(x, math.Inf(-1), math.Inf(1)))
+}
+
+// expIn is exp for an argument known to lie in [lo, hi] or to be NaN, whose result the caller
+// replaces for a NaN argument (expIn's result is then unspecified). The known range drops the
+// steps it makes idle: the clamps outside it, and the second scaling where every k = round(x/ln2)
+// of the range has a normal 2^k (tanh's e^(2|x|), erfc's e^(-x²)) or a normal 2^(k+64)
+// (sigmoid's e^-|x|, k >= -150: the product p·2^(k+64) is exact, so scaling it by 2^-64
+// rounds once, as the two half scalings of exp do). Every argument in the range gets exp's bits.
+func (v vf) expIn(x value.Value, lo, hi float64) value.Value {
 	c := v.fb.cur
-	xc := v.clamp(x, -104, 89) // e^-104 rounds to 0, e^89 overflows
+	xc := x
+	if lo < -104 {
+		xc = v.sel(v.lt(xc, v.c(-104)), v.c(-104), xc) // e^-104 rounds to 0
+	}
+	if hi > 89 {
+		xc = v.sel(v.gt(xc, v.c(89)), v.c(89), xc) // e^89 overflows
+	}
+	lo, hi = max(lo, -104), min(hi, 89)
 	t := v.add(v.mul(xc, v.c(math.Log2E)), v.c(vRoundMagic))
 	k := v.isub(v.bits(t), v.ic(vRoundMagicBits))
 	kf := v.sub(t, v.c(vRoundMagic))
 	r := v.sub(v.sub(xc, v.mul(kf, v.c(vln2Hi))), v.mul(kf, v.c(vln2Lo)))
-	p := v.add(v.add(v.mul(v.mul(r, r), v.poly(r, vexpP)), r), v.c(1))
+	r2 := v.mul(r, r)
+	p := v.add(v.add(v.mul(r2, v.estrin(r, r2, vexpP)), r), v.c(1))
+	// k's range, one wider on each side than round(x·log2(e)) can reach
+	kLo, kHi := math.Floor(lo*math.Log2E)-1, math.Ceil(hi*math.Log2E)+1
+	switch {
+	case kLo >= -126 && kHi <= 127:
+		return v.mul(p, v.pow2(k))
+	case kLo >= -126-64 && kHi <= 127-64:
+		return v.mul(v.mul(p, v.pow2(v.iadd(k, v.ic(64)))), v.c(0x1p-64))
+	}
 	k1 := c.NewAShr(k, v.ic(1))
 	k2 := v.isub(k, k1)
-	res := v.mul(v.mul(p, v.pow2(k1)), v.pow2(k2))
-	return v.sel(v.isNaN(x), x, res)
+	return v.mul(v.mul(p, v.pow2(k1)), v.pow2(k2))
 }
 
 // log is the natural logarithm: x = m·2^e with m in [sqrt(1/2), sqrt(2)), log(m) = log1p(m-1)
@@ -197,7 +244,7 @@ func (v vf) tanh(x value.Value) value.Value {
 	x2 := v.mul(x, x)
 	small := v.add(v.mul(v.mul(x, x2), v.poly(x2, vtanhP)), x)
 	ac := v.clamp(a, 0, 10)
-	e := v.exp(v.add(ac, ac))
+	e := v.expIn(v.add(ac, ac), 0, 20)
 	big := v.copysign(v.sub(v.c(1), v.quot(v.c(2), v.add(e, v.c(1)))), x)
 	r := v.sel(v.lt(a, v.c(0.625)), small, big)
 	return v.sel(v.isNaN(x), x, r)
@@ -206,7 +253,7 @@ func (v vf) tanh(x value.Value) value.Value {
 // sigmoid is 1/(1 + e^-x) for x >= 0 and e^x/(1 + e^x) below, with e = e^-|x| <= 1, so that
 // nothing overflows.
 func (v vf) sigmoid(x value.Value) value.Value {
-	e := v.exp(v.fb.cur.NewFNeg(v.abs(x)))
+	e := v.expIn(v.fb.cur.NewFNeg(v.abs(x)), math.Inf(-1), 0)
 	num := v.sel(v.ge(x, v.c(0)), v.c(1), e)
 	r := v.quot(num, v.add(e, v.c(1)))
 	return v.sel(v.isNaN(x), x, r)
@@ -219,7 +266,7 @@ func (v vf) erf(x value.Value) value.Value {
 	small := v.mul(x, v.poly(v.mul(x, x), verfP))
 	ac := v.clamp(a, 1, 4)
 	q := v.poly(v.quot(v.c(1), ac), verfcQ)
-	erfc := v.mul(v.exp(v.fb.cur.NewFNeg(v.mul(ac, ac))), q)
+	erfc := v.mul(v.expIn(v.fb.cur.NewFNeg(v.mul(ac, ac)), -16, -1), q)
 	big := v.copysign(v.sub(v.c(1), erfc), x)
 	r := v.sel(v.le(a, v.c(1)), small, big)
 	return v.sel(v.isNaN(x), x, r)

@@ -65,6 +65,9 @@ type Target struct {
 	// LLVM 19's Hexagon backend turns select(a < b, a, b) into sfmin, which returns the other
 	// operand when one is NaN where the select returns b.
 	FloatSelectBarrier bool `json:"float-select-barrier"`
+	// NaNTestByBits says that float32 math tests vectors for NaN on their bit patterns (HVX
+	// cannot select on an unordered vector compare); elsewhere one unordered compare does it.
+	NaNTestByBits bool `json:"nan-test-by-bits"`
 	// SlowVectorDiv says that a float vector division becomes one scalar division per lane
 	// (HVX): float32 math divides through a Newton reciprocal instead.
 	SlowVectorDiv bool `json:"slow-vector-div"`
