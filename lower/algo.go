@@ -33,6 +33,9 @@ var algoKernels = map[string]algoKernel{
 	"argsort":   {scratch: 8, emit: emitArgsort},
 	"nms":       {scratchBytes: nmsScratchBytes, emit: emitNMS},
 	"roi_align": {scratchBytes: roiScratchBytes, emit: emitRoiAlign},
+	// no scratch: the result is the working copy
+	"scatter_elements_rt": {emit: emitScatterElementsRT},
+	"scatter_nd_rt":       {emit: emitScatterNDRT},
 }
 
 func planAlgorithmFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {

@@ -20,9 +20,11 @@ func init() {
 	registerOp("ScatterElements", 11, importScatterElements)
 	registerOp("Scatter", 9, importScatterElements)
 	noteOp("GatherND", "batch_dims; static index depth (the indices' last dim)")
-	noteOp("ScatterND", "reduction none, add, mul, max, min; a search of the updates per element (cost: elements × updates; out-of-range indices are ignored); "+
+	noteOp("ScatterND", "reduction none, add, mul, max, min; a search of the updates per element (cost: elements × updates; out-of-range indices are ignored), "+
+		"or one walk of the updates when the indices are run-time data and the search would cost far more; "+
 		"constant indices without reduction: a gather selected by a constant mask (exact)")
-	noteOp("ScatterElements", "reduction none, add, mul, max, min; a search along the axis per element (out-of-range indices are ignored); "+
+	noteOp("ScatterElements", "reduction none, add, mul, max, min; a search along the axis per element (out-of-range indices are ignored), "+
+		"or one walk of the updates when the indices are run-time data and the search would cost far more; "+
 		"constant indices without reduction: a gather selected by a constant mask (exact)")
 	noteOp("Scatter", "as ScatterElements without reduction (deprecated since opset 11)")
 }
@@ -86,6 +88,12 @@ func (e *emitter) scatterNone(name string, data, upd *ir.Value, scatter func(d, 
 	}
 	hit := scatter(fill(data.Type, ir.Bool, 0), fill(upd.Type, ir.Bool, 1), "max")
 	return e.Op("where", name, nil, hit, val, data)
+}
+
+// extentBound is the largest value of extent a (boundOf), when it has one.
+func (e *emitter) extentBound(a volume.Aff) (int64, bool) {
+	v, err := e.boundOf(a)
+	return v, err == nil
 }
 
 // scatterReduction returns the catalogue reduction of a Scatter* node ("" for none).
@@ -194,9 +202,15 @@ func importScatterND(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
+	// run-time indices over many updates: one walk of the updates instead of a search per element
+	_, constInd := c.ConstInput(1)
+	kind := "scatter_nd"
+	if len(parts) > 0 {
+		kind = ir.ScatterNDOp(data.Type, upd.Type, parts[0].Type, constInd, e.extentBound)
+	}
 	scatter := func(name string) func(d, u *ir.Value, r string) *ir.Value {
 		return func(d, u *ir.Value, r string) *ir.Value {
-			return e.Op("scatter_nd", name, ir.Attrs{"reduction": ir.StringAttr(r)}, append([]*ir.Value{d, u}, parts...)...)
+			return e.Op(kind, name, ir.Attrs{"reduction": ir.StringAttr(r)}, append([]*ir.Value{d, u}, parts...)...)
 		}
 	}
 	if red == "" {
@@ -259,9 +273,12 @@ func importScatterElements(c *nodeCtx) error {
 		return e.err
 	}
 	axis := ir.IntAttr(c.AttrInt("axis", 0))
+	// run-time indices over many updates: one walk of the updates instead of a search per element
+	_, constInd := c.ConstInput(1)
+	kind := ir.ScatterElementsOp(data.Type, ind.Type, upd.Type, c.AttrInt("axis", 0), constInd, e.extentBound)
 	scatter := func(name string) func(d, u *ir.Value, r string) *ir.Value {
 		return func(d, u *ir.Value, r string) *ir.Value {
-			return e.Op("scatter_elements", name, ir.Attrs{"axis": axis, "reduction": ir.StringAttr(r)}, d, ind, u)
+			return e.Op(kind, name, ir.Attrs{"axis": axis, "reduction": ir.StringAttr(r)}, d, ind, u)
 		}
 	}
 	if red == "" {
@@ -313,7 +330,7 @@ func importReverseSequence(c *nodeCtx) error {
 
 func init() {
 	registerOp("MaxUnpool", 9, importMaxUnpool)
-	noteOp("MaxUnpool", "the values scattered at their flat indices into zeros of the (given or computed) output shape")
+	noteOp("MaxUnpool", "the values scattered at their flat indices into zeros of the (given or computed) output shape (run-time indices: one walk of the values)")
 }
 
 // importMaxUnpool scatters the pooled values at the flat indices MaxPool gave them into zeros
@@ -368,8 +385,13 @@ func importMaxUnpool(c *nodeCtx) error {
 	data := ir.TensorType{Elem: x.Type.Elem, Shape: []volume.Aff{volume.AffConst(total)}}
 	zeros := e.Op("fill", "", ir.Attrs{"type": ir.StringAttr(data.String()), "value": ir.FloatAttr(0)})
 	fi := flat(ind)
+	if e.err != nil {
+		return e.err
+	}
+	_, constInd := c.ConstInput(1)
+	kind := ir.ScatterElementsOp(data, fi.Type, ir.TensorType{Elem: x.Type.Elem, Shape: fi.Type.Shape}, 0, constInd, e.extentBound)
 	scatter := func(d, u *ir.Value, red string) *ir.Value {
-		return e.Op("scatter_elements", "", ir.Attrs{"axis": ir.IntAttr(0), "reduction": ir.StringAttr(red)}, d, fi, u)
+		return e.Op(kind, "", ir.Attrs{"axis": ir.IntAttr(0), "reduction": ir.StringAttr(red)}, d, fi, u)
 	}
 	y := e.scatterNone("", zeros, flat(x), scatter)
 	shape := make([]volume.Aff, len(def))
