@@ -128,39 +128,50 @@ func buildScatterElements(b *Builder) error {
 	return nil
 }
 
-// buildScatterND: operands data, updates and k index tensors (one per addressed dim of data,
-// each of the updates' leading shape). Iteration [x.., s, u..]: s = 0 (with u = 0) reads
-// data[x], s = 1 reads update u at the trailing coordinates of x; it contributes where
-// i_j[u] = x_j for every j < k.
-func buildScatterND(b *Builder) error {
-	data, upd := b.In(0), b.In(1)
-	k := b.NumIn() - 2
-	r := data.Rank()
+// scatterNDOperands checks scatter_nd's and scatter_nd_rt's operands: data, updates and k
+// index tensors (one per addressed dim of data, each of the updates' leading shape). It returns
+// data, the updates, the first index tensor's type, k, data's rank and the indices' rank.
+func scatterNDOperands(b *Builder) (data, upd, ut TensorType, k, r, p int, err error) {
+	data, upd = b.In(0), b.In(1)
+	k = b.NumIn() - 2
+	r = data.Rank()
 	if k > r {
-		return b.Errorf("%d index operands address a data tensor of rank %d", k, r)
+		return data, upd, ut, k, r, p, b.Errorf("%d index operands address a data tensor of rank %d", k, r)
 	}
 	if upd.Elem != data.Elem {
-		return b.Errorf("updates %s and data %s differ in element type", upd, data)
+		return data, upd, ut, k, r, p, b.Errorf("updates %s and data %s differ in element type", upd, data)
 	}
-	ut := b.In(2)
-	p := ut.Rank()
+	ut = b.In(2)
+	p = ut.Rank()
 	for j := 0; j < k; j++ {
 		if err := checkIndexType(b, 2+j); err != nil {
-			return err
+			return data, upd, ut, k, r, p, err
 		}
 		if !b.In(2 + j).Equal(ut) {
-			return b.Errorf("index operands #2 %s and #%d %s differ", ut, 2+j, b.In(2+j))
+			return data, upd, ut, k, r, p, b.Errorf("index operands #2 %s and #%d %s differ", ut, 2+j, b.In(2+j))
 		}
 	}
 	// updates: the indices' shape, then data's dims from k on
 	want := append(append([]volume.Aff(nil), ut.Shape...), data.Shape[k:]...)
 	if upd.Rank() != len(want) {
-		return b.Errorf("updates %s must have shape %s", upd, shapeString(want))
+		return data, upd, ut, k, r, p, b.Errorf("updates %s must have shape %s", upd, shapeString(want))
 	}
 	for d := range want {
 		if !upd.Shape[d].Equal(want[d]) {
-			return b.Errorf("updates %s must have shape %s", upd, shapeString(want))
+			return data, upd, ut, k, r, p, b.Errorf("updates %s must have shape %s", upd, shapeString(want))
 		}
+	}
+	return data, upd, ut, k, r, p, nil
+}
+
+// buildScatterND: operands data, updates and k index tensors (one per addressed dim of data,
+// each of the updates' leading shape). Iteration [x.., s, u..]: s = 0 (with u = 0) reads
+// data[x], s = 1 reads update u at the trailing coordinates of x; it contributes where
+// i_j[u] = x_j for every j < k.
+func buildScatterND(b *Builder) error {
+	data, upd, ut, k, r, p, err := scatterNDOperands(b)
+	if err != nil {
+		return err
 	}
 	kind, init, err := scatterReduction(b, data.Elem)
 	if err != nil {

@@ -52,33 +52,9 @@ func init() {
 }
 
 func buildScatterNDRT(b *Builder) error {
-	data, upd := b.In(0), b.In(1)
-	k := b.NumIn() - 2
-	r := data.Rank()
-	if k > r {
-		return b.Errorf("%d index operands address a data tensor of rank %d", k, r)
-	}
-	if upd.Elem != data.Elem {
-		return b.Errorf("updates %s and data %s differ in element type", upd, data)
-	}
-	ut := b.In(2)
-	p := ut.Rank()
-	for j := 0; j < k; j++ {
-		if err := checkIndexType(b, 2+j); err != nil {
-			return err
-		}
-		if !b.In(2 + j).Equal(ut) {
-			return b.Errorf("index operands #2 %s and #%d %s differ", ut, 2+j, b.In(2+j))
-		}
-	}
-	want := append(append([]volume.Aff(nil), ut.Shape...), data.Shape[k:]...)
-	if upd.Rank() != len(want) {
-		return b.Errorf("updates %s must have shape %s", upd, shapeString(want))
-	}
-	for d := range want {
-		if !upd.Shape[d].Equal(want[d]) {
-			return b.Errorf("updates %s must have shape %s", upd, shapeString(want))
-		}
+	data, _, _, k, r, p, err := scatterNDOperands(b)
+	if err != nil {
+		return err
 	}
 	if _, _, err := scatterReduction(b, data.Elem); err != nil {
 		return err
