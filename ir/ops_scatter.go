@@ -71,29 +71,40 @@ func identityConst(t DType, v float64) *Scalar {
 	return ConstI(t, IntInit(t, v))
 }
 
+// scatterElementsOperands checks scatter_elements' and scatter_elements_rt's operands (data,
+// indices and updates of one rank, indices and updates of one shape) and axis attribute; it
+// returns data, the updates, the rank and the normalised axis.
+func scatterElementsOperands(b *Builder) (data, upd TensorType, r, axis int, err error) {
+	data, ind, upd := b.In(0), b.In(1), b.In(2)
+	r = data.Rank()
+	if r == 0 || ind.Rank() != r || upd.Rank() != r {
+		return data, upd, r, 0, b.Errorf("data, indices and updates must have one rank >= 1, got %s, %s and %s", data, ind, upd)
+	}
+	if err := checkIndexType(b, 1); err != nil {
+		return data, upd, r, 0, err
+	}
+	if upd.Elem != data.Elem {
+		return data, upd, r, 0, b.Errorf("updates %s and data %s differ in element type", upd, data)
+	}
+	for d := range ind.Shape {
+		if !ind.Shape[d].Equal(upd.Shape[d]) {
+			return data, upd, r, 0, b.Errorf("indices %s and updates %s differ in shape", ind, upd)
+		}
+	}
+	axis, err = normAxis(b.Op.Attrs.Int("axis", 0), r)
+	if err != nil {
+		return data, upd, r, 0, b.Errorf("%v", err)
+	}
+	return data, upd, r, axis, nil
+}
+
 // buildScatterElements: iteration [x.., s] with s = 0 reading data[x] and s = 1 + t reading
 // update u = x with u[axis] = t (for x inside the updates' box in the other dims); the update
 // contributes where its index element equals x[axis].
 func buildScatterElements(b *Builder) error {
-	data, ind, upd := b.In(0), b.In(1), b.In(2)
-	r := data.Rank()
-	if r == 0 || ind.Rank() != r || upd.Rank() != r {
-		return b.Errorf("data, indices and updates must have one rank >= 1, got %s, %s and %s", data, ind, upd)
-	}
-	if err := checkIndexType(b, 1); err != nil {
-		return err
-	}
-	if upd.Elem != data.Elem {
-		return b.Errorf("updates %s and data %s differ in element type", upd, data)
-	}
-	for d := range ind.Shape {
-		if !ind.Shape[d].Equal(upd.Shape[d]) {
-			return b.Errorf("indices %s and updates %s differ in shape", ind, upd)
-		}
-	}
-	axis, err := normAxis(b.Op.Attrs.Int("axis", 0), r)
+	data, upd, r, axis, err := scatterElementsOperands(b)
 	if err != nil {
-		return b.Errorf("%v", err)
+		return err
 	}
 	kind, init, err := scatterReduction(b, data.Elem)
 	if err != nil {
@@ -121,7 +132,7 @@ func buildScatterElements(b *Builder) error {
 	b.Op.Access = []Access{dataAcc, updAcc, updAcc}
 	b.Op.Out = AffAccess(identity(0, r)...)
 	id := identityConst(data.Elem, init)
-	match := Bin(SEq, wrapIndex(Read(1, ind.Elem), data.Shape[axis]), Index(axis))
+	match := Bin(SEq, wrapIndex(Read(1, b.In(1).Elem), data.Shape[axis]), Index(axis))
 	b.Op.Body = Select(Avail(0), Read(0, data.Elem), Select(Avail(1), Select(match, Read(2, upd.Elem), id), id))
 	b.Op.Reduce, b.Op.Init = kind, init
 	b.Result = data

@@ -123,25 +123,11 @@ func evalScatterNDRT(op *Op, ins []*Tensor, shape []int64) (*Tensor, error) {
 }
 
 func buildScatterElementsRT(b *Builder) error {
-	data, ind, upd := b.In(0), b.In(1), b.In(2)
-	r := data.Rank()
-	if r == 0 || ind.Rank() != r || upd.Rank() != r {
-		return b.Errorf("data, indices and updates must have one rank >= 1, got %s, %s and %s", data, ind, upd)
-	}
-	if err := checkIndexType(b, 1); err != nil {
+	data, upd, r, axis, err := scatterElementsOperands(b)
+	if err != nil {
 		return err
 	}
-	if upd.Elem != data.Elem {
-		return b.Errorf("updates %s and data %s differ in element type", upd, data)
-	}
-	axis, err := normAxis(b.Op.Attrs.Int("axis", 0), r)
-	if err != nil {
-		return b.Errorf("%v", err)
-	}
-	for d := range ind.Shape {
-		if !ind.Shape[d].Equal(upd.Shape[d]) {
-			return b.Errorf("indices %s and updates %s differ in shape", ind, upd)
-		}
+	for d := range upd.Shape {
 		if d != axis && !upd.Shape[d].Equal(data.Shape[d]) {
 			return b.Errorf("updates %s must match data %s off axis %d", upd, data, axis)
 		}
