@@ -186,19 +186,7 @@ func TestScatterElementsRTImport(t *testing.T) {
 					}
 				}
 			}
-			ref, err := graphc.Load(ctx, path)
-			require.NoError(t, err)
-			got, err := eval.Run(ref, map[string]*ir.Tensor{"D": d, "I": ind, "U": u})
-			require.NoError(t, err)
-			require.Equal(t, want.F, got[0].F, "the evaluator")
-			prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
-			require.NoError(t, err)
-			if !e2e.CanRun(t, e2e.Host()) {
-				return
-			}
-			out, _, err := prog.Run(ctx, []*ir.Tensor{d, ind, u}, nil, 1)
-			require.NoError(t, err)
-			require.Equal(t, want.F, out[0].F, "compiled")
+			checkImported(t, path, dir, res, map[string]*ir.Tensor{"D": d, "I": ind, "U": u}, []*ir.Tensor{d, ind, u}, want)
 		})
 	}
 }
@@ -249,19 +237,7 @@ func TestMaxUnpoolRuntimeIndices(t *testing.T) {
 			}
 		}
 	}
-	ref, err := graphc.Load(ctx, path)
-	require.NoError(t, err)
-	got, err := eval.Run(ref, map[string]*ir.Tensor{"X": x})
-	require.NoError(t, err)
-	require.Equal(t, want.F, got[0].F, "the evaluator")
-	prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
-	require.NoError(t, err)
-	if !e2e.CanRun(t, e2e.Host()) {
-		return
-	}
-	out, _, err := prog.Run(ctx, []*ir.Tensor{x}, nil, 1)
-	require.NoError(t, err)
-	require.Equal(t, want.F, out[0].F, "compiled")
+	checkImported(t, path, dir, res, map[string]*ir.Tensor{"X": x}, []*ir.Tensor{x}, want)
 }
 
 // TestScatterElementsRTSymbolic: the walk over a symbolic number of updates n (a caller's dim,
@@ -406,9 +382,17 @@ func TestScatterNDRTImport(t *testing.T) {
 		}
 		copy(want.F[row*w:(row+1)*w], u.F[k*w:(k+1)*w])
 	}
+	checkImported(t, path, dir, res, map[string]*ir.Tensor{"D": d, "I": ind, "U": u}, []*ir.Tensor{d, ind, u}, want)
+}
+
+// checkImported runs the model at path in the evaluator (with feeds) and its compiled form res
+// (with ins, where the host runs it) and requires both to give want exactly.
+func checkImported(t *testing.T, path, dir string, res *graphc.Result, feeds map[string]*ir.Tensor, ins []*ir.Tensor, want *ir.Tensor) {
+	t.Helper()
+	ctx := context.Background()
 	ref, err := graphc.Load(ctx, path)
 	require.NoError(t, err)
-	got, err := eval.Run(ref, map[string]*ir.Tensor{"D": d, "I": ind, "U": u})
+	got, err := eval.Run(ref, feeds)
 	require.NoError(t, err)
 	require.Equal(t, want.F, got[0].F, "the evaluator")
 	prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
@@ -416,7 +400,7 @@ func TestScatterNDRTImport(t *testing.T) {
 	if !e2e.CanRun(t, e2e.Host()) {
 		return
 	}
-	out, _, err := prog.Run(ctx, []*ir.Tensor{d, ind, u}, nil, 1)
+	out, _, err := prog.Run(ctx, ins, nil, 1)
 	require.NoError(t, err)
 	require.Equal(t, want.F, out[0].F, "compiled")
 }
