@@ -34,7 +34,9 @@ stored with axis 1 moved last (NCW to NWC, NCHW to NHWC, NCDHW to NDHWC): the pr
 map and every consumer's access maps are composed with the permutation. Operands of another
 rank (a bias [C, 1, 1]) keep their layout. Graph inputs and outputs keep their layout, so
 reorders happen only where the graph begins and ends. A 2D convolution with few channels over
-wide rows keeps NCHW (it vectorises along its rows).
+wide rows keeps NCHW (it vectorises along its rows) unless its input is a channels-last
+activation (computed by a convolution or pool that does not keep NCHW), which NCHW would
+transpose.
 A channel shuffle that fuse has folded into a rank-5 view [N, G, C/G, H, W] (ShuffleNet's
 reshape-transpose-reshape, read at [0, c mod G, floor(c/G), h, w]) is stored as the rank-4
 channels-last value [N, H, W, C] with channel (g, c') at c'·G + g when every consumer then reads
