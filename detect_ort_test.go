@@ -94,6 +94,12 @@ func checkDetector(t *testing.T, m *realmodel.Model, opts []graphc.Option, evalu
 		require.NoError(t, e2e.CompareDetections(e2e.Detections{Boxes: got[0], Scores: got[1], Labels: got[2]},
 			e2e.Detections{Boxes: want[0], Scores: want[1], Labels: want[2]}, [2]float64{1e-4, 1e-3}, [2]float64{1e-4, 1e-5}),
 			"%s %s", what, set.Name)
+		if len(want) > 3 {
+			// Mask R-CNN's masks [n, 1, H, W], pasted into the image by a Loop over the
+			// detections (resize_sized to each box): probabilities, in the detections' order
+			require.Equal(t, want[3].Shape, got[3].Shape, "%s %s: masks", what, set.Name)
+			require.NoError(t, e2e.Compare(got[3], want[3], 1e-3, 1e-3, nil), "%s %s: masks", what, set.Name)
+		}
 	}
 	if evaluate {
 		ref, err := graphc.Load(ctx, m.Path)

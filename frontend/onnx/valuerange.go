@@ -95,8 +95,45 @@ func (im *importer) computeRange(v *ir.Value, depth int) interval {
 	default:
 		return fullRange
 	}
+	if r, ok := im.reducedConcat(op, depth); ok {
+		return r
+	}
 	ev := rangeEval{im: im, op: op, depth: depth}
 	return ev.eval(op.Body)
+}
+
+// reducedConcat is the range of the max (or min) of all elements of a concatenation, such as
+// torch's max(w, 1) exported as ReduceMax(Concat(w, [1])): at least the largest of the parts'
+// lower bounds (at most the smallest upper bound for a min), which the union of the parts'
+// ranges forgets.
+func (im *importer) reducedConcat(op *ir.Op, depth int) (interval, bool) {
+	if op.Reduce != ir.ReduceMax && op.Reduce != ir.ReduceMin || op.Body.Op != ir.SRead || len(op.Operands) != 1 {
+		return interval{}, false
+	}
+	if n, ok := staticCount(op.Result.Type); !ok || n != 1 {
+		return interval{}, false
+	}
+	cat := op.Operands[0].Def
+	if cat == nil || cat.Kind != "concat" {
+		return interval{}, false
+	}
+	var r interval
+	first := true
+	for _, p := range cat.Operands {
+		if n, ok := staticCount(p.Type); !ok || n == 0 {
+			return interval{}, false // a part that may be empty bounds nothing
+		}
+		pr := im.rangeAt(p, depth+1)
+		switch {
+		case first:
+			r, first = pr, false
+		case op.Reduce == ir.ReduceMax:
+			r = interval{math.Max(r.lo, pr.lo), math.Max(r.hi, pr.hi)}
+		default:
+			r = interval{math.Min(r.lo, pr.lo), math.Min(r.hi, pr.hi)}
+		}
+	}
+	return r, !first
 }
 
 // rangeEval evaluates an op body over intervals.
