@@ -121,9 +121,11 @@ func pasteModel(t *testing.T) string {
 	bn("Slice", []string{"cols", "i0", "i12", "ax1"}, []string{"canvas"})
 	bn("Unsqueeze", []string{"canvas", "i0"}, []string{"piece"})
 	bn("Concat", []string{"res_in", "piece"}, []string{"res_out"}, axis(0))
-	m.Node("Loop", "loop", []string{"M", "true", "empty"}, []string{"Y", "R"},
+	// (a name with a dot, as torch's res_append.7: the bounded dim named after it must still be
+	// a C identifier for the header's macros)
+	m.Node("Loop", "loop", []string{"M", "true", "empty"}, []string{"Y.7", "R"},
 		&onnxpb.AttributeProto{Name: strp("body"), Type: onnxpb.AttributeProto_GRAPH.Enum(), G: body})
-	m.Output("Y", ir.F32, "n", 12, 12)
+	m.Output("Y.7", ir.F32, "n", 12, 12)
 	m.Output("R", ir.F32, "n", 24)
 	path := filepath.Join(t.TempDir(), "paste.onnx")
 	require.NoError(t, m.Write(path))
