@@ -189,7 +189,9 @@ func linearModel(m, k, n int) benchModel {
 }
 
 // nbitsModel is a MatMulNBits layer m×k · k×n with 4-bit weights in blocks of block.
-func nbitsModel(m, k, n, block int, zp bool) benchModel { return nbitsModelLevel(m, k, n, block, zp, 0) }
+func nbitsModel(m, k, n, block int, zp bool) benchModel {
+	return nbitsModelLevel(m, k, n, block, zp, 0)
+}
 
 // nbitsModelLevel is nbitsModel at onnxruntime's accuracy_level level (named _acc4 at 4).
 func nbitsModelLevel(m, k, n, block int, zp bool, level int) benchModel {
