@@ -92,12 +92,21 @@ func (p *nbitsGEMV) q8ScalesOK(op *ir.Op) bool {
 func (p *nbitsGEMV) q8K() int64 { return (p.K + nbitsQ8Chunk - 1) / nbitsQ8Chunk * nbitsQ8Chunk }
 
 // q8CopyFloats is the size of the integer form's copy of one row of A, in floats: q8K bytes
-// of reordered int8 values, q8K/8 spread block scales and the blocks' scaled sums.
-func (p *nbitsGEMV) q8CopyFloats() int64 { return p.q8K()/4 + p.q8K()/8 + p.K/p.block }
+// of reordered int8 values, q8K/8 block scales spread to a chunk's lanes, 8 per pair of
+// chunks spread to a pair's lanes (q8PairLanes), and the blocks' scaled sums.
+func (p *nbitsGEMV) q8CopyFloats() int64 { return p.q8Sums() + p.K/p.block }
 
-// q8Spread and q8Sums are the float offsets of the spread scales and the scaled sums in a copy.
+// q8Spread, q8Pairs and q8Sums are the float offsets of the chunks' and the pairs' spread
+// scales and of the scaled sums in a copy.
 func (p *nbitsGEMV) q8Spread() int64 { return p.q8K() / 4 }
-func (p *nbitsGEMV) q8Sums() int64   { return p.q8K()/4 + p.q8K()/8 }
+func (p *nbitsGEMV) q8Pairs() int64  { return p.q8K()/4 + p.q8K()/8 }
+func (p *nbitsGEMV) q8Sums() int64   { return p.q8Pairs() + p.K/(2*nbitsQ8Chunk)*8 }
+
+// q8PairLanes is the first of the 16 values of a pair of chunks (128 values) that each lane
+// of the pair's sums covers: vpackssdw interleaves the two chunks' i32 lanes per 128-bit half
+// (chunk 0's lanes 0-3, chunk 1's 0-3 | chunk 0's 4-7, chunk 1's 4-7), and vpmaddwd adds
+// neighbours.
+var q8PairLanes = [8]int64{0, 16, 64, 80, 32, 48, 96, 112}
 
 // nbitsQ8Copy copies the int8 row of A at dims into buf (a float view of the scratch): per
 // chunk its even values then its odd ones, per block its scale at every eighth value's slot
@@ -120,7 +129,7 @@ func (kb *kernelBuilder) nbitsQ8Copy(p *nbitsGEMV, buf *view, dims []value.Value
 		st = fb.cur.NewStore(constant.NewZeroInitializer(vt), fb.cur.NewBitCast(fb.elemPtr(buf, i64(p.q8Spread()+last/8)), types.NewPointer(vt)))
 		st.Align = llvm.Align(4)
 	}
-	return fb.loop(i64(0), i64(nb-1), 1, "nbits.q8copy", func(b value.Value) error {
+	err := fb.loop(i64(0), i64(nb-1), 1, "nbits.q8copy", func(b value.Value) error {
 		fb.cur.NewStore(i32c(0), sum)
 		k0 := fb.mul(b, i64(p.block))
 		err := fb.loop(i64(0), i64(p.block-1), 1, "nbits.q8copyk", func(i value.Value) error {
@@ -149,6 +158,19 @@ func (kb *kernelBuilder) nbitsQ8Copy(p *nbitsGEMV, buf *view, dims []value.Value
 			return nil
 		})
 	})
+	if err != nil || p.K < 2*nbitsQ8Chunk {
+		return err
+	}
+	// the pairs' lanes: lane m of pair q holds the scale of value 128q + q8PairLanes[m]
+	return fb.loop(i64(0), i64(p.K/(2*nbitsQ8Chunk)-1), 1, "nbits.q8pairs", func(q value.Value) error {
+		for m, off := range q8PairLanes {
+			at := append([]value.Value(nil), dims...)
+			at[kd] = fb.add(fb.mul(q, i64(2*nbitsQ8Chunk)), i64(off))
+			sa := fb.loadElem(kb.ops[1], fb.offset(kb.ops[1], fb.indexAt(op.Access[1].Pieces[0].Index, at)))
+			fb.cur.NewStore(sa, fb.elemPtr(buf, fb.add(i64(p.q8Pairs()+int64(m)), fb.mul(q, i64(8)))))
+		}
+		return nil
+	})
 }
 
 // nbitsQ8Columns emits columns n .. n+nr-1 of rows (A copied by nbitsQ8Copy) in the integer
@@ -161,7 +183,6 @@ func (kb *kernelBuilder) nbitsQ8Columns(p *nbitsGEMV, rows []nbitsRow, nr int, n
 	const L = 8
 	vt := types.NewVector(L, types.Float)
 	bt := types.NewVector(nbitsQ8Chunk/2, types.I8)
-	nb := p.K / p.block
 	rowBytes := p.K / 2
 	wB, wS := kb.ops[2], kb.ops[3]
 	fmuladd := fb.mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(vt), vt, vt, vt, vt)
@@ -173,6 +194,10 @@ func (kb *kernelBuilder) nbitsQ8Columns(p *nbitsGEMV, rows []nbitsRow, nr int, n
 	cols := make([]value.Value, nr)
 	for c := range cols {
 		cols[c] = fb.add(n, i64(int64(c)))
+	}
+	tails, err := kb.nbitsQ8ZeroPoints(p, rows, cols, accs[:nc])
+	if err != nil {
+		return err
 	}
 	bases := make([]value.Value, len(rows))
 	for r, row := range rows {
@@ -212,9 +237,20 @@ func (kb *kernelBuilder) nbitsQ8Columns(p *nbitsGEMV, rows []nbitsRow, nr int, n
 			soff := fb.offset(wS, fb.indexAt(op.Access[3].Pieces[0].Index, dims))
 			var sb value.Value
 			tb := min(M, tail/p.block) // the chunk's blocks (the last chunk's, within K)
-			if tb <= 1 {
+			switch {
+			case tb <= 1:
 				sb = splatValue(fb, fb.loadElem(wS, soff), L)
-			} else {
+			case tb == 2 && M == 2:
+				// two broadcasts and a blend (vbroadcastss from memory takes no shuffle:
+				// a shuffle of a 64-bit load took three uops on Zen 3)
+				s0 := splatValue(fb, fb.loadElem(wS, soff), L)
+				s1 := splatValue(fb, fb.loadElem(wS, fb.add(soff, i64(1))), L)
+				half := make([]constant.Constant, L)
+				for l := range half {
+					half[l] = i32c(int64(l + l/(L/2)*L))
+				}
+				sb = fb.cur.NewShuffleVector(s0, s1, constant.NewVector(types.NewVector(L, types.I32), half...))
+			default:
 				sv := fb.vecLoad(wS, soff, types.NewVector(uint64(tb), types.Float), 4)
 				sb = fb.cur.NewShuffleVector(sv, constant.NewUndef(sv.Type()), spread(tb))
 			}
@@ -222,6 +258,9 @@ func (kb *kernelBuilder) nbitsQ8Columns(p *nbitsGEMV, rows []nbitsRow, nr int, n
 			var x value.Value
 			if tail == nbitsQ8Chunk {
 				x = fb.vecLoad(wB, woff, bt, 1)
+				// the next step's columns at this chunk (nr rows on: a stream the prefetchers
+				// lose at every page, as each column's row is a page or less)
+				fb.prefetch(fb.elemPtr(wB, fb.add(woff, i64(int64(nr)*rowBytes))))
 			} else {
 				// the last chunk's bytes within the row, the rest zero
 				part := fb.vecLoad(wB, woff, types.NewVector(uint64(tail/2), types.I8), 1)
@@ -243,9 +282,23 @@ func (kb *kernelBuilder) nbitsQ8Columns(p *nbitsGEMV, rows []nbitsRow, nr int, n
 		}
 		return nil
 	}
+	// AVX2: pairs of chunks, their eight i32 sums packed into one vector of sixteen-value sums
+	// (vpackssdw, exact: at most 8·15·127; vpmaddwd), converted and scaled once per pair
+	pairs := int64(0)
+	if kb.q8AVX2() {
+		pairs = p.K / (2 * nbitsQ8Chunk)
+	}
+	if pairs > 0 {
+		err = fb.loop(i64(0), i64(pairs-1), 1, "nbits.q8pair", func(q value.Value) error {
+			return kb.nbitsQ8Pair(p, rows, bases, cols, accs, q)
+		})
+		if err != nil {
+			return err
+		}
+	}
 	full := p.K / nbitsQ8Chunk
-	if full > 0 {
-		err := fb.loop(i64(0), i64(full-1), 1, "nbits.q8chunk", func(ch value.Value) error {
+	if full > 2*pairs {
+		err := fb.loop(i64(2*pairs), i64(full-1), 1, "nbits.q8chunk", func(ch value.Value) error {
 			return chunk(fb.mul(ch, i64(nbitsQ8Chunk)), nbitsQ8Chunk)
 		})
 		if err != nil {
@@ -260,12 +313,89 @@ func (kb *kernelBuilder) nbitsQ8Columns(p *nbitsGEMV, rows []nbitsRow, nr int, n
 	for i := 0; i < nc; i++ {
 		row, col := rows[i/nr], cols[i%nr]
 		total := hsumFloat(fb, fb.cur.NewLoad(vt, accs[i]))
-		z, err := kb.nbitsQ8ZeroPoints(p, row, col, nb)
-		if err != nil {
-			return err
-		}
-		st := fb.cur.NewStore(fb.cur.NewFSub(total, z), fb.elemPtr(kb.res, fb.add(row.yRow, col)))
+		st := fb.cur.NewStore(fb.cur.NewFSub(total, fb.cur.NewLoad(types.Float, tails[i])), fb.elemPtr(kb.res, fb.add(row.yRow, col)))
 		st.Align = llvm.Align(4)
+	}
+	return nil
+}
+
+// q8AVX2 reports whether the module's integer form uses AVX2's vpmaddubsw and vpackssdw.
+func (kb *kernelBuilder) q8AVX2() bool {
+	mc := kb.fb.mc
+	return strings.HasPrefix(mc.tgt.Triple, "x86_64") && featureOn(mc.allFeatures, "avx2")
+}
+
+// nbitsQ8Pair emits the pair q of chunks (values 128q .. 128q+127) for every row and column:
+// the chunks' i32 sums packed and pair-added (lane m: the sixteen values from 128q +
+// q8PairLanes[m]), scaled by the weights' scales spread the same way times the copy's.
+func (kb *kernelBuilder) nbitsQ8Pair(p *nbitsGEMV, rows []nbitsRow, bases, cols, accs []value.Value, q value.Value) error {
+	fb := kb.fb
+	mc := fb.mc
+	op := kb.op
+	const L = 8
+	vt := types.NewVector(L, types.Float)
+	bt := types.NewVector(nbitsQ8Chunk/2, types.I8)
+	it := types.NewVector(L, types.I32)
+	wt := types.NewVector(2*L, types.I16)
+	pack := mc.intrinsic("llvm.x86.avx2.packssdw", wt, it, it)
+	maddwd := mc.intrinsic("llvm.x86.avx2.pmadd.wd", it, wt, wt)
+	ones := splat(constant.NewInt(types.I16, 1), 2*L)
+	fmuladd := mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(vt), vt, vt, vt, vt)
+	wB, wS := kb.ops[2], kb.ops[3]
+	rowBytes := p.K / 2
+	nr := len(cols)
+	k0 := fb.mul(q, i64(2*nbitsQ8Chunk))
+	type rowA struct {
+		a  [4]value.Value // chunk 0's even and odd values, chunk 1's
+		sa value.Value
+	}
+	as := make([]rowA, len(rows))
+	for r := range rows {
+		ld := func(off value.Value, t types.Type, align int) value.Value {
+			ptr := fb.cur.NewBitCast(fb.cur.NewGetElementPtr(types.I8, bases[r], off), types.NewPointer(t))
+			v := fb.cur.NewLoad(t, ptr)
+			v.Align = llvm.Align(align)
+			return v
+		}
+		for i := range as[r].a {
+			as[r].a[i] = ld(fb.add(k0, i64(int64(i)*nbitsQ8Chunk/2)), bt, 32)
+		}
+		as[r].sa = ld(fb.add(i64(4*p.q8Pairs()), fb.mul(q, i64(32))), vt, 32)
+	}
+	// lane m's block among the pair's tb blocks
+	tb := max(2*nbitsQ8Chunk/p.block, 1)
+	idx := make([]constant.Constant, L)
+	for m, off := range q8PairLanes {
+		idx[m] = i32c(off * tb / (2 * nbitsQ8Chunk))
+	}
+	low := splat(constant.NewInt(types.I8, 15), nbitsQ8Chunk/2)
+	four := splat(constant.NewInt(types.I8, 4), nbitsQ8Chunk/2)
+	dims := append([]value.Value(nil), rows[0].dims...)
+	for c, col := range cols {
+		dims[p.lead], dims[p.lead+1] = col, k0
+		soff := fb.offset(wS, fb.indexAt(op.Access[3].Pieces[0].Index, dims))
+		var sb value.Value
+		if tb == 1 {
+			sb = splatValue(fb, fb.loadElem(wS, soff), L)
+		} else {
+			sv := fb.vecLoad(wS, soff, types.NewVector(uint64(tb), types.Float), 4)
+			sb = fb.cur.NewShuffleVector(sv, constant.NewUndef(sv.Type()), constant.NewVector(it, idx...))
+		}
+		woff := fb.add(fb.mul(col, i64(rowBytes)), fb.sdivConst(k0, 2))
+		x0 := fb.vecLoad(wB, woff, bt, 1)
+		x1 := fb.vecLoad(wB, fb.add(woff, i64(nbitsQ8Chunk/2)), bt, 1)
+		// the next step's columns at this pair (one 64-byte line)
+		fb.prefetch(fb.elemPtr(wB, fb.add(woff, i64(int64(nr)*rowBytes))))
+		lo0, hi0 := fb.cur.NewAnd(x0, low), fb.cur.NewLShr(x0, four)
+		lo1, hi1 := fb.cur.NewAnd(x1, low), fb.cur.NewLShr(x1, four)
+		for r := range rows {
+			d0 := kb.nbitsQ8Dot(lo0, hi0, as[r].a[0], as[r].a[1])
+			d1 := kb.nbitsQ8Dot(lo1, hi1, as[r].a[2], as[r].a[3])
+			d := fb.cur.NewCall(maddwd, fb.cur.NewCall(pack, d0, d1), ones)
+			slot := accs[r*nr+c]
+			sc := fb.cur.NewFMul(sb, as[r].sa)
+			fb.cur.NewStore(fb.cur.NewCall(fmuladd, fb.cur.NewSIToFP(d, vt), sc, fb.cur.NewLoad(vt, slot)), slot)
+		}
 	}
 	return nil
 }
@@ -296,7 +426,7 @@ func (kb *kernelBuilder) nbitsQ8Dot(lo, hi, alo, ahi value.Value) value.Value {
 	bt := types.NewVector(nbitsQ8Chunk/2, types.I8)
 	wt := types.NewVector(nbitsQ8Chunk/4, types.I16)
 	it := types.NewVector(8, types.I32)
-	if strings.HasPrefix(mc.tgt.Triple, "x86_64") && featureOn(mc.allFeatures, "avx2") {
+	if kb.q8AVX2() {
 		maddubs := mc.intrinsic("llvm.x86.avx2.pmadd.ub.sw", wt, bt, bt)
 		maddwd := mc.intrinsic("llvm.x86.avx2.pmadd.wd", it, wt, wt)
 		s := fb.cur.NewAdd(fb.cur.NewCall(maddubs, lo, alo), fb.cur.NewCall(maddubs, hi, ahi))
@@ -323,16 +453,21 @@ func (kb *kernelBuilder) nbitsQ8Dot(lo, hi, alo, ahi value.Value) value.Value {
 	return out
 }
 
-// nbitsQ8ZeroPoints returns the zero points' term of a row and column: Σ_b scale_b · zp_b ·
-// (sa_b · Σqa_b) (zp = 8 without zero points), eight blocks at a time then one by one.
-func (kb *kernelBuilder) nbitsQ8ZeroPoints(p *nbitsGEMV, row nbitsRow, col value.Value, nb int64) (value.Value, error) {
+// nbitsQ8ZeroPoints subtracts the zero points' term Σ_b scale_b · zp_b · (sa_b · Σqa_b) of
+// each row and column (zp = 8 without zero points) from its lanes, eight blocks at a time
+// with the columns' chains side by side (accs[r·len(cols) + c], zeroed: the term's chains run
+// beside the first chunks rather than after the last), and returns the scalars (allocas)
+// holding the term of the blocks beyond the last eight.
+func (kb *kernelBuilder) nbitsQ8ZeroPoints(p *nbitsGEMV, rows []nbitsRow, cols, accs []value.Value) ([]value.Value, error) {
 	fb := kb.fb
 	op := kb.op
 	const L = 8
 	vt := types.NewVector(L, types.Float)
 	wS := kb.ops[3]
-	dims := append([]value.Value(nil), row.dims...)
-	at := func(b value.Value) (value.Value, value.Value) {
+	nb := p.K / p.block
+	nr := len(cols)
+	dims := append([]value.Value(nil), rows[0].dims...)
+	at := func(col, b value.Value) (value.Value, value.Value) {
 		dims[p.lead], dims[p.lead+1] = col, fb.mul(b, i64(p.block))
 		s := fb.offset(wS, fb.indexAt(op.Access[3].Pieces[0].Index, dims))
 		if !p.zp {
@@ -341,10 +476,11 @@ func (kb *kernelBuilder) nbitsQ8ZeroPoints(p *nbitsGEMV, row nbitsRow, col value
 		return s, fb.offset(kb.ops[4], fb.indexAt(op.Access[4].Pieces[0].Index, dims))
 	}
 	sums := func(b value.Value) value.Value { return fb.add(i64(p.q8Sums()), b) }
-	acc := kb.entryAlloca(vt)
-	fb.cur.NewStore(constant.NewZeroInitializer(vt), acc)
-	tail := kb.entryAlloca(types.Float)
-	fb.cur.NewStore(constant.NewFloat(types.Float, 0), tail)
+	tails := make([]value.Value, len(accs))
+	for i := range tails {
+		tails[i] = kb.entryAlloca(types.Float)
+		fb.cur.NewStore(constant.NewFloat(types.Float, 0), tails[i])
+	}
 	main := nb - nb%L
 	fmuladd := fb.mc.intrinsic("llvm.fmuladd."+intrinsicSuffix(vt), vt, vt, vt, vt)
 	if main > 0 {
@@ -353,20 +489,29 @@ func (kb *kernelBuilder) nbitsQ8ZeroPoints(p *nbitsGEMV, row nbitsRow, col value
 			shifts[l] = i32c(int64(l) * 4)
 		}
 		err := fb.loop(i64(0), i64(main-1), L, "nbits.q8zp", func(b value.Value) error {
-			soff, zoff := at(b)
-			sz := fb.vecLoad(wS, soff, vt, 4)
-			if p.zp {
-				// the eight nibbles as one i32, splat and shifted by 4l in lane l
-				zv := fb.vecLoad(kb.ops[4], zoff, types.NewVector(L/2, types.I8), 1)
-				w := fb.cur.NewBitCast(zv, types.I32)
-				z := fb.cur.NewAnd(fb.cur.NewLShr(splatValue(fb, w, L), constant.NewVector(types.NewVector(L, types.I32), shifts...)),
-					splat(constant.NewInt(types.I32, 15), L))
-				sz = fb.cur.NewFMul(sz, fb.cur.NewSIToFP(z, vt))
-			} else {
-				sz = fb.cur.NewFMul(sz, splat(constant.NewFloat(types.Float, 8), L))
+			svs := make([]value.Value, len(rows))
+			for r, row := range rows {
+				svs[r] = fb.vecLoad(row.wA, sums(b), vt, 4)
 			}
-			sv := fb.vecLoad(row.wA, sums(b), vt, 4)
-			fb.cur.NewStore(fb.cur.NewCall(fmuladd, sz, sv, fb.cur.NewLoad(vt, acc)), acc)
+			for c, col := range cols {
+				soff, zoff := at(col, b)
+				sz := fb.vecLoad(wS, soff, vt, 4)
+				if p.zp {
+					// the eight nibbles as one i32, splat and shifted by 4l in lane l
+					zv := fb.vecLoad(kb.ops[4], zoff, types.NewVector(L/2, types.I8), 1)
+					w := fb.cur.NewBitCast(zv, types.I32)
+					z := fb.cur.NewAnd(fb.cur.NewLShr(splatValue(fb, w, L), constant.NewVector(types.NewVector(L, types.I32), shifts...)),
+						splat(constant.NewInt(types.I32, 15), L))
+					sz = fb.cur.NewFMul(sz, fb.cur.NewSIToFP(z, vt))
+				} else {
+					sz = fb.cur.NewFMul(sz, splat(constant.NewFloat(types.Float, 8), L))
+				}
+				sz = fb.cur.NewFNeg(sz)
+				for r := range rows {
+					slot := accs[r*nr+c]
+					fb.cur.NewStore(fb.cur.NewCall(fmuladd, sz, svs[r], fb.cur.NewLoad(vt, slot)), slot)
+				}
+			}
 			return nil
 		})
 		if err != nil {
@@ -375,22 +520,27 @@ func (kb *kernelBuilder) nbitsQ8ZeroPoints(p *nbitsGEMV, row nbitsRow, col value
 	}
 	if main < nb {
 		err := fb.loop(i64(main), i64(nb-1), 1, "nbits.q8zprem", func(b value.Value) error {
-			soff, zoff := at(b)
-			z := value.Value(constant.NewFloat(types.Float, 8))
-			if p.zp {
-				zbyte := fb.cur.NewZExt(fb.loadElem(kb.ops[4], zoff), types.I32)
-				sh := fb.cur.NewTrunc(fb.mul(fb.cur.NewAnd(b, i64(1)), i64(4)), types.I32)
-				z = fb.cur.NewSIToFP(fb.cur.NewAnd(fb.cur.NewLShr(zbyte, sh), constant.NewInt(types.I32, 15)), types.Float)
+			for c, col := range cols {
+				soff, zoff := at(col, b)
+				z := value.Value(constant.NewFloat(types.Float, 8))
+				if p.zp {
+					zbyte := fb.cur.NewZExt(fb.loadElem(kb.ops[4], zoff), types.I32)
+					sh := fb.cur.NewTrunc(fb.mul(fb.cur.NewAnd(b, i64(1)), i64(4)), types.I32)
+					z = fb.cur.NewSIToFP(fb.cur.NewAnd(fb.cur.NewLShr(zbyte, sh), constant.NewInt(types.I32, 15)), types.Float)
+				}
+				sz := fb.cur.NewFMul(fb.loadElem(wS, soff), z)
+				for r, row := range rows {
+					t := fb.cur.NewFMul(sz, fb.loadElem(row.wA, sums(b)))
+					fb.cur.NewStore(fb.cur.NewFAdd(fb.cur.NewLoad(types.Float, tails[r*nr+c]), t), tails[r*nr+c])
+				}
 			}
-			t := fb.cur.NewFMul(fb.cur.NewFMul(fb.loadElem(wS, soff), z), fb.loadElem(row.wA, sums(b)))
-			fb.cur.NewStore(fb.cur.NewFAdd(fb.cur.NewLoad(types.Float, tail), t), tail)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	return fb.cur.NewFAdd(hsumFloat(fb, fb.cur.NewLoad(vt, acc)), fb.cur.NewLoad(types.Float, tail)), nil
+	return tails, nil
 }
 
 // nbitsQ8Step is the number of columns a step of nrows rows computes in the integer form:
@@ -409,7 +559,7 @@ func (kb *kernelBuilder) emitNBitsQ8(p *nbitsGEMV, ast volume.Node) error {
 	fb := kb.fb
 	op := kb.op
 	vt := types.NewVector(8, types.Float)
-	accs := make([]value.Value, 2*nbitsRows)
+	accs := make([]value.Value, 8)
 	for i := range accs {
 		accs[i] = kb.entryAlloca(vt)
 	}
