@@ -372,6 +372,18 @@ func (kb *kernelBuilder) nbitsQ8Pair(p *nbitsGEMV, rows []nbitsRow, bases, cols,
 	}
 	low := splat(constant.NewInt(types.I8, 15), nbitsQ8Chunk/2)
 	four := splat(constant.NewInt(types.I8, 4), nbitsQ8Chunk/2)
+	// the next step's scales and zero points, a line or more per pair: the zero points' term
+	// reads them first thing in the step, where each missed line stalled it
+	nb := p.K / p.block
+	pairs := p.K / (2 * nbitsQ8Chunk)
+	next := fb.add(cols[0], i64(int64(nr)))
+	for l := int64(0); l < max(ceilDiv(int64(nr)*nb, 16*pairs), 1); l++ {
+		fb.prefetch(fb.elemPtr(wS, fb.add(fb.mul(next, i64(nb)), fb.add(fb.mul(q, i64(16)), i64(l*16*pairs)))))
+	}
+	if p.zp {
+		zb := (nb + 1) / 2
+		fb.prefetch(fb.elemPtr(kb.ops[4], fb.add(fb.mul(next, i64(zb)), fb.mul(q, i64(64)))))
+	}
 	dims := append([]value.Value(nil), rows[0].dims...)
 	for c, col := range cols {
 		dims[p.lead], dims[p.lead+1] = col, k0
