@@ -14,7 +14,8 @@
 // weights. The zero points' term Σ_b scale_b·zp_b·(sa_b·Σqa_b) (zp = 8 without zero points)
 // is subtracted into the zeroed accumulators first, the step's columns side by side. Each
 // column's packed row is K/2 bytes (2 KB at K = 4096), so the hardware prefetchers lose the
-// stream at every page: the next step's columns are prefetched. llvm-mca-19 for znver3: 2.5
+// stream at every page: the next step's columns are prefetched (weights, scales and zero
+// points: the zero points' term reads the scales first thing in a step). llvm-mca-19 for znver3: 2.5
 // cycles per 64 weights and column (the float form, nbits_lanes.go: about 8).
 
 package lower
