@@ -4,7 +4,8 @@
 // points, a zero-padded tail block, and column counts that leave a remainder after the steps
 // of four and two columns; as x86-64 code for the host, for x86-64-v3 (vpmaddubsw) and for
 // baseline x86-64, AArch64 and hexagonv67 (the portable sums), each executed where the host
-// (or qemu) can run it and otherwise compiled and verified.
+// (or qemu) can run it and otherwise compiled and verified; and split over threads, the same
+// bits at 1-4 threads.
 
 package lower_test
 
@@ -25,10 +26,38 @@ import (
 )
 
 func TestNBitsQ8KernelValues(t *testing.T) {
+	names, cases := nbitsQ8Cases(t)
+	machines := []e2e.Machine{e2e.Native(), {Target: "x86-64", CPU: "x86-64-v3"}, e2e.Host(), e2e.AArch64("cortex-a76"), e2e.HexagonHVX()}
+	for _, m := range machines {
+		// block sums scaled then accumulated in lanes: reassociated against the evaluator
+		t.Run(m.String(), func(t *testing.T) { runCasesTol(t, m, names, cases, reassocTolerance) })
+	}
+}
+
+// TestNBitsQ8Split: split over threads (its columns, the copy of A's rows done once before
+// the region), the integer form gives the evaluator's values and the same bits at 1-4
+// threads.
+func TestNBitsQ8Split(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	names, cases := nbitsQ8Cases(t)
+	m := e2e.Machine{Target: "x86-64", CPU: "x86-64-v3", Threads: lower.ThreadsPool, SplitAll: true}
+	if e2e.SkipUncapped(t, m) {
+		return
+	}
+	split := make([]bool, len(cases))
+	for i := range split {
+		split[i] = true
+	}
+	requireQuantizedSplit(t, m, names, cases, split)
+	requireThreadBits(t, m, names, cases)
+}
+
+// nbitsQ8Cases are the accuracy_level 4 models of the tests, imported, with random inputs.
+func nbitsQ8Cases(t *testing.T) (names []string, cases []*e2e.Case) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(34, 8))
-	var names []string
-	var cases []*e2e.Case
 	for _, c := range []onnxgen.NBits{
 		{M: 1, K: 512, N: 22, Block: 32, ZeroPoints: true},
 		{M: 1, K: 256, N: 9, Block: 32},
@@ -50,11 +79,7 @@ func TestNBitsQ8KernelValues(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, strings.Contains(mod.String(), "@llvm.x86.avx2.pmadd.ub.sw"), "%s: vpmaddubsw for x86-64-v3", names[len(names)-1])
 	}
-	machines := []e2e.Machine{e2e.Native(), {Target: "x86-64", CPU: "x86-64-v3"}, e2e.Host(), e2e.AArch64("cortex-a76"), e2e.HexagonHVX()}
-	for _, m := range machines {
-		// block sums scaled then accumulated in lanes: reassociated against the evaluator
-		t.Run(m.String(), func(t *testing.T) { runCasesTol(t, m, names, cases, reassocTolerance) })
-	}
+	return names, cases
 }
 
 // TestNBitsAccuracyLevel0Unchanged: accuracy_levels 0 to 3 still import as the float product
