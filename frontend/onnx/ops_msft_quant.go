@@ -18,7 +18,8 @@ func init() {
 		"bits 4 and 8, any block_size ≥ 16 that is a power of two, scales [N·blocks] or [N, blocks], optional packed u8 zero points (default 2^(bits-1)), "+
 			"optional bias; matmul_nbits reads the packed weights in place (never a float copy). Computed in float32 (accuracy_level 0-3); "+
 			"4-bit weights at accuracy_level 4 take onnxruntime's int8 form: A quantized per block (scale max|a|/127, round half to even), "+
-			"integer products scaled per block (matmul_nbits_q8); float zero points and g_idx are not supported")
+			"integer products scaled per block (matmul_nbits_q8); 8-bit weights at level 4 stay float32 (onnxruntime quantizes A there too); "+
+			"float zero points and g_idx are not supported")
 	registerDomainOp(MsftDomain, "GatherBlockQuantized", importGatherBlockQuantized,
 		"4-bit data (int4, uint4, or uint8 with bits = 4) or 8-bit uint8 data, blocks along quantize_axis, scales and optional zero points; "+
 			"gathers the packed rows first and dequantizes only them (gather_axis ≠ quantize_axis)")
