@@ -13,10 +13,12 @@
 // weights' scales' shuffle and the scaled FMA acc += f32(dot)·(scale·sa) run once per 128
 // weights. The zero points' term Σ_b scale_b·zp_b·(sa_b·Σqa_b) (zp = 8 without zero points)
 // is subtracted into the zeroed accumulators first, the step's columns side by side. Each
-// column's packed row is K/2 bytes (2 KB at K = 4096), so the hardware prefetchers lose the
-// stream at every page: the next step's columns are prefetched (weights, scales and zero
-// points: the zero points' term reads the scales first thing in a step). llvm-mca-19 for znver3: 2.5
-// cycles per 64 weights and column (the float form, nbits_lanes.go: about 8).
+// column's packed row is K/2 bytes (2 KB at K = 4096); a step of one row takes one column, so
+// the weights, scales and zero points are each read front to back, and the next step's column
+// is prefetched as well (weights, scales and zero points: the zero points' term reads the scales
+// first thing in a step; without the prefetch 1.6x the packed read, with it 1.35x on Zen 3).
+// llvm-mca-19 for znver3: 2.5 cycles per 64 weights and column (the float form,
+// nbits_lanes.go: about 8).
 
 package lower
 
@@ -559,11 +561,13 @@ func (kb *kernelBuilder) nbitsQ8ZeroPoints(p *nbitsGEMV, rows []nbitsRow, cols, 
 }
 
 // nbitsQ8Step is the number of columns a step of nrows rows computes in the integer form:
-// four for one row (four accumulators beside A's three vectors and the unpacked weights in
-// sixteen registers), two for a group of rows.
+// one for one row, so that the kernel reads the weights, their scales and their zero points
+// each as one stream in memory order (a step of four columns, sharing A's loads, read four
+// streams 2 KB apart and took 1.6-1.7x the packed read on Zen 3, cold; two columns as much;
+// one column 1.3-1.4x), two for a group of rows (A's loads then count).
 func nbitsQ8Step(nrows int) int {
 	if nrows == 1 {
-		return 4
+		return 1
 	}
 	return 2
 }
