@@ -29,7 +29,8 @@ producer's operands read through the composed accesses. Floating-point operation
 so results are bit for bit the same. A producer with up to 4 consumers that can all inline it,
 a body of at most 16 nodes and operands of at most 1.5 times its result's bytes per element
 (softmax's scaled and masked scores and its exp(x - max)) is inlined into all of them: it is
-computed again by each, never written.
+computed again by each, never written. Extents an operand shares with the result cancel in that
+ratio, so a bias over a symbolic number of rows counts as with static rows.
 Rewritten consumers become generic ops. A producer inlined into its only consumer is removed
 (a chain of elementwise ops would otherwise hold every intermediate body); others left without
 users are removed by dce, which should run after fuse. A fused body stops growing at 128
@@ -445,25 +446,45 @@ func nodeCount(s *ir.Scalar) int {
 
 // cheapToRecompute reports whether computing p again reads at most maxDupRead times the bytes
 // of its result per element (splat constants are immediates; broadcast operands count by their
-// size relative to the result).
+// size relative to the result, elementRatio).
 func cheapToRecompute(p *ir.Op) bool {
-	n, ok := p.Result.Type.StaticShape()
-	if !ok {
-		return false
-	}
-	total := float64(ir.NumElements(n))
 	read := 0.0
 	for _, o := range p.Operands {
 		if o.IsConst() && splat(o.Data) {
 			continue
 		}
-		s, ok := o.Type.StaticShape()
-		if !ok {
-			return false
-		}
-		read += float64(ir.NumElements(s)) / total * float64(o.Type.Elem.Size())
+		read += elementRatio(o.Type.Shape, p.Result.Type.Shape) * float64(o.Type.Elem.Size())
 	}
 	return read <= maxDupRead*float64(p.Result.Type.Elem.Size())
+}
+
+// elementRatio returns how many elements of shape o there are per element of shape r: extents
+// the two have in common cancel (a bias [C] against [N, T, C] is 1/(N·T) whatever T is); an
+// extent left over that is symbolic counts as costSymbolicExtent, as in the cost checks. With
+// static shapes it is the exact ratio.
+func elementRatio(o, r []volume.Aff) float64 {
+	left := slices.Clone(r)
+	num := 1.0
+	for _, a := range o {
+		if i := slices.IndexFunc(left, a.Equal); i >= 0 {
+			left = slices.Delete(left, i, i+1)
+			continue
+		}
+		num *= extentEstimate(a)
+	}
+	den := 1.0
+	for _, a := range left {
+		den *= extentEstimate(a)
+	}
+	return num / den
+}
+
+// extentEstimate is an extent's value, or costSymbolicExtent when it is symbolic.
+func extentEstimate(a volume.Aff) float64 {
+	if c, ok := a.IsConst(); ok {
+		return float64(c)
+	}
+	return costSymbolicExtent
 }
 
 // splat reports whether every element of t is the same.

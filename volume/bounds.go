@@ -108,6 +108,14 @@ func (b *basic) dimBound(d int, params []string) DimBound {
 	for _, r := range b.ineqs {
 		switch {
 		case usesDep(r):
+			if bnd, upper, ok := b.unwrapDivBound(r, col, dep, params); ok {
+				if upper {
+					db.Upper = append(db.Upper, bnd)
+				} else {
+					db.Lower = append(db.Lower, bnd)
+				}
+				continue
+			}
 			db.Other = append(db.Other, Constraint{Aff: b.rowAff(r, params)})
 		case r[col] == 0:
 			db.Guard = append(db.Guard, Constraint{Aff: b.rowAff(r, params)})
@@ -133,4 +141,79 @@ func (db DimBound) String() string {
 		return s
 	}
 	return fmt.Sprintf("%d guards: %s <= x <= %s (%d other)", len(db.Guard), list("max", db.Lower), list("min", db.Upper), len(db.Other))
+}
+
+// unwrapDivBound turns an inequality that reaches x (column col) only through a chain of
+// floor divisions, each holding one term that depends on x (floor(floor(x/2)/2) <= T of the
+// rows a strided convolution of a strided convolution needs), into a bound on x itself: it
+// reports the bound and whether it is an upper one. Every step is exact over the integers:
+// floor(n/d) <= B iff n <= d*B + d - 1, floor(n/d) >= B iff n >= d*B, and c*t <= K iff
+// t <= floor(K/c) for c > 0. A row with two terms that depend on x stays Other (ok false).
+func (b *basic) unwrapDivBound(r []int64, col int, dep []bool, params []string) (bound Aff, upper, ok bool) {
+	// depTerm returns the one column of row that depends on x (col or a dependent div), its
+	// coefficient, and the rest of the row as an expression; ok is false for several.
+	depTerm := func(row []int64) (term int, c int64, rest Aff, ok bool) {
+		term = -1
+		cols := []int{col}
+		for k := range b.divs {
+			if dep[k] {
+				cols = append(cols, b.divStart()+k)
+			}
+		}
+		for _, j := range cols {
+			if j < len(row) && row[j] != 0 {
+				if term >= 0 {
+					return 0, 0, Aff{}, false
+				}
+				term, c = j, row[j]
+			}
+		}
+		if term < 0 {
+			return 0, 0, Aff{}, false
+		}
+		r := cloneRow(row)
+		r[term] = 0
+		return term, c, b.rowAff(r, params), true
+	}
+	term, c, rest, ok := depTerm(r)
+	if !ok {
+		return Aff{}, false, false
+	}
+	// c*t + rest >= 0: t >= ceil(-rest/c) when c > 0, t <= floor(rest/|c|) when c < 0
+	if c > 0 {
+		bound, upper = rest.neg().ceilDiv(c), false
+	} else {
+		bound, upper = rest.floorDiv(-c), true
+	}
+	for guard := 0; term != col; guard++ {
+		if guard > len(b.divs) {
+			return Aff{}, false, false
+		}
+		dv := b.divs[term-b.divStart()]
+		// t = floor(n/d) with n = a*t' + rest'
+		nt, a, nrest, ok := depTerm(dv.num)
+		if !ok {
+			return Aff{}, false, false
+		}
+		// k stands for a*t': upper t <= B gives k <= d*B + d - 1 - rest'; lower t >= B gives
+		// k >= d*B - rest'
+		var k Aff
+		if upper {
+			k = bound.mul(dv.den).addConst(dv.den - 1).sub(nrest)
+		} else {
+			k = bound.mul(dv.den).sub(nrest)
+		}
+		switch {
+		case a > 0 && upper: // a*t' <= k
+			bound = k.floorDiv(a)
+		case a > 0: // a*t' >= k
+			bound = k.ceilDiv(a)
+		case upper: // -|a|*t' <= k: t' >= ceil(-k/|a|)
+			bound, upper = k.neg().ceilDiv(-a), false
+		default: // -|a|*t' >= k: t' <= floor(-k/|a|)
+			bound, upper = k.neg().floorDiv(-a), true
+		}
+		term = nt
+	}
+	return bound, upper, true
 }
