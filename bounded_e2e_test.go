@@ -19,8 +19,8 @@ import (
 
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/e2e"
-	"github.com/graphc/graphc/internal/ortref"
 	"github.com/graphc/graphc/internal/onnxgen"
+	"github.com/graphc/graphc/internal/ortref"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/ir/eval"
 )
