@@ -3,9 +3,11 @@ package graphc_test
 // This file checks DIE on SSD's per-class postprocessing at SSDlite's 90 classes: the
 // concatenation of the classes' top-k scores has an extent that sums 90 run-time sizes, and
 // the gist of a required volume over it (ParamContext.Gist) exceeded volume's elimination
-// budget; DIE then gave up on the ops after it ("problem too complex", keeping them whole).
-// The gist only simplifies, so the unsimplified set is kept instead: no give-up, and the
-// optimized graph computes what the imported one does.
+// budget (a redundancy test's allowance running out failed the operation); DIE then gave up
+// on the ops after it ("problem too complex", keeping them whole). And DCE moved the
+// requirement of a removed per-class op (k <= count) to the first op of the graph, before the
+// class's count exists. Now: no give-up, a valid graph after every pass, and the optimized
+// graph computes what the imported one does.
 
 import (
 	"context"
