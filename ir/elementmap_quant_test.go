@@ -39,5 +39,10 @@ func init() {
 		elementMapCase{name: "matmul_nbits_8bit", kind: "matmul_nbits",
 			operands: []ir.TensorType{st(ir.F32, 4), st(ir.U8, 2, 4), st(ir.F32, 2, 1)},
 			attrs:    ir.Attrs{"bits": ir.IntAttr(8), "block_size": ir.IntAttr(4)}},
+		// int8 A (K = 6, zero-padded to 3 blocks of 2) with its block scales, 4-bit weights
+		// [N = 3, 3 blocks, 1 byte], flat scales and packed zero points
+		elementMapCase{name: "matmul_nbits_q8_zp", kind: "matmul_nbits_q8",
+			operands: []ir.TensorType{st(ir.I8, 2, 6), st(ir.F32, 2, 3), st(ir.U8, 3, 3, 1), st(ir.F32, 9), st(ir.U8, 3, 2)},
+			attrs:    ir.Attrs{"bits": ir.IntAttr(4), "block_size": ir.IntAttr(2)}},
 	)
 }

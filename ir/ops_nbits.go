@@ -3,7 +3,10 @@
 // scales and zero points per block of the inner dim. Its form reads the packed bytes directly
 // (the weight nibble of inner index k is byte floor(k/2), shifted by 4·(k mod 2)), so the
 // weights are never unpacked into a float tensor, and every access is quasi-affine: the element
-// map is exact and DIE sees through it (last-token logits read one row of A).
+// map is exact and DIE sees through it (last-token logits read one row of A). matmul_nbits_q8
+// is the same product with A quantized to int8 per block (onnxruntime's accuracy_level 4: the
+// frontend quantizes A with elementwise ops and a block max): integer products, scaled by
+// the weights' and A's block scales.
 
 package ir
 
@@ -23,12 +26,31 @@ func init() {
 			{Name: "bits", Kind: AttrInt, Default: dflt(IntAttr(4)), Doc: "bits per weight: 4 or 8"},
 			{Name: "block_size", Kind: AttrInt, Default: nil, Doc: "weights per scale along K (a power of two, at least 16)"},
 		},
-		Build: buildMatmulNBits,
+		Build: func(b *Builder) error { return buildMatmulNBits(b, false) },
+	})
+	register(&OpDef{
+		Name: "matmul_nbits_q8",
+		Summary: "y[.., n] = Σ_k qa[.., k] · (q[n, k] - zp[n, k / block]) · scale[n, k / block] · sa[.., k / block]: matmul_nbits with A " +
+			"quantized to int8 per block of K (qa i8[.., K], its scales sa f32[.., blocks]; onnxruntime's accuracy_level 4); " +
+			"K is a whole number of blocks (A zero-padded), the products integers",
+		Example:     "%y = matmul_nbits_q8(%qa, %sa, %b, %s) {bits = 4, block_size = 32} : f32[1, 64]",
+		MinOperands: 4, MaxOperands: 5,
+		Attrs: []AttrDef{
+			{Name: "bits", Kind: AttrInt, Default: dflt(IntAttr(4)), Doc: "bits per weight: 4 or 8"},
+			{Name: "block_size", Kind: AttrInt, Default: nil, Doc: "weights (and values of A) per scale along K (a power of two, at least 16)"},
+		},
+		Build: func(b *Builder) error { return buildMatmulNBits(b, true) },
 	})
 }
 
-func buildMatmulNBits(b *Builder) error {
-	a, w, s := b.In(0), b.In(1), b.In(2)
+// buildMatmulNBits builds matmul_nbits, or matmul_nbits_q8 (q8: A quantized, its block
+// scales operand 1, the weights' operands one further).
+func buildMatmulNBits(b *Builder, q8 bool) error {
+	w0 := 1
+	if q8 {
+		w0 = 2
+	}
+	a, w, s := b.In(0), b.In(w0), b.In(w0+1)
 	bits := b.Op.Attrs["bits"].Int
 	block := b.Op.Attrs["block_size"].Int
 	if bits != 4 && bits != 8 {
@@ -37,8 +59,12 @@ func buildMatmulNBits(b *Builder) error {
 	if block < 2 || block&(block-1) != 0 {
 		return b.Errorf("block_size must be a power of two of at least 2, got %d", block)
 	}
-	if a.Rank() < 1 || a.Elem != F32 {
-		return b.Errorf("A must be an f32 tensor of rank >= 1, got %s", a)
+	aElem := F32
+	if q8 {
+		aElem = I8
+	}
+	if a.Rank() < 1 || a.Elem != aElem {
+		return b.Errorf("A must be an %s tensor of rank >= 1, got %s", aElem, a)
 	}
 	K, ok := a.Dim(a.Rank() - 1)
 	if !ok {
@@ -46,6 +72,16 @@ func buildMatmulNBits(b *Builder) error {
 	}
 	perByte := 8 / bits
 	kb := (K + block - 1) / block
+	if q8 {
+		if K%block != 0 {
+			return b.Errorf("A's inner dim %d must be a whole number of blocks of %d", K, block)
+		}
+		sa := b.In(1)
+		want := TensorType{Elem: F32, Shape: append(append([]volume.Aff{}, a.Shape[:a.Rank()-1]...), volume.AffConst(kb))}
+		if !sa.Equal(want) {
+			return b.Errorf("A's block scales must be %s, got %s", want, sa)
+		}
+	}
 	blob := block / perByte
 	wShape, ok := w.StaticShape()
 	if w.Elem != U8 || !ok || len(wShape) < 2 || len(wShape) > 3 || len(wShape) == 3 && (wShape[1] != kb || wShape[2] != blob) ||
@@ -62,8 +98,9 @@ func buildMatmulNBits(b *Builder) error {
 		return b.Errorf("scales must be f32[%d, %d] or f32[%d], got %s", N, kb, N*kb, s)
 	}
 	zb := (kb + perByte - 1) / perByte
-	if b.NumIn() == 4 && !flat(b.In(3), U8, zb) {
-		return b.Errorf("zero points must be u8[%d, %d] or u8[%d], got %s", N, zb, N*zb, b.In(3))
+	hasZP := b.NumIn() == w0+3
+	if hasZP && !flat(b.In(w0+2), U8, zb) {
+		return b.Errorf("zero points must be u8[%d, %d] or u8[%d], got %s", N, zb, N*zb, b.In(w0+2))
 	}
 	lead := a.Rank() - 1
 	dims := dimNames(lead + 2)
@@ -85,11 +122,19 @@ func buildMatmulNBits(b *Builder) error {
 	if w.Rank() == 3 {
 		wAcc = AffAccess(n, k.FloorDiv(block), k.FloorDiv(perByte).Sub(k.FloorDiv(block).Mul(blob)))
 	}
-	b.Op.Access = []Access{AffAccess(append(identity(0, lead), k)...), wAcc, perBlock(s, kb, k.FloorDiv(block))}
-	if b.NumIn() == 4 {
-		b.Op.Access = append(b.Op.Access, perBlock(b.In(3), zb, k.FloorDiv(block*perByte)))
+	b.Op.Access = []Access{AffAccess(append(identity(0, lead), k)...)}
+	if q8 {
+		b.Op.Access = append(b.Op.Access, AffAccess(append(identity(0, lead), k.FloorDiv(block))...))
 	}
-	b.Op.Body = MatMulNBitsBody(bits, block, kd, b.NumIn() == 4)
+	b.Op.Access = append(b.Op.Access, wAcc, perBlock(s, kb, k.FloorDiv(block)))
+	if hasZP {
+		b.Op.Access = append(b.Op.Access, perBlock(b.In(w0+2), zb, k.FloorDiv(block*perByte)))
+	}
+	if q8 {
+		b.Op.Body = MatMulNBitsQ8Body(bits, block, kd, hasZP)
+	} else {
+		b.Op.Body = MatMulNBitsBody(bits, block, kd, hasZP)
+	}
 	b.Op.Reduce = ReduceSum
 	b.Op.Out = AffAccess(identity(0, lead+1)...)
 	b.Result = TensorType{Elem: F32, Shape: append(append([]volume.Aff{}, a.Shape[:lead]...), volume.AffConst(N))}
@@ -100,16 +145,7 @@ func buildMatmulNBits(b *Builder) error {
 // q the bits-bit field of operand 1's byte for element k = idx(kd), zp operand 3's field for
 // block k / block (or 2^(bits-1) without zero points). Lowering recognises the op by it.
 func MatMulNBitsBody(bits, block int64, kd int, zp bool) *Scalar {
-	perByte := 8 / bits
-	// unpack extracts the bits-bit field of byte x that holds element e (e's index in the
-	// packed row): (x >> bits·(e mod perByte)) mod 2^bits.
-	unpack := func(x, e *Scalar) *Scalar {
-		if bits == 8 {
-			return Cast(x, I32)
-		}
-		sh := Cast(Bin(SMul, Bin(SRem, e, ConstI(I64, perByte)), ConstI(I64, bits)), U8)
-		return Cast(Bin(SRem, Bin(SShr, x, sh), ConstI(U8, 1<<bits)), I32)
-	}
+	unpack := func(x, e *Scalar) *Scalar { return nbitsField(bits, x, e) }
 	q := unpack(Read(1, U8), Index(kd))
 	z := ConstI(I32, 1<<(bits-1))
 	if zp {
@@ -117,4 +153,28 @@ func MatMulNBitsBody(bits, block int64, kd int, zp bool) *Scalar {
 	}
 	wv := Bin(SMul, Cast(Bin(SSub, q, z), F32), Read(2, F32))
 	return Bin(SMul, Read(0, F32), wv)
+}
+
+// MatMulNBitsQ8Body returns the body of matmul_nbits_q8 with inner dim kd: the integer
+// product qa · (q - zp) (exact in f32: at most 127 · 255) times the block's scales, weights'
+// and A's: f32(qa · (q - zp)) · (scale · sa). Lowering recognises the op by it.
+func MatMulNBitsQ8Body(bits, block int64, kd int, zp bool) *Scalar {
+	unpack := func(x, e *Scalar) *Scalar { return nbitsField(bits, x, e) }
+	q := unpack(Read(2, U8), Index(kd))
+	z := ConstI(I32, 1<<(bits-1))
+	if zp {
+		z = unpack(Read(4, U8), Bin(SDiv, Index(kd), ConstI(I64, block)))
+	}
+	prod := Cast(Bin(SMul, Cast(Read(0, I8), I32), Bin(SSub, q, z)), F32)
+	return Bin(SMul, prod, Bin(SMul, Read(3, F32), Read(1, F32)))
+}
+
+// nbitsField extracts, as an i32, the bits-bit field of byte x that holds element e (e's index
+// in the packed row): (x >> bits·(e mod perByte)) mod 2^bits.
+func nbitsField(bits int64, x, e *Scalar) *Scalar {
+	if bits == 8 {
+		return Cast(x, I32)
+	}
+	sh := Cast(Bin(SMul, Bin(SRem, e, ConstI(I64, 8/bits)), ConstI(I64, bits)), U8)
+	return Cast(Bin(SRem, Bin(SShr, x, sh), ConstI(U8, 1<<bits)), I32)
 }

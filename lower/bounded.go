@@ -48,8 +48,17 @@ func checkBoundedExtents(g *ir.Graph) error {
 	for _, b := range g.Bounded {
 		bounds[b.Param] = b.Bound
 	}
+	outputs := map[*ir.Value]bool{}
+	for _, o := range g.Outputs {
+		outputs[o] = true
+	}
 	check := func(v *ir.Value) error {
 		for _, d := range v.Type.Shape {
+			// an intermediate is sized by its extents' upper bounds (sizingType); the
+			// caller allocates an output by the header's extents at the bounds
+			if _, ok := upperExtent(g, d); ok && !outputs[v] {
+				continue
+			}
 			if g.UsesBounded(d) && !nonDecreasing(d) {
 				return fmt.Errorf("%%%s of type %s: the extent %s decreases as a bounded dim grows (buffers are sized at the bound)", v.Name, v.Type, d.String())
 			}
@@ -66,6 +75,43 @@ func checkBoundedExtents(g *ir.Graph) error {
 		}
 	}
 	return nil
+}
+
+// upperExtent returns an extent that is at least a for every value of the bounded dims within
+// their bounds and equals it at the bounds where a grows with them: a without its terms that
+// decrease as a bounded dim grows (a coefficient below 0: the dim's least value, 0, gives the
+// most). ok is false when a bounded dim appears in a floor division.
+func upperExtent(g *ir.Graph, a volume.Aff) (volume.Aff, bool) {
+	for _, f := range a.Floors {
+		if g.UsesBounded(f.Num) {
+			return a, false
+		}
+	}
+	out := a
+	out.Params = nil
+	for _, p := range a.Params {
+		if _, ok := g.BoundedParam(p.Name); ok && p.Coef < 0 {
+			continue
+		}
+		out.Params = append(out.Params, p)
+	}
+	return out, true
+}
+
+// sizingType returns t with every extent replaced by upperExtent: at the bounds its element
+// count is at least t's for every value of the bounded dims (buffers are sized at the bounds),
+// and t itself when its extents grow with them.
+func sizingType(g *ir.Graph, t ir.TensorType) ir.TensorType {
+	if len(g.Bounded) == 0 {
+		return t
+	}
+	out := t
+	out.Shape = nil
+	for _, d := range t.Shape {
+		u, _ := upperExtent(g, d)
+		out.Shape = append(out.Shape, u)
+	}
+	return out
 }
 
 // nonDecreasing reports whether a cannot decrease when a parameter grows.
@@ -117,6 +163,20 @@ func (ec *entryCtx) defineBounded(fb *funcBuilder, op *ir.Op, bufs map[*ir.Value
 				}
 				ok := fb.cur.NewICmp(pred, x, i64(0))
 				next := fb.newBlock("requires.ok")
+				fb.cur.NewCondBr(ok, next, fb.failBlock(statusBadDims))
+				fb.cur = next
+			}
+		}
+		// the extents that mention it are non-negative (checkDims leaves them)
+		for _, o := range ec.g.Ops {
+			for _, d := range o.Result.Type.Shape {
+				key := "extent " + d.String()
+				if seen[key] || !slices.Contains(d.ParamNames(), b.Param) || !ec.boundedKnown(d) {
+					continue
+				}
+				seen[key] = true
+				ok := fb.cur.NewICmp(enum.IPredSGE, fb.aff(d, nil), i64(0))
+				next := fb.newBlock("extent.ok")
 				fb.cur.NewCondBr(ok, next, fb.failBlock(statusBadDims))
 				fb.cur = next
 			}

@@ -2,12 +2,15 @@ package lower_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/llir/llvm/ir/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/lower"
 )
@@ -97,4 +100,36 @@ func kernelDims(t *testing.T, g *ir.Graph, threads lower.ThreadMode) map[string]
 		got[op+map[bool]string{true: ".par"}[strings.HasSuffix(name, ".par")]] = dims
 	}
 	return got
+}
+
+// TestShrinkingIntermediateRuns: intermediates whose extent shrinks as a bounded dim grows
+// (8 - k; Mask R-CNN's paste pads each mask with 320 - y1 rows) are lowered, sized by
+// sizingType, and the compiled code matches the evaluator for every k.
+func TestShrinkingIntermediateRuns(t *testing.T) {
+	src := `graph @g[k <= 8 from %k](%x: f32[8], %kin: i64[1]) {
+  %k = reshape(%kin) {shape = "[]"} : i64[]
+  %w = slice(%x) {axes = [0], ends = [8], starts = [0], sym_starts = ["k"]} : f32[-k + 8]
+  %e = exp(%w) : f32[-k + 8]
+  %f = neg(%w) : f32[-k + 8]
+  %s = reduce_sum(%e) {axes = [0], keepdims = 0} : f32[]
+  %u = reduce_max(%f) {axes = [0], keepdims = 0} : f32[]
+  %v = reduce_max(%e) {axes = [0], keepdims = 0} : f32[]
+  %z = reduce_sum(%f) {axes = [0], keepdims = 0} : f32[]
+  %a = add(%s, %u) : f32[]
+  %b = add(%v, %z) : f32[]
+  %r = mul(%a, %b) : f32[]
+  return %r, %k
+}`
+	var names []string
+	var cases []*e2e.Case
+	r := rand.New(rand.NewPCG(35, 9))
+	for k := int64(0); k <= 8; k++ {
+		g, err := ir.Parse(src)
+		require.NoError(t, err)
+		kin := ir.NewTensor(ir.I64, []int64{1})
+		kin.I[0] = k
+		names = append(names, fmt.Sprintf("k=%d", k))
+		cases = append(cases, &e2e.Case{Graph: g, Inputs: []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{8}), kin}})
+	}
+	runCases(t, e2e.Host(), names, cases)
 }

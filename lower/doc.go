@@ -309,5 +309,9 @@
 // 0; float32 exp ≤ 1 ulp (subnormal results included), log ≤ 1, tanh ≤ 1, sigmoid ≤ 2, erf ≤ 2
 // (10^6 arguments over the ranges where they are not constant; on HVX vectors, which have no
 // division, their quotients use a Newton reciprocal: tanh ≤ 2, sigmoid ≤ 3); every other f32
-// result 0 ulp on the sweep. Hexagon scalar code and x86-64 give the same bits.
+// result 0 ulp on the sweep, with the float32 polynomials' multiply-adds fused (llvm.fma, on CPUs
+// with a hardware fused multiply-add for float vectors: x86-64 with FMA3, AArch64;
+// TestMathAccuracyFused) or not (baseline x86-64, Hexagon, whose HVX has no vector FMA). Targets
+// of the same FMA capability give the same bits: Hexagon scalar code as baseline x86-64,
+// AArch64 as x86-64-v3 (TestMathBitsEqualAcrossTargets).
 package lower

@@ -13,3 +13,6 @@ func WhyNotIntDot(op *ir.Op, cfg Config) string {
 	_, why := planIntDot(op, b.mc, nil)
 	return why
 }
+
+// PoolIR returns the default pool's LLVM IR for the target triple, as modules get it.
+func PoolIR(triple string) string { return poolIR + relaxIR(triple) }

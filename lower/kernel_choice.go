@@ -43,7 +43,8 @@ var kernelFamilies = []kernelFamily{
 		planNBitsGEMMFamily},
 	{"nbits-gemv", "a product with block-quantized 4- or 8-bit constant weights (matmul_nbits) " +
 		"over whole rows, reading the packed bytes once and unpacking them in registers " +
-		"(nbits.go, nbits_lanes.go): before the register tiles, which would need a float copy of the weights",
+		"(nbits.go, nbits_lanes.go; matmul_nbits_q8, A quantized to int8, in integer products: nbits_q8.go): " +
+		"before the register tiles, which would need a float copy of the weights",
 		planNBitsFamily},
 	{"register-tiles", "a float sum of products on register tiles of the module's vector width " +
 		"(contract.go), the border left to the nest: before the nests, which it beats on every " +

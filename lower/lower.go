@@ -127,6 +127,9 @@ type moduleCtx struct {
 	vecBytes int
 	// newtonRecip: float32 math divides vectors through a Newton reciprocal (math_vec.go)
 	newtonRecip bool
+	// fusedMath: float32 math polynomials fuse multiply-adds with llvm.fma
+	// (Target.FusedMathFeature)
+	fusedMath bool
 	// tileBytes is the width of the register tiles of contractions (0: none), tileShape
 	// their shape (Target.TileShapeAt)
 	tileBytes int
@@ -204,6 +207,7 @@ func NewBuilder(cfg Config) (*Builder, error) {
 		mc.vecFloat = true
 	}
 	mc.newtonRecip = cfg.NewtonReciprocal || spec.SlowVectorDiv
+	mc.fusedMath = spec.FusedMathFeature != "" && featureOn(mc.allFeatures, spec.FusedMathFeature)
 	if cfg.Target.RegisterTiles && cfg.VectorBytes >= 0 {
 		mc.tileBytes = spec.vectorBytesFor(spec.VectorBytes, cfg.Attrs)
 		mc.tileShape = spec.TileShapeAt(mc.tileBytes)

@@ -1,7 +1,9 @@
 // This file measures the accuracy of the math runtime: each function runs as compiled code over
 // a sweep of arguments and is compared with Go's math package in ulps (f32 results against
 // Go's float64 result rounded to float32). The bounds asserted here are the figures stated in
-// lower/doc.go. The same sweep under qemu-hexagon must give the same bits as on x86-64.
+// lower/doc.go, for targets without a fused multiply-add (baseline x86-64) and with one
+// (x86-64-v3). Targets of the same FMA capability must give the same bits: Hexagon (under
+// qemu-hexagon) as baseline x86-64, AArch64 (under qemu-aarch64) as x86-64-v3.
 
 package lower_test
 
@@ -11,6 +13,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -169,6 +172,17 @@ func TestMathAccuracy(t *testing.T) {
 	mathAccuracy(t, e2e.Host(), false)
 }
 
+// fusedX86 is x86-64 code with FMA3: float32 math fuses its multiply-adds (llvm.fma).
+var fusedX86 = e2e.Machine{Target: "x86-64", CPU: "x86-64-v3"}
+
+// TestMathAccuracyFused sweeps float32 math as CPUs with a fused multiply-add compute it.
+func TestMathAccuracyFused(t *testing.T) {
+	if e2e.SkipUncapped(t, fusedX86) || !e2e.CanRun(t, fusedX86) {
+		return
+	}
+	mathAccuracy(t, fusedX86, false)
+}
+
 // TestMathAccuracyNewton sweeps float32 math as HVX vectors compute it: quotients through a
 // Newton reciprocal.
 func TestMathAccuracyNewton(t *testing.T) {
@@ -231,28 +245,72 @@ func mathAccuracy(t *testing.T, m e2e.Machine, newton bool) {
 	}
 }
 
-func TestMathHexagonBitsEqualX86(t *testing.T) {
+// TestMathBitsEqualAcrossTargets runs the sweep on pairs of targets of the same FMA capability,
+// which must give the same bits: Hexagon keeps mul and add (no HVX vector FMA) as baseline
+// x86-64 does; AArch64 fuses as x86-64-v3 does (one correctly rounded llvm.fma each).
+func TestMathBitsEqualAcrossTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("qemu run")
 	}
 	if _, err := e2e.Clang(); err != nil {
 		t.Skip(err)
 	}
+	for _, pair := range [][2]e2e.Machine{{e2e.Host(), e2e.HexagonScalar()}, {fusedX86, e2e.AArch64("generic")}} {
+		t.Run(pair[1].Target, func(t *testing.T) {
+			if !e2e.CanRun(t, pair[0]) || !e2e.CanRun(t, pair[1]) {
+				return
+			}
+			mathBitsEqual(t, pair[0], pair[1])
+		})
+	}
+}
+
+// TestMathFusesWhereTargetsFMA checks which modules' float32 math calls llvm.fma: those of
+// CPUs with a hardware fused multiply-add for floats and their vectors, and no other (an
+// --mattr that removes FMA3 keeps mul and add, as llvm.fma would become a libm call there).
+func TestMathFusesWhereTargetsFMA(t *testing.T) {
+	n := int64(256)
+	g, err := genericGraph(genericSpec{domain: "{ [i] : 0 <= i < 256 }", out: "{ [i] -> [i] }", body: "mul(in0, sigmoid(in0))",
+		typ: ir.StaticType(ir.F32, n).String(), inputs: []ir.TensorType{ir.StaticType(ir.F32, n)}, access: []string{"{ [i] -> [i] }"}})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		m     e2e.Machine
+		fused bool
+	}{
+		{e2e.Host(), false},
+		{e2e.Machine{Target: "x86-64", CPU: "x86-64-v2"}, false},
+		{fusedX86, true},
+		{e2e.Machine{Target: "x86-64", CPU: "znver3"}, true},
+		{e2e.Machine{Target: "x86-64", CPU: "x86-64-v4"}, true},
+		{e2e.Machine{Target: "x86-64", CPU: "x86-64-v3", Attrs: "-fma"}, false},
+		{e2e.AArch64("generic"), true},
+		{e2e.HexagonScalar(), false},
+		{e2e.Machine{Target: "hexagon"}, false},
+	} {
+		cfg, err := c.m.Config()
+		require.NoError(t, err)
+		text := loweredModule(t, g, cfg)
+		require.Equal(t, c.fused, strings.Contains(text, "@llvm.fma."), "%s %s", c.m, c.m.Attrs)
+	}
+}
+
+// mathBitsEqual checks that machines a and b compute the sweep's float math to the same bits.
+func mathBitsEqual(t *testing.T, ma, mb e2e.Machine) {
 	names, cases, _ := mathCases(t, 1<<11, 2)
 	ctx := context.Background()
-	px, err := e2e.BuildBatch(ctx, t.TempDir(), e2e.Host(), cases)
+	pa, err := e2e.BuildBatch(ctx, t.TempDir(), ma, cases)
 	require.NoError(t, err)
-	ph, err := e2e.BuildBatch(ctx, t.TempDir(), e2e.HexagonScalar(), cases)
+	pb, err := e2e.BuildBatch(ctx, t.TempDir(), mb, cases)
 	require.NoError(t, err)
-	rx, rh := px.Run(ctx), ph.Run(ctx)
+	ra, rb := pa.Run(ctx), pb.Run(ctx)
 	for i := range cases {
-		require.NoError(t, rx[i].Err, names[i])
-		require.NoError(t, rh[i].Err, names[i])
-		a, b := rx[i].Outputs[0], rh[i].Outputs[0]
+		require.NoError(t, ra[i].Err, names[i])
+		require.NoError(t, rb[i].Err, names[i])
+		a, b := ra[i].Outputs[0], rb[i].Outputs[0]
 		for j := range a.F {
 			nan := math.IsNaN(a.F[j]) && math.IsNaN(b.F[j]) // NaN signs may differ
 			if !nan && (a.F[j] != b.F[j] || math.Signbit(a.F[j]) != math.Signbit(b.F[j])) {
-				t.Errorf("%s: element %d (x = %g): x86-64 %v, hexagon %v", names[i], j, cases[i].Inputs[0].F[j], a.F[j], b.F[j])
+				t.Errorf("%s: element %d (x = %g): %s %v, %s %v", names[i], j, cases[i].Inputs[0].F[j], ma, a.F[j], mb, b.F[j])
 				break
 			}
 		}

@@ -3,8 +3,12 @@
 // that loops over them run on the target's vectors (AVX2, AVX-512, HVX) instead of calling the
 // float64 runtime lane by lane. No call, no table, no float<->int conversion instruction (powers
 // of two and exponents move through the bit patterns, rounding to an integer through the
-// 1.5·2^23 trick), no fused multiply-add (plain fmul and fadd round the same on every target,
-// so x86-64 and Hexagon compute the same bits).
+// 1.5·2^23 trick). A multiply followed by an add is one llvm.fma where the target has a
+// hardware fused multiply-add for floats and their vectors (Target.FusedMathFeature: x86-64
+// with FMA3, AArch64), else a rounded fmul then fadd (baseline x86-64, Hexagon, whose HVX has
+// no vector FMA). Both forms round the same on every target that uses them, so targets of the
+// same FMA capability compute the same bits: x86-64 and Hexagon without FMA, x86-64-v3 and
+// AArch64 with it (TestMathBitsEqualAcrossTargets).
 //
 // The coefficients are near-minimax fits (lower/vecmath_fit.py: Lawson's iteratively
 // reweighted least squares on Chebyshev nodes, in float64, then rounded to float32); the fits'
@@ -91,6 +95,16 @@ func (v vf) float(a value.Value) value.Value     { return v.fb.cur.NewBitCast(a,
 func (v vf) iadd(a, b value.Value) value.Value   { return v.fb.cur.NewAdd(a, b) }
 func (v vf) isub(a, b value.Value) value.Value   { return v.fb.cur.NewSub(a, b) }
 
+// fma returns a·b + c: one rounding through llvm.fma where the module fuses math
+// (moduleCtx.fusedMath), else a rounded product then a rounded sum.
+func (v vf) fma(a, b, c value.Value) value.Value {
+	if !v.fb.mc.fusedMath {
+		return v.add(v.mul(a, b), c)
+	}
+	f := v.fb.mc.intrinsic("llvm.fma."+intrinsicSuffix(v.t), v.t, v.t, v.t, v.t)
+	return v.fb.cur.NewCall(f, a, b, c)
+}
+
 // isNaN is one unordered compare, or a test of the bit pattern where the target says so (HVX
 // cannot select on unordered vector compares).
 func (v vf) isNaN(a value.Value) value.Value {
@@ -115,7 +129,7 @@ func (v vf) copysign(a, b value.Value) value.Value {
 func (v vf) poly(t value.Value, cs []float64) value.Value {
 	r := v.c(cs[len(cs)-1])
 	for i := len(cs) - 2; i >= 0; i-- {
-		r = v.add(v.mul(r, t), v.c(cs[i]))
+		r = v.fma(r, t, v.c(cs[i]))
 	}
 	return r
 }
@@ -126,14 +140,14 @@ func (v vf) estrin(t, t2 value.Value, cs []float64) value.Value {
 	var ps []value.Value
 	for i := 0; i < len(cs); i += 2 {
 		if i+1 < len(cs) {
-			ps = append(ps, v.add(v.mul(t, v.c(cs[i+1])), v.c(cs[i])))
+			ps = append(ps, v.fma(t, v.c(cs[i+1]), v.c(cs[i])))
 		} else {
 			ps = append(ps, v.c(cs[i]))
 		}
 	}
 	r := ps[len(ps)-1]
 	for i := len(ps) - 2; i >= 0; i-- {
-		r = v.add(v.mul(r, t2), ps[i])
+		r = v.fma(r, t2, ps[i])
 	}
 	return r
 }
@@ -192,12 +206,14 @@ func (v vf) expIn(x value.Value, lo, hi float64) value.Value {
 		xc = v.sel(v.gt(xc, v.c(89)), v.c(89), xc) // e^89 overflows
 	}
 	lo, hi = max(lo, -104), min(hi, 89)
-	t := v.add(v.mul(xc, v.c(math.Log2E)), v.c(vRoundMagic))
+	t := v.fma(xc, v.c(math.Log2E), v.c(vRoundMagic))
 	k := v.isub(v.bits(t), v.ic(vRoundMagicBits))
 	kf := v.sub(t, v.c(vRoundMagic))
-	r := v.sub(v.sub(xc, v.mul(kf, v.c(vln2Hi))), v.mul(kf, v.c(vln2Lo)))
+	// kf·vln2Hi and its difference with xc are exact (Sterbenz), so the first step rounds
+	// nowhere with or without fusion
+	r := v.fma(kf, v.c(-vln2Lo), v.sub(xc, v.mul(kf, v.c(vln2Hi))))
 	r2 := v.mul(r, r)
-	p := v.add(v.add(v.mul(r2, v.estrin(r, r2, vexpP)), r), v.c(1))
+	p := v.add(v.fma(r2, v.estrin(r, r2, vexpP), r), v.c(1))
 	// k's range, one wider on each side than round(x·log2(e)) can reach
 	kLo, kHi := math.Floor(lo*math.Log2E)-1, math.Ceil(hi*math.Log2E)+1
 	switch {
@@ -228,9 +244,10 @@ func (v vf) log(x value.Value) value.Value {
 	ef := v.sub(v.float(v.iadd(e, v.ic(vRoundMagicBits))), v.c(vRoundMagic))
 	z2 := v.mul(z, z)
 	y := v.mul(v.mul(z, z2), v.poly(z, vlogP))
-	y = v.add(y, v.mul(ef, v.c(vln2Lo)))
-	y = v.sub(y, v.mul(z2, v.c(0.5)))
-	r := v.add(v.add(z, y), v.mul(ef, v.c(vln2Hi)))
+	// (y - z2·0.5 is y + z2·(-0.5) bit for bit: negation is exact)
+	y = v.fma(ef, v.c(vln2Lo), y)
+	y = v.fma(z2, v.c(-0.5), y)
+	r := v.fma(ef, v.c(vln2Hi), v.add(z, y))
 	// special cases: NaN and x < 0 give NaN, 0 gives -Inf, +Inf gives +Inf
 	r = v.sel(v.eq(x, v.c(0)), v.c(math.Inf(-1)), r)
 	r = v.sel(v.eq(x, v.c(math.Inf(1))), x, r)
@@ -242,7 +259,7 @@ func (v vf) log(x value.Value) value.Value {
 func (v vf) tanh(x value.Value) value.Value {
 	a := v.abs(x)
 	x2 := v.mul(x, x)
-	small := v.add(v.mul(v.mul(x, x2), v.poly(x2, vtanhP)), x)
+	small := v.fma(v.mul(x, x2), v.poly(x2, vtanhP), x)
 	ac := v.clamp(a, 0, 10)
 	e := v.expIn(v.add(ac, ac), 0, 20)
 	big := v.copysign(v.sub(v.c(1), v.quot(v.c(2), v.add(e, v.c(1)))), x)
@@ -266,8 +283,8 @@ func (v vf) erf(x value.Value) value.Value {
 	small := v.mul(x, v.poly(v.mul(x, x), verfP))
 	ac := v.clamp(a, 1, 4)
 	q := v.poly(v.quot(v.c(1), ac), verfcQ)
-	erfc := v.mul(v.expIn(v.fb.cur.NewFNeg(v.mul(ac, ac)), -16, -1), q)
-	big := v.copysign(v.sub(v.c(1), erfc), x)
+	e := v.expIn(v.fb.cur.NewFNeg(v.mul(ac, ac)), -16, -1)
+	big := v.copysign(v.fma(v.fb.cur.NewFNeg(e), q, v.c(1)), x) // 1 - erfc, erfc = e·q
 	r := v.sel(v.le(a, v.c(1)), small, big)
 	return v.sel(v.isNaN(x), x, r)
 }

@@ -1,6 +1,7 @@
 // This file holds graphc's built-in math runtime: functions emitted as LLVM IR into the
 // module that needs them (internal linkage), so that Hexagon modules reference no external
-// symbol and both targets compute the same bits. The transcendental functions are ports of Go's
+// symbol and every target computes the same bits (the float32 polynomials of math_vec.go: every
+// target of the same FMA capability). The transcendental functions are ports of Go's
 // pure-Go math package (fdlibm and Cephes algorithms, same constants and evaluation order) in
 // float64; f32 and f16 operations widen to float64 and round once at the end. Accuracy, measured
 // by lower/math_test.go against Go's math over sweeps, is stated in lower/doc.go.

@@ -42,6 +42,9 @@ type nbitsGEMV struct {
 	// gemm is the blocked-GEMM form (nbits_gemm.go), or nil and why not in gemmWhy
 	gemm    *nbitsGEMM
 	gemmWhy string
+	// q8: the op is matmul_nbits_q8 (A quantized to int8), computed in the integer form
+	// (nbits_q8.go): operands qa, sa, then the weights, scales and zero points
+	q8 bool
 	// scratch is the workspace scratch of the kernel, in bytes: the copies of A's rows of
 	// the GEMV form, or the dequantized panel of the GEMM form (never both at once)
 	scratch int64
@@ -50,6 +53,9 @@ type nbitsGEMV struct {
 func (p *nbitsGEMV) String() string {
 	if p.gemm != nil {
 		return p.gemm.String()
+	}
+	if p.q8 {
+		return "nbits-gemv int8"
 	}
 	return "nbits-gemv"
 }
@@ -71,6 +77,11 @@ func (ec *entryCtx) nbitsPlan(op *ir.Op) *nbitsGEMV {
 // finish chooses p's forms for the module's vectors and sizes its scratch; false when neither
 // form applies.
 func (p *nbitsGEMV) finish(mc *moduleCtx) bool {
+	if p.q8 {
+		p.gemv, p.gemmWhy = true, "int8 A (matmul_nbits_q8): the GEMV form"
+		p.scratch = int64(p.copyBufs()) * p.copyFloats() * 4
+		return true
+	}
 	p.gemv = p.K%p.chunk == 0
 	if p.gemv {
 		p.nib = nbitsNibbleLanes(mc, p)
@@ -91,7 +102,7 @@ func (p *nbitsGEMV) finish(mc *moduleCtx) bool {
 // copyBufs is the number of copies of A's rows the GEMV form keeps: one per row of a group
 // (one for a single row: a decode step); 0 when A is read in place.
 func (p *nbitsGEMV) copyBufs() int {
-	if !p.copyA && p.bits != 4 && p.nib == 0 {
+	if !p.q8 && !p.copyA && p.bits != 4 && p.nib == 0 {
 		return 0
 	}
 	if p.singleRow() {
@@ -103,6 +114,9 @@ func (p *nbitsGEMV) copyBufs() int {
 // copyFloats is the size of one copy of a row of A, in floats, rounded up to 64 bytes.
 func (p *nbitsGEMV) copyFloats() int64 {
 	n := p.K
+	if p.q8 {
+		n = p.q8CopyFloats()
+	}
 	if p.nib > 0 {
 		n = nbitsCopyFloats(p)
 	}
@@ -112,6 +126,9 @@ func (p *nbitsGEMV) copyFloats() int64 {
 // nbitsOf returns the plan of op's kernel, or nil when op is not a matmul_nbits this kernel
 // computes exactly.
 func nbitsOf(op *ir.Op, params []string) *nbitsGEMV {
+	if len(op.Operands) > 0 && op.Operands[0].Type.Elem == ir.I8 {
+		return nbitsQ8Of(op, params)
+	}
 	n := op.NDim()
 	if op.Reduce != ir.ReduceSum || n < 2 || len(op.Operands) < 3 || len(op.Operands) > 4 || op.Result.Type.Elem != ir.F32 ||
 		op.Init != 0 || len(op.Out.Pieces) != 1 {
@@ -230,10 +247,14 @@ func (p *nbitsGEMV) layoutOK(op *ir.Op) bool {
 	if p.zp {
 		want = append(want, n.Mul((kb+perByte-1)/perByte).Add(k.FloorDiv(p.block*perByte)))
 	}
+	w0 := 1 // the packed weights' operand
+	if p.q8 {
+		w0 = 2
+	}
 	for i, w := range want {
-		o := op.Operands[1+i]
+		o := op.Operands[w0+i]
 		shape, _ := o.Type.StaticShape()
-		if !linear(op.Access[1+i].Pieces[0].Index, shape).Equal(w) {
+		if !linear(op.Access[w0+i].Pieces[0].Index, shape).Equal(w) {
 			return false
 		}
 	}
@@ -279,6 +300,8 @@ func (kb *kernelBuilder) emitNBits(p *nbitsGEMV) error {
 		return err
 	}
 	switch {
+	case p.q8:
+		return kb.emitNBitsQ8(p, ast)
 	case p.gemm == nil:
 		return kb.emitNBitsGEMV(p, ast)
 	case p.gemm.minRows == 0:

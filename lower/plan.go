@@ -41,7 +41,16 @@ type bufPlan struct {
 // bytes emits the size in bytes of buffer b.
 func (ec *entryCtx) bytes(fb *funcBuilder, b *planBuf) value.Value {
 	if b.v != nil {
-		_, ext := fb.box(ec.regionOf(b.v), b.v.Type)
+		r := ec.regionOf(b.v)
+		t := sizingType(ec.g, b.v.Type)
+		if !t.Equal(b.v.Type) || ec.regionShrinks(r) {
+			// a box or an extent that shrinks as a bounded dim grows (rows j <= 11 - n of a
+			// pasted mask), sized at the bounds, could be too small for smaller values: the
+			// buffer is sized by the type's extents at their upper bounds (sizingType), which
+			// contain the box for every value.
+			r = fullRegion
+		}
+		_, ext := fb.box(r, t)
 		return fb.mul(fb.product(ext), i64(int64(b.v.Type.Elem.Size())))
 	}
 	if b.fixed > 0 {
@@ -50,7 +59,12 @@ func (ec *entryCtx) bytes(fb *funcBuilder, b *planBuf) value.Value {
 	if b.algo {
 		return ec.algoScratchBytes(fb, b.op)
 	}
-	_, ext := fb.box(ec.regionOf(b.op.Result), b.op.Result.Type)
+	r := ec.regionOf(b.op.Result)
+	t := sizingType(ec.g, b.op.Result.Type)
+	if !t.Equal(b.op.Result.Type) || ec.regionShrinks(r) {
+		r = fullRegion // as for a value's buffer
+	}
+	_, ext := fb.box(r, t)
 	return fb.mul(fb.product(ext), i64(9)) // a double and a flag per result element
 }
 
@@ -193,4 +207,54 @@ func (fb *funcBuilder) alignUp(a value.Value, al int64) value.Value {
 		return i64((x + al - 1) &^ (al - 1))
 	}
 	return fb.cur.NewAnd(fb.cur.NewAdd(a, i64(al-1)), i64(^(al - 1)))
+}
+
+// regionShrinks reports whether the box of region r may shrink as a bounded dim grows: an
+// upper bound that decreases (or a lower bound that increases) with one.
+func (ec *entryCtx) regionShrinks(r *region) bool {
+	if r == nil || r.full || len(ec.g.Bounded) == 0 {
+		return false
+	}
+	// grows reports whether s is non-decreasing in every bounded dim (sign +1) or
+	// non-increasing in every one (sign -1)
+	var grows func(s *sym, sign int64) bool
+	grows = func(s *sym, sign int64) bool {
+		switch s.kind {
+		case symAff:
+			for _, p := range s.aff.Params {
+				if _, ok := ec.g.BoundedParam(p.Name); ok && p.Coef*sign < 0 {
+					return false
+				}
+			}
+			for _, f := range s.aff.Floors {
+				if ec.g.UsesBounded(f.Num) {
+					return false
+				}
+			}
+			return true
+		case symScale:
+			if s.coef < 0 {
+				sign = -sign
+			}
+		}
+		for _, a := range s.args {
+			if !grows(a, sign) {
+				return false
+			}
+		}
+		return true
+	}
+	for d := range r.hi {
+		for _, s := range r.hi[d] {
+			if !grows(s, 1) {
+				return true
+			}
+		}
+		for _, s := range r.lo[d] {
+			if !grows(s, -1) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -191,8 +191,11 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 			}
 		}
 	}
-	if s.vl == 0 && vecBytes > 0 {
+	// an op with a block transpose reads an operand strided along the result's unit-stride
+	// dim: the block transpose also beats vectors that load that read lane by lane (strided)
+	if vecBytes > 0 {
 		if t := planTranspose(op, vecBytes); t != nil {
+			s.vl = 0
 			s.transpose = t
 			s.name = t.String()
 		}

@@ -71,6 +71,13 @@ type Target struct {
 	// SlowVectorDiv says that a float vector division becomes one scalar division per lane
 	// (HVX): float32 math divides through a Newton reciprocal instead.
 	SlowVectorDiv bool `json:"slow-vector-div"`
+	// FusedMathFeature is the feature that gives a correctly rounded fused multiply-add on
+	// float scalars and on the float vectors graphc emits ("" = none): float32 math
+	// polynomials (math_vec.go) then call llvm.fma, which rounds once and so gives the same
+	// bits on every target that has it. x86-64 needs FMA3 ("fma"); every AArch64 CPU has
+	// fmadd and fmla ("neon"); Hexagon's scalar sffma fuses but HVX has no vector form (LLVM
+	// splits llvm.fma on HVX vectors into one sffma per lane), so Hexagon keeps mul and add.
+	FusedMathFeature string `json:"fused-math-feature"`
 	// HardwareF16 says that the CPU converts binary16 to and from float32 at every vector
 	// width (AArch64): f16 loads, stores and roundings use the instructions (f16_hw.go).
 	HardwareF16 bool `json:"hardware-f16-conversions"`

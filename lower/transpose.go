@@ -1,11 +1,13 @@
-// This file emits transposing copies: elementwise ops over one operand whose unit-stride dim
+// This file emits transposing elementwise ops: ops that read an operand whose unit-stride dim
 // is not the result's (the reorders of a graph's NCHW input into a channels-last copy, and
-// of a channels-last result into an NCHW output). The per-point nest reads one of the two at
-// a stride of a whole plane per element; here the box is cut into vl×vl blocks, each loaded
-// as vl vectors along the operand's unit-stride dim, transposed in registers (log2(vl)
-// rounds of two-vector shuffles) and stored as vl vectors along the result's, as oneDNN's
-// and MLAS's reorders do. Elements outside whole blocks take the per-point path. Only loads
-// and stores move: results keep their bits.
+// of a channels-last result into an NCHW output; a HardSwish, a residual sum or a scaled sum
+// at the border between the two layouts). The per-point nest reads one of the two at a stride
+// of a whole plane per element, and a vector nest loads such reads lane by lane; here the box
+// is cut into vl×vl blocks, each transposed operand loaded as vl vectors along its
+// unit-stride dim and transposed in registers (log2(vl) rounds of two-vector shuffles), the
+// other operands read as vectors along the result's unit-stride dim, and the body stored as
+// vl vectors along it, as oneDNN's and MLAS's reorders do. Elements outside whole blocks take
+// the per-point path. Only loads and stores move: results keep their bits.
 
 package lower
 
@@ -20,12 +22,15 @@ import (
 	"github.com/graphc/graphc/volume"
 )
 
-// transposePlan is the block transpose of a copy: dc is the result's unit-stride dim, dw the
-// operand's; lo and hi bound the domain, a box.
+// transposePlan is the block transpose of an elementwise op: dc is the result's unit-stride
+// dim, dw the unit-stride dim of the transposed operands (trans); the other operands the body
+// reads are unit-stride or invariant along dc (a residual in the result's layout, a
+// per-channel scale) and are read as vectors along it; lo and hi bound the domain, a box.
 type transposePlan struct {
 	dc, dw int
 	vl     int
 	lo, hi []int64
+	trans  []int
 }
 
 func (t *transposePlan) String() string {
@@ -34,36 +39,35 @@ func (t *transposePlan) String() string {
 
 // planTranspose returns the block transpose of op for vectors of vecBytes, or nil: op must
 // have no reduction, a static box domain, a result written once per point through dims plus
-// constants, and a body of vectorisable operations that reads only operand 0 (a 32-bit type),
-// through one unguarded piece of dims plus constants whose last index is a dim other than the
-// result's last one.
+// constants, and a body of vectorisable float32 operations. Every operand it reads (float32)
+// goes through one unguarded piece; at least one is transposed: dims plus constants whose
+// last index is one dim dw other than the result's last one, dc, and which is strided along
+// dc. The others are unit-stride or invariant along dc.
 func planTranspose(op *ir.Op, vecBytes int) *transposePlan {
 	if op.Reduce != ir.ReduceNone || len(op.Operands) == 0 || len(op.Out.Pieces) != 1 || len(op.Out.Pieces[0].Guard) > 0 || len(op.Domain.Params()) > 0 {
 		return nil
 	}
-	elem := op.Result.Type.Elem
-	if elem != ir.F32 || op.Operands[0].Type.Elem != ir.F32 || op.Body.Type != ir.F32 {
+	if op.Result.Type.Elem != ir.F32 || op.Body.Type != ir.F32 {
 		return nil
 	}
 	vl := vecBytes / 4
 	if vl != 4 && vl != 8 && vl != 16 {
 		return nil
 	}
-	acc := op.Access[0]
-	if acc.Approx || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
-		return nil
-	}
 	ok := true
+	read := map[int]bool{}
 	op.Body.Walk(func(s *ir.Scalar) {
 		switch {
-		case s.Op == ir.SRead && s.Arg == 0, s.Op == ir.SConst:
-		case s.Op == ir.SRead, s.Op == ir.SIndex, s.Op == ir.SAvail, s.Op == ir.SParam, s.Op == ir.SDynRead:
+		case s.Op == ir.SRead:
+			read[s.Arg] = true
+		case s.Op == ir.SConst:
+		case s.Op == ir.SIndex, s.Op == ir.SAvail, s.Op == ir.SParam, s.Op == ir.SDynRead:
 			ok = false
 		case !vectorizable(s) || s.Type.IsInt():
 			ok = false
 		}
 	})
-	if !ok {
+	if !ok || len(read) == 0 {
 		return nil
 	}
 	plain := func(idx []volume.Aff) bool {
@@ -74,12 +78,35 @@ func planTranspose(op *ir.Op, vecBytes int) *transposePlan {
 		}
 		return true
 	}
-	out, in := op.Out.Pieces[0].Index, acc.Pieces[0].Index
-	if !plain(out) || !plain(in) || len(out) < 2 || len(in) < 2 {
+	out := op.Out.Pieces[0].Index
+	if !plain(out) || len(out) < 2 {
 		return nil
 	}
-	dc, dw := out[len(out)-1].ShiftedDim(), in[len(in)-1].ShiftedDim()
-	if dc < 0 || dw < 0 || dc == dw || accessStride(in, dc) != strideOther || accessStride(out, dw) != strideOther {
+	dc, dw := out[len(out)-1].ShiftedDim(), -1
+	var trans []int
+	for k := range op.Operands {
+		if !read[k] {
+			continue
+		}
+		acc := op.Access[k]
+		if op.Operands[k].Type.Elem != ir.F32 || acc.Approx || len(acc.Pieces) != 1 || len(acc.Pieces[0].Guard) > 0 {
+			return nil
+		}
+		in := acc.Pieces[0].Index
+		if accessStride(in, dc) != strideOther {
+			continue // read as vectors (or broadcast) along dc
+		}
+		if !plain(in) || len(in) < 2 {
+			return nil
+		}
+		w := in[len(in)-1].ShiftedDim()
+		if w < 0 || w == dc || dw >= 0 && w != dw {
+			return nil
+		}
+		dw = w
+		trans = append(trans, k)
+	}
+	if dc < 0 || dw < 0 || accessStride(out, dw) != strideOther {
 		return nil
 	}
 	lo, hi, err := constBounds(op.Domain)
@@ -90,7 +117,7 @@ func planTranspose(op *ir.Op, vecBytes int) *transposePlan {
 	if hi[dc]-lo[dc]+1 < int64(vl) || hi[dw]-lo[dw]+1 < int64(vl) {
 		return nil
 	}
-	return &transposePlan{dc: dc, dw: dw, vl: vl, lo: lo, hi: hi}
+	return &transposePlan{dc: dc, dw: dw, vl: vl, lo: lo, hi: hi, trans: trans}
 }
 
 // emitTranspose emits the block transpose of kb.op: loops over the other dims, then blocks of
@@ -176,21 +203,48 @@ func (kb *kernelBuilder) emitTranspose(t *transposePlan) error {
 	return nil
 }
 
-// transposeBlock loads the vl×vl block at (w0, c0) as vl vectors along dw, transposes it and
-// stores the body's value on vl vectors along dc.
+// transposeBlock loads the vl×vl block at (w0, c0) of each transposed operand as vl vectors
+// along dw, transposes it and stores the body's value on vl vectors along dc (the other
+// operands read along dc as the vectors of a nest do).
 func (kb *kernelBuilder) transposeBlock(t *transposePlan, dims []value.Value, w0, c0 value.Value) error {
 	fb := kb.fb
 	op := kb.op
 	vl := t.vl
-	rows := make([]value.Value, vl)
-	for i := range rows {
-		d := append([]value.Value(nil), dims...)
-		d[t.dw], d[t.dc] = w0, fb.add(c0, i64(int64(i)))
-		off := fb.offset(kb.ops[0], fb.indexAt(op.Access[0].Pieces[0].Index, d))
-		rows[i] = fb.vectorLoad(kb.ops[0], off, vl)
+	cols := make([][]value.Value, len(op.Operands))
+	for _, k := range t.trans {
+		rows := make([]value.Value, vl)
+		for i := range rows {
+			d := append([]value.Value(nil), dims...)
+			d[t.dw], d[t.dc] = w0, fb.add(c0, i64(int64(i)))
+			off := fb.offset(kb.ops[k], fb.indexAt(op.Access[k].Pieces[0].Index, d))
+			rows[i] = fb.vectorLoad(kb.ops[k], off, vl)
+		}
+		cols[k] = transposeRegisters(fb, rows)
 	}
-	// swapping, for every bit b of the row and lane numbers, the off-diagonal b×b blocks of
-	// each 2b×2b block exchanges that bit of the two: row r lane l ends at row l lane r
+	for j := 0; j < vl; j++ {
+		d := append([]value.Value(nil), dims...)
+		d[t.dw], d[t.dc] = fb.add(w0, i64(int64(j))), c0
+		bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: vl, inner: t.dc, memo: map[*ir.Scalar]value.Value{}}
+		op.Body.Walk(func(s *ir.Scalar) {
+			if s.Op == ir.SRead && cols[s.Arg] != nil {
+				bc.memo[s] = cols[s.Arg][j]
+			}
+		})
+		v, err := bc.emit(op.Body)
+		if err != nil {
+			return err
+		}
+		fb.vectorStore(kb.res, fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, d)), v)
+	}
+	return nil
+}
+
+// transposeRegisters transposes vl vectors of vl lanes: row r lane l of rows is row l lane r
+// of the result. For every bit b of the row and lane numbers, swapping the off-diagonal b×b
+// blocks of each 2b×2b block exchanges that bit of the two (log2(vl) rounds of two-vector
+// shuffles).
+func transposeRegisters(fb *funcBuilder, rows []value.Value) []value.Value {
+	vl := len(rows)
 	for b := vl / 2; b >= 1; b /= 2 {
 		next := make([]value.Value, vl)
 		for i := 0; i < vl; i++ {
@@ -213,20 +267,5 @@ func (kb *kernelBuilder) transposeBlock(t *transposePlan, dims []value.Value, w0
 		}
 		rows = next
 	}
-	for j, col := range rows {
-		d := append([]value.Value(nil), dims...)
-		d[t.dw], d[t.dc] = fb.add(w0, i64(int64(j))), c0
-		bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: d, vl: vl, inner: t.dc, memo: map[*ir.Scalar]value.Value{}}
-		op.Body.Walk(func(s *ir.Scalar) {
-			if s.Op == ir.SRead && s.Arg == 0 {
-				bc.memo[s] = col
-			}
-		})
-		v, err := bc.emit(op.Body)
-		if err != nil {
-			return err
-		}
-		fb.vectorStore(kb.res, fb.offset(kb.res, fb.indexAt(op.Out.Pieces[0].Index, d)), v)
-	}
-	return nil
+	return rows
 }

@@ -34,7 +34,9 @@ stored with axis 1 moved last (NCW to NWC, NCHW to NHWC, NCDHW to NDHWC): the pr
 map and every consumer's access maps are composed with the permutation. Operands of another
 rank (a bias [C, 1, 1]) keep their layout. Graph inputs and outputs keep their layout, so
 reorders happen only where the graph begins and ends. A 2D convolution with few channels over
-wide rows keeps NCHW (it vectorises along its rows).
+wide rows keeps NCHW (it vectorises along its rows) unless its input is a channels-last
+activation (computed by a convolution or pool that does not keep NCHW), which NCHW would
+transpose.
 A channel shuffle that fuse has folded into a rank-5 view [N, G, C/G, H, W] (ShuffleNet's
 reshape-transpose-reshape, read at [0, c mod G, floor(c/G), h, w]) is stored as the rank-4
 channels-last value [N, H, W, C] with channel (g, c') at c'·G + g when every consumer then reads
@@ -319,6 +321,11 @@ func plannedChannelsLast(ctx context.Context, g *ir.Graph) map[*ir.Value]bool {
 // (they can be neither relaid out nor checked finite for explicit padding), or one that
 // vectorises better along its rows (prefersNCHW).
 func keepsNCHW(op *ir.Op) bool {
+	return keepsNCHWWithin(op, new(int))
+}
+
+// keepsNCHWWithin is keepsNCHW within channelsLastAncestor's budget (*visited ops seen so far).
+func keepsNCHWWithin(op *ir.Op, visited *int) bool {
 	if op.Reduce != ir.ReduceSum {
 		return false
 	}
@@ -327,7 +334,7 @@ func keepsNCHW(op *ir.Op) bool {
 			return true
 		}
 	}
-	return prefersNCHW(op)
+	return prefersNCHW(op, visited)
 }
 
 // Few output channels over wide rows: NCHW vectorises better (prefersNCHW).
@@ -339,11 +346,15 @@ const (
 // prefersNCHW reports whether a convolution vectorises better along its output rows than along
 // its output channels (2D convolutions only): at most nchwMaxChannels of them from as few input channels, rows of
 // at least nchwMinWidth read at unit stride (a 3-to-16-channel 3×3 convolution of a 224×224
-// image ran 30% slower channels-last, with its reorders). With more input channels the input
-// is a channels-last activation, which NCHW would transpose (MobileNetV2's and
-// EfficientNet's first 32-to-16-channel projections at 112×112 read their input through a
-// scalar transposing copy: 0.35 ms, 5% of the network).
-func prefersNCHW(op *ir.Op) bool {
+// image ran 30% slower channels-last, with its reorders), over an input that no channels-last
+// windowed op computed (the image, copies of it, the result of a convolution that keeps NCHW).
+// With more input channels, or an input computed by an earlier channels-last convolution or
+// pool, the input is a channels-last activation, which NCHW would
+// transpose (MobileNetV2's and EfficientNet's first 32-to-16-channel projections at 112×112
+// read their input through a scalar transposing copy: 0.35 ms, 5% of the network;
+// MobileNetV3's 16-channel first block after its stride-2 stem read it through a transposing
+// HardSwish and wrote its residual sum through a second one: 0.3 ms, 4%, on Zen 3).
+func prefersNCHW(op *ir.Op, visited *int) bool {
 	shape, ok := op.Result.Type.StaticShape()
 	if !ok || len(shape) != 4 || shape[1] > nchwMaxChannels || shape[3] < nchwMinWidth || len(op.Out.Pieces) != 1 {
 		return false
@@ -356,7 +367,37 @@ func prefersNCHW(op *ir.Op) bool {
 		return false
 	}
 	x := op.Access[0]
-	return len(x.Pieces) == 1 && coefOf(x.Pieces[0].Index[3], ow) == 1
+	return len(x.Pieces) == 1 && coefOf(x.Pieces[0].Index[3], ow) == 1 && !channelsLastAncestor(op.Operands[0], visited)
+}
+
+// ancestorBudget bounds the ops channelsLastAncestor visits (its recursions included): past
+// it, the value is deep inside a network and taken as a channels-last activation.
+const ancestorBudget = 256
+
+// channelsLastAncestor reports whether v is computed, through ops that are not windowed, from
+// a windowed op (isWindowOp) that does not keep NCHW (keepsNCHW); *visited counts the ops seen.
+func channelsLastAncestor(v *ir.Value, visited *int) bool {
+	seen := map[*ir.Op]bool{}
+	stack := []*ir.Value{v}
+	for len(stack) > 0 {
+		w := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if w.Def == nil || seen[w.Def] {
+			continue
+		}
+		seen[w.Def] = true
+		if *visited++; *visited > ancestorBudget {
+			return true
+		}
+		if isWindowOp(w.Def) {
+			if !keepsNCHWWithin(w.Def, visited) {
+				return true
+			}
+			continue // an NCHW result: the path ends here
+		}
+		stack = append(stack, w.Def.Operands...)
+	}
+	return false
 }
 
 // coefOf returns the coefficient of iteration dim d in a.

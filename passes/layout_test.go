@@ -171,3 +171,60 @@ func TestChannelsLastSymbolicPadding(t *testing.T) {
 		}
 	}
 }
+
+// fewChannelsGraph is a network whose second convolution has few channels over rows of 66: 3 to
+// 8 channels 3×3 (stride stem, 1 or 2), ReLU, 8 to 8 channels 3×3, ReLU, 8 to 8 channels 1×1.
+func fewChannelsGraph(r *rand.Rand, stem int64) string {
+	weights := func(n int) string {
+		vs := make([]string, n)
+		for i := range vs {
+			vs[i] = fmt.Sprintf("%.3f", 2*r.Float64()-1)
+		}
+		return strings.Join(vs, ", ")
+	}
+	in := 66 * stem
+	return fmt.Sprintf(`graph @few(%%x: f32[1, 3, %d, %d]) {
+  %%w1 = constant dense<[%s]> : f32[8, 3, 3, 3]
+  %%w2 = constant dense<[%s]> : f32[8, 8, 3, 3]
+  %%w3 = constant dense<[%s]> : f32[8, 8, 1, 1]
+  %%a = conv(%%x, %%w1) {pads = [1, 1, 1, 1], strides = [%d, %d]} : f32[1, 8, 66, 66]
+  %%b = relu(%%a) : f32[1, 8, 66, 66]
+  %%c = conv(%%b, %%w2) {pads = [1, 1, 1, 1]} : f32[1, 8, 66, 66]
+  %%d = relu(%%c) : f32[1, 8, 66, 66]
+  %%e = conv(%%d, %%w3) : f32[1, 8, 66, 66]
+  return %%e
+}
+`, in, in, weights(8*3*9), weights(8*8*9), weights(8*8), stem, stem)
+}
+
+// TestChannelsLastFewChannels checks prefersNCHW's scope: a convolution of few channels over
+// wide rows keeps NCHW when it reads the image, and is stored channels-last when an earlier
+// convolution computed its input (a channels-last activation NCHW would transpose: MobileNetV3's
+// first block after its stride-2 stem), with every output keeping its bits.
+func TestChannelsLastFewChannels(t *testing.T) {
+	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
+	require.NoError(t, err)
+	for _, stem := range []int64{1, 2} {
+		r := rand.New(rand.NewPCG(uint64(stem), 40))
+		text := fewChannelsGraph(r, stem)
+		checkSemantics(t, fmt.Sprintf("stem stride %d", stem), ps, text, nil, r)
+		g, err := ir.Parse(text)
+		require.NoError(t, err)
+		_, err = passes.Run(t.Context(), g, ps, &passes.Options{VerifyEach: true})
+		require.NoError(t, err)
+		found := false
+		for _, op := range g.Ops {
+			if op.Result.Name != "c" {
+				continue
+			}
+			found = true
+			last, _ := op.Result.Type.Shape[3].IsConst()
+			if stem == 1 {
+				require.Equal(t, int64(66), last, "the image's 8-channel convolutions keep NCHW")
+			} else {
+				require.Equal(t, int64(8), last, "the activation's 8-channel convolution is channels-last")
+			}
+		}
+		require.True(t, found, "%%c is computed")
+	}
+}

@@ -76,6 +76,13 @@ var models = []benchModel{
 	nbitsModel(12, 4096, 4096, 32, true),
 	nbitsModel(16, 4096, 4096, 32, true),
 	nbitsModel(64, 4096, 4096, 32, true),
+	// the same at accuracy_level 4, as deployed models carry it: A quantized to int8 per block
+	// (onnxruntime's CompInt8; graphc's integer form of the GEMV)
+	nbitsModelLevel(1, 4096, 11008, 32, true, 4),
+	nbitsModelLevel(1, 4096, 11008, 32, false, 4),
+	nbitsModelLevel(1, 4096, 4096, 128, true, 4),
+	nbitsModelLevel(4, 4096, 4096, 32, true, 4),
+	nbitsModelLevel(64, 4096, 4096, 32, true, 4),
 	{"conv3x3_relu", func() *onnxgen.Model { return onnxgen.ConvRelu(3, 224, 16) },
 		map[string][]int64{"X": {1, 3, 224, 224}}, 2 * 16 * 224 * 224 * 27 / 1e9, 2 * 16 * 224 * 224 * 27 / 1e9, false, 0},
 	// int8 against f32: onnxruntime's QLinearMatMul / QLinearConv against graphc's integer
@@ -183,12 +190,21 @@ func linearModel(m, k, n int) benchModel {
 
 // nbitsModel is a MatMulNBits layer m×k · k×n with 4-bit weights in blocks of block.
 func nbitsModel(m, k, n, block int, zp bool) benchModel {
+	return nbitsModelLevel(m, k, n, block, zp, 0)
+}
+
+// nbitsModelLevel is nbitsModel at onnxruntime's accuracy_level level (named _acc4 at 4).
+func nbitsModelLevel(m, k, n, block int, zp bool, level int) benchModel {
 	gf := 2 * float64(m) * float64(k) * float64(n) / 1e9
 	name := fmt.Sprintf("nbits4_%dx%dx%d_b%d", m, k, n, block)
 	if !zp {
 		name += "_nozp"
 	}
-	bm := benchModel{name: name, build: func() *onnxgen.Model { return onnxgen.MatMulNBits(m, k, n, block, zp) },
+	if level != 0 {
+		name += fmt.Sprintf("_acc%d", level)
+	}
+	nb := onnxgen.NBits{M: m, K: k, N: n, Block: block, ZeroPoints: zp, AccuracyLevel: level}
+	bm := benchModel{name: name, build: nb.Model,
 		shapes: map[string][]int64{"A": {int64(m), int64(k)}}, gflop: gf, fullGF: gf}
 	if m == 1 {
 		bm.floor = int64(k) * int64(n) / 2

@@ -55,6 +55,10 @@ type importer struct {
 	// bounded are the bounded dims declared by the nodes, attached to the outputs at the end
 	// (ops_bounded.go)
 	bounded []boundedDecl
+	// ranges and symVals memoise the value ranges (valuerange.go) and the symbolic elements
+	// of run-time integers (boundedints.go) of IR values
+	ranges  map[*ir.Value]interval
+	symVals map[*ir.Value][]volume.Aff
 }
 
 func importModel(m *onnxpb.ModelProto, file, dir string, cfg *config) (*ir.Graph, error) {

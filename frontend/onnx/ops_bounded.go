@@ -49,7 +49,9 @@ func (e *emitter) boundedDim(base string, count *ir.Value, bound int64) string {
 		return ""
 	}
 	g := e.c.im.g
-	name := kit.Ident(base)
+	// a C identifier: the header's macros take the dims of the outputs as parameters
+	base = strings.ReplaceAll(kit.Ident(base), ".", "_")
+	name := base
 	if name == "" || name[0] >= '0' && name[0] <= '9' {
 		name = "n_" + name
 	}
@@ -61,7 +63,7 @@ func (e *emitter) boundedDim(base string, count *ir.Value, bound int64) string {
 		if !taken {
 			break
 		}
-		name = fmt.Sprintf("%s_%d", kit.Ident(base), i)
+		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	g.AddParam(name)
 	e.c.im.bounded = append(e.c.im.bounded, boundedDecl{param: name, bound: bound, v: count, node: e.c.node.GetName()})

@@ -514,6 +514,14 @@ func importLoop(c *nodeCtx) error {
 	if e.err != nil {
 		return e.err
 	}
+	// values grown by concatenation become scan outputs (loop_accumulate.go)
+	kModel := k
+	body, accs := accumulators(body, carried)
+	k = len(body.Output) - 1 - n
+	isAcc := map[int]bool{}
+	for _, a := range accs {
+		isAcc[a.carried] = true
+	}
 	// alive: whether iteration it runs (known, or the run-time flag aliveV)
 	alive := flag{known: true, val: true}
 	if c.HasInput(1) {
@@ -558,10 +566,17 @@ func importLoop(c *nodeCtx) error {
 			}
 		}
 		if alive.known {
-			copy(carried, outs[1:1+n])
+			for i, v := range outs[1 : 1+n] {
+				if !isAcc[i] {
+					carried[i] = v
+				}
+			}
 			ran++
 		} else {
 			for i, v := range outs[1 : 1+n] {
+				if isAcc[i] {
+					continue // an accumulator keeps its initial value
+				}
 				if !v.Type.Equal(carried[i].Type) {
 					return fmt.Errorf("%w: loop-carried value #%d is %s before iteration %d and %s after it (an iteration decided at run time needs one type)",
 						ErrUnsupported, i, carried[i].Type, it, v.Type)
@@ -592,31 +607,52 @@ func importLoop(c *nodeCtx) error {
 			return e.err
 		}
 	}
-	for i := range carried {
-		e.Out(i, e.Op("identity", c.Output(i), nil, carried[i]))
-	}
-	if k == 0 {
-		return e.Done()
-	}
-	if len(collected[0]) == 0 {
-		return fmt.Errorf("%w: a Loop of 0 iterations with scan outputs", ErrUnsupported)
-	}
-	if runV == nil {
-		for j := 0; j < k; j++ {
-			e.Out(n+j, e.stack(c.Output(n+j), collected[j], 0))
+	scanName := func(j int) string {
+		if j < kModel {
+			return c.Output(n + j)
 		}
-		return e.Done()
+		return ""
 	}
-	// the scan outputs hold the iterations that ran: a bounded dim
-	count := runV
-	if ran > 0 {
-		count = e.Op("add", "", nil, runV, e.Scalar(ir.I64, float64(ran)))
+	scans := make([]*ir.Value, k)
+	switch {
+	case k == 0:
+	case len(collected[0]) == 0 && kModel > 0:
+		return fmt.Errorf("%w: a Loop of 0 iterations with scan outputs", ErrUnsupported)
+	case len(collected[0]) == 0:
+		accs = nil // no iteration: the accumulated values are their initial values
+	case runV == nil:
+		for j := 0; j < k; j++ {
+			scans[j] = e.stack(scanName(j), collected[j], 0)
+		}
+	default:
+		// the scan outputs hold the iterations that ran: a bounded dim
+		count := runV
+		if ran > 0 {
+			count = e.Op("add", "", nil, runV, e.Scalar(ir.I64, float64(ran)))
+		}
+		nd := e.boundedDim(e.Base+"_iterations", count, int64(len(collected[0])))
+		for j := 0; j < k; j++ {
+			all := e.stack("", collected[j], 0)
+			scans[j] = e.Op("slice", scanName(j), ir.Attrs{"axes": ir.IntsAttr(0), "starts": ir.IntsAttr(0), "ends": ir.IntsAttr(0),
+				"sym_ends": ir.StringsAttr(nd)}, all)
+		}
 	}
-	nd := e.boundedDim(e.Base+"_iterations", count, int64(len(collected[0])))
-	for j := 0; j < k; j++ {
-		all := e.stack("", collected[j], 0)
-		e.Out(n+j, e.Op("slice", c.Output(n+j), ir.Attrs{"axes": ir.IntsAttr(0), "starts": ir.IntsAttr(0), "ends": ir.IntsAttr(0),
-			"sym_ends": ir.StringsAttr(nd)}, all))
+	done := map[int]bool{}
+	for _, a := range accs {
+		v, err := e.accumulated(c.Output(a.carried), carried[a.carried], scans[a.scan])
+		if err != nil {
+			return err
+		}
+		e.Out(a.carried, v)
+		done[a.carried] = true
+	}
+	for i := range carried {
+		if !done[i] {
+			e.Out(i, e.Op("identity", c.Output(i), nil, carried[i]))
+		}
+	}
+	for j := 0; j < kModel; j++ {
+		e.Out(n+j, scans[j])
 	}
 	return e.Done()
 }

@@ -323,11 +323,13 @@ func importSlice(c *nodeCtx) error {
 		starts, ends, axes = c.AttrInts("starts", nil), c.AttrInts("ends", nil), c.AttrInts("axes", nil)
 	} else {
 		// starts and ends may be computed from the symbolic dims (x[:T] with T from Shape)
-		symStarts, err := c.RequireSymInts(1, "starts")
+		// or from run-time values whose ranges are bounded (bounded dims; such a start or end
+		// must then lie in [0, extent], which the entry checks)
+		symStarts, err := c.RequireBoundedInts(1, "starts")
 		if err != nil {
 			return err
 		}
-		symEnds, err := c.RequireSymInts(2, "ends")
+		symEnds, err := c.RequireBoundedInts(2, "ends")
 		if err != nil {
 			return err
 		}

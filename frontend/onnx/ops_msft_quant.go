@@ -16,8 +16,10 @@ import (
 func init() {
 	registerDomainOp(MsftDomain, "MatMulNBits", importMatMulNBits,
 		"bits 4 and 8, any block_size ≥ 16 that is a power of two, scales [N·blocks] or [N, blocks], optional packed u8 zero points (default 2^(bits-1)), "+
-			"optional bias; matmul_nbits reads the packed weights in place (never a float copy). Computed in float32 as accuracy_level 0 "+
-			"(accuracy_level 4, onnxruntime's int8 quantization of A, is not reproduced); float zero points and g_idx are not supported")
+			"optional bias; matmul_nbits reads the packed weights in place (never a float copy). Computed in float32 (accuracy_level 0-3); "+
+			"4-bit weights at accuracy_level 4 take onnxruntime's int8 form: A quantized per block (scale max|a|/127, round half to even), "+
+			"integer products scaled per block (matmul_nbits_q8); 8-bit weights at level 4 stay float32 (onnxruntime quantizes A there too); "+
+			"float zero points and g_idx are not supported")
 	registerDomainOp(MsftDomain, "GatherBlockQuantized", importGatherBlockQuantized,
 		"4-bit data (int4, uint4, or uint8 with bits = 4) or 8-bit uint8 data, blocks along quantize_axis, scales and optional zero points; "+
 			"gathers the packed rows first and dequantizes only them (gather_axis ≠ quantize_axis)")
@@ -65,6 +67,14 @@ func importMatMulNBits(c *nodeCtx) error {
 		sc = e.Cast(sc, ir.F32, "")
 	}
 	ops := []*ir.Value{e.Cast(a0, ir.F32, ""), b, sc}
+	kind := "matmul_nbits"
+	if c.AttrInt("accuracy_level", 0) == 4 && bits == 4 {
+		// onnxruntime's CompInt8: A quantized to int8 per block of K
+		qa, sa := e.quantizeBlocks(ops[0], K, block)
+		ops = []*ir.Value{qa, sa, b, sc}
+		kind = "matmul_nbits_q8"
+	}
+	w0 := len(ops) - 2 // the packed weights' operand
 	if c.HasInput(3) {
 		zp := e.In(3)
 		if e.err != nil {
@@ -84,17 +94,49 @@ func importMatMulNBits(c *nodeCtx) error {
 		ops = append(ops, zp)
 	}
 	if b.Type.Rank() != 3 && b.Type.Rank() != 2 {
-		ops[1] = e.reshape(b, volume.AffConst(N), volume.AffConst(kb), volume.AffConst(blob))
+		ops[w0] = e.reshape(b, volume.AffConst(N), volume.AffConst(kb), volume.AffConst(blob))
 	}
 	if scales.Type.Rank() != 1 && scales.Type.Rank() != 2 {
-		ops[2] = e.reshape(ops[2], volume.AffConst(N*kb))
+		ops[w0+1] = e.reshape(ops[w0+1], volume.AffConst(N*kb))
 	}
-	y := e.Op("matmul_nbits", "", ir.Attrs{"bits": ir.IntAttr(bits), "block_size": ir.IntAttr(block)}, ops...)
+	y := e.Op(kind, "", ir.Attrs{"bits": ir.IntAttr(bits), "block_size": ir.IntAttr(block)}, ops...)
 	if c.HasInput(5) {
 		y = e.Op("add", "", nil, y, e.Cast(e.In(5), ir.F32, ""))
 	}
 	e.Out(0, e.Cast(y, t, c.Output(0)))
 	return e.Done()
+}
+
+// quantizeBlocks quantizes the f32 tensor a [.., K] to int8 per block of K as onnxruntime's
+// MLAS does for accuracy_level 4 (QuantizeARow_CompInt8): per block, m = max |a| (a tail
+// block over its elements only), scale m / 127, q = round_half_even(a · (127 / m)) (0 when
+// m = 0). It returns q [.., K rounded up to blocks] (the tail zero-padded) and the scales
+// [.., blocks].
+func (e *emitter) quantizeBlocks(a *ir.Value, K, block int64) (q, scale *ir.Value) {
+	if a == nil || e.err != nil {
+		return nil, nil
+	}
+	r := a.Type.Rank()
+	kb := (K + block - 1) / block
+	lead := a.Type.Shape[:r-1]
+	if pad := kb*block - K; pad > 0 {
+		pads := make([]int64, 2*r)
+		pads[2*r-1] = pad
+		a = e.Op("pad", "", ir.Attrs{"pads": ir.IntsAttr(pads...)}, a)
+	}
+	shape := func(last ...int64) []volume.Aff {
+		s := append([]volume.Aff{}, lead...)
+		for _, x := range last {
+			s = append(s, volume.AffConst(x))
+		}
+		return s
+	}
+	blocks := e.reshape(a, shape(kb, block)...)
+	m := e.Op("reduce_max", "", ir.Attrs{"axes": ints([]int{r}), "keepdims": ir.IntAttr(1)}, e.Op("abs", "", nil, blocks))
+	inv := e.Op("where", "", nil, e.Op("equal", "", nil, m, e.Scalar(ir.F32, 0)), e.Scalar(ir.F32, 0),
+		e.Op("div", "", nil, e.Scalar(ir.F32, 127), m))
+	qb := e.Cast(e.Op("round", "", nil, e.Op("mul", "", nil, blocks, inv)), ir.I8, "")
+	return e.reshape(qb, shape(kb*block)...), e.reshape(e.Op("div", "", nil, m, e.Scalar(ir.F32, 127)), shape(kb)...)
 }
 
 // unpackNibbles returns the 4-bit fields of the u8 tensor x as u8 values, twice as many along

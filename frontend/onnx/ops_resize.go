@@ -1,6 +1,6 @@
-// This file imports Resize (opsets 10, 11, 13, 18, 19): scales or sizes (which must be known
-// at compile time), axes and keep_aspect_ratio_policy (18+), the coordinate transformation and
-// nearest rounding modes. Opset 10 resizes like Upsample: asymmetric coordinates, and (as
+// This file imports Resize (opsets 10, 11, 13, 18, 19): scales or sizes (known at compile
+// time, or sizes computed at run time whose values are bounded: resize_sized), axes and
+// keep_aspect_ratio_policy (18+), the coordinate transformation and nearest rounding modes. Opset 10 resizes like Upsample: asymmetric coordinates, and (as
 // onnxruntime does) nearest indices truncated when upsampling, rounded up when downsampling.
 
 package onnx
@@ -15,6 +15,8 @@ import (
 
 func init() {
 	registerOp("Resize", 10, importResize)
+	noteOp("Resize", "scales or sizes known at compile time; sizes computed at run time from bounded values (box coordinates clipped to "+
+		"constants) give bounded dims: resize_sized, nearest or linear")
 }
 
 func importResize(c *nodeCtx) error {
@@ -62,9 +64,13 @@ func importResize(c *nodeCtx) error {
 	}
 	switch {
 	case given(sizesIn):
-		sizes, err := c.RequireInts(sizesIn, "sizes")
+		sym, err := c.RequireBoundedInts(sizesIn, "sizes")
 		if err != nil {
 			return err
+		}
+		sizes, runtime := splitSym(sym)
+		if runtime {
+			return importResizeSized(c, x, sym, axes, mode, ctm, nearest)
 		}
 		if len(sizes) != len(axes) {
 			return fmt.Errorf("%w: %d sizes for %d axes", ErrInvalid, len(sizes), len(axes))
@@ -145,6 +151,50 @@ func importResize(c *nodeCtx) error {
 		attrs["roi"] = ir.FloatsAttr(full...)
 	}
 	return emit1(c, "resize", []*ir.Value{x}, attrs)
+}
+
+// importResizeSized imports a Resize whose sizes are computed at run time (bounded dims, see
+// boundedints.go) as resize_sized: the scale of each resized axis is a run-time value.
+func importResizeSized(c *nodeCtx, x *ir.Value, sizes []volume.Aff, axes []int, mode, ctm, nearest string) error {
+	if len(sizes) != len(axes) {
+		return fmt.Errorf("%w: %d sizes for %d axes", ErrInvalid, len(sizes), len(axes))
+	}
+	why := ""
+	switch {
+	case mode == "cubic":
+		why = "cubic interpolation"
+	case c.AttrString("keep_aspect_ratio_policy", "stretch") != "stretch":
+		why = "keep_aspect_ratio_policy " + c.AttrString("keep_aspect_ratio_policy", "")
+	case c.AttrInt("antialias", 0) != 0:
+		why = "antialias"
+	case ctm != "half_pixel" && ctm != "pytorch_half_pixel" && ctm != "asymmetric" && ctm != "align_corners":
+		why = "coordinate_transformation_mode " + ctm
+	}
+	if why != "" {
+		return fmt.Errorf("%w: %s with sizes computed at run time (nearest or linear, half_pixel, pytorch_half_pixel, asymmetric or align_corners are)", ErrUnsupported, why)
+	}
+	shape := append([]volume.Aff(nil), x.Type.Shape...)
+	for i, a := range axes {
+		shape[a] = sizes[i]
+		if k, ok := sizes[i].IsConst(); ok && k < 0 {
+			return fmt.Errorf("%w: output extent %d of dim %d is negative", ErrInvalid, k, a)
+		}
+	}
+	e := c.emitter()
+	for d, ext := range shape {
+		if _, ok := ext.IsConst(); ok {
+			continue
+		}
+		if _, err := e.boundOf(ext); err != nil {
+			return fmt.Errorf("%w: output extent %s of dim %d: %v", ErrUnsupported, ext.String(), d, err)
+		}
+	}
+	if err := c.checkResizeShape(x.Type.Elem, shape); err != nil {
+		return err
+	}
+	e.Out(0, e.Op("resize_sized", c.Output(0), ir.Attrs{"shape": ir.StringAttr(ir.ExtentsString(shape)), "mode": ir.StringAttr(mode),
+		"coordinate_transformation_mode": ir.StringAttr(ctm), "nearest_mode": ir.StringAttr(nearest)}, x))
+	return e.Done()
 }
 
 // checkResizeShape checks the output extents of a Resize before the op is built: the builder

@@ -84,7 +84,7 @@ func importSize(c *nodeCtx) error {
 }
 
 func importConstantOfShape(c *nodeCtx) error {
-	shape, err := c.RequireSymInts(0, "shape")
+	shape, err := c.RequireBoundedInts(0, "shape")
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Command poolsim measures how well a model's parallel regions split over threads, on one
 // core, so that a loaded machine does not blur it (issue 33):
 //
-//	go run ./xtools/poolsim [-mcpu native] [-threads 2] [-region-ns 3000] [-io DIR] model.onnx
+//	go run ./xtools/poolsim [-mcpu native] [-threads 2] [-region-ns 3000] [-io DIR] [-real] model.onnx
 //
 // It compiles the model, builds it with a driver (sim.c) whose parallel-for simulates the
 // default pool's schedule on -threads virtual threads: every chunk the pool would hand out
@@ -12,6 +12,13 @@
 // regions that lose the most against a perfect split. Inputs come from DIR/in0.bin... (as
 // graphc-bench writes them into its cache), zeros when absent; models with symbolic dims are
 // not supported.
+//
+// With -real, every run also runs the chunks on -threads real threads (the pool's lanes, the
+// workers spinning between regions), each chunk timed in its thread's CPU time: the sum against
+// the simulation's is what running at once costs (data written by the other core, shared
+// caches and memory), which the one-core simulation cannot see. Each region's line then shows
+// real= (that sum) and rwall= (its wall time, the best of the runs: meaningful on a quiet
+// machine only).
 package main
 
 import (
@@ -42,18 +49,19 @@ func main() {
 	runs := flag.Int("runs", 8, "runs (each region's smallest times are kept)")
 	io := flag.String("io", "", "directory of the inputs in0.bin, in1.bin... (default: zeros)")
 	top := flag.Int("top", 15, "regions listed")
+	real := flag.Bool("real", false, "also run the chunks on real threads (their CPU time against the simulation's)")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: poolsim [flags] model.onnx")
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), *mcpu, *threads, *regionNs, *runs, *io, *top); err != nil {
+	if err := run(flag.Arg(0), *mcpu, *threads, *regionNs, *runs, *io, *top, *real); err != nil {
 		fmt.Fprintln(os.Stderr, "poolsim:", err)
 		os.Exit(1)
 	}
 }
 
-func run(model, mcpu string, threads int, regionNs float64, runs int, io string, top int) error {
+func run(model, mcpu string, threads int, regionNs float64, runs int, io string, top int, real bool) error {
 	res, err := graphc.Compile(context.Background(), model, graphc.WithCPU(mcpu))
 	if err != nil {
 		return err
@@ -86,6 +94,9 @@ func run(model, mcpu string, threads int, regionNs float64, runs int, io string,
 	}
 	cmd := exec.Command(exe, strconv.Itoa(runs), strconv.Itoa(threads), io)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("REGION_NS=%g", regionNs))
+	if real {
+		cmd.Env = append(cmd.Env, "REAL=1")
+	}
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("the simulation: %v", err)
