@@ -6,8 +6,6 @@ package volume
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,30 +31,6 @@ func TestBudget(t *testing.T) {
 	require.False(t, undecided(r), "the operation's budget running out inside a local test reaches the operation")
 	err := try(func() { newBudget(nil).spend(maxOpWork + 1) })
 	require.ErrorIs(t, err, ErrTooComplex)
-	// a standalone allowance (scanFeasible's) running out leaves its test undecided too
-	r = catch(func() { (*budget)(nil).child(10).spend(11) })
-	require.True(t, undecided(r), "a standalone allowance running out: %v", r)
-}
-
-// TestGistParamsManyParams: the gist of { [j] : 0 <= j < p0 + … + p89 } in the context
-// 0 <= pi <= 4 (SSDlite's concatenation of 90 classes' top-k scores). Its redundancy tests run
-// on standalone allowances; one that ran out failed the whole gist (ErrTooComplex) instead of
-// leaving its constraint in.
-func TestGistParamsManyParams(t *testing.T) {
-	for _, n := range []int{10, 90, 200} {
-		ps := make([]string, n)
-		ctx := make([]string, n)
-		for c := range n {
-			ps[c] = fmt.Sprintf("p%d", c)
-			ctx[c] = fmt.Sprintf("0 <= %s <= 4", ps[c])
-		}
-		params := strings.Join(ps, ", ")
-		s := MustParseSet(fmt.Sprintf("[%s] -> { [j] : 0 <= j < %s }", params, strings.Join(ps, " + ")))
-		c := MustParseSet(fmt.Sprintf("[%s] -> { [] : %s }", params, strings.Join(ctx, " and ")))
-		g := s.GistParams(c)
-		require.NoError(t, g.Err(), "n = %d", n)
-		require.Equal(t, Yes, s.Intersect(c).IsEqual(g.Intersect(c)), "n = %d: the gist agrees with the set in the context", n)
-	}
 }
 
 func TestParseOneBudget(t *testing.T) {
