@@ -3,14 +3,16 @@ package graphc_test
 // This file runs the data-dependent ops over run-time data as compiled code (bounded dims,
 // ir.BoundedDim) for x86-64 and for Hexagon under qemu (v67 scalar and HVX): NonZero, Compress,
 // Unique, GatherND over NonZero's rows, TopK with a computed k and TopK of a selection with
-// k = min(5, its count), on random inputs, inputs where nothing is selected (count 0) and
-// inputs where everything is (the bound reached), against the reference evaluator on the
-// imported graph.
+// k = min(kmax, its count), on random inputs, inputs where nothing is selected (count 0, k 0)
+// and inputs where everything is (the bound reached), against the reference evaluator on the
+// imported graph, itself checked against onnxruntime once per regime where it is installed
+// (ortref).
 
 import (
 	"context"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,6 +20,7 @@ import (
 	"github.com/graphc/graphc"
 	"github.com/graphc/graphc/internal/e2e"
 	"github.com/graphc/graphc/internal/onnxgen"
+	"github.com/graphc/graphc/internal/ortref"
 	"github.com/graphc/graphc/ir"
 	"github.com/graphc/graphc/ir/eval"
 )
@@ -134,25 +137,36 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	ns.Init("thr2", thr2)
 	ns.Node("NonZero", "nz2", []string{"M2"}, []string{"NZ2"})
 	ns.Output("NZ2", ir.I64, 1, "m")
-	// SSD's TopK of the selected scores with k = min(5, their count): two bounded dims, the
-	// second's bound derived from the first's
-	sk := onnxgen.New("sk", 13)
-	sk.Input("S", ir.F32, 20)
-	sk.Init("thr", thr)
-	zero := ir.NewTensor(ir.I64, []int64{1})
-	sk.Init("zero", zero)
-	five := ir.NewTensor(ir.I64, []int64{1})
-	five.I[0] = 5
-	sk.Init("kmax", five)
-	sk.Node("Greater", "gt", []string{"S", "thr"}, []string{"M"})
-	sk.Node("NonZero", "nz", []string{"M"}, []string{"NZ"})
-	sk.Node("Squeeze", "sq", []string{"NZ", "zero"}, []string{"IDX"})
-	sk.Node("Gather", "ga", []string{"S", "IDX"}, []string{"SEL"})
-	sk.Node("Shape", "sh", []string{"SEL"}, []string{"SHP"})
-	sk.Node("Min", "mn", []string{"SHP", "kmax"}, []string{"K"})
-	sk.Node("TopK", "tk", []string{"SEL", "K"}, []string{"V", "I"})
-	sk.Output("V", ir.F32, "k")
-	sk.Output("I", ir.I64, "k")
+	// SSD's TopK of the selected scores with k = min(kmax, their count): two bounded dims, the
+	// second's bound derived from the first's; k is 0 when nothing is selected
+	selTopK := func(n, kmax int64) *onnxgen.Model {
+		sk := onnxgen.New("sk", 13)
+		sk.Input("S", ir.F32, n)
+		sk.Init("thr", thr)
+		zero := ir.NewTensor(ir.I64, []int64{1})
+		sk.Init("zero", zero)
+		km := ir.NewTensor(ir.I64, []int64{1})
+		km.I[0] = kmax
+		sk.Init("kmax", km)
+		sk.Node("Greater", "gt", []string{"S", "thr"}, []string{"M"})
+		sk.Node("NonZero", "nz", []string{"M"}, []string{"NZ"})
+		sk.Node("Squeeze", "sq", []string{"NZ", "zero"}, []string{"IDX"})
+		sk.Node("Gather", "ga", []string{"S", "IDX"}, []string{"SEL"})
+		sk.Node("Shape", "sh", []string{"SEL"}, []string{"SHP"})
+		sk.Node("Min", "mn", []string{"SHP", "kmax"}, []string{"K"})
+		sk.Node("TopK", "tk", []string{"SEL", "K"}, []string{"V", "I"})
+		sk.Output("V", ir.F32, "k")
+		sk.Output("I", ir.I64, "k")
+		return sk
+	}
+	// TopK with a run-time k over an axis of 40: the ranks are written by one walk
+	// (scatter_elements_rt), not searched (k·n)
+	tw := onnxgen.New("tw", 13)
+	tw.Input("X", ir.F32, 3, 40)
+	tw.Input("K", ir.I64, 1)
+	tw.Node("TopK", "t", []string{"X", "K"}, []string{"V", "I"}, onnxgen.IntAttr("axis", 1))
+	tw.Output("V", ir.F32, 3, "k")
+	tw.Output("I", ir.I64, 3, "k")
 	r := rand.New(rand.NewPCG(35, 1))
 	cases := []struct {
 		name   string
@@ -190,12 +204,24 @@ func TestBoundedDimsCompiled(t *testing.T) {
 		}},
 		{"unique_long", uniqueLong(1), uniqueLongInputs},
 		{"unique_long_unsorted", uniqueLong(0), uniqueLongInputs},
-		{"topk_of_selection", sk, func(mode, _ int) []*ir.Tensor {
+		{"topk_of_selection", selTopK(20, 5), func(mode, _ int) []*ir.Tensor {
 			x := e2e.RandomTensor(r, ir.F32, []int64{20})
 			for i := range x.F {
 				x.F[i] = []float64{-1, 0.5 + float64(i)/64, x.F[i]}[mode] // none, all or some selected
 			}
 			return []*ir.Tensor{x}
+		}},
+		{"topk_of_selection_walk", selTopK(60, 40), func(mode, _ int) []*ir.Tensor {
+			x := e2e.RandomTensor(r, ir.F32, []int64{60})
+			for i := range x.F {
+				x.F[i] = []float64{-1, 0.5 + float64(i)/128, x.F[i]}[mode] // none, all or some selected
+			}
+			return []*ir.Tensor{x}
+		}},
+		{"topk_walk", tw, func(mode, trial int) []*ir.Tensor {
+			k := ir.NewTensor(ir.I64, []int64{1})
+			k.I[0] = []int64{0, 40, int64(5 * trial)}[mode]
+			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{3, 40}), k}
 		}},
 		{"topk", tk, func(mode, trial int) []*ir.Tensor {
 			k := ir.NewTensor(ir.I64, []int64{1})
@@ -217,6 +243,14 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
 			require.NoError(t, err)
 			require.Empty(t, res.Module.Params, "a bounded dim is no argument")
+			if strings.HasSuffix(tc.name, "_walk") {
+				// TopK's ranks written by one walk (k + n per row), not searched (k·n)
+				kinds := map[string]bool{}
+				for _, op := range res.Graph.Ops {
+					kinds[op.Kind] = true
+				}
+				require.True(t, kinds["scatter_elements_rt"] && !kinds["scatter_elements"], "op kinds %v", kinds)
+			}
 			prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)
 			require.NoError(t, err)
 			b := res.Graph.Bounded[0]
@@ -242,6 +276,20 @@ func TestBoundedDimsCompiled(t *testing.T) {
 				}
 				want, err := eval.Run(ref, named)
 				require.NoError(t, err)
+				if why := ortref.Missing(); why == "" && trial < 3 {
+					// the evaluator against onnxruntime, once per regime: nothing selected,
+					// everything (the bound), some
+					names := make([]string, len(ref.Inputs))
+					for i, in := range ref.Inputs {
+						names[i] = in.Name
+					}
+					ort, err := ortref.Run(ctx, path, names, ins)
+					require.NoError(t, err)
+					for k, o := range ort {
+						require.Equal(t, o.Shape, want[k].Shape, "trial %d output %d: the evaluator against onnxruntime", trial, k)
+						require.NoError(t, e2e.Compare(want[k], o, 0, 0, nil), "trial %d output %d: the evaluator against onnxruntime", trial, k)
+					}
+				}
 				// outputs are allocated at the bound, the extents come back in the count output
 				got, _, err := prog.Run(ctx, ins, map[string]int64{b.Param: b.Bound}, 1)
 				require.NoError(t, err)

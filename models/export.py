@@ -271,7 +271,7 @@ def detect_set():
             [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
             ["boxes", "scores", "labels"],
             extra_sets=([("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(2)))],),
-            note="ssdlite320_mobilenet_v3_large, calibrated random weights, score threshold 0.02, 91 classes",
+            note="ssdlite320_mobilenet_v3_large, calibrated random weights, class logits spread (std 1), score threshold 0.2, 91 classes",
         ),
         Spec(
             "fasterrcnn_mobilenet320",

@@ -26,23 +26,30 @@ func inheritRequires(dst *ir.Op, srcs ...*ir.Op) {
 	}
 }
 
-// keepRequires moves the requirements of the ops drop removes to the first op that stays (the
-// entry checks all of them before any kernel, so which op holds one does not matter), so
-// that removing an op never widens the symbolic dims the graph accepts.
+// keepRequires moves the requirements of the ops drop removes to an op that stays, so that
+// removing an op never widens the symbolic dims the graph accepts: the first one after the
+// removed op, else the last one before it. The entry checks a requirement on caller dims
+// before any kernel, so which op holds it does not matter for those; one on a bounded dim is
+// checked once the dim is computed, so it must stay after the op computing it (kept: its
+// value is an output), as the removed op was: on the first op of the graph, a requirement of
+// SSDlite's per-class TopK used its class's k before any class was selected.
 func keepRequires(g *ir.Graph, drop func(*ir.Op) bool) {
 	var gone []*ir.Op
-	var keep *ir.Op
+	var last *ir.Op // the last op that stays, so far
 	for _, op := range g.Ops {
-		switch {
-		case drop(op):
+		if drop(op) {
 			if len(op.Requires) > 0 {
 				gone = append(gone, op)
 			}
-		case keep == nil:
-			keep = op
+			continue
 		}
+		if len(gone) > 0 {
+			inheritRequires(op, gone...)
+			gone = nil
+		}
+		last = op
 	}
-	if keep != nil && len(gone) > 0 {
-		inheritRequires(keep, gone...)
+	if last != nil && len(gone) > 0 {
+		inheritRequires(last, gone...)
 	}
 }

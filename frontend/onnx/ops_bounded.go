@@ -405,26 +405,19 @@ func (e *emitter) boundOf(a volume.Aff) (int64, error) {
 }
 
 // importTopKRuntime is TopK whose K is computed at run time: k is a bounded dim; every element
-// is ranked, and the first k ranks are a slice of the sorted axis (which requires k to lie
-// within the axis's extent, checked once k is known; DIE keeps the sort's scatters to the
-// first k ranks).
+// is ranked and the elements of the first k ranks are written to a result of extent k
+// (topKRanked: DIE keeps the search form's iterations to those ranks; the walk writes nothing
+// for the others). k must lie within the axis's extent: its bound does; a k beyond a bounded
+// extent's run-time value (invalid in ONNX) leaves the ranks past the extent zero.
 func importTopKRuntime(c *nodeCtx, e *emitter, x *ir.Value, axis int) error {
 	k, err := e.topKRuntimeK(c, x, axis)
 	if err != nil {
 		return err
 	}
-	iname := ""
+	v, ind := e.topKRanked(x, axis, volume.AffParam(k), c.AttrInt("largest", 1), c.Output(0), c.Output(1))
+	e.Out(0, v)
 	if c.Output(1) != "" {
-		iname = e.Base + "_sorted_indices"
-	}
-	v, ind := e.topKRanked(x, axis, x.Type.Shape[axis], c.AttrInt("largest", 1), e.Base+"_sorted", iname)
-	first := func(name string, v *ir.Value) *ir.Value {
-		return e.Op("slice", name, ir.Attrs{"axes": ir.IntsAttr(int64(axis)), "starts": ir.IntsAttr(0), "ends": ir.IntsAttr(0),
-			"sym_ends": ir.StringsAttr(k)}, v)
-	}
-	e.Out(0, first(c.Output(0), v))
-	if c.Output(1) != "" {
-		e.Out(1, first(c.Output(1), ind))
+		e.Out(1, ind)
 	}
 	return e.Done()
 }

@@ -168,8 +168,12 @@ func (e *emitter) topKRanked(x *ir.Value, axis int, k volume.Aff, desc int64, vn
 	if out.Elem.IsFloat() {
 		zero = math.Copysign(0, -1) // -0 + v = v
 	}
+	// the search form (each result element looks for its rank along the axis: k·n per row,
+	// an exact element map DIE can cut) or, when that costs more, one walk that writes each
+	// element to its rank (ranks at or beyond k write nothing: k + n per row)
+	kind := ir.ScatterElementsOp(out, rank.Type, x.Type, int64(axis), false, e.extentBound)
 	scatter := func(name string, data, upd *ir.Value) *ir.Value {
-		return e.Op("scatter_elements", name, ir.Attrs{"axis": ir.IntAttr(int64(axis)), "reduction": ir.StringAttr("add")}, data, rank, upd)
+		return e.Op(kind, name, ir.Attrs{"axis": ir.IntAttr(int64(axis)), "reduction": ir.StringAttr("add")}, data, rank, upd)
 	}
 	vals := scatter(vname, fill(out, zero), x)
 	if iname == "" {
