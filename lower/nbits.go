@@ -572,17 +572,7 @@ func (kb *kernelBuilder) nbitsColumns(p *nbitsGEMV, rows []nbitsRow, nr int, n v
 		if halves == 2 {
 			acc = fb.cur.NewFAdd(acc, fb.cur.NewLoad(vt, accs[i][1]))
 		}
-		for w := lanes / 2; w >= 1; w /= 2 {
-			lo, hi := make([]constant.Constant, w), make([]constant.Constant, w)
-			for l := 0; l < w; l++ {
-				lo[l], hi[l] = i32c(int64(l)), i32c(int64(w+l))
-			}
-			mt := types.NewVector(uint64(w), types.I32)
-			x := fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, lo...))
-			y := fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, hi...))
-			acc = fb.cur.NewFAdd(x, y)
-		}
-		total := fb.cur.NewExtractElement(acc, i32c(0))
+		total := hsumFloat(fb, acc)
 		st := fb.cur.NewStore(total, fb.elemPtr(kb.res, fb.add(row.yRow, col)))
 		st.Align = llvm.Align(4)
 	}

@@ -247,17 +247,7 @@ func (kb *kernelBuilder) nbitsNibbleColumns(p *nbitsGEMV, L int64, rows []nbitsR
 	for i := 0; i < nc; i++ {
 		row, col := rows[i/nr], cols[i%nr]
 		acc := value.Value(fb.cur.NewLoad(vt, accs[i]))
-		for w := lanes / 2; w >= 1; w /= 2 {
-			lo, hi := make([]constant.Constant, w), make([]constant.Constant, w)
-			for l := 0; l < w; l++ {
-				lo[l], hi[l] = i32c(int64(l)), i32c(int64(w+l))
-			}
-			mt := types.NewVector(uint64(w), types.I32)
-			x := fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, lo...))
-			y := fb.cur.NewShuffleVector(acc, constant.NewUndef(acc.Type()), constant.NewVector(mt, hi...))
-			acc = fb.cur.NewFAdd(x, y)
-		}
-		total := value.Value(fb.cur.NewExtractElement(acc, i32c(0)))
+		total := hsumFloat(fb, acc)
 		if corr != nil {
 			total = fb.cur.NewFSub(total, fb.cur.NewLoad(types.Float, corr[i]))
 		}
