@@ -245,10 +245,7 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			require.Empty(t, res.Module.Params, "a bounded dim is no argument")
 			if strings.HasSuffix(tc.name, "_walk") {
 				// TopK's ranks written by one walk (k + n per row), not searched (k·n)
-				kinds := map[string]bool{}
-				for _, op := range res.Graph.Ops {
-					kinds[op.Kind] = true
-				}
+				kinds := opKinds(res.Graph)
 				require.True(t, kinds["scatter_elements_rt"] && !kinds["scatter_elements"], "op kinds %v", kinds)
 			}
 			prog, err := e2e.Build(ctx, dir, res.Graph, res.Module)

@@ -66,10 +66,7 @@ func TestNBitsAccuracyLevel4MatchesORT(t *testing.T) {
 			require.NoError(t, err)
 			g, err := graphc.Load(ctx, p4)
 			require.NoError(t, err)
-			kinds := map[string]bool{}
-			for _, op := range g.Ops {
-				kinds[op.Kind] = true
-			}
+			kinds := opKinds(g)
 			require.True(t, kinds["matmul_nbits_q8"] && !kinds["matmul_nbits"], "accuracy_level 4 imports as matmul_nbits_q8")
 			got, err := eval.Run(g, map[string]*ir.Tensor{"A": a})
 			require.NoError(t, err)

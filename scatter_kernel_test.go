@@ -158,10 +158,7 @@ func TestScatterElementsRTImport(t *testing.T) {
 			require.NoError(t, m.Write(path))
 			res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
 			require.NoError(t, err)
-			kinds := map[string]bool{}
-			for _, op := range res.Graph.Ops {
-				kinds[op.Kind] = true
-			}
+			kinds := opKinds(res.Graph)
 			require.True(t, kinds["scatter_elements_rt"], "run-time indices over %d updates walk them:\n%s", n*w, res.Graph)
 			require.False(t, kinds["scatter_elements"], "%s", res.Graph)
 			d, u := scatterValues(r, ir.F32, []int64{n, w}), scatterValues(r, ir.F32, []int64{n, w})
@@ -366,10 +363,7 @@ func TestScatterNDRTImport(t *testing.T) {
 	require.NoError(t, m.Write(path))
 	res, err := graphc.Compile(ctx, path, graphc.WithVerifyEach(true))
 	require.NoError(t, err)
-	kinds := map[string]bool{}
-	for _, op := range res.Graph.Ops {
-		kinds[op.Kind] = true
-	}
+	kinds := opKinds(res.Graph)
 	require.True(t, kinds["scatter_nd_rt"] && !kinds["scatter_nd"], "run-time indices walk the updates:\n%s", res.Graph)
 	r := rand.New(rand.NewPCG(35, 14))
 	d, u := scatterValues(r, ir.F32, []int64{n, w}), scatterValues(r, ir.F32, []int64{q, w})
@@ -403,4 +397,13 @@ func checkImported(t *testing.T, path, dir string, res *graphc.Result, feeds map
 	out, _, err := prog.Run(ctx, ins, nil, 1)
 	require.NoError(t, err)
 	require.Equal(t, want.F, out[0].F, "compiled")
+}
+
+// opKinds is the set of op kinds in g (which form an import or a pass chose).
+func opKinds(g *ir.Graph) map[string]bool {
+	kinds := map[string]bool{}
+	for _, op := range g.Ops {
+		kinds[op.Kind] = true
+	}
+	return kinds
 }
