@@ -18,6 +18,7 @@ help:
 	@echo "make models  - export the real-model set from PyTorch into GRAPHC_MODELS (~/.cache/graphc-models)"
 	@echo "make models-tiny - re-export the committed tiny models in testdata/realmodels"
 	@echo "make models-audio - export the audio set (torchaudio models, 1-D conv nets) into GRAPHC_MODELS_AUDIO (~/.cache/graphc-models-audio)"
+	@echo "make models-light ONNX_LIGHT=DIR - the ONNX zoo light CNNs (DIR: an onnx/onnx checkout's onnx/backend/test/data/light) into GRAPHC_MODELS_LIGHT"
 	@echo "make models-quant - export the quantized real-model set into GRAPHC_MODELS (needs onnxruntime-node, see bench)"
 	@echo "make models-quant-tiny - re-export the committed tiny quantized models in testdata/realmodels"
 	@echo "make bench-real  - the real-model set against onnxruntime (BENCH_MODELS=a,b to choose)"
@@ -79,7 +80,7 @@ GRAPHC_MODELS ?= $(HOME)/.cache/graphc-models
 PYTHON ?= /usr/bin/python3
 BENCH_MODELS ?=
 PROFILE_MODEL ?= gpt2
-.PHONY: models models-tiny models-audio models-quant models-quant-tiny bench-real bench-profile
+.PHONY: models models-tiny models-audio models-light models-quant models-quant-tiny bench-real bench-profile
 models:
 	$(PYTHON) models/export.py --out $(GRAPHC_MODELS)
 
@@ -91,6 +92,15 @@ models-tiny:
 GRAPHC_MODELS_AUDIO ?= $(HOME)/.cache/graphc-models-audio
 models-audio:
 	$(PYTHON) models/export.py --set audio --out $(GRAPHC_MODELS_AUDIO)
+
+# models-light: the ONNX model zoo's "light" CNNs (every weight a ConstantOfShape; models/light.py)
+# from ONNX_LIGHT, an onnx/onnx checkout's onnx/backend/test/data/light (or any directory of
+# light_*.onnx, e.g. extracted with `git show HEAD:onnx/backend/test/data/light/light_X.onnx`);
+# onnxruntime-node (ORT_DIR) computes the reference outputs
+GRAPHC_MODELS_LIGHT ?= $(HOME)/.cache/graphc-models-light
+models-light:
+	@test -n "$(ONNX_LIGHT)" || { echo "models-light: set ONNX_LIGHT to onnx/backend/test/data/light of an onnx/onnx checkout"; exit 2; }
+	$(PYTHON) models/light.py $(ONNX_LIGHT) --ort $(ORT_DIR) --out $(GRAPHC_MODELS_LIGHT)
 
 # models-quant: the quantized set (models/export_quant.py; onnxruntime-node computes the
 # reference outputs, from the benchmark's cache); models-quant-tiny re-exports the committed one
