@@ -111,7 +111,7 @@ type opProfile struct {
 	strat  []string
 	total  float64 // ms per call (the sum of the ops')
 	inKern float64 // fraction of the call's time inside the ops' kernels
-	callMs float64 // ms per call of the profiled build, timed over several calls
+	callMs float64 // ms per call of the profiled build, timed over several calls (CPU time with -cputime)
 }
 
 // profileBuild builds the model at path with the pipeline and --profile in dir and measures
@@ -158,6 +158,7 @@ func profileThreads(ctx context.Context, path, dir, pipeline string, inputs func
 	if _, ns, err = prog.Run(ctx, ins, params, reps); err != nil {
 		return nil, err
 	}
+	callNs := measured(prog, ns) // -cputime: the process CPU time of a call
 	if pc := prog.Profile; len(pc) != len(ops)+1 || pc[len(ops)] <= 0 {
 		return nil, fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
 	}
@@ -194,7 +195,7 @@ func profileThreads(ctx context.Context, path, dir, pipeline string, inputs func
 			inKernels += c[i]
 		}
 		pr := &opProfile{ops: ops, strat: res.Module.Entries[0].Strategies, total: nsPerTick * float64(inKernels) / 1e6,
-			inKern: float64(inKernels) / float64(max(call, 1)), callMs: ns / 1e6}
+			inKern: float64(inKernels) / float64(max(call, 1)), callMs: callNs / 1e6}
 		for i := range ops {
 			pr.ms = append(pr.ms, nsPerTick*float64(c[i])/1e6)
 		}
