@@ -30,8 +30,9 @@ type constSubexpr struct {
 // hoistConstSubexprs replaces, in every op's body, each maximal subexpression that computes
 // from constants read at one index (and literals) by a read of a new constant holding its
 // value at every index, within budget bytes; it returns the bytes made. The constants read
-// must share their shape, be static, and their access be one unguarded piece, identical for
-// all of them; a subexpression that is a plain read or a literal stays.
+// must share their shape, be static, hold the subexpression's float type (no widening), and
+// their access be one unguarded piece, identical for all of them; a subexpression that is a
+// plain read or a literal stays.
 func hoistConstSubexprs(ctx context.Context, g *ir.Graph, budget int64) (int64, error) {
 	var made int64
 	for i, op := range g.Ops {
@@ -184,7 +185,7 @@ func constSubexprs(op *ir.Op) []constSubexpr {
 		}
 		seen[s] = true
 		if r := visit(s); r.ok {
-			if r.calc && r.key >= 0 && s.Type.IsFloat() {
+			if r.calc && r.key >= 0 && s.Type.IsFloat() && sameElem(op, r.reads, s.Type) {
 				out = append(out, constSubexpr{node: s, operands: r.reads})
 			}
 			return
@@ -195,6 +196,18 @@ func constSubexprs(op *ir.Op) []constSubexpr {
 	}
 	collect(op.Body)
 	return out
+}
+
+// sameElem reports whether the operands ks all hold elements of type t: a part that widens
+// its constants (the cast of i8 or 4-bit weights to f32) stays in the body, where the
+// weights keep their compact form (and their quantized kernels).
+func sameElem(op *ir.Op, ks []int, t ir.DType) bool {
+	for _, k := range ks {
+		if op.Operands[k].Type.Elem != t {
+			return false
+		}
+	}
+	return true
 }
 
 // constRead reports whether operand k is a static constant read through one unguarded piece.

@@ -71,3 +71,21 @@ func TestFoldHoistsConstantSubexpressions(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, g.OpByName("y").Body.String(), "sqrt", "reads at different indices stay in the body:\n%s", g)
 }
+
+// TestFoldKeepsWideningInBody: a body that dequantizes i8 weights (cast to f32, then
+// scaled) keeps the cast in the body: its constant would take four times the weights'
+// bytes, and the weights their quantized form.
+func TestFoldKeepsWideningInBody(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 4))
+	text := fmt.Sprintf(`graph @g(%%x: f32[4, 6]) {
+  %%w = constant %s : i8[6]
+  %%y = generic(%%x, %%w) {access = ["{ [i, j] -> [i, j] }", "{ [i, j] -> [j] }"], body = "mul(in0, mul(cast<f32>(in1), 0.5:f32))", domain = "{ [i, j] : 0 <= i < 4 and 0 <= j < 6 }", iterators = ["parallel", "parallel"], out = "{ [i, j] -> [i, j] }", type = "f32[4, 6]"} : f32[4, 6]
+  return %%y
+}`, denseList(r, 6, true, -100, 100))
+	checkSemantics(t, "widening", []*passes.Pass{passes.Lookup("fold-constants")}, text, nil, r)
+	g, err := ir.Parse(text)
+	require.NoError(t, err)
+	_, err = passes.Run(context.Background(), g, []*passes.Pass{passes.Lookup("fold-constants")}, &passes.Options{VerifyEach: true})
+	require.NoError(t, err)
+	require.Contains(t, g.OpByName("y").Body.String(), "cast<f32>(in1)", "the i8 weights stay i8:\n%s", g)
+}
