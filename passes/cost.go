@@ -226,19 +226,20 @@ func isSumOfProducts(op *ir.Op) bool {
 }
 
 // layoutRefusals returns the windowed ops whose channels-last layout channels-last should
-// not take, with why: per connected group of values it would store channels-last (plan, from
-// plannedChannelsLast), the estimated gain of its windowed ops against the reorders the
-// layout adds. A windowed op computes an iteration in 1/lanes operations channels-last (its
-// register tiles take vectors along the output channels) and in its NCHW nest's estimate
-// otherwise (estimateNest: vectors along the output rows when they are read at unit stride,
-// a scalar nest when strided); each element of a value that crosses the group's border (a
-// graph input or output, a value read by an op outside the group, or by it from outside) is
-// reordered once, a transposing copy of costTransposeCopy operations. A group with symbolic
-// sizes is taken: the gain and the reorders grow with the same dims, but the estimate has no
-// sizes to weigh them with.
-func layoutRefusals(g *ir.Graph, plan map[*ir.Value]bool) map[*ir.Op]string {
+// not take, with why, and the values of plan in their groups (kept channels-first): per
+// connected group of values it would store channels-last (plan, from plannedChannelsLast), the
+// estimated gain of its windowed ops (windowGain: 1/lanes operations an iteration
+// channels-last, narrower for a grouped convolution whose group width is not a multiple of
+// the lanes, against the NCHW estimate) against the reorders the layout adds. Each element of
+// a value that crosses the group's border (a graph input or output, a value read by an op
+// outside the group, or by it from outside) is reordered once, a transposing copy of
+// costTransposeCopy operations, except when the op outside is a channel shuffle mergeShuffles
+// would store channels-last: that costs its store's scalar nest (shuffleStoreLoss). A group
+// with symbolic sizes is taken: the gain and the reorders grow with the same dims, but the
+// estimate has no sizes to weigh them with.
+func layoutRefusals(g *ir.Graph, plan map[*ir.Value]bool) (map[*ir.Op]string, map[*ir.Value]bool) {
 	if len(plan) == 0 {
-		return nil
+		return nil, nil
 	}
 	// groups: union-find over the values of plan, joined as channelsLastValues joins them
 	parent := map[*ir.Value]*ir.Value{}
@@ -275,6 +276,7 @@ func layoutRefusals(g *ir.Graph, plan map[*ir.Value]bool) map[*ir.Op]string {
 	for _, o := range g.Outputs {
 		outputs[o] = true
 	}
+	users := g.Users()
 	elements := func(v *ir.Value) float64 {
 		n := 1.0
 		for _, a := range v.Type.Shape {
@@ -313,9 +315,7 @@ func layoutRefusals(g *ir.Graph, plan map[*ir.Value]bool) map[*ir.Op]string {
 		if plan[op.Result] && isWindowOp(op) {
 			gr := get(op.Result)
 			gr.seeds = append(gr.seeds, op)
-			lanes := costVectorBytes / max(1, op.Result.Type.Elem.Size())
-			nchw := estimateNest(op, nil).perPoint
-			gr.gain += points(g, op) * max(0, nchw-1/float64(lanes))
+			gr.gain += windowGain(g, op)
 			if _, ok := op.Result.Type.StaticShape(); !ok {
 				gr.symbolic = true
 			}
@@ -326,6 +326,15 @@ func layoutRefusals(g *ir.Graph, plan map[*ir.Value]bool) map[*ir.Op]string {
 		for _, o := range op.Operands {
 			switch {
 			case plan[o] && !plan[op.Result]:
+				if loss := shuffleStoreLoss(g, op, users, outputs); loss > 0 {
+					// a channel shuffle mergeShuffles stores channels-last: no reorder, but a
+					// scalar nest
+					if !crossed[[2]*ir.Value{op.Result, find(o)}] {
+						crossed[[2]*ir.Value{op.Result, find(o)}] = true
+						get(o).reorder += loss
+					}
+					continue
+				}
 				cross(o, find(o)) // read from outside the group
 			case !plan[o] && plan[op.Result] && o.Type.Rank() == op.Result.Type.Rank() && (inputs[o] || o.Def != nil):
 				cross(o, find(op.Result)) // a channels-first value read inside
@@ -337,10 +346,16 @@ func layoutRefusals(g *ir.Graph, plan map[*ir.Value]bool) map[*ir.Op]string {
 		if len(gr.seeds) == 0 || gr.symbolic || gr.reorder <= gr.gain {
 			continue
 		}
-		why := fmt.Sprintf("kept channels-first: channels-last would gain about %.3g operations on %d windowed op(s) and add reorders of about %.3g", gr.gain, len(gr.seeds), gr.reorder)
+		why := fmt.Sprintf("kept channels-first: channels-last would gain about %.3g operations on %d windowed op(s) and add reorders and scalar shuffle stores of about %.3g", gr.gain, len(gr.seeds), gr.reorder)
 		for _, op := range gr.seeds {
 			refused[op] = why
 		}
 	}
-	return refused
+	kept := map[*ir.Value]bool{}
+	for v := range plan {
+		if gr := groups[find(v)]; gr != nil && len(gr.seeds) > 0 && refused[gr.seeds[0]] != "" {
+			kept[v] = true
+		}
+	}
+	return refused, kept
 }

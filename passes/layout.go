@@ -56,15 +56,24 @@ channels-first graph input): x·w is then ±0 where the original added +0, and a
 that starts at +0 is never -0, so every sum keeps its bits. With symbolic dims (the samples of
 a dynamic-axes export) the copy's extents are expressions of them, and a side of the copy
 reads the operand through a guard unless its bounds hold for every value of them.
-Cost check (passes/cost.go): each connected group of values the layout would store
-channels-last is weighed first. Its windowed ops gain (NCHW nest estimate - 1/lanes) operations
-per iteration (a nest reading its rows at unit stride runs on vectors, a strided one is
-scalar; channels-last register tiles take vectors along the output channels); every element
-that crosses the group's border (a graph input or output, a value read across it) costs a
-transposing copy of one operation. A group whose reorders cost more than it gains keeps
-NCHW, with a remark in the dump after channels-last ("remark: channels-last: op %y: kept
-channels-first: channels-last would gain about N operations ... and add reorders of about
-M"). Groups with symbolic sizes are taken.
+Cost check (passes/cost.go, cost_groups.go): each connected group of values the layout would
+store channels-last is weighed first. Its windowed ops gain (NCHW nest estimate - 1/lanes)
+operations per iteration (a nest reading its rows at unit stride runs on vectors, a strided
+one is scalar, a convolution's register tiles pack its strided reads; body nodes invariant
+along the reduction dims, an average pool's divisor, are hoisted; channels-last register tiles
+take vectors along the output channels). A grouped convolution whose group width is not a
+multiple of the lanes is compared tile to tile: channels-last its tiles narrow to the largest
+power of two dividing the width (a tile never straddles two groups), 1/vl operations an
+iteration, against NCHW tiles along the rows at full width, ceil(width/lanes)/width: a loss
+when narrower (ShuffleNet v1's 34-channel groups, 2 lanes). Every element that crosses the
+group's border (a graph input or output, a value read across it) costs a transposing copy of
+one operation, except a channel shuffle the layout would store channels-last: its
+channel-strided store makes its nest scalar, (nodes + 1)(1 - 1/lanes) operations an iteration
+more than NCHW's vectors. A group whose reorders and shuffle stores cost more than it gains
+keeps NCHW, with a remark in the dump after channels-last ("remark: channels-last: op %y: kept
+channels-first: channels-last would gain about N operations ... and add reorders and scalar
+shuffle stores of about M"), and no shuffle it computes is stored channels-last. Groups with
+symbolic sizes are taken.
 Postconditions: every required output element keeps its bits; domains keep their points
 (permuted), so DIE's restrictions hold.`,
 	Run: runChannelsLast,
@@ -102,7 +111,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		return nil
 	}
 	// the cost check: groups whose reorders cost more than their windowed ops gain keep NCHW
-	refused := layoutRefusals(g, plannedChannelsLast(ctx, g))
+	refused, keptNCHW := layoutRefusals(g, plannedChannelsLast(ctx, g))
 	for _, op := range seeds {
 		if why := refused[op]; why != "" {
 			st.remark("channels-last", op.Result.Name, why)
@@ -136,7 +145,7 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 		return true
 	}
 	// channel shuffles folded into rank-5 views are stored channels-last first
-	merged, err := mergeShuffles(g, users, outputs)
+	merged, err := mergeShuffles(g, users, outputs, keptNCHW)
 	if err != nil {
 		return err
 	}
@@ -783,41 +792,21 @@ func transposeTensor(t *ir.Tensor, perm []int) *ir.Tensor {
 // into their accesses (ShuffleNet: consumers read channel c at [0, c mod G, floor(c/G), h, w]):
 // such a value becomes the rank-4 value [N, H, W, C] whose channel (g, c') is c'·G + g, when
 // every consumer then reads a plain channel index (floor-free) and some consumer has a rank-4
-// result. The producer writes the shuffled order (a strided store); the consumers, among
-// them convolutions, read channels at unit stride and so vectorise along them. It returns the
-// values it changed.
-func mergeShuffles(g *ir.Graph, users map[*ir.Value][]*ir.Op, outputs map[*ir.Value]bool) (map[*ir.Value]bool, error) {
+// result, and the producer reads no value of skip (the values of groups the cost check keeps
+// channels-first: the shuffle would reorder them with a channel-strided store). The producer
+// writes the shuffled order (a strided store); the consumers, among them convolutions, read
+// channels at unit stride and so vectorise along them. It returns the values it changed.
+func mergeShuffles(g *ir.Graph, users map[*ir.Value][]*ir.Op, outputs map[*ir.Value]bool, skip map[*ir.Value]bool) (map[*ir.Value]bool, error) {
 	merged := map[*ir.Value]bool{}
 	for _, p := range slices.Clone(g.Ops) {
 		v := p.Result
-		shape, ok := v.Type.StaticShape()
-		if outputs[v] || !ok || len(shape) != 5 || !staticForm(p) || len(p.Out.Pieces) == 0 {
+		if !shuffleMergeable(v, users, outputs) || slices.ContainsFunc(p.Operands, func(o *ir.Value) bool { return skip[o] }) {
 			continue
 		}
+		shape, _ := v.Type.StaticShape()
 		G := shape[1]
 		merge := func(idx []volume.Aff) []volume.Aff {
-			return []volume.Aff{idx[0], idx[3], idx[4], idx[2].Mul(G).Add(idx[1])}
-		}
-		good, rank4 := true, false
-		for _, u := range users[v] {
-			if !staticForm(u) {
-				good = false
-				break
-			}
-			rank4 = rank4 || u.Result.Type.Rank() == 4
-			for k, o := range u.Operands {
-				if o != v {
-					continue
-				}
-				for _, pc := range u.Access[k].Pieces {
-					if len(merge(pc.Index)[3].Floors) > 0 {
-						good = false
-					}
-				}
-			}
-		}
-		if !good || !rank4 {
-			continue
+			return shuffleIndex(idx, G)
 		}
 		mergeAccess := func(a ir.Access) ir.Access {
 			out := ir.Access{Approx: a.Approx, ApproxMap: a.ApproxMap}
@@ -860,4 +849,40 @@ func mergeShuffles(g *ir.Graph, users map[*ir.Value][]*ir.Op, outputs map[*ir.Va
 		merged[v] = true
 	}
 	return merged, nil
+}
+
+// shuffleIndex returns the rank-4 channels-last index [N, H, W, C] of the rank-5 index
+// [N, G, C/G, H, W] of a channel shuffle of G groups: channel (g, c') at c'·G + g.
+func shuffleIndex(idx []volume.Aff, G int64) []volume.Aff {
+	return []volume.Aff{idx[0], idx[3], idx[4], idx[2].Mul(G).Add(idx[1])}
+}
+
+// shuffleMergeable reports whether mergeShuffles can store v, a rank-5 value [N, G, C/G, H, W]
+// through which a channel shuffle reaches its consumers, as the rank-4 channels-last value
+// [N, H, W, C]: v is static, no graph output, written and read by ops of static form, every
+// consumer then reads a plain channel index (floor-free) and some consumer has a rank-4 result.
+func shuffleMergeable(v *ir.Value, users map[*ir.Value][]*ir.Op, outputs map[*ir.Value]bool) bool {
+	p := v.Def
+	shape, ok := v.Type.StaticShape()
+	if p == nil || outputs[v] || !ok || len(shape) != 5 || !staticForm(p) || len(p.Out.Pieces) == 0 {
+		return false
+	}
+	rank4 := false
+	for _, u := range users[v] {
+		if !staticForm(u) {
+			return false
+		}
+		rank4 = rank4 || u.Result.Type.Rank() == 4
+		for k, o := range u.Operands {
+			if o != v {
+				continue
+			}
+			for _, pc := range u.Access[k].Pieces {
+				if len(shuffleIndex(pc.Index, shape[1])[3].Floors) > 0 {
+					return false
+				}
+			}
+		}
+	}
+	return rank4
 }
