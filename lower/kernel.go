@@ -506,7 +506,10 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, n)}
 	if kb.par != nil {
 		vec := -1
-		if kb.strat.vl > 0 {
+		switch {
+		case kb.strat.window:
+			vec = kb.strat.windowLevel
+		case kb.strat.vl > 0:
 			vec = n - 1
 		}
 		var out0 []volume.Aff
@@ -525,7 +528,9 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 		}, func(l int) int { return perm[l] })
 	}
 	e.leaf = func(lev []value.Value) error { return kb.point(toDims(lev), 0) }
-	if kb.strat.vl > 0 && n > 0 {
+	if kb.strat.window {
+		e.win = kb.windowAccumulator(toDims)
+	} else if kb.strat.vl > 0 && n > 0 {
 		e.vl = kb.strat.vl
 		e.vecLeaf = func(lev []value.Value) error { return kb.point(toDims(lev), kb.strat.vl) }
 		if kb.strat.reduceLanes {

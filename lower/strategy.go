@@ -10,6 +10,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/graphc/graphc/ir"
@@ -35,6 +36,11 @@ type strategy struct {
 	// laneAccumulator): the evaluator's value for integers and float max/min (but for the sign
 	// of a zero extremum), a reassociated sum for floats (unless Config.OrderedReductions).
 	reduceLanes bool
+	// window (with vl): a windowed reduction (window.go): the parallel dims, the result's
+	// unit-stride dim at level windowLevel in vectors of vl lanes, then the reduction dims;
+	// each vector of results accumulates its window in a register and is stored once
+	window      bool
+	windowLevel int
 }
 
 func (s *strategy) String() string {
@@ -172,6 +178,10 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 		if vl := vectorLanes(op, inner, vecBytes, strideUnit, intRequant, strided && op.Reduce == ir.ReduceNone && bodyNodes(op.Body) >= minStridedBody); vl > 1 {
 			s.vl = vl
 			s.name += "+vector"
+			if perm := windowOrder(op, d); perm != nil {
+				s.perm, s.window, s.windowLevel = perm, true, slices.Index(perm, d)
+				s.name = "window-acc+vector"
+			}
 		}
 	case op.Reduce != ir.ReduceNone && !op.Reduce.IsArg() && op.Iters[inner] == ir.Reduction:
 		if vl := vectorLanes(op, inner, vecBytes, strideInvariant, intRequant, false); vl > 1 {
@@ -196,6 +206,7 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 	if vecBytes > 0 {
 		if t := planTranspose(op, vecBytes); t != nil {
 			s.vl = 0
+			s.window = false
 			s.transpose = t
 			s.name = t.String()
 		}
