@@ -46,6 +46,9 @@ type kernelBuilder struct {
 	serial bool
 	// tsplit is the split loop of a hand-written kernel's open region (parallel_tiles.go)
 	tsplit *tileSplit
+	// fromInitValue: a windowed reduction that writes its whole result, which is not
+	// initialised, starts each accumulator at the op's init value (window.go)
+	fromInitValue bool
 }
 
 // kernelSig is how the entry calls a kernel.
@@ -219,6 +222,7 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		}
 	}
 	kb := &kernelBuilder{ec: ec, fb: fb, op: op, par: pk}
+	kb.fromInitValue = kf.whole && kf.strat != nil && kf.strat.window && kf.parts == nil && kf.tiles == nil
 	if chain != nil {
 		kb.newEpilogue(chain, eps)
 	}

@@ -14,6 +14,7 @@ package lower
 
 import (
 	llvm "github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -232,27 +233,72 @@ func (kb *kernelBuilder) windowAccumulator(toDims func([]value.Value) []value.Va
 	out := op.Out.Pieces[0].Index
 	off := func(lev []value.Value) value.Value { return fb.offset(kb.res, fb.indexAt(out, toDims(lev))) }
 	slots := map[int]value.Value{}
+	// step combines the body of o (op or a specialisation of it) at dims into acc
+	step := func(o *ir.Op, dims []value.Value, lanes int, acc value.Value) (value.Value, error) {
+		kb.op = o
+		defer func() { kb.op = op }()
+		bc := &bodyCtx{kb: kb, fb: fb, op: o, dims: dims, vl: lanes, inner: d, memo: map[*ir.Scalar]value.Value{}}
+		v, err := bc.emit(o.Body)
+		if err != nil {
+			return nil, err
+		}
+		if o.Body.Type != elem {
+			if v, err = bc.cast(v, o.Body.Type, elem); err != nil {
+				return nil, err
+			}
+		}
+		return bc.combine(o.Reduce, elem, acc, v)
+	}
+	k := guardedRead(op)
+	var defined, undefined *ir.Op
+	if k >= 0 {
+		defined, undefined = specialize(op, map[int]bool{k: true}, true), specialize(op, map[int]bool{k: true}, false)
+	}
 	return &windowAcc{
 		level: level,
 		vl:    kb.strat.vl,
 		load: func(lev []value.Value, lanes int) value.Value {
+			if kb.fromInitValue {
+				// the value emitInit would have stored
+				bc := &bodyCtx{kb: kb, fb: fb, op: op, vl: lanes}
+				return bc.splatValue(fb.toReg(memConst(elem, op.Init), elem))
+			}
 			if lanes > 0 {
 				return fb.vectorLoad(kb.res, off(lev), lanes)
 			}
 			return fb.loadElem(kb.res, off(lev))
 		},
 		step: func(lev []value.Value, lanes int, acc value.Value) (value.Value, error) {
-			bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: toDims(lev), vl: lanes, inner: d, memo: map[*ir.Scalar]value.Value{}}
-			v, err := bc.emit(op.Body)
-			if err != nil {
-				return nil, err
+			dims := toDims(lev)
+			if k < 0 {
+				return step(op, dims, lanes, acc)
 			}
-			if op.Body.Type != elem {
-				if v, err = bc.cast(v, op.Body.Type, elem); err != nil {
+			// the guard of the one guarded read is the same for every lane (vectorLanes): a
+			// branch to the body specialised for a defined read (unguarded) or an undefined
+			// one (a pool's padding: the select takes its identity arm, which LLVM folds
+			// away), rather than a select of both on every tap
+			bc := &bodyCtx{kb: kb, fb: fb, op: op, dims: dims, memo: map[*ir.Scalar]value.Value{}}
+			cond := kb.avail(bc, k)
+			if c, ok := cond.(*constant.Int); ok {
+				return step(map[bool]*ir.Op{true: defined, false: undefined}[c.X.Sign() != 0], dims, lanes, acc)
+			}
+			then, other, merge := fb.newBlock("win.read"), fb.newBlock("win.pad"), fb.newBlock("win.tap")
+			fb.cur.NewCondBr(cond, then, other)
+			var incs []*llvm.Incoming
+			for _, b := range []struct {
+				blk *llvm.Block
+				op  *ir.Op
+			}{{then, defined}, {other, undefined}} {
+				fb.cur = b.blk
+				v, err := step(b.op, dims, lanes, acc)
+				if err != nil {
 					return nil, err
 				}
+				incs = append(incs, llvm.NewIncoming(v, fb.cur))
+				fb.cur.NewBr(merge)
 			}
-			return bc.combine(op.Reduce, elem, acc, v)
+			fb.cur = merge
+			return merge.NewPhi(incs...), nil
 		},
 		store: func(lev []value.Value, acc value.Value) {
 			if vt, ok := acc.Type().(*types.VectorType); ok && vt.Len > 1 {
@@ -270,4 +316,20 @@ func (kb *kernelBuilder) windowAccumulator(toDims func([]value.Value) []value.Va
 			return slots[lanes], t
 		},
 	}
+}
+
+// guardedRead returns the one read of op whose access is guarded (a single piece), or -1 when
+// there is none, more than one, or one of several pieces.
+func guardedRead(op *ir.Op) int {
+	k := -1
+	for i, acc := range op.Access {
+		if !op.Body.Reads(i) || len(acc.Pieces) == 0 || len(acc.Pieces) == 1 && len(acc.Pieces[0].Guard) == 0 {
+			continue
+		}
+		if k >= 0 || acc.Approx || len(acc.Pieces) != 1 || hasDynRead(op.Body, i) {
+			return -1
+		}
+		k = i
+	}
+	return k
 }
