@@ -238,6 +238,7 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant, stri
 		widest = max(widest, op.Operands[k].Type.Elem.Size())
 	}
 	ok := true
+	konst := constNodes(op.Body)
 	op.Body.Walk(func(s *ir.Scalar) {
 		// avail of a read guarded uniformly along d is one condition for all lanes, and a
 		// constant when decideGuards settled it
@@ -247,12 +248,42 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant, stri
 		if !vectorizable(s) && !intRequant {
 			ok = false
 		}
-		widest = max(widest, s.Type.Size())
+		if !konst[s] {
+			// a constant subexpression (an average pool's window size, 7·7 in i64) folds
+			// away: its type does not narrow the lanes
+			widest = max(widest, s.Type.Size())
+		}
 	})
 	if !ok || widest == 0 {
 		return 0
 	}
 	return vecBytes / widest
+}
+
+// constNodes returns the nodes of a body whose value is a constant: constants and operations
+// on constants only (a data-dependent read is none).
+func constNodes(body *ir.Scalar) map[*ir.Scalar]bool {
+	k := map[*ir.Scalar]bool{}
+	var rec func(s *ir.Scalar) bool
+	rec = func(s *ir.Scalar) bool {
+		if c, seen := k[s]; seen {
+			return c
+		}
+		c := s.Op == ir.SConst
+		if len(s.Args) > 0 && s.Op != ir.SDynRead {
+			c = true
+			for _, a := range s.Args {
+				c = rec(a) && c
+			}
+		}
+		for _, a := range s.Args {
+			rec(a)
+		}
+		k[s] = c
+		return c
+	}
+	rec(body)
+	return k
 }
 
 // minStridedBody is the smallest body (distinct nodes) that loads strided reads lane by lane

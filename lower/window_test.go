@@ -83,6 +83,14 @@ func windowGraphs(t *testing.T) (names []string, gs []*ir.Graph) {
 	add("avg-3d-nchw", []int64{1, 3, 5, 6, 17}, pool("avg_pool", []int64{3, 2, 3}, []int64{1, 1, 1}, []int64{1, 0, 1, 1, 0, 1}, nil))
 	add("global-avg-cl", []int64{1, 8, 7, 7}, afterConv(40, func(g *ir.Graph, x *ir.Value) *ir.Value { return op(g, "global_avg_pool", nil, x) }))
 	add("global-max-cl", []int64{1, 8, 6, 5}, afterConv(24, func(g *ir.Graph, x *ir.Value) *ir.Value { return op(g, "global_max_pool", nil, x) }))
+	add("global-avg-concat-cl", []int64{1, 8, 7, 7}, func(g *ir.Graph, x *ir.Value) *ir.Value {
+		// GoogLeNet's head: the pool reads the concatenation of convolutions (fused into it)
+		a := op(g, "relu", nil, op(g, "conv", nil, x, cnst(g, 24, 8, 1, 1)))
+		b := op(g, "relu", nil, op(g, "conv", nil, x, cnst(g, 40, 8, 1, 1)))
+		p := op(g, "global_avg_pool", nil, op(g, "concat", ir.Attrs{"axis": ir.IntAttr(1)}, a, b))
+		p = op(g, "reshape", ir.Attrs{"shape": ir.StringAttr("[1, 64]")}, p)
+		return op(g, "matmul", nil, p, cnst(g, 64, 10))
+	})
 	add("reduce-sum-middle", []int64{3, 7, 45}, func(g *ir.Graph, x *ir.Value) *ir.Value {
 		return op(g, "reduce_sum", ir.Attrs{"axes": ir.IntsAttr(1)}, x)
 	})
@@ -94,7 +102,7 @@ func windowGraphs(t *testing.T) (names []string, gs []*ir.Graph) {
 
 // TestWindowedReductions runs the windowed reductions against the evaluator on random inputs
 // (with NaNs and infinities for the maxima) at the host's baseline, x86-64-v3 and its native
-// ISA, as AArch64 code under qemu and as Hexagon code (scalar floats under qemu, HVX v68 built
+// ISA (and x86-64-v3 with every kernel split over threads), as AArch64 code under qemu and as Hexagon code (scalar floats under qemu, HVX v68 built
 // by llc only). Their windows accumulate in evaluator order: bit-exact sums.
 func TestWindowedReductions(t *testing.T) {
 	names, gs := windowGraphs(t)
@@ -112,7 +120,9 @@ func TestWindowedReductions(t *testing.T) {
 		m   e2e.Machine
 		tol func(ir.DType) (float64, float64)
 	}{{e2e.Host(), tolerance}, {e2e.Machine{Target: "x86-64", CPU: "x86-64-v3"}, fma}, {e2e.Native(), fma},
-		{e2e.AArch64("cortex-a76"), fma}, {e2e.HexagonHVX(), tolerance}} {
+		{e2e.AArch64("cortex-a76"), fma}, {e2e.HexagonHVX(), tolerance},
+		// every kernel split, the chunks run by the driver one after another, the last first
+		{e2e.Machine{Target: "x86-64", CPU: "x86-64-v3", Threads: lower.ThreadsCaller, SplitAll: true, CallerPool: true}, fma}} {
 		t.Run(c.m.String(), func(t *testing.T) { runCasesTol(t, c.m, names, cases, c.tol) })
 	}
 	// HVX float (v68) is built only: qemu cannot run it
@@ -132,8 +142,9 @@ func TestWindowedReductions(t *testing.T) {
 	}
 }
 
-// TestWindowStrategies checks that the channels-last pools and the reductions over a middle
-// axis of windowGraphs take the window-acc strategy, and that in each such kernel the result is
+// TestWindowStrategies checks that the channels-last pools, a global pool over a concatenation
+// (split along it) and the reductions over a middle axis of windowGraphs take the window-acc
+// strategy, and that in each such kernel the result is
 // stored outside the loops over the window: the deepest store to the result sits in fewer loops
 // than the deepest read of the operand. The interchanged nest that window-acc replaced stored
 // it at every window tap. (The NCHW pools vectorise along no dim: their padding guards and
@@ -141,7 +152,7 @@ func TestWindowedReductions(t *testing.T) {
 func TestWindowStrategies(t *testing.T) {
 	names, gs := windowGraphs(t)
 	want := map[string]bool{"max-3x3-s1-p1-cl": true, "max-3x3-s2-ceil-cl-c20": true, "max-2x3-dil-cl-c13": true,
-		"max-3d-cl": true, "reduce-sum-middle": true, "reduce-max-two-axes": true}
+		"max-3d-cl": true, "global-avg-concat-cl": true, "reduce-sum-middle": true, "reduce-max-two-axes": true}
 	for i, g := range gs {
 		if !want[names[i]] {
 			continue
@@ -156,12 +167,12 @@ func TestWindowStrategies(t *testing.T) {
 			found := 0
 			eg := mod.Entries[0].Graph
 			for _, po := range mod.Entries[0].Plan.Ops {
-				// the pool or reduction: not the convolution before it
-				if o := eg.Ops[po.Index]; o.Reduce == ir.ReduceNone || len(o.Operands) > 1 || po.Kernel == "" {
+				// the pool or reduction: not the convolutions or the product around it
+				if o := eg.Ops[po.Index]; o.Reduce == ir.ReduceNone || po.Kernel == "" || strings.HasPrefix(po.Strategy, "register-tiles") {
 					continue
 				}
 				found++
-				require.True(t, strings.HasPrefix(po.Strategy, "window-acc"), "op %d: %s", po.Index, po.Strategy)
+				require.Contains(t, po.Strategy, "window-acc", "op %d", po.Index)
 				f := kernelFunc(m, po.Kernel)
 				require.NotNil(t, f, "kernel %s", po.Kernel)
 				store, load := accessDepths(f)
