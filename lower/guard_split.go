@@ -25,7 +25,7 @@ const maxGuardSplit = 128
 // guarded reads undefined; a last part, where none is defined, reads none of them.
 func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
 	if op.Reduce != ir.ReduceNone && !guardsOnResult(op) {
-		return nil, "a reduction whose guards are not on its result's dims"
+		return splitWindow(op)
 	}
 	var guarded []int
 	for k, acc := range op.Access {

@@ -160,6 +160,16 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 	}
 	d := outDim(op)
 	inner := n - 1
+	if d >= 0 && vecBytes > 0 {
+		// a windowed reduction: vectors along d, the window inside (window.go)
+		if perm := windowOrder(op, d); perm != nil {
+			if vl := vectorLanes(op, d, vecBytes, strideUnit, intRequant, false); vl > 1 {
+				s.perm, s.vl, s.window, s.windowLevel = perm, vl, true, slices.Index(perm, d)
+				s.name = "window-acc+vector"
+				return s.orTranspose(op, vecBytes)
+			}
+		}
+	}
 	if d >= 0 && d != n-1 && score(op, d) > score(op, n-1) {
 		// move d innermost, keeping the other dims in order
 		perm := make([]int, 0, n)
@@ -178,10 +188,6 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 		if vl := vectorLanes(op, inner, vecBytes, strideUnit, intRequant, strided && op.Reduce == ir.ReduceNone && bodyNodes(op.Body) >= minStridedBody); vl > 1 {
 			s.vl = vl
 			s.name += "+vector"
-			if perm := windowOrder(op, d); perm != nil {
-				s.perm, s.window, s.windowLevel = perm, true, slices.Index(perm, d)
-				s.name = "window-acc+vector"
-			}
 		}
 	case op.Reduce != ir.ReduceNone && !op.Reduce.IsArg() && op.Iters[inner] == ir.Reduction:
 		if vl := vectorLanes(op, inner, vecBytes, strideInvariant, intRequant, false); vl > 1 {
@@ -201,8 +207,13 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 			}
 		}
 	}
-	// an op with a block transpose reads an operand strided along the result's unit-stride
-	// dim: the block transpose also beats vectors that load that read lane by lane (strided)
+	return s.orTranspose(op, vecBytes)
+}
+
+// orTranspose returns s, or the block transpose of op when it has one: an op with a block
+// transpose reads an operand strided along the result's unit-stride dim, and the block
+// transpose also beats vectors that load that read lane by lane (strided).
+func (s *strategy) orTranspose(op *ir.Op, vecBytes int) *strategy {
 	if vecBytes > 0 {
 		if t := planTranspose(op, vecBytes); t != nil {
 			s.vl = 0

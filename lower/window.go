@@ -333,3 +333,54 @@ func guardedRead(op *ir.Op) int {
 	}
 	return k
 }
+
+// splitWindow splits a windowed reduction whose one guarded read is guarded along its window
+// (a padded pool) into an interior, the result points whose whole window reads defined
+// elements, where the read loses its guard (unguarded vectors along the result's unit-stride
+// dim, in NCHW as in channels-last), and the border, which keeps the guard: the volume-model
+// paper's interior and border partitions. Each result element's window lies in one part, so
+// every element is combined in the evaluator's order.
+func splitWindow(op *ir.Op) ([]*ir.Op, string) {
+	k := guardedRead(op)
+	if k < 0 || op.Reduce.IsArg() || len(op.Out.Pieces) != 1 {
+		return nil, "a reduction that is not a window with one guarded read"
+	}
+	out := op.Out.Pieces[0].Index
+	var par []int
+	for i, kind := range op.Iters {
+		if kind == ir.Parallel {
+			if !indexedBy(out, i) {
+				return nil, "a reduction with a parallel dim that indexes no result dim"
+			}
+			par = append(par, i)
+		}
+	}
+	dom := op.Domain.SetTupleName("")
+	params := dom.Params()
+	guard := volume.SetFromConstraints(params, "", dom.DimNames(), op.Access[k].Pieces[0].Guard)
+	var exprs []volume.Aff
+	for _, i := range par {
+		exprs = append(exprs, volume.AffDim(i))
+	}
+	m := volume.MultiAff{Params: params, InDims: op.Dims, Exprs: exprs}.Map()
+	// the result points one of whose window points reads outside the guard, on all their
+	// window points
+	border := dom.Subtract(guard).Apply(m).Preimage(m).Intersect(dom).Coalesce()
+	interior := dom.Subtract(border).Coalesce()
+	if border.Err() != nil || interior.Err() != nil {
+		return nil, "the window's guards are too complex to split"
+	}
+	if interior.IsEmpty() != volume.No {
+		return nil, "no result point reads its whole window inside the guard"
+	}
+	name := op.Domain.TupleName()
+	in := specialize(op, map[int]bool{k: true}, true)
+	in.Domain = interior.SetTupleName(name)
+	parts := []*ir.Op{in}
+	if border.IsEmpty() != volume.Yes {
+		b := *op
+		b.Domain = border.SetTupleName(name)
+		parts = append(parts, &b)
+	}
+	return parts, ""
+}
