@@ -345,6 +345,11 @@ func splitWindow(op *ir.Op) ([]*ir.Op, string) {
 	if k < 0 || op.Reduce.IsArg() || len(op.Out.Pieces) != 1 {
 		return nil, "a reduction that is not a window with one guarded read"
 	}
+	if d := outDim(op); d >= 0 && uniformPiece(op.Access[k], d) {
+		// channels-last: window-acc branches once per tap on the guard (GoogLeNet's max pools
+		// on Zen 3: 0.74 ms unsplit, 0.85 ms split)
+		return nil, "the guard is the same for every lane of the result's vectors"
+	}
 	out := op.Out.Pieces[0].Index
 	var par []int
 	for i, kind := range op.Iters {
