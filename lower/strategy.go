@@ -10,6 +10,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -208,7 +209,9 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 	if d >= 0 && vecBytes > 0 {
 		// a windowed reduction: vectors along d, the window inside (window.go)
 		if perm := windowOrder(op, d); perm != nil {
-			if vl := vectorLanes(op, d, vecBytes, strideUnit, intRequant, false); vl > 1 {
+			// at least one vector of results (a window of scalars only is the plain nest's
+			// work, and llc-19 failed on Hexagon on a 30-tap one: no emergency spill slot)
+			if vl := vectorLanes(op, d, vecBytes, strideUnit, intRequant, false); vl > 1 && minExtent(op, d) >= int64(vl) {
 				s.perm, s.vl, s.window, s.windowLevel = perm, vl, true, slices.Index(perm, d)
 				s.name = "window-acc+vector"
 				return s.orTranspose(op, vecBytes)
@@ -397,3 +400,13 @@ func (mc *moduleCtx) vectorBytesFor(op *ir.Op) int {
 // stridedLanes reports whether nests may load strided reads lane by lane to run their bodies
 // on vectors (chooseStrategy): on x86-64, where the lanes are cheap to assemble.
 func (mc *moduleCtx) stridedLanes() bool { return strings.HasPrefix(mc.tgt.Triple, "x86_64") }
+
+// minExtent returns the number of values of dim d of op's domain when it is a constant (its
+// bounds' span), or the largest int64.
+func minExtent(op *ir.Op, d int) int64 {
+	lo, hi, err := constBounds(op.Domain)
+	if err != nil {
+		return math.MaxInt64
+	}
+	return hi[d] - lo[d] + 1
+}

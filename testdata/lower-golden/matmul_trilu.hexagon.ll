@@ -26,133 +26,107 @@ op.fail.4:
 
 define internal i32 @main_graph.k0.matmul(float* noalias nocapture %res, float* noalias nocapture readonly %op0, float* noalias nocapture readonly %op1) noinline nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
 entry:
-	%0 = alloca float, align 64
-	%1 = alloca <32 x float>, align 64
 	br label %init.header.1
 
 init.header.1:
-	%2 = phi i64 [ 0, %entry ], [ %5, %init.body.2 ]
-	%3 = icmp sle i64 %2, 63
-	br i1 %3, label %init.body.2, label %init.exit.3
+	%0 = phi i64 [ 0, %entry ], [ %3, %init.body.2 ]
+	%1 = icmp sle i64 %0, 63
+	br i1 %1, label %init.body.2, label %init.exit.3
 
 init.body.2:
-	%4 = getelementptr float, float* %res, i64 %2
-	store float 0.0, float* %4, align 4
-	%5 = add i64 %2, 1
+	%2 = getelementptr float, float* %res, i64 %0
+	store float 0.0, float* %2, align 4
+	%3 = add i64 %0, 1
 	br label %init.header.1
 
 init.exit.3:
 	br label %d0.header.4
 
 d0.header.4:
-	%6 = phi i64 [ 0, %init.exit.3 ], [ %45, %win.rem.exit.15 ]
-	%7 = icmp sle i64 %6, 7
-	br i1 %7, label %d0.body.5, label %d0.exit.6
+	%4 = phi i64 [ 0, %init.exit.3 ], [ %8, %d1.exit.9 ]
+	%5 = icmp sle i64 %4, 7
+	br i1 %5, label %d0.body.5, label %d0.exit.6
 
 d0.body.5:
-	br label %win.header.7
+	br label %d1.header.7
 
 d0.exit.6:
 	ret i32 0
 
-win.header.7:
-	%8 = phi i64 [ %6, %d0.body.5 ], [ %38, %d2.exit.12 ]
-	%9 = add i64 %8, 31
-	%10 = icmp sle i64 %9, 7
-	br i1 %10, label %win.body.8, label %win.exit.9
+d1.header.7:
+	%6 = phi i64 [ 0, %d0.body.5 ], [ %51, %vec.rem.exit.15 ]
+	%7 = icmp sle i64 %6, 7
+	br i1 %7, label %d1.body.8, label %d1.exit.9
 
-win.body.8:
-	%11 = mul i64 %6, 8
-	%12 = add i64 %11, %8
-	%13 = getelementptr float, float* %res, i64 %12
-	%14 = bitcast float* %13 to <32 x float>*
-	%15 = load <32 x float>, <32 x float>* %14, align 4
-	store <32 x float> %15, <32 x float>* %1
-	br label %d2.header.10
+d1.body.8:
+	br label %vec.header.10
 
-win.exit.9:
-	br label %win.rem.header.13
-
-d2.header.10:
-	%16 = phi i64 [ 0, %win.body.8 ], [ %32, %d2.body.11 ]
-	%17 = icmp sle i64 %16, 7
-	br i1 %17, label %d2.body.11, label %d2.exit.12
-
-d2.body.11:
-	%18 = load <32 x float>, <32 x float>* %1
-	%19 = mul i64 %6, 8
-	%20 = add i64 %19, %16
-	%21 = getelementptr float, float* %op0, i64 %20
-	%22 = load float, float* %21, align 4
-	%23 = insertelement <32 x float> undef, float %22, i32 0
-	%24 = shufflevector <32 x float> %23, <32 x float> undef, <32 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
-	%25 = mul i64 %16, 8
-	%26 = add i64 %25, %8
-	%27 = getelementptr float, float* %op1, i64 %26
-	%28 = bitcast float* %27 to <32 x float>*
-	%29 = load <32 x float>, <32 x float>* %28, align 4
-	%30 = fmul <32 x float> %24, %29
-	%31 = fadd <32 x float> %18, %30
-	store <32 x float> %31, <32 x float>* %1
-	%32 = add i64 %16, 1
-	br label %d2.header.10
-
-d2.exit.12:
-	%33 = load <32 x float>, <32 x float>* %1
-	%34 = mul i64 %6, 8
-	%35 = add i64 %34, %8
-	%36 = getelementptr float, float* %res, i64 %35
-	%37 = bitcast float* %36 to <32 x float>*
-	store <32 x float> %33, <32 x float>* %37, align 4
-	%38 = add i64 %8, 32
-	br label %win.header.7
-
-win.rem.header.13:
-	%39 = phi i64 [ %8, %win.exit.9 ], [ %64, %d2.exit.18 ]
-	%40 = icmp sle i64 %39, 7
-	br i1 %40, label %win.rem.body.14, label %win.rem.exit.15
-
-win.rem.body.14:
-	%41 = mul i64 %6, 8
-	%42 = add i64 %41, %39
-	%43 = getelementptr float, float* %res, i64 %42
-	%44 = load float, float* %43, align 4
-	store float %44, float* %0
-	br label %d2.header.16
-
-win.rem.exit.15:
-	%45 = add i64 %6, 1
+d1.exit.9:
+	%8 = add i64 %4, 1
 	br label %d0.header.4
 
-d2.header.16:
-	%46 = phi i64 [ 0, %win.rem.body.14 ], [ %59, %d2.body.17 ]
-	%47 = icmp sle i64 %46, 7
-	br i1 %47, label %d2.body.17, label %d2.exit.18
+vec.header.10:
+	%9 = phi i64 [ %4, %d1.body.8 ], [ %32, %vec.body.11 ]
+	%10 = add i64 %9, 31
+	%11 = icmp sle i64 %10, 7
+	br i1 %11, label %vec.body.11, label %vec.exit.12
 
-d2.body.17:
-	%48 = load float, float* %0
-	%49 = mul i64 %6, 8
-	%50 = add i64 %49, %46
-	%51 = getelementptr float, float* %op0, i64 %50
-	%52 = load float, float* %51, align 4
-	%53 = mul i64 %46, 8
-	%54 = add i64 %53, %39
-	%55 = getelementptr float, float* %op1, i64 %54
-	%56 = load float, float* %55, align 4
-	%57 = fmul float %52, %56
-	%58 = fadd float %48, %57
-	store float %58, float* %0
-	%59 = add i64 %46, 1
-	br label %d2.header.16
+vec.body.11:
+	%12 = mul i64 %4, 8
+	%13 = add i64 %12, %9
+	%14 = mul i64 %4, 8
+	%15 = add i64 %14, %6
+	%16 = getelementptr float, float* %op0, i64 %15
+	%17 = load float, float* %16, align 4
+	%18 = insertelement <32 x float> undef, float %17, i32 0
+	%19 = shufflevector <32 x float> %18, <32 x float> undef, <32 x i32> <i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0>
+	%20 = mul i64 %6, 8
+	%21 = add i64 %20, %9
+	%22 = getelementptr float, float* %op1, i64 %21
+	%23 = bitcast float* %22 to <32 x float>*
+	%24 = load <32 x float>, <32 x float>* %23, align 4
+	%25 = fmul <32 x float> %19, %24
+	%26 = getelementptr float, float* %res, i64 %13
+	%27 = bitcast float* %26 to <32 x float>*
+	%28 = load <32 x float>, <32 x float>* %27, align 4
+	%29 = fadd <32 x float> %28, %25
+	%30 = getelementptr float, float* %res, i64 %13
+	%31 = bitcast float* %30 to <32 x float>*
+	store <32 x float> %29, <32 x float>* %31, align 4
+	%32 = add i64 %9, 32
+	br label %vec.header.10
 
-d2.exit.18:
-	%60 = load float, float* %0
-	%61 = mul i64 %6, 8
-	%62 = add i64 %61, %39
-	%63 = getelementptr float, float* %res, i64 %62
-	store float %60, float* %63, align 4
-	%64 = add i64 %39, 1
-	br label %win.rem.header.13
+vec.exit.12:
+	br label %vec.rem.header.13
+
+vec.rem.header.13:
+	%33 = phi i64 [ %9, %vec.exit.12 ], [ %50, %vec.rem.body.14 ]
+	%34 = icmp sle i64 %33, 7
+	br i1 %34, label %vec.rem.body.14, label %vec.rem.exit.15
+
+vec.rem.body.14:
+	%35 = mul i64 %4, 8
+	%36 = add i64 %35, %33
+	%37 = mul i64 %4, 8
+	%38 = add i64 %37, %6
+	%39 = getelementptr float, float* %op0, i64 %38
+	%40 = load float, float* %39, align 4
+	%41 = mul i64 %6, 8
+	%42 = add i64 %41, %33
+	%43 = getelementptr float, float* %op1, i64 %42
+	%44 = load float, float* %43, align 4
+	%45 = fmul float %40, %44
+	%46 = getelementptr float, float* %res, i64 %36
+	%47 = load float, float* %46, align 4
+	%48 = fadd float %47, %45
+	%49 = getelementptr float, float* %res, i64 %36
+	store float %48, float* %49, align 4
+	%50 = add i64 %33, 1
+	br label %vec.rem.header.13
+
+vec.rem.exit.15:
+	%51 = add i64 %6, 1
+	br label %d1.header.7
 }
 
 define internal i32 @main_graph.k1.trilu(float* noalias nocapture %res, float* noalias nocapture readonly %op0) noinline nounwind "target-cpu"="hexagonv68" "target-features"="+hvxv68,+hvx-length128b" "no-builtins" {
