@@ -36,6 +36,8 @@ func TestNBitsDecoderLastTokenDIE(t *testing.T) {
 	}{
 		{"llama_nbits_tiny", []graphc.Option{graphc.WithRequire("logits[b, s, v] : s = S - 1")}, func(S int) int { return S - 1 }},
 		{"llama_nbits_tiny_last", nil, func(int) int { return 0 }},
+		// every MatMulNBits at accuracy_level 4 (matmul_nbits_q8), as the builder writes for CPU
+		{"llama_nbits_tiny_acc4", []graphc.Option{graphc.WithRequire("logits[b, s, v] : s = S - 1")}, func(S int) int { return S - 1 }},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
 			md, err := realmodel.Load(tinyDir, tc.model)
@@ -100,13 +102,13 @@ func checkLastTokenCards(t *testing.T, res *graphc.Result, p map[string]int64) {
 		require.Equal(t, nbHeads*(S*(S-1)/2)*nbHD, n, "P·V of %s: the masked weights are known zeros, %v", name, p)
 		// the keys and values of every token are kept (present.*), the queries of the last
 		// layer for the last token only
-		require.Equal(t, S*nbKVHeads*nbHD*nbHidden, card(opResult(t, g, name+".k_matmul_nbits")), "%s keys, %v", name, p)
+		require.Equal(t, S*nbKVHeads*nbHD*nbHidden, card(nbitsOp(t, g, name+".k")), "%s keys, %v", name, p)
 		qRows := S
 		if last {
 			qRows = 1
 		}
-		require.Equal(t, qRows*nbHeads*nbHD*nbHidden, card(opResult(t, g, name+".q_matmul_nbits")), "%s queries, %v", name, p)
-		require.Equal(t, qRows*nbHidden*nbHeads*nbHD, card(opResult(t, g, name+".o_matmul_nbits")), "%s output projection, %v", name, p)
+		require.Equal(t, qRows*nbHeads*nbHD*nbHidden, card(nbitsOp(t, g, name+".q")), "%s queries, %v", name, p)
+		require.Equal(t, qRows*nbHidden*nbHeads*nbHD, card(nbitsOp(t, g, name+".o")), "%s output projection, %v", name, p)
 	}
 	require.Equal(t, int64(nbVocab*nbHidden), card(opResult(t, g, "logits")), "the LM head computes one row, %v", p)
 }
@@ -134,7 +136,7 @@ func lastTokenMACs(S, P int64) int64 {
 func contractionMACs(t *testing.T, g *ir.Graph, p map[string]int64) int64 {
 	var n int64
 	for _, op := range g.Ops {
-		if name := op.Result.Name; name != "logits" && !strings.HasSuffix(name, "_matmul_nbits") &&
+		if name := op.Result.Name; name != "logits" && !strings.HasSuffix(name, "_matmul_nbits") && !strings.HasSuffix(name, "_matmul_nbits_q8") &&
 			!strings.HasSuffix(name, ".attn_matmul") && !strings.HasSuffix(name, ".attn_matmul_1") {
 			continue
 		}
@@ -196,6 +198,19 @@ func opResult(t *testing.T, g *ir.Graph, name string) *ir.Op {
 		}
 	}
 	t.Fatalf("no op %s", name)
+	return nil
+}
+
+// nbitsOp returns the contraction of the MatMulNBits node named node: matmul_nbits, or
+// matmul_nbits_q8 at accuracy_level 4.
+func nbitsOp(t *testing.T, g *ir.Graph, node string) *ir.Op {
+	t.Helper()
+	for _, op := range g.Ops {
+		if op.Result.Name == node+"_matmul_nbits" || op.Result.Name == node+"_matmul_nbits_q8" {
+			return op
+		}
+	}
+	t.Fatalf("no matmul_nbits op of %s", node)
 	return nil
 }
 

@@ -40,3 +40,31 @@ func TestNBitsDecoderAVX2(t *testing.T) {
 	_, err = realmodel.CheckSets(ctx, m, res.Graph, prog, m.Tolerance())
 	require.NoError(t, err)
 }
+
+// TestNBitsDecoderAVX2Level4 runs the same decoder at accuracy_level 4 (llama_nbits_tiny_acc4,
+// as onnxruntime-genai's builder writes 4-bit models for the CPU provider) compiled for
+// x86-64-v3: every MatMulNBits is matmul_nbits_q8 in the integer form (lower/nbits_q8.go),
+// in groups of rows for the prefill and one row for the decode step, one build for both sets.
+func TestNBitsDecoderAVX2Level4(t *testing.T) {
+	if _, err := e2e.Clang(); err != nil {
+		t.Skip(err)
+	}
+	if _, err := exec.LookPath("clang-19"); err != nil {
+		t.Skip("clang-19 not installed")
+	}
+	if ok, why := e2e.HostCanExecute("x86-64-v3", ""); !ok {
+		t.Skip(why)
+	}
+	ctx := context.Background()
+	m, err := realmodel.Load(tinyDir, "llama_nbits_tiny_acc4")
+	require.NoError(t, err)
+	res, err := graphc.Compile(ctx, m.Path, graphc.WithCPU("x86-64-v3"))
+	require.NoError(t, err)
+	ll := res.Module.String()
+	require.Contains(t, ll, "nbits.q8pair", "the integer form")
+	require.NotContains(t, ll, "nbits.group.body", "no float nibble lanes at level 4")
+	prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
+	require.NoError(t, err)
+	_, err = realmodel.CheckSets(ctx, m, res.Graph, prog, m.Tolerance())
+	require.NoError(t, err)
+}
