@@ -28,7 +28,6 @@ const ctxCheckEvery = 4096
 type budget struct {
 	left   int
 	parent *budget
-	local  bool            // an allowance (child): running out of it leaves a test undecided
 	ctx    context.Context // nil: no context
 	tick   int             // work since the last context check
 }
@@ -43,7 +42,7 @@ func newBudget(ctx context.Context) *budget {
 
 // child returns a local allowance of n inside bg (bg may be nil: then the allowance stands
 // alone).
-func (bg *budget) child(n int) *budget { return &budget{left: n, parent: bg, local: true} }
+func (bg *budget) child(n int) *budget { return &budget{left: n, parent: bg} }
 
 // maxOptionalWork bounds the allowance of one optional test (a redundant constraint, a pair of
 // pieces to coalesce, a sample point for coalescing): such a test is left undecided past it.
@@ -96,9 +95,7 @@ func (bg *budget) spend(n int) {
 	}
 	bg.left -= n
 	if bg.left < 0 {
-		// a standalone allowance (a child of no budget: scanFeasible's) is local too: its
-		// test is undecided, not the operation failed
-		panic(tooComplex{what: fmt.Sprintf("an operation exceeds its budget of row operations (%d)", bg.size()), bg: bg, fatal: !bg.local})
+		panic(tooComplex{what: fmt.Sprintf("an operation exceeds its budget of row operations (%d)", bg.size()), bg: bg, fatal: bg.parent == nil})
 	}
 	if bg.ctx != nil {
 		bg.tick += n
@@ -113,7 +110,7 @@ func (bg *budget) spend(n int) {
 
 // size is the budget's initial allowance (for messages).
 func (bg *budget) size() int {
-	if !bg.local {
+	if bg.parent == nil {
 		return maxOpWork
 	}
 	return bg.left

@@ -4,10 +4,6 @@
 
 package volume
 
-// gistWork bounds the work of the redundancy tests of one GistParams, in rows processed (see
-// budget): the gists DIE takes of tensor-sized required volumes need a few thousand.
-const gistWork = 100_000
-
 // GistParams returns a set s' with s' ∩ ctx = s ∩ ctx whose pieces are those of s without the
 // constraints ctx (a set with no dims) and the piece's other constraints imply. A context of
 // several pieces, or with divs, is not used (s is returned).
@@ -25,13 +21,8 @@ func (u union) gistParams(ctx union, bg *budget) union {
 	su, cu := align(u, ctx)
 	c := cu.pieces[0]
 	r := union{params: su.params, spaces: su.spaces}
-	// the redundancy tests of all the pieces share one allowance: a gist only simplifies, and
-	// over many pieces and parameters (SSDlite's concatenation of 90 classes' results: 90
-	// pieces, 180 parameters, tests of 370 rows) testing every constraint took minutes per
-	// compile; past the allowance the remaining constraints are kept
-	al := bg.child(gistWork)
 	for _, a := range su.pieces {
-		j, eqs, ineqs := gistOfIn(a, c.embed(a.in, a.out, nil), -1, al) // scan_gist.go
+		j, eqs, ineqs := gistOf(a, c.embed(a.in, a.out, nil), -1) // scan_gist.go
 		r.addPieces(bg, withRows(j, eqs, ineqs))
 	}
 	return r

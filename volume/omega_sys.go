@@ -23,7 +23,6 @@ type omegaSys struct {
 	ineqs  []int32
 	hs     []uint64  // coefficient hashes of ineqs, filled by tidy
 	counts []int32   // per column: lower bounds, upper bounds, non-unit lower, non-unit upper
-	multi  []bool    // per column: appears in a row with another variable (dropIndependent)
 	views  [][]int64 // row views for narrowVar, kept for reuse
 	bg     *budget   // the work budget, shared with the systems this one recurses into
 	own    budget    // the budget of a system that has none from its caller
@@ -584,7 +583,7 @@ func (s *omegaSys) dropOneSided() {
 		count(s.row(off), 1)
 	}
 	for dropped := true; dropped; {
-		dropped = s.dropIndependent(count)
+		dropped = false
 		for c := 1; c < w; c++ {
 			if (nl[c] == 0) == (nu[c] == 0) {
 				continue
@@ -601,58 +600,6 @@ func (s *omegaSys) dropOneSided() {
 			dropped = true
 		}
 	}
-}
-
-// dropIndependent removes the rows of every variable that appears in no row with another
-// variable (its own bounds), updating the bound counts with count; it reports whether it removed
-// any. After tidy such a variable has at most one lower and one upper bound, both with unit
-// coefficients, and tidy has checked that they are compatible, so the rest of the system is
-// feasible exactly when the whole is. Eliminated one at a time, the n bounded parameters of a
-// box (0 <= p_i <= 4 for 90 classes' counts) cost n steps over all the rows: quadratic work
-// that ran scanning's allowance out at 90 parameters; dropped here they cost one pass.
-func (s *omegaSys) dropIndependent(count func(r []int64, d int32)) bool {
-	w := s.w
-	if cap(s.multi) < w {
-		s.multi = make([]bool, w)
-	}
-	multi := s.multi[:w] // the variable appears in a row with another one
-	clear(multi)
-	for _, off := range s.ineqs {
-		r := s.row(off)
-		first, n := 0, 0
-		for i := 1; i < len(r); i++ {
-			if r[i] != 0 {
-				n++
-				if n == 1 {
-					first = i
-				} else {
-					multi[i] = true
-				}
-			}
-		}
-		if n > 1 {
-			multi[first] = true
-		}
-	}
-	kept := s.ineqs[:0]
-	for _, off := range s.ineqs {
-		r := s.row(off)
-		single := 0
-		for i := 1; i < len(r); i++ {
-			if r[i] != 0 {
-				single = i
-				break
-			}
-		}
-		if single > 0 && !multi[single] {
-			count(r, -1)
-			continue
-		}
-		kept = append(kept, off)
-	}
-	dropped := len(kept) < len(s.ineqs)
-	s.ineqs = kept
-	return dropped
 }
 
 // fourierMotzkin eliminates column c exactly (the real shadow, exact because one side has unit

@@ -13,12 +13,7 @@ const scanWork = 8000
 // scanFeasible reports whether eqs (= 0) and ineqs (>= 0) may have an integer solution: false is
 // exact (no solution), true means a solution exists or the test was undecided (its allowance ran
 // out, or an elimination passed a structural bound). Rows are not modified.
-func scanFeasible(eqs, ineqs [][]int64) bool { return scanFeasibleIn(nil, eqs, ineqs) }
-
-// scanFeasibleIn is scanFeasible on an allowance of scanWork inside al, a local allowance that
-// a sequence of tests shares (nil: the test stands alone): the test is undecided when either
-// runs out.
-func scanFeasibleIn(al *budget, eqs, ineqs [][]int64) (ok bool) {
+func scanFeasible(eqs, ineqs [][]int64) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			if !undecided(r) {
@@ -27,7 +22,7 @@ func scanFeasibleIn(al *budget, eqs, ineqs [][]int64) (ok bool) {
 			ok = true
 		}
 	}()
-	return feasible(eqs, ineqs, al.child(scanWork))
+	return feasible(eqs, ineqs, (*budget)(nil).child(scanWork))
 }
 
 // scanEmpty reports whether b certainly has no integer point.

@@ -5,17 +5,12 @@
 package volume
 
 // system is a constraint system ready for a feasibility test: equalities and inequalities over
-// the same columns (every div definition included as two inequalities). Its tests draw from al,
-// a local allowance shared by a sequence of tests (nil: each test stands alone).
-type system struct {
-	eqs, ineqs [][]int64
-	al         *budget
-}
+// the same columns (every div definition included as two inequalities).
+type system struct{ eqs, ineqs [][]int64 }
 
-// implies reports whether every integer point of s satisfies r (r >= 0, or r = 0 when eq); an
-// undecided test answers false.
+// implies reports whether every integer point of s satisfies r (r >= 0, or r = 0 when eq).
 func (s system) implies(r []int64, eq bool) bool {
-	if scanFeasibleIn(s.al, s.eqs, append(s.ineqs[:len(s.ineqs):len(s.ineqs)], negIneq(r))) {
+	if scanFeasible(s.eqs, append(s.ineqs[:len(s.ineqs):len(s.ineqs)], negIneq(r))) {
 		return false
 	}
 	if !eq {
@@ -23,7 +18,7 @@ func (s system) implies(r []int64, eq bool) bool {
 	}
 	n := cloneRow(r)
 	n[0] = subc(n[0], 1) // r >= 1 is the other way to violate r = 0
-	return !scanFeasibleIn(s.al, s.eqs, append(s.ineqs[:len(s.ineqs):len(s.ineqs)], n))
+	return !scanFeasible(s.eqs, append(s.ineqs[:len(s.ineqs):len(s.ineqs)], n))
 }
 
 // plainImplied reports whether ineq r (or eq when eq) is implied by a single row of ctx: a row with
@@ -54,13 +49,6 @@ func plainImplied(r []int64, eq bool, ctxEqs, ctxIneqs [][]int64) bool {
 // dimension being scanned (-1 for none): a bound on it with no other bound on the same side
 // cannot be implied, which saves most tests.
 func gistOf(a, ctx *basic, d int) (j *basic, eqs, ineqs [][]int64) {
-	return gistOfIn(a, ctx, d, nil)
-}
-
-// gistOfIn is gistOf whose redundancy tests draw from the local allowance al (nil: each test
-// has its own): once al is spent, the remaining constraints are kept, which is exact (ctx ∧
-// kept = ctx ∧ a still holds), only less simple.
-func gistOfIn(a, ctx *basic, d int, al *budget) (j *basic, eqs, ineqs [][]int64) {
 	j, beq, bin := joinBasic(ctx, a)
 	ctxEqs, ctxIneqs := j.eqs[:beq], j.ineqs[:bin]
 	type cand struct {
@@ -139,7 +127,7 @@ func gistOfIn(a, ctx *basic, d int, al *budget) (j *basic, eqs, ineqs [][]int64)
 				continue // the only bound on this side: dropping it would leave d unbounded
 			}
 		}
-		sys := system{eqs: append([][]int64(nil), ctxEqs...), ineqs: append(append([][]int64(nil), ctxIneqs...), divc...), al: al}
+		sys := system{eqs: append([][]int64(nil), ctxEqs...), ineqs: append(append([][]int64(nil), ctxIneqs...), divc...)}
 		for _, o := range cs {
 			if o == c || !o.alive || involvesD(c) && !divRow(c) && divRow(o) {
 				continue
