@@ -196,14 +196,15 @@ func (kb *kernelBuilder) vload(bc *bodyCtx, k int) value.Value {
 	w := kb.ops[k]
 	piece := kb.op.Access[k].Pieces[0]
 	idx := piece.Index
+	stride := accessStrideIn(w.v.Type, idx, bc.inner)
 	load := func() value.Value {
-		if accessStride(idx, bc.inner) == strideOther && !(bc.blocks && blockUniform(idx, bc.inner, bc.vl)) {
+		if stride == strideOther && !(bc.blocks && blockUniform(idx, bc.inner, bc.vl)) {
 			// (a read uniform over each block of lanes, a grouped convolution's input within
 			// a group, is one broadcast load below)
 			return kb.laneLoads(bc, w, idx)
 		}
 		off := fb.offset(w, fb.indexAt(idx, bc.dims))
-		if accessStride(idx, bc.inner) == strideInvariant || bc.blocks && blockUniform(idx, bc.inner, bc.vl) {
+		if stride == strideInvariant || bc.blocks && blockUniform(idx, bc.inner, bc.vl) {
 			return bc.splatValue(fb.loadElem(w, off))
 		}
 		return fb.vectorLoad(w, off, bc.vl)

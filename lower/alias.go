@@ -59,6 +59,12 @@ func (ec *entryCtx) planAliases() {
 		for d := range ys {
 			inside = inside && shift[d] >= 0 && shift[d]+ys[d] <= ps[d]
 		}
+		// y's kernels address it in the target's rows (viewOf), and the trailing extents of
+		// 1 of y are skipped when its accesses are classified (accessStrideIn): the target
+		// must not pad them, else the last index of y that counts is not unit-stride there
+		for d := len(ys) - 1; d >= 0 && ys[d] == 1; d-- {
+			inside = inside && ps[d] == 1
+		}
 		if !inside {
 			continue
 		}

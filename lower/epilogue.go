@@ -130,7 +130,7 @@ func (ec *entryCtx) epilogueOK(e *ir.Op, v *ir.Value, at int, pos map[*ir.Op]int
 		if o.Def != nil && pos[o.Def] >= at {
 			return false
 		}
-		if e.Body.Reads(j) && (hasDynRead(e.Body, j) || !uniformPiece(e.Access[j], d) || accessStride(e.Access[j].Pieces[0].Index, d) == strideOther) {
+		if e.Body.Reads(j) && (hasDynRead(e.Body, j) || !uniformPiece(e.Access[j], d) || accessStrideIn(o.Type, e.Access[j].Pieces[0].Index, d) == strideOther) {
 			return false
 		}
 	}

@@ -170,7 +170,7 @@ func (bc *bodyCtx) floatBits(s *ir.Scalar) value.Value {
 	idx := kb.op.Access[s.Arg].Pieces[0].Index
 	off := fb.offset(w, fb.indexAt(idx, bc.dims))
 	p := fb.cur.NewBitCast(fb.elemPtr(w, off), types.NewPointer(types.I32))
-	if accessStride(idx, bc.inner) == strideInvariant {
+	if accessStrideIn(w.v.Type, idx, bc.inner) == strideInvariant {
 		ld := fb.cur.NewLoad(types.I32, p)
 		ld.Align = 4
 		return bc.splatValue(ld)

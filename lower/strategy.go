@@ -53,19 +53,56 @@ const (
 
 // accessStride classifies index (an access piece) with respect to iteration dim d.
 func accessStride(index []volume.Aff, d int) int {
+	return accessStrideIn(ir.TensorType{}, index, d)
+}
+
+// accessStrideIn classifies index, an access piece of a value of type t, with respect to
+// iteration dim d. An index into an extent of 1 is 0 wherever the access is in bounds, so it
+// adds nothing to the address, whatever dims it names: it is skipped, and the last index that
+// counts is the last one into an extent other than 1. A per-channel constant [C, 1, 1] read at
+// [c, 0, 0] is then unit-stride in c, as the dense buffer it is, and not a lane-by-lane read.
+// A type without a shape (the zero TensorType) skips nothing. The buffer must be laid out row
+// major in its own box (every view but values written in place into a padded copy, which
+// planAliases keeps to copies that pad no trailing extent of 1).
+func accessStrideIn(t ir.TensorType, index []volume.Aff, d int) int {
+	last := len(index) - 1
+	unit := func(i int) bool { return unitExtent(t, i) }
+	for last >= 0 && unit(last) {
+		last--
+	}
 	cls := strideInvariant
 	for i, a := range index {
 		c := coefOf(a, d)
-		if c == 0 && !floorsUse(a, d) {
+		if c == 0 && !floorsUse(a, d) || unit(i) {
 			continue
 		}
-		if i == len(index)-1 && c == 1 && !floorsUse(a, d) {
+		if i == last && c == 1 && !floorsUse(a, d) {
 			cls = strideUnit
 			continue
 		}
 		return strideOther
 	}
 	return cls
+}
+
+// unitExtent reports whether extent i of t is the constant 1.
+func unitExtent(t ir.TensorType, i int) bool {
+	if i >= len(t.Shape) {
+		return false
+	}
+	c, ok := t.Shape[i].IsConst()
+	return ok && c == 1
+}
+
+// singleInner reports whether the op's innermost iteration dim takes one value: the result's
+// last index is that dim, into an extent of 1 (a [1, 56, 56, 1] row statistic).
+func singleInner(op *ir.Op) bool {
+	if len(op.Out.Pieces) != 1 {
+		return false
+	}
+	idx := op.Out.Pieces[0].Index
+	n := len(idx)
+	return n > 0 && unitExtent(op.Result.Type, n-1) && isDim(idx[n-1], op.NDim()-1)
 }
 
 func coefOf(a volume.Aff, d int) int64 {
@@ -87,12 +124,17 @@ func floorsUse(a volume.Aff, d int) bool {
 // outDim returns the iteration dim that the last index of the op's result is (plus terms in
 // parameters and constants only), or -1. Iterations that write the same element then share
 // that dim's value, so moving it innermost keeps the order in which each element is written
-// or combined: any reduction, argmax included, gives the same bits.
+// or combined: any reduction, argmax included, gives the same bits. Trailing extents of 1 of
+// the result are skipped (their index is 0 at every write, as accessStrideIn skips them):
+// the last index of a [1, 56, 56, 1] row statistic is its 56 columns.
 func outDim(op *ir.Op) int {
 	if len(op.Out.Pieces) != 1 || len(op.Out.Pieces[0].Index) == 0 {
 		return -1
 	}
 	idx := op.Out.Pieces[0].Index
+	for n := len(idx); n > 1 && unitExtent(op.Result.Type, n-1); n-- {
+		idx = idx[:n-1]
+	}
 	last := idx[len(idx)-1]
 	if len(last.Floors) > 0 {
 		return -1
@@ -122,6 +164,9 @@ func outDim(op *ir.Op) int {
 // has many of them).
 func score(op *ir.Op, d int) int {
 	n := 0
+	// the literal classification (accessStride, extents of 1 not skipped): skipped, a dim
+	// that only indexes extents of 1 (a kernel tap k1 of a 1×1 convolution over a [1, 1, 1, C]
+	// input) would count as invariant everywhere and win over the result's channels
 	count := func(acc ir.Access) {
 		for _, p := range acc.Pieces {
 			if accessStride(p.Index, d) != strideOther {
@@ -154,7 +199,7 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 	}
 	d := outDim(op)
 	inner := n - 1
-	if d >= 0 && d != n-1 && score(op, d) > score(op, n-1) {
+	if d >= 0 && d != n-1 && (score(op, d) > score(op, n-1) || singleInner(op)) {
 		// move d innermost, keeping the other dims in order
 		perm := make([]int, 0, n)
 		for i := 0; i < n; i++ {
@@ -210,7 +255,7 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 // is emitted whole: requant.go). With strided, reads strided along d are allowed too (vload
 // loads their lanes one by one).
 func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant, strided bool) int {
-	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStride(op.Out.Pieces[0].Index, d) != outStride {
+	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 || accessStrideIn(op.Result.Type, op.Out.Pieces[0].Index, d) != outStride {
 		return 0
 	}
 	widest := op.Result.Type.Elem.Size()
@@ -221,7 +266,7 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant, stri
 		if !op.Body.Reads(k) || len(acc.Pieces) == 0 && !acc.Approx {
 			continue // a read nowhere on the domain is the constant 0
 		}
-		if !uniformPiece(acc, d) || accessStride(acc.Pieces[0].Index, d) == strideOther && !strided {
+		if !uniformPiece(acc, d) || accessStrideIn(op.Operands[k].Type, acc.Pieces[0].Index, d) == strideOther && !strided {
 			return 0
 		}
 		widest = max(widest, op.Operands[k].Type.Elem.Size())

@@ -42,6 +42,10 @@ broadcast (a per-channel scale); a fill the size of the activation it is added t
 loop, cheaper than a constant to load. The constants created total at most MaxFoldBytes
 (1 GiB, in their element types; State.FoldedBytes reports them, Options.FoldBytes narrows
 the bound, a negative value disables the pass); ops beyond it stay.
+Then, in every op's body, a part that computes only from constants read at one index (and
+literals) is evaluated once per element of those constants, within the same bound: an
+inference BatchNorm that no convolution absorbs reads sqrt(var + eps) as a per-channel
+constant instead of taking a square root per element (fold_subexpr.go).
 Then a contraction (einsum) that reads a constant with its reduction index innermost and
 the result's innermost index outer (Gemm with transB: x·Wᵀ, every exported classifier head)
 reads it transposed once here, within the same bound: kernels then stream the weight's rows
@@ -62,6 +66,17 @@ func runFold(ctx context.Context, g *ir.Graph, st *State) error {
 	made, err := foldOps(ctx, g, st, budget)
 	if err != nil {
 		return err
+	}
+	n, err := hoistConstSubexprs(ctx, g, budget-st.FoldedBytes)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		st.FoldedBytes += n
+		if st.Opts != nil && st.Opts.OnFold != nil {
+			st.Opts.OnFold(st.FoldedBytes)
+		}
+		g.RemoveOps(func(*ir.Op) bool { return false }) // the constants only hoisted parts read
 	}
 	if n, rewritten := transposeWeights(g, budget-st.FoldedBytes, made); rewritten > 0 {
 		st.FoldedBytes += n

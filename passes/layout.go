@@ -33,7 +33,10 @@ neither graph inputs nor graph outputs and every op touching them has static acc
 stored with axis 1 moved last (NCW to NWC, NCHW to NHWC, NCDHW to NDHWC): the producer's out
 map and every consumer's access maps are composed with the permutation. Operands of another
 rank (a bias [C, 1, 1]) keep their layout. Graph inputs and outputs keep their layout, so
-reorders happen only where the graph begins and ends. A 2D convolution with few channels over
+reorders happen only where the graph begins and ends, and where a windowed op's result is also
+read by an op of no static form (RoiAlign over an FPN level): the windowed op writes a
+channels-last value, a copy reorders it for those readers, and the others read it
+channels-last. A 2D convolution with few channels over
 wide rows keeps NCHW (it vectorises along its rows) unless its input is a channels-last
 activation (computed by a convolution or pool that does not keep NCHW), which NCHW would
 transpose.
@@ -113,6 +116,12 @@ func runChannelsLast(ctx context.Context, g *ir.Graph, st *State) error {
 				return err
 			}
 		}
+	}
+	// a windowed op whose result a data-dependent op also reads (RoiAlign over an FPN level)
+	// writes a channels-last value the same way: the copy reorders it for the data-dependent
+	// readers, and the others read it channels-last
+	if err := reorderForDynamicReaders(g, seeds, outputs, refused); err != nil {
+		return err
 	}
 	users := g.Users()
 	eligible := func(v *ir.Value) bool {
@@ -447,6 +456,44 @@ func reorderOutput(g *ir.Graph, op *ir.Op) error {
 	g.Ops = g.Ops[:len(g.Ops)-1]
 	at := slices.Index(g.Ops, op)
 	g.Ops = slices.Insert(g.Ops, at+1, gen)
+	return nil
+}
+
+// reorderForDynamicReaders gives each windowed op in seeds whose result is read by an op of
+// no static form (an algorithm op such as roi_align, which would keep the whole value NCHW:
+// Mask R-CNN's FPN output convolutions, 3×3 over 256 channels, then ran with their rows along
+// the output channels at a third of the channels-last tiles' speed) a channels-last result as
+// reorderOutput does for graph outputs: the reordering copy keeps the old value for the
+// readers of no static form, and the static readers read the new value, channels-last once
+// the pass has run.
+func reorderForDynamicReaders(g *ir.Graph, seeds []*ir.Op, outputs map[*ir.Value]bool, refused map[*ir.Op]string) error {
+	users := g.Users()
+	for _, op := range seeds {
+		old := op.Result
+		if outputs[old] || old.Type.Rank() < minSpatialRank || !staticForm(op) || keepsNCHW(op) || refused[op] != "" {
+			continue
+		}
+		us := users[old]
+		if !slices.ContainsFunc(us, func(u *ir.Op) bool { return !staticForm(u) }) {
+			continue
+		}
+		if err := reorderOutput(g, op); err != nil {
+			return err
+		}
+		if op.Result == old {
+			continue // volume gave up: the op keeps its result
+		}
+		for _, u := range us {
+			if !staticForm(u) {
+				continue
+			}
+			for k, o := range u.Operands {
+				if o == old {
+					u.Operands[k] = op.Result
+				}
+			}
+		}
+	}
 	return nil
 }
 

@@ -242,6 +242,7 @@ func main() {
 	threads := flag.String("threads", "1", "comma-separated thread counts (\"cores\": the host's online CPUs; repeated counts are timed once): graphc's default pool (GRAPHC_NUM_THREADS) and onnxruntime's intra-op threads, each model timed at each (with -cputime, the CPU time of all threads)")
 	flag.IntVar(&floorCalls, "floor-calls", floorCalls, "rows with a read floor (a GEMV): the timed calls of the kernel and of each read, warm and cold")
 	profile := flag.Int("profile", 0, "after each model, build it with --profile and print its N slowest ops (time per call, ONNX node, kernel strategy)")
+	flag.BoolVar(&profileOnly, "profile-only", false, "with -real and -profile: build each model once, with --profile, and time only that build (its whole call) and onnxruntime: for models whose compile takes minutes")
 	flag.BoolVar(&profileVsNone, "profile-vs-none", false, "with -profile: also profile the build without optimisation (--pipeline=) and print, per ONNX node, the time of both builds and their kernels (where the default pipeline loses)")
 	mcaCPUs := flag.String("mca", "", "print llvm-mca's predictions of the AArch64 kernels' hot loops (512³ matmul, 3×3 conv at 56²×64, their int8 forms) on these Arm CPUs (comma-separated, e.g. cortex-a76,cortex-x2) against their peak, and exit")
 	flag.Parse()

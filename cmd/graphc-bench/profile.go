@@ -20,7 +20,8 @@ import (
 	"github.com/graphc/graphc/ir"
 )
 
-// profileRuns is how many single calls the profile takes each op's smallest time of.
+// profileRuns is how many single calls the profile takes each op's smallest time of (5 for
+// calls longer than a second).
 const profileRuns = 25
 
 func profileReal(ctx context.Context, root, work, name string, minTime time.Duration, top int) error {
@@ -59,8 +60,49 @@ func profileModel(ctx context.Context, path, work, name string, inputs func(*ir.
 	return nil
 }
 
-// profileVsNone is -profile-vs-none.
-var profileVsNone bool
+// profileVsNone is -profile-vs-none; profileOnly is -profile-only.
+var profileVsNone, profileOnly bool
+
+// profileAndORT is -real with -profile-only: the model is compiled once, with --profile, and
+// that build's time per call (the counters cost a cycle-counter read per kernel) is set
+// against onnxruntime's, then its profile is printed.
+func profileAndORT(ctx context.Context, root, work, name string, ort *ortRunner, minTime time.Duration, samples, top int) error {
+	m, err := realmodel.Load(root, name)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	prs, err := profileThreads(ctx, m.Path, filepath.Join(work, "prof"), realPipeline, func(g *ir.Graph) ([]*ir.Tensor, map[string]int64, error) {
+		params, err := realmodel.Params(g, m.Sets[realSet].Inputs)
+		return m.Sets[realSet].Inputs, params, err
+	}, minTime, benchThreads[:1])
+	if err != nil {
+		return err
+	}
+	pr := prs[0]
+	ortMs := 0.0
+	if ort != nil {
+		sess, err := ort.open(m, m.Sets[realSet], filepath.Join(work, "ort"))
+		if err != nil {
+			return fmt.Errorf("onnxruntime: %w", err)
+		}
+		defer sess.close()
+		var ms []float64
+		for range max(samples, 1) {
+			t, _, err := sess.sample(1)
+			if err != nil {
+				return fmt.Errorf("onnxruntime: %w", err)
+			}
+			ms = append(ms, t)
+		}
+		sort.Float64s(ms)
+		ortMs = ms[len(ms)/2]
+	}
+	fmt.Printf("%-22s profiled build %.1f ms per call (sum of op minima %.1f), onnxruntime %.1f ms (median of %d), ratio %.2f; build and profile took %s\n",
+		name, pr.callMs, pr.total, ortMs, max(samples, 1), pr.callMs/max(ortMs, 1e-9), time.Since(t0).Round(time.Second))
+	pr.print(name, top)
+	return nil
+}
 
 // opProfile is one build's profile: its ops, their time per call (ms) and kernel strategies.
 type opProfile struct {
@@ -69,6 +111,7 @@ type opProfile struct {
 	strat  []string
 	total  float64 // ms per call (the sum of the ops')
 	inKern float64 // fraction of the call's time inside the ops' kernels
+	callMs float64 // ms per call of the profiled build, timed over several calls (CPU time with -cputime)
 }
 
 // profileBuild builds the model at path with the pipeline and --profile in dir and measures
@@ -115,12 +158,17 @@ func profileThreads(ctx context.Context, path, dir, pipeline string, inputs func
 	if _, ns, err = prog.Run(ctx, ins, params, reps); err != nil {
 		return nil, err
 	}
+	callNs := measured(prog, ns) // -cputime: the process CPU time of a call
 	if pc := prog.Profile; len(pc) != len(ops)+1 || pc[len(ops)] <= 0 {
 		return nil, fmt.Errorf("%d profile counters for %d ops", len(pc), len(ops))
 	}
 	nsPerTick := ns * float64(reps-1) / float64(prog.Profile[len(ops)])
 	cs := make([][]int64, len(threads))
-	for run := 0; run < profileRuns; run++ {
+	runs := profileRuns
+	if ns > 1e9 {
+		runs = 5 // calls of seconds (Mask R-CNN): 25 runs of 2 calls took 17 minutes on a loaded host
+	}
+	for run := 0; run < runs; run++ {
 		for k, t := range threads {
 			setThreads(t)
 			if _, _, err = prog.Run(ctx, ins, params, 2); err != nil {
@@ -147,7 +195,7 @@ func profileThreads(ctx context.Context, path, dir, pipeline string, inputs func
 			inKernels += c[i]
 		}
 		pr := &opProfile{ops: ops, strat: res.Module.Entries[0].Strategies, total: nsPerTick * float64(inKernels) / 1e6,
-			inKern: float64(inKernels) / float64(max(call, 1))}
+			inKern: float64(inKernels) / float64(max(call, 1)), callMs: callNs / 1e6}
 		for i := range ops {
 			pr.ms = append(pr.ms, nsPerTick*float64(c[i])/1e6)
 		}

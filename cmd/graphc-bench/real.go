@@ -66,13 +66,19 @@ func runReal(ctx context.Context, root, cache string, want map[string]bool, ort 
 		if benchCPU != "native" {
 			work += "-" + benchCPU // runs for two CPUs may overlap
 		}
+		if profileOnly {
+			if err := profileAndORT(ctx, root, work, name, ort, minTime, samples, profile); err != nil {
+				fmt.Printf("%-22s failed: %v\n", name, firstLine(err.Error()))
+			}
+			continue
+		}
 		rs := benchReal(ctx, root, work, name, ort, minTime, samples, noDIE)
 		for _, r := range rs {
 			fmt.Println(r.String())
 		}
 		rows = append(rows, rs...)
 		if r := rs[0]; profile > 0 && r.failed == "" {
-			if err := profileReal(ctx, root, filepath.Join(cache, "real", name), name, minTime, profile); err != nil {
+			if err := profileReal(ctx, root, work, name, minTime, profile); err != nil {
 				fmt.Printf("  profile: %v\n", err)
 			}
 		}
