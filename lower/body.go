@@ -9,6 +9,7 @@ package lower
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	llvm "github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -308,11 +309,11 @@ func (bc *bodyCtx) fminmax(isMax bool, x, y value.Value) value.Value {
 	return fb.sel(c.NewOr(bc.isNaN(x), bc.isNaN(y)), c.NewFAdd(x, y), r2)
 }
 
-// isNaN tests for NaN: fcmp uno on scalars, the bit pattern on vectors (HVX cannot select
-// unordered vector compares).
+// isNaN tests for NaN: fcmp uno on scalars and on x86-64 and AArch64 vectors (one compare),
+// the bit pattern on HVX vectors (HVX cannot select unordered vector compares).
 func (bc *bodyCtx) isNaN(x value.Value) value.Value {
 	c := bc.cur()
-	if _, ok := x.Type().(*types.VectorType); !ok {
+	if _, ok := x.Type().(*types.VectorType); !ok || !strings.HasPrefix(bc.fb.mc.tgt.Triple, "hexagon") {
 		return c.NewFCmp(enum.FPredUNO, x, x)
 	}
 	it := intTypeLike(x.Type())

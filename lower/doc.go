@@ -59,7 +59,14 @@
 // QLinearConv). Float round, floor and ceil are llvm.roundeven/floor/ceil on vectors where
 // libm may be called (x86-64), the runtime lane by lane on Hexagon. Ops without
 // reduction whose reads have disjoint guards (concatenations, padding copies, trilu) are split
-// into one unguarded nest per read plus the rest (guard_split.go, "guard-split [...]"). A reduction whose innermost
+// into one unguarded nest per read plus the rest (guard_split.go, "guard-split [...]"), and so
+// are reductions whose guards constrain only their result's dims (a global pool over a
+// concatenation). A windowed reduction (window.go, "window-acc": max and average pools, sums
+// over a middle axis, matrix-product nests; every parallel dim indexes the result, at most 256
+// window points, a domain that is the product of the result's unit-stride dim and the window)
+// scans that dim in vectors with the window's loops inside: each vector of results is
+// accumulated in a register, in the evaluator's order, and stored once (the interchanged nest
+// stored it at every tap); a padded tap is one branch on its lane-uniform guard. A reduction whose innermost
 // dim is a reduction dim the result does not depend on (softmax's and the norms' row sums and
 // maxima) runs its body on vectors along that dim. Integer reductions, float maxima and minima
 // and float sums accumulate in vector lanes folded in a fixed tree after the loop

@@ -18,12 +18,14 @@ import (
 const maxGuardSplit = 128
 
 // splitGuarded returns the parts of op, or nil and why it is not split: op is not a
-// reduction, and the guards of its guarded reads (single pieces) are pairwise disjoint over
-// its domain. Part k runs where read k is defined, with that read unguarded and the other
+// reduction, or a reduction whose guards constrain only dims that index its result (a global
+// pool over a concatenation: each result element's whole window is in one part, so each part
+// writes its own elements, combined in the evaluator's order), and the guards of its guarded
+// reads (single pieces) are pairwise disjoint over its domain. Part k runs where read k is defined, with that read unguarded and the other
 // guarded reads undefined; a last part, where none is defined, reads none of them.
 func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
-	if op.Reduce != ir.ReduceNone {
-		return nil, "a reduction"
+	if op.Reduce != ir.ReduceNone && !guardsOnResult(op) {
+		return splitWindow(op)
 	}
 	var guarded []int
 	for k, acc := range op.Access {
@@ -222,4 +224,28 @@ func splitPieces(op *ir.Op, params []string) ([]*ir.Op, string) {
 		return nil, why
 	}
 	return parts, ""
+}
+
+// guardsOnResult reports whether op (a plain reduction, not an arg reduction) guards its reads
+// only on parallel dims that name an index of its result.
+func guardsOnResult(op *ir.Op) bool {
+	if op.Reduce.IsArg() || len(op.Out.Pieces) != 1 {
+		return false
+	}
+	out := op.Out.Pieces[0].Index
+	for k, acc := range op.Access {
+		if !op.Body.Reads(k) {
+			continue
+		}
+		for _, p := range acc.Pieces {
+			for _, c := range p.Guard {
+				for d := range op.Iters {
+					if (coefOf(c.Aff, d) != 0 || floorsUse(c.Aff, d)) && (op.Iters[d] != ir.Parallel || !indexedBy(out, d)) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
 }

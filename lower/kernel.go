@@ -46,6 +46,9 @@ type kernelBuilder struct {
 	serial bool
 	// tsplit is the split loop of a hand-written kernel's open region (parallel_tiles.go)
 	tsplit *tileSplit
+	// fromInitValue: a windowed reduction that writes its whole result, which is not
+	// initialised, starts each accumulator at the op's init value (window.go)
+	fromInitValue bool
 }
 
 // kernelSig is how the entry calls a kernel.
@@ -219,6 +222,7 @@ func (ec *entryCtx) newKernelFunc(i int, op *ir.Op, kf *kernelForm, fromInit boo
 		}
 	}
 	kb := &kernelBuilder{ec: ec, fb: fb, op: op, par: pk}
+	kb.fromInitValue = kf.whole && kf.strat != nil && kf.strat.window && kf.parts == nil && kf.tiles == nil
 	if chain != nil {
 		kb.newEpilogue(chain, eps)
 	}
@@ -506,7 +510,10 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 	e := &astEmitter{fb: kb.fb, lev: make([]value.Value, n)}
 	if kb.par != nil {
 		vec := -1
-		if kb.strat.vl > 0 {
+		switch {
+		case kb.strat.window:
+			vec = kb.strat.windowLevel
+		case kb.strat.vl > 0:
 			vec = n - 1
 		}
 		var out0 []volume.Aff
@@ -525,7 +532,9 @@ func (kb *kernelBuilder) emitNest(params []string) error {
 		}, func(l int) int { return perm[l] })
 	}
 	e.leaf = func(lev []value.Value) error { return kb.point(toDims(lev), 0) }
-	if kb.strat.vl > 0 && n > 0 {
+	if kb.strat.window {
+		e.win = kb.windowAccumulator(toDims)
+	} else if kb.strat.vl > 0 && n > 0 {
 		e.vl = kb.strat.vl
 		e.vecLeaf = func(lev []value.Value) error { return kb.point(toDims(lev), kb.strat.vl) }
 		if kb.strat.reduceLanes {

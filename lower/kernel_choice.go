@@ -135,7 +135,9 @@ func planTilesFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 func planNestFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 	kf.strat = ec.mc.strategyFor(op, false)
 	kf.name = kf.strat.String()
-	kf.whole = op.Reduce == ir.ReduceNone && ec.writesWhole(op)
+	// a windowed reduction stores each element once, combined from the op's init value
+	// (window.go): it needs no initialisation either
+	kf.whole = (op.Reduce == ir.ReduceNone || kf.strat.window) && ec.writesWhole(op)
 	return ""
 }
 
@@ -161,6 +163,8 @@ func planPieceSplitFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 // whole result, which the kernel still reads), then each part with its own strategy.
 func planParts(ec *entryCtx, op *ir.Op, kf *kernelForm, name string, parts []*ir.Op) {
 	planNestFamily(ec, op, kf)
+	// the parts of a reduction combine into the same elements: they need the initialisation
+	kf.whole = kf.whole && op.Reduce == ir.ReduceNone
 	kf.parts, kf.name = parts, name
 	for _, p := range parts {
 		s := ec.mc.strategyFor(p, false)

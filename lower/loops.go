@@ -34,6 +34,9 @@ type astEmitter struct {
 	rolled bool
 	// clamp, when set, restricts a level to a task's range (parallel.go)
 	clamp *levelClamp
+	// win, when set, accumulates a windowed reduction in registers over the levels inside
+	// its level (window.go)
+	win *windowAcc
 }
 
 // vecAccumulator is a register carried through the iterations of a vector loop: it starts at
@@ -63,10 +66,16 @@ func (e *astEmitter) emit(n volume.Node) error {
 		saved := e.lev[n.Dim]
 		e.lev[n.Dim] = fb.aff(n.Value, e.lev)
 		var err error
+		body := func() error {
+			if e.win != nil && n.Dim == e.win.level {
+				return e.windowPoint(n.Body, 0)
+			}
+			return e.emit(n.Body)
+		}
 		if e.clamp != nil && e.clamp.covers(n.Dim) {
-			err = fb.ifThen(e.clamp.holds(fb, n.Dim, e.lev, e.lev[n.Dim]), "range", func() error { return e.emit(n.Body) })
+			err = fb.ifThen(e.clamp.holds(fb, n.Dim, e.lev, e.lev[n.Dim]), "range", body)
 		} else {
-			err = e.emit(n.Body)
+			err = body()
 		}
 		e.lev[n.Dim] = saved
 		return err
@@ -106,6 +115,9 @@ func (e *astEmitter) emit(n volume.Node) error {
 		}
 		saved := e.lev[n.Dim]
 		defer func() { e.lev[n.Dim] = saved }()
+		if e.win != nil && n.Dim == e.win.level {
+			return e.windowFor(n, lo, hi, step)
+		}
 		if _, isLeaf := n.Body.(*volume.Leaf); isLeaf && e.vecLeaf != nil && step == 1 && n.Dim == len(e.lev)-1 {
 			return e.vectorFor(n.Dim, lo, hi)
 		}

@@ -10,6 +10,8 @@ package lower
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/graphc/graphc/ir"
@@ -35,6 +37,11 @@ type strategy struct {
 	// laneAccumulator): the evaluator's value for integers and float max/min (but for the sign
 	// of a zero extremum), a reassociated sum for floats (unless Config.OrderedReductions).
 	reduceLanes bool
+	// window (with vl): a windowed reduction (window.go): the parallel dims, the result's
+	// unit-stride dim at level windowLevel in vectors of vl lanes, then the reduction dims;
+	// each vector of results accumulates its window in a register and is stored once
+	window      bool
+	windowLevel int
 }
 
 func (s *strategy) String() string {
@@ -199,6 +206,18 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 	}
 	d := outDim(op)
 	inner := n - 1
+	if d >= 0 && vecBytes > 0 {
+		// a windowed reduction: vectors along d, the window inside (window.go)
+		if perm := windowOrder(op, d); perm != nil {
+			// at least one vector of results (a window of scalars only is the plain nest's
+			// work, and llc-19 failed on Hexagon on a 30-tap one: no emergency spill slot)
+			if vl := vectorLanes(op, d, vecBytes, strideUnit, intRequant, false); vl > 1 && minExtent(op, d) >= int64(vl) {
+				s.perm, s.vl, s.window, s.windowLevel = perm, vl, true, slices.Index(perm, d)
+				s.name = "window-acc+vector"
+				return s.orTranspose(op, vecBytes)
+			}
+		}
+	}
 	if d >= 0 && d != n-1 && (score(op, d) > score(op, n-1) || singleInner(op)) {
 		// move d innermost, keeping the other dims in order
 		perm := make([]int, 0, n)
@@ -236,11 +255,17 @@ func chooseStrategy(op *ir.Op, vecBytes int, intRequant, ordered, strided bool) 
 			}
 		}
 	}
-	// an op with a block transpose reads an operand strided along the result's unit-stride
-	// dim: the block transpose also beats vectors that load that read lane by lane (strided)
+	return s.orTranspose(op, vecBytes)
+}
+
+// orTranspose returns s, or the block transpose of op when it has one: an op with a block
+// transpose reads an operand strided along the result's unit-stride dim, and the block
+// transpose also beats vectors that load that read lane by lane (strided).
+func (s *strategy) orTranspose(op *ir.Op, vecBytes int) *strategy {
 	if vecBytes > 0 {
 		if t := planTranspose(op, vecBytes); t != nil {
 			s.vl = 0
+			s.window = false
 			s.transpose = t
 			s.name = t.String()
 		}
@@ -272,6 +297,7 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant, stri
 		widest = max(widest, op.Operands[k].Type.Elem.Size())
 	}
 	ok := true
+	konst := constNodes(op.Body)
 	op.Body.Walk(func(s *ir.Scalar) {
 		// avail of a read guarded uniformly along d is one condition for all lanes, and a
 		// constant when decideGuards settled it
@@ -281,12 +307,42 @@ func vectorLanes(op *ir.Op, d int, vecBytes int, outStride int, intRequant, stri
 		if !vectorizable(s) && !intRequant {
 			ok = false
 		}
-		widest = max(widest, s.Type.Size())
+		if !konst[s] {
+			// a constant subexpression (an average pool's window size, 7·7 in i64) folds
+			// away: its type does not narrow the lanes
+			widest = max(widest, s.Type.Size())
+		}
 	})
 	if !ok || widest == 0 {
 		return 0
 	}
 	return vecBytes / widest
+}
+
+// constNodes returns the nodes of a body whose value is a constant: constants and operations
+// on constants only (a data-dependent read is none).
+func constNodes(body *ir.Scalar) map[*ir.Scalar]bool {
+	k := map[*ir.Scalar]bool{}
+	var rec func(s *ir.Scalar) bool
+	rec = func(s *ir.Scalar) bool {
+		if c, seen := k[s]; seen {
+			return c
+		}
+		c := s.Op == ir.SConst
+		if len(s.Args) > 0 && s.Op != ir.SDynRead {
+			c = true
+			for _, a := range s.Args {
+				c = rec(a) && c
+			}
+		}
+		for _, a := range s.Args {
+			rec(a)
+		}
+		k[s] = c
+		return c
+	}
+	rec(body)
+	return k
 }
 
 // minStridedBody is the smallest body (distinct nodes) that loads strided reads lane by lane
@@ -344,3 +400,13 @@ func (mc *moduleCtx) vectorBytesFor(op *ir.Op) int {
 // stridedLanes reports whether nests may load strided reads lane by lane to run their bodies
 // on vectors (chooseStrategy): on x86-64, where the lanes are cheap to assemble.
 func (mc *moduleCtx) stridedLanes() bool { return strings.HasPrefix(mc.tgt.Triple, "x86_64") }
+
+// minExtent returns the number of values of dim d of op's domain when it is a constant (its
+// bounds' span), or the largest int64.
+func minExtent(op *ir.Op, d int) int64 {
+	lo, hi, err := constBounds(op.Domain)
+	if err != nil {
+		return math.MaxInt64
+	}
+	return hi[d] - lo[d] + 1
+}

@@ -53,6 +53,41 @@ def ssdlite320(std=1.0, score_thresh=0.2):
     return Detector(m)
 
 
+def bound_image(det, hw=320, seed=2, margin=0.05, steps=150, lr=0.1):
+    """An image [1, 3, hw, hw] on which SSD detector det (a Detector around torchvision's SSD)
+    keeps as many boxes as it may (detections_per_img), found by gradient ascent from a random
+    image: no simple image reaches that bound with heads spread so that a gray image keeps
+    none. The image is sigmoid(z) (it stays in [0, 1]); the objective counts, smoothly, the
+    (anchor, class) scores above the threshold plus margin (each a candidate box), and the
+    search stops once the detector keeps its bound with the threshold raised by margin, so
+    that a rounding difference between runtimes cannot change the count."""
+    m = det.model
+
+    def count(x, thresh):
+        old = m.score_thresh
+        m.score_thresh = thresh
+        with torch.no_grad():
+            n = det(x)[1].shape[0]
+        m.score_thresh = old
+        return n
+
+    x = torch.rand((1, 3, hw, hw), generator=torch.Generator().manual_seed(seed))
+    z = torch.logit(x.clamp(0.02, 0.98)).requires_grad_()
+    opt = torch.optim.Adam([z], lr=lr)
+    for it in range(steps):
+        x = torch.sigmoid(z).detach()
+        if it % 5 == 0 and count(x, m.score_thresh + margin) == m.detections_per_img:
+            return x
+        images, _ = m.transform([torch.sigmoid(z)[0]])
+        logits = m.head(list(m.backbone(images.tensors).values()))["cls_logits"][0]
+        fg = torch.softmax(logits, -1)[:, 1:]  # class 0 is the background
+        loss = -torch.sigmoid((fg - (m.score_thresh + 2 * margin)) / margin).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    raise RuntimeError("bound_image: no image keeps %d boxes after %d steps" % (m.detections_per_img, steps))
+
+
 def spread(model, layer, std, hw=320):
     """Scales layer (a head's last layer) so that its outputs on a random image have standard
     deviation std: with random weights a classification head gives every class about the same

@@ -54,7 +54,7 @@ class Spec:
         self.inputs = inputs  # list of (name, () -> tensor)
         self.outputs = outputs  # output names
         self.dynamic = dynamic  # dynamic_axes for torch.onnx.export, or None
-        self.extra_sets = extra_sets  # further input generators (other sequence lengths)
+        self.extra_sets = extra_sets  # further input generators (other sequence lengths; one taking an argument gets the model)
         self.note = note
 
 
@@ -270,8 +270,11 @@ def detect_set():
             detect.ssdlite320,
             [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
             ["boxes", "scores", "labels"],
-            extra_sets=([("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(2)))],),
-            note="ssdlite320_mobilenet_v3_large, calibrated random weights, class logits spread (std 1), score threshold 0.2, 91 classes",
+            # a random image, and one found by gradient ascent that keeps the 300-box bound
+            # (a gray image keeps none: the test tries flat images itself)
+            extra_sets=([("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(2)))],
+                        [("images", lambda model: detect.bound_image(model))]),
+            note="ssdlite320_mobilenet_v3_large, calibrated random weights, class logits spread (std 1), score threshold 0.2, 91 classes; test_data_set_2 keeps 300 boxes (detect.bound_image)",
         ),
         Spec(
             "fasterrcnn_mobilenet320",
@@ -447,7 +450,8 @@ def export(spec, out, opset):
     for n, inputs in enumerate(sets):
         sd = os.path.join(d, "test_data_set_%d" % n)
         os.makedirs(sd, exist_ok=True)
-        xs = tuple(gen() for _, gen in inputs)
+        # a generator with a parameter is given the model (an image searched for on it)
+        xs = tuple(gen(model) if gen.__code__.co_argcount else gen() for _, gen in inputs)
         with torch.no_grad():
             ys = model(*xs)
         if isinstance(ys, torch.Tensor):

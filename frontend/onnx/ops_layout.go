@@ -323,8 +323,8 @@ func importSlice(c *nodeCtx) error {
 		starts, ends, axes = c.AttrInts("starts", nil), c.AttrInts("ends", nil), c.AttrInts("axes", nil)
 	} else {
 		// starts and ends may be computed from the symbolic dims (x[:T] with T from Shape)
-		// or from run-time values whose ranges are bounded (bounded dims; such a start or end
-		// must then lie in [0, extent], which the entry checks)
+		// or from run-time values whose ranges are bounded (bounded dims: one that may be
+		// negative or past the extent is normalized at run time, normalizeRuntimeBounds)
 		symStarts, err := c.RequireBoundedInts(1, "starts")
 		if err != nil {
 			return err
@@ -342,6 +342,9 @@ func importSlice(c *nodeCtx) error {
 			if steps, err = c.RequireInts(4, "steps"); err != nil {
 				return err
 			}
+		}
+		if symStarts, symEnds, err = normalizeRuntimeBounds(c, x, symStarts, symEnds, axes, steps); err != nil {
+			return err
 		}
 		if symEnds, err = clampBoundedEnds(c, x, symStarts, symEnds, axes, steps); err != nil {
 			return err
