@@ -274,3 +274,20 @@ func loweredModule(t *testing.T, g *ir.Graph, cfg lower.Config) string {
 	require.NoError(t, err)
 	return mod.String()
 }
+
+// runFileAtWidths runs every graph of testdata/lowering/file on random inputs (a PCG seeded
+// 32, seed) against the evaluator, with 256-bit and with 512-bit vectors.
+func runFileAtWidths(t *testing.T, file string, seed uint64) {
+	t.Helper()
+	names, gs := fileGraphs(t, file)
+	r := rand.New(rand.NewPCG(32, seed))
+	var ecs []*e2e.Case
+	for _, g := range gs {
+		ecs = append(ecs, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, false)})
+	}
+	m := e2e.Host()
+	m.VectorBytes = 32
+	runCases(t, m, names, ecs)
+	m.VectorBytes = 64
+	runCases(t, m, names, ecs)
+}

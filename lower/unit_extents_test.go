@@ -2,12 +2,7 @@
 
 package lower_test
 
-import (
-	"math/rand/v2"
-	"testing"
-
-	"github.com/graphc/graphc/internal/e2e"
-)
+import "testing"
 
 // TestUnitExtents: accesses whose trailing extents are 1 (a [C, 1, 1] per-channel constant
 // read at [c, 0, 0], a [C, 1, 1] result, a [1, H, W, 1] row statistic) run on vectors along
@@ -15,15 +10,5 @@ import (
 // value is not written in place into a copy that pads its unit extents; all give the
 // evaluator's values, with 256-bit and 512-bit vectors.
 func TestUnitExtents(t *testing.T) {
-	names, gs := fileGraphs(t, "unit_extents.graph")
-	r := rand.New(rand.NewPCG(32, 1))
-	var ecs []*e2e.Case
-	for _, g := range gs {
-		ecs = append(ecs, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, false)})
-	}
-	m := e2e.Host()
-	m.VectorBytes = 32
-	runCases(t, m, names, ecs)
-	m.VectorBytes = 64
-	runCases(t, m, names, ecs)
+	runFileAtWidths(t, "unit_extents.graph", 1)
 }
