@@ -20,7 +20,7 @@ import (
 // (see the file comment): the graph has static shapes (lowering writes in place only then), c
 // is a copy without reduction whose body, where read k is defined, is that read, which is one
 // guarded piece (a part of c) at the iteration point plus constants, and p is elementwise over one
-// operand that only p reads, the result of a sum of products (a bias may be added in the
+// operand that only p reads, the float result of a sum of products (a bias may be added in the
 // sum's body), read at the iteration point.
 func (fc *fuseCost) keepsEpilogue(g *ir.Graph, c *ir.Op, k int, p *ir.Op) bool {
 	if len(g.Params) > 0 || fc.users == nil || c.Reduce != ir.ReduceNone || p.Reduce != ir.ReduceNone {
@@ -43,7 +43,7 @@ func (fc *fuseCost) keepsEpilogue(g *ir.Graph, c *ir.Op, k int, p *ir.Op) bool {
 		}
 		x = o
 	}
-	if x == nil || x.Def == nil || x.Def.Reduce != ir.ReduceSum || !multiplies(x.Def.Body) || len(fc.users[x]) != 1 || x.Type.Rank() != p.NDim() {
+	if x == nil || x.Def == nil || !x.Type.Elem.IsFloat() || x.Def.Reduce != ir.ReduceSum || !multiplies(x.Def.Body) || len(fc.users[x]) != 1 || x.Type.Rank() != p.NDim() {
 		return false
 	}
 	for _, o := range g.Outputs {
