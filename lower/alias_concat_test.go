@@ -19,8 +19,9 @@ import (
 // the results are the evaluator's: a SqueezeNet Fire module (two Relu'd convolutions
 // concatenated along the channels, the inner dim once channels-last: strided slices of the
 // rows; fuse keeps each Relu as its convolution's epilogue, passes/fuse_inplace.go), products
-// concatenated along the rows, and a concatenation one of whose operands has a second reader
-// (that one keeps its own buffer and is copied).
+// concatenated along the rows, a gather's nest and a product writing 24 and 40 columns of
+// 64-wide rows, and a concatenation one of whose operands has a second reader (that one keeps
+// its own buffer and is copied).
 func TestConcatWrittenInPlace(t *testing.T) {
 	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
 	require.NoError(t, err)
@@ -51,6 +52,16 @@ func TestConcatWrittenInPlace(t *testing.T) {
   %y = matmul(%c, %w3) : f32[60, 16]
   return %y
 }`, []string{"ra", "b"}},
+		{"gathered", `graph @gathered(%t: f32[10, 24], %x: f32[30, 16]) {
+  %i = constant dense<[3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4, 3, 3, 8, 3, 2, 7]> : i64[30]
+  %w = constant ` + denseText(16*40) + ` : f32[16, 40]
+  %w2 = constant ` + denseText(64*8) + ` : f32[64, 8]
+  %y = gather(%t, %i) {axis = 0} : f32[30, 24]
+  %b = matmul(%x, %w) : f32[30, 40]
+  %c = concat(%y, %b) {axis = 1} : f32[30, 64]
+  %z = matmul(%c, %w2) : f32[30, 8]
+  return %z
+}`, []string{"y", "b"}},
 		{"shared", `graph @shared(%x: f32[1, 16, 12, 13]) {
   %w1 = constant ` + denseText(24*16) + ` : f32[24, 16, 1, 1]
   %w3 = constant ` + denseText(24*16*9) + ` : f32[24, 16, 3, 3]
