@@ -25,16 +25,7 @@ func TestPrepackedPanels(t *testing.T) {
 	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(32, 24))
-	consts := func(n int) string {
-		var sb strings.Builder
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "%.3f", r.Float64()*2-1)
-		}
-		return sb.String()
-	}
+	consts := func(n int) string { return randomValues(r, n) }
 	const c, k = 72, 40
 	graphs := []string{
 		fmt.Sprintf(`graph @conv(%%x: f32[1, %d, 12, 12]) {
@@ -76,16 +67,8 @@ func TestPrepackedPanels(t *testing.T) {
 		cases = append(cases, &e2e.Case{Graph: g, Inputs: inputsFor(r, g, nil, false)})
 	}
 	require.Equal(t, len(graphs), packed, "every graph has compile-time panels")
-	// sums of up to 648 products of inputs in [-2, 2] and weights in [-1, 1], reassociated (and
-	// fused on the native build): a rounding error of about √n·ε·2 ≈ 3e-6 where a sum cancels
-	tol := func(d ir.DType) (float64, float64) {
-		if d == ir.F32 {
-			return 1e-5, 2e-5
-		}
-		return reassocTolerance(d)
-	}
-	runCasesTol(t, e2e.Host(), names, cases, tol)
-	runCasesTol(t, e2e.Native(), names, cases, tol)
+	runCasesTol(t, e2e.Host(), names, cases, prepackTol)
+	runCasesTol(t, e2e.Native(), names, cases, prepackTol)
 }
 
 // TestPrepackedPanelsSymbolicRows checks that a constant operand is packed at compile time
@@ -98,16 +81,7 @@ func TestPrepackedPanelsSymbolicRows(t *testing.T) {
 	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(32, 25))
-	consts := func(n int) string {
-		var sb strings.Builder
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "%.3f", r.Float64()*2-1)
-		}
-		return sb.String()
-	}
+	consts := func(n int) string { return randomValues(r, n) }
 	mm := func(name string, n int) string {
 		return fmt.Sprintf(`graph @%s(%%x: f32[T, 200]) {
   %%w = constant dense<[%s]> : f32[200, %d]
@@ -159,14 +133,29 @@ func TestPrepackedPanelsSymbolicRows(t *testing.T) {
 			cases = append(cases, &e2e.Case{Graph: g, Params: p, Inputs: inputsFor(r, g, p, false)})
 		}
 	}
-	// sums of up to 320 products (64 channels × 5 taps) of inputs in [-2, 2] and weights in
-	// [-1, 1], reassociated: as TestPrepackedPanels
-	tol := func(d ir.DType) (float64, float64) {
-		if d == ir.F32 {
-			return 1e-5, 2e-5
+	// sums of up to 320 products (64 channels × 5 taps): within prepackTol
+	runCasesTol(t, e2e.Host(), names, cases, prepackTol)
+	runCasesTol(t, e2e.Native(), names, cases, prepackTol)
+}
+
+// randomValues returns n values uniform in [-1, 1], comma-separated, for a constant's text.
+func randomValues(r *rand.Rand, n int) string {
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteString(", ")
 		}
-		return reassocTolerance(d)
+		fmt.Fprintf(&sb, "%.3f", r.Float64()*2-1)
 	}
-	runCasesTol(t, e2e.Host(), names, cases, tol)
-	runCasesTol(t, e2e.Native(), names, cases, tol)
+	return sb.String()
+}
+
+// prepackTol bounds sums of up to 648 products of inputs in [-2, 2] and weights in [-1, 1],
+// reassociated (and fused on the native build): a rounding error of about √n·ε·2 ≈ 3e-6 where
+// a sum cancels.
+func prepackTol(d ir.DType) (float64, float64) {
+	if d == ir.F32 {
+		return 1e-5, 2e-5
+	}
+	return reassocTolerance(d)
 }
