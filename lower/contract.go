@@ -254,7 +254,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int, shape TileSh
 			return nil, "a read has pieces"
 		}
 		if accessStride(acc.Pieces[0].Index, j) == strideOther {
-			if b := blockDen(acc.Pieces[0].Index, j); b > 0 {
+			if b := volume.BlockDen(acc.Pieces[0].Index, j); b > 0 {
 				for b%int64(vl) != 0 {
 					vl /= 2
 				}
@@ -445,32 +445,10 @@ func readsAvail(s *ir.Scalar, k int) bool {
 	return found
 }
 
-// blockDen returns, when index reads the same element for every value of dim d in aligned
-// blocks (d appears only as floor(d/den), with no other term in the numerator), the gcd of
-// those den, else 0.
-func blockDen(index []volume.Aff, d int) int64 {
-	var g int64
-	for _, a := range index {
-		if coefOf(a, d) != 0 {
-			return 0
-		}
-		for _, f := range a.Floors {
-			if coefOf(f.Num, d) == 0 && !floorsUse(f.Num, d) {
-				continue
-			}
-			if !isDim(f.Num, d) {
-				return 0
-			}
-			g = gcd(g, f.Den)
-		}
-	}
-	return g
-}
-
 // blockUniform reports whether index reads one element for lanes consecutive values of dim d
-// starting at a multiple of lanes (see blockDen).
+// starting at a multiple of lanes (see volume.BlockDen).
 func blockUniform(index []volume.Aff, d, lanes int) bool {
-	b := blockDen(index, d)
+	b := volume.BlockDen(index, d)
 	return b > 0 && b%int64(lanes) == 0
 }
 
@@ -617,7 +595,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
 	if jlo, ok := c.jlo.IsConst(); !ok || jlo%int64(c.vl) != 0 {
 		for k, acc := range op.Access {
-			if op.Body.Reads(k) && blockDen(acc.Pieces[0].Index, c.j) > 0 {
+			if op.Body.Reads(k) && volume.BlockDen(acc.Pieces[0].Index, c.j) > 0 {
 				return "block reads with tiles not aligned to the blocks", nil
 			}
 		}
