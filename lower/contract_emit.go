@@ -273,7 +273,7 @@ func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []v
 							v = fb.vectorLoad(w, fb.offset(w, fb.indexAt(idx, gd)), g.lanes)
 						}
 						st := fb.cur.NewStore(v, pp.ptr(fb, p, s, g))
-						st.Align = llvm.Align(int64(g.lanes) * byteSize(pp.elem()))
+						st.Align = llvm.Align(g.align(byteSize(pp.elem())))
 
 					}
 				}
@@ -305,7 +305,7 @@ func (pp *panels) load(fb *funcBuilder, p int, s value.Value, g tileGroup) value
 		t = types.NewVector(uint64(g.lanes), et)
 	}
 	ld := fb.cur.NewLoad(t, pp.ptr(fb, p, s, g))
-	ld.Align = llvm.Align(int64(g.lanes) * byteSize(et))
+	ld.Align = llvm.Align(g.align(byteSize(et)))
 	return ld
 }
 
@@ -570,10 +570,14 @@ func (kb *kernelBuilder) storeTile(f *tileFrame, partial bool) error {
 		for gi, g := range tc.groups {
 			p := fb.cur.NewGetElementPtr(types.NewArray(uint64(int64(c.mr)*nr), et), spill, i64(0), i64(int64(r)*nr+int64(g.off)))
 			v := fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi])
+			var st *llvm.InstStore
 			if g.lanes > 1 {
-				fb.cur.NewStore(v, fb.cur.NewBitCast(p, types.NewPointer(v.Type())))
+				st = fb.cur.NewStore(v, fb.cur.NewBitCast(p, types.NewPointer(v.Type())))
 			} else {
-				fb.cur.NewStore(v, p)
+				st = fb.cur.NewStore(v, p)
+			}
+			if a := g.align(byteSize(et)); a < int64(g.lanes)*byteSize(et) {
+				st.Align = llvm.Align(a) // an overlapping last vector (overlapColumns)
 			}
 		}
 	}
@@ -661,6 +665,17 @@ func intrinsicSuffix(t types.Type) string {
 		return "f64"
 	}
 	return s
+}
+
+// align returns the alignment in bytes of group g in a buffer of elements of elemBytes whose
+// rows of columns start 64-byte aligned (a panel slot, a partial tile's spill): its lanes'
+// bytes, less when its offset is not a multiple of them (the last vector of overlapColumns).
+func (g tileGroup) align(elemBytes int64) int64 {
+	a := int64(g.lanes) * elemBytes
+	for a > elemBytes && (int64(g.off)*elemBytes)%a != 0 {
+		a /= 2
+	}
+	return a
 }
 
 // lanesOf returns the vector length of a group for vecType (0: scalar).
