@@ -75,8 +75,12 @@ const (
 func tileParamO(k int) string { return fmt.Sprintf("graphc_to%d", k) }
 
 // tileGroup is a run of columns of a tile held in one register: lanes columns from offset off
-// (lanes 1: a scalar).
-type tileGroup struct{ off, lanes int }
+// (lanes 1: a scalar), kept at column slot of the panels filled at run time. The slots of a
+// tile's groups follow each other; they are the offsets but where the last vector overlaps
+// the one before it (overlapColumns): a panel slot apart, its store never overlaps part of
+// the load of another group, which would defeat store-to-load forwarding (ShuffleNet's
+// stride-2 convolutions ran at half speed).
+type tileGroup struct{ off, lanes, slot int }
 
 // tileClass is a tile shape with the scans of its full and partial tiles.
 type tileClass struct {
@@ -1345,9 +1349,9 @@ func overlapColumns(cols, vl int) []tileGroup {
 	var gs []tileGroup
 	off := 0
 	for ; off+vl <= cols; off += vl {
-		gs = append(gs, tileGroup{off, vl})
+		gs = append(gs, tileGroup{off, vl, off})
 	}
-	return append(gs, tileGroup{cols - vl, vl})
+	return append(gs, tileGroup{cols - vl, vl, off})
 }
 
 // splitColumns cuts a tile's cols columns into full vectors of vl lanes and a remainder in
@@ -1356,11 +1360,11 @@ func splitColumns(cols, vl int) []tileGroup {
 	var gs []tileGroup
 	off := 0
 	for ; off+vl <= cols; off += vl {
-		gs = append(gs, tileGroup{off, vl})
+		gs = append(gs, tileGroup{off, vl, off})
 	}
 	for w := vl / 2; w >= 1; w /= 2 {
 		if cols-off >= w {
-			gs = append(gs, tileGroup{off, w})
+			gs = append(gs, tileGroup{off, w, off})
 			off += w
 		}
 	}
