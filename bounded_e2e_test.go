@@ -2,11 +2,11 @@ package graphc_test
 
 // This file runs the data-dependent ops over run-time data as compiled code (bounded dims,
 // ir.BoundedDim) for x86-64 and for Hexagon under qemu (v67 scalar and HVX): NonZero, Compress,
-// Unique, GatherND over NonZero's rows, TopK with a computed k and TopK of a selection with
-// k = min(kmax, its count), on random inputs, inputs where nothing is selected (count 0, k 0)
-// and inputs where everything is (the bound reached), against the reference evaluator on the
-// imported graph, itself checked against onnxruntime once per regime where it is installed
-// (ortref).
+// Unique, GatherND over NonZero's rows, TopK with a computed k, TopK of a selection with
+// k = min(kmax, its count) and Reshape to a shape computed from a clipped count, on random
+// inputs, inputs where nothing is selected (count 0, k 0) and inputs where everything is (the
+// bound reached), against the reference evaluator on the imported graph, itself checked
+// against onnxruntime once per regime where it is installed (ortref).
 
 import (
 	"context"
@@ -167,6 +167,25 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	tw.Node("TopK", "t", []string{"X", "K"}, []string{"V", "I"}, onnxgen.IntAttr("axis", 1))
 	tw.Output("V", ir.F32, 3, "k")
 	tw.Output("I", ir.I64, 3, "k")
+	// Reshape to a shape computed at run time from a clipped count, the same value that ends
+	// the Slice before it: [n, 4] to [4n]
+	rs := onnxgen.New("rs", 13)
+	rs.Input("X", ir.F32, 12, 4)
+	rs.Input("S", ir.I64, 1)
+	for name, v := range map[string]int64{"lo": 0, "hi": 12, "zero1": 0, "four": 4} {
+		c := ir.NewTensor(ir.I64, []int64{1})
+		if name == "lo" || name == "hi" {
+			c = ir.NewTensor(ir.I64, []int64{})
+		}
+		c.I[0] = v
+		rs.Init(name, c)
+	}
+	rs.Node("Clip", "clip", []string{"S", "lo", "hi"}, []string{"SC"})
+	rs.Node("Slice", "sl", []string{"X", "zero1", "SC"}, []string{"Y"})
+	rs.Node("Mul", "mul", []string{"SC", "four"}, []string{"SC4"})
+	rs.Node("Reshape", "rs", []string{"Y", "SC4"}, []string{"F"})
+	rs.Node("Relu", "r", []string{"F"}, []string{"Z"})
+	rs.Output("Z", ir.F32, "n4")
 	r := rand.New(rand.NewPCG(35, 1))
 	cases := []struct {
 		name   string
@@ -222,6 +241,11 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			k := ir.NewTensor(ir.I64, []int64{1})
 			k.I[0] = []int64{0, 40, int64(5 * trial)}[mode]
 			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{3, 40}), k}
+		}},
+		{"reshape_bounded_values", rs, func(mode, trial int) []*ir.Tensor {
+			n := ir.NewTensor(ir.I64, []int64{1})
+			n.I[0] = []int64{-2, 12, int64(1 + trial)}[mode] // no row, all (the bound), some
+			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{12, 4}), n}
 		}},
 		{"topk", tk, func(mode, trial int) []*ir.Tensor {
 			k := ir.NewTensor(ir.I64, []int64{1})

@@ -68,7 +68,15 @@ func importReshape(c *nodeCtx) error {
 		if mergingReshape(c, nodeErr(err)) {
 			return nil // merged rows, held unmerged (mergedrows.go)
 		}
-		return err
+		// a shape computed at run time from bounded values (a count clipped to constants, the
+		// sizes a Resize took): the same expressions of bounded dims as the data's extents
+		// when they come from the same values (boundedints.go), so that the element counts
+		// agree for every value within the bounds
+		bounded, berr := c.RequireBoundedInts(1, "shape")
+		if berr != nil {
+			return err
+		}
+		target = bounded
 	}
 	allowZero := c.Opset() >= 14 && c.AttrInt("allowzero", 0) != 0
 	shape := make([]volume.Aff, len(target))
