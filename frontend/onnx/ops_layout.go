@@ -17,6 +17,8 @@ import (
 func init() {
 	registerOp("Transpose", 1, importTranspose)
 	registerOp("Reshape", 5, importReshape)
+	noteOp("Reshape", "a shape known at compile time, computed from shapes (symbolic or bounded dims), or computed at run time "+
+		"from bounded values that give the data's own extents (a count clipped to constants that also ends a Slice)")
 	registerOp("Flatten", 1, importFlatten)
 	registerOp("Squeeze", 1, importSqueeze)
 	registerOp("Unsqueeze", 1, importUnsqueeze)
