@@ -136,6 +136,15 @@ func normalizeRuntimeBounds(c *nodeCtx, x *ir.Value, starts, ends []volume.Aff, 
 		if sLo >= 0 && eLo >= 0 && sHi <= nLo && (eConst || eHi <= nLo) && sHi <= eLo {
 			continue
 		}
+		// bounds that cannot be negative keep their expressions, checked by the entry at run
+		// time (within the extent, the end at least the start; an end past a bounded extent is
+		// clamped by clampBoundedEnds): new dims would lose their relations with the other
+		// dims, which Mask R-CNN's paste needs (slices of a box's mask whose extents add up to
+		// the canvas: its Concat no longer imported) and Faster R-CNN's split of the boxes by
+		// image (its opt-in test gave other boxes for the same scores, not yet explained)
+		if sLo >= 0 && eLo >= 0 {
+			continue
+		}
 		nBody, err := affBody(n)
 		if err != nil {
 			continue
