@@ -33,6 +33,13 @@ func clampBoundedEnds(c *nodeCtx, x *ir.Value, starts, ends []volume.Aff, axes, 
 			continue
 		}
 		n := x.Type.Shape[d]
+		if shrinks(n) {
+			// an extent that shrinks as a dim grows (end − start, a canvas minus a box's
+			// offset) keeps its end: its bound over the dims' ranges may exceed every value it
+			// takes, and min(n, end) as a new dim would lose its relations with the others
+			// (Mask R-CNN's paste concatenates such slices to the canvas's 320)
+			continue
+		}
 		bound, err := e.boundOf(n)
 		ev, isConst := end.IsConst()
 		sv, startConst := volume.AffConst(0), true
@@ -65,6 +72,16 @@ func clampBoundedEnds(c *nodeCtx, x *ir.Value, starts, ends []volume.Aff, axes, 
 		out[k] = volume.AffParam(e.boundedDim(fmt.Sprintf("%s_n%d", c.Output(0), k), v, ev))
 	}
 	return out, e.err
+}
+
+// shrinks reports whether extent a has a term that decreases as a dim grows.
+func shrinks(a volume.Aff) bool {
+	for _, p := range a.Params {
+		if p.Coef < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // affRange returns the least and greatest values of a, an affine expression of bounded dims
