@@ -2,11 +2,12 @@ package graphc_test
 
 // This file runs the data-dependent ops over run-time data as compiled code (bounded dims,
 // ir.BoundedDim) for x86-64 and for Hexagon under qemu (v67 scalar and HVX): NonZero, Compress,
-// Unique, GatherND over NonZero's rows, TopK with a computed k and TopK of a selection with
-// k = min(kmax, its count), on random inputs, inputs where nothing is selected (count 0, k 0)
-// and inputs where everything is (the bound reached), against the reference evaluator on the
-// imported graph, itself checked against onnxruntime once per regime where it is installed
-// (ortref).
+// Unique, GatherND over NonZero's rows, TopK with a computed k, TopK of a selection with
+// k = min(kmax, its count), NonZero over a slice between run-time bounds and Reshape to a
+// shape computed from a clipped count, on random inputs, inputs where nothing is selected
+// (count 0, k 0) and inputs where everything is (the bound reached), against the reference
+// evaluator on the imported graph, itself checked against onnxruntime once per regime where
+// it is installed (ortref).
 
 import (
 	"context"
@@ -186,6 +187,46 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	zs.Node("Greater", "gt", []string{"XS", "thr"}, []string{"M"})
 	zs.Node("NonZero", "nz", []string{"M"}, []string{"NZ"})
 	zs.Output("NZ", ir.I64, 1, "m")
+	// Reshape to a shape computed at run time from a clipped count, the same value that ends
+	// the Slice before it: [n, 4] to [4n]
+	rs := onnxgen.New("rs", 13)
+	rs.Input("X", ir.F32, 12, 4)
+	rs.Input("S", ir.I64, 1)
+	for name, v := range map[string]int64{"lo": 0, "hi": 12, "zero1": 0, "four": 4} {
+		c := ir.NewTensor(ir.I64, []int64{1})
+		if name == "lo" || name == "hi" {
+			c = ir.NewTensor(ir.I64, []int64{})
+		}
+		c.I[0] = v
+		rs.Init(name, c)
+	}
+	rs.Node("Clip", "clip", []string{"S", "lo", "hi"}, []string{"SC"})
+	rs.Node("Slice", "sl", []string{"X", "zero1", "SC"}, []string{"Y"})
+	rs.Node("Mul", "mul", []string{"SC", "four"}, []string{"SC4"})
+	rs.Node("Reshape", "rs", []string{"Y", "SC4"}, []string{"F"})
+	rs.Node("Relu", "r", []string{"F"}, []string{"Z"})
+	rs.Output("Z", ir.F32, "n4")
+	// NonZero over X[clip(S) : clip(E)]: an extent end − start that shrinks as the start grows
+	// (torchvision's RoI heads)
+	sn := onnxgen.New("sn", 13)
+	sn.Input("X", ir.F32, 10)
+	sn.Input("SE", ir.I64, 2)
+	for name, v := range map[string]int64{"slo": -12, "shi": 12} {
+		c := ir.NewTensor(ir.I64, []int64{})
+		c.I[0] = v
+		sn.Init(name, c)
+	}
+	for name, v := range map[string]int64{"i0": 0, "i1": 1, "i2": 2} {
+		c := ir.NewTensor(ir.I64, []int64{1})
+		c.I[0] = v
+		sn.Init(name, c)
+	}
+	sn.Node("Clip", "clip", []string{"SE", "slo", "shi"}, []string{"SEC"})
+	sn.Node("Slice", "s0", []string{"SEC", "i0", "i1"}, []string{"ST"})
+	sn.Node("Slice", "s1", []string{"SEC", "i1", "i2"}, []string{"EN"})
+	sn.Node("Slice", "sl", []string{"X", "ST", "EN"}, []string{"Y"})
+	sn.Node("NonZero", "nz", []string{"Y"}, []string{"NZ"})
+	sn.Output("NZ", ir.I64, 1, "k")
 	r := rand.New(rand.NewPCG(35, 1))
 	cases := []struct {
 		name   string
@@ -246,6 +287,19 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			st := ir.NewTensor(ir.I64, []int64{1})
 			st.I[0] = []int64{0, 30, int64(7 * trial % 30)}[mode]
 			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{30}), st}
+		}},
+		{"reshape_bounded_values", rs, func(mode, trial int) []*ir.Tensor {
+			n := ir.NewTensor(ir.I64, []int64{1})
+			n.I[0] = []int64{-2, 12, int64(1 + trial)}[mode] // no row, all (the bound), some
+			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{12, 4}), n}
+		}},
+		{"nonzero_of_runtime_slice", sn, func(mode, trial int) []*ir.Tensor {
+			// an empty slice of zeros, all of X non-zero (the bound), part of X (a start that
+			// may count from the end) with some zeros
+			bounds := [][2]int64{{5, 2}, {-12, 12}, {int64(trial - 4), 7}}[mode]
+			se := ir.NewTensor(ir.I64, []int64{2})
+			se.I[0], se.I[1] = bounds[0], bounds[1]
+			return []*ir.Tensor{selection(r, ir.F32, []int64{10}, mode), se}
 		}},
 		{"topk", tk, func(mode, trial int) []*ir.Tensor {
 			k := ir.NewTensor(ir.I64, []int64{1})

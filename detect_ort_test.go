@@ -127,6 +127,8 @@ func checkDetector(t *testing.T, m *realmodel.Model, opts []graphc.Option, evalu
 		require.NoError(t, e2e.CompareDetections(e2e.Detections{Boxes: got[0], Scores: got[1], Labels: got[2]},
 			e2e.Detections{Boxes: want[0], Scores: want[1], Labels: want[2]}, [2]float64{1e-4, boxATol}, [2]float64{1e-4, 1e-5}),
 			"%s %s", what, set.Name)
+		box, score, moved := positionalErrors(got, want)
+		t.Logf("%s %s: %d boxes, max |Δbox| %.2g, max |Δscore| %.2g (%d near ties in another order)", what, set.Name, n, box, score, moved)
 		if len(want) > 3 {
 			// Mask R-CNN's masks [n, 1, H, W], pasted into the image by a Loop over the
 			// detections (resize_sized to each box): probabilities, in the detections' order
@@ -183,4 +185,23 @@ func checkDetector(t *testing.T, m *realmodel.Model, opts []graphc.Option, evalu
 		check(hm.String(), m.Sets[i], r.Outputs)
 	}
 	return counts
+}
+
+// positionalErrors returns the largest box and score differences between detections got and
+// want (boxes, scores, labels) at the positions where the labels agree, and how many positions
+// hold another label (near ties that came in another order, which CompareDetections matched).
+func positionalErrors(got, want []*ir.Tensor) (box, score float64, moved int) {
+	gb, gs, gl := got[0].Decoded(), got[1].Decoded(), got[2].Decoded()
+	wb, ws, wl := want[0].Decoded(), want[1].Decoded(), want[2].Decoded()
+	for i := range wl.I {
+		if gl.I[i] != wl.I[i] {
+			moved++
+			continue
+		}
+		score = max(score, math.Abs(gs.F[i]-ws.F[i]))
+		for c := range 4 {
+			box = max(box, math.Abs(gb.F[4*i+c]-wb.F[4*i+c]))
+		}
+	}
+	return box, score, moved
 }

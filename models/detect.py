@@ -88,6 +88,102 @@ def bound_image(det, hw=320, seed=2, margin=0.05, steps=150, lr=0.1):
     raise RuntimeError("bound_image: no image keeps %d boxes after %d steps" % (m.detections_per_img, steps))
 
 
+def postprocess(det):
+    """The module holding det's final score threshold and box limit (score_thresh,
+    detections_per_img): the detector itself (SSD, RetinaNet) or its RoI heads (Faster and
+    Mask R-CNN)."""
+    m = det.model
+    return m.roi_heads if hasattr(m, "roi_heads") else m
+
+
+def scores_at(det, x, thresh):
+    """The scores of the boxes det keeps on image x with its score threshold set to thresh."""
+    post = postprocess(det)
+    old = post.score_thresh
+    post.score_thresh = thresh
+    try:
+        with torch.no_grad():
+            return det(x)[1]
+    finally:
+        post.score_thresh = old
+
+
+def regime_image(det, regime, base=None, hw=320, rel_margin=0.1, steps=12):
+    """An image [1, 3, hw, hw] on which detector det (a Detector or MaskDetector around any
+    torchvision detector) keeps no box (regime "none") or some boxes but fewer than its limit
+    (regime "some"), robustly, t its score threshold and m = rel_margin * t: for "none" it
+    keeps no box with the threshold lowered to t - m; for "some" it keeps a box at t + m, fewer
+    than its limit at t - m, and no score lies within t / 100 of t, so that a rounding
+    difference between runtimes changes neither the regime nor the count.
+
+    "none" is the first flat image (gray, black, white) that keeps no box, or else one found by
+    gradient descent from gray (descend); "some" bisects the blend of that image (no box) and
+    base (an image with boxes) until the conditions hold. (With random weights the scores
+    crowd just above the threshold: a blend keeping 18 boxes at t - m keeps 1 at t + m.)"""
+    post = postprocess(det)
+    t, limit = post.score_thresh, post.detections_per_img
+    m = rel_margin * t
+    if regime == "none":
+        for v in (0.5, 0.0, 1.0):
+            x = torch.full((1, 3, hw, hw), v)
+            if scores_at(det, x, t - m).shape[0] == 0:
+                return x
+        return descend(det, torch.full((1, 3, hw, hw), 0.5), t, m)
+    if regime != "some":
+        raise ValueError("regime_image: regime %r, want none or some" % regime)
+    z = regime_image(det, "none", hw=hw, rel_margin=rel_margin)
+    lo, hi = 0.0, 1.0
+    tried = []
+    for _ in range(steps):
+        w = (lo + hi) / 2
+        x = z + w * (base - z)
+        s = scores_at(det, x, t - m)
+        n_lo, n_hi, near = s.shape[0], int((s > t + m).sum()), int(((s - t).abs() < t / 100).sum())
+        tried.append((w, n_lo, n_hi, near))
+        if n_hi > 0 and n_lo < limit and near == 0:
+            return x
+        if n_hi == 0:
+            lo = w  # too few boxes: more of base
+        else:
+            hi = w  # at the limit, or a score at the threshold: fewer boxes
+    raise RuntimeError("regime_image: no blend keeps some boxes (w, n at t - m, n at t + m, scores near t): %s" % tried)
+
+
+def candidate_scores(det, x):
+    """The scores det's score threshold applies to on image x, differentiable in x: each
+    (anchor or proposal, foreground class) pair's (the proposals themselves, chosen by the
+    RPN, are held)."""
+    m = det.model
+    images, _ = m.transform([x[0]])
+    features = m.backbone(images.tensors)
+    if hasattr(m, "roi_heads"):
+        with torch.no_grad():
+            proposals, _ = m.rpn(images, features)
+        h = m.roi_heads
+        logits, _ = h.box_predictor(h.box_head(h.box_roi_pool(features, proposals, images.image_sizes)))
+        return torch.softmax(logits, -1)[:, 1:]  # class 0 is the background
+    logits = m.head(list(features.values()))["cls_logits"][0]
+    if isinstance(m, torchvision.models.detection.RetinaNet):
+        return torch.sigmoid(logits)
+    return torch.softmax(logits, -1)[:, 1:]
+
+
+def descend(det, x, t, m, steps=60, lr=0.1):
+    """An image near x on which det keeps no box with its threshold lowered to t - m, found
+    by gradient descent on the smooth count of candidate scores above t - 2m (the image is
+    sigmoid(z): it stays in [0, 1])."""
+    z = torch.logit(x.clamp(0.02, 0.98)).requires_grad_()
+    opt = torch.optim.Adam([z], lr=lr)
+    for it in range(steps):
+        if it % 5 == 0 and scores_at(det, torch.sigmoid(z).detach(), t - m).shape[0] == 0:
+            return torch.sigmoid(z).detach()
+        loss = torch.sigmoid((candidate_scores(det, torch.sigmoid(z)) - (t - 2 * m)) / m).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    raise RuntimeError("descend: the detector keeps boxes after %d steps" % steps)
+
+
 def spread(model, layer, std, hw=320):
     """Scales layer (a head's last layer) so that its outputs on a random image have standard
     deviation std: with random weights a classification head gives every class about the same

@@ -18,6 +18,9 @@ sequence lengths (or batch sizes).
     python3 models/export.py --set detect     # torchvision detectors (models/detect.py) into
                                               # $GRAPHC_MODELS_DETECT (~/.cache/graphc-models-detect)
     python3 models/export.py --set tiny-detect --out testdata/detect   # the committed detector
+    python3 models/export.py --set detect --sets-only retinanet   # only the test data sets of
+                                              # an exported model (same bytes checked), then
+                                              # models/ort_refs.py DIR for onnxruntime's outputs
     python3 models/export.py --list
     python3 models/export.py gpt2 resnet18    # some models only
 
@@ -25,9 +28,12 @@ Needs Debian's python3-torch, python3-torchvision and python3-onnx (not needed b
 """
 
 import argparse
+import filecmp
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 import numpy as np
 import onnx
@@ -261,6 +267,25 @@ def extra_set():
     return s
 
 
+def rand_image(seed):
+    return torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(seed))
+
+
+# the RoI detectors keep their limit (detections_per_img) on the random image of
+# test_data_set_0; sets 1 and 2 are the other regimes
+REGIMES_NOTE = "test_data_set_1 keeps no box, test_data_set_2 some (detect.regime_image)"
+
+
+def regime_sets(some=True):
+    """Data sets 1 and 2 of a detector whose set 0 (rand_image(1)) keeps boxes: an image that
+    keeps none and (with some) one that keeps some but fewer than the limit
+    (detect.regime_image)."""
+    sets = [[("images", lambda model: detect.regime_image(model, "none"))]]
+    if some:
+        sets.append([("images", lambda model: detect.regime_image(model, "some", base=rand_image(1)))])
+    return tuple(sets)
+
+
 def detect_set():
     """torchvision detectors with random weights (models/detect.py): one image, the first
     image's boxes, scores and labels; their counts are decided by the data."""
@@ -268,7 +293,7 @@ def detect_set():
         Spec(
             "ssdlite320",
             detect.ssdlite320,
-            [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
+            [("images", lambda: rand_image(1))],
             ["boxes", "scores", "labels"],
             # a random image, and one found by gradient ascent that keeps the 300-box bound
             # (a gray image keeps none: the test tries flat images itself)
@@ -279,23 +304,28 @@ def detect_set():
         Spec(
             "fasterrcnn_mobilenet320",
             detect.fasterrcnn_mobilenet320,
-            [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
+            [("images", lambda: rand_image(1))],
             ["boxes", "scores", "labels"],
-            note="fasterrcnn_mobilenet_v3_large_320_fpn, calibrated random weights, SE gates std 2, box deltas std 0.1, class scores spread (std 1.5)",
+            extra_sets=regime_sets(),
+            note="fasterrcnn_mobilenet_v3_large_320_fpn, calibrated random weights, SE gates std 2, box deltas std 0.1, class scores spread (std 1.5); " + REGIMES_NOTE,
         ),
         Spec(
             "retinanet",
             detect.retinanet,
-            [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
+            [("images", lambda: rand_image(1))],
             ["boxes", "scores", "labels"],
-            note="retinanet_resnet50_fpn, calibrated random weights, class logits spread (std 1), 320×320",
+            extra_sets=regime_sets(),
+            note="retinanet_resnet50_fpn, calibrated random weights, class logits spread (std 1), 320×320; " + REGIMES_NOTE,
         ),
         Spec(
             "maskrcnn",
             detect.maskrcnn,
-            [("images", lambda: torch.rand((1, 3, 320, 320), generator=torch.Generator().manual_seed(1)))],
+            [("images", lambda: rand_image(1))],
             ["boxes", "scores", "labels", "masks"],
-            note="maskrcnn_resnet50_fpn at 320×320 (min_size = max_size = 320), calibrated random weights, class scores spread (std 1.5)",
+            # no stored image with some boxes: the bisection takes a dozen Mask R-CNN runs in
+            # torch (the opt-in test's own search finds one with onnxruntime)
+            extra_sets=regime_sets(some=False),
+            note="maskrcnn_resnet50_fpn at 320×320 (min_size = max_size = 320), calibrated random weights, class scores spread (std 1.5); test_data_set_1 keeps no box (detect.regime_image)",
         ),
     ]
 
@@ -426,12 +456,18 @@ def audio_set():
     ]
 
 
-def export(spec, out, opset):
+def export(spec, out, opset, sets_only=False):
+    """Exports spec into OUT/<name>; with sets_only, writes only its test data sets, after
+    checking that the model exports to the bytes of the OUT/<name>/model.onnx they are for."""
     torch.manual_seed(0)
     model = spec.build().eval()
     d = os.path.join(out, spec.name)
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, "model.onnx")
+    stored = path
+    if sets_only:
+        tmp = tempfile.mkdtemp(prefix="export-")
+        path = os.path.join(tmp, "model.onnx")
     sets = [spec.inputs] + list(spec.extra_sets)
     args = tuple(gen() for _, gen in spec.inputs)
     # with gradients on: under no_grad, nn.MultiheadAttention (ViT) takes a fused fast path
@@ -447,6 +483,11 @@ def export(spec, out, opset):
         do_constant_folding=True,
     )
     onnx.checker.check_model(path)
+    if sets_only:
+        same = filecmp.cmp(path, stored, shallow=False)
+        shutil.rmtree(tmp)
+        if not same:
+            raise RuntimeError("%s exports to other bytes than %s: the sets would not be its own" % (spec.name, stored))
     for n, inputs in enumerate(sets):
         sd = os.path.join(d, "test_data_set_%d" % n)
         os.makedirs(sd, exist_ok=True)
@@ -469,6 +510,8 @@ def export(spec, out, opset):
             t = numpy_helper.from_array(y, spec.outputs[k])
             with open(os.path.join(sd, "output_%d.pb" % k), "wb") as f:
                 f.write(t.SerializeToString())
+    if sets_only:  # meta.json stays: it may hold settings added by hand (graphc-bench's quant_step)
+        return os.path.getsize(stored)
     meta = {"note": spec.note, "opset": opset, "torch": torch.__version__, "dynamic": spec.dynamic is not None}
     with open(os.path.join(d, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1, sort_keys=True)
@@ -489,6 +532,9 @@ def main():
     ap.add_argument("--opset", type=int, default=OPSET)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--force", action="store_true", help="export even when OUT/<name>/model.onnx exists")
+    ap.add_argument("--sets-only", action="store_true",
+                    help="rewrite only the test data sets of models exported in OUT (checked to export to the same bytes); "
+                    "models/ort_refs.py then replaces their outputs by onnxruntime's")
     a = ap.parse_args()
     specs = {"bench": bench_set, "tiny": tiny_set, "extra": extra_set, "recurrent": recurrent_set, "audio": audio_set, "detect": detect_set, "tiny-detect": tiny_detect_set}[a.set]()
     if a.out is None:
@@ -515,11 +561,16 @@ def main():
     for s in specs:
         if a.names and s.name not in a.names:
             continue
-        if not a.force and os.path.exists(os.path.join(a.out, s.name, "model.onnx")):
+        exists = os.path.exists(os.path.join(a.out, s.name, "model.onnx"))
+        if a.sets_only and not exists:
+            failed.append(s.name)
+            print("%-24s not exported in %s (--sets-only)" % (s.name, a.out), flush=True)
+            continue
+        if not a.force and not a.sets_only and exists:
             print("%-24s cached" % s.name)
             continue
         try:
-            size = export(s, a.out, a.opset)
+            size = export(s, a.out, a.opset, a.sets_only)
         except Exception as e:  # one model torch cannot export does not stop the others
             failed.append(s.name)
             print("%-24s export failed: %s: %s" % (s.name, type(e).__name__, str(e).splitlines()[0]), flush=True)

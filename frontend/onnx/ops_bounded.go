@@ -364,31 +364,27 @@ func minCap(v *ir.Value) (int64, bool) {
 	return 0, false
 }
 
-// boundOf returns the largest value of an extent over the bounded dims' ranges [0, bound]:
-// its value with each dim at its bound where the extent grows with it and at 0 where it
-// shrinks (a run-time Slice's end - start: Faster R-CNN's per-class scores, whose start
-// normalizeRuntimeBounds makes a dim of its own).
+// boundOf returns the largest value of an extent of bounded dims over their ranges (each in
+// [0, its bound]): a term that grows with a dim at its bound, one that shrinks at 0 (a slice
+// between run-time start and end, end − start, is at most end's bound).
 func (e *emitter) boundOf(a volume.Aff) (int64, error) {
 	bounds := map[string]int64{}
 	for _, b := range e.c.im.bounded {
 		bounds[b.param] = b.bound
 	}
-	at := map[string]int64{}
 	for _, p := range a.Params {
-		b, ok := bounds[p.Name]
-		if !ok {
-			return 0, fmt.Errorf("its extent must be static or a function of dims computed by the graph (it depends on %s)", p.Name)
-		}
-		if p.Coef > 0 {
-			at[p.Name] = b
-		} else {
-			at[p.Name] = 0
+		if _, ok := bounds[p.Name]; !ok {
+			return 0, fmt.Errorf("its extent must be static or depend only on dims computed by the graph (it depends on %s)", p.Name)
 		}
 	}
-	if len(a.Floors) > 0 {
+	if len(a.Floors) > 0 || len(a.Dims) > 0 {
 		return 0, fmt.Errorf("its extent %s has a floor division", a.String())
 	}
-	return a.Eval(nil, func(n string) (int64, bool) { v, ok := at[n]; return v, ok })
+	_, hi, ok := e.affRange(a)
+	if !ok {
+		return 0, fmt.Errorf("its extent %s is not affine in dims computed by the graph", a.String())
+	}
+	return max(hi, 0), nil
 }
 
 // importTopKRuntime is TopK whose K is computed at run time: k is a bounded dim; every element

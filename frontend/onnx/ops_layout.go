@@ -17,6 +17,8 @@ import (
 func init() {
 	registerOp("Transpose", 1, importTranspose)
 	registerOp("Reshape", 5, importReshape)
+	noteOp("Reshape", "a shape known at compile time, computed from shapes (symbolic or bounded dims), or computed at run time "+
+		"from bounded values that give the data's own extents (a count clipped to constants that also ends a Slice)")
 	registerOp("Flatten", 1, importFlatten)
 	registerOp("Squeeze", 1, importSqueeze)
 	registerOp("Unsqueeze", 1, importUnsqueeze)
@@ -68,7 +70,15 @@ func importReshape(c *nodeCtx) error {
 		if mergingReshape(c, nodeErr(err)) {
 			return nil // merged rows, held unmerged (mergedrows.go)
 		}
-		return err
+		// a shape computed at run time from bounded values (a count clipped to constants, the
+		// sizes a Resize took): the same expressions of bounded dims as the data's extents
+		// when they come from the same values (boundedints.go), so that the element counts
+		// agree for every value within the bounds
+		bounded, berr := c.RequireBoundedInts(1, "shape")
+		if berr != nil {
+			return err
+		}
+		target = bounded
 	}
 	allowZero := c.Opset() >= 14 && c.AttrInt("allowzero", 0) != 0
 	shape := make([]volume.Aff, len(target))

@@ -33,6 +33,13 @@ func clampBoundedEnds(c *nodeCtx, x *ir.Value, starts, ends []volume.Aff, axes, 
 			continue
 		}
 		n := x.Type.Shape[d]
+		if shrinks(n) {
+			// an extent that shrinks as a dim grows (end − start, a canvas minus a box's
+			// offset) keeps its end: its bound over the dims' ranges may exceed every value it
+			// takes, and min(n, end) as a new dim would lose its relations with the others
+			// (Mask R-CNN's paste concatenates such slices to the canvas's 320)
+			continue
+		}
 		bound, err := e.boundOf(n)
 		ev, isConst := end.IsConst()
 		sv, startConst := volume.AffConst(0), true
@@ -65,6 +72,16 @@ func clampBoundedEnds(c *nodeCtx, x *ir.Value, starts, ends []volume.Aff, axes, 
 		out[k] = volume.AffParam(e.boundedDim(fmt.Sprintf("%s_n%d", c.Output(0), k), v, ev))
 	}
 	return out, e.err
+}
+
+// shrinks reports whether extent a has a term that decreases as a dim grows.
+func shrinks(a volume.Aff) bool {
+	for _, p := range a.Params {
+		if p.Coef < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // affRange returns the least and greatest values of a, an affine expression of bounded dims
@@ -134,6 +151,15 @@ func normalizeRuntimeBounds(c *nodeCtx, x *ir.Value, starts, ends []volume.Aff, 
 		// valid for every value as it is: 0 <= start <= end, start <= extent, and a run-time end
 		// at most the extent (a constant end past it is clamped by the slice itself)
 		if sLo >= 0 && eLo >= 0 && sHi <= nLo && (eConst || eHi <= nLo) && sHi <= eLo {
+			continue
+		}
+		// bounds that cannot be negative keep their expressions, checked by the entry at run
+		// time (within the extent, the end at least the start; an end past a bounded extent is
+		// clamped by clampBoundedEnds): new dims would lose their relations with the other
+		// dims, which Mask R-CNN's paste needs (slices of a box's mask whose extents add up to
+		// the canvas: its Concat no longer imported) and Faster R-CNN's split of the boxes by
+		// image (its opt-in test gave other boxes for the same scores, not yet explained)
+		if sLo >= 0 && eLo >= 0 {
 			continue
 		}
 		nBody, err := affBody(n)

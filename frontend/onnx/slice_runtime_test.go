@@ -62,3 +62,27 @@ func TestSliceRuntimeNegativeStart(t *testing.T) {
 		}
 	}
 }
+
+// TestNonZeroOfRuntimeSlice: NonZero over X[clip(S):clip(E)], whose extent end − start (two
+// bounded dims, the start's counted negatively) is at most the end's bound (torchvision's
+// RoI heads select the boxes above the threshold from such a slice of the scores).
+func TestNonZeroOfRuntimeSlice(t *testing.T) {
+	m := sliceRuntimeModel(false)
+	m.G.Node = append(m.G.Node, node("NonZero", []string{"Y"}, []string{"NZ"}))
+	m.G.Output = nil
+	m.Output("NZ", ir.I64, 1, "k")
+	x := tensor(ir.F32, []int64{10}, 0, 1, 0, 3, 4, 0, 6, 7, 0, 9)
+	g, err := onnx.Import(m.Proto(), "nzslice.onnx")
+	require.NoError(t, err)
+	require.NoError(t, ir.Verify(g))
+	require.Equal(t, int64(10), g.Bounded[len(g.Bounded)-1].Bound, "at most the extent")
+	for _, tc := range [][2]float64{{2, 7}, {-3, 10}, {0, 12}, {5, 2}, {-12, 4}, {12, 12}} {
+		s := tensor(ir.I64, []int64{1}, tc[0])
+		e := tensor(ir.I64, []int64{1}, tc[1])
+		want := runModel(t, m.Proto(), nil, onnx.WithConstInput("X", x), onnx.WithConstInput("S", s), onnx.WithConstInput("E", e))
+		got, err := eval.Run(g, map[string]*ir.Tensor{"X": x, "S": s, "E": e})
+		require.NoError(t, err, "start %v, end %v", tc[0], tc[1])
+		require.Equal(t, want[0].Shape, got[0].Shape, "start %v, end %v", tc[0], tc[1])
+		require.Equal(t, want[0].I, got[0].I, "start %v, end %v", tc[0], tc[1])
+	}
+}

@@ -1,6 +1,8 @@
 """Writes a YOLO-style detection head with NonMaxSuppression, built with onnx.helper.
 
     /usr/bin/python3 testdata/bounded/yolo_head.py OUT.onnx [CENTER_POINT_BOX [SCORE_THRESHOLD]]
+    /usr/bin/python3 testdata/bounded/yolo_head.py --sets DIR   # DIR/model.onnx (centre boxes,
+        # threshold 0.3) and the inputs of three data sets; then models/ort_refs.py DIR
 
 Input: a feature map F[1, 16, 6, 8]. A 1x1 convolution gives 4 + 3 channels per cell; the first
 four are decoded into boxes (centre and size, in pixels; or corners with CENTER_POINT_BOX=0),
@@ -17,9 +19,17 @@ from onnx import TensorProto as T
 from onnx import helper as h
 from onnx import numpy_helper as nh
 
-out = sys.argv[1]
-center = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-score_thr = float(sys.argv[3]) if len(sys.argv) > 3 else 0.3
+import os
+
+sets_dir = None
+if sys.argv[1] == "--sets":
+    sets_dir = sys.argv[2]
+    os.makedirs(sets_dir, exist_ok=True)
+    out, center, score_thr = os.path.join(sets_dir, "model.onnx"), 1, 0.3
+else:
+    out = sys.argv[1]
+    center = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    score_thr = float(sys.argv[3]) if len(sys.argv) > 3 else 0.3
 rng = np.random.default_rng(35)
 cin, hh, ww, ncls = 16, 6, 8, 3
 n = hh * ww
@@ -90,3 +100,22 @@ m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
 m.ir_version = 8
 onnx.checker.check_model(m)
 onnx.save(m, out)
+
+if sets_dir:
+    # the three regimes, far from every threshold: v solves W v = (0, 0, 0, 0, -10, -10, -10)
+    # (a 16 px box on its cell, class logits -10: scores 5e-5, under 0.3), so F = v at every cell
+    # keeps no box; F = -v at two far cells (logits 9) keeps both in each class (6 of 15);
+    # F = 0 (logits -0.5: 0.38 everywhere; 16 px boxes 8 px apart overlap by IoU 1/3 < 0.45)
+    # keeps 5 a class, the bound (15)
+    v = np.linalg.lstsq(w[:, :, 0, 0], np.array([0, 0, 0, 0, -10, -10, -10], np.float64) - b, rcond=None)[0]
+    none = np.broadcast_to(v[None, :, None, None], (1, cin, hh, ww)).astype(np.float32)
+    some = none.copy()
+    some[0, :, 0, 0] = some[0, :, hh - 1, ww - 1] = -v  # W(-v) + b: box 0, class logits 10 + 2b = 9
+    bound = np.zeros((1, cin, hh, ww), np.float32)
+    with open(os.path.join(sets_dir, "meta.json"), "w") as f:
+        f.write('{"note": "testdata/bounded/yolo_head.py --sets: centre boxes, threshold 0.3; sets 0, 1, 2 keep 0, 6 and 15 (the bound) boxes"}\n')
+    for k, x in enumerate([none, some, bound]):
+        sd = os.path.join(sets_dir, "test_data_set_%d" % k)
+        os.makedirs(sd, exist_ok=True)
+        with open(os.path.join(sd, "input_0.pb"), "wb") as f:
+            f.write(nh.from_array(np.ascontiguousarray(x), "F").SerializeToString())
