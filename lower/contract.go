@@ -175,6 +175,14 @@ type contraction struct {
 	colOuter bool
 	// packO are the o dims the packed reads depend on (the panel key's)
 	packO []bool
+	// colTiles, when not nil, places a tile among the tiles of its column in a column-outer
+	// scan of static bounds; spread: the tiles of a column share the prefetch of the next
+	// column's compile-time panel, each its part (TileShape.PanelSpreadMaxRowTiles)
+	colTiles *colTileGrid
+	spread   bool
+	// prefetchMax and spreadMax are the tile shape's PanelPrefetchMaxRowTiles and
+	// PanelSpreadMaxRowTiles
+	prefetchMax, spreadMax int
 	// groups are the colGroups of dense domains
 	groups []*colGroup
 	// rowsSym: the number of rows, rowsExt, is an expression of the symbolic dims;
@@ -204,6 +212,9 @@ func (c *contraction) String() string {
 	}
 	if c.colOuter {
 		s += " col-outer"
+	}
+	if c.spread && len(c.packs) > 0 {
+		s += fmt.Sprintf(" spread-prefetch/%d", c.colTiles.total)
 	}
 	for _, v := range c.small {
 		s += fmt.Sprintf(" +rows<=%d(kc=%d)", v.smallRows, v.kc)
@@ -331,6 +342,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int, shape TileSh
 	c.rolled = rolled
 	c.alternatives = shape.Alternatives
 	c.chunkPanelBytes = int64(shape.ChunkPanelBytes)
+	c.prefetchMax, c.spreadMax = shape.PanelPrefetchMaxRowTiles, shape.PanelSpreadMaxRowTiles
 	if c.vl < 2 {
 		return nil, "vectors narrower than two lanes"
 	}
@@ -650,6 +662,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		}
 	}
 	c.planOrder(op)
+	c.planColTiles(plo, phi)
 	return c.planClasses(params, pset, ctx, plo, phi, nr, symCols)
 }
 
@@ -1070,6 +1083,43 @@ func (c *contraction) planOrder(op *ir.Op) {
 			c.packO[o] = c.packO[o] || accessStride(op.Access[k].Pieces[0].Index, d) != strideInvariant
 		}
 	}
+}
+
+// colTileGrid is the grid of the tiles of one column in a column-outer scan, (o..., ti): the
+// first value and extent of each o dim, and the row tiles along i. A tile's place in its
+// column is ti + iTiles·(Σ (o - lo)·Π later extents), of total places.
+type colTileGrid struct {
+	lo, ext       []int64
+	iTiles, total int64
+}
+
+// planColTiles records the grid of a column's tiles (c.colTiles) when the tiles visit columns
+// outermost over a box of constant bounds, and whether they share the prefetch of the next
+// column's panel (c.spread): more of them than every tile prefetching the whole panel suits,
+// at most spreadMax.
+func (c *contraction) planColTiles(plo, phi []volume.Aff) {
+	defer func() {
+		c.spread = c.colTiles != nil && c.prefetchMax > 0 && !c.prefetchesPanels(c.prefetchMax) && c.colTiles.total <= int64(c.spreadMax)
+	}()
+	if !c.colOuter {
+		return
+	}
+	rows, ok := extentOf(plo[c.i], phi[c.i])
+	if !ok {
+		return
+	}
+	g := &colTileGrid{iTiles: (rows + int64(c.mr) - 1) / int64(c.mr)}
+	g.total = g.iTiles
+	for _, d := range c.oDims {
+		lo, ok1 := plo[d].IsConst()
+		ext, ok2 := extentOf(plo[d], phi[d])
+		if !ok1 || !ok2 {
+			return
+		}
+		g.lo, g.ext = append(g.lo, lo), append(g.ext, ext)
+		g.total *= ext
+	}
+	c.colTiles = g
 }
 
 // scanTiles scans a set of tiles over (o..., tj, ti) in the order planOrder chose; the leaves

@@ -371,6 +371,8 @@ type tileFrame struct {
 	i0, j0     value.Value
 	accs, offs [][]value.Value
 	fb         *funcBuilder
+	// place is the tile's place among the tiles of its column (colTileGrid; nil: unknown)
+	place value.Value
 }
 
 // at returns the iteration point of row r and column group g of the tile (reduction dims 0).
@@ -404,6 +406,13 @@ func (kb *kernelBuilder) emitTile(c *contraction, pp *panels, tc *tileClass, lev
 		fb.known(j0, gcd(jlo, nr))
 	}
 	f := &tileFrame{c: c, tc: tc, et: et, nr: nr, dims: dims, i0: i0, j0: j0, fb: fb}
+	if g := c.colTiles; g != nil && c.spread {
+		var place value.Value = i64(0)
+		for k := range c.oDims {
+			place = fb.add(fb.mul(place, i64(g.ext[k])), fb.sub(lev[k], i64(g.lo[k])))
+		}
+		f.place = fb.add(fb.mul(place, i64(g.iTiles)), lev[nO+1])
+	}
 	at := f.at
 	// accumulators: one alloca per register, in the entry block so that SROA promotes them
 	f.accs = make([][]value.Value, tc.rows)
@@ -473,7 +482,16 @@ func (kb *kernelBuilder) emitTileReduction(f *tileFrame, pp *panels) error {
 				for p, k := range c.packs {
 					for _, g := range tc.groups {
 						packed[p] = append(packed[p], pp.load(fb, p, s, g))
-						if pp.pre[p] && g.lanes > 1 && c.prefetchesPanels(fb.mc.tileShape.PanelPrefetchMaxRowTiles) {
+						if pp.pre[p] && g.off == 0 && f.place != nil && c.spread {
+							// this tile's share of the next panel, swept along with its own:
+							// the column's tiles fetch it once between them (see
+							// TileShape.PanelSpreadMaxRowTiles)
+							pe := pp.geom[p].panelElems
+							at := fb.add(fb.mul(f.place, i64(pe)), s)
+							at = fb.cur.NewUDiv(at, i64(c.colTiles.total))
+							next := fb.cur.NewGetElementPtr(pp.elem(), fb.cur.NewBitCast(pp.bufs[p], types.NewPointer(pp.elem())), fb.add(at, i64(pe)))
+							fb.prefetch(next)
+						} else if pp.pre[p] && g.lanes > 1 && c.prefetchesPanels(fb.mc.tileShape.PanelPrefetchMaxRowTiles) {
 							// the same point of the next panel, which follows this one
 							next := fb.cur.NewGetElementPtr(pp.elem(), fb.cur.NewBitCast(pp.bufs[p], types.NewPointer(pp.elem())), fb.add(s, i64(pp.geom[p].panelElems+int64(g.off))))
 							fb.prefetch(next)

@@ -132,6 +132,18 @@ type TileShape struct {
 	// (10) 10.8 / 10.6, conv 1×1 7²×512→2048 (14) 3.1 / 2.7, 1×1 14²×1024→256 (42) 2.4 /
 	// 2.0, 128×256·256×16384 (22) 35 / 20.
 	PanelPrefetchMaxRowTiles int `json:"panel-prefetch-max-row-tiles"`
+	// PanelSpreadMaxRowTiles bounds the row tiles of a column, above PanelPrefetchMaxRowTiles,
+	// that share the prefetch of the next column's compile-time panel (0: none): tile t of
+	// the column's T prefetches the t-th T-th of it, one prefetch a reduction step, so that
+	// the column's tiles fetch the next panel once between them, spread over the column's
+	// work. Without it, few rows per column (a convolution at 7×7) leave the weights'
+	// stream to the first tile of each column, which waits on memory while the others wait
+	// on nothing; with many the hardware prefetchers keep up and the prefetches only cost
+	// issue slots. AVX2 4×3 and 5×2 tiles on Zen 3, one thread, weights colder than L3
+	// (chains of convolutions, 50 MB of weights), ms per convolution without / with: 3×3
+	// 7²×512 (14 tiles a column) 2.8 / 2.5, 1×1 7²×512→2048 (14) 1.24 / 1.10, 1×1
+	// 7²×2048→512 (14) 1.25 / 1.09; 3×3 14²×256 (42) 2.50 / 2.59, 1×1 14² (42) no change.
+	PanelSpreadMaxRowTiles int `json:"panel-spread-max-row-tiles"`
 	// ChunkPanelBytes bounds the panel of one reduction chunk over every reduction dim, not
 	// only the first (0: no bound): a 3×3 convolution's chunk of input channels reads 9 taps
 	// of nr weights per channel, and a whole reduction's (128 channels: 72 KiB with 6×2) read

@@ -154,8 +154,12 @@ var convShapes = []convShape{
 }
 
 // convModels returns the conv table's rows as benchmark models (timed with the default
-// pipeline only: --pipeline= is the NCHW path the table is meant to leave behind).
-func convModels() []benchModel {
+// pipeline only: --pipeline= is the NCHW path the table is meant to leave behind). With
+// pooled, the 2-D rows read a channels-last activation (onnxgen.ConvAfterPool: the
+// convolution as a CNN runs it, where the table's own rows read the NCHW graph input in place),
+// named with a "pooled" suffix (-profile gives the convolution's time alone); the 1-D rows are
+// left out.
+func convModels(pooled bool) []benchModel {
 	var out []benchModel
 	for _, s := range convShapes {
 		o := (s.hw+2*s.pad-s.dil*(s.k-1)-1)/s.stride + 1
@@ -168,6 +172,14 @@ func convModels() []benchModel {
 			out = append(out, benchModel{name: s.name, build: func() *onnxgen.Model {
 				return onnxgen.Conv1D(s.c, s.hw, s.m, s.k, s.stride, s.pad, s.dil, s.group, s.transposed)
 			}, shapes: map[string][]int64{"X": {1, int64(s.c), int64(s.hw)}}, gflop: gf, fullGF: gf, dieOnly: true})
+			continue
+		}
+		if pooled {
+			if !s.oneD {
+				out = append(out, benchModel{name: s.name + " pooled", build: func() *onnxgen.Model {
+					return onnxgen.ConvAfterPool(s.c, s.hw, s.m, s.k, s.stride, s.pad, s.dil, s.group)
+				}, shapes: map[string][]int64{"X": {1, int64(s.c), int64(s.hw), int64(s.hw)}}, gflop: gf, fullGF: gf, dieOnly: true})
+			}
 			continue
 		}
 		out = append(out, benchModel{name: s.name, build: func() *onnxgen.Model {
@@ -236,6 +248,7 @@ func main() {
 	flag.StringVar(&benchCPU, "mcpu", "native", "the CPU the models are compiled for (e.g. haswell or x86-64-v3: AVX2 without AVX-512)")
 	cputime := flag.Bool("cputime", false, "measure process CPU time instead of wall time (graphc and onnxruntime alike): steadier on a loaded machine")
 	convs := flag.Bool("convs", false, "benchmark the conv shape table (1x1, 3x3 at 56/28/14/7, strided, 7x7 stem, depthwise, grouped, dilated) instead of the synthetic models")
+	pooled := flag.Bool("pooled", false, "with -convs: the 2-D rows behind a 3x3 max pool, so that the convolution reads a channels-last activation as inside a CNN (rows named \"... pooled\"; -profile times the convolution alone)")
 	memory := flag.Bool("mem", false, "measure graphc's peak resident set compiling the real-model set and a 100,000-op chain (-models chain,resnet18 for some) against issue 25's targets; -mem-flags adds graphc flags")
 	memChain := flag.String("mem-write-chain", "", "write the 100,000-op chain of -mem to this file and exit (used by -mem)")
 	memFlags := flag.String("mem-flags", "", "with -mem: extra graphc flags, space-separated (e.g. --weights=w.bin)")
@@ -310,7 +323,7 @@ func main() {
 	}
 	table := models
 	if *convs {
-		table = convModels()
+		table = convModels(*pooled)
 		fmt.Printf("conv shapes (Conv+bias+Relu, batch 1); CPU: %s\n", cpuName())
 	}
 	fmt.Printf("%-24s %10s %10s %10s %9s %9s %8s %8s\n", "model", "graphc ms", "no-die ms", "ort ms", "GFLOP/s", "ort GF/s", "g/ort", "die/nodie")

@@ -65,12 +65,29 @@ func ConvRelu(c, hw, f int) *Model {
 // 1×c×hw×hw image, m output channels, a k×k kernel with the given stride, padding, dilation and
 // group count.
 func Conv(c, hw, m, k, stride, pad, dil, group int) *Model {
+	return conv(c, hw, m, k, stride, pad, dil, group, false)
+}
+
+// ConvAfterPool is Conv behind a 3×3 max pool (stride 1, padding 1) of its image: the layout
+// pass stores the pool's result channels-last, so that the convolution reads a channels-last
+// activation as it does inside a CNN (Conv reads the NCHW graph input in place, at a stride of
+// a whole plane per channel). graphc-bench -profile times the convolution's kernel alone.
+func ConvAfterPool(c, hw, m, k, stride, pad, dil, group int) *Model {
+	return conv(c, hw, m, k, stride, pad, dil, group, true)
+}
+
+func conv(c, hw, m, k, stride, pad, dil, group int, pool bool) *Model {
 	r := rand.New(rand.NewPCG(uint64(c*hw+m), uint64(k*stride)))
 	md := New("conv", 17)
 	md.Input("X", ir.F32, 1, c, hw, hw)
+	x := "X"
+	if pool {
+		x = "P"
+		md.Node("MaxPool", "pool", []string{"X"}, []string{x}, IntsAttr("kernel_shape", 3, 3), IntsAttr("pads", 1, 1, 1, 1))
+	}
 	randInit(md, "W", r, 1/math.Sqrt(float64(c/group*k*k)), int64(m), int64(c/group), int64(k), int64(k))
 	randInit(md, "Bias", r, 0.1, int64(m))
-	md.Node("Conv", "conv", []string{"X", "W", "Bias"}, []string{"C"}, IntsAttr("pads", int64(pad), int64(pad), int64(pad), int64(pad)),
+	md.Node("Conv", "conv", []string{x, "W", "Bias"}, []string{"C"}, IntsAttr("pads", int64(pad), int64(pad), int64(pad), int64(pad)),
 		IntsAttr("kernel_shape", int64(k), int64(k)), IntsAttr("strides", int64(stride), int64(stride)),
 		IntsAttr("dilations", int64(dil), int64(dil)), IntAttr("group", int64(group)))
 	md.Node("Relu", "relu", []string{"C"}, []string{"Y"})
