@@ -48,6 +48,9 @@ type Model struct {
 	// (meta.json reference_u8s8): "exact" (VNNI, or not x86), "saturating" (x86 without VNNI:
 	// vpmaddubsw saturates pairs of products at 2^15), "" when the export did not say.
 	ReferenceU8S8 string
+	// QDQ says the graph quantizes activations (it holds a QuantizeLinear node): without the
+	// passes such a model runs dequantize -> float op -> quantize.
+	QDQ bool
 }
 
 // Tolerance returns the comparison tolerance of m's outputs: DefaultTolerance, plus one
@@ -90,11 +93,11 @@ func List(root string) ([]string, error) {
 func Load(root, name string) (*Model, error) {
 	dir := filepath.Join(root, name)
 	m := &Model{Name: name, Dir: dir, Path: filepath.Join(dir, "model.onnx")}
-	names, err := inputNames(m.Path)
+	names, qdq, err := inputNames(m.Path)
 	if err != nil {
 		return nil, err
 	}
-	m.InputNames = names
+	m.InputNames, m.QDQ = names, qdq
 	if data, err := os.ReadFile(filepath.Join(dir, "meta.json")); err == nil {
 		var meta struct {
 			Reference     string  `json:"reference"`
@@ -127,26 +130,28 @@ func Load(root, name string) (*Model, error) {
 	return m, nil
 }
 
-func inputNames(path string) ([]string, error) {
+func inputNames(path string) (names []string, qdq bool, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	mp := &onnxpb.ModelProto{}
 	if err := proto.Unmarshal(data, mp); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, n := range mp.GetGraph().GetNode() {
+		qdq = qdq || n.GetOpType() == "QuantizeLinear"
 	}
 	inits := map[string]bool{}
 	for _, t := range mp.GetGraph().GetInitializer() {
 		inits[t.GetName()] = true
 	}
-	var names []string
 	for _, vi := range mp.GetGraph().GetInput() {
 		if !inits[vi.GetName()] {
 			names = append(names, vi.GetName())
 		}
 	}
-	return names, nil
+	return names, qdq, nil
 }
 
 func readTensors(dir, prefix string) ([]*ir.Tensor, error) {

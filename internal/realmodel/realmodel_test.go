@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphc/graphc"
@@ -58,16 +59,29 @@ func TestTinyModels(t *testing.T) {
 				prog, err := e2e.Build(ctx, t.TempDir(), res.Graph, res.Module)
 				require.NoError(t, err, pl.name)
 				tol := m.Tolerance()
-				if pl.pipeline == "" && m.QuantStep > 0 {
+				if pl.pipeline == "" && m.QDQ && m.QuantStep > 0 {
 					// without the passes a QDQ model runs dequantize -> float op -> quantize, and
 					// compiled float sums accumulate in vector lanes (reassociated): a value on a
 					// rounding boundary of one layer moves by a step, which the next layers
-					// amplify; the integer kernels of the default pipeline keep one step
+					// amplify; the integer kernels of the default pipeline keep one step.
+					// Models without QuantizeLinear (4-bit weights, level-4 MatMulNBits)
+					// keep their one-step tolerance in both pipelines.
 					tol.Abs = 4 * m.QuantStep
 				}
 				_, err = realmodel.CheckSets(ctx, m, res.Graph, prog, tol)
 				require.NoError(t, err, "compiled, pipeline %s", pl.name)
 			}
 		})
+	}
+}
+
+// TestLoadSeesQDQ checks that Load tells a model that quantizes activations from one whose
+// only quantization is in its weights: TestTinyModels widens the no-pass tolerance for the
+// first kind only.
+func TestLoadSeesQDQ(t *testing.T) {
+	for name, want := range map[string]bool{"qcnn_tiny": true, "llama_nbits_tiny_acc4": false, "cnn_tiny": false} {
+		m, err := realmodel.Load(tinyDir, name)
+		require.NoError(t, err)
+		assert.Equal(t, want, m.QDQ, name)
 	}
 }

@@ -80,7 +80,8 @@ func main() {
 	} else {
 		g, err := graphc.Load(ctx, *all)
 		check(err)
-		vals, err := eval.Run(g, map[string]*ir.Tensor{m.InputNames[0]: in})
+		// the graph names its input as the importer sanitised it (gpu_0/data_0 -> gpu_0_data_0)
+		vals, err := eval.Run(g, map[string]*ir.Tensor{g.Inputs[0].Name: in})
 		check(err)
 		vals, err = e2e.TrimBounded(g, nil, vals)
 		check(err)
