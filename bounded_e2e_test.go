@@ -167,6 +167,25 @@ func TestBoundedDimsCompiled(t *testing.T) {
 	tw.Node("TopK", "t", []string{"X", "K"}, []string{"V", "I"}, onnxgen.IntAttr("axis", 1))
 	tw.Output("V", ir.F32, 3, "k")
 	tw.Output("I", ir.I64, 3, "k")
+	// NonZero over a Slice whose start is computed at run time (Faster R-CNN's per-class
+	// scores): the extent end - start shrinks as the start's bounded dim grows, bounded with
+	// that dim at 0
+	zs := onnxgen.New("zs", 13)
+	zs.Input("X", ir.F32, 30)
+	zs.Input("S", ir.I64, 1)
+	zs.Init("thr", thr)
+	end := ir.NewTensor(ir.I64, []int64{1})
+	end.I[0] = 30
+	zs.Init("end", end)
+	lo, hi := ir.NewTensor(ir.I64, []int64{}), ir.NewTensor(ir.I64, []int64{})
+	hi.I[0] = 30
+	zs.Init("lo", lo)
+	zs.Init("hi", hi)
+	zs.Node("Clip", "cl", []string{"S", "lo", "hi"}, []string{"SC"})
+	zs.Node("Slice", "sl", []string{"X", "SC", "end"}, []string{"XS"})
+	zs.Node("Greater", "gt", []string{"XS", "thr"}, []string{"M"})
+	zs.Node("NonZero", "nz", []string{"M"}, []string{"NZ"})
+	zs.Output("NZ", ir.I64, 1, "m")
 	r := rand.New(rand.NewPCG(35, 1))
 	cases := []struct {
 		name   string
@@ -222,6 +241,11 @@ func TestBoundedDimsCompiled(t *testing.T) {
 			k := ir.NewTensor(ir.I64, []int64{1})
 			k.I[0] = []int64{0, 40, int64(5 * trial)}[mode]
 			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{3, 40}), k}
+		}},
+		{"nonzero_of_slice", zs, func(mode, trial int) []*ir.Tensor {
+			st := ir.NewTensor(ir.I64, []int64{1})
+			st.I[0] = []int64{0, 30, int64(7 * trial % 30)}[mode]
+			return []*ir.Tensor{e2e.RandomTensor(r, ir.F32, []int64{30}), st}
 		}},
 		{"topk", tk, func(mode, trial int) []*ir.Tensor {
 			k := ir.NewTensor(ir.I64, []int64{1})

@@ -21,6 +21,7 @@ func init() {
 	// checks them, TestElementMapsMatchEnumeration skips them
 	elementMapCases = append(elementMapCases,
 		elementMapCase{name: "argsort", kind: "argsort", operands: []ir.TensorType{ir.StaticType(ir.F32, 2, 5)}},
+		elementMapCase{name: "nonzero_positions", kind: "nonzero_positions", operands: []ir.TensorType{ir.StaticType(ir.F32, 7)}},
 		elementMapCase{name: "nms", kind: "nms", operands: []ir.TensorType{ir.StaticType(ir.F32, 2, 5, 4),
 			ir.StaticType(ir.F32, 2, 3, 5), ir.StaticType(ir.I64, 2, 3, 5)}, attrs: ir.Attrs{"limit": ir.IntAttr(3)}},
 	)

@@ -4,9 +4,10 @@
 // volume records a computation that gave up (an overflow) in the value it returns: an error Aff
 // has no terms, and a read of its fields sees the constant 0, a silently wrong index. Lowering
 // reads those fields in about 30 places (strategy.go's coefOf and floorsUse, contract.go's
-// isDim and blockDen, contract_guard.go's bounds of the reads, alias.go's shifts, nbits.go's
-// uses, parallel.go's indexedBy and splitLevel, intdot_*.go's window and weight layouts,
-// region.go's affInterval, header.go's and signature.go's extents, bounded.go's fixBounded).
+// isDim and the volume.BlockDen it calls, contract_guard.go's bounds of the reads, alias.go's
+// shifts, nbits.go's uses, parallel.go's indexedBy and splitLevel, intdot_*.go's window and
+// weight layouts, region.go's affInterval, header.go's and signature.go's extents, bounded.go's
+// fixBounded).
 // They cannot see an error value, for these reasons, which every new read must keep true:
 //
 //   - Affs of the graph (the ops' access and out maps, guards and domains, the values' shapes)

@@ -36,6 +36,7 @@ var algoKernels = map[string]algoKernel{
 	// no scratch: the result is the working copy
 	"scatter_elements_rt": {emit: emitScatterElementsRT},
 	"scatter_nd_rt":       {emit: emitScatterNDRT},
+	"nonzero_positions":   {emit: emitNonzeroPositions},
 }
 
 func planAlgorithmFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
@@ -166,14 +167,20 @@ func (fb *funcBuilder) sortsBefore(a, b, i, j value.Value, float, desc bool) val
 	return c.NewOr(c.NewAnd(both, c.NewICmp(enum.IPredSLT, i, j)), c.NewOr(oneNaN, num))
 }
 
-// emitArgsort: for every row, a heap sort of the indices 0..L-1 in scratch (the root holds
-// the index that sorts last, so the sorted order builds from the end), then the copy of the
-// stored box.
+// emitArgsort: for every row, a heap sort in scratch (the root holds the index that sorts
+// last, so the sorted order builds from the end), then the copy of the stored box. Only the
+// first h = min(L, hi) ranks are sorted, hi the end of the stored box along the row (TopK's k
+// where DIE cut the ranks to a slice): a heap of the first h indices, then every later index
+// that sorts before the root replaces it (a selection in L·log h, most indices failing one
+// comparison), then the heap sorted. The order is total (ties by index), so the first h ranks
+// are those of the whole sort.
 func emitArgsort(kb *kernelBuilder) error {
 	fb := kb.fb
 	x := kb.ops[0]
 	r := len(kb.res.ext) - 1
 	n := fb.extents(kb.op.Result.Type)[r]
+	// at least one: an empty stored box still sorts a heap of one (no root to compare with otherwise)
+	h := fb.smin(n, fb.smax(fb.add(kb.res.lo[r], kb.res.ext[r]), i64(1)))
 	perm := fb.cur.NewBitCast(kb.scratch, types.NewPointer(types.I64))
 	float := x.v.Type.Elem.IsFloat()
 	desc := kb.op.Attrs.Int("descending", 1) != 0
@@ -187,7 +194,7 @@ func emitArgsort(kb *kernelBuilder) error {
 		put := func(k, v value.Value) { fb.cur.NewStore(v, fb.cur.NewGetElementPtr(types.I64, perm, k)) }
 		// after: p sorts after q (the heap's root is the element that sorts last)
 		after := func(p, q value.Value) value.Value { return fb.sortsBefore(key(q), key(p), q, p, float, desc) }
-		if err := fb.loop(i64(0), fb.sub(n, i64(1)), 1, "iota", func(i value.Value) error { put(i, i); return nil }); err != nil {
+		if err := fb.loop(i64(0), fb.sub(h, i64(1)), 1, "iota", func(i value.Value) error { put(i, i); return nil }); err != nil {
 			return err
 		}
 		// siftDown(root, end): restore the heap below root within [0, end)
@@ -219,18 +226,27 @@ func emitArgsort(kb *kernelBuilder) error {
 				return more.get(), nil
 			})
 		}
-		// heapify: roots n/2-1 down to 0
-		start := kb.variable(types.I64, fb.sdivConst(n, 2))
+		// heapify: roots h/2-1 down to 0
+		start := kb.variable(types.I64, fb.sdivConst(h, 2))
 		if err := fb.whileLoop("heapify", func() value.Value {
 			return fb.cur.NewICmp(enum.IPredSGT, start.get(), i64(0))
 		}, func() (value.Value, error) {
 			s := fb.sub(start.get(), i64(1))
 			start.set(s)
-			return constant.True, siftDown(s, n)
+			return constant.True, siftDown(s, h)
 		}); err != nil {
 			return err
 		}
-		end := kb.variable(types.I64, n)
+		// select: an index that sorts before the root (the last of the h kept) replaces it
+		if err := fb.loop(h, fb.sub(n, i64(1)), 1, "select", func(i value.Value) error {
+			return fb.ifThen(after(at(i64(0)), i), "replace", func() error {
+				put(i64(0), i)
+				return siftDown(i64(0), h)
+			})
+		}); err != nil {
+			return err
+		}
+		end := kb.variable(types.I64, h)
 		if err := fb.whileLoop("pop", func() value.Value {
 			return fb.cur.NewICmp(enum.IPredSGT, end.get(), i64(1))
 		}, func() (value.Value, error) {

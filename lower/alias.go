@@ -1,15 +1,20 @@
-// This file makes padding copies free: when a value's only reader copies it into the interior
-// of a larger tensor (the zero-padded input of a convolution, made by channels-last), the value
-// is written in place, inside the larger tensor's buffer, by its own producer, and the copy only
-// writes the border. Every activation is then written once. The value's view keeps its own box
-// and takes the larger buffer's strides.
+// This file makes padding and concatenation copies free: when a value's only reader copies it
+// into part of a larger tensor (the zero-padded input of a convolution, made by channels-last;
+// one operand of a concatenation, along any axis, the inner channel dim of a channels-last
+// tensor included), the value is written in place, inside the larger tensor's buffer, by its
+// own producer, and the copy only writes the rest (the border, the other operands). Every
+// activation is then written once. The value's view keeps its own box and takes the larger
+// buffer's strides.
 
 package lower
 
 import (
+	"slices"
+
 	"github.com/llir/llvm/ir/value"
 
 	"github.com/graphc/graphc/ir"
+	"github.com/graphc/graphc/volume"
 )
 
 // aliasInfo places a value inside another tensor's buffer: element x of the value is element
@@ -18,14 +23,15 @@ type aliasInfo struct {
 	target *ir.Value
 	shift  []int64
 	copyOp *ir.Op // the op that copied the value into target, which now writes only the rest
+	k      int    // the operand of copyOp that the value is
 }
 
-// planAliases finds the values written in place into their padded copies (ec.alias) and the
-// copies that skip their interior (ec.aliasCopies). It runs after a first buffer plan (kernel
-// forms need it) and before the final one.
+// planAliases finds the values written in place into their copies (ec.alias) and the copies
+// that skip their parts (ec.aliasCopies). It runs after a first buffer plan (kernel forms need
+// it) and before the final one.
 func (ec *entryCtx) planAliases() {
 	ec.alias = map[*ir.Value]*aliasInfo{}
-	ec.aliasCopies = map[*ir.Op]*aliasInfo{}
+	ec.aliasCopies = map[*ir.Op][]*aliasInfo{}
 	if ec.mc.cfg.NoEpilogues || len(ec.g.Params) > 0 {
 		return
 	}
@@ -34,52 +40,59 @@ func (ec *entryCtx) planAliases() {
 		outs[o] = true
 	}
 	for _, p := range ec.g.Ops {
-		if len(p.Operands) != 1 || p.Reduce != ir.ReduceNone || outs[p.Result] {
+		if len(p.Operands) == 0 || p.Reduce != ir.ReduceNone || outs[p.Result] || ec.fusedInto[p] != nil {
 			continue
 		}
-		y := p.Operands[0]
-		if y.Def == nil || outs[y] || len(ec.users[y]) != 1 || ec.fusedInto[p] != nil || ec.aliasCopies[y.Def] != nil {
-			continue
-		}
-		shift, ok := interiorCopy(p)
-		if !ok || !ec.fullRegion(y) || !ec.fullRegion(p.Result) {
+		if !ec.fullRegion(p.Result) {
 			continue
 		}
 		kf := ec.formOf(p)
 		if kf.parts == nil || !kf.whole {
-			continue // a copy that initialises its box first would overwrite the interior
+			continue // a copy that initialises its box first would overwrite the parts
 		}
-		if !ec.writesInPlace(y) {
-			continue
-		}
-		// the shifted box of y lies in the target's
-		ys, _ := y.Type.StaticShape()
 		ps, _ := p.Result.Type.StaticShape()
-		inside := true
-		for d := range ys {
-			inside = inside && shift[d] >= 0 && shift[d]+ys[d] <= ps[d]
+		for k, y := range p.Operands {
+			if y.Def == nil || outs[y] || len(ec.users[y]) != 1 || ec.aliasCopies[y.Def] != nil || ec.alias[y] != nil {
+				continue
+			}
+			if slices.Index(p.Operands, y) != k || slices.IndexFunc(p.Operands[k+1:], func(o *ir.Value) bool { return o == y }) >= 0 {
+				continue // read through two operands
+			}
+			shift, ok := copiedOperand(p, k)
+			if !ok || !ec.fullRegion(y) || !ec.writesInPlace(y) {
+				continue
+			}
+			// the shifted box of y lies in the target's
+			ys, _ := y.Type.StaticShape()
+			inside := true
+			for d := range ys {
+				inside = inside && shift[d] >= 0 && shift[d]+ys[d] <= ps[d]
+			}
+			// y's kernels address it in the target's rows (viewOf), and the trailing extents of
+			// 1 of y are skipped when its accesses are classified (accessStrideIn): the target
+			// must not pad them, else the last index of y that counts is not unit-stride there
+			for d := len(ys) - 1; d >= 0 && ys[d] == 1; d-- {
+				inside = inside && ps[d] == 1
+			}
+			// the part of the copy that reads y writes exactly y's shifted box: y's producer
+			// then writes what the part would, and nothing of the other parts
+			if !inside || !partIsBox(kf.parts, k, shift, ys) {
+				continue
+			}
+			a := &aliasInfo{target: p.Result, shift: shift, copyOp: p, k: k}
+			ec.alias[y] = a
+			ec.aliasCopies[p] = append(ec.aliasCopies[p], a)
+			delete(ec.bufKeys, y)
 		}
-		// y's kernels address it in the target's rows (viewOf), and the trailing extents of
-		// 1 of y are skipped when its accesses are classified (accessStrideIn): the target
-		// must not pad them, else the last index of y that counts is not unit-stride there
-		for d := len(ys) - 1; d >= 0 && ys[d] == 1; d-- {
-			inside = inside && ps[d] == 1
-		}
-		if !inside {
-			continue
-		}
-		a := &aliasInfo{target: p.Result, shift: shift, copyOp: p}
-		ec.alias[y] = a
-		ec.aliasCopies[p] = a
-		delete(ec.bufKeys, y)
 	}
 }
 
-// interiorCopy reports whether op copies its one operand unchanged where it reads it: the read
-// is one piece whose index is the iteration point plus constants (the shift), the result is
-// written at the iteration point, and the body is the operand where it is defined.
-func interiorCopy(op *ir.Op) ([]int64, bool) {
-	acc := op.Access[0]
+// copiedOperand reports whether op copies its operand k unchanged where it reads it: the read
+// is one piece (guarded or not) whose index is the iteration point plus constants (the shift),
+// the result is written at the iteration point, and the body is the operand where it is
+// defined (the others undefined: the part of a concatenation or padding that reads k).
+func copiedOperand(op *ir.Op, k int) ([]int64, bool) {
+	acc := op.Access[k]
 	if acc.Approx || len(acc.Pieces) != 1 || len(op.Out.Pieces) != 1 || op.Result.Type.Rank() != op.NDim() {
 		return nil, false
 	}
@@ -89,7 +102,8 @@ func interiorCopy(op *ir.Op) ([]int64, bool) {
 		}
 	}
 	idx := acc.Pieces[0].Index
-	if len(idx) != op.NDim() || !op.Operands[0].Type.Elem.IsFloat() || op.Operands[0].Type.Elem != op.Result.Type.Elem {
+	x := op.Operands[k]
+	if len(idx) != op.NDim() || !x.Type.Elem.IsFloat() || x.Type.Elem != op.Result.Type.Elem {
 		return nil, false
 	}
 	shift := make([]int64, len(idx))
@@ -101,14 +115,45 @@ func interiorCopy(op *ir.Op) ([]int64, bool) {
 		}
 		shift[d] = -a.Const // operand index x = p - shift: p = x + shift
 	}
-	body := simplifyAvail(op.Body, map[int]bool{0: true}, true)
-	if body.Op != ir.SRead || body.Arg != 0 {
+	others := map[int]bool{}
+	for j := range op.Operands {
+		if j != k {
+			others[j] = true
+		}
+	}
+	body := simplifyAvail(simplifyAvail(op.Body, map[int]bool{k: true}, true), others, false)
+	if body.Op != ir.SRead || body.Arg != k {
 		return nil, false
 	}
-	if _, ok := op.Operands[0].Type.StaticShape(); !ok {
+	if _, ok := x.Type.StaticShape(); !ok {
 		return nil, false
 	}
 	return shift, true
+}
+
+// partIsBox reports whether the guard-split part of a copy that reads operand k (the part
+// whose body is that read) runs exactly over the box of extents ys shifted by shift.
+func partIsBox(parts []*ir.Op, k int, shift, ys []int64) bool {
+	var part *ir.Op
+	for _, p := range parts {
+		if p.Body.Op == ir.SRead && p.Body.Arg == k {
+			if part != nil {
+				return false
+			}
+			part = p
+		}
+	}
+	if part == nil {
+		return false
+	}
+	dom := part.Domain
+	var cons []volume.Constraint
+	for d := range ys {
+		x := volume.AffDim(d)
+		cons = append(cons, volume.GE(x, volume.AffConst(shift[d])), volume.GE(volume.AffConst(shift[d]+ys[d]-1), x))
+	}
+	box := volume.SetFromConstraints(dom.Params(), dom.TupleName(), dom.DimNames(), cons)
+	return dom.IsEqual(box) == volume.Yes
 }
 
 // fullRegion reports whether v's buffer holds the whole tensor.
@@ -175,11 +220,11 @@ func (ec *entryCtx) viewOf(fb *funcBuilder, v *ir.Value, ptr value.Value) *view 
 }
 
 // copyParts returns the parts of a guard-split op that its kernel runs: all of them, but for
-// a copy whose operand is written in place, the part that copies it.
+// a copy whose operands are written in place, the parts that copy them.
 func (ec *entryCtx) copyParts(op *ir.Op, parts []*ir.Op) []int {
 	var out []int
 	for i, p := range parts {
-		if ec.aliasCopies[op] != nil && p.Body.Op == ir.SRead && p.Body.Arg == 0 {
+		if p.Body.Op == ir.SRead && slices.ContainsFunc(ec.aliasCopies[op], func(a *aliasInfo) bool { return a.k == p.Body.Arg }) {
 			continue
 		}
 		out = append(out, i)

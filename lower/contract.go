@@ -75,8 +75,12 @@ const (
 func tileParamO(k int) string { return fmt.Sprintf("graphc_to%d", k) }
 
 // tileGroup is a run of columns of a tile held in one register: lanes columns from offset off
-// (lanes 1: a scalar).
-type tileGroup struct{ off, lanes int }
+// (lanes 1: a scalar), kept at column slot of the panels filled at run time. The slots of a
+// tile's groups follow each other; they are the offsets but where the last vector overlaps
+// the one before it (overlapColumns): a panel slot apart, its store never overlaps part of
+// the load of another group, which would defeat store-to-load forwarding (ShuffleNet's
+// stride-2 convolutions ran at half speed).
+type tileGroup struct{ off, lanes, slot int }
 
 // tileClass is a tile shape with the scans of its full and partial tiles.
 type tileClass struct {
@@ -254,7 +258,7 @@ func planContraction(op *ir.Op, graphParams []string, vecBytes int, shape TileSh
 			return nil, "a read has pieces"
 		}
 		if accessStride(acc.Pieces[0].Index, j) == strideOther {
-			if b := blockDen(acc.Pieces[0].Index, j); b > 0 {
+			if b := volume.BlockDen(acc.Pieces[0].Index, j); b > 0 {
 				for b%int64(vl) != 0 {
 					vl /= 2
 				}
@@ -445,32 +449,10 @@ func readsAvail(s *ir.Scalar, k int) bool {
 	return found
 }
 
-// blockDen returns, when index reads the same element for every value of dim d in aligned
-// blocks (d appears only as floor(d/den), with no other term in the numerator), the gcd of
-// those den, else 0.
-func blockDen(index []volume.Aff, d int) int64 {
-	var g int64
-	for _, a := range index {
-		if coefOf(a, d) != 0 {
-			return 0
-		}
-		for _, f := range a.Floors {
-			if coefOf(f.Num, d) == 0 && !floorsUse(f.Num, d) {
-				continue
-			}
-			if !isDim(f.Num, d) {
-				return 0
-			}
-			g = gcd(g, f.Den)
-		}
-	}
-	return g
-}
-
 // blockUniform reports whether index reads one element for lanes consecutive values of dim d
-// starting at a multiple of lanes (see blockDen).
+// starting at a multiple of lanes (see volume.BlockDen).
 func blockUniform(index []volume.Aff, d, lanes int) bool {
-	b := blockDen(index, d)
+	b := volume.BlockDen(index, d)
 	return b > 0 && b%int64(lanes) == 0
 }
 
@@ -530,6 +512,16 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 		// (before anything depends on the tile shape)
 		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
 		c.mr = min(24/c.nv, 16)
+	}
+	if cols, ok := extentOf(plo[c.j], phi[c.j]); ok && c.rolled && cols < int64(c.nv*c.vl) {
+		// 16-register tiles (AVX2, SSE) over fewer columns than they hold: as many vectors
+		// as the columns need and rows for no more accumulators than the tile's. A row of
+		// 7 takes a half, a quarter and a scalar register (splitColumns): 6 rows of them
+		// were 18 accumulators, which spilled in every reduction step (ShuffleNet v1's 7×7
+		// stage read NCHW)
+		regs := len(c.columnGroups(int(cols)))
+		c.mr = min(c.mr, c.mr*c.nv/regs)
+		c.nv = int((cols + int64(c.vl) - 1) / int64(c.vl))
 	}
 	if rows, ok := extentOf(plo[c.i], phi[c.i]); ok && c.rolled && !c.blocks && rows > int64(c.mr) {
 		// 16-register tiles over a known number of rows: the target's alternative shape
@@ -617,7 +609,7 @@ func (c *contraction) plan(op *ir.Op) (string, error) {
 	c.ilo, c.jlo = plo[c.i], plo[c.j]
 	if jlo, ok := c.jlo.IsConst(); !ok || jlo%int64(c.vl) != 0 {
 		for k, acc := range op.Access {
-			if op.Body.Reads(k) && blockDen(acc.Pieces[0].Index, c.j) > 0 {
+			if op.Body.Reads(k) && volume.BlockDen(acc.Pieces[0].Index, c.j) > 0 {
 				return "block reads with tiles not aligned to the blocks", nil
 			}
 		}
@@ -805,7 +797,7 @@ func (c *contraction) planClasses(params []string, pset, ctx volume.Set, plo, ph
 	groups := make([]*colGroup, len(colSpans))
 	for _, rs := range rowSpans {
 		for ci, cs := range colSpans {
-			tc := &tileClass{rows: int(rs.size), cols: int(cs.size), groups: splitColumns(int(cs.size), c.vl)}
+			tc := &tileClass{rows: int(rs.size), cols: int(cs.size), groups: c.columnGroups(int(cs.size))}
 			var cons []volume.Constraint
 			for k, d := range c.oDims {
 				cons = append(cons, volume.GE(volume.AffDim(k), plo[d]), volume.GE(phi[d], volume.AffDim(k)))
@@ -1307,17 +1299,50 @@ func floorDivInt(a, b int64) int64 {
 	return q
 }
 
+// columnGroups returns the registers of a tile of cols columns: splitColumns, or, when the
+// columns are more than a vector but not whole vectors, whole vectors the last of which ends
+// at the last column and overlaps the one before it (overlapColumns). That is exact: every
+// register of a tile loads its accumulators before any is stored (emitTile) and computes
+// each column the same way, so the overlapped columns get the same bits twice, and no buffer
+// the kernel writes is one it reads (its result is a noalias argument; an epilogue's result
+// lives from the contraction on, so the buffer plan never shares its slot with an operand of
+// the chain: plan.go). Reads uniform along aligned blocks
+// of j (c.blocks: a channels-last grouped convolution) keep splitColumns: a shifted vector
+// would straddle two blocks.
+func (c *contraction) columnGroups(cols int) []tileGroup {
+	if c.blocks {
+		return splitColumns(cols, c.vl)
+	}
+	return overlapColumns(cols, c.vl)
+}
+
+// overlapColumns cuts cols columns into whole vectors of vl lanes: when cols is more than vl
+// but not a multiple of it, the last vector starts at cols - vl (NCHW rows of 14 or 28
+// columns: two vectors, not a vector, a half and a quarter, whose 6×3 accumulators spilled
+// on AVX2). Fewer columns than a vector keep splitColumns.
+func overlapColumns(cols, vl int) []tileGroup {
+	if cols <= vl || cols%vl == 0 {
+		return splitColumns(cols, vl)
+	}
+	var gs []tileGroup
+	off := 0
+	for ; off+vl <= cols; off += vl {
+		gs = append(gs, tileGroup{off, vl, off})
+	}
+	return append(gs, tileGroup{cols - vl, vl, off})
+}
+
 // splitColumns cuts a tile's cols columns into full vectors of vl lanes and a remainder in
 // power-of-two vectors (the last ones scalars).
 func splitColumns(cols, vl int) []tileGroup {
 	var gs []tileGroup
 	off := 0
 	for ; off+vl <= cols; off += vl {
-		gs = append(gs, tileGroup{off, vl})
+		gs = append(gs, tileGroup{off, vl, off})
 	}
 	for w := vl / 2; w >= 1; w /= 2 {
 		if cols-off >= w {
-			gs = append(gs, tileGroup{off, w})
+			gs = append(gs, tileGroup{off, w, off})
 			off += w
 		}
 	}

@@ -192,9 +192,10 @@ func (pp *panels) slot(fb *funcBuilder, c *contraction, rl []value.Value) value.
 }
 
 // ptr returns the address of group g of the panel of packed read p at slot s, typed for a load
-// or store of the group.
+// or store of the group: at its column slot in a panel filled at run time, at its columns in
+// one packed at compile time (contract_prepack.go).
 func (pp *panels) ptr(fb *funcBuilder, p int, s value.Value, g tileGroup) value.Value {
-	at := fb.cur.NewGetElementPtr(pp.typ, pp.bufs[p], i64(0), fb.add(s, i64(int64(g.off))))
+	at := fb.cur.NewGetElementPtr(pp.typ, pp.bufs[p], i64(0), fb.add(s, i64(int64(pp.column(p, g)))))
 	if g.lanes == 1 {
 		return at
 	}
@@ -273,7 +274,7 @@ func (pp *panels) fill(kb *kernelBuilder, c *contraction, tc *tileClass, lev []v
 							v = fb.vectorLoad(w, fb.offset(w, fb.indexAt(idx, gd)), g.lanes)
 						}
 						st := fb.cur.NewStore(v, pp.ptr(fb, p, s, g))
-						st.Align = llvm.Align(int64(g.lanes) * byteSize(pp.elem()))
+						st.Align = llvm.Align(alignAt(pp.column(p, g), g.lanes, byteSize(pp.elem())))
 
 					}
 				}
@@ -294,6 +295,14 @@ func (fb *funcBuilder) prefetch(p value.Value) {
 	fb.cur.NewCall(f, fb.cur.NewBitCast(p, types.I8Ptr), i32c(0), i32c(3), i32c(1))
 }
 
+// column returns where group g lies in a panel of packed read p (see ptr).
+func (pp *panels) column(p int, g tileGroup) int {
+	if pp.pre[p] {
+		return g.off
+	}
+	return g.slot
+}
+
 // elem is the element type of the panels.
 func (pp *panels) elem() types.Type { return pp.typ.(*types.ArrayType).ElemType }
 
@@ -305,7 +314,7 @@ func (pp *panels) load(fb *funcBuilder, p int, s value.Value, g tileGroup) value
 		t = types.NewVector(uint64(g.lanes), et)
 	}
 	ld := fb.cur.NewLoad(t, pp.ptr(fb, p, s, g))
-	ld.Align = llvm.Align(int64(g.lanes) * byteSize(et))
+	ld.Align = llvm.Align(alignAt(pp.column(p, g), g.lanes, byteSize(et)))
 	return ld
 }
 
@@ -570,10 +579,14 @@ func (kb *kernelBuilder) storeTile(f *tileFrame, partial bool) error {
 		for gi, g := range tc.groups {
 			p := fb.cur.NewGetElementPtr(types.NewArray(uint64(int64(c.mr)*nr), et), spill, i64(0), i64(int64(r)*nr+int64(g.off)))
 			v := fb.cur.NewLoad(vecType(et, lanesOf(g)), accs[r][gi])
+			var st *llvm.InstStore
 			if g.lanes > 1 {
-				fb.cur.NewStore(v, fb.cur.NewBitCast(p, types.NewPointer(v.Type())))
+				st = fb.cur.NewStore(v, fb.cur.NewBitCast(p, types.NewPointer(v.Type())))
 			} else {
-				fb.cur.NewStore(v, p)
+				st = fb.cur.NewStore(v, p)
+			}
+			if a := g.align(byteSize(et)); a < int64(g.lanes)*byteSize(et) {
+				st.Align = llvm.Align(a) // an overlapping last vector (overlapColumns)
 			}
 		}
 	}
@@ -661,6 +674,23 @@ func intrinsicSuffix(t types.Type) string {
 		return "f64"
 	}
 	return s
+}
+
+// align returns the alignment in bytes of group g in a buffer of elements of elemBytes whose
+// rows of columns start 64-byte aligned (a panel slot, a partial tile's spill): its lanes'
+// bytes, less when its offset is not a multiple of them (the last vector of overlapColumns).
+func (g tileGroup) align(elemBytes int64) int64 {
+	return alignAt(g.off, g.lanes, elemBytes)
+}
+
+// alignAt returns the alignment in bytes of lanes elements of elemBytes at element offset off
+// of a 64-byte aligned row (see tileGroup.align).
+func alignAt(off, lanes int, elemBytes int64) int64 {
+	a := int64(lanes) * elemBytes
+	for a > elemBytes && (int64(off)*elemBytes)%a != 0 {
+		a /= 2
+	}
+	return a
 }
 
 // lanesOf returns the vector length of a group for vecType (0: scalar).

@@ -34,12 +34,14 @@ type prepackGeom struct {
 // prepacked returns the layout of the compile-time panels of packed read p (operand
 // c.packs[p]) of op, or ok false when the read is packed at run time: it must be a constant
 // of f32 or f64 in the module (not Config.ExternalWeights) that the kernel reads nowhere else
-// (no border nest), in one unguarded piece
+// (no border nest, no variant for few rows: see dropSmallIfPrepacked), in one unguarded piece
 // that does not depend on the tile rows or the other result dims, over a reduction and a tile
-// grid of static bounds. The kernel key tells constants from buffers (kernelKey), so that
-// every op of a kernel answers alike.
+// grid of static bounds. The row count may be symbolic (a conv1d over T time steps): the
+// panels hold the operand's columns and reduction points only, laid out alike for any number
+// of rows. The kernel key tells constants from buffers (kernelKey), so that every op of a
+// kernel answers alike.
 func (ec *entryCtx) prepacked(c *contraction, op *ir.Op, p int) (g prepackGeom, ok bool) {
-	if ec.weights != nil || c == nil || p >= len(c.packs) || len(c.small) > 0 || c.smallRows > 0 || c.rowsSym || c.border != nil {
+	if ec.weights != nil || c == nil || p >= len(c.packs) || len(c.small) > 0 || c.smallRows > 0 || c.border != nil {
 		return g, false
 	}
 	k := c.packs[p]
@@ -83,6 +85,30 @@ func (ec *entryCtx) prepacked(c *contraction, op *ir.Op, p int) (g prepackGeom, 
 		return g, false
 	}
 	return g, true
+}
+
+// dropSmallIfPrepacked drops the variants for few rows of c (contraction.small: with a
+// symbolic row count, plans that stream the other operand in place when the run-time rows are
+// few) when one of c's packed reads is a constant whose panels can be laid out at compile time
+// (prepacked), and returns the packed reads that then are. The variants read the operand
+// itself, whose place the packed global takes in the kernel's arguments; and the compile-time
+// panels already are the stream those plans read: one contiguous sweep over the weights in
+// the order the tiles visit them, with no copy however few the rows.
+func (ec *entryCtx) dropSmallIfPrepacked(c *contraction, op *ir.Op) (pre []int) {
+	if c == nil || len(c.packs) == 0 {
+		return nil
+	}
+	small := c.small
+	c.small = nil
+	for p, k := range c.packs {
+		if _, ok := ec.prepacked(c, op, p); ok {
+			pre = append(pre, k)
+		}
+	}
+	if len(pre) == 0 {
+		c.small = small
+	}
+	return pre
 }
 
 // tilesOp returns the op whose accesses the tiles of c read (c.op: the op c was planned for,

@@ -194,7 +194,11 @@ func (ec *entryCtx) kernelKey(op *ir.Op) []byte {
 			}
 		}
 	}
-	k.Bool(ec.aliasCopies[op] != nil) // its interior is written in place: it skips that part
+	// the operands written in place: it skips their parts
+	k.Int(int64(len(ec.aliasCopies[op])))
+	for _, a := range ec.aliasCopies[op] {
+		k.Int(int64(a.k))
+	}
 	return k.B
 }
 

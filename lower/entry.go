@@ -60,10 +60,10 @@ type entryCtx struct {
 	// of a chain to its contraction (epilogue.go)
 	epi       map[*ir.Op]*epiChain
 	fusedInto map[*ir.Op]*ir.Op
-	// alias places values inside their padded copies' buffers; aliasCopies are those copies
-	// (alias.go)
+	// alias places values inside their copies' buffers (a padding, a concatenation);
+	// aliasCopies are those copies, with the operands each skips (alias.go)
 	alias       map[*ir.Value]*aliasInfo
-	aliasCopies map[*ir.Op]*aliasInfo
+	aliasCopies map[*ir.Op][]*aliasInfo
 	// boundedDone lists the bounded dims whose values the entry has loaded so far (bounded.go)
 	boundedDone map[string]bool
 	// weights is the layout of the weights argument (Config.ExternalWeights), weightOff each

@@ -86,8 +86,14 @@ func (ec *entryCtx) emitKernel(i int, op *ir.Op) (*kernelSig, error) {
 	chain := ec.epi[op]
 	if chain == nil {
 		name := kf.name
-		if ec.aliasCopies[op] != nil {
+		if as := ec.aliasCopies[op]; len(op.Operands) == 1 && as != nil {
 			name += " (interior written in place)"
+		} else if as != nil {
+			var ks []int
+			for _, a := range as {
+				ks = append(ks, a.k)
+			}
+			name += fmt.Sprintf(" (operands %v written in place)", ks)
 		}
 		ec.strategies = append(ec.strategies, name)
 	} else {

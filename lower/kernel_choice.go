@@ -10,6 +10,7 @@
 package lower
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/graphc/graphc/ir"
@@ -126,7 +127,11 @@ func planTilesFamily(ec *entryCtx, op *ir.Op, kf *kernelForm) string {
 	if tiles == nil {
 		return why
 	}
+	pre := ec.dropSmallIfPrepacked(tiles, op)
 	kf.tiles, kf.name = tiles, tiles.String()
+	if len(pre) > 0 {
+		kf.name += fmt.Sprintf(" prepacked=%v", pre)
+	}
 	return ""
 }
 

@@ -128,37 +128,7 @@ func groupWidth(op *ir.Op) int64 {
 	if m < 0 {
 		return 0
 	}
-	return channelBlock(op.Access[0].Pieces[0].Index, m)
-}
-
-// channelBlock returns, when index reads the same element for every value of dim d in aligned
-// blocks (d appears only as floor(d/den), alone in the numerator), the gcd of those den, else 0
-// (lowering's blockDen).
-func channelBlock(index []volume.Aff, d int) int64 {
-	var g int64
-	for _, a := range index {
-		if coefOf(a, d) != 0 {
-			return 0
-		}
-		for _, f := range a.Floors {
-			if coefOf(f.Num, d) == 0 && !floorsUse(f.Num, d) {
-				continue
-			}
-			if f.Num.ShiftedDim() != d || f.Num.Const != 0 {
-				return 0
-			}
-			g = gcdInt64(g, f.Den)
-		}
-	}
-	return g
-}
-
-// gcdInt64 returns the greatest common divisor of a and b (a when b is 0).
-func gcdInt64(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
+	return volume.BlockDen(op.Access[0].Pieces[0].Index, m)
 }
 
 // shuffleStoreLoss returns the operations channels-last adds to op when op is a channel

@@ -105,6 +105,7 @@ func runFuse(ctx context.Context, g *ir.Graph, st *State) error {
 			return err
 		}
 		users := g.Users()
+		fc.users = users
 		for i := 0; i < len(g.Ops); i++ {
 			c := g.Ops[i]
 			if dead[c] || !stale(c) {
@@ -365,7 +366,7 @@ func countReads(s *ir.Scalar, k int) (reads int, avail bool) {
 
 func inlineProducer(g *ir.Graph, c *ir.Op, k int, p *ir.Op, fc *fuseCost) (bool, error) {
 	availOf, ok := canInline(g, c, k, p)
-	if !ok {
+	if !ok || fc.keepsEpilogue(g, c, k, p) {
 		return false, nil
 	}
 	form := inlinedForm(c, k, p, availOf)
@@ -634,6 +635,8 @@ func inlinedForm(c *ir.Op, k int, p *ir.Op, availOf int) *ir.Op {
 type fuseCost struct {
 	st   *State
 	nhwc map[*ir.Value]bool
+	// users are the readers of each value, kept up to date by the sweep (keepsEpilogue)
+	users map[*ir.Value][]*ir.Op
 }
 
 // refuse reports whether c must not be rewritten as form (fuseRefusal), with a remark.

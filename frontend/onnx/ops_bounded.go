@@ -4,10 +4,10 @@
 // with a computed k (at most the axis's extent). The count is computed by the graph, becomes a symbolic dim for every op
 // after it, and is returned to the caller as an extra scalar i64 output.
 //
-// The selections are ops in the IR's own terms: a mask m (1 where selected), its running sum
-// (by doubling, runningSum: N·log N for N mask elements), and for every output position k < n
-// the position of the k-th selected element, found by a binary search of the running sum
-// (selectedIndices: n·log N, gathers with the declared over-approximate element maps). Sorted
+// The selections are a mask m (1 where selected), its count, and the positions of the selected
+// elements in order (selectedIndices: the algorithm op nonzero_positions, one pass of the mask,
+// cut to the count); Unique's runs also take the mask's running sum (by doubling, runningSum:
+// N·log N for N mask elements). Sorted
 // Unique, whose ranks are not a running sum, searches every position for every k
 // (selectedByRank, n·N), as TopK's ranking.
 
@@ -90,19 +90,28 @@ func (e *emitter) countAndRanks(m *ir.Value, n int64) (count, pos *ir.Value) {
 	if m == nil {
 		return nil, nil
 	}
+	count = e.countOf(m)
+	return count, e.Reshape(e.exclusiveRanks(e.Reshape(m, []volume.Aff{volume.AffConst(n)}, ""), n), m.Type.Shape, "")
+}
+
+// countOf returns the number of selected elements of the mask m (a scalar i64).
+func (e *emitter) countOf(m *ir.Value) *ir.Value {
+	if m == nil {
+		return nil
+	}
 	all := make([]int, m.Type.Rank())
 	for d := range all {
 		all[d] = d
 	}
-	count = e.Op("reduce_sum", e.Base+"_count", ir.Attrs{"axes": ints(all), "keepdims": ir.IntAttr(0)}, m)
-	flat := e.Reshape(m, []volume.Aff{volume.AffConst(n)}, "")
-	var ranks *ir.Value
+	return e.Op("reduce_sum", e.Base+"_count", ir.Attrs{"axes": ints(all), "keepdims": ir.IntAttr(0)}, m)
+}
+
+// exclusiveRanks returns the exclusive running sum of the 1-D mask flat of length n.
+func (e *emitter) exclusiveRanks(flat *ir.Value, n int64) *ir.Value {
 	if n <= scanDirect {
-		ranks = e.Op("cumsum", "", ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1)}, flat)
-	} else {
-		ranks = e.Op("sub", "", nil, e.runningSum(flat, n), flat)
+		return e.Op("cumsum", "", ir.Attrs{"axis": ir.IntAttr(0), "exclusive": ir.IntAttr(1)}, flat)
 	}
-	return count, e.Reshape(ranks, m.Type.Shape, "")
+	return e.Op("sub", "", nil, e.runningSum(flat, n), flat)
 }
 
 // scanDirect is the longest mask whose running sum is the cumsum op (n²/2 work, one pass);
@@ -173,14 +182,12 @@ func importNonZeroRuntime(c *nodeCtx) error {
 	}
 	total := ir.NumElements(shape)
 	m := e.selectionMask(x)
-	count, pos := e.countAndRanks(m, total)
-	n := e.boundedDim(c.Output(0)+"_n", count, total)
+	n := e.boundedDim(c.Output(0)+"_n", e.countOf(m), total)
 	if e.err != nil {
 		return e.err
 	}
 	// the flat positions of the non-zeros in order, then their coordinates
-	flat := e.selectedIndices(e.Reshape(m, []volume.Aff{volume.AffConst(total)}, ""),
-		e.Reshape(pos, []volume.Aff{volume.AffConst(total)}, ""), n, total)
+	flat := e.selectedIndices(e.Reshape(m, []volume.Aff{volume.AffConst(total)}, ""), nil, n, total)
 	stride := int64(1)
 	coord := ""
 	for d := r - 1; d >= 0; d-- {
@@ -231,54 +238,26 @@ func (e *emitter) selectedByRank(m, rank *ir.Value, n string, length int64) *ir.
 	return e.Op("generic", "", attrs, m, rank)
 }
 
-// overBounded emits an elementwise generic op over [k] ∈ [0, n), n a bounded dim: result
-// i64[n], operands read at k, body over in0.. and idx(0).
-func (e *emitter) overBounded(n, body string, ops ...*ir.Value) *ir.Value {
-	acc := make([]string, len(ops))
-	for i := range acc {
-		acc[i] = "{ [k] -> [k] }"
-	}
-	attrs := ir.Attrs{
-		"type":   ir.StringAttr(fmt.Sprintf("i64[%s]", n)),
-		"domain": ir.StringAttr(fmt.Sprintf("[%s] -> { [k] : 0 <= k < %s }", n, n)),
-		"access": ir.StringsAttr(acc...),
-		"out":    ir.StringAttr("{ [k] -> [k] }"),
-		"body":   ir.StringAttr(body),
-	}
-	return e.Op("generic", "", attrs, ops...)
-}
-
 // selectedIndices returns the positions i of the selected elements of the 1-D mask m (0 or 1
-// as i64, length L), in order: idx[k] for k < n, given excl, the exclusive running sum of m.
-//
-// The k-th selected position is the number of positions whose inclusive running sum
-// incl = excl + m is at most k (incl is non-decreasing, and the selected element of rank k is
-// the first with incl = k + 1), found for every k by a branchless binary search over incl: one
-// gather and two elementwise ops per halving step, n·⌈log2 L⌉ work in all instead of a scan of
-// the mask for every k (n·L). The gathers read incl at computed positions, so their element
-// maps are the declared over-approximation (all of incl), as for any gather. Masks of at most
-// scanDirect elements take the direct search (selectedByRank), one op instead of 3·log2 L.
+// as i64, length L), in order: idx[k] for k < n. Beyond scanDirect elements that is the
+// algorithm op nonzero_positions cut to its first n ranks (DIE keeps only those): one pass of L
+// when compiled, where the selection in generic ops (a binary search of the running sum for
+// every rank, n·⌈log2 L⌉ after the sum's L·⌈log2 L⌉) took 23 passes of 8 M elements for
+// RetinaNet's scores. Masks of at most scanDirect elements take the direct search
+// (selectedByRank) given excl, m's exclusive running sum (computed when nil).
 func (e *emitter) selectedIndices(m, excl *ir.Value, n string, length int64) *ir.Value {
 	if e.err != nil {
 		return nil
 	}
 	if length <= scanDirect {
+		if excl == nil {
+			excl = e.exclusiveRanks(m, length)
+		}
 		return e.selectedByRank(m, excl, n, length) // one op of at most scanDirect² iterations
 	}
-	incl := e.Op("add", "", nil, excl, m)
-	// pos[k]: the number of positions known to have incl <= k
-	pos := e.overBounded(n, "0:i64")
-	step := int64(1)
-	for step*2 <= length {
-		step *= 2
-	}
-	for ; step >= 1; step /= 2 {
-		// probe incl at pos + step - 1 (clamped: incl[L-1] = n > k, so a probe beyond the end fails)
-		at := e.overBounded(n, fmt.Sprintf("min(add(in0, %d:i64), %d:i64)", step-1, length-1), pos)
-		probe := e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, incl, at)
-		pos = e.overBounded(n, fmt.Sprintf("select(lt(in1, add(idx(0), 1:i64)), add(in0, %d:i64), in0)", step), pos, probe)
-	}
-	return pos
+	pos := e.Op("nonzero_positions", "", nil, m)
+	return e.Op("slice", "", ir.Attrs{"axes": ir.IntsAttr(0), "starts": ir.IntsAttr(0), "ends": ir.IntsAttr(0),
+		"sym_ends": ir.StringsAttr(n)}, pos)
 }
 
 // importCompressRuntime: the slices of x along axis where the run-time condition is non-zero,
@@ -304,9 +283,8 @@ func importCompressRuntime(c *nodeCtx) error {
 		return fmt.Errorf("%w: a condition of %d elements for an axis of %d", ErrInvalid, l, ext)
 	}
 	m := e.selectionMask(cond)
-	count, pos := e.countAndRanks(m, l)
-	n := e.boundedDim(c.Output(0)+"_n", count, l)
-	idx := e.selectedIndices(m, pos, n, l)
+	n := e.boundedDim(c.Output(0)+"_n", e.countOf(m), l)
+	idx := e.selectedIndices(m, nil, n, l)
 	e.Out(0, e.Op("gather", c.Output(0), ir.Attrs{"axis": ir.IntAttr(int64(axis))}, x, idx))
 	return e.Done()
 }
@@ -386,22 +364,31 @@ func minCap(v *ir.Value) (int64, bool) {
 	return 0, false
 }
 
-// boundOf returns the largest value of an extent over the bounded dims' ranges: its value at
-// their bounds, for an extent of bounded dims only that grows with them.
+// boundOf returns the largest value of an extent over the bounded dims' ranges [0, bound]:
+// its value with each dim at its bound where the extent grows with it and at 0 where it
+// shrinks (a run-time Slice's end - start: Faster R-CNN's per-class scores, whose start
+// normalizeRuntimeBounds makes a dim of its own).
 func (e *emitter) boundOf(a volume.Aff) (int64, error) {
 	bounds := map[string]int64{}
 	for _, b := range e.c.im.bounded {
 		bounds[b.param] = b.bound
 	}
+	at := map[string]int64{}
 	for _, p := range a.Params {
-		if _, ok := bounds[p.Name]; !ok || p.Coef < 0 {
-			return 0, fmt.Errorf("its extent must be static or grow with dims computed by the graph (it depends on %s)", p.Name)
+		b, ok := bounds[p.Name]
+		if !ok {
+			return 0, fmt.Errorf("its extent must be static or a function of dims computed by the graph (it depends on %s)", p.Name)
+		}
+		if p.Coef > 0 {
+			at[p.Name] = b
+		} else {
+			at[p.Name] = 0
 		}
 	}
 	if len(a.Floors) > 0 {
 		return 0, fmt.Errorf("its extent %s has a floor division", a.String())
 	}
-	return a.Eval(nil, func(n string) (int64, bool) { v, ok := bounds[n]; return v, ok })
+	return a.Eval(nil, func(n string) (int64, bool) { v, ok := at[n]; return v, ok })
 }
 
 // importTopKRuntime is TopK whose K is computed at run time: k is a bounded dim; every element

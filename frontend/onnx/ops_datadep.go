@@ -25,7 +25,7 @@ func init() {
 	noteOp("NonZero", dd+"computed at import when its input is known at compile time; else a bounded dim (at most the element count) returned as an extra output")
 	noteOp("Unique", dd+"computed at import when its input is known at compile time (sorted or in order of appearance, with axis); "+
 		"else, without axis, a bounded dim (at most the element count) returned as an extra output: pairwise comparisons up to 64 elements, "+
-		"beyond them N·log N (argsort, the sorted runs, their starts by binary search, an inverse permutation); NaNs sort last, each its own value")
+		"beyond them N·log N (argsort, the sorted runs, their starts in one pass, an inverse permutation); NaNs sort last, each its own value")
 	noteOp("NonMaxSuppression", dd+"computed at import when boxes and scores are known at compile time; else a bounded dim "+
 		"(at most batches × classes × min(max_output_boxes_per_class, boxes)) returned as an extra output, the greedy selection by "+
 		"the algorithm ops argsort and nms (any bounded number of boxes, O(N·log N + N·k)); the limits and thresholds must be known at compile time")

@@ -153,13 +153,11 @@ func importNMSRuntime(c *nodeCtx) error {
 	}
 	// the kept boxes in (batch, class, slot) order: (batch, class, box)
 	total := nb * nc * per
-	count, pos := e.countAndRanks(m, total)
-	sel := e.boundedDim(c.Output(0)+"_n", count, total)
+	sel := e.boundedDim(c.Output(0)+"_n", e.countOf(m), total)
 	if e.err != nil {
 		return e.err
 	}
-	flat := e.selectedIndices(e.Reshape(m, []volume.Aff{volume.AffConst(total)}, ""),
-		e.Reshape(pos, []volume.Aff{volume.AffConst(total)}, ""), sel, total)
+	flat := e.selectedIndices(e.Reshape(m, []volume.Aff{volume.AffConst(total)}, ""), nil, sel, total)
 	box := e.Op("gather", "", ir.Attrs{"axis": ir.IntAttr(0)}, e.Reshape(kept, []volume.Aff{volume.AffConst(total)}, ""), flat)
 	attrs := ir.Attrs{
 		"type":   ir.StringAttr(fmt.Sprintf("i64[%s, 3]", sel)),
