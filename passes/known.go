@@ -72,7 +72,11 @@ func runKnownValues(ctx context.Context, g *ir.Graph, st *State) error {
 		res, skip, done := kv.analyze(op)
 		var reduced volume.Set
 		if done {
-			reduced = op.Domain.Subtract(skip).Coalesce()
+			// where the requirements hold (the entry runs no kernel elsewhere): skip is known
+			// there only, and the iterations outside would otherwise stay as a piece of their
+			// own (P·V of causal attention keeps k > i for seq beyond the positions a rotary
+			// table holds), a union the register tiles cannot run
+			reduced = kv.valid.Gist(kv.valid.Restrict(op.Domain.Subtract(skip)).Coalesce()).Coalesce()
 		}
 		// the analysis decides with exact sets: one that volume gave up on drops it all
 		if err := cmp.Or(factsErr(res), skip.Err(), reduced.Err()); err != nil {
