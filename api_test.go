@@ -127,3 +127,18 @@ func TestPrintLoweringAfter(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.False(t, errors.Is(err, graphc.ErrInput), "cancellation is not bad input")
 }
+
+// TestWithoutLLVMText: the module is lowered but not printed (Result.LLVM empty), and printing
+// Result.Module gives the text Compile would have kept.
+func TestWithoutLLVMText(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mlp.onnx")
+	require.NoError(t, mlpLayers(3).Write(p))
+	want, err := graphc.Compile(context.Background(), p)
+	require.NoError(t, err)
+	require.NotEmpty(t, want.LLVM)
+	res, err := graphc.Compile(context.Background(), p, graphc.WithoutLLVMText())
+	require.NoError(t, err)
+	require.Empty(t, res.LLVM)
+	require.NotNil(t, res.Module)
+	require.Equal(t, want.LLVM, res.Module.String())
+}

@@ -45,6 +45,7 @@ type config struct {
 	profile       bool
 	signature     bool
 	llvmOut       io.Writer
+	noText        bool
 	weights       string
 	threads       lower.ThreadMode
 }
@@ -205,6 +206,11 @@ func WithWeightsFile(path string) Option {
 func WithFoldProgress(f func(total int64)) Option {
 	return func(c *config) error { c.popts.OnFold = f; return nil }
 }
+
+// WithoutLLVMText leaves the module unprinted (Result.LLVM empty), for a caller that writes
+// Result.Module itself (Module.WriteFile, lower.Build): the text of a large model's weights
+// (1.18 GB for VGG-11) is then not held beside the module while the caller prints it again.
+func WithoutLLVMText() Option { return func(c *config) error { c.noText = true; return nil } }
 
 // WithoutLowering stops after the passes (Result.Graph only).
 func WithoutLowering() Option { return func(c *config) error { c.noLower = true; return nil } }
@@ -530,7 +536,7 @@ func (c *config) compileGraph(ctx context.Context, g *ir.Graph) (*Result, error)
 		if _, err := mod.WriteTo(c.llvmOut); err != nil {
 			return nil, fmt.Errorf("writing the module: %w", err)
 		}
-	} else {
+	} else if !c.noText {
 		res.LLVM = mod.String()
 	}
 	res.Times.Print = time.Since(start)

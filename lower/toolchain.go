@@ -51,7 +51,7 @@ func Build(ctx context.Context, mod *Module, kind string) ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	ll := filepath.Join(dir, "module.ll")
-	if err := os.WriteFile(ll, []byte(mod.String()), 0o644); err != nil {
+	if err := mod.WriteFile(ll); err != nil {
 		return nil, err
 	}
 	out := filepath.Join(dir, "out")

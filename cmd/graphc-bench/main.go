@@ -393,7 +393,7 @@ func runModel(bm benchModel, cache string, ort *ortRunner, minTime time.Duration
 		configs = configs[:1]
 	}
 	for _, cfg := range configs {
-		res, err := graphc.Compile(ctx, path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU(benchCPU))
+		res, err := graphc.Compile(ctx, path, graphc.WithPipeline(cfg.pipeline), graphc.WithCPU(benchCPU), graphc.WithoutLLVMText())
 		if err != nil {
 			return "", 0, err
 		}

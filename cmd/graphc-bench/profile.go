@@ -129,7 +129,7 @@ func profileBuild(ctx context.Context, path, dir, pipeline string, inputs func(*
 // by run so that they share the machine's load.
 func profileThreads(ctx context.Context, path, dir, pipeline string, inputs func(*ir.Graph) ([]*ir.Tensor, map[string]int64, error), minTime time.Duration, threads []int) ([]*opProfile, error) {
 	defer setThreads(benchThreads[0])
-	res, err := graphc.Compile(ctx, path, graphc.WithCPU(benchCPU), graphc.WithProfile(), graphc.WithPipeline(pipeline))
+	res, err := graphc.Compile(ctx, path, graphc.WithCPU(benchCPU), graphc.WithProfile(), graphc.WithPipeline(pipeline), graphc.WithoutLLVMText())
 	if err != nil {
 		return nil, err
 	}

@@ -220,7 +220,7 @@ func benchReal(ctx context.Context, root, work, name string, ort *ortRunner, min
 	)
 	for _, cfg := range configs {
 		t0 := time.Now()
-		opts := []graphc.Option{graphc.WithPipeline(cfg.pipeline), graphc.WithCPU(benchCPU)}
+		opts := []graphc.Option{graphc.WithPipeline(cfg.pipeline), graphc.WithCPU(benchCPU), graphc.WithoutLLVMText()}
 		if realRequire != "" && cfg.name == "die" {
 			opts = append(opts, graphc.WithRequire(realRequire))
 		}

@@ -143,7 +143,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts = append(opts, graphc.WithDumpWriter(stderr), graphc.WithSignature())
+	opts = append(opts, graphc.WithDumpWriter(stderr), graphc.WithSignature(), graphc.WithoutLLVMText())
 	ctx := context.Background()
 	setMemoryLimit(model)
 	start := time.Now()

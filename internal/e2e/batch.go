@@ -210,7 +210,7 @@ func (p *BatchProgram) compile(ctx context.Context, arena int64) error {
 		return err
 	}
 	ll := filepath.Join(p.Dir, "model.ll")
-	if err := os.WriteFile(ll, []byte(p.Mod.String()), 0o644); err != nil {
+	if err := p.Mod.WriteFile(ll); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(p.Dir, "model.h"), []byte(p.Mod.Header), 0o644); err != nil {

@@ -76,7 +76,7 @@ func Build(ctx context.Context, dir string, g *ir.Graph, mod *lower.Module, cfla
 		return nil, err
 	}
 	ll := filepath.Join(dir, "model.ll")
-	if err := os.WriteFile(ll, []byte(mod.String()), 0o644); err != nil {
+	if err := mod.WriteFile(ll); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "model.h"), []byte(mod.Header), 0o644); err != nil {
