@@ -31,16 +31,7 @@ func TestSpreadPrefetch(t *testing.T) {
 	ps, err := passes.ParsePipeline(passes.DefaultPipeline)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(41, 43))
-	consts := func(n int) string {
-		var sb strings.Builder
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "%.3f", r.Float64()*2-1)
-		}
-		return sb.String()
-	}
+	consts := func(n int) string { return randomValues(r, n) }
 	const c = 48
 	conv := func(name string, hw, win, k int) string {
 		return fmt.Sprintf(`graph @%s(%%x: f32[1, %d, %d, %d]) {
