@@ -75,8 +75,10 @@ func runKnownValues(ctx context.Context, g *ir.Graph, st *State) error {
 			// where the requirements hold (the entry runs no kernel elsewhere): skip is known
 			// there only, and the iterations outside would otherwise stay as a piece of their
 			// own (P·V of causal attention keeps k > i for seq beyond the positions a rotary
-			// table holds), a union the register tiles cannot run
-			reduced = kv.valid.Gist(kv.valid.Restrict(op.Domain.Subtract(skip)).Coalesce()).Coalesce()
+			// table holds), a union the register tiles cannot run. The gist may drop bounds
+			// that the requirements imply (a bounded dim's start >= 0 bounding i <= 29 - start):
+			// intersecting with the full domain keeps the result inside it, one piece still
+			reduced = op.Domain.Intersect(kv.valid.Gist(kv.valid.Restrict(op.Domain.Subtract(skip)).Coalesce())).Coalesce()
 		}
 		// the analysis decides with exact sets: one that volume gave up on drops it all
 		if err := cmp.Or(factsErr(res), skip.Err(), reduced.Err()); err != nil {
