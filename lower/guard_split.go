@@ -72,7 +72,7 @@ func splitGuarded(op *ir.Op, params []string) ([]*ir.Op, string) {
 		for _, k := range guarded {
 			g := volume.SetFromConstraints(dom.Params(), dom.TupleName(), dom.DimNames(), op.Access[k].Pieces[0].Guard).Intersect(dom)
 			if !empty(g.Intersect(used).IntersectParams(valid)) {
-				parts, why = refineGuarded(op, guarded, valid, empty)
+				why = "the guards overlap (the body decides which read wins)"
 				return
 			}
 			used = used.Union(g).Coalesce()
@@ -248,57 +248,4 @@ func guardsOnResult(op *ir.Op) bool {
 		}
 	}
 	return true
-}
-
-// refineGuarded splits op where the guards of its guarded reads overlap: the domain is cut by
-// each guard in turn into the regions where the same reads are defined (a ConvTranspose's
-// phases interleaved by a concatenation that also applies BatchNorm: the scale and shift read
-// under the guard of the channels, each phase under its parity), and each region runs op with
-// those reads unguarded and the others undefined, which decides every avail and select of the
-// body as the evaluator would there. It returns nil and why when the regions are more than
-// maxGuardSplit.
-func refineGuarded(op *ir.Op, guarded []int, valid volume.Set, empty func(volume.Set) bool) ([]*ir.Op, string) {
-	dom := op.Domain
-	type region struct {
-		set     volume.Set
-		defined map[int]bool
-	}
-	regions := []region{{dom, map[int]bool{}}}
-	for _, k := range guarded {
-		g := volume.SetFromConstraints(dom.Params(), dom.TupleName(), dom.DimNames(), op.Access[k].Pieces[0].Guard)
-		var next []region
-		for _, r := range regions {
-			in := r.set.Intersect(g).Coalesce()
-			if empty(in.IntersectParams(valid)) {
-				next = append(next, r)
-				continue
-			}
-			d := map[int]bool{k: true}
-			for j := range r.defined {
-				d[j] = true
-			}
-			next = append(next, region{in, d})
-			if out := r.set.Subtract(g).Coalesce(); !empty(out.IntersectParams(valid)) {
-				next = append(next, region{out, r.defined})
-			}
-		}
-		if len(next) > maxGuardSplit {
-			return nil, fmt.Sprintf("the guards overlap in more than %d regions", maxGuardSplit)
-		}
-		regions = next
-	}
-	parts := make([]*ir.Op, 0, len(regions))
-	for _, r := range regions {
-		undefined := map[int]bool{}
-		for _, j := range guarded {
-			if !r.defined[j] {
-				undefined[j] = true
-			}
-		}
-		p := specialize(op, r.defined, true)
-		p.Body = simplifyAvail(p.Body, undefined, false)
-		p.Domain = r.set
-		parts = append(parts, p)
-	}
-	return parts, ""
 }
