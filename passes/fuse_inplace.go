@@ -43,13 +43,8 @@ func (fc *fuseCost) keepsEpilogue(g *ir.Graph, c *ir.Op, k int, p *ir.Op) bool {
 		}
 		x = o
 	}
-	if x == nil || x.Def == nil || !x.Type.Elem.IsFloat() || x.Def.Reduce != ir.ReduceSum || !multiplies(x.Def.Body) || len(fc.users[x]) != 1 || x.Type.Rank() != p.NDim() {
+	if x == nil || x.Def == nil || !x.Type.Elem.IsFloat() || x.Def.Reduce != ir.ReduceSum || !multiplies(x.Def.Body) || len(fc.users[x]) != 1 || x.Type.Rank() != p.NDim() || slices.Contains(g.Outputs, x) {
 		return false
-	}
-	for _, o := range g.Outputs {
-		if o == x {
-			return false
-		}
 	}
 	for d, a := range p.Access[slices.Index(p.Operands, x)].Pieces[0].Index {
 		if !a.Equal(volume.AffDim(d)) {
